@@ -1,0 +1,81 @@
+"""Argument checks shared by every construction.
+
+Each helper names the argument, what was given and what was expected, so that bad input
+fails at the boundary rather than deep inside NumPy.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+BACKENDS = ("sympy", "numpy", "cupy")
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def integer(name: str, value: Any, *, minimum: int | None = None) -> int:
+    """Return ``value`` as a Python int, refusing bools, floats and strings."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {_describe(value)}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        expected = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ValueError(f"{name} must be {expected}, got {value}")
+    return value
+
+
+def positive_int(name: str, value: Any) -> int:
+    return integer(name, value, minimum=1)
+
+
+def nonnegative_int(name: str, value: Any) -> int:
+    return integer(name, value, minimum=0)
+
+
+def int_tuple(name: str, value: Any, length: int, *, minimum: int = 1) -> tuple[int, ...]:
+    """An int broadcast to ``length`` entries, or a sequence of exactly ``length`` ints."""
+    if isinstance(value, (numbers.Integral,)) and not isinstance(value, bool):
+        return (integer(name, value, minimum=minimum),) * length
+    if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
+        raise TypeError(
+            f"{name} must be an integer or a sequence of {length} integers, got {_describe(value)}"
+        )
+    if len(value) != length:
+        raise ValueError(f"{name} must have {length} entries, got {len(value)}: {tuple(value)!r}")
+    return tuple(integer(f"{name}[{i}]", v, minimum=minimum) for i, v in enumerate(value))
+
+
+def shape(name: str, value: Any, *, ndim: int | Sequence[int] | None = None) -> tuple[int, ...]:
+    """A tuple of positive ints; ``ndim`` restricts its length."""
+    if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a tuple of positive integers, got {_describe(value)}")
+    dims = tuple(positive_int(f"{name}[{i}]", v) for i, v in enumerate(value))
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if len(dims) not in allowed:
+            want = " or ".join(str(a) for a in allowed)
+            raise ValueError(f"{name} must have {want} entries, got {len(dims)}: {dims!r}")
+    return dims
+
+
+def backend(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"backend must be one of {BACKENDS}, got {_describe(value)}")
+    if value not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {value!r}")
+    return value
+
+
+def choice(name: str, value: Any, options: Sequence[str]) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {tuple(options)}, got {_describe(value)}")
+    if value not in options:
+        raise ValueError(f"{name} must be one of {tuple(options)}, got {value!r}")
+    return value

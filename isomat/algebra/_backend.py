@@ -1,0 +1,164 @@
+"""The one place that knows about fields.
+
+A *field* is where the values of an operator live:
+
+``"sympy"``  exact; values are a NumPy object array of SymPy numbers or expressions;
+``"numpy"``  float on the CPU; values are a float64 (or complex128) NumPy array;
+``"cupy"``   float on the GPU; values are a CuPy array.
+
+Index arrays are built with the field's array module (``numpy`` for sympy and numpy,
+``cupy`` for cupy), so a construction is written once against ``xp`` and never per backend.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import sympy
+
+from .. import _validate
+from ..gpu import is_cupy_array, require_cupy
+
+FIELDS = _validate.BACKENDS
+
+
+def _is_sympy(x: Any) -> bool:
+    if isinstance(x, (sympy.Basic, sympy.MatrixBase, sympy.NDimArray, Fraction)):
+        return True
+    if isinstance(x, np.ndarray):
+        return x.dtype == object and any(_is_sympy(v) for v in x.flat[: min(x.size, 64)])
+    if isinstance(x, (list, tuple)):
+        return any(_is_sympy(v) for v in x)
+    return False
+
+
+def field_of(*inputs: Any) -> str:
+    """The field that inputs belong to: SymPy in gives sympy, CuPy in gives cupy, else numpy.
+
+    Mixing CuPy with SymPy is refused.
+    """
+    has_sym = any(_is_sympy(x) for x in inputs)
+    has_cp = any(is_cupy_array(x) for x in inputs)
+    if has_sym and has_cp:
+        raise TypeError("cannot mix SymPy (exact) and CuPy (GPU float) inputs in one construction")
+    if has_sym:
+        return "sympy"
+    if has_cp:
+        return "cupy"
+    return "numpy"
+
+
+def resolve_field(backend: str | None, *inputs: Any) -> str:
+    """``backend`` if given (validated), otherwise the field of the inputs."""
+    if backend is None:
+        return field_of(*inputs)
+    backend = _validate.backend(backend)
+    inferred = field_of(*inputs) if inputs else backend
+    if inputs and inferred == "sympy" and backend != "sympy":
+        # exact inputs rendered as floats is allowed (explicit request); nothing to check
+        pass
+    return backend
+
+
+def array_module(field: str) -> ModuleType:
+    """``numpy`` for the sympy and numpy fields, ``cupy`` for cupy."""
+    if field == "cupy":
+        return require_cupy()
+    return np
+
+
+def as_values(x: Any, field: str, *, name: str = "values") -> Any:
+    """Convert an array-like to the field's value array (shape kept)."""
+    if field == "sympy":
+        if isinstance(x, (sympy.MatrixBase, sympy.NDimArray)):
+            arr = np.array(x.tolist(), dtype=object)
+        elif is_cupy_array(x):
+            arr = np.asarray(x.get(), dtype=object)
+        else:
+            arr = np.array(x, dtype=object)
+        out = np.empty(arr.shape, dtype=object)
+        flat = out.reshape(-1)
+        for i, v in enumerate(arr.reshape(-1)):
+            flat[i] = _to_sympy_number(v, name)
+        return out
+    if isinstance(x, (sympy.MatrixBase, sympy.NDimArray)):
+        x = np.array(x.tolist(), dtype=object)
+    if field == "cupy":
+        cp = require_cupy()
+        if isinstance(x, np.ndarray) and x.dtype == object:
+            x = _object_to_float(x, name)
+        arr = cp.asarray(x)
+        if arr.dtype.kind not in "fc":
+            arr = arr.astype(cp.float64)
+        return arr
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        arr = _object_to_float(arr, name)
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(f"{name} must be numeric, got an array of dtype {arr.dtype}")
+    if arr.dtype.kind not in "fc":
+        arr = arr.astype(np.float64)
+    return arr
+
+
+def _to_sympy_number(v: Any, name: str) -> sympy.Expr:
+    if isinstance(v, Fraction):
+        return sympy.Rational(v.numerator, v.denominator)
+    if isinstance(v, (float, np.floating)):
+        # exact field: keep the binary value exactly rather than rounding it to a decimal
+        return sympy.Rational(Fraction(float(v)))
+    try:
+        return sympy.sympify(v, strict=True)
+    except (sympy.SympifyError, TypeError):
+        raise TypeError(f"{name}: cannot use {v!r} as an exact SymPy value") from None
+
+
+def _object_to_float(arr: np.ndarray, name: str) -> np.ndarray:
+    try:
+        return np.array([complex(v) if _is_complex(v) else float(v) for v in arr.reshape(-1)]).reshape(
+            arr.shape
+        )
+    except TypeError:
+        raise TypeError(
+            f"{name} holds symbolic entries that have no float value; use the sympy backend"
+        ) from None
+
+
+def _is_complex(v: Any) -> bool:
+    if isinstance(v, complex):
+        return True
+    if isinstance(v, sympy.Basic):
+        return v.is_real is False
+    return False
+
+
+def rational(numerators: Any, denominator: int, field: str, xp: ModuleType | None = None) -> Any:
+    """Values ``numerators / denominator``: exact Rationals in the sympy field, floats otherwise.
+
+    ``numerators`` is an integer array built with ``xp``; ``denominator`` a positive int.
+    """
+    if field == "sympy":
+        nums = np.asarray(numerators)
+        out = np.empty(nums.shape, dtype=object)
+        flat = out.reshape(-1)
+        for i, v in enumerate(nums.reshape(-1).tolist()):
+            flat[i] = sympy.Rational(int(v), int(denominator))
+        return out
+    xp = xp or array_module(field)
+    return numerators.astype(xp.float64) / float(denominator)
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """A host copy of a NumPy or CuPy array."""
+    if is_cupy_array(x):
+        return x.get()
+    return np.asarray(x)
+
+
+def index_dtype(*extents: int) -> np.dtype:
+    """int32 when every index fits in it, int64 otherwise."""
+    biggest = max((int(e) for e in extents), default=0)
+    return np.dtype(np.int32) if biggest <= np.iinfo(np.int32).max else np.dtype(np.int64)

@@ -1,0 +1,170 @@
+"""An operator described once: shape, sparsity pattern and values, rendered in any field.
+
+Every construction in :mod:`isomat.algebra` builds a :class:`SparseOperator` -- row and column
+index arrays made with vectorized array code, and one value per stored entry -- and renders it
+as a ``sympy.SparseMatrix`` (exact), a ``scipy.sparse`` array (float, CPU) or a
+``cupyx.scipy.sparse`` matrix (float, GPU). Repeated ``(row, col)`` pairs are summed in every
+rendering, so constructions may emit one entry per contribution (per kernel tap, per overlap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+import sympy
+
+from .._config import get_memory_limit
+from ..errors import SizeLimitError
+from ..gpu import cupy_sparse
+from . import _backend
+
+
+def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: int | None = None) -> int:
+    """Bytes of a CSR result with ``nnz`` stored entries (values, column indices, row pointer),
+    plus the COO staging arrays a construction builds first."""
+    if index_bytes is None:
+        index_bytes = _backend.index_dtype(nnz, n_rows).itemsize
+    csr = nnz * (value_bytes + index_bytes) + (n_rows + 1) * index_bytes
+    coo = nnz * (value_bytes + 2 * index_bytes)
+    return csr + coo
+
+
+def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "numpy") -> None:
+    """Refuse, with the size it would need, a result larger than the memory bound."""
+    value_bytes = 16 if field != "sympy" else 64  # SymPy objects: a rough lower bound per entry
+    need = estimate_bytes(int(nnz), int(shape[0]), value_bytes=value_bytes)
+    limit = get_memory_limit()
+    if need > limit:
+        raise SizeLimitError(
+            f"{what}: a {shape[0]}x{shape[1]} operator with {nnz:,} stored entries would need "
+            f"about {_human(need)}, over the memory bound of {_human(limit)} "
+            f"(raise it with isomat.set_memory_limit or ISOMAT_MEMORY_LIMIT)"
+        )
+
+
+def _human(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{size:.1f} {unit}" if unit != "B" else f"{int(size)} B"
+        size /= 1024
+    return f"{n} B"
+
+
+@dataclass(frozen=True, eq=False)
+class SparseOperator:
+    """A matrix given by its pattern and values, in one field.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        ``(n_rows, n_cols)``.
+    rows, cols : array of int
+        Row and column index of each stored entry (NumPy, or CuPy in the cupy field).
+        Duplicated pairs are summed when rendered.
+    values : array
+        One value per stored entry: an object array of SymPy numbers (sympy field), float
+        NumPy array (numpy field) or CuPy array (cupy field).
+    field : {"sympy", "numpy", "cupy"}
+    """
+
+    shape: tuple[int, int]
+    rows: Any
+    cols: Any
+    values: Any
+    field: str
+
+    def __post_init__(self) -> None:
+        if not (len(self.rows) == len(self.cols) == len(self.values)):
+            raise ValueError(
+                f"rows, cols and values must have equal length, got "
+                f"{len(self.rows)}, {len(self.cols)}, {len(self.values)}"
+            )
+
+    @classmethod
+    def build(cls, shape: tuple[int, int], rows: Any, cols: Any, values: Any, field: str) -> "SparseOperator":
+        """Assemble with the index dtype chosen from the shape (int32 when it fits)."""
+        xp = _backend.array_module(field)
+        dt = _backend.index_dtype(shape[0], shape[1], len(rows))
+        return cls(
+            (int(shape[0]), int(shape[1])),
+            xp.asarray(rows).astype(dt, copy=False),
+            xp.asarray(cols).astype(dt, copy=False),
+            values,
+            field,
+        )
+
+    @property
+    def nnz(self) -> int:
+        """Stored entries before duplicates are summed."""
+        return int(len(self.values))
+
+    @property
+    def T(self) -> "SparseOperator":
+        return SparseOperator((self.shape[1], self.shape[0]), self.cols, self.rows, self.values, self.field)
+
+    # -- renderings ---------------------------------------------------------------------------
+    def to_scipy(self, format: str = "csr") -> sp.sparray:
+        """Float rendering as a ``scipy.sparse`` array (``csr``, ``csc`` or ``coo``)."""
+        rows = _backend.to_numpy(self.rows)
+        cols = _backend.to_numpy(self.cols)
+        vals = self.values
+        if self.field == "sympy":
+            vals = _backend._object_to_float(np.asarray(vals, dtype=object), "values")
+        vals = _backend.to_numpy(vals)
+        coo = sp.coo_array((vals, (rows, cols)), shape=self.shape)
+        coo.sum_duplicates()
+        return coo.asformat(format)
+
+    def to_sympy(self) -> sympy.SparseMatrix:
+        """Exact rendering as a ``sympy.SparseMatrix`` (duplicates summed exactly)."""
+        vals = self.values
+        if self.field != "sympy":
+            vals = _backend.as_values(_backend.to_numpy(vals), "sympy")
+        entries: dict[tuple[int, int], Any] = {}
+        for r, c, v in zip(_backend.to_numpy(self.rows).tolist(), _backend.to_numpy(self.cols).tolist(), vals):
+            key = (r, c)
+            entries[key] = entries[key] + v if key in entries else v
+        return sympy.SparseMatrix(self.shape[0], self.shape[1], {k: v for k, v in entries.items() if v != 0})
+
+    def to_cupy(self, format: str = "csr") -> Any:
+        """GPU rendering as a ``cupyx.scipy.sparse`` matrix."""
+        cpx = cupy_sparse()
+        xp = _backend.array_module("cupy")
+        vals = self.values
+        if self.field == "sympy":
+            vals = _backend._object_to_float(np.asarray(vals, dtype=object), "values")
+        vals = xp.asarray(vals)
+        if vals.dtype.kind not in "fc":
+            vals = vals.astype(xp.float64)
+        coo = cpx.coo_matrix((vals, (xp.asarray(self.rows), xp.asarray(self.cols))), shape=self.shape)
+        coo.sum_duplicates()
+        return coo.asformat(format)
+
+    def render(self, format: str = "csr") -> Any:
+        """Render in the operator's own field."""
+        if self.field == "sympy":
+            return self.to_sympy()
+        if self.field == "cupy":
+            return self.to_cupy(format)
+        return self.to_scipy(format)
+
+    def todense(self) -> Any:
+        """Dense rendering in the operator's own field (``sympy.Matrix``, NumPy or CuPy array)."""
+        if self.field == "sympy":
+            return sympy.Matrix(self.to_sympy())
+        if self.field == "cupy":
+            return self.to_cupy().toarray()
+        return self.to_scipy().toarray()
+
+
+def render(op: SparseOperator, format: str) -> Any:
+    """Render ``op`` in its own field, or return it as is when ``format == "operator"``."""
+    if format == "operator":
+        return op
+    if format not in ("csr", "csc", "coo"):
+        raise ValueError(f"format must be 'csr', 'csc', 'coo' or 'operator', got {format!r}")
+    return op.render(format)

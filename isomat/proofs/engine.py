@@ -1,0 +1,389 @@
+"""The claims-ledger engine.
+
+A claim is data -- ``id``, ``quote``, ``statement``, ``methods`` -- plus a check function.
+The check function runs trials and returns an :class:`Outcome` built by one of the deciding
+functions below; the verdict is derived from what the trials found, never typed in:
+
+``decide(printed, correction=...)``
+    ``holds`` when the printed statement passes; ``holds-corrected`` when it fails and the
+    stated correction passes; ``refuted`` when it fails and no correction is offered. A stated
+    correction that fails is a :class:`~isomat.errors.CheckError`, not a verdict.
+``compare_printed(printed, recomputed)``
+    ``misprint`` (or ``inconsistent``) with every mismatching entry listed, else ``holds``.
+``not_checkable(reason)``
+    for empirical statements that need data, training or hardware.
+
+Trials (:class:`Trial`) come from :func:`exhaustive` (all cases in increasing size; the first
+failure is the minimal counterexample), :func:`property_search` (Hypothesis ``find``, which
+shrinks a failure to a minimal one), :func:`symbolic_zero` (SymPy simplification to zero) and
+:func:`numeric_close` (float64 comparison with a stated tolerance).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..errors import CheckError
+
+VERDICTS = ("holds", "holds-corrected", "refuted", "misprint", "inconsistent", "not-checkable")
+METHODS = ("symbolic", "exact", "numeric", "property", "exhaustive", "recompute")
+PAPERS = ("zhu2025", "do2017", "farag2025", "cheng2025", "reneau2025")
+
+_ID = re.compile(r"^(?P<paper>[a-z]+\d{4}):(?P<label>[a-z]+[a-z0-9.\-]*)(/(?P<part>[a-z0-9.\-_]+))?$")
+
+_float_backend: contextvars.ContextVar[str] = contextvars.ContextVar("isomat_float_backend", default="numpy")
+
+
+def float_backend() -> str:
+    """Field that float checks should build their operators in (``numpy`` unless the runner
+    was asked for ``cupy``)."""
+    return _float_backend.get()
+
+
+@contextlib.contextmanager
+def using_float_backend(name: str) -> Iterator[None]:
+    token = _float_backend.set(name)
+    try:
+        yield
+    finally:
+        _float_backend.reset(token)
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON-able exact values
+# ---------------------------------------------------------------------------------------------
+def jsonable(x: Any) -> Any:
+    """Exact, JSON-serializable form: Rationals as "p/q" strings, matrices as nested lists."""
+    if isinstance(x, (bool, type(None), str)):
+        return x
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, Fraction):
+        return str(x) if x.denominator != 1 else int(x.numerator)
+    if isinstance(x, (float, np.floating)):
+        return float(x)
+    if isinstance(x, sympy.MatrixBase):
+        return [[jsonable(v) for v in row] for row in x.tolist()]
+    if isinstance(x, sympy.Basic):
+        if x.is_Integer:
+            return int(x)
+        return str(x)
+    if isinstance(x, np.ndarray):
+        return [jsonable(v) for v in x.tolist()] if x.ndim else jsonable(x.item())
+    if isinstance(x, Mapping):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if hasattr(x, "toarray"):
+        return jsonable(np.asarray(x.toarray()))
+    return str(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# Trials
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Trial:
+    """The result of testing one statement: passed or not, with what was tried."""
+
+    ok: bool
+    method: str
+    evidence: dict[str, Any]
+    counterexample: Any = None
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        if not self.ok and self.counterexample is None:
+            raise CheckError("a failed trial must carry its counterexample")
+
+
+def all_of(*trials: Trial) -> Trial:
+    """Conjunction: passes when every trial passes; the first failure is reported."""
+    if not trials:
+        raise ValueError("all_of needs at least one trial")
+    evidence = {"trials": [dict(method=t.method, ok=t.ok, **t.evidence) for t in trials]}
+    for t in trials:
+        if not t.ok:
+            return Trial(False, t.method, evidence, t.counterexample)
+    return Trial(True, trials[0].method, evidence)
+
+
+def exhaustive(
+    predicate: Callable[[Any], bool],
+    cases: Iterable[Any],
+    *,
+    describe: str,
+    witness: Callable[[Any], Any] | None = None,
+) -> Trial:
+    """Test ``predicate`` on every case, in the given order (smallest first).
+
+    The first failing case is returned as the counterexample; when ``cases`` is ordered by
+    size this is a minimal counterexample. ``witness(case)`` may add exact detail to it
+    (the two sides that differ, say).
+    """
+    n = 0
+    for case in cases:
+        n += 1
+        if not predicate(case):
+            cx = {"case": jsonable(case)}
+            if witness is not None:
+                cx.update(jsonable(witness(case)))
+            return Trial(False, "exhaustive", {"cases": describe, "tested": n, "first_failure_at": n}, cx)
+    if n == 0:
+        raise CheckError(f"exhaustive check over {describe!r} tested no case")
+    return Trial(True, "exhaustive", {"cases": describe, "tested": n})
+
+
+def property_search(
+    predicate: Callable[[Any], bool],
+    strategy: Any,
+    *,
+    describe: str,
+    max_examples: int = 200,
+    witness: Callable[[Any], Any] | None = None,
+) -> Trial:
+    """Hypothesis search for a failure of ``predicate``; a failure is shrunk to a minimal one.
+
+    Runs derandomized with no example database, so the verdict is reproducible.
+    """
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    count = 0
+
+    def failing(example: Any) -> bool:
+        nonlocal count
+        count += 1
+        return not predicate(example)
+
+    conf = settings(
+        max_examples=max_examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    try:
+        example = find(strategy, failing, settings=conf)
+    except (NoSuchExample, Unsatisfiable):
+        return Trial(True, "property", {"strategy": describe, "examples": count})
+    cx = {"case": jsonable(example)}
+    if witness is not None:
+        cx.update(jsonable(witness(example)))
+    return Trial(False, "property", {"strategy": describe, "examples": count, "shrunk": True}, cx)
+
+
+def symbolic_zero(difference: Any, *, describe: str) -> Trial:
+    """Passes when ``difference`` (a SymPy expression or matrix) simplifies to zero."""
+    if isinstance(difference, sympy.MatrixBase):
+        residual = difference.applyfunc(lambda e: sympy.simplify(sympy.expand(e)))
+        bad = [(i, j, residual[i, j]) for i in range(residual.rows) for j in range(residual.cols) if residual[i, j] != 0]
+        size = f"{difference.rows}x{difference.cols}"
+        if bad:
+            i, j, v = bad[0]
+            return Trial(False, "symbolic", {"compared": describe, "size": size},
+                         {"entry": [i, j], "residual": str(v), "nonzero_entries": len(bad)})
+        return Trial(True, "symbolic", {"compared": describe, "size": size})
+    residual = sympy.simplify(sympy.expand(difference))
+    if residual != 0:
+        return Trial(False, "symbolic", {"compared": describe}, {"residual": str(residual)})
+    return Trial(True, "symbolic", {"compared": describe})
+
+
+def exact_equal(a: Any, b: Any, *, describe: str) -> Trial:
+    """Exact equality of two SymPy matrices / numbers (method ``exact``)."""
+    A, B = sympy.Matrix(a), sympy.Matrix(b)
+    if A.shape != B.shape:
+        return Trial(False, "exact", {"compared": describe}, {"shapes": [list(A.shape), list(B.shape)]})
+    D = A - B
+    bad = [(i, j) for i in range(D.rows) for j in range(D.cols) if D[i, j] != 0]
+    if bad:
+        i, j = bad[0]
+        return Trial(False, "exact", {"compared": describe, "size": f"{A.rows}x{A.cols}"},
+                     {"entry": [i, j], "left": jsonable(A[i, j]), "right": jsonable(B[i, j]), "mismatches": len(bad)})
+    return Trial(True, "exact", {"compared": describe, "size": f"{A.rows}x{A.cols}"})
+
+
+def numeric_close(a: Any, b: Any, *, describe: str, rtol: float = 1e-10, atol: float = 1e-12) -> Trial:
+    """float64 comparison with the stated tolerances (method ``numeric``)."""
+    A = np.asarray(a.toarray() if hasattr(a, "toarray") else a, dtype=np.complex128)
+    B = np.asarray(b.toarray() if hasattr(b, "toarray") else b, dtype=np.complex128)
+    ev = {"compared": describe, "rtol": rtol, "atol": atol}
+    if A.shape != B.shape:
+        return Trial(False, "numeric", ev, {"shapes": [list(A.shape), list(B.shape)]})
+    err = np.abs(A - B)
+    tol = atol + rtol * np.abs(B)
+    ev["max_abs_error"] = float(err.max()) if err.size else 0.0
+    if np.all(err <= tol):
+        return Trial(True, "numeric", ev)
+    idx = np.unravel_index(int(np.argmax(err - tol)), err.shape)
+    return Trial(False, "numeric", ev, {"index": [int(i) for i in idx], "left": complex(A[idx]).real if A[idx].imag == 0 else str(A[idx]),
+                                       "right": complex(B[idx]).real if B[idx].imag == 0 else str(B[idx])})
+
+
+# ---------------------------------------------------------------------------------------------
+# Outcomes and verdicts
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Outcome:
+    verdict: str
+    evidence: dict[str, Any]
+    counterexample: Any = None
+    correction: str | None = None
+    discrepancies: list[dict[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+
+def decide(printed: Trial, *, correction: tuple[str, Trial] | None = None, **evidence: Any) -> Outcome:
+    """Verdict from the printed statement's trial and, optionally, a stated correction's trial.
+
+    A correction is verified even when the printed statement holds, so a wrong correction is
+    caught; it only enters the record when the printed statement fails.
+    """
+    ev: dict[str, Any] = {"printed": dict(method=printed.method, ok=printed.ok, **printed.evidence), **evidence}
+    if correction is not None:
+        text, trial = correction
+        ev["corrected"] = dict(method=trial.method, ok=trial.ok, **trial.evidence)
+        if not trial.ok:
+            raise CheckError(f"the stated correction does not verify: {text!r}; counterexample {trial.counterexample!r}")
+    if printed.ok:
+        return Outcome("holds", ev)
+    if correction is not None:
+        return Outcome("holds-corrected", ev, counterexample=printed.counterexample, correction=correction[0])
+    return Outcome("refuted", ev, counterexample=printed.counterexample)
+
+
+def _same(a: Any, b: Any, rel_tol: float) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y, rel_tol) for x, y in zip(a, b))
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    if rel_tol == 0:
+        return sympy.nsimplify(a) == sympy.nsimplify(b) if not isinstance(a, (int, Fraction)) or not isinstance(b, (int, Fraction)) else a == b
+    return math.isclose(float(a), float(b), rel_tol=rel_tol, abs_tol=0.0)
+
+
+def compare_printed(
+    printed: Mapping[str, Any],
+    recomputed: Mapping[str, Any],
+    *,
+    kind: str = "misprint",
+    rel_tol: float = 0.0,
+    method: str = "recompute",
+    **evidence: Any,
+) -> Outcome:
+    """Compare printed values with values recomputed from the paper's own definitions.
+
+    Every key of ``printed`` is compared with the same key of ``recomputed``; each mismatch
+    becomes a discrepancy ``{"where", "printed", "correct"}``. ``kind`` is the verdict when
+    anything mismatches: ``misprint`` (printed value vs definition) or ``inconsistent``
+    (the paper's numbers vs each other). ``rel_tol`` 0 means exact comparison; a printed
+    number rounded to k digits is compared with its stated rounding.
+    """
+    if kind not in ("misprint", "inconsistent"):
+        raise ValueError(f"kind must be 'misprint' or 'inconsistent', got {kind!r}")
+    missing = [k for k in printed if k not in recomputed]
+    if missing:
+        raise CheckError(f"no recomputed value for printed entries {missing}")
+    discrepancies = [
+        {"where": k, "printed": jsonable(printed[k]), "correct": jsonable(recomputed[k])}
+        for k in printed
+        if not _same(printed[k], recomputed[k], rel_tol)
+    ]
+    ev = {"method": method, "entries_compared": len(printed), "rel_tol": rel_tol, **evidence}
+    if discrepancies:
+        return Outcome(kind, ev, discrepancies=discrepancies)
+    return Outcome("holds", ev)
+
+
+def not_checkable(reason: str, **evidence: Any) -> Outcome:
+    """For statements that need data, training or hardware the project does not have."""
+    return Outcome("not-checkable", {"reason": reason, **evidence})
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims and the registry
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    quote: str
+    statement: str
+    methods: tuple[str, ...]
+    check: Callable[[], Outcome] = field(repr=False)
+
+    @property
+    def paper(self) -> str:
+        return self.id.split(":", 1)[0]
+
+    @property
+    def label(self) -> str:
+        return self.id.split(":", 1)[1].split("/", 1)[0]
+
+
+REGISTRY: dict[str, Claim] = {}
+
+
+def claim(id: str, *, quote: str, statement: str, methods: Sequence[str]) -> Callable[[Callable[[], Outcome]], Callable[[], Outcome]]:
+    """Register the decorated function as the check of claim ``id``."""
+    m = _ID.match(id)
+    if not m:
+        raise ValueError(f"claim id {id!r} is not of the form <paper>:<label>[/<part>] (lowercase, no spaces)")
+    if m.group("paper") not in PAPERS:
+        raise ValueError(f"claim id {id!r}: unknown paper {m.group('paper')!r}; known: {PAPERS}")
+    bad = [x for x in methods if x not in METHODS]
+    if bad or not methods:
+        raise ValueError(f"claim {id!r}: methods must be a non-empty subset of {METHODS}, got {list(methods)}")
+
+    def register(fn: Callable[[], Outcome]) -> Callable[[], Outcome]:
+        if id in REGISTRY:
+            raise ValueError(f"claim {id!r} is declared twice")
+        REGISTRY[id] = Claim(id, quote.strip(), statement.strip(), tuple(methods), fn)
+        return fn
+
+    return register
+
+
+def run_claim(c: Claim) -> dict[str, Any]:
+    """Run one claim's check and return its ledger record (conventions.md schema)."""
+    t0 = time.perf_counter()
+    record: dict[str, Any] = {
+        "id": c.id,
+        "paper": c.paper,
+        "label": c.label,
+        "quote": c.quote,
+        "statement": c.statement,
+        "methods": list(c.methods),
+    }
+    try:
+        outcome = c.check()
+        if not isinstance(outcome, Outcome):
+            raise CheckError(f"check of {c.id} returned {type(outcome).__name__}, not an Outcome")
+    except Exception as exc:  # a check that raises is reported, never turned into a verdict
+        record.update(verdict="error", evidence={}, error=f"{type(exc).__name__}: {exc}")
+    else:
+        record["verdict"] = outcome.verdict
+        record["evidence"] = jsonable(outcome.evidence)
+        if outcome.counterexample is not None:
+            record["counterexample"] = jsonable(outcome.counterexample)
+        if outcome.correction is not None:
+            record["correction"] = outcome.correction
+        if outcome.discrepancies:
+            record["discrepancies"] = jsonable(outcome.discrepancies)
+    record["seconds"] = round(time.perf_counter() - t0, 4)
+    return record

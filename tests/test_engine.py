@@ -1,0 +1,109 @@
+"""The ledger engine: verdicts come from trials, counterexamples are minimal, errors surface."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import sympy
+from hypothesis import strategies as st
+
+from isomat.errors import CheckError
+from isomat.proofs import engine
+from isomat.proofs.engine import (
+    Claim,
+    compare_printed,
+    decide,
+    exhaustive,
+    not_checkable,
+    numeric_close,
+    property_search,
+    run_claim,
+    symbolic_zero,
+)
+
+
+def test_false_toy_claim_property_counterexample_is_minimal():
+    # "every n in [0, 1000] has n**2 < 50": false; the minimal counterexample is n = 8
+    trial = property_search(lambda n: n * n < 50, st.integers(0, 1000), describe="0..1000")
+    out = decide(trial)
+    assert out.verdict == "refuted"
+    assert out.counterexample == {"case": 8}
+
+
+def test_false_toy_claim_matrices_commute_minimal_counterexample():
+    # "all integer square matrices commute" -- smallest failing size is 2x2 with entries in {0, 1}
+    def cases():
+        for k in range(1, 3):
+            entries = list(itertools.product((0, 1), repeat=k * k))
+            for a in entries:
+                for b in entries:
+                    yield k, a, b
+
+    def commutes(case):
+        k, a, b = case
+        A, B = sympy.Matrix(k, k, a), sympy.Matrix(k, k, b)
+        return A * B == B * A
+
+    out = decide(exhaustive(commutes, cases(), describe="k <= 2, 0/1 entries"))
+    assert out.verdict == "refuted"
+    k, a, b = out.counterexample["case"]
+    assert k == 2  # 1x1 matrices always commute, so the first failure has size 2
+    A, B = sympy.Matrix(2, 2, a), sympy.Matrix(2, 2, b)
+    assert A * B != B * A
+    assert sum(a) + sum(b) == 2  # and it is as sparse as possible: one 1 in each matrix
+
+
+def test_true_claim_holds_and_counts_cases():
+    out = decide(exhaustive(lambda n: (n * (n + 1)) % 2 == 0, range(100), describe="0..99"))
+    assert out.verdict == "holds"
+    assert out.evidence["printed"]["tested"] == 100
+
+
+def test_correction_must_itself_verify():
+    false = exhaustive(lambda n: n < 5, range(10), describe="0..9")
+    good = exhaustive(lambda n: n < 10, range(10), describe="0..9")
+    assert decide(false, correction=("n < 10", good)).verdict == "holds-corrected"
+    with pytest.raises(CheckError, match="does not verify"):
+        decide(false, correction=("n < 7", exhaustive(lambda n: n < 7, range(10), describe="0..9")))
+
+
+def test_symbolic_and_numeric_trials():
+    x, y = sympy.symbols("x y")
+    assert symbolic_zero((x + y) ** 2 - x**2 - 2 * x * y - y**2, describe="binomial").ok
+    bad = symbolic_zero((x + y) ** 2 - x**2 - y**2, describe="freshman's dream")
+    assert not bad.ok and bad.counterexample["residual"] == "2*x*y"
+    assert numeric_close([1.0, 2.0], [1.0, 2.0 + 1e-13], describe="near").ok
+    assert not numeric_close([1.0, 2.0], [1.0, 2.1], describe="far", rtol=1e-3).ok
+
+
+def test_compare_printed_lists_every_discrepancy():
+    out = compare_printed({"a": 1, "b": sympy.Rational(1, 3), "c": 5}, {"a": 1, "b": sympy.Rational(1, 2), "c": 6})
+    assert out.verdict == "misprint"
+    assert [d["where"] for d in out.discrepancies] == ["b", "c"]
+    assert compare_printed({"a": 2}, {"a": 2}).verdict == "holds"
+    assert compare_printed({"a": 2}, {"a": 3}, kind="inconsistent").verdict == "inconsistent"
+    assert compare_printed({"x": 0.333}, {"x": 1 / 3}, rel_tol=1e-3).verdict == "holds"
+
+
+def test_run_claim_reports_errors_not_verdicts():
+    def broken():
+        raise ZeroDivisionError("boom")
+
+    rec = run_claim(Claim("zhu2025:thm9.9", "q", "s", ("exact",), broken))
+    assert rec["verdict"] == "error" and "ZeroDivisionError" in rec["error"]
+    rec = run_claim(Claim("zhu2025:thm9.9", "q", "s", ("exact",), lambda: True))
+    assert rec["verdict"] == "error" and "not an Outcome" in rec["error"]
+    rec = run_claim(Claim("zhu2025:tab9", "q", "s", ("recompute",), lambda: not_checkable("needs training")))
+    assert rec["verdict"] == "not-checkable"
+
+
+@pytest.mark.parametrize("bad", ["Zhu2025:thm4.1", "zhu2025 thm4.1", "nobody2020:thm1", "zhu2025:"])
+def test_claim_ids_are_validated(bad):
+    with pytest.raises(ValueError):
+        engine.claim(bad, quote="q", statement="s", methods=["exact"])
+
+
+def test_unknown_method_refused():
+    with pytest.raises(ValueError, match="methods"):
+        engine.claim("zhu2025:thm1", quote="q", statement="s", methods=["guess"])
