@@ -1,11 +1,35 @@
 """Constructions: neural-layer operators as structured matrices, one module per family.
 
 Every construction builds a :class:`SparseOperator` (pattern plus values) once and renders it
-in the field the caller asks for; see :mod:`isomat.algebra._operator`.
+in the field the caller asks for; see :mod:`isomat.algebra._operator`. Each family module lists
+its public names in ``__all__``; they are re-exported here.
 """
 
-from ._backend import field_of
-from ._operator import SparseOperator, estimate_bytes
-from .projection import projection, projection_operator
+from __future__ import annotations
 
-__all__ = ["SparseOperator", "estimate_bytes", "field_of", "projection", "projection_operator"]
+import importlib
+
+from ._backend import field_of
+from ._operator import SparseOperator, as_operator, estimate_bytes
+
+__all__ = ["SparseOperator", "as_operator", "estimate_bytes", "field_of"]
+
+# Family modules, in the order of the papers. A module that is not written yet is skipped.
+_FAMILIES = (
+    "projection", "conv", "pool", "rnn", "attention",  # zhu2025 (+ cheng2025's projection)
+    "kron", "matrix_layer", "graph", "ndlinear",  # do2017, reneau2025
+    "spm",  # farag2025
+    "stp", "logic", "hyper",  # cheng2025
+)
+
+for _name in _FAMILIES:
+    try:
+        _mod = importlib.import_module(f"{__name__}.{_name}")
+    except ModuleNotFoundError as _exc:
+        if _exc.name == f"{__name__}.{_name}":
+            continue
+        raise
+    for _public in getattr(_mod, "__all__", ()):
+        globals()[_public] = getattr(_mod, _public)
+        __all__.append(_public)
+del _name

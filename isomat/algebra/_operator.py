@@ -168,3 +168,34 @@ def render(op: SparseOperator, format: str) -> Any:
     if format not in ("csr", "csc", "coo"):
         raise ValueError(f"format must be 'csr', 'csc', 'coo' or 'operator', got {format!r}")
     return op.render(format)
+
+
+def as_operator(M: Any, *, field: str | None = None, name: str = "M") -> SparseOperator:
+    """Wrap a matrix (NumPy/CuPy array, SymPy matrix, SciPy/CuPy sparse, or a SparseOperator) as
+    a :class:`SparseOperator` holding its nonzero entries, in ``field`` (default: the input's)."""
+    if isinstance(M, SparseOperator):
+        if field is None or field == M.field:
+            return M
+        return SparseOperator.build(M.shape, _backend.to_numpy(M.rows) if field != "cupy" else M.rows,
+                                    _backend.to_numpy(M.cols) if field != "cupy" else M.cols,
+                                    _backend.as_values(_backend.to_numpy(M.values) if field != "cupy" else M.values, field, name=name),
+                                    field)
+    if sp.issparse(M) or (hasattr(M, "tocoo") and hasattr(M, "shape") and not isinstance(M, sympy.MatrixBase)):
+        coo = M.tocoo()
+        fld = field or _backend.field_of(coo.data)
+        vals = _backend.as_values(coo.data, fld, name=name)
+        return SparseOperator.build(tuple(coo.shape), coo.row if fld == "cupy" else _backend.to_numpy(coo.row),
+                                    coo.col if fld == "cupy" else _backend.to_numpy(coo.col), vals, fld)
+    fld = field or _backend.field_of(M)
+    arr = _backend.as_values(M, fld, name=name)
+    if arr.ndim == 1:
+        arr = arr.reshape(-1, 1)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a matrix (2-d), got an array of shape {tuple(arr.shape)}")
+    xp = _backend.array_module(fld)
+    if fld == "sympy":
+        nz = np.array([v != 0 for v in arr.reshape(-1)], dtype=bool).reshape(arr.shape)
+        r, c = np.nonzero(nz)
+    else:
+        r, c = xp.nonzero(arr)
+    return SparseOperator.build(tuple(arr.shape), r, c, arr[r, c], fld)

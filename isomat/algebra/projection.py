@@ -77,3 +77,6 @@ def projection(m: int, n: int, *, backend: str = "numpy", format: str = "csr") -
     [[2/3, 1/3, 0], [0, 1/3, 2/3]]
     """
     return render(projection_operator(m, n, backend=backend), format)
+
+
+__all__ = ["projection", "projection_operator"]
