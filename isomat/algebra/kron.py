@@ -9,8 +9,13 @@ With row-major ``vec`` (conventions.md), :math:`\operatorname{vec}(A X B) = (A\o
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, NamedTuple
 
+import numpy as np
+import sympy
+
+from .. import _validate
 from . import _backend
 from ._operator import SparseOperator, as_operator, check_size, render
 
@@ -50,4 +55,227 @@ def kron(*factors: Any, backend: str | None = None, format: str = "csr") -> Any:
     return render(kron_operator(*factors, backend=backend), format)
 
 
-__all__ = ["kron", "kron_operator"]
+# ---------------------------------------------------------------------------------------------
+# Kronecker factorization (Van Loan & Pitsianis 1993; reneau2025 Appendix A: an NdLinear layer's
+# flattened weight "implicitly has a Kronecker product structure")
+# ---------------------------------------------------------------------------------------------
+class KroneckerFactors(NamedTuple):
+    """Result of :func:`nearest_kronecker`: ``W ≈ A ⊗ B`` with Frobenius ``residual``."""
+
+    A: Any
+    B: Any
+    residual: Any
+
+
+def _dense(W: Any, name: str) -> tuple[Any, str]:
+    """``W`` as a dense 2-d value array of its field (object array of SymPy numbers when exact)."""
+    if isinstance(W, SparseOperator):
+        W = W.todense()
+    if hasattr(W, "toarray") and not isinstance(W, sympy.MatrixBase):
+        W = W.toarray()
+    if hasattr(W, "detach") and hasattr(W, "numpy"):  # a torch tensor
+        W = W.detach().cpu().numpy()
+    field = _backend.field_of(W)
+    arr = _backend.as_values(W, field, name=name)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a matrix (2-d), got an array of shape {tuple(arr.shape)}")
+    return arr, field
+
+
+def _pair(name: str, value: Any) -> tuple[int, int]:
+    return _validate.shape(name, value, ndim=2)  # type: ignore[return-value]
+
+
+def kron_rearrange(W: Any, shape_a: Any, shape_b: Any) -> Any:
+    r"""The Van Loan--Pitsianis rearrangement :math:`\mathcal R(W)` of ``W``.
+
+    For :math:`W\in\mathcal M_{m_1m_2	imes n_1n_2}` split into :math:`m_1	imes n_1` blocks
+    :math:`W_{i_1j_1}\in\mathcal M_{m_2	imes n_2}`, row :math:`i_1n_1+j_1` of
+    :math:`\mathcal R(W)` is the row-major ``vec`` of block :math:`W_{i_1j_1}`, so that
+
+    .. math:: \mathcal R(A\otimes B) = \operatorname{vec}(A)\,\operatorname{vec}(B)^{\mathsf T},
+       \qquad \lVert W - A\otimes B
+Vert_F = \lVert \mathcal R(W) - \operatorname{vec}(A)\operatorname{vec}(B)^{\mathsf T}
+Vert_F .
+
+    Parameters
+    ----------
+    W : matrix
+        NumPy/CuPy array, SymPy matrix or sparse matrix of shape ``(m1*m2, n1*n2)``.
+    shape_a, shape_b : tuple of int
+        ``(m1, n1)`` and ``(m2, n2)``.
+
+    Returns
+    -------
+    array of shape ``(m1*n1, m2*n2)`` in ``W``'s field (a ``sympy.Matrix`` for exact input).
+    """
+    arr, field = _dense(W, "W")
+    R = _rearranged(arr, _pair("shape_a", shape_a), _pair("shape_b", shape_b))
+    return sympy.Matrix(R.tolist()) if field == "sympy" else R
+
+
+def _rearranged(arr: Any, sa: tuple[int, int], sb: tuple[int, int]) -> Any:
+    (m1, n1), (m2, n2) = sa, sb
+    if tuple(arr.shape) != (m1 * m2, n1 * n2):
+        raise ValueError(
+            f"W must have shape (shape_a[0]*shape_b[0], shape_a[1]*shape_b[1]) = {(m1 * m2, n1 * n2)} "
+            f"for shape_a={sa}, shape_b={sb}, got {tuple(arr.shape)}"
+        )
+    return arr.reshape(m1, m2, n1, n2).transpose(0, 2, 1, 3).reshape(m1 * n1, m2 * n2)
+
+
+def _exact_rank(R: np.ndarray) -> int:
+    return int(sympy.Matrix(R.tolist()).rank(simplify=True))
+
+
+def _float_rank(R: Any, tol: float | None) -> int:
+    xp = np if isinstance(R, np.ndarray) else _backend.array_module("cupy")
+    s = xp.linalg.svd(R, compute_uv=False)
+    if s.size == 0:
+        return 0
+    s = _backend.to_numpy(s)
+    cut = (tol if tol is not None else max(R.shape) * np.finfo(np.float64).eps) * float(s[0])
+    return int(np.count_nonzero(s > cut))
+
+
+def kronecker_rank(W: Any, shape_a: Any, shape_b: Any, *, tol: float | None = None) -> int:
+    r"""Kronecker rank of ``W``: the least :math:`r` with :math:`W=\sum_{i=1}^r A_i\otimes B_i`.
+
+    It equals :math:`\operatorname{rank}\mathcal R(W)` (Van Loan & Pitsianis), computed exactly
+    (fraction-free rank of the SymPy matrix) for exact input and from the singular values of
+    :math:`\mathcal R(W)` for float input: singular values above ``tol * s_max`` count
+    (default ``tol = max(shape) * eps``).
+    """
+    arr, field = _dense(W, "W")
+    R = _rearranged(arr, _pair("shape_a", shape_a), _pair("shape_b", shape_b))
+    if tol is not None and (isinstance(tol, bool) or not isinstance(tol, (int, float)) or tol < 0):
+        raise ValueError(f"tol must be a non-negative float, got {tol!r}")
+    return _exact_rank(R) if field == "sympy" else _float_rank(R, tol)
+
+
+def is_kronecker(W: Any, shape_a: Any, shape_b: Any, *, tol: float | None = None) -> bool:
+    r"""Whether :math:`W = A\otimes B` for some :math:`A` of ``shape_a`` and :math:`B` of
+    ``shape_b``; exact (rank of :math:`\mathcal R(W)` in the field of SymPy numbers) for exact
+    input, up to ``tol`` (see :func:`kronecker_rank`) for float input."""
+    return kronecker_rank(W, shape_a, shape_b, tol=tol) <= 1
+
+
+def _exact_rank_one(R: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact u, v with R = u vᵀ, or None when rank(R) > 1. Pivot on the first nonzero entry."""
+    nz = [(i, j) for i in range(R.shape[0]) for j in range(R.shape[1]) if R[i, j] != 0]
+    if not nz:
+        return np.zeros(R.shape[0], dtype=object) * sympy.Integer(0), np.zeros(R.shape[1], dtype=object) * sympy.Integer(0)
+    p, q = nz[0]
+    u = R[:, q].copy()
+    v = np.array([x / R[p, q] for x in R[p, :]], dtype=object)
+    D = R - u[:, None] * v[None, :]
+    if any(sympy.simplify(x) != 0 for x in D.reshape(-1)):
+        return None
+    return u, v
+
+
+def nearest_kronecker(W: Any, shape_a: Any, shape_b: Any) -> KroneckerFactors:
+    r"""Nearest Kronecker product :math:`\min_{A,B}\lVert W - A\otimes B
+Vert_F` (Van Loan--Pitsianis).
+
+    With :math:`\mathcal R(W)=\sum_i \sigma_i u_iv_i^{\mathsf T}` (see :func:`kron_rearrange`),
+    :math:`\operatorname{vec}A=\sqrt{\sigma_1}u_1`, :math:`\operatorname{vec}B=\sqrt{\sigma_1}v_1`
+    and the residual is :math:`igl(\sum_{i\ge2}\sigma_i^2igr)^{1/2}`.
+
+    Parameters
+    ----------
+    W : matrix of shape ``(m1*m2, n1*n2)``
+    shape_a, shape_b : ``(m1, n1)``, ``(m2, n2)``
+
+    Returns
+    -------
+    KroneckerFactors
+        ``(A, B, residual)``. Float input gives float factors (NumPy, or CuPy for CuPy input).
+        Exact (SymPy) input is factored exactly when it *is* a Kronecker product (residual 0);
+        otherwise the nearest factors involve irrational singular vectors and a ``ValueError``
+        asks for float input.
+    """
+    arr, field = _dense(W, "W")
+    sa, sb = _pair("shape_a", shape_a), _pair("shape_b", shape_b)
+    R = _rearranged(arr, sa, sb)
+    if field == "sympy":
+        uv = _exact_rank_one(R)
+        if uv is None:
+            raise ValueError(
+                "W (exact) is not a Kronecker product for shape_a="
+                f"{sa}, shape_b={sb} (rank of the rearrangement is {_exact_rank(R)}); the nearest "
+                "factors are not rational -- pass a float array for the SVD solution"
+            )
+        u, v = uv
+        return KroneckerFactors(sympy.Matrix(sa[0], sa[1], list(u)), sympy.Matrix(sb[0], sb[1], list(v)), sympy.Integer(0))
+    xp = _backend.array_module(field)
+    U, s, Vt = xp.linalg.svd(R, full_matrices=False)
+    root = xp.sqrt(s[0])
+    A = (root * U[:, 0]).reshape(sa)
+    B = (root * Vt[0, :]).reshape(sb)
+    # fix the sign gauge: make the largest-magnitude entry of A positive
+    k = int(xp.argmax(xp.abs(A)))
+    if float(A.reshape(-1)[k].real) < 0:
+        A, B = -A, -B
+    residual = float(xp.sqrt(xp.sum(s[1:] ** 2)))
+    return KroneckerFactors(A, B, residual)
+
+
+def kronecker_factors(W: Any, shapes: Any, *, tol: float | None = None) -> list[Any]:
+    r"""Exact recovery of :math:`F_1,\dots,F_N` with :math:`W = F_1\otimes\cdots\otimes F_N`.
+
+    Peels one factor at a time: :math:`W = F_1\otimes W'` is decided by
+    :math:`\operatorname{rank}\mathcal R(W)\le 1` (exactly for SymPy input, up to ``tol`` for
+    float input, see :func:`kronecker_rank`), then recurses on :math:`W'`. The factors are
+    unique up to scalars :math:`c_k` with :math:`\prod c_k = 1`; the returned ones put the
+    scale in the pivot normalisation (exact) or split it evenly (float).
+
+    Parameters
+    ----------
+    W : matrix of shape ``(prod(m_k), prod(n_k))``
+    shapes : sequence of ``(m_k, n_k)``
+
+    Raises
+    ------
+    ValueError
+        When ``W`` has no such structure (names the first split that fails and its rank).
+    """
+    if isinstance(shapes, (str, bytes)) or not hasattr(shapes, "__len__") or len(shapes) == 0:
+        raise TypeError(f"shapes must be a non-empty sequence of (rows, cols) pairs, got {shapes!r}")
+    shp = [_pair(f"shapes[{i}]", s) for i, s in enumerate(shapes)]
+    arr, field = _dense(W, "W")
+    want = (math.prod(s[0] for s in shp), math.prod(s[1] for s in shp))
+    if tuple(arr.shape) != want:
+        raise ValueError(f"W must have shape {want} for shapes={shp}, got {tuple(arr.shape)}")
+    factors: list[Any] = []
+    rest = arr
+    for k in range(len(shp) - 1):
+        sa = shp[k]
+        sb = (rest.shape[0] // sa[0], rest.shape[1] // sa[1])
+        R = _rearranged(rest, sa, sb)
+        if field == "sympy":
+            uv = _exact_rank_one(R)
+            if uv is None:
+                raise ValueError(f"W is not a Kronecker product of factors with shapes {shp}: "
+                                 f"split {k} has rearrangement rank {_exact_rank(R)} > 1")
+            u, v = uv
+        else:
+            r = _float_rank(R, tol)
+            if r > 1:
+                raise ValueError(f"W is not a Kronecker product of factors with shapes {shp} "
+                                 f"(tol={tol}): split {k} has numerical rearrangement rank {r} > 1")
+            xp = _backend.array_module(field)
+            U, s, Vt = xp.linalg.svd(R, full_matrices=False)
+            u, v = U[:, 0] * s[0], Vt[0, :]
+            scale = float(xp.linalg.norm(u)) ** ((len(shp) - 1 - k) / (len(shp) - k)) if float(s[0]) > 0 else 1.0
+            u, v = u / scale, v * scale
+        factors.append(u.reshape(sa))
+        rest = v.reshape(sb)
+    factors.append(rest)
+    if field == "sympy":
+        return [sympy.Matrix(f.tolist()) for f in factors]
+    return factors
+
+
+__all__ = ["KroneckerFactors", "is_kronecker", "kron", "kron_operator", "kron_rearrange",
+           "kronecker_factors", "kronecker_rank", "nearest_kronecker"]
