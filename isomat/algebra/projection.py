@@ -79,4 +79,56 @@ def projection(m: int, n: int, *, backend: str = "numpy", format: str = "csr") -
     return render(projection_operator(m, n, backend=backend), format)
 
 
-__all__ = ["projection", "projection_operator"]
+
+
+
+def project(x: Any, n: int) -> Any:
+    r"""Apply :math:`\Pi^m_n` to ``x`` without building the matrix (cheng2025, eqs. 21-22).
+
+    ``x`` is a vector in :math:`\mathbb R^m` or an :math:`m\times k` matrix (columns projected).
+    With :math:`t=\operatorname{lcm}(m,n)`, :math:`a=t/m` and the prefix function
+    :math:`F(u)=\sum_{v<u}(x\otimes\mathbf 1_a)_v = a\,S_{\lfloor u/a\rfloor}+(u\bmod a)\,x_{\lfloor u/a\rfloor}`
+    (:math:`S` the prefix sums of :math:`x`),
+
+    .. math:: (\Pi^m_n x)_i = \frac nt\Bigl(F\bigl((i+1)\tfrac tn\bigr)-F\bigl(i\tfrac tn\bigr)\Bigr),
+
+    so the cost is :math:`O((m+n)k)` whatever :math:`t` is. The field follows ``x`` (SymPy in,
+    exact ``sympy.Matrix`` out; NumPy in, NumPy out; CuPy in, CuPy out); a 1-d input gives a
+    1-d output (a column ``sympy.Matrix`` for exact input).
+    """
+    import numpy as np
+    import sympy
+
+    n = _validate.positive_int("n", n)
+    field = _backend.field_of(x)
+    if isinstance(x, (str, bytes)) or x is None:
+        raise TypeError(f"x must be a vector or matrix, got {x!r}")
+    arr = _backend.as_values(x, field, name="x")
+    one_d = arr.ndim == 1 or (field == "sympy" and isinstance(x, sympy.MatrixBase) and arr.shape[1] == 1)
+    if arr.ndim == 1:
+        arr = arr.reshape(-1, 1)
+    if arr.ndim != 2 or arr.shape[0] == 0:
+        raise ValueError(f"x must be a non-empty vector or matrix, got an array of shape {tuple(arr.shape)}")
+    m, k = arr.shape
+    check_size("project", (n, k), n * k, field=field)
+    xp = _backend.array_module(field)
+    t = m // math.gcd(m, n) * n
+    a, b = t // m, t // n
+    if field == "sympy":
+        zero = np.empty((1, k), dtype=object)
+        zero[...] = sympy.Integer(0)
+        S = np.concatenate([zero, np.cumsum(arr, axis=0)], axis=0)
+        xe = np.concatenate([arr, zero], axis=0)
+    else:
+        S = xp.concatenate([xp.zeros((1, k), dtype=arr.dtype), xp.cumsum(arr, axis=0)], axis=0)
+        xe = xp.concatenate([arr, xp.zeros((1, k), dtype=arr.dtype)], axis=0)
+    u = xp.arange(n + 1, dtype=xp.int64) * b
+    j, r = u // a, u % a
+    F = S[j] * a + xe[j] * r[:, None] if field != "sympy" else S[j] * a + xe[j] * r[:, None].astype(object)
+    D = F[1:] - F[:-1]
+    if field == "sympy":
+        out = D * sympy.Rational(n, t)
+        return sympy.Matrix(out.tolist())
+    out = D * (n / t)
+    return out.reshape(-1) if one_d else out
+__all__ = ["project", "projection", "projection_operator"]
