@@ -86,6 +86,8 @@ def as_values(x: Any, field: str, *, name: str = "values") -> Any:
         return out
     if isinstance(x, (sympy.MatrixBase, sympy.NDimArray)):
         x = np.array(x.tolist(), dtype=object)
+    if field != "cupy" and is_cupy_array(x):
+        x = x.get()  # device -> host is explicit: CuPy refuses implicit conversion
     if field == "cupy":
         cp = require_cupy()
         if isinstance(x, np.ndarray) and x.dtype == object:

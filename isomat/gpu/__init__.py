@@ -1,8 +1,13 @@
 """CuPy glue: finding a usable device, and moving arrays and operators on and off it.
 
 ``import cupy`` succeeding proves nothing: a usable device is one where allocating
-``cupy.zeros(1)`` works. Everything here imports CuPy lazily, so isomat imports and runs
-on machines without it.
+``cupy.zeros(1)`` works. Everything here imports CuPy lazily (through :mod:`importlib`, so a
+module placed in ``sys.modules`` is honoured), so isomat imports and runs on machines without it.
+
+The reason string of :func:`gpu_status` says which of the three things is missing:
+``"no cupy: ..."`` (not installed, or its import fails), ``"... no usable CUDA driver: ..."``
+(the driver is missing or too old) or ``"... no usable CUDA device: ..."`` (no device, or it
+cannot allocate).
 """
 
 from __future__ import annotations
@@ -13,22 +18,41 @@ from typing import Any
 
 _status: tuple[bool, str] | None = None
 
+_DRIVER_WORDS = ("driver", "libcuda", "cuda_error_not_initialized", "cudaerrorinsufficientdriver")
+
 
 def _probe() -> tuple[bool, str]:
     try:
         cupy = importlib.import_module("cupy")
         importlib.import_module("cupyx.scipy.sparse")
+    except ModuleNotFoundError as exc:
+        if exc.name in ("cupy", "cupyx", "cupyx.scipy", "cupyx.scipy.sparse"):
+            return False, f"no cupy: {type(exc).__name__}: {exc}"
+        return False, f"no cupy (its import fails, missing {exc.name}; no CUDA driver or toolkit?): {exc}"
     except (ImportError, RuntimeError) as exc:
-        return False, f"no cupy: {type(exc).__name__}: {exc}"
+        what = "no usable CUDA driver" if _mentions_driver(exc) else "cupy does not import"
+        return False, f"no cupy ({what}): {type(exc).__name__}: {exc}"
     try:
         cupy.zeros(1)
     except Exception as exc:  # CUDARuntimeError, CUDADriverError, RuntimeError...
-        return False, f"cupy imports but no usable CUDA device: {type(exc).__name__}: {exc}"
+        what = "driver" if _mentions_driver(exc) else "device"
+        return False, f"cupy imports but no usable CUDA {what}: {type(exc).__name__}: {exc}"
     return True, "usable CUDA device"
 
 
+def _mentions_driver(exc: BaseException) -> bool:
+    text = f"{type(exc).__name__} {exc}".lower()
+    return any(w in text for w in _DRIVER_WORDS)
+
+
 def gpu_status(*, refresh: bool = False) -> tuple[bool, str]:
-    """``(usable, reason)``: whether CuPy can allocate on a device, and why not."""
+    """``(usable, reason)``: whether CuPy can allocate on a device, and why not.
+
+    Parameters
+    ----------
+    refresh : bool
+        Probe again instead of returning the cached answer.
+    """
     global _status
     if _status is None or refresh:
         _status = _probe()
@@ -55,5 +79,103 @@ def cupy_sparse() -> ModuleType:
 
 
 def is_cupy_array(x: Any) -> bool:
+    """True for CuPy arrays and ``cupyx.scipy.sparse`` matrices (by their type's module)."""
     mod = type(x).__module__
     return mod.startswith("cupy") or mod.startswith("cupyx")
+
+
+def is_cupy_sparse(x: Any) -> bool:
+    """True for a ``cupyx.scipy.sparse`` matrix."""
+    return type(x).__module__.startswith("cupyx") and hasattr(x, "tocoo") and hasattr(x, "nnz")
+
+
+def device_info() -> dict[str, Any]:
+    """Name, memory and theoretical memory bandwidth of device 0 (``{"usable": False, ...}``
+    with the reason when there is none)."""
+    ok, reason = gpu_status()
+    if not ok:
+        return {"usable": False, "reason": reason}
+    cp = require_cupy()
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    name = props.get("name", b"?")
+    info: dict[str, Any] = {"usable": True, "name": name.decode() if isinstance(name, bytes) else str(name),
+                            "total_memory_bytes": int(props.get("totalGlobalMem", 0))}
+    clock_khz, bus_bits = props.get("memoryClockRate"), props.get("memoryBusWidth")
+    if clock_khz and bus_bits:  # double data rate: two transfers per clock
+        info["peak_bandwidth_bytes_per_s"] = 2.0 * float(clock_khz) * 1e3 * float(bus_bits) / 8.0
+    info["cupy"] = getattr(cp, "__version__", "?")
+    return info
+
+
+def to_gpu(x: Any, *, format: str | None = None) -> Any:
+    """Move an array, a sparse matrix or an operator onto the device.
+
+    Parameters
+    ----------
+    x : numpy.ndarray, scipy.sparse array/matrix, SparseOperator, sympy.Matrix, or CuPy data
+        NumPy arrays become CuPy arrays; SciPy sparse becomes ``cupyx.scipy.sparse`` in the same
+        format (``coo``, ``csr``, ``csc``; others as ``csr``) unless ``format`` is given; a
+        :class:`~isomat.algebra.SparseOperator` is re-expressed in the ``cupy`` field (its
+        pattern and values become device arrays); a SymPy matrix becomes a float CuPy array.
+        CuPy data is returned as is.
+    format : {"coo", "csr", "csc"}, optional
+        Sparse format of the result for sparse input.
+
+    Returns
+    -------
+    CuPy array, ``cupyx.scipy.sparse`` matrix or SparseOperator in the ``cupy`` field.
+    """
+    import numpy as np
+    import scipy.sparse as sp
+    import sympy
+
+    from ..algebra._operator import SparseOperator, as_operator
+
+    if format is not None and format not in ("coo", "csr", "csc"):
+        raise ValueError(f"format must be 'coo', 'csr' or 'csc', got {format!r}")
+    if isinstance(x, SparseOperator):
+        return as_operator(x, field="cupy")
+    if is_cupy_array(x):
+        return x.asformat(format) if (format and is_cupy_sparse(x)) else x
+    cp = require_cupy()
+    if sp.issparse(x):
+        cpx = cupy_sparse()
+        fmt = format or (x.format if x.format in ("coo", "csr", "csc") else "csr")
+        host = x.asformat(fmt)
+        if host.dtype.kind not in "fc":
+            host = host.astype(np.float64)
+        cls = {"coo": cpx.coo_matrix, "csr": cpx.csr_matrix, "csc": cpx.csc_matrix}[fmt]
+        return cls(host)
+    if isinstance(x, sympy.MatrixBase):
+        from ..algebra._backend import as_values
+
+        return as_values(x, "cupy", name="x")
+    if isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex)):
+        return cp.asarray(x)
+    raise TypeError(f"to_gpu: cannot move a {type(x).__name__} to the device; expected a NumPy array, "
+                    "SciPy sparse matrix, SymPy matrix or SparseOperator")
+
+
+def to_cpu(x: Any) -> Any:
+    """Bring device data back: the inverse of :func:`to_gpu`.
+
+    CuPy arrays become NumPy arrays, ``cupyx.scipy.sparse`` matrices become ``scipy.sparse``
+    arrays (``coo_array``/``csr_array``/``csc_array``) of the same format, a SparseOperator in
+    the ``cupy`` field moves to the ``numpy`` field. Host data is returned as is.
+    """
+    import scipy.sparse as sp
+
+    from ..algebra._operator import SparseOperator, as_operator
+
+    if isinstance(x, SparseOperator):
+        return as_operator(x, field="numpy") if x.field == "cupy" else x
+    if is_cupy_sparse(x):
+        host = x.get()
+        return {"coo": sp.coo_array, "csr": sp.csr_array, "csc": sp.csc_array}[host.format](host)
+    if is_cupy_array(x):
+        return x.get()
+    return x
+
+
+__all__ = ["gpu_status", "gpu_available", "require_cupy", "cupy_sparse", "is_cupy_array", "is_cupy_sparse",
+           "device_info", "to_gpu", "to_cpu"]

@@ -1,0 +1,294 @@
+"""Stand-in ``cupy`` (test-only): a device-array type on top of NumPy; see ``tests/cupy_standin``.
+
+Only the calls isomat's GPU field and its tests make are provided; each one exists with the same
+name and meaning in CuPy (checked against the CuPy reference). Anything else is an
+``AttributeError``, so the stand-in cannot hide a call that real CuPy lacks.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as _np
+
+__version__ = "0.0.0+standin"
+STANDIN = True
+
+_ALLOWED_KINDS = "biufc"
+
+
+def _check_dtype(a: _np.ndarray) -> _np.ndarray:
+    if a.dtype.kind not in _ALLOWED_KINDS:
+        raise TypeError(f"Unsupported dtype {a.dtype} (the stand-in, like CuPy, has no object or string arrays)")
+    return a
+
+
+class ndarray:  # noqa: N801 - CuPy's name
+    """Device array stand-in: holds a NumPy array, reachable only through ``get()``."""
+
+    __slots__ = ("_a",)
+    __array_priority__ = 1000  # make NumPy defer binary operators to us (and fail)
+
+    def __init__(self, shape: Any = None, dtype: Any = float, *, _a: _np.ndarray | None = None) -> None:
+        if _a is None:
+            _a = _np.empty(shape, dtype=dtype)
+        self._a = _check_dtype(_a)
+
+    # -- host transfer -------------------------------------------------------------------------
+    def get(self, stream: Any = None, order: str = "C", out: Any = None) -> _np.ndarray:
+        """Copy to the host (the only way out, as on a device)."""
+        return _np.array(self._a, order=order, copy=True)
+
+    def set(self, arr: _np.ndarray, stream: Any = None) -> None:
+        self._a[...] = arr
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly."
+        )
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        args = [_unwrap(x, strict=True) for x in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(_unwrap(o, strict=True) for o in kwargs["out"])
+        return _wrap(getattr(ufunc, method)(*args, **kwargs))
+
+    def __array_function__(self, func: Any, types_: Any, args: Any, kwargs: Any) -> Any:
+        impl = _FUNCTIONS.get(func.__name__)
+        if impl is None:
+            return NotImplemented
+        return impl(*args, **kwargs)
+
+    # -- attributes ----------------------------------------------------------------------------
+    shape = property(lambda self: self._a.shape)
+    dtype = property(lambda self: self._a.dtype)
+    ndim = property(lambda self: self._a.ndim)
+    size = property(lambda self: self._a.size)
+    nbytes = property(lambda self: self._a.nbytes)
+    itemsize = property(lambda self: self._a.itemsize)
+    strides = property(lambda self: self._a.strides)
+    T = property(lambda self: _wrap(self._a.T))
+    real = property(lambda self: _wrap(self._a.real))
+    imag = property(lambda self: _wrap(self._a.imag))
+    flags = property(lambda self: self._a.flags)
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in _METHODS:
+            raise AttributeError(f"'cupy.ndarray' stand-in has no attribute {name!r}")
+        meth = getattr(self._a, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return _wrap(meth(*[_unwrap(a, strict=True) for a in args],
+                              **{k: _unwrap(v, strict=True) for k, v in kwargs.items()}))
+
+        return call
+
+    def astype(self, dtype: Any, order: str = "K", casting: Any = None, subok: Any = None, copy: bool = True) -> "ndarray":
+        return _wrap(self._a.astype(dtype, order=order, copy=copy))
+
+    def item(self) -> Any:
+        return self._a.item()
+
+    def tolist(self) -> Any:
+        return self._a.tolist()
+
+    def __repr__(self) -> str:
+        return "cupy-standin." + repr(self._a)
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    def __iter__(self):
+        for v in self._a:
+            yield _wrap(_np.asarray(v))
+
+    def __bool__(self) -> bool:
+        return bool(self._a)
+
+    def __int__(self) -> int:
+        return int(self._a)
+
+    def __float__(self) -> float:
+        return float(self._a)
+
+    def __complex__(self) -> complex:
+        return complex(self._a)
+
+    def __index__(self) -> int:
+        return self._a.__index__()
+
+    def __getitem__(self, key: Any) -> "ndarray":
+        return _wrap(_np.asarray(self._a[_unwrap_index(key)]))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._a[_unwrap_index(key)] = _unwrap(value, strict=False)
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: 'cupy.ndarray'")
+
+
+def _binop(name: str):
+    def op(self: ndarray, other: Any) -> Any:
+        if isinstance(other, _np.ndarray):
+            raise TypeError(f"Unsupported type {type(other)} (a host array in a device operation)")
+        if not isinstance(other, (ndarray, int, float, complex, bool, _np.generic)):
+            return NotImplemented
+        return _wrap(getattr(self._a, name)(_unwrap(other, strict=True)))
+
+    op.__name__ = name
+    return op
+
+
+for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv",
+              "mod", "rmod", "pow", "rpow", "matmul", "rmatmul", "and", "rand", "or", "ror", "xor", "rxor",
+              "lshift", "rshift", "eq", "ne", "lt", "le", "gt", "ge",
+              "iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ior", "iand", "ixor"):
+    setattr(ndarray, f"__{_name}__", _binop(f"__{_name}__"))
+for _name in ("neg", "pos", "abs", "invert"):
+    setattr(ndarray, f"__{_name}__", (lambda n: lambda self: _wrap(getattr(self._a, n)()))(f"__{_name}__"))
+
+_METHODS = frozenset("""
+reshape ravel flatten copy sum prod max min argmax argmin any all mean cumsum argsort sort nonzero
+transpose swapaxes repeat take clip conj conjugate dot fill squeeze view diagonal round
+""".split())
+
+
+def _unwrap(x: Any, *, strict: bool) -> Any:
+    if isinstance(x, ndarray):
+        return x._a
+    if isinstance(x, _np.ndarray):
+        if strict:
+            raise TypeError(f"Unsupported type {type(x)} (a host numpy.ndarray passed to a device function)")
+        return x
+    if isinstance(x, (list, tuple)):
+        return type(x)(_unwrap(v, strict=strict) for v in x)
+    return x
+
+
+def _unwrap_index(key: Any) -> Any:
+    if isinstance(key, tuple):
+        return tuple(_unwrap(k, strict=False) for k in key)
+    return _unwrap(key, strict=False)
+
+
+def _wrap(x: Any) -> Any:
+    if isinstance(x, _np.ndarray):
+        return ndarray(_a=x)
+    if isinstance(x, _np.generic):
+        return ndarray(_a=_np.asarray(x))
+    if isinstance(x, tuple):
+        return tuple(_wrap(v) for v in x)
+    if isinstance(x, list) and x and all(isinstance(v, _np.ndarray) for v in x):
+        return [_wrap(v) for v in x]
+    return x
+
+
+def _device_fn(name: str, *, host_ok: bool = False):
+    npf = getattr(_np, name)
+
+    def f(*args: Any, **kwargs: Any) -> Any:
+        args = [_unwrap(a, strict=not host_ok) for a in args]
+        kwargs = {k: _unwrap(v, strict=not host_ok) for k, v in kwargs.items()}
+        return _wrap(npf(*args, **kwargs))
+
+    f.__name__ = name
+    f.__qualname__ = name
+    return f
+
+
+# functions that copy host data onto the device
+_HOST_OK = ("array", "asarray", "ascontiguousarray")
+# device functions (each exists in CuPy with NumPy's signature)
+_DEVICE = """
+zeros ones empty full zeros_like ones_like empty_like full_like arange linspace eye identity indices
+meshgrid tile repeat broadcast_to concatenate stack hstack vstack column_stack where nonzero flatnonzero
+argsort sort lexsort unique union1d searchsorted cumsum diff sum prod abs absolute sqrt exp log
+maximum minimum clip floor_divide mod remainder ravel reshape transpose moveaxis swapaxes take
+take_along_axis einsum matmul dot kron outer isclose allclose array_equal count_nonzero bincount isin
+argmax argmin amax amin max min ravel_multi_index unravel_index roll flip pad real imag conj
+logical_and logical_or logical_not equal any all mean floor ceil sign tensordot expand_dims squeeze
+diag diagonal trace cumprod add subtract multiply divide true_divide negative power square
+""".split()
+
+_FUNCTIONS: dict[str, Any] = {}
+for _name in _HOST_OK:
+    _FUNCTIONS[_name] = _device_fn(_name, host_ok=True)
+for _name in _DEVICE:
+    _FUNCTIONS[_name] = _device_fn(_name)
+globals().update(_FUNCTIONS)
+
+
+def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None) -> _np.ndarray:
+    """Host copy of a device array (host input passes through, as in CuPy)."""
+    return a.get() if isinstance(a, ndarray) else _np.asarray(a, order=order)
+
+
+def get_array_module(*args: Any) -> types.ModuleType:
+    import sys
+
+    return sys.modules[__name__] if any(isinstance(a, ndarray) for a in args) else _np
+
+
+def isscalar(x: Any) -> bool:
+    return _np.isscalar(x)
+
+
+def fromDlpack(*args: Any) -> Any:  # noqa: N802 - CuPy's name
+    raise NotImplementedError("the stand-in has no DLPack device memory")
+
+
+# dtypes and constants are NumPy's own objects in CuPy too
+for _name in ("float16", "float32", "float64", "complex64", "complex128", "int8", "int16", "int32", "int64",
+              "uint8", "uint16", "uint32", "uint64", "intp", "bool_", "dtype", "result_type", "can_cast",
+              "iinfo", "finfo", "newaxis", "pi", "inf", "nan", "e"):
+    globals()[_name] = getattr(_np, _name)
+
+
+# -- random --------------------------------------------------------------------------------------
+class _Generator:
+    def __init__(self, seed: Any = None) -> None:
+        self._g = _np.random.default_rng(seed)
+
+    def standard_normal(self, size: Any = None, dtype: Any = _np.float64) -> ndarray:
+        return _wrap(_np.asarray(self._g.standard_normal(size, dtype=dtype)))
+
+    def random(self, size: Any = None, dtype: Any = _np.float64) -> ndarray:
+        return _wrap(_np.asarray(self._g.random(size, dtype=dtype)))
+
+    def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = _np.int64) -> ndarray:
+        return _wrap(_np.asarray(self._g.integers(low, high, size, dtype=dtype)))
+
+
+random = types.SimpleNamespace(default_rng=_Generator)
+
+
+# -- cuda ----------------------------------------------------------------------------------------
+class _Device:
+    def __init__(self, device: int = 0) -> None:
+        self.id = int(device)
+
+    def synchronize(self) -> None:
+        return None
+
+    @property
+    def mem_info(self) -> tuple[int, int]:
+        return (8 << 30, 8 << 30)
+
+    @property
+    def compute_capability(self) -> str:
+        return "00"
+
+
+def _device_properties(device: int) -> dict[str, Any]:
+    return {"name": b"cupy stand-in (CPU)", "totalGlobalMem": 8 << 30,
+            "memoryClockRate": 1_000_000, "memoryBusWidth": 64}
+
+
+cuda = types.SimpleNamespace(
+    Device=_Device,
+    runtime=types.SimpleNamespace(getDeviceProperties=_device_properties, getDeviceCount=lambda: 1,
+                                  runtimeGetVersion=lambda: 0, driverGetVersion=lambda: 0),
+)
+
+del _name

@@ -1,0 +1,3 @@
+"""Stand-in ``cupyx.scipy`` (test-only); see ``tests/cupy_standin``."""
+
+STANDIN = True

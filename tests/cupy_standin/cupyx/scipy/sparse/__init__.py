@@ -1,0 +1,292 @@
+"""Stand-in ``cupyx.scipy.sparse`` (test-only): SciPy sparse matrices behind a device type.
+
+As in cuSPARSE, indices are int32 and values bool/float32/float64/complex64/complex128; the
+``(data, (row, col))`` and ``(data, indices, indptr)`` constructors want device arrays
+(``cupy.ndarray``), and products with a host ``numpy.ndarray`` are refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as _np
+import scipy.sparse as _sp
+
+import cupy as _cp
+
+STANDIN = True
+_DTYPES = "?fdFD"
+
+
+def _dev(a: _np.ndarray) -> "_cp.ndarray":
+    return _cp.ndarray(_a=a)
+
+
+def _need_device(x: Any, what: str) -> _np.ndarray:
+    if not isinstance(x, _cp.ndarray):
+        raise ValueError(f"{what} must be a cupy.ndarray, got {type(x).__name__}")
+    return x._a
+
+
+class spmatrix:
+    """Base class: wraps a host SciPy sparse matrix ``_m`` of the same format."""
+
+    format = ""
+    _scipy = None
+    ndim = 2
+
+    def __init__(self, arg1: Any, shape: Any = None, dtype: Any = None, copy: bool = False) -> None:
+        m = self._convert(arg1, shape, dtype, copy)
+        m = self._scipy(m)
+        if dtype is not None:
+            m = m.astype(dtype)
+        if m.dtype.char not in _DTYPES:
+            if m.dtype.kind in "iu":  # CuPy refuses integer data; be as strict
+                raise ValueError("Only bool, float32, float64, complex64 and complex128 are supported")
+            raise ValueError(f"unsupported dtype {m.dtype}")
+        for name in ("row", "col", "indices", "indptr"):
+            if hasattr(m, name):
+                setattr(m, name, getattr(m, name).astype(_np.int32, copy=False))
+        self._m = m
+
+    @staticmethod
+    def _convert(arg1: Any, shape: Any, dtype: Any, copy: bool) -> Any:
+        if isinstance(arg1, spmatrix):
+            return arg1._m.copy() if copy else arg1._m
+        if _sp.issparse(arg1):  # host scipy sparse -> device (allowed in CuPy)
+            return arg1.copy()
+        if isinstance(arg1, _cp.ndarray):
+            if arg1.ndim != 2:
+                raise ValueError("expected dimension <= 2 array or matrix")
+            return _sp.coo_matrix(arg1._a)
+        if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[0], tuple):
+            return _sp.coo_matrix(arg1, dtype=dtype)  # (M, N) empty
+        if isinstance(arg1, tuple) and len(arg1) == 2 and _np.isscalar(arg1[0]):
+            return _sp.coo_matrix(arg1, dtype=dtype)
+        if isinstance(arg1, tuple) and len(arg1) == 2:
+            data, (row, col) = arg1
+            d = _need_device(data, "data")
+            r = _need_device(row, "row")
+            c = _need_device(col, "col")
+            if d.ndim != 1 or r.ndim != 1 or c.ndim != 1:
+                raise ValueError("row, column, and data arrays must be 1-D")
+            if shape is None:
+                raise ValueError("the stand-in needs shape= for (data, (row, col))")
+            return _sp.coo_matrix((d, (r, c)), shape=shape)
+        if isinstance(arg1, tuple) and len(arg1) == 3:
+            data, indices, indptr = arg1
+            return _sp.csr_matrix((_need_device(data, "data"), _need_device(indices, "indices"),
+                                   _need_device(indptr, "indptr")), shape=shape)
+        if isinstance(arg1, _np.ndarray):
+            raise TypeError("a host numpy.ndarray cannot make a cupyx sparse matrix; use cupy.asarray first")
+        raise ValueError(f"Unsupported initializer format: {type(arg1).__name__}")
+
+    # -- attributes -----------------------------------------------------------------------------
+    shape = property(lambda self: self._m.shape)
+    nnz = property(lambda self: self._m.nnz)
+    dtype = property(lambda self: self._m.dtype)
+    data = property(lambda self: _dev(self._m.data))
+    size = property(lambda self: self._m.nnz)
+
+    def __repr__(self) -> str:
+        return f"<cupyx stand-in {self.format}_matrix {self.shape} nnz={self.nnz}>"
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use `.get()`.")
+
+    # -- conversions ----------------------------------------------------------------------------
+    def get(self, stream: Any = None) -> Any:
+        """Host copy as a ``scipy.sparse`` matrix of the same format."""
+        return self._m.copy()
+
+    def asformat(self, format: str) -> "spmatrix":
+        if format is None or format == self.format:
+            return self
+        return getattr(self, "to" + format)()
+
+    def tocoo(self, copy: bool = False) -> "coo_matrix":
+        return coo_matrix(self._m.tocoo())
+
+    def tocsr(self, copy: bool = False) -> "csr_matrix":
+        return csr_matrix(self._m.tocsr())
+
+    def tocsc(self, copy: bool = False) -> "csc_matrix":
+        return csc_matrix(self._m.tocsc())
+
+    def toarray(self, order: Any = None, out: Any = None) -> "_cp.ndarray":
+        return _dev(self._m.toarray())
+
+    def todense(self, order: Any = None, out: Any = None) -> "_cp.ndarray":
+        return self.toarray()
+
+    def copy(self) -> "spmatrix":
+        return type(self)(self._m.copy())
+
+    def astype(self, t: Any) -> "spmatrix":
+        return type(self)(self._m.astype(t))
+
+    def transpose(self, axes: Any = None, copy: bool = False) -> "spmatrix":
+        return _from_scipy(self._m.transpose())
+
+    T = property(transpose)
+
+    def sum(self, axis: Any = None, dtype: Any = None, out: Any = None) -> "_cp.ndarray":
+        s = self._m.sum(axis=axis, dtype=dtype)
+        return _dev(_np.asarray(s))
+
+    def diagonal(self, k: int = 0) -> "_cp.ndarray":
+        return _dev(self._m.diagonal(k))
+
+    def eliminate_zeros(self) -> None:
+        self._m.eliminate_zeros()
+
+    def sum_duplicates(self) -> None:
+        self._m.sum_duplicates()
+
+    @property
+    def has_canonical_format(self) -> bool:
+        return bool(self._m.has_canonical_format)
+
+    # -- arithmetic -----------------------------------------------------------------------------
+    def _operand(self, other: Any) -> Any:
+        if isinstance(other, spmatrix):
+            return other._m
+        if isinstance(other, _cp.ndarray):
+            return other._a
+        if isinstance(other, _np.ndarray) or _sp.issparse(other):
+            raise TypeError(f"cupyx sparse with a host {type(other).__name__}: move it to the device first")
+        if _np.isscalar(other):
+            return other
+        return None
+
+    def _result(self, r: Any) -> Any:
+        if _sp.issparse(r):
+            return _from_scipy(r)
+        return _dev(_np.asarray(r))
+
+    def __matmul__(self, other: Any) -> Any:
+        o = self._operand(other)
+        if o is None or _np.isscalar(o):
+            return NotImplemented
+        return self._result(self._m @ o)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        o = self._operand(other)
+        if o is None or _np.isscalar(o):
+            return NotImplemented
+        return self._result(o @ self._m)
+
+    def dot(self, other: Any) -> Any:
+        return self.__matmul__(other)
+
+    def __mul__(self, other: Any) -> Any:
+        o = self._operand(other)
+        if o is None:
+            return NotImplemented
+        return self._result(self._m * o if _np.isscalar(o) else self._m @ o)
+
+    def __rmul__(self, other: Any) -> Any:
+        o = self._operand(other)
+        if o is None or not _np.isscalar(o):
+            return NotImplemented
+        return self._result(o * self._m)
+
+    def __truediv__(self, other: Any) -> Any:
+        if not _np.isscalar(other):
+            return NotImplemented
+        return self._result(self._m / other)
+
+    def __add__(self, other: Any) -> Any:
+        o = self._operand(other)
+        if o is None:
+            return NotImplemented
+        return self._result(self._m + o)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> Any:
+        o = self._operand(other)
+        if o is None:
+            return NotImplemented
+        return self._result(self._m - o)
+
+    def __neg__(self) -> "spmatrix":
+        return _from_scipy(-self._m)
+
+    def multiply(self, other: Any) -> Any:
+        o = self._operand(other)
+        if o is None:
+            return NotImplemented
+        return self._result(self._m.multiply(o))
+
+
+class coo_matrix(spmatrix):  # noqa: N801
+    format = "coo"
+    _scipy = staticmethod(lambda m: _sp.coo_matrix(m))
+    row = property(lambda self: _dev(self._m.row))
+    col = property(lambda self: _dev(self._m.col))
+
+
+class csr_matrix(spmatrix):  # noqa: N801
+    format = "csr"
+    _scipy = staticmethod(lambda m: _sp.csr_matrix(m))
+    indices = property(lambda self: _dev(self._m.indices))
+    indptr = property(lambda self: _dev(self._m.indptr))
+
+    def sort_indices(self) -> None:
+        self._m.sort_indices()
+
+
+class csc_matrix(spmatrix):  # noqa: N801
+    format = "csc"
+    _scipy = staticmethod(lambda m: _sp.csc_matrix(m))
+    indices = property(lambda self: _dev(self._m.indices))
+    indptr = property(lambda self: _dev(self._m.indptr))
+
+    def sort_indices(self) -> None:
+        self._m.sort_indices()
+
+
+def _from_scipy(m: Any) -> spmatrix:
+    return {"coo": coo_matrix, "csr": csr_matrix, "csc": csc_matrix}[m.format](m)
+
+
+def issparse(x: Any) -> bool:
+    return isinstance(x, spmatrix)
+
+
+isspmatrix = issparse
+
+
+def isspmatrix_csr(x: Any) -> bool:
+    return isinstance(x, csr_matrix)
+
+
+def isspmatrix_csc(x: Any) -> bool:
+    return isinstance(x, csc_matrix)
+
+
+def isspmatrix_coo(x: Any) -> bool:
+    return isinstance(x, coo_matrix)
+
+
+def identity(n: int, dtype: Any = "d", format: str | None = None) -> spmatrix:
+    return _from_scipy(_sp.identity(n, dtype=dtype, format=format or "csr"))
+
+
+def eye(m: int, n: int | None = None, k: int = 0, dtype: Any = "d", format: str | None = None) -> spmatrix:
+    return _from_scipy(_sp.eye(m, n, k=k, dtype=dtype, format=format or "csr"))
+
+
+def kron(A: Any, B: Any, format: str | None = None) -> spmatrix:
+    if not (isinstance(A, spmatrix) and isinstance(B, spmatrix)):
+        raise TypeError("kron of the stand-in takes cupyx sparse matrices")
+    return _from_scipy(_sp.kron(A._m, B._m, format=format or "coo"))
+
+
+def vstack(blocks: Any, format: str | None = None, dtype: Any = None) -> spmatrix:
+    return _from_scipy(_sp.vstack([b._m for b in blocks], format=format or "csr", dtype=dtype))
+
+
+def hstack(blocks: Any, format: str | None = None, dtype: Any = None) -> spmatrix:
+    return _from_scipy(_sp.hstack([b._m for b in blocks], format=format or "csr", dtype=dtype))
