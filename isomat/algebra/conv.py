@@ -1,0 +1,666 @@
+r"""Convolution layers as exact sparse matrices (zhu2025 §4.2.1, Theorem 4.1 and Appendix A.1).
+
+A convolution layer with kernel :math:`k\in\mathbb{R}^{C_{out}\times C_{in}\times k_1\times\cdots\times k_d}`
+(cross-correlation, exactly as ``torch.nn.functional.conv{1,2,3}d``) maps the row-major
+flattened input :math:`x=\operatorname{vec}(X)`, :math:`X\in\mathbb{R}^{C_{in}\times n_1\times\cdots\times n_d}`,
+to the row-major flattened output :math:`\operatorname{vec}(Y)`,
+
+.. math::
+
+    Y_{c,o_1,\dots,o_d} = \sum_{c'}\sum_{t_1,\dots,t_d} k_{c,c',t_1,\dots,t_d}\,
+        X_{c',\,o_1 s_1 - \ell_1 + t_1\delta_1,\;\dots,\;o_d s_d - \ell_d + t_d\delta_d},
+
+with stride :math:`s`, low padding :math:`\ell`, dilation :math:`\delta`; an index outside
+:math:`[0, n_i)` reads zero (``boundary="zero"``) or wraps modulo :math:`n_i`
+(``boundary="circular"``, as ``padding_mode="circular"``). Output size per axis:
+:math:`\lfloor (n_i+\ell_i+h_i-\delta_i(k_i-1)-1)/s_i\rfloor + 1`.
+
+For a 2-d single-channel kernel the matrix is a sum over taps of Kronecker products of
+shift (selection) matrices, :math:`W=\sum_{a,b} k_{ab}\,S^{(1)}_a\otimes S^{(2)}_b` with
+:math:`(S^{(i)}_t)_{o,j}=[\,j = o s_i-\ell_i+t\delta_i\,]` (row-major vec, conventions.md):
+:func:`conv_kron_factors` returns these factors and :func:`conv_apply` applies the same sum
+matrix-free (each :math:`S_a X S_b^{\mathsf T}` is a strided slice).
+
+The paper's own :math:`W_{conv}` of §4.2.1, with flattened offsets :math:`N_0` and its formula
+for :math:`P`, is :func:`zhu_conv_matrix`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .. import _validate
+from . import _backend
+from ._operator import SparseOperator, check_size, render
+
+_BOUNDARIES = ("zero", "circular")
+
+
+# ---------------------------------------------------------------------------------------------
+# argument handling
+# ---------------------------------------------------------------------------------------------
+def _kernel_values(kernel: Any, field: str) -> Any:
+    if kernel is None:
+        raise TypeError("kernel must be an array of shape (C_out, C_in, k1, ..., kd), got None")
+    if isinstance(kernel, (str, bytes)):
+        raise TypeError(f"kernel must be an array of shape (C_out, C_in, k1, ..., kd), got {kernel!r}")
+    vals = _backend.as_values(kernel, field, name="kernel")
+    if vals.ndim == 0:
+        raise ValueError("kernel must be an array of shape (C_out, C_in, k1, ..., kd) or (k1, ..., kd), got a scalar")
+    if any(s == 0 for s in vals.shape):
+        raise ValueError(f"kernel must have no empty axis, got shape {tuple(vals.shape)}")
+    return vals
+
+
+def _geometry(input_shape: Any, kshape: tuple[int, ...]) -> tuple[int, int, int, tuple[int, ...], tuple[int, ...], bool]:
+    """(d, C_in, C_out, spatial, ktaps, single_channel) from input_shape and the kernel's shape."""
+    shape = _validate.shape("input_shape", input_shape)
+    if len(kshape) == len(shape):  # single channel: kernel (k1..kd) on input (n1..nd)
+        return len(shape), 1, 1, shape, tuple(kshape), True
+    if len(kshape) == len(shape) + 1 and len(shape) >= 2:
+        c_out, c_in = kshape[0], kshape[1]
+        if c_in != shape[0]:
+            raise ValueError(
+                f"kernel has C_in = {c_in} input channels (shape {tuple(kshape)}) but input_shape "
+                f"{shape} has {shape[0]} channels; expected kernel.shape[1] == input_shape[0]"
+            )
+        return len(shape) - 1, c_in, c_out, shape[1:], tuple(kshape[2:]), False
+    raise ValueError(
+        f"kernel of shape {tuple(kshape)} does not fit input_shape {shape}: expected a kernel "
+        f"(C_out, C_in, k1, ..., kd) with input_shape (C_in, n1, ..., nd), or a kernel (k1, ..., kd) "
+        f"with input_shape (n1, ..., nd)"
+    )
+
+
+def _padding(padding: Any, d: int, ktaps: tuple[int, ...], dilation: tuple[int, ...],
+             stride: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    if isinstance(padding, str):
+        _validate.choice("padding", padding, ("valid", "same"))
+        if padding == "valid":
+            return (0,) * d, (0,) * d
+        if any(s != 1 for s in stride):
+            raise ValueError(f"padding='same' needs stride 1 on every axis (as torch), got stride {stride}")
+        total = tuple(dl * (k - 1) for dl, k in zip(dilation, ktaps))
+        lo = tuple(t // 2 for t in total)
+        return lo, tuple(t - l for t, l in zip(total, lo))
+    pad = _validate.int_tuple("padding", padding, d, minimum=0)
+    return pad, pad
+
+
+def _row_range(rows: Any, n_rows: int) -> tuple[int, int]:
+    if rows is None:
+        return 0, n_rows
+    if isinstance(rows, slice):
+        start, stop, step = rows.indices(n_rows)
+        if step != 1:
+            raise ValueError(f"rows must be a slice with step 1, got step {rows.step}")
+        return start, max(start, stop)
+    if isinstance(rows, (tuple, list)) and len(rows) == 2:
+        start = _validate.nonnegative_int("rows[0]", rows[0])
+        stop = _validate.nonnegative_int("rows[1]", rows[1])
+        if not start <= stop <= n_rows:
+            raise ValueError(f"rows must satisfy 0 <= start <= stop <= {n_rows} (output rows), got {(start, stop)}")
+        return start, stop
+    raise TypeError(f"rows must be None, a slice or a (start, stop) pair, got {rows!r} ({type(rows).__name__})")
+
+
+class _Plan:
+    """Validated geometry of one convolution (shared by the matrix, the factors and the apply)."""
+
+    def __init__(self, input_shape, kshape, stride, padding, dilation, boundary, *, depthwise=False):
+        if depthwise:
+            shape = _validate.shape("input_shape", input_shape)
+            self.d = len(kshape)
+            if len(shape) == self.d:
+                self.c_in, self.spatial = 1, shape
+            elif len(shape) == self.d + 1:
+                self.c_in, self.spatial = shape[0], shape[1:]
+            else:
+                raise ValueError(f"input_shape {shape} must have {self.d} or {self.d + 1} entries for a {self.d}-d window")
+            self.c_out, self.ktaps, self.single = self.c_in, tuple(kshape), len(shape) == self.d
+        else:
+            self.d, self.c_in, self.c_out, self.spatial, self.ktaps, self.single = _geometry(input_shape, kshape)
+        d = self.d
+        self.depthwise = depthwise
+        self.stride = _validate.int_tuple("stride", stride, d, minimum=1)
+        self.dilation = _validate.int_tuple("dilation", dilation, d, minimum=1)
+        self.boundary = _validate.choice("boundary", boundary, _BOUNDARIES)
+        self.lo, self.hi = _padding(padding, d, self.ktaps, self.dilation, self.stride)
+        out = []
+        for i in range(d):
+            span = self.spatial[i] + self.lo[i] + self.hi[i] - self.dilation[i] * (self.ktaps[i] - 1)
+            if span < 1:
+                raise ValueError(
+                    f"kernel extent {self.dilation[i] * (self.ktaps[i] - 1) + 1} (dilation {self.dilation[i]}) is larger "
+                    f"than the padded input {self.spatial[i] + self.lo[i] + self.hi[i]} along spatial axis {i}"
+                )
+            out.append((span - 1) // self.stride[i] + 1)
+        self.out = tuple(out)
+        self.n_in = self.c_in * math.prod(self.spatial)
+        self.n_out = self.c_out * math.prod(self.out)
+        self.K = math.prod(self.ktaps)
+
+    def axis_taps(self, o: np.ndarray, i: int, xp: Any) -> tuple[Any, Any]:
+        """Input index (len(o) x k_i) along axis i and its validity mask (None when circular)."""
+        t = xp.arange(self.ktaps[i], dtype=xp.int64) * self.dilation[i]
+        idx = o.astype(xp.int64)[:, None] * self.stride[i] - self.lo[i] + t[None, :]
+        n = self.spatial[i]
+        if self.boundary == "circular":
+            return idx % n, None
+        return idx, (idx >= 0) & (idx < n)
+
+
+_BLOCK_ENTRIES = 1 << 17  # entries (before masking) generated per block: cache-sized
+
+
+def _counts(plan: _Plan, r0: int, r1: int, xp: Any) -> Any:
+    """Stored entries of each output row in [r0, r1) (exact, before building anything)."""
+    grid = xp.ones((1,), dtype=xp.int64)
+    for i in range(plan.d):
+        o = xp.arange(plan.out[i], dtype=xp.int64)
+        _, valid = plan.axis_taps(o, i, xp)
+        c = xp.full(plan.out[i], plan.ktaps[i], dtype=xp.int64) if valid is None else valid.sum(axis=1)
+        grid = (grid[:, None] * c[None, :]).reshape(-1)
+    per_plane = grid * (1 if plan.depthwise else plan.c_in)
+    plane = per_plane.shape[0]
+    c0, c1 = r0 // plane, -(-r1 // plane)
+    allc = xp.tile(per_plane, max(c1 - c0, 0))
+    return allc[r0 - c0 * plane: r1 - c0 * plane]
+
+
+def _blocks(plan: _Plan, r0: int, r1: int, xp: Any):
+    """Yield (row_lo, row_hi, co, make) for consecutive blocks of output rows in [r0, r1);
+    ``make()`` returns (cols, mask) of the block.
+
+    ``cols`` is (rows, C*K) -- every tap of every row, rows outer, (channel, taps) inner -- and
+    ``mask`` (rows, C*K) marks the taps inside the input (None when all are: circular boundary
+    or an interior block). A block never spans two output channels.
+    """
+    d = plan.d
+    line = math.prod(plan.out[1:])  # rows per line (co, o_0)
+    plane = plan.out[0] * line
+    CK = (1 if plan.depthwise else plan.c_in) * plan.K
+    dt = _backend.index_dtype(plan.n_in, plan.n_out)
+    in_strides = [math.prod(plan.spatial[i + 1:]) for i in range(d)]
+    n_sp = math.prod(plan.spatial)
+    # trailing axes: per-axis index and validity over their whole output range (small)
+    tails = [plan.axis_taps(xp.arange(plan.out[i], dtype=xp.int64), i, xp) for i in range(1, d)]
+    lines_per_block = max(1, _BLOCK_ENTRIES // max(1, line * CK))
+    C = 1 if plan.depthwise else plan.c_in
+    nd = 1 + (d - 1) + 1 + d
+
+    def place(arr, out_axis, k_axis):
+        shp = [1] * nd
+        shp[out_axis] = arr.shape[0]
+        shp[k_axis] = arr.shape[1]
+        return arr.reshape(shp)
+
+    def make(row, hi, co, l0, l1):
+        idx0, val0 = plan.axis_taps(xp.arange(l0, l1, dtype=xp.int64), 0, xp)
+        nl = l1 - l0
+        # shape (lines, o_1..o_{d-1}, C, k_0..k_{d-1}): rows outer, (channel, taps) inner
+        chan = (xp.arange(plan.c_in, dtype=xp.int64) * n_sp) if not plan.depthwise else xp.asarray([co * n_sp], dtype=xp.int64)
+        shp = [1] * nd
+        shp[d] = chan.shape[0]
+        acc = chan.astype(dt).reshape(shp) + place((idx0 * in_strides[0]).astype(dt), 0, d + 1)
+        mask = None if val0 is None else place(val0, 0, d + 1)
+        allvalid = val0 is None or bool(val0.all())
+        for i in range(1, d):
+            idx, val = tails[i - 1]
+            acc = acc + place((idx * in_strides[i]).astype(dt), i, d + 1 + i)
+            if val is not None:
+                mask = mask & place(val, i, d + 1 + i)
+                allvalid = allvalid and bool(val.all())
+        full = (nl,) + plan.out[1:] + (C,) + plan.ktaps
+        acc = xp.broadcast_to(acc, full).reshape(nl * line, CK)
+        mask = None if allvalid else xp.broadcast_to(mask, full).reshape(nl * line, CK)
+        start = co * plane + l0 * line
+        a, b = row - start, hi - start
+        return acc[a:b], (None if mask is None else mask[a:b])
+
+    row = r0
+    while row < r1:
+        co, rest = divmod(row, plane)
+        l0 = rest // line
+        l1 = min(plan.out[0], l0 + lines_per_block)
+        hi = min(r1, co * plane + l1 * line)
+        yield row, hi, co, (lambda row=row, hi=hi, co=co, l0=l0, l1=l1: make(row, hi, co, l0, l1))
+        row = hi
+
+
+def _fill(plan: _Plan, kflat: Any, r0: int, r1: int, field: str, xp: Any, threads: int):
+    """(indptr, cols, values) of output rows [r0, r1), blocks filled in parallel (NumPy)."""
+    counts = _counts(plan, r0, r1, xp)
+    R = r1 - r0
+    total = int(counts.sum()) if R else 0
+    idt = _backend.index_dtype(plan.n_in, plan.n_out, total)
+    indptr = xp.zeros(R + 1, dtype=idt)
+    if R:
+        indptr[1:] = xp.cumsum(counts)
+    cols = xp.empty(total, dtype=_backend.index_dtype(plan.n_in, plan.n_out))
+    vals = np.empty(total, dtype=object) if field == "sympy" else xp.empty(total, dtype=kflat.dtype)
+    ip_host = _backend.to_numpy(indptr) if field == "cupy" else indptr
+
+    def work(blk):
+        lo, hi, co, make = blk
+        c, m = make()
+        p0, p1 = int(ip_host[lo - r0]), int(ip_host[hi - r0])
+        kv = kflat[0] if kflat.shape[0] == 1 else kflat[co]
+        if m is None:
+            cols[p0:p1] = c.reshape(-1)
+            vals[p0:p1] = (np if field == "sympy" else xp).broadcast_to(kv, c.shape).reshape(-1)
+        else:
+            cols[p0:p1] = c[m]
+            vals[p0:p1] = (np if field == "sympy" else xp).broadcast_to(kv, c.shape)[m]
+
+    blocks = _blocks(plan, r0, r1, xp)
+    if field == "numpy" and threads > 1:
+        with ThreadPoolExecutor(threads) as ex:
+            for _ in ex.map(work, blocks):
+                pass
+    else:
+        for blk in blocks:
+            work(blk)
+    return indptr, cols, vals
+
+
+def _max_entries(plan: _Plan, R: int) -> int:
+    return R * (1 if plan.depthwise else plan.c_in) * plan.K
+
+
+def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads: int | None = None) -> Any:
+    r0, r1 = _row_range(rows, plan.n_out)
+    shape = (r1 - r0, plan.n_in)
+    xp = _backend.array_module(field)
+    nnz = int(_counts(plan, r0, r1, xp).sum()) if r1 > r0 else 0
+    check_size("conv_matrix", shape, nnz, field=field)
+    nthreads = threads or min(2, os.cpu_count() or 1)
+    indptr, cols, vals = _fill(plan, kflat, r0, r1, field, xp, nthreads)
+    may_repeat = plan.boundary == "circular" and any(
+        any((dl * delta) % n == 0 for delta in range(1, k)) for dl, k, n in zip(plan.dilation, plan.ktaps, plan.spatial)
+    )
+    if field == "numpy" and format == "csr":
+        A = sp.csr_array((vals, cols, indptr.astype(cols.dtype, copy=False)), shape=shape, copy=False)
+        if plan.boundary == "circular":
+            A.has_sorted_indices = False
+            A.sum_duplicates()
+        elif not may_repeat:
+            A.has_sorted_indices = True
+            A.has_canonical_format = True
+        return A
+    counts = xp.diff(indptr)
+    rws = xp.repeat(xp.arange(r1 - r0, dtype=xp.int64), counts.astype(xp.int64))
+    op = SparseOperator.build(shape, rws, cols, vals, field)
+    return render(op, format)
+
+
+# ---------------------------------------------------------------------------------------------
+# public constructions
+# ---------------------------------------------------------------------------------------------
+def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+                boundary: str = "zero", rows: Any = None, backend: str | None = None,
+                format: str = "csr") -> Any:
+    r"""The exact sparse matrix of an N-d convolution layer (zhu2025 §4.2.1, Theorem 4.1).
+
+    Cross-correlation as ``torch.nn.functional.conv1d/conv2d/conv3d``:
+    :math:`\operatorname{vec}(Y) = W\operatorname{vec}(X)` with row-major ``vec`` of the
+    input :math:`(C_{in}, n_1,\dots,n_d)` and output :math:`(C_{out}, o_1,\dots,o_d)`,
+
+    .. math::
+
+        W_{(c,o),(c',j)} = \sum_{t:\; j_i = o_i s_i-\ell_i+t_i\delta_i\ \forall i} k_{c,c',t}
+
+    (indices taken modulo :math:`n_i` for ``boundary="circular"``).
+
+    Parameters
+    ----------
+    input_shape : tuple of int
+        ``(C_in, n1, ..., nd)``; or ``(n1, ..., nd)`` for a single-channel kernel ``(k1, ..., kd)``.
+    kernel : array
+        ``(C_out, C_in, k1, ..., kd)`` (or ``(k1, ..., kd)``): NumPy/CuPy array (float result) or
+        SymPy matrix / object array of symbols or rationals (exact result).
+    stride, dilation : int or tuple of int
+        Positive, one per spatial axis.
+    padding : int, tuple of int, "valid" or "same"
+        Symmetric padding per axis; "same" pads ``dilation*(k-1)`` in total, the extra one on the
+        high side, as torch (stride 1 only).
+    boundary : {"zero", "circular"}
+        Value read outside the input: zero, or the periodic continuation.
+    rows : slice or (start, stop), optional
+        Build only these output rows (a row block of shape ``(stop - start, n_in)``), without
+        building the rest; stacking the blocks gives the whole matrix.
+    backend : {"sympy", "numpy", "cupy"}, optional
+        Field; default: the kernel's.
+    format : {"csr", "csc", "coo", "operator"}
+
+    Returns
+    -------
+    matrix
+        ``(C_out * prod(o), C_in * prod(n))``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> conv_matrix((3,), np.array([1.0, 2.0]), padding=0).toarray()
+    array([[1., 2., 0.],
+           [0., 1., 2.]])
+    """
+    field = _backend.resolve_field(backend, kernel)
+    k = _kernel_values(kernel, field)
+    plan = _Plan(input_shape, tuple(k.shape), stride, padding, dilation, boundary)
+    if format not in ("csr", "csc", "coo", "operator"):
+        raise ValueError(f"format must be 'csr', 'csc', 'coo' or 'operator', got {format!r}")
+    kflat = k.reshape(plan.c_out, plan.c_in * plan.K)
+    return _build(plan, kflat, rows, field, format)
+
+
+def conv_output_shape(input_shape: Any, kernel_shape: Any, *, stride: Any = 1, padding: Any = 0,
+                      dilation: Any = 1) -> tuple[int, ...]:
+    """Output shape ``(C_out, o1, ..., od)`` (or ``(o1, ..., od)`` single-channel) of :func:`conv_matrix`."""
+    ks = _validate.shape("kernel_shape", kernel_shape)
+    plan = _Plan(input_shape, ks, stride, padding, dilation, "zero")
+    return plan.out if plan.single else (plan.c_out,) + plan.out
+
+
+def shift_matrix(n: int, taps: int, tap: int, *, stride: int = 1, padding: Any = 0, dilation: int = 1,
+                 boundary: str = "zero", backend: str = "numpy", format: str = "csr") -> Any:
+    r"""Selection matrix :math:`S_t\in\{0,1\}^{o\times n}` of tap ``tap`` along one axis.
+
+    :math:`(S_t)_{o,j} = 1` iff :math:`j \equiv o s - \ell + t\delta` (in range for the zero
+    boundary, modulo :math:`n` for the circular one), for a kernel of ``taps`` taps.
+    """
+    taps = _validate.positive_int("taps", taps)
+    tap = _validate.nonnegative_int("tap", tap)
+    if tap >= taps:
+        raise ValueError(f"tap must be < taps = {taps}, got {tap}")
+    field = _validate.backend(backend)
+    plan = _Plan((n,), (taps,), stride, padding, dilation, boundary)
+    xp = _backend.array_module(field)
+    o = xp.arange(plan.out[0], dtype=xp.int64)
+    idx, valid = plan.axis_taps(o, 0, xp)
+    j = idx[:, tap]
+    keep = xp.ones(len(o), dtype=bool) if valid is None else valid[:, tap]
+    check_size("shift_matrix", (plan.out[0], n), int(len(o)), field=field)
+    op = SparseOperator.build((plan.out[0], n), o[keep], j[keep],
+                              _backend.rational(xp.ones(int(keep.sum()), dtype=xp.int64), 1, field, xp), field)
+    return render(op, format)
+
+
+def conv_kron_factors(image_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+                      boundary: str = "zero", backend: str | None = None, format: str = "csr") -> list[tuple[Any, Any, Any]]:
+    r"""Kronecker structure of a 2-d single-channel convolution.
+
+    Returns ``[(k_ab, S_a, T_b), ...]`` over the kernel taps with
+
+    .. math::
+
+        W = \sum_{a,b} k_{ab}\, S_a\otimes T_b,
+
+    where :math:`S_a` (:math:`o_1\times n_1`) and :math:`T_b` (:math:`o_2\times n_2`) are the
+    :func:`shift_matrix` selections of the two axes (row-major vec, so
+    :math:`(S_a\otimes T_b)\operatorname{vec}X=\operatorname{vec}(S_a X T_b^{\mathsf T})`).
+    """
+    field = _backend.resolve_field(backend, kernel)
+    k = _kernel_values(kernel, field)
+    if k.ndim != 2:
+        raise ValueError(f"kernel must be 2-d (k1, k2) for conv_kron_factors, got shape {tuple(k.shape)}")
+    plan = _Plan(image_shape, tuple(k.shape), stride, padding, dilation, boundary)
+    pad = tuple(zip(plan.lo, plan.hi))
+    out = []
+    for a in range(k.shape[0]):
+        S = _shift_pad(plan, 0, a, pad, field, format)
+        for b in range(k.shape[1]):
+            out.append((k[a, b], S, _shift_pad(plan, 1, b, pad, field, format)))
+    return out
+
+
+def _shift_pad(plan: _Plan, axis: int, tap: int, pad, field, format):
+    xp = _backend.array_module(field)
+    o = xp.arange(plan.out[axis], dtype=xp.int64)
+    idx, valid = plan.axis_taps(o, axis, xp)
+    j = idx[:, tap]
+    keep = xp.ones(len(o), dtype=bool) if valid is None else valid[:, tap]
+    n = plan.spatial[axis]
+    op = SparseOperator.build((plan.out[axis], n), o[keep], j[keep],
+                              _backend.rational(xp.ones(int(keep.sum()), dtype=xp.int64), 1, field, xp), field)
+    return render(op, format)
+
+
+def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+               boundary: str = "zero", threads: int | None = None) -> Any:
+    r"""Matrix-free convolution: :math:`\sum_t k_t\,(S^{(1)}_{t_1}\otimes\cdots\otimes S^{(d)}_{t_d})x`.
+
+    Each Kronecker product of shifts applied to :math:`X` is a strided slice of the padded
+    input, so nothing of size nnz is built. Single-channel layers run as cache-blocked
+    multiply-adds over row blocks on ``threads`` threads (NumPy releases the GIL); multi-channel
+    layers as one GEMM per tap.
+
+    Parameters
+    ----------
+    x : array
+        ``input_shape`` (``(C_in, n1..nd)``, or ``(n1..nd)`` for a single-channel kernel), or its
+        row-major flattening (then the result is flattened too).
+    kernel, stride, padding, dilation, boundary
+        As :func:`conv_matrix`.
+    threads : int, optional
+        Worker threads (default: ``min(2, os.cpu_count())``).
+    """
+    field = _backend.field_of(x, kernel)
+    xv = _backend.as_values(x, field, name="x")
+    k = _kernel_values(kernel, field)
+    kd = k.ndim
+    flat = xv.ndim == 1 and kd > 1
+    if flat:
+        raise ValueError("x given flat needs its shape: pass x reshaped to input_shape")
+    if kd == xv.ndim:
+        k = k.reshape((1, 1) + k.shape)
+        xv = xv.reshape((1,) + xv.shape)
+        single = True
+    elif kd == xv.ndim + 1:
+        single = False
+    else:
+        raise ValueError(f"x of shape {tuple(xv.shape)} does not fit kernel of shape {tuple(k.shape)}")
+    plan = _Plan(tuple(xv.shape), tuple(k.shape), stride, padding, dilation, boundary)
+    xp = _backend.array_module(field)
+    pad = [(0, 0)] + list(zip(plan.lo, plan.hi))
+    if any(p != (0, 0) for p in pad):
+        xpad = xp.pad(xv, pad, mode="constant" if plan.boundary == "zero" else "wrap")
+    else:
+        xpad = xv
+    d = plan.d
+    out_dtype = np.result_type(xv.dtype, k.dtype) if field != "sympy" else object
+    y = xp.zeros((plan.c_out,) + plan.out, dtype=out_dtype)
+    taps = list(itertools.product(*[range(t) for t in plan.ktaps]))
+
+    def view(t, lo_row=0, hi_row=None):
+        sl = [slice(None)]
+        for i in range(d):
+            start = t[i] * plan.dilation[i]
+            o = plan.out[i]
+            if i == 0 and hi_row is not None:
+                sl.append(slice(start + lo_row * plan.stride[0], start + (hi_row - 1) * plan.stride[0] + 1, plan.stride[0]))
+            else:
+                sl.append(slice(start, start + (o - 1) * plan.stride[i] + 1, plan.stride[i]))
+        return xpad[tuple(sl)]
+
+    if plan.c_in == 1 and plan.c_out == 1 and field == "numpy":
+        w = [k[(0, 0) + t] for t in taps]
+        o0 = plan.out[0]
+        row_len = math.prod(plan.out[1:]) if d > 1 else 1
+        block = max(1, 16384 // max(row_len, 1))
+        blocks = [(b, min(o0, b + block)) for b in range(0, o0, block)]
+
+        def work(bounds):
+            b0, b1 = bounds
+            acc = y[0, b0:b1]
+            tmp = np.empty_like(acc)
+            for t, wt in zip(taps, w):
+                if wt == 0:
+                    continue
+                np.multiply(view(t, b0, b1)[0], wt, out=tmp)
+                acc += tmp
+
+        nthreads = threads or min(2, os.cpu_count() or 1)
+        if nthreads > 1 and len(blocks) > 1:
+            with ThreadPoolExecutor(nthreads) as ex:
+                list(ex.map(work, blocks))
+        else:
+            for bnd in blocks:
+                work(bnd)
+    else:
+        for t in taps:
+            kt = k[(slice(None), slice(None)) + t]  # (C_out, C_in)
+            v = view(t)
+            if field == "sympy":
+                y = y + np.tensordot(kt, v, axes=([1], [0]))
+            else:
+                y += (kt @ v.reshape(plan.c_in, -1)).reshape(y.shape)
+    return y[0] if single else y
+
+
+def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None) -> np.ndarray:
+    r"""``A @ x`` for a SciPy CSR array, split into row blocks of equal nnz on ``threads`` threads.
+
+    SciPy's CSR kernel releases the GIL, so the blocks run in parallel; each block is a view
+    (no copy) of ``indptr``/``indices``/``data``.
+    """
+    if not (sp.issparse(A) and A.format == "csr"):
+        raise TypeError(f"A must be a scipy.sparse CSR array, got {type(A).__name__}")
+    x = np.asarray(x)
+    if x.shape != (A.shape[1],):
+        raise ValueError(f"x must have shape ({A.shape[1]},), got {x.shape}")
+    nthreads = threads or min(2, os.cpu_count() or 1)
+    y = np.zeros(A.shape[0], dtype=np.result_type(A.dtype, x.dtype)) if out is None else out
+    if out is not None:
+        y[:] = 0
+    indptr = A.indptr
+    cuts = np.searchsorted(indptr, np.linspace(0, A.nnz, nthreads + 1)).clip(0, A.shape[0])
+    cuts[0], cuts[-1] = 0, A.shape[0]
+    try:
+        from scipy.sparse import _sparsetools
+
+        kernel = _sparsetools.csr_matvec
+    except (ImportError, AttributeError):  # pragma: no cover - private API moved
+        kernel = None
+
+    def work(i):
+        a, b = int(cuts[i]), int(cuts[i + 1])
+        if b <= a:
+            return
+        p0, p1 = int(indptr[a]), int(indptr[b])
+        ip = indptr[a:b + 1] - p0 if p0 else indptr[a:b + 1]
+        if kernel is not None and y.dtype == A.dtype == x.dtype:
+            kernel(b - a, A.shape[1], ip, A.indices[p0:p1], A.data[p0:p1], x, y[a:b])
+        else:
+            blk = sp.csr_array((A.data[p0:p1], A.indices[p0:p1], ip), shape=(b - a, A.shape[1]), copy=False)
+            y[a:b] = blk @ x
+
+    if nthreads == 1:
+        work(0)
+    else:
+        with ThreadPoolExecutor(nthreads) as ex:
+            list(ex.map(work, range(nthreads)))
+    return y
+
+
+# ---------------------------------------------------------------------------------------------
+# the paper's W_conv of §4.2.1, exactly as printed
+# ---------------------------------------------------------------------------------------------
+def zhu_offsets(image_shape: Any, r: Any) -> np.ndarray:
+    r""":math:`N_0=\{i n + j \mid 0\le i,j<r\}` of zhu2025 §4.2.1 (row-major offsets of an
+    :math:`r\times r` window in an :math:`m\times n` image), in increasing order."""
+    m, n = _validate.shape("image_shape", image_shape, ndim=2)
+    r = _validate.positive_int("r", r)
+    i, j = np.meshgrid(np.arange(r), np.arange(r), indexing="ij")
+    return np.sort((i * n + j).reshape(-1))
+
+
+def zhu_conv_rows(image_shape: Any, r: int, stride: int = 1) -> int:
+    r"""The paper's :math:`P=\lfloor (L-\max N_0)/s\rfloor+1`, :math:`L=mn` (zhu2025 §4.2.1)."""
+    m, n = _validate.shape("image_shape", image_shape, ndim=2)
+    s = _validate.positive_int("stride", stride)
+    N0 = zhu_offsets((m, n), r)
+    return (m * n - int(N0.max())) // s + 1
+
+
+def zhu_conv_matrix(image_shape: Any, kernel: Any, stride: int = 1, *, overflow: str = "drop",
+                    backend: str | None = None, format: str = "csr") -> Any:
+    r"""The paper's :math:`W_{conv}\in\mathbb{R}^{P\times L}` of zhu2025 §4.2.1, exactly as printed.
+
+    .. math::
+
+        L = mn,\quad N_0=\{in+j\mid 0\le i,j<r\},\quad
+        P=\Big\lfloor\frac{L-\max N_0}{s}\Big\rfloor+1,\quad
+        W_{conv}[p,\,x+ps]=w_x\ \ (x = in+j\in N_0,\ w_x=k_{ij}).
+
+    Printed :math:`P` lets the last row reach column :math:`\max N_0+(P-1)s`, which is
+    :math:`L` (one past the last column) whenever :math:`s\mid L-\max N_0`; ``overflow`` says what
+    to do with such entries: ``"drop"`` (keep the printed :math:`P\times L` shape and omit them),
+    ``"raise"`` (ValueError naming the row), or ``"extend"`` (widen the matrix to hold them, so
+    the printed pattern is kept whole).
+
+    Parameters
+    ----------
+    image_shape : (m, n)
+    kernel : (r, r) array
+        Square, with :math:`r\le\min(m,n)` (otherwise offsets in :math:`N_0` alias).
+    stride : int
+        The paper's :math:`s`, a step of the flattened window start.
+    """
+    m, n = _validate.shape("image_shape", image_shape, ndim=2)
+    s = _validate.positive_int("stride", stride)
+    _validate.choice("overflow", overflow, ("drop", "raise", "extend"))
+    field = _backend.resolve_field(backend, kernel)
+    k = _kernel_values(kernel, field)
+    if k.ndim != 2 or k.shape[0] != k.shape[1]:
+        raise ValueError(f"kernel must be a square r x r matrix (zhu2025 §4.2.1), got shape {tuple(k.shape)}")
+    r = k.shape[0]
+    if r > min(m, n):
+        raise ValueError(f"kernel size r = {r} must not exceed min(m, n) = {min(m, n)} for image_shape {(m, n)}")
+    L = m * n
+    N0 = zhu_offsets((m, n), r)
+    P = (L - int(N0.max())) // s + 1
+    check_size("zhu_conv_matrix", (P, L), P * r * r, field=field)
+    i, j = np.meshgrid(np.arange(r), np.arange(r), indexing="ij")
+    x = (i * n + j).reshape(-1)
+    rows = np.repeat(np.arange(P, dtype=np.int64), r * r)
+    cols = (np.arange(P, dtype=np.int64)[:, None] * s + x[None, :]).reshape(-1)
+    vals = np.tile(k.reshape(-1), P) if field != "cupy" else _backend.array_module(field).tile(k.reshape(-1), P)
+    ncols = L
+    bad = cols >= L
+    if bad.any():
+        if overflow == "raise":
+            p = int(rows[bad][0])
+            raise ValueError(
+                f"row p = {p} of the printed W_conv (P = {P}) has a column {int(cols[bad].max())} >= L = {L}: "
+                f"the printed P counts one window too many"
+            )
+        if overflow == "drop":
+            keep = ~bad
+            rows, cols = rows[keep], cols[keep]
+            vals = vals[keep if field != "cupy" else _backend.array_module(field).asarray(keep)]
+        else:
+            ncols = int(cols.max()) + 1
+    xp = _backend.array_module(field)
+    op = SparseOperator.build((P, ncols), xp.asarray(rows), xp.asarray(cols), vals, field)
+    return render(op, format)
+
+
+__all__ = [
+    "conv_apply",
+    "conv_kron_factors",
+    "conv_matrix",
+    "conv_output_shape",
+    "csr_matvec",
+    "shift_matrix",
+    "zhu_conv_matrix",
+    "zhu_conv_rows",
+    "zhu_offsets",
+]
