@@ -1,0 +1,175 @@
+r"""Pooling layers as sparse matrices (zhu2025 §4.2.2).
+
+Average pooling is linear: :func:`avgpool_matrix` is its exact matrix, equal to
+``torch.nn.functional.avg_pool{1,2,3}d``. Max pooling is not linear; for one particular input
+:math:`x` it equals a 0/1 *selection* matrix, :func:`maxpool_selection`, with one 1 per row at the
+arg-max of each window, :math:`\operatorname{maxpool}(x)=S(x)\,x`.
+
+The paper's :math:`W_{pool}` of §4.2.2, :math:`W_{pool}[q, qp^2+r]=1/p^2`, is
+:func:`zhu_pool_matrix`, under row-major flattening (as Assumption 4.1 says) or under
+patch-major flattening (pixels listed window by window, :func:`patch_major_order`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _validate
+from . import _backend
+from ._operator import SparseOperator, check_size, render
+from .conv import _blocks, _build, _counts, _Plan
+
+
+def _window_plan(input_shape: Any, window: Any, stride: Any, padding: Any, ndim: int | None) -> _Plan:
+    shape = _validate.shape("input_shape", input_shape)
+    if isinstance(window, (tuple, list)):
+        d = len(window)
+    elif ndim is not None:
+        d = _validate.positive_int("ndim", ndim)
+    else:
+        d = len(shape)
+    win = _validate.int_tuple("window", window, d, minimum=1)
+    st = win if stride is None else _validate.int_tuple("stride", stride, d, minimum=1)
+    pad = _validate.int_tuple("padding", padding, d, minimum=0)
+    for i, (p, k) in enumerate(zip(pad, win)):
+        if 2 * p > k:
+            raise ValueError(f"padding must be at most half the window (as torch), got padding {pad} for window {win}")
+    return _Plan(shape, win, st, pad, 1, "zero", depthwise=True)
+
+
+def avgpool_matrix(input_shape: Any, window: Any, *, stride: Any = None, padding: Any = 0,
+                   count_include_pad: bool = True, ndim: int | None = None, backend: str = "numpy",
+                   format: str = "csr") -> Any:
+    r"""Exact matrix of average pooling, equal to ``torch.nn.functional.avg_pool{1,2,3}d``.
+
+    Row :math:`(c, o)` holds :math:`1/|w|` (``count_include_pad=True``; :math:`|w|` the window
+    size) or :math:`1/(\text{taps inside the input})` at the columns of window :math:`o` of
+    channel :math:`c`; channels do not mix (a block-diagonal :math:`I_C\otimes A`).
+
+    Parameters
+    ----------
+    input_shape : tuple of int
+        ``(n1, ..., nd)`` or ``(C, n1, ..., nd)``.
+    window : int or tuple of int
+        Window; a tuple fixes ``d``, an int means ``d = len(input_shape)`` unless ``ndim`` is given.
+    stride : int or tuple, optional
+        Default: the window (non-overlapping).
+    padding : int or tuple
+        Zero padding, at most half the window (torch's rule).
+    count_include_pad : bool
+        Divide by the full window size (torch's default) or by the taps inside the input.
+    backend : {"numpy", "sympy", "cupy"}
+        ``"sympy"`` gives exact Rationals.
+    """
+    field = _validate.backend(backend)
+    if not isinstance(count_include_pad, bool):
+        raise TypeError(f"count_include_pad must be a bool, got {count_include_pad!r}")
+    plan = _window_plan(input_shape, window, stride, padding, ndim)
+    xp = _backend.array_module(field)
+    K = plan.K
+    kflat = _backend.rational(xp.ones((1, K), dtype=xp.int64), K, field, xp)
+    if count_include_pad or all(p == 0 for p in plan.lo):
+        return _build(plan, kflat, None, field, format)
+    counts = _counts(plan, 0, plan.n_out, xp)
+    op = _build(plan, kflat, None, field, "operator")
+    if field == "sympy":
+        per_row = np.array([__import__("sympy").Rational(1, int(c)) for c in counts.tolist()], dtype=object)
+    else:
+        per_row = 1.0 / counts.astype(xp.float64)
+    vals = per_row[_backend.to_numpy(op.rows) if field == "sympy" else op.rows]
+    return render(SparseOperator.build(op.shape, op.rows, op.cols, vals, field), format)
+
+
+def maxpool_selection(x: Any, window: Any, *, stride: Any = None, padding: Any = 0, ndim: int | None = None,
+                      format: str = "csr") -> Any:
+    r"""The data-dependent 0/1 matrix :math:`S(x)` with :math:`S(x)\,x=\operatorname{maxpool}(x)`.
+
+    Row :math:`(c, o)` has a single 1 at the first (row-major) position of the maximum of window
+    :math:`o` of channel :math:`c` (padding reads :math:`-\infty`, as torch). ``S`` depends on
+    ``x``: max pooling itself is not a matrix multiplication (zhu2025 §4.2.2).
+
+    Parameters
+    ----------
+    x : array
+        ``(n1..nd)`` or ``(C, n1..nd)``, NumPy or SymPy (exact comparisons).
+    """
+    field = _backend.field_of(x)
+    xv = _backend.as_values(x, field, name="x")
+    plan = _window_plan(tuple(xv.shape), window, stride, padding, ndim)
+    check_size("maxpool_selection", (plan.n_out, plan.n_in), plan.n_out, field=field)
+    xp = _backend.array_module(field)
+    flat = xv.reshape(-1)
+    chosen = []
+    for _lo, _hi, _co, make in _blocks(plan, 0, plan.n_out, xp):
+        cols, mask = make()
+        if field == "sympy":
+            import sympy
+
+            v = np.empty(cols.shape, dtype=object)
+            v[...] = flat[cols] if mask is None else np.where(mask, flat[np.where(mask, cols, 0)], -sympy.oo)
+        else:
+            v = flat[cols] if mask is None else xp.where(mask, flat[xp.where(mask, cols, 0)], -xp.inf)
+        best = np.array([max(range(len(row)), key=lambda j, row=row: (row[j], -j)) for row in v], dtype=np.int64) \
+            if field == "sympy" else xp.argmax(v, axis=1)
+        chosen.append(cols[xp.arange(cols.shape[0]), best])
+    col = xp.concatenate(chosen) if chosen else xp.zeros(0, dtype=xp.int64)
+    rows = xp.arange(plan.n_out, dtype=xp.int64)
+    vals = _backend.rational(xp.ones(plan.n_out, dtype=xp.int64), 1, field, xp)
+    return render(SparseOperator.build((plan.n_out, plan.n_in), rows, col, vals, field), format)
+
+
+def patch_major_order(image_shape: Any, p: Any) -> np.ndarray:
+    r"""Permutation :math:`\pi` listing an :math:`m\times n` image window by window.
+
+    ``x_patch = x_rowmajor[pi]``: windows (:math:`p\times p`, non-overlapping) in row-major
+    order of windows, pixels row-major inside each window. Needs :math:`p\mid m` and :math:`p\mid n`.
+    """
+    m, n = _validate.shape("image_shape", image_shape, ndim=2)
+    p = _validate.positive_int("p", p)
+    if m % p or n % p:
+        raise ValueError(f"p = {p} must divide both image sides for a patch-major order, got image_shape {(m, n)}")
+    a = np.arange(m * n).reshape(m // p, p, n // p, p)
+    return a.transpose(0, 2, 1, 3).reshape(-1)
+
+
+def zhu_pool_matrix(image_shape: Any, p: Any, *, flattening: str = "row-major", backend: str = "numpy",
+                    format: str = "csr") -> Any:
+    r"""The paper's :math:`W_{pool}\in\mathbb{R}^{Q\times L}` of zhu2025 §4.2.2, as printed.
+
+    .. math::
+
+        L = mn,\quad Q=\frac{L}{p^2},\qquad W_{pool}[q,\;qp^2+r]=\frac{1}{p^2},\ r=0,\dots,p^2-1.
+
+    ``flattening="row-major"`` returns this matrix as is, to act on the row-major ``vec`` of the
+    image (Assumption 4.1). ``flattening="patch-major"`` returns :math:`W_{pool}\,\Pi`, the same
+    printed matrix applied after re-listing the row-major vector window by window
+    (:func:`patch_major_order`), so both act on the row-major ``vec``.
+    """
+    m, n = _validate.shape("image_shape", image_shape, ndim=2)
+    p = _validate.positive_int("p", p)
+    _validate.choice("flattening", flattening, ("row-major", "patch-major"))
+    field = _validate.backend(backend)
+    L = m * n
+    if L % (p * p):
+        raise ValueError(f"Q = L / p^2 must be an integer: L = {L}, p = {p}")
+    Q = L // (p * p)
+    check_size("zhu_pool_matrix", (Q, L), L, field=field)
+    xp = _backend.array_module(field)
+    rows = xp.repeat(xp.arange(Q, dtype=xp.int64), p * p)
+    cols = (xp.arange(Q, dtype=xp.int64)[:, None] * (p * p) + xp.arange(p * p, dtype=xp.int64)[None, :]).reshape(-1)
+    if flattening == "patch-major":
+        cols = xp.asarray(patch_major_order((m, n), p))[cols]
+    vals = _backend.rational(xp.ones(Q * p * p, dtype=xp.int64), p * p, field, xp)
+    return render(SparseOperator.build((Q, L), rows, cols, vals, field), format)
+
+
+def pool_output_shape(input_shape: Any, window: Any, *, stride: Any = None, padding: Any = 0,
+                      ndim: int | None = None) -> tuple[int, ...]:
+    """Output shape of :func:`avgpool_matrix` / :func:`maxpool_selection`."""
+    plan = _window_plan(input_shape, window, stride, padding, ndim)
+    return plan.out if plan.single else (plan.c_in,) + plan.out
+
+
+__all__ = ["avgpool_matrix", "maxpool_selection", "patch_major_order", "pool_output_shape", "zhu_pool_matrix"]
