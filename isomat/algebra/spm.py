@@ -1,0 +1,659 @@
+r"""Stagewise Pairwise Mixers (farag2025): sparse stages, matrix-free forward, exact backward.
+
+An SPM layer on :math:`\mathbb{R}^n` is (farag2025, eq. 1--4)
+
+.. math::
+
+    \mathbf z_0 = D_{\mathrm{in}}\mathbf x,\qquad
+    \mathbf z_\ell = B_\ell\,\mathbf z_{\ell-1}\ (\ell=1,\dots,L),\qquad
+    \mathbf y = D_{\mathrm{out}}\mathbf z_L + \mathbf b,
+
+so the layer matrix is :math:`D_{\mathrm{out}}\,B_L B_{L-1}\cdots B_1\,D_{\mathrm{in}}` (the
+stage applied first stands rightmost; eq. (1) writes :math:`\prod_{\ell=1}^L B_\ell`, which must
+be read in this order to agree with the recursion (2)--(4)).
+
+Stage :math:`B_\ell` acts on the disjoint pairs :math:`(i_k, j_k)` of a pairing
+:math:`\mathcal P_\ell` by a :math:`2\times2` block: a rotation :math:`M(\theta)` (variant
+``"rotation"``, §3.1, eq. 5--6) or a general block :math:`\begin{bmatrix}a&b\\c&d\end{bmatrix}`
+(variant ``"general"``, §3.2, eq. 10--11). For odd :math:`n` one coordinate per stage is
+unpaired (§5) and is passed through (``odd="pass"``) or scaled by a learned scalar
+(``odd="scale"``).
+
+Batches are arrays of shape ``(..., n)`` whose last axis is the feature axis (row vectors, as in
+``torch.nn.Linear``); every function works with float NumPy arrays and with NumPy object arrays
+of SymPy expressions (exact, symbolic angles allowed) through the same vectorized code.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+import sympy
+
+from .. import _validate
+from . import _backend
+from ._operator import SparseOperator, check_size, render
+
+VARIANTS = ("rotation", "general")
+ODD_MODES = ("pass", "scale")
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairing schedules
+# ---------------------------------------------------------------------------------------------
+def _check_pairing(name: str, P: Any, n: int) -> np.ndarray:
+    """A pairing of {0..n-1}: an int array of shape (n // 2, 2) using each index at most once."""
+    arr = np.asarray(P)
+    if arr.dtype == object or arr.dtype.kind not in "iu":
+        if arr.size == 0 and n < 2:
+            arr = arr.astype(np.int64)
+        else:
+            raise TypeError(f"{name} must be an integer array of shape ({n // 2}, 2), got dtype {arr.dtype}")
+    if arr.shape != (n // 2, 2):
+        raise ValueError(f"{name} must have shape ({n // 2}, 2) for n = {n}, got {arr.shape}")
+    flat = arr.reshape(-1).astype(np.int64)
+    if flat.size and (flat.min() < 0 or flat.max() >= n):
+        raise ValueError(f"{name} must hold indices in [0, {n - 1}], got values in [{flat.min()}, {flat.max()}]")
+    if np.unique(flat).size != flat.size:
+        raise ValueError(f"{name} must use each coordinate at most once (a matching), got repeated indices")
+    return arr.astype(np.int64)
+
+
+def butterfly_pairings(n: int, L: int | None = None) -> list[np.ndarray]:
+    r"""Butterfly (XOR) schedule: stage :math:`\ell` pairs :math:`i` with :math:`i\oplus 2^{\ell \bmod m}`.
+
+    :math:`m=\lceil\log_2 n\rceil` (at least 1) and ``L`` defaults to :math:`m`. When
+    :math:`n` is not a power of two the partners :math:`\ge n` are missing; those coordinates
+    are paired with each other in increasing order (one stays unpaired for odd :math:`n`).
+
+    Parameters
+    ----------
+    n : int
+        Dimension, positive.
+    L : int, optional
+        Number of stages, positive (default :math:`\lceil\log_2 n\rceil`, at least 1).
+
+    Returns
+    -------
+    list of ndarray
+        ``L`` int64 arrays of shape ``(n // 2, 2)``.
+    """
+    n = _validate.positive_int("n", n)
+    m = max(1, math.ceil(math.log2(n))) if n > 1 else 1
+    L = m if L is None else _validate.positive_int("L", L)
+    idx = np.arange(n, dtype=np.int64)
+    out = []
+    for ell in range(L):
+        partner = idx ^ (1 << (ell % m))
+        ok = (partner < n) & (idx < partner)
+        pairs = np.stack([idx[ok], partner[ok]], axis=1)
+        left = idx[(partner >= n)]
+        k = (left.size // 2) * 2
+        extra = left[:k].reshape(-1, 2)
+        out.append(np.concatenate([pairs, extra], axis=0).astype(np.int64).reshape(-1, 2))
+    return out
+
+
+def random_pairings(n: int, L: int, *, seed: int | None = 0) -> list[np.ndarray]:
+    """``L`` independent uniformly random (maximum) matchings of ``{0..n-1}`` from ``seed``."""
+    n = _validate.positive_int("n", n)
+    L = _validate.positive_int("L", L)
+    rng = np.random.default_rng(seed)
+    m = n // 2
+    return [rng.permutation(n)[: 2 * m].reshape(m, 2).astype(np.int64) for _ in range(L)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The layer
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class SPM:
+    r"""An SPM layer :math:`\mathbf y = D_{\mathrm{out}} B_L\cdots B_1 D_{\mathrm{in}}\mathbf x + \mathbf b` (farag2025 eq. 1).
+
+    Build it with :func:`spm_layer`. ``pairs`` has shape ``(L, n // 2, 2)``; ``params`` shape
+    ``(L, n // 2)`` (angles) or ``(L, n // 2, 4)`` (entries ``a, b, c, d``); ``single`` the
+    unpaired coordinate of each stage (``-1`` for even ``n``); ``odd_scale`` shape ``(L,)``
+    when ``odd == "scale"``.
+    """
+
+    n: int
+    pairs: np.ndarray
+    variant: str
+    params: Any
+    d_in: Any
+    d_out: Any
+    bias: Any
+    odd: str
+    odd_scale: Any
+    single: np.ndarray
+    field: str
+
+    @property
+    def L(self) -> int:
+        return int(self.pairs.shape[0])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.n)
+
+    def blocks(self) -> Any:
+        """Block entries ``(a, b, c, d)`` per stage and pair, shape ``(L, n // 2, 4)``."""
+        if self.variant == "general":
+            return self.params
+        c, s = _cos(self.params, self.field), _sin(self.params, self.field)
+        return np.stack([c, -s, s, c], axis=-1) if self.field != "cupy" else _xp(self).stack([c, -s, s, c], axis=-1)
+
+    def n_params(self) -> int:
+        """Trainable scalars: stage parameters, both diagonals, bias and odd scales (§5)."""
+        extra = self.L if (self.odd == "scale" and self.n % 2) else 0
+        return int(np.prod(self.params.shape)) + 3 * self.n + extra
+
+    def __call__(self, X: Any) -> Any:
+        return spm_forward(self, X)
+
+
+def _xp(layer: SPM) -> Any:
+    return _backend.array_module(layer.field)
+
+
+def _cos(t: Any, field: str) -> Any:
+    if field == "sympy":
+        return np.vectorize(sympy.cos, otypes=[object])(t) if np.size(t) else np.asarray(t, dtype=object)
+    return _backend.array_module(field).cos(t)
+
+
+def _sin(t: Any, field: str) -> Any:
+    if field == "sympy":
+        return np.vectorize(sympy.sin, otypes=[object])(t) if np.size(t) else np.asarray(t, dtype=object)
+    return _backend.array_module(field).sin(t)
+
+
+def _vector(name: str, v: Any, n: int, field: str, default: Any) -> Any:
+    if v is None:
+        v = default
+    arr = _backend.as_values(v, field, name=name)
+    if tuple(arr.shape) != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {tuple(arr.shape)}")
+    return arr
+
+
+def spm_layer(
+    n: int,
+    pairings: Sequence[Any] | str,
+    params: Any,
+    *,
+    variant: str = "rotation",
+    d_in: Any = None,
+    d_out: Any = None,
+    bias: Any = None,
+    odd: str = "pass",
+    odd_scale: Any = None,
+    seed: int | None = 0,
+    backend: str | None = None,
+) -> SPM:
+    r"""Build an SPM layer (farag2025 eq. 1, §3.1--3.2, §5).
+
+    Parameters
+    ----------
+    n : int
+        Dimension, positive.
+    pairings : sequence of int arrays, or {"butterfly", "random"}
+        One pairing per stage, each of shape ``(n // 2, 2)`` (disjoint coordinate pairs), or a
+        schedule name: :func:`butterfly_pairings` / :func:`random_pairings` (with ``seed``); the
+        number of stages is then read from ``params``.
+    params : array
+        Angles :math:`\theta_{\ell,k}` of shape ``(L, n // 2)`` (``variant="rotation"``) or
+        block entries ``(a, b, c, d)`` of shape ``(L, n // 2, 4)`` (``variant="general"``).
+        Floats, or SymPy numbers/symbols for the exact field.
+    variant : {"rotation", "general"}
+    d_in, d_out : array of shape (n,), optional
+        Diagonals of :math:`D_{\mathrm{in}}, D_{\mathrm{out}}` (default ones).
+    bias : array of shape (n,), optional
+        :math:`\mathbf b` (default zeros).
+    odd : {"pass", "scale"}
+        For odd ``n``: the unpaired coordinate of each stage is passed through or multiplied
+        by ``odd_scale[ell]`` (§5 (i), (ii)).
+    odd_scale : array of shape (L,), optional
+        Default ones.
+    backend : {"sympy", "numpy", "cupy"}, optional
+        Field; default from the inputs (SymPy in gives exact).
+
+    Returns
+    -------
+    SPM
+    """
+    n = _validate.positive_int("n", n)
+    variant = _validate.choice("variant", variant, VARIANTS)
+    odd = _validate.choice("odd", odd, ODD_MODES)
+    field = _backend.resolve_field(backend, params, d_in, d_out, bias, odd_scale)
+    P = _backend.as_values(params, field, name="params")
+    m = n // 2
+    want_ndim = 2 if variant == "rotation" else 3
+    if P.ndim != want_ndim or P.shape[1] != m or (variant == "general" and P.shape[2] != 4) or P.shape[0] < 1:
+        want = f"(L, {m})" if variant == "rotation" else f"(L, {m}, 4)"
+        raise ValueError(f"params must have shape {want} with L >= 1 for variant {variant!r} and n = {n}, got {tuple(P.shape)}")
+    L = int(P.shape[0])
+    if isinstance(pairings, str):
+        kind = _validate.choice("pairings", pairings, ("butterfly", "random"))
+        pairings = butterfly_pairings(n, L) if kind == "butterfly" else random_pairings(n, L, seed=seed)
+    if isinstance(pairings, np.ndarray) and pairings.ndim == 3:
+        pairings = list(pairings)
+    if not isinstance(pairings, Sequence) or len(pairings) != L:
+        got = len(pairings) if isinstance(pairings, Sequence) else type(pairings).__name__
+        raise ValueError(f"pairings must be a sequence of L = {L} pairings (one per stage of params), got {got}")
+    pairs = np.stack([_check_pairing(f"pairings[{i}]", p, n) for i, p in enumerate(pairings)]) if m else np.zeros((L, 0, 2), np.int64)
+    if n % 2:
+        used = np.zeros((L, n), dtype=bool)
+        used[np.repeat(np.arange(L), 2 * m), pairs.reshape(L, -1).reshape(-1)] = True
+        single = np.argmin(used, axis=1).astype(np.int64)
+    else:
+        single = np.full(L, -1, dtype=np.int64)
+    one = _backend.as_values(np.ones(n, dtype=np.int64) if field == "sympy" else np.ones(n), field)
+    zero = _backend.as_values(np.zeros(n, dtype=np.int64) if field == "sympy" else np.zeros(n), field)
+    din = _vector("d_in", d_in, n, field, one)
+    dout = _vector("d_out", d_out, n, field, one)
+    b = _vector("bias", bias, n, field, zero)
+    if odd == "scale":
+        s = _vector("odd_scale", odd_scale, L, field, one[:1].repeat(L) if field != "cupy" else one[:1].repeat(L))
+    else:
+        if odd_scale is not None:
+            raise ValueError("odd_scale is only used with odd='scale', got odd='pass' and an odd_scale")
+        s = None
+    xp = _backend.array_module(field)
+    if field == "cupy":
+        P = xp.asarray(P)
+    return SPM(n, pairs, variant, P, din, dout, b, odd, s, single, field)
+
+
+def random_spm(n: int, L: int | None = None, *, variant: str = "rotation", schedule: str = "butterfly",
+               odd: str = "pass", seed: int = 0, dtype: Any = np.float64, diagonals: bool = True) -> SPM:
+    """A float SPM with random parameters (angles in [-pi, pi], normal entries, diagonals
+    near one, small bias) for tests and benchmarks."""
+    n = _validate.positive_int("n", n)
+    L = (max(1, math.ceil(math.log2(n))) if n > 1 else 1) if L is None else _validate.positive_int("L", L)
+    rng = np.random.default_rng(seed)
+    m = n // 2
+    params = rng.uniform(-np.pi, np.pi, (L, m)) if variant == "rotation" else rng.standard_normal((L, m, 4)) / np.sqrt(2)
+    pr = butterfly_pairings(n, L) if schedule == "butterfly" else random_pairings(n, L, seed=seed + 1)
+    kw: dict[str, Any] = {}
+    if diagonals:
+        kw = dict(d_in=1 + 0.1 * rng.standard_normal(n), d_out=1 + 0.1 * rng.standard_normal(n),
+                  bias=0.1 * rng.standard_normal(n))
+    if odd == "scale":
+        kw["odd_scale"] = 1 + 0.1 * rng.standard_normal(L)
+    layer = spm_layer(n, pr, params.astype(dtype), variant=variant, odd=odd, **{k: np.asarray(v, dtype) for k, v in kw.items()})
+    return layer
+
+
+# ---------------------------------------------------------------------------------------------
+# Matrices
+# ---------------------------------------------------------------------------------------------
+def stage_operator(layer: SPM, ell: int) -> SparseOperator:
+    r"""Stage :math:`B_{\ell}` (0-based ``ell``) as a :class:`SparseOperator` with
+    :math:`4\lfloor n/2\rfloor + (n \bmod 2)` stored entries."""
+    ell = _validate.nonnegative_int("ell", ell)
+    if ell >= layer.L:
+        raise ValueError(f"ell must be in [0, {layer.L - 1}], got {ell}")
+    n, field = layer.n, layer.field
+    check_size("spm stage", (n, n), 4 * (n // 2) + n % 2, field=field)
+    xp = _xp(layer)
+    i = xp.asarray(layer.pairs[ell, :, 0])
+    j = xp.asarray(layer.pairs[ell, :, 1])
+    blk = layer.blocks()[ell]
+    rows = [i, i, j, j]
+    cols = [i, j, i, j]
+    vals = [blk[:, 0], blk[:, 1], blk[:, 2], blk[:, 3]]
+    if n % 2:
+        k = xp.asarray(layer.single[ell : ell + 1])
+        rows.append(k)
+        cols.append(k)
+        if layer.odd == "scale":
+            vals.append(layer.odd_scale[ell : ell + 1])
+        else:
+            vals.append(_backend.as_values(np.ones(1, dtype=np.int64) if field == "sympy" else np.ones(1), field))
+    cat = np.concatenate if field != "cupy" else xp.concatenate
+    return SparseOperator.build((n, n), xp.concatenate(rows), xp.concatenate(cols), cat(vals), field)
+
+
+def stage_matrix(layer: SPM, ell: int, *, format: str = "csr") -> Any:
+    r"""Stage :math:`B_{\ell+1}` rendered in the layer's field (``sympy.SparseMatrix`` exact,
+    ``scipy.sparse`` or ``cupyx`` float); see :func:`stage_operator`."""
+    return render(stage_operator(layer, ell), format)
+
+
+def _diag_operator(v: Any, field: str) -> SparseOperator:
+    n = len(v)
+    xp = _backend.array_module(field)
+    idx = xp.arange(n)
+    return SparseOperator.build((n, n), idx, idx, v, field)
+
+
+def layer_matrix(layer: SPM, *, part: str = "layer", format: str = "csr") -> Any:
+    r"""The layer's matrix in its field.
+
+    ``part="product"``: :math:`B_L\cdots B_1` (the stages in the order the recursion applies
+    them, eq. 3); ``part="layer"``: :math:`D_{\mathrm{out}}B_L\cdots B_1D_{\mathrm{in}}` (eq. 1,
+    without the bias). The product can fill in up to :math:`n^2` entries, checked against the
+    memory bound first.
+    """
+    part = _validate.choice("part", part, ("product", "layer"))
+    if format not in ("csr", "csc", "coo"):
+        raise ValueError(f"format must be 'csr', 'csc' or 'coo', got {format!r}")
+    n = layer.n
+    check_size("spm product", (n, n), min(n * n, n * 2 ** min(layer.L, 62)), field=layer.field)
+    ops = [stage_operator(layer, ell) for ell in range(layer.L)]
+    if part == "layer":
+        ops = [_diag_operator(layer.d_in, layer.field), *ops, _diag_operator(layer.d_out, layer.field)]
+    if layer.field == "sympy":
+        M = ops[0].to_sympy()
+        for op in ops[1:]:
+            M = op.to_sympy() * M
+        M = M.applyfunc(sympy.expand) if any(not v.is_number for v in M.values()) else M
+        return sympy.SparseMatrix(M)
+    M = ops[0].render("csr")
+    for op in ops[1:]:
+        M = op.render("csr") @ M
+    return M.asformat(format)
+
+
+# ---------------------------------------------------------------------------------------------
+# Matrix-free forward and backward (§2.2, §3, §4)
+# ---------------------------------------------------------------------------------------------
+def _as_batch(name: str, X: Any, layer: SPM) -> Any:
+    if layer.field == "sympy":
+        A = _backend.as_values(X, "sympy", name=name)
+    elif layer.field == "cupy":
+        A = _xp(layer).asarray(X)
+    else:
+        A = np.asarray(X)
+        if A.dtype == object:
+            A = _backend.as_values(A, "numpy", name=name)
+        if A.dtype.kind not in "fc":
+            if A.dtype.kind not in "biu":
+                raise TypeError(f"{name} must be numeric, got dtype {A.dtype}")
+            A = A.astype(np.float64)
+    if A.ndim < 1 or A.shape[-1] != layer.n:
+        raise ValueError(f"{name} must have shape (..., {layer.n}) (last axis = features), got {tuple(A.shape)}")
+    return A
+
+
+def _stage_forward(layer: SPM, ell: int, z: Any, blk: Any) -> Any:
+    i, j = layer.pairs[ell, :, 0], layer.pairs[ell, :, 1]
+    x1, x2 = z[..., i], z[..., j]
+    out = z.copy()
+    out[..., i] = blk[:, 0] * x1 + blk[:, 1] * x2  # eq. (5) / (10)
+    out[..., j] = blk[:, 2] * x1 + blk[:, 3] * x2  # eq. (6) / (11)
+    if layer.n % 2 and layer.odd == "scale":
+        k = layer.single[ell]
+        out[..., k] = z[..., k] * layer.odd_scale[ell]
+    return out
+
+
+def spm_forward(layer: SPM, X: Any, *, return_cache: bool = False) -> Any:
+    r"""Matrix-free forward over a batch, eq. (2)--(4): ``X`` of shape ``(..., n)``.
+
+    Cost :math:`O(nL)` per example: one gather and four multiply-adds per pair and stage.
+    With ``return_cache`` also returns the list :math:`[\mathbf z_0,\dots,\mathbf z_L]` that
+    :func:`spm_backward` reuses.
+    """
+    X = _as_batch("X", X, layer)
+    blk = layer.blocks()
+    z = X * layer.d_in  # eq. (2)
+    zs = [z]
+    for ell in range(layer.L):
+        z = _stage_forward(layer, ell, z, blk[ell])  # eq. (3)
+        zs.append(z)
+    y = z * layer.d_out + layer.bias  # eq. (4)
+    return (y, zs) if return_cache else y
+
+
+def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, Any]:
+    r"""Exact gradients of :math:`\mathcal L` given :math:`G=\partial\mathcal L/\partial Y` (§4).
+
+    Output diagonal and bias, eq. (15)--(17); stages in reverse order with
+    :math:`\mathbf g_{z_{\ell-1}}=B_\ell^{\mathsf T}\mathbf g_{z_\ell}` per pair by eq. (7)--(8)
+    or (12)--(13), angle gradients eq. (9), entry gradients eq. (14); input diagonal eq.
+    (18)--(19). Parameter gradients are summed over all leading (batch) axes (§4, "Batch
+    setting"); the input gradient keeps the batch shape.
+
+    Returns
+    -------
+    dict
+        ``"x"`` (shape of ``X``), ``"params"`` (shape of ``layer.params``), ``"d_in"``,
+        ``"d_out"``, ``"bias"`` (shape ``(n,)``) and, when ``odd == "scale"`` with odd ``n``,
+        ``"odd_scale"`` (shape ``(L,)``).
+    """
+    X = _as_batch("X", X, layer)
+    G = _as_batch("G", G, layer)
+    if G.shape != X.shape:
+        raise ValueError(f"G must have the shape of X {tuple(X.shape)}, got {tuple(G.shape)}")
+    zs = spm_forward(layer, X, return_cache=True)[1] if cache is None else cache
+    axes = tuple(range(X.ndim - 1))
+    red = (lambda a: a.sum(axis=axes)) if axes else (lambda a: a)
+    blk = layer.blocks()
+    g = G * layer.d_out  # eq. (15)
+    grads: dict[str, Any] = {"bias": red(G), "d_out": red(G * zs[-1])}  # eq. (16), (17)
+    gp = []
+    gs = []
+    for ell in range(layer.L - 1, -1, -1):
+        i, j = layer.pairs[ell, :, 0], layer.pairs[ell, :, 1]
+        x1, x2 = zs[ell][..., i], zs[ell][..., j]
+        d1, d2 = g[..., i], g[..., j]
+        a, b, c, d = blk[ell, :, 0], blk[ell, :, 1], blk[ell, :, 2], blk[ell, :, 3]
+        if layer.variant == "rotation":
+            # eq. (9): dL/dθ = δ1(−sinθ x1 − cosθ x2) + δ2(cosθ x1 − sinθ x2), with c = cos, s = sin
+            cs, sn = a, c
+            gp.append(red(d1 * (-sn * x1 - cs * x2) + d2 * (cs * x1 - sn * x2)))
+        else:
+            # eq. (14)
+            gp.append(np.stack([red(d1 * x1), red(d1 * x2), red(d2 * x1), red(d2 * x2)], axis=-1)
+                      if layer.field != "cupy" else _xp(layer).stack([red(d1 * x1), red(d1 * x2), red(d2 * x1), red(d2 * x2)], axis=-1))
+        gn = g.copy()
+        gn[..., i] = a * d1 + c * d2  # eq. (7) / (12)
+        gn[..., j] = b * d1 + d * d2  # eq. (8) / (13)
+        if layer.n % 2 and layer.odd == "scale":
+            k = layer.single[ell]
+            gs.append(red(g[..., k] * zs[ell][..., k]))
+            gn[..., k] = g[..., k] * layer.odd_scale[ell]
+        g = gn
+    stack = np.stack if layer.field != "cupy" else _xp(layer).stack
+    grads["params"] = stack(gp[::-1], axis=0)
+    grads["d_in"] = red(g * X)  # eq. (19)
+    grads["x"] = g * layer.d_in  # eq. (18)
+    if layer.n % 2 and layer.odd == "scale":
+        grads["odd_scale"] = stack(gs[::-1], axis=0)
+    return grads
+
+
+def spm_transpose_apply(layer: SPM, G: Any) -> Any:
+    r""":math:`G\,(D_{\mathrm{out}}B_L\cdots B_1D_{\mathrm{in}})` row-wise, i.e. the adjoint
+    :math:`\mathrm{SPM}^{\mathsf T}` of the linear part applied to each row (§7.3)."""
+    G = _as_batch("G", G, layer)
+    blk = layer.blocks()
+    g = G * layer.d_out
+    for ell in range(layer.L - 1, -1, -1):
+        i, j = layer.pairs[ell, :, 0], layer.pairs[ell, :, 1]
+        d1, d2 = g[..., i], g[..., j]
+        gn = g.copy()
+        gn[..., i] = blk[ell, :, 0] * d1 + blk[ell, :, 2] * d2
+        gn[..., j] = blk[ell, :, 1] * d1 + blk[ell, :, 3] * d2
+        if layer.n % 2 and layer.odd == "scale":
+            k = layer.single[ell]
+            gn[..., k] = g[..., k] * layer.odd_scale[ell]
+        g = gn
+    return g * layer.d_in
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise nonlinearities in a field
+# ---------------------------------------------------------------------------------------------
+def _sigmoid(x: Any) -> Any:
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        return np.vectorize(lambda v: 1 / (1 + sympy.exp(-v)), otypes=[object])(x)
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _tanh(x: Any) -> Any:
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        return np.vectorize(sympy.tanh, otypes=[object])(x)
+    return np.tanh(x)
+
+
+def _exp(x: Any) -> Any:
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        return np.vectorize(sympy.exp, otypes=[object])(x)
+    return np.exp(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# GRU with SPM maps (§6)
+# ---------------------------------------------------------------------------------------------
+GRU_MAPS = ("Wz", "Uz", "Wr", "Ur", "Wh", "Uh")
+
+
+def _check_maps(name: str, maps: Any, keys: Sequence[str]) -> dict[str, SPM]:
+    if not isinstance(maps, dict) or set(maps) != set(keys):
+        got = sorted(maps) if isinstance(maps, dict) else type(maps).__name__
+        raise ValueError(f"{name} must be a dict with keys {list(keys)}, got {got}")
+    ns = {k: maps[k].n for k in keys if isinstance(maps[k], SPM)}
+    if len(ns) != len(keys):
+        raise TypeError(f"{name} values must be SPM layers")
+    if len(set(ns.values())) != 1:
+        raise ValueError(f"{name}: all SPM maps must have the same n (SPM is square), got {ns}")
+    return maps
+
+
+def spm_gru_forward(maps: dict[str, SPM], x: Any, h: Any) -> tuple[Any, dict[str, Any]]:
+    r"""One GRU step with every dense map replaced by an SPM (farag2025 eq. 20--23, §6.2).
+
+    .. math::
+
+        z=\sigma(\mathrm{SPM}_{W_z}(x)+\mathrm{SPM}_{U_z}(h)),\quad
+        r=\sigma(\mathrm{SPM}_{W_r}(x)+\mathrm{SPM}_{U_r}(h)),\\
+        \tilde h=\tanh(\mathrm{SPM}_{W_h}(x)+\mathrm{SPM}_{U_h}(r\odot h)),\quad
+        h'=(1-z)\odot h+z\odot\tilde h.
+
+    The biases :math:`b_z, b_r, b_h` are the SPM biases. SPM is square, so :math:`n_x=n_h`.
+    ``x`` and ``h`` have shape ``(..., n)``. Returns ``h'`` and the cache for
+    :func:`spm_gru_backward`.
+    """
+    maps = _check_maps("maps", maps, GRU_MAPS)
+    s = spm_forward(maps["Wz"], x) + spm_forward(maps["Uz"], h)
+    q = spm_forward(maps["Wr"], x) + spm_forward(maps["Ur"], h)
+    z, r = _sigmoid(s), _sigmoid(q)
+    rh = r * h
+    a = spm_forward(maps["Wh"], x) + spm_forward(maps["Uh"], rh)
+    ht = _tanh(a)
+    h_new = (1 - z) * h + z * ht
+    return h_new, dict(x=x, h=h, z=z, r=r, rh=rh, ht=ht)
+
+
+def spm_gru_backward(maps: dict[str, SPM], cache: dict[str, Any], g_h: Any) -> dict[str, Any]:
+    r"""Closed-form backward of :func:`spm_gru_forward` (farag2025 eq. 24--28 and §6.4).
+
+    :math:`g_z=g_h\odot(\tilde h-h)` (24), :math:`g_{\tilde h}=g_h\odot z` (25),
+    :math:`g^{(1)}_{h}=g_h\odot(1-z)` (26), :math:`g_a=g_{\tilde h}\odot(1-\tilde h^2)`,
+    :math:`g_s=g_z\odot z\odot(1-z)` (27), :math:`g_q=g_r\odot r\odot(1-r)` (28), with
+    :math:`g_r=(\mathrm{SPM}_{U_h}^{\mathsf T}g_a)\odot h` (not printed in the paper) and the SPM
+    backward of §4 for each map. The total :math:`g_h` adds to (26) the paths through
+    :math:`U_z, U_r, U_h` and :math:`r`.
+
+    Returns
+    -------
+    dict
+        ``"x"``, ``"h"`` and, per map name, the :func:`spm_backward` dict of that SPM.
+    """
+    maps = _check_maps("maps", maps, GRU_MAPS)
+    x, h, z, r, rh, ht = (cache[k] for k in ("x", "h", "z", "r", "rh", "ht"))
+    g_z = g_h * (ht - h)  # (24)
+    g_ht = g_h * z  # (25)
+    g_h1 = g_h * (1 - z)  # (26)
+    g_a = g_ht * (1 - ht * ht)
+    g_s = g_z * z * (1 - z)  # (27)
+    bw_Wh = spm_backward(maps["Wh"], x, g_a)
+    bw_Uh = spm_backward(maps["Uh"], rh, g_a)
+    g_r = bw_Uh["x"] * h
+    g_q = g_r * r * (1 - r)  # (28)
+    out: dict[str, Any] = {"Wh": bw_Wh, "Uh": bw_Uh}
+    out["Wz"], out["Uz"] = spm_backward(maps["Wz"], x, g_s), spm_backward(maps["Uz"], h, g_s)
+    out["Wr"], out["Ur"] = spm_backward(maps["Wr"], x, g_q), spm_backward(maps["Ur"], h, g_q)
+    out["x"] = bw_Wh["x"] + out["Wz"]["x"] + out["Wr"]["x"]
+    out["h"] = g_h1 + bw_Uh["x"] * r + out["Uz"]["x"] + out["Ur"]["x"]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Scaled dot-product attention with SPM projections (§7)
+# ---------------------------------------------------------------------------------------------
+ATTN_MAPS = ("Q", "K", "V", "O")
+
+
+def spm_attention_forward(maps: dict[str, SPM], X: Any, *, d_h: Any = None) -> tuple[Any, dict[str, Any]]:
+    r"""Single-head attention with SPM projections (farag2025 eq. 29--35, §7.2).
+
+    ``X`` has shape ``(T, d)`` (rows are tokens); :math:`Q=\mathrm{SPM}_Q(X)` row-wise, so the
+    dense :math:`W_Q` of eq. (29) is the transpose of the SPM matrix.
+    :math:`S=QK^{\mathsf T}/\sqrt{d_h}` (32), :math:`A=\mathrm{softmax}(S)` row-wise (33),
+    :math:`H=AV` (34), :math:`Y=\mathrm{SPM}_O(H)` (35). ``d_h`` defaults to ``d``.
+    """
+    maps = _check_maps("maps", maps, ATTN_MAPS)
+    n = maps["Q"].n
+    if d_h is None:
+        d_h = n
+    Q, K, V = spm_forward(maps["Q"], X), spm_forward(maps["K"], X), spm_forward(maps["V"], X)
+    if Q.ndim != 2:
+        raise ValueError(f"X must have shape (T, {n}), got {tuple(np.shape(X))}")
+    exact = Q.dtype == object
+    scale = 1 / sympy.sqrt(d_h) if exact else 1.0 / math.sqrt(float(d_h))
+    S = (Q @ K.T) * scale
+    if exact:
+        E = _exp(S)
+    else:
+        E = np.exp(S - S.max(axis=-1, keepdims=True))
+    A = E / E.sum(axis=-1, keepdims=True)
+    H = A @ V
+    Y = spm_forward(maps["O"], H)
+    return Y, dict(X=X, Q=Q, K=K, V=V, A=A, H=H, scale=scale)
+
+
+def spm_attention_backward(maps: dict[str, SPM], cache: dict[str, Any], G_Y: Any) -> dict[str, Any]:
+    r"""Closed-form backward of :func:`spm_attention_forward` (farag2025 eq. 36--39, §7.3--7.5).
+
+    :math:`G_H=\mathrm{SPM}_O^{\mathsf T}(G_Y)`; :math:`G_A=G_HV^{\mathsf T}` (36),
+    :math:`G_V=A^{\mathsf T}G_H` (37); softmax row-wise
+    :math:`(G_S)_{t,i}=A_{t,i}\bigl((G_A)_{t,i}-\sum_j A_{t,j}(G_A)_{t,j}\bigr)`;
+    :math:`G_Q=G_SK/\sqrt{d_h}` (38), :math:`G_K=G_S^{\mathsf T}Q/\sqrt{d_h}` (39); the input
+    gradient sums the three projection branches.
+
+    Returns
+    -------
+    dict
+        ``"X"``, ``"A"``, ``"S"``, ``"Q"``, ``"K"``, ``"V"``, ``"H"`` gradients and per map name
+        the :func:`spm_backward` dict of that SPM.
+    """
+    maps = _check_maps("maps", maps, ATTN_MAPS)
+    X, Q, K, V, A, H, scale = (cache[k] for k in ("X", "Q", "K", "V", "A", "H", "scale"))
+    out: dict[str, Any] = {}
+    out["O"] = spm_backward(maps["O"], H, G_Y)
+    G_H = out["O"]["x"]
+    G_A = G_H @ V.T  # (36)
+    G_V = A.T @ G_H  # (37)
+    G_S = A * (G_A - (A * G_A).sum(axis=-1, keepdims=True))
+    G_Q = (G_S @ K) * scale  # (38)
+    G_K = (G_S.T @ Q) * scale  # (39)
+    out["Q"], out["K"], out["V"] = spm_backward(maps["Q"], X, G_Q), spm_backward(maps["K"], X, G_K), spm_backward(maps["V"], X, G_V)
+    out["X"] = out["Q"]["x"] + out["K"]["x"] + out["V"]["x"]
+    out.update(grad_H=G_H, grad_A=G_A, grad_S=G_S, grad_Q=G_Q, grad_K=G_K, grad_V=G_V)
+    return out
+
+
+__all__ = [
+    "SPM", "spm_layer", "random_spm", "butterfly_pairings", "random_pairings",
+    "stage_operator", "stage_matrix", "layer_matrix",
+    "spm_forward", "spm_backward", "spm_transpose_apply",
+    "spm_gru_forward", "spm_gru_backward", "spm_attention_forward", "spm_attention_backward",
+]
