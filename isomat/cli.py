@@ -1,8 +1,14 @@
-"""Command line: ``isomat verify``.
+"""Command line: ``isomat verify``, ``isomat export``, ``isomat bench``.
 
-``isomat verify`` runs the claims ledger on the CPU and prints one row per claim as it finishes
-(id, verdict, methods, seconds), then the totals. Exit status 1 when a computed verdict differs
-from the expected-verdict file or a check raises.
+``isomat verify`` runs the claims ledger and prints one row per claim as it finishes
+(id, verdict, methods, seconds), then the totals; ``--backend cupy`` runs the float checks on the
+GPU. Exit status 1 when a computed verdict differs from the expected-verdict file or a check raises.
+
+``isomat export KIND [options] --format mtx|npz|pt -o FILE`` writes an operator of a construction
+family (random values from a printed seed; ``isomat export --help`` lists the kinds,
+``isomat export KIND --help`` their options).
+
+``isomat bench`` runs the scripts in ``benchmarks/`` and writes a JSON and a Markdown report.
 """
 
 from __future__ import annotations
@@ -133,8 +139,90 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 1 if (regressions or errors) else 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line naming the option (exit status 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import numpy as np
+
+    from . import export
+
+    fam = export.FAMILIES[args.kind]
+    seed = args.seed if args.seed is not None else export.new_seed()
+    prog = f"isomat export {args.kind}"
+    try:
+        op = fam.build(args, np.random.default_rng(seed))
+        path = export.write(op, args.output, args.format, torch_layout=args.torch_layout,
+                            comment=f" isomat {__version__} export {args.kind}, seed {seed}")
+    except (ValueError, TypeError) as exc:
+        print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
+        return 2
+    except ImportError as exc:
+        print(f"{prog}: error: {exc}", file=err)
+        return 2
+    M = export.to_scipy(op)
+    print(f"seed {seed}", file=out)
+    print(f"wrote {path}: {args.kind} operator {M.shape[0]}x{M.shape[1]}, {M.nnz} stored entries, "
+          f"format {path.suffix.lstrip('.')}", file=out)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .bench import run_benchmarks
+
+    try:
+        report = run_benchmarks(args.dir, json_path=args.json, markdown_path=args.markdown, quick=args.quick,
+                                only=args.only, timeout=args.timeout, log=err)
+    except ValueError as exc:
+        print(f"isomat bench: error: {exc}", file=err)
+        return 2
+    failed = [b["name"] for b in report["benchmarks"] if b["status"] == "failed"]
+    print(f"wrote {args.json} and {args.markdown}: {len(report['benchmarks'])} benchmarks"
+          + (f", failed: {', '.join(failed)}" if failed else ""), file=out)
+    return 1 if failed else 0
+
+
+def _add_export(sub: Any) -> None:
+    from . import export
+
+    e = sub.add_parser("export", help="write an operator of a construction family to a file",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Build an operator of a construction family (random values from a seed, "
+                                   "which is printed) and write it as MatrixMarket, NumPy .npz or a PyTorch "
+                                   "sparse tensor. Kinds and their options: isomat export KIND --help.")
+    kinds = e.add_subparsers(dest="kind", required=True, metavar="KIND", parser_class=_Parser)
+    usages: list[str] = []
+    for name, fam in export.FAMILIES.items():
+        k = kinds.add_parser(name, help=fam.help, description=fam.help)
+        fam.add_options(k)
+        g = k.add_argument_group("output")
+        g.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write (.mtx, .npz or .pt)")
+        g.add_argument("--format", choices=export.FORMATS, default=None,
+                       help="file format (default: from the suffix of FILE)")
+        g.add_argument("--seed", type=int, default=None, help="seed of the random values (default: fresh, printed)")
+        g.add_argument("--torch-layout", choices=["coo", "csr"], default="coo", help="sparse layout for --format pt")
+        k.set_defaults(func=cmd_export)
+        usages.append("  " + " ".join(k.format_usage().split())[len("usage: "):])
+    e.epilog = "kinds and their options:\n" + "\n".join(usages)
+
+
+def _add_bench(sub: Any) -> None:
+    b = sub.add_parser("bench", help="run benchmarks/*.py and write bench-report.json and bench-report.md")
+    b.add_argument("--dir", default="benchmarks", help="directory of benchmark scripts (default benchmarks)")
+    b.add_argument("--json", default="bench-report.json", metavar="FILE", help="JSON report (default bench-report.json)")
+    b.add_argument("--markdown", default="bench-report.md", metavar="FILE", help="Markdown report (default bench-report.md)")
+    b.add_argument("--quick", action="store_true", help="pass --quick to the scripts (small sizes, few repeats)")
+    b.add_argument("--only", action="append", metavar="NAME", help="run only this script (repeatable; name without .py)")
+    b.add_argument("--timeout", type=float, default=900.0, help="seconds per script (default 900)")
+    b.set_defaults(func=cmd_bench)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="isomat", description=__doc__.split("\n")[0])
+    parser = _Parser(prog="isomat", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action="version", version=f"isomat {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="run the claims ledger and print the verdicts")
@@ -148,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--write-expected", action="store_true",
                    help="record the computed verdicts as the regression guard (for developers)")
     v.set_defaults(func=cmd_verify)
+    _add_export(sub)
+    _add_bench(sub)
     return parser
 
 

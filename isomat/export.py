@@ -1,0 +1,450 @@
+"""Export operators to other libraries and files, and read them back.
+
+Every function takes a :class:`~isomat.algebra.SparseOperator`, a ``scipy.sparse`` array or
+matrix, a ``cupyx.scipy.sparse`` matrix, a dense NumPy/CuPy array or a SymPy matrix (exact
+values are rounded to float64; device data is copied to the host first).
+
+========================  ==========================================  =======================
+target                    writer                                      reader
+========================  ==========================================  =======================
+SciPy sparse array        :func:`to_scipy`                            --
+MatrixMarket ``.mtx``     :func:`to_matrix_market`                    :func:`read_matrix_market`
+NumPy ``.npz``            :func:`to_npz` (``scipy.sparse.save_npz``)  :func:`read_npz`
+PyTorch COO/CSR tensor    :func:`to_torch`; file: :func:`save_torch`  :func:`from_torch`, :func:`load_torch`
+JAX BCOO                  :func:`to_jax_bcoo` (needs jax)             :func:`from_jax_bcoo`
+DLPack (dense)            :func:`to_dlpack`                           :func:`from_dlpack`
+========================  ==========================================  =======================
+
+The command line ``isomat export KIND ... --format mtx|npz|pt -o FILE`` builds an operator of a
+construction family (see :data:`FAMILIES`) and writes it with these functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.io
+import scipy.sparse as sp
+
+from .gpu import is_cupy_array, is_cupy_sparse, to_cpu
+
+FORMATS = ("mtx", "npz", "pt")
+
+
+# ---------------------------------------------------------------------------------------------
+# conversions
+# ---------------------------------------------------------------------------------------------
+def to_scipy(A: Any, format: str = "csr") -> sp.sparray:
+    """A float ``scipy.sparse`` array (``csr``, ``csc`` or ``coo``) with duplicates summed.
+
+    Parameters
+    ----------
+    A : SparseOperator, scipy/cupyx sparse, NumPy/CuPy array or SymPy matrix
+        A 2-d operator.
+    format : {"csr", "csc", "coo"}
+    """
+    import sympy
+
+    from .algebra._operator import SparseOperator
+
+    if format not in ("csr", "csc", "coo"):
+        raise ValueError(f"format must be 'csr', 'csc' or 'coo', got {format!r}")
+    if isinstance(A, SparseOperator):
+        return A.to_scipy(format)
+    if is_cupy_sparse(A) or is_cupy_array(A):
+        A = to_cpu(A)
+    if isinstance(A, sympy.MatrixBase):
+        from .algebra._operator import as_operator
+
+        return as_operator(A).to_scipy(format)
+    if sp.issparse(A):
+        out = sp.coo_array(A)
+        out.sum_duplicates()
+        return out.asformat(format)
+    if isinstance(A, (np.ndarray, list, tuple)):
+        arr = np.asarray(A)
+        if arr.ndim != 2:
+            raise ValueError(f"A must be a matrix (2-d), got an array of shape {arr.shape}")
+        if arr.dtype.kind not in "biufc":
+            raise TypeError(f"A must be numeric, got dtype {arr.dtype}")
+        return sp.coo_array(arr.astype(np.result_type(arr.dtype, np.float64))).asformat(format)
+    raise TypeError(
+        f"A must be a SparseOperator, a SciPy/CuPy sparse matrix, a NumPy/CuPy array or a SymPy "
+        f"matrix, got {type(A).__name__}"
+    )
+
+
+def _path(path: Any, suffix: str) -> Path:
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
+    p = Path(path)
+    if p.suffix != suffix:
+        raise ValueError(f"path must end in {suffix!r}, got {str(p)!r}")
+    return p
+
+
+def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | None = None) -> Path:
+    """Write ``A`` as a MatrixMarket coordinate file (``.mtx``); returns the path.
+
+    Parameters
+    ----------
+    A : operator (see :func:`to_scipy`)
+    path : str or Path
+        Ends in ``.mtx``.
+    comment : str
+        Written in the header (e.g. the construction and its seed).
+    precision : int, optional
+        Significant digits; default: enough to round-trip float64 exactly (17).
+    """
+    p = _path(path, ".mtx")
+    M = to_scipy(A, "coo")
+    scipy.io.mmwrite(str(p), M, comment=comment, precision=17 if precision is None else int(precision))
+    return p
+
+
+def read_matrix_market(path: Any) -> sp.csr_array:
+    """Read a ``.mtx`` file as a ``csr_array``."""
+    return sp.csr_array(scipy.io.mmread(str(_path(path, ".mtx"))))
+
+
+def to_npz(A: Any, path: Any, *, compressed: bool = True) -> Path:
+    """Write ``A`` with ``scipy.sparse.save_npz`` (CSR) to ``path`` (``.npz``); returns the path."""
+    p = _path(path, ".npz")
+    sp.save_npz(str(p), to_scipy(A, "csr"), compressed=compressed)
+    return p
+
+
+def read_npz(path: Any) -> sp.csr_array:
+    """Read a file written by :func:`to_npz` as a ``csr_array``."""
+    return sp.csr_array(sp.load_npz(str(_path(path, ".npz"))))
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - the torch extra is installed in CI
+        raise ImportError("PyTorch export needs the torch extra: pip install 'isomat[torch]'") from exc
+    return torch
+
+
+def to_torch(A: Any, format: str = "coo") -> Any:
+    """A PyTorch sparse tensor: ``torch.sparse_coo_tensor`` (coalesced) or ``torch.sparse_csr_tensor``.
+
+    Parameters
+    ----------
+    A : operator (see :func:`to_scipy`)
+    format : {"coo", "csr"}
+        Layout of the tensor. Indices are int64, values float64 (complex128 for complex input).
+    """
+    torch = _torch()
+    if format == "coo":
+        M = to_scipy(A, "coo")
+        idx = torch.from_numpy(np.vstack([M.row, M.col]).astype(np.int64))
+        return torch.sparse_coo_tensor(idx, torch.from_numpy(np.ascontiguousarray(M.data)), M.shape,
+                                       check_invariants=True).coalesce()
+    if format == "csr":
+        M = to_scipy(A, "csr")
+        M.sort_indices()
+        with warnings.catch_warnings():  # "Sparse CSR tensor support is in beta state"
+            warnings.filterwarnings("ignore", message=".*Sparse CSR tensor support is in beta.*")
+            return torch.sparse_csr_tensor(torch.from_numpy(M.indptr.astype(np.int64)),
+                                           torch.from_numpy(M.indices.astype(np.int64)),
+                                           torch.from_numpy(np.ascontiguousarray(M.data)), M.shape,
+                                           check_invariants=True)
+    raise ValueError(f"format must be 'coo' or 'csr', got {format!r}")
+
+
+def from_torch(t: Any) -> sp.csr_array:
+    """A ``csr_array`` from a PyTorch sparse COO/CSR tensor or a dense 2-d tensor."""
+    torch = _torch()
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"t must be a torch.Tensor, got {type(t).__name__}")
+    if t.ndim != 2:
+        raise ValueError(f"t must be 2-d, got shape {tuple(t.shape)}")
+    t = t.detach().cpu()
+    if t.layout == torch.sparse_coo:
+        t = t.coalesce()
+        r, c = t.indices().numpy()
+        return sp.csr_array(sp.coo_array((t.values().numpy(), (r, c)), shape=tuple(t.shape)))
+    if t.layout == torch.sparse_csr:
+        return sp.csr_array((t.values().numpy(), t.col_indices().numpy(), t.crow_indices().numpy()),
+                            shape=tuple(t.shape))
+    if t.layout == torch.strided:
+        return sp.csr_array(t.numpy())
+    raise ValueError(f"t has layout {t.layout}; expected sparse_coo, sparse_csr or strided")
+
+
+def save_torch(A: Any, path: Any, format: str = "coo") -> Path:
+    """``torch.save`` the tensor of :func:`to_torch` to ``path`` (``.pt``); returns the path."""
+    p = _path(path, ".pt")
+    _torch().save(to_torch(A, format), str(p))
+    return p
+
+
+def load_torch(path: Any) -> Any:
+    """Load a tensor written by :func:`save_torch` (``weights_only=True``)."""
+    return _torch().load(str(_path(path, ".pt")), weights_only=True)
+
+
+def to_jax_bcoo(A: Any) -> Any:
+    """A ``jax.experimental.sparse.BCOO`` matrix (needs jax)."""
+    try:
+        from jax.experimental import sparse as jsparse
+        import jax.numpy as jnp
+    except ImportError as exc:
+        raise ImportError("JAX export needs jax: pip install jax") from exc
+    M = to_scipy(A, "coo")
+    idx = np.stack([M.row, M.col], axis=1).astype(np.int32)
+    return jsparse.BCOO((jnp.asarray(M.data), jnp.asarray(idx)), shape=M.shape)
+
+
+def from_jax_bcoo(M: Any) -> sp.csr_array:
+    """A ``csr_array`` from a 2-d ``BCOO`` matrix (duplicates summed)."""
+    data = np.asarray(M.data)
+    idx = np.asarray(M.indices)
+    if idx.ndim != 2 or idx.shape[1] != 2:
+        raise ValueError(f"M must be a 2-d BCOO with indices of shape (nnz, 2), got {idx.shape}")
+    return sp.csr_array(sp.coo_array((data, (idx[:, 0], idx[:, 1])), shape=tuple(M.shape)))
+
+
+def to_dlpack(A: Any) -> Any:
+    """The dense matrix as an array exporting the DLPack protocol (``__dlpack__``).
+
+    A NumPy array for host data, a CuPy array (device memory, no copy to the host) for the
+    cupy field; consume it with ``torch.from_dlpack``, ``numpy.from_dlpack``,
+    ``jax.dlpack.from_dlpack`` or :func:`from_dlpack`. Dense: meant for matrices that fit.
+    """
+    import sympy
+
+    from .algebra._operator import SparseOperator, check_size
+
+    if isinstance(A, SparseOperator):
+        check_size("to_dlpack (dense)", A.shape, A.shape[0] * A.shape[1], field="numpy")
+        if A.field == "cupy":
+            return A.todense()
+        return np.ascontiguousarray(A.to_scipy().toarray())
+    if is_cupy_sparse(A):
+        return A.toarray()
+    if is_cupy_array(A):
+        return A
+    if isinstance(A, sympy.MatrixBase) or sp.issparse(A):
+        return np.ascontiguousarray(to_scipy(A).toarray())
+    arr = np.ascontiguousarray(np.asarray(A))
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(f"A must be numeric, got dtype {arr.dtype}")
+    return arr
+
+
+def from_dlpack(x: Any) -> np.ndarray:
+    """A NumPy array from any host object with ``__dlpack__`` (``numpy.from_dlpack``)."""
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"x must export __dlpack__, got {type(x).__name__}")
+    return np.from_dlpack(x)
+
+
+def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", torch_layout: str = "coo") -> Path:
+    """Write ``A`` in ``format`` (``mtx``, ``npz`` or ``pt``; default: the file's suffix)."""
+    p = Path(path)
+    fmt = format or p.suffix.lstrip(".")
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if p.suffix != "." + fmt:
+        raise ValueError(f"-o/path must end in '.{fmt}' for format {fmt!r}, got {str(p)!r}")
+    if fmt == "mtx":
+        return to_matrix_market(A, p, comment=comment)
+    if fmt == "npz":
+        return to_npz(A, p)
+    return save_torch(A, p, torch_layout)
+
+
+def read(path: Any) -> sp.csr_array:
+    """Read a file written by :func:`write` (by its suffix) as a ``csr_array``."""
+    p = Path(path)
+    if p.suffix == ".mtx":
+        return read_matrix_market(p)
+    if p.suffix == ".npz":
+        return read_npz(p)
+    if p.suffix == ".pt":
+        return from_torch(load_torch(p))
+    raise ValueError(f"path must end in .mtx, .npz or .pt, got {str(p)!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# the family registry behind ``isomat export KIND``
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ExportFamily:
+    """One ``isomat export`` kind: its options and how to build its operator.
+
+    ``build(args, rng)`` returns the operator (anything :func:`to_scipy` takes) from the parsed
+    options, drawing random values from ``rng`` (a seeded ``numpy.random.Generator``).
+    """
+
+    name: str
+    help: str
+    add_options: Callable[[argparse.ArgumentParser], None]
+    build: Callable[[argparse.Namespace, np.random.Generator], Any]
+
+
+FAMILIES: dict[str, ExportFamily] = {}
+
+
+def family(name: str, help: str) -> Callable[[type], type]:
+    """Class decorator registering an ``isomat export`` kind.
+
+    The class has two static methods: ``options(parser)`` adds the kind's own argparse
+    options, ``build(args, rng)`` returns the operator.
+    """
+
+    def deco(cls: type) -> type:
+        FAMILIES[name] = ExportFamily(name, help, cls.options, cls.build)
+        return cls
+
+    return deco
+
+
+def int_list(text: str) -> tuple[int, ...]:
+    """argparse type: ``"1,28,28"`` -> ``(1, 28, 28)``."""
+    parts = text.split(",")
+    try:
+        out = tuple(int(p) for p in parts if p.strip() != "")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+    if not out:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}")
+    return out
+
+
+def positive(text: str) -> int:
+    """argparse type: a positive integer."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def int_or_tuple(text: str) -> int | tuple[int, ...]:
+    """argparse type: ``"3"`` -> 3, ``"3,5"`` -> (3, 5)."""
+    t = int_list(text)
+    return t[0] if len(t) == 1 else t
+
+
+def new_seed() -> int:
+    """A fresh seed (printed by the CLI so the run can be repeated with ``--seed``)."""
+    return secrets.randbelow(2**31)
+
+
+def _matrix_from_file(path: str, what: str) -> np.ndarray:
+    p = Path(path)
+    if p.suffix != ".npy":
+        raise ValueError(f"{what} must be a .npy file, got {path!r}")
+    return np.load(p, allow_pickle=False)
+
+
+# -- projection (cheng2025 eq. 22) ----------------------------------------------------------------
+@family("projection", "cheng2025 projection Pi^m_n (eq. 22): n x m, rows sum to one")
+class _Projection:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--m", type=positive, required=True, help="input dimension (columns)")
+        p.add_argument("--n", type=positive, required=True, help="output dimension (rows)")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.projection import projection_operator
+
+        return projection_operator(args.m, args.n)
+
+
+# -- kron ------------------------------------------------------------------------------------------
+def _factor_shapes(text: str) -> list[tuple[int, ...]]:
+    shapes = [int_list(f.replace("x", ",")) for f in text.split(",")]
+    for shape in shapes:
+        if len(shape) != 2 or min(shape) < 1:
+            raise argparse.ArgumentTypeError(f"each factor is ROWSxCOLS with positive sizes, got {text!r}")
+    return shapes
+
+
+def _unit_interval(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0.0 < v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return v
+
+
+@family("kron", "Kronecker product of random Gaussian factors")
+class _Kron:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--factors", required=True, type=_factor_shapes,
+                       help="factor shapes, e.g. 2x3,4x4 (each ROWSxCOLS)")
+        p.add_argument("--density", type=_unit_interval, default=1.0,
+                       help="fraction of nonzero factor entries (default 1)")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.kron import kron_operator
+
+        factors = [rng.standard_normal(s) * (rng.random(s) < args.density) for s in args.factors]
+        return kron_operator(*factors)
+
+
+# -- conv (zhu2025 §4.2.1) -------------------------------------------------------------------------
+def _padding(text: str) -> Any:
+    if text in ("same", "valid"):
+        return text
+    try:
+        return int_or_tuple(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected an integer, a tuple like 1,2, 'same' or 'valid', got {text!r}") from None
+
+
+@family("conv", "zhu2025 convolution matrix W_conv (cross-correlation as torch conv1d/2d/3d)")
+class _Conv:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--input-shape", type=int_list, required=True, help="C_in,n1,...,nd, e.g. 1,28,28")
+        p.add_argument("--kernel-size", type=int_or_tuple, default=None,
+                       help="k or k1,...,kd (random Gaussian kernel; or give --kernel)")
+        p.add_argument("--kernel", metavar="FILE.npy", default=None,
+                       help="kernel array (C_out, C_in, k1, ..., kd) from a .npy file")
+        p.add_argument("--out-channels", type=positive, default=1, help="C_out of a random kernel (default 1)")
+        p.add_argument("--stride", type=int_or_tuple, default=1)
+        p.add_argument("--padding", type=_padding, default=0, help="int, tuple, 'same' or 'valid'")
+        p.add_argument("--dilation", type=int_or_tuple, default=1)
+        p.add_argument("--boundary", choices=["zero", "circular"], default="zero")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.conv import conv_matrix
+
+        shape = args.input_shape
+        if len(shape) < 2:
+            raise ValueError(f"--input-shape must be C_in,n1,...,nd with at least one spatial axis, got {shape}")
+        d = len(shape) - 1
+        if args.kernel is not None:
+            if args.kernel_size is not None:
+                raise ValueError("give either --kernel or --kernel-size, not both")
+            kernel = _matrix_from_file(args.kernel, "--kernel")
+        else:
+            if args.kernel_size is None:
+                raise ValueError("--kernel-size (or --kernel FILE.npy) is required")
+            ks = args.kernel_size if isinstance(args.kernel_size, tuple) else (args.kernel_size,) * d
+            if len(ks) != d:
+                raise ValueError(f"--kernel-size needs {d} values for a {d}-d input, got {len(ks)}")
+            kernel = rng.standard_normal((args.out_channels, shape[0], *ks))
+        return conv_matrix(shape, kernel, stride=args.stride, padding=args.padding, dilation=args.dilation,
+                           boundary=args.boundary, format="operator")
