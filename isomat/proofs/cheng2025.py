@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from ..algebra import projection
 from .engine import (
     all_of,
+    compare_printed,
+    not_checkable,
     claim,
     decide,
     exact_equal,
@@ -31,6 +33,13 @@ from .engine import (
 # Naive references written straight from the printed Kronecker formulas (eqs. 17-19, 22).
 # They share no code with isomat.algebra.
 # ---------------------------------------------------------------------------------------------
+def _kron(A: sympy.Matrix, B: sympy.Matrix) -> sympy.Matrix:
+    """Kronecker product straight from its definition, (A ⊗ B)[i, j] = A[i // r, j // s] B[i % r, j % s]."""
+    A, B = sympy.Matrix(A), sympy.Matrix(B)
+    r, s = B.shape
+    return sympy.Matrix(A.rows * r, A.cols * s, lambda i, j: A[i // r, j // s] * B[i % r, j % s])
+
+
 def _ones(k: int) -> sympy.Matrix:
     return sympy.ones(k, 1)
 
@@ -38,8 +47,8 @@ def _ones(k: int) -> sympy.Matrix:
 def naive_projection(m: int, n: int) -> sympy.Matrix:
     """Eq. (22): Π^m_n = (n/t) (I_n ⊗ 1ᵀ_{t/n}) (I_m ⊗ 1_{t/m})."""
     t = math.lcm(m, n)
-    left = sympy.kronecker_product(sympy.eye(n), _ones(t // n).T)
-    right = sympy.kronecker_product(sympy.eye(m), _ones(t // m))
+    left = _kron(sympy.eye(n), _ones(t // n).T)
+    right = _kron(sympy.eye(m), _ones(t // m))
     return sympy.Rational(n, t) * left * right
 
 
@@ -47,8 +56,8 @@ def naive_inner_v(x: sympy.Matrix, y: sympy.Matrix) -> sympy.Expr:
     """Eq. (17): <x, y>_V = (1/t) <x ⊗ 1_{t/m}, y ⊗ 1_{t/n}>."""
     m, n = x.rows, y.rows
     t = math.lcm(m, n)
-    xe = sympy.kronecker_product(x, _ones(t // m))
-    ye = sympy.kronecker_product(y, _ones(t // n))
+    xe = _kron(x, _ones(t // m))
+    ye = _kron(y, _ones(t // n))
     return (xe.T * ye)[0, 0] / t
 
 
@@ -56,7 +65,7 @@ def naive_dist_v_sq(x: sympy.Matrix, y: sympy.Matrix) -> sympy.Expr:
     """Eq. (19) squared, with x - y the STA difference of eq. (14)."""
     m, n = x.rows, y.rows
     t = math.lcm(m, n)
-    d = sympy.kronecker_product(x, _ones(t // m)) - sympy.kronecker_product(y, _ones(t // n))
+    d = _kron(x, _ones(t // m)) - _kron(y, _ones(t // n))
     return naive_inner_v(d, d)
 
 
@@ -98,7 +107,7 @@ def _def2_9():
         "With d_V from (17)-(19): the gradient of d_V(x, y)² in y vanishes at y = Π^m_n x "
         "(symbolic x, all 1 ≤ m, n ≤ 5; with def2.9's positive-definite Hessian this makes Π^m_n x "
         "the unique minimizer); Π^m_n x is no farther from x than any y, tested exactly on "
-        "Hypothesis-drawn integer x, y with m, n ≤ 12; and isomat's projection(m, n) equals the "
+        "Hypothesis-drawn integer x, y with m, n ≤ 12 (60 examples); and isomat's projection(m, n) equals the "
         "printed formula (22) entry by entry for all m, n ≤ 12."
     ),
     methods=["symbolic", "property", "exact"],
@@ -125,7 +134,7 @@ def _prop2_10():
         X, Y = sympy.Matrix(x), sympy.Matrix(y)
         return naive_dist_v_sq(X, sympy.Matrix(_exact(m, n).dot(np.array(x, dtype=object)))) <= naive_dist_v_sq(X, Y)
 
-    prop = property_search(nearest, draws, describe="m, n in [1, 12]; x, y integer vectors in [-9, 9]", max_examples=150)
+    prop = property_search(nearest, draws, describe="m, n in [1, 12]; x, y integer vectors in [-9, 9]", max_examples=60)
 
     formula = exhaustive(
         lambda mn: sympy.Matrix(_exact(*mn)) == naive_projection(*mn),
@@ -210,3 +219,584 @@ def _composition():
         ),
         triples_that_compose_up_to_8=f"{n_hold} of {8**3}",
     )
+
+
+# =============================================================================================
+# §II: STP, DK-STP, bridge, STA (eqs. 12-16) and the classical STP theorems
+# =============================================================================================
+import importlib  # noqa: E402
+
+_stp_mod = importlib.import_module("isomat.algebra.stp")
+_logic = importlib.import_module("isomat.algebra.logic")
+_hyper = importlib.import_module("isomat.algebra.hyper")
+
+
+def _rand(rows: int, cols: int, seed: int, lo: int = -3, hi: int = 3) -> sympy.Matrix:
+    """Deterministic random integer matrix (exact)."""
+    rng = np.random.default_rng(seed)
+    return sympy.Matrix(rng.integers(lo, hi + 1, size=(rows, cols)).tolist())
+
+
+def naive_stp(A: sympy.Matrix, B: sympy.Matrix) -> sympy.Matrix:
+    """Eq. (12) with sympy.kronecker_product: (A ⊗ I_{t/n})(B ⊗ I_{t/p})."""
+    n, p = A.cols, B.rows
+    t = math.lcm(n, p)
+    return _kron(A, sympy.eye(t // n)) * _kron(B, sympy.eye(t // p))
+
+
+def naive_stp_right(A: sympy.Matrix, B: sympy.Matrix) -> sympy.Matrix:
+    n, p = A.cols, B.rows
+    t = math.lcm(n, p)
+    return _kron(sympy.eye(t // n), A) * _kron(sympy.eye(t // p), B)
+
+
+def naive_dk(A: sympy.Matrix, B: sympy.Matrix, weighted: bool = False) -> sympy.Matrix:
+    """Eq. (13) (or (61) when weighted): (A ⊗ 1ᵀ_{t/n})(B ⊗ 1_{t/p}) [· 1/(t/p)]."""
+    n, p = A.cols, B.rows
+    t = math.lcm(n, p)
+    out = _kron(A, _ones(t // n).T) * _kron(B, _ones(t // p))
+    return out / (t // p) if weighted else out
+
+
+def naive_sta(x: sympy.Matrix, y: sympy.Matrix, sign: int = 1) -> sympy.Matrix:
+    """Eq. (14): (x ⊗ 1_{t/m}) ± (y ⊗ 1_{t/n})."""
+    t = math.lcm(x.rows, y.rows)
+    return _kron(x, _ones(t // x.rows)) + sign * _kron(y, _ones(t // y.rows))
+
+
+def _M(x) -> sympy.Matrix:
+    return sympy.Matrix(x)
+
+
+def _dims(k: int, bound: int):
+    """All k-tuples of dimensions in [1, bound], smallest total first."""
+    return sorted(itertools.product(range(1, bound + 1), repeat=k), key=lambda c: (sum(c), c))
+
+
+def _exact_exhaustive(pred, cases, describe, witness=None):
+    tr = exhaustive(pred, cases, describe=describe, witness=witness)
+    tr.method = "exact"
+    return tr
+
+
+@claim(
+    "cheng2025:def2.5/stp-formula",
+    quote="A ⋉ B := (A ⊗ I_{t/n})(B ⊗ I_{t/p}),  t = lcm(n, p)   (12)",
+    statement=(
+        "isomat.algebra.stp (Chinese-remainder re-indexing, no Kronecker factor formed) equals the "
+        "printed formula (12) built with sympy.kronecker_product, exactly, on random integer matrices "
+        "for every (m, n, p, q) with entries in [1, 4] (256 shapes, coprime, divisible and general n, p); "
+        "likewise stp_right against (I_{t/n} ⊗ A)(I_{t/p} ⊗ B)."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _stp_formula():
+    def ok(c):
+        m, n, p, q = c
+        A, B = _rand(m, n, sum(c)), _rand(p, q, 7 * sum(c) + 1)
+        return _stp_mod.stp(A, B) == naive_stp(A, B) and _stp_mod.stp_right(A, B) == naive_stp_right(A, B)
+
+    return decide(_exact_exhaustive(ok, _dims(4, 4), "1 <= m, n, p, q <= 4, integer entries in [-3, 3]"))
+
+
+@claim(
+    "cheng2025:def2.1/eq12",
+    quote="(3) A ⋉ B = AB when n = p; (4) associativity; (5) distributivity — required of any STP",
+    statement=(
+        "The MM-STP of eq. (12) satisfies Def. 2.1: A ⋉ B = AB for n = p (all sizes ≤ 4); "
+        "(A ⋉ B) ⋉ C = A ⋉ (B ⋉ C) and (A + A') ⋉ C = A ⋉ C + A' ⋉ C, C ⋉ (A + A') = C ⋉ A + C ⋉ A' "
+        "exactly, using the naive formula (12), on random integer matrices for all column/row sizes in [1, 4] "
+        "of the dimensions (generalization and distributivity: sizes in [1, 4]; associativity: n, p, q, r in [1, 3])."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _def21_eq12():
+    def generalizes(c):
+        m, n, q = c
+        A, B = _rand(m, n, 3 * sum(c)), _rand(n, q, 5 * sum(c))
+        return naive_stp(A, B) == A * B
+
+    def assoc(c):
+        n, p, q, r = c
+        A, B, C = _rand(2, n, sum(c)), _rand(p, q, 2 * sum(c)), _rand(r, 2, 3 * sum(c))
+        return naive_stp(naive_stp(A, B), C) == naive_stp(A, naive_stp(B, C))
+
+    def distrib(c):
+        m, n, p = c
+        A, A2, C = _rand(m, n, sum(c)), _rand(m, n, sum(c) + 9), _rand(p, 2, sum(c) + 4)
+        return (naive_stp(A + A2, C) == naive_stp(A, C) + naive_stp(A2, C)
+                and naive_stp(C.T, A + A2) == naive_stp(C.T, A) + naive_stp(C.T, A2))
+
+    return decide(all_of(
+        _exact_exhaustive(generalizes, _dims(3, 4), "m, n, q in [1, 4]"),
+        _exact_exhaustive(assoc, _dims(4, 3), "n, p, q, r in [1, 3]"),
+        _exact_exhaustive(distrib, _dims(3, 4), "m, n, p in [1, 4]"),
+    ))
+
+
+@claim(
+    "cheng2025:def2.5/stp-associative",
+    quote="(classical; Cheng, Qi & Zhao 2012, Thm 2.11) (A ⋉ B) ⋉ C = A ⋉ (B ⋉ C) for all dimensions",
+    statement=(
+        "Associativity of isomat's stp on Hypothesis-drawn dimensions (each in [1, 6], so coprime, "
+        "divisible and general pairs occur) and integer entries in [-3, 3], exact (SymPy), 60 examples."
+    ),
+    methods=["property", "exact"],
+)
+def _stp_assoc():
+    dims = st.tuples(*[st.integers(1, 6)] * 6)
+
+    def ok(d):
+        m, n, p, q, r, s = d
+        A, B, C = _rand(m, n, sum(d)), _rand(p, q, sum(d) + 1), _rand(r, s, sum(d) + 2)
+        S = _stp_mod.stp
+        return S(S(A, B), C) == S(A, S(B, C))
+
+    return decide(property_search(ok, dims, describe="A m×n, B p×q, C r×s; all dims in [1, 6]", max_examples=60))
+
+
+@claim(
+    "cheng2025:def2.5/stp-transpose-inverse",
+    quote="(classical) (A ⋉ B)ᵀ = Bᵀ ⋉ Aᵀ;  (A ⋉ B)⁻¹ = B⁻¹ ⋉ A⁻¹ for invertible A, B",
+    statement=(
+        "Exact, for every (m, n, p, q) in [1, 4]^4 (transpose) and every pair of square sizes n, p in [1, 5] "
+        "with A = I + strictly lower integer part (invertible) (inverse), using isomat's stp; and "
+        "distributivity of stp over + on the same shapes."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _stp_transpose_inverse():
+    S = _stp_mod.stp
+
+    def transpose(c):
+        m, n, p, q = c
+        A, B = _rand(m, n, sum(c) + 11), _rand(p, q, sum(c) + 12)
+        A2 = _rand(m, n, sum(c) + 13)
+        return S(A, B).T == S(B.T, A.T) and S(A + A2, B) == S(A, B) + S(A2, B)
+
+    def inverse(c):
+        n, p = c
+        A = sympy.eye(n) + _rand(n, n, n + 20).lower_triangular(-1) + _rand(n, n, n + 21).upper_triangular(1) * 0
+        B = sympy.eye(p) + _rand(p, p, p + 30).upper_triangular(1)
+        return S(A, B).inv() == S(B.inv(), A.inv())
+
+    return decide(all_of(
+        _exact_exhaustive(transpose, _dims(4, 4), "m, n, p, q in [1, 4]"),
+        _exact_exhaustive(inverse, _dims(2, 5), "square A n×n, B p×p, n, p in [1, 5]"),
+    ))
+
+
+@claim(
+    "cheng2025:def2.5/stp-vector-commute",
+    quote="(classical pseudo-commutativity) X ⋉ A = (I_t ⊗ A) ⋉ X for a column X ∈ R^t; A ⋉ Z = Z ⋉ (I_t ⊗ A) for a row Z",
+    statement=(
+        "Exact, isomat's stp, for every A of size m×n with m, n ∈ [1, 4] and t ∈ [1, 4], integer entries."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _stp_commute():
+    S = _stp_mod.stp
+
+    def ok(c):
+        m, n, t = c
+        A, X, Z = _rand(m, n, sum(c)), _rand(t, 1, sum(c) + 3), _rand(1, t, sum(c) + 5)
+        It = _kron(sympy.eye(t), A)
+        return S(X, A) == S(It, X) and S(A, Z) == S(Z, It)
+
+    return decide(_exact_exhaustive(ok, _dims(3, 4), "m, n, t in [1, 4]"))
+
+
+def naive_swap(m: int, n: int) -> sympy.Matrix:
+    """W[m,n] from its definition: column of δ_m^i ⊗ δ_n^j is δ_n^j ⊗ δ_m^i."""
+    cols = []
+    for i in range(m):
+        for j in range(n):
+            cols.append(_kron(sympy.eye(n)[:, j], sympy.eye(m)[:, i]))
+    return sympy.Matrix.hstack(*cols)
+
+
+@claim(
+    "cheng2025:def2.5/swap-matrix",
+    quote="(classical) W[m,n](x ⋉ y) = y ⋉ x;  W[m,n]ᵀ = W[m,n]⁻¹ = W[n,m];  W[m,p](A ⊗ B)W[q,n] = B ⊗ A",
+    statement=(
+        "isomat's swap_matrix(m, n) equals the definition column by column; it is orthogonal with inverse "
+        "W[n, m]; it swaps x ⋉ y for integer x, y; and W[m,p](A⊗B)W[q,n] = B⊗A for A m×n, B p×q — exact, all "
+        "m, n, p, q in [1, 3] (and m, n ≤ 5 for the first three)."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _swap():
+    W = lambda m, n: sympy.Matrix(_stp_mod.swap_matrix(m, n, backend="sympy"))  # noqa: E731
+
+    def basic(c):
+        m, n = c
+        x, y = _rand(m, 1, sum(c)), _rand(n, 1, sum(c) + 1)
+        Wmn = W(m, n)
+        return (Wmn == naive_swap(m, n) and Wmn.T * Wmn == sympy.eye(m * n) and Wmn.T == W(n, m)
+                and Wmn * _stp_mod.stp(x, y) == _stp_mod.stp(y, x))
+
+    def kron_swap(c):
+        m, n, p, q = c
+        A, B = _rand(m, n, sum(c)), _rand(p, q, sum(c) + 2)
+        return W(m, p) * _kron(A, B) * W(q, n) == _kron(B, A)
+
+    return decide(all_of(
+        _exact_exhaustive(basic, _dims(2, 5), "m, n in [1, 5]"),
+        _exact_exhaustive(kron_swap, _dims(4, 3), "m, n, p, q in [1, 3]"),
+    ))
+
+
+@claim(
+    "cheng2025:def2.5/power-reducing-dummy",
+    quote=(
+        "(classical) x ⋉ x = M_{r,k} x for x ∈ Δ_k; D_f x y = x, D_r x y = y (front-/rear-maintaining); "
+        "S_i x_1 ⋉ ... ⋉ x_d = x_i (retriever)"
+    ),
+    statement=(
+        "Exhaustive over all logical vectors: k ∈ [2, 5] for M_{r,k}; p, q ∈ [1, 4] for D_f, D_r; all "
+        "dims tuples of length ≤ 3 with entries in [2, 3] and every i for the retriever; exact."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _power_dummy():
+    S = _stp_mod.stp
+    d = lambda k, i: sympy.eye(k)[:, i]  # noqa: E731
+
+    def power(k):
+        Mr = sympy.Matrix(_stp_mod.power_reducing_matrix(k, backend="sympy"))
+        return all(S(d(k, i), d(k, i)) == Mr * d(k, i) for i in range(k))
+
+    def dummy(c):
+        p, q = c
+        Df = sympy.Matrix(_stp_mod.front_maintaining(p, q, backend="sympy"))
+        Dr = sympy.Matrix(_stp_mod.rear_maintaining(p, q, backend="sympy"))
+        return all(Df * S(d(p, i), d(q, j)) == d(p, i) and Dr * S(d(p, i), d(q, j)) == d(q, j)
+                   for i in range(p) for j in range(q))
+
+    def retr(dims):
+        for i in range(1, len(dims) + 1):
+            R = sympy.Matrix(_stp_mod.retriever(list(dims), i, backend="sympy"))
+            for idx in itertools.product(*[range(k) for k in dims]):
+                x = _stp_mod.stp_chain(*[d(k, j) for k, j in zip(dims, idx)]) if len(dims) > 1 else d(dims[0], idx[0])
+                if R * x != d(dims[i - 1], idx[i - 1]):
+                    return False
+        return True
+
+    retr_cases = [c for L in (1, 2, 3) for c in itertools.product((2, 3), repeat=L)]
+    return decide(all_of(
+        _exact_exhaustive(power, range(2, 6), "k in [2, 5]"),
+        _exact_exhaustive(dummy, _dims(2, 4), "p, q in [1, 4]"),
+        _exact_exhaustive(retr, retr_cases, "dims in {2, 3}^L, L <= 3"),
+    ))
+
+
+@claim(
+    "cheng2025:def2.5/logic-structure-matrices",
+    quote=(
+        "(classical) σ(p, q) = M_σ ⋉ p ⋉ q with M_¬ = δ2[2 1], M_∧ = δ2[1 2 2 2], M_∨ = δ2[1 1 1 2], "
+        "M_→ = δ2[1 2 1 1], M_↔ = δ2[1 2 2 1]; and M_σ2 ⋉ M_σ1-type compositions give the structure matrix "
+        "of a compound expression"
+    ),
+    statement=(
+        "For k ∈ [2, 4] and every connective (¬, ∧, ∨, →, ↔, xor, nand, nor): M_σ ⋉ δ_k^i ⋉ δ_k^j equals "
+        "δ_k of the truth value σ((k−i)/(k−1), (k−j)/(k−1)) computed directly (min/max/1−p), for all i, j; "
+        "the Boolean δ-forms equal the printed ones; and for the compound p → (q ∧ ¬r) the structure matrix "
+        "from the expression equals M_→ ⋉ p ⋉ M_∧ ⋉ q ⋉ M_¬ ⋉ r evaluated with the classical rule "
+        "(move logical vectors right with swap / dummy) on every assignment."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _logic_claim():
+    S = _stp_mod.stp
+    direct = {
+        "conjunction": lambda p, q: min(p, q), "disjunction": lambda p, q: max(p, q),
+        "implication": lambda p, q: max(1 - p, q),
+        "equivalence": lambda p, q: min(max(1 - p, q), max(1 - q, p)),
+        "xor": lambda p, q: 1 - min(max(1 - p, q), max(1 - q, p)),
+        "nand": lambda p, q: 1 - min(p, q), "nor": lambda p, q: 1 - max(p, q),
+    }
+
+    def ok(k):
+        val = lambda i: sympy.Rational(k - 1 - i, k - 1)  # noqa: E731
+        vec = lambda v: sympy.eye(k)[:, int(k - 1 - v * (k - 1))]  # noqa: E731
+        N = sympy.Matrix(_logic.negation(k, backend="sympy"))
+        if any(N * sympy.eye(k)[:, i] != vec(1 - val(i)) for i in range(k)):
+            return False
+        for name, f in direct.items():
+            M = sympy.Matrix(getattr(_logic, name)(k, backend="sympy"))
+            for i in range(k):
+                for j in range(k):
+                    if S(M, S(sympy.eye(k)[:, i], sympy.eye(k)[:, j])) != vec(f(val(i), val(j))):
+                        return False
+        return True
+
+    printed = {"negation": (2, 1), "conjunction": (1, 2, 2, 2), "disjunction": (1, 1, 1, 2),
+               "implication": (1, 2, 1, 1), "equivalence": (1, 2, 2, 1)}
+    forms = exhaustive(lambda name: getattr(_logic, name)(form="delta") == printed[name], list(printed),
+                       describe="Boolean δ-forms vs the classical printed ones")
+    forms.method = "exact"
+    p, q, r = sympy.symbols("p q r")
+    Mf = sympy.Matrix(_logic.structure_matrix(sympy.Implies(p, q & ~r), [p, q, r], backend="sympy"))
+    Mi, Mc, Mn = (sympy.Matrix(f(backend="sympy")) for f in (_logic.implication, _logic.conjunction, _logic.negation))
+
+    def compound(a):
+        P, Qv, R = (sympy.eye(2)[:, i] for i in a)
+        return Mf * S(S(P, Qv), R) == S(Mi, S(P, S(Mc, S(Qv, S(Mn, R)))))
+
+    comp = _exact_exhaustive(compound, list(itertools.product(range(2), repeat=3)), "all 8 assignments of p, q, r")
+    return decide(all_of(_exact_exhaustive(ok, range(2, 5), "k in [2, 4]"), forms, comp))
+
+
+@claim(
+    "cheng2025:def2.1/eq13",
+    quote="A ⋉_DK B := (A ⊗ 1ᵀ_{t/n})(B ⊗ 1_{t/p})   (13), claimed an STP in the sense of Def. 2.1",
+    statement=(
+        "The DK-STP satisfies Def. 2.1: equals AB when n = p; associative; distributive — exact, naive "
+        "formula (13), random integer matrices, dimensions in [1, 4] ([1, 3] for associativity); and isomat's dk_stp "
+        "(sparse bridge, no t-sized factor) equals (13) for every (m, n, p, q) in [1, 4]^4."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _def21_eq13():
+    def generalizes(c):
+        m, n, q = c
+        A, B = _rand(m, n, sum(c)), _rand(n, q, sum(c) + 1)
+        return naive_dk(A, B) == A * B
+
+    def assoc(c):
+        n, p, q, r = c
+        A, B, C = _rand(2, n, sum(c)), _rand(p, q, sum(c) + 1), _rand(r, 2, sum(c) + 2)
+        return naive_dk(naive_dk(A, B), C) == naive_dk(A, naive_dk(B, C))
+
+    def distrib(c):
+        m, n, p = c
+        A, A2, C = _rand(m, n, sum(c)), _rand(m, n, sum(c) + 3), _rand(p, 2, sum(c) + 4)
+        return (naive_dk(A + A2, C) == naive_dk(A, C) + naive_dk(A2, C)
+                and naive_dk(C.T, A + A2) == naive_dk(C.T, A) + naive_dk(C.T, A2))
+
+    def impl(c):
+        m, n, p, q = c
+        A, B = _rand(m, n, sum(c) + 5), _rand(p, q, sum(c) + 6)
+        return _stp_mod.dk_stp(A, B) == naive_dk(A, B) and _stp_mod.dk_stp_weighted(A, B) == naive_dk(A, B, True)
+
+    return decide(all_of(
+        _exact_exhaustive(generalizes, _dims(3, 4), "m, n, q in [1, 4]"),
+        _exact_exhaustive(assoc, _dims(4, 3), "n, p, q, r in [1, 3]"),
+        _exact_exhaustive(distrib, _dims(3, 4), "m, n, p in [1, 4]"),
+        _exact_exhaustive(impl, _dims(4, 4), "dk_stp vs (13), m, n, p, q in [1, 4]"),
+    ))
+
+
+@claim(
+    "cheng2025:def2.3/sta",
+    quote="x ± y := (x ⊗ 1_{t/m}) ± (y ⊗ 1_{t/n})   (14); STA must be commutative (8) and associative (9)",
+    statement=(
+        "isomat's sta / sta_sub equal (14); x ⊕ y = y ⊕ x and (x ⊕ y) ⊕ z = x ⊕ (y ⊕ z) — exact, integer "
+        "vectors, all m, n, k in [1, 6]."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _def23():
+    def ok(c):
+        m, n, k = c
+        x, y, z = _rand(m, 1, sum(c)), _rand(n, 1, sum(c) + 1), _rand(k, 1, sum(c) + 2)
+        A = _stp_mod.sta
+        return (A(x, y) == naive_sta(x, y) and _stp_mod.sta_sub(x, y) == naive_sta(x, y, -1)
+                and A(x, y) == A(y, x) and A(A(x, y), z) == A(x, A(y, z)))
+
+    return decide(_exact_exhaustive(ok, _dims(3, 6), "m, n, k in [1, 6]"))
+
+
+@claim(
+    "cheng2025:def2.4/dk-stp",
+    quote=(
+        "(10) A ⋉ (B ⋉ x) = (A ⋉ B) ⋉ x;  (11) A ⋉ (x ⊕ y) = (A ⋉ x) ⊕ (A ⋉ y) — required of an MV-STP; "
+        "the paper gives no concrete MV-STP, the DK-STP (13) with a vector is the one it uses later"
+    ),
+    statement=(
+        "Whether the DK-STP (13), applied to column vectors, with the STA (14) satisfies (10) and (11): "
+        "exhaustive over A m×n, B n×p1 (for (10)) and vector sizes p1, p2, all in [1, 3], integer entries, exact."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _def24():
+    def ok(c):
+        m, n, p1, p2 = c
+        A = _rand(m, n, sum(c) + 1)
+        x, y = _rand(p1, 1, sum(c) + 2), _rand(p2, 1, sum(c) + 3)
+        B = _rand(n, p1, sum(c) + 4)
+        semigroup = naive_dk(A, naive_dk(B, x)) == naive_dk(naive_dk(A, B), x)
+        distributive = naive_dk(A, naive_sta(x, y)) == naive_sta(naive_dk(A, x), naive_dk(A, y))
+        return semigroup and distributive
+
+    def witness(c):
+        m, n, p1, p2 = c
+        A = _rand(m, n, sum(c) + 1)
+        x, y = _rand(p1, 1, sum(c) + 2), _rand(p2, 1, sum(c) + 3)
+        return {"A": A, "x": x, "y": y, "A⋉(x⊕y)": naive_dk(A, naive_sta(x, y)),
+                "(A⋉x)⊕(A⋉y)": naive_sta(naive_dk(A, x), naive_dk(A, y))}
+
+    printed = exhaustive(ok, _dims(4, 3), describe="m, n, p1, p2 in [1, 3]", witness=witness)
+    printed.method = "exact"
+
+    def corrected(c):
+        m, n, p1, p2 = c
+        A = _rand(m, n, sum(c) + 1)
+        x, y = _rand(p1, 1, sum(c) + 2), _rand(p2, 1, sum(c) + 3)
+        B = _rand(n, p1, sum(c) + 4)
+        pp = lambda M, v: M * naive_projection(v.rows, M.cols) * v  # noqa: E731
+        return (pp(A, naive_sta(x, y)) == pp(A, x) + pp(A, y)
+                and pp(A, pp(B, x)) == pp(pp(A, B), x))
+
+    return decide(printed, correction=(
+        "the projection-based product A ⋉_Π B := A Π^p_n B = (n/t)·(A ⋉_DK B) satisfies both (10) and (11) "
+        "(with ⊕ the STA and + on R^m): A Π^t_n (x ⊗ 1 + y ⊗ 1) = A Π^{p1}_n x + A Π^{p2}_n y",
+        _exact_exhaustive(corrected, _dims(4, 3), "projection-based product, m, n, p1, p2 in [1, 3]")))
+
+
+@claim(
+    "cheng2025:prop2.7",
+    quote="Ψ_{n×p} := (I ⊗ 1ᵀ_{t/n})(I_m ⊗ 1_{t/p}) ∈ M_{n×m}   (15),   M ⋉ N = M Ψ_{n×p} N   (16)",
+    statement=(
+        "Printed (15) read with I = I_n: the product is formed when the inner sizes agree and must be an n×m "
+        "matrix with (16) for the DK-STP (13); checked exactly for all (m, n, p, q) in [1, 3]^4 by size. "
+        "Correction: Ψ_{n×p} = (I_n ⊗ 1ᵀ_{t/n})(I_p ⊗ 1_{t/p}) ∈ M_{n×p}, verified against (13) and against "
+        "isomat's bridge for all sizes in [1, 4]^4."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _prop27():
+    def printed_ok(c):
+        m, n, p, q = c
+        t = math.lcm(n, p)
+        L = _kron(sympy.eye(n), _ones(t // n).T)
+        R = _kron(sympy.eye(m), _ones(t // p))
+        if L.cols != R.rows:
+            return False
+        Psi = L * R
+        if Psi.shape != (n, m):
+            return False
+        A, B = _rand(m, n, sum(c)), _rand(p, q, sum(c) + 1)
+        return Psi.shape[1] == B.rows and A * Psi * B == naive_dk(A, B)
+
+    def witness(c):
+        m, n, p, q = c
+        t = math.lcm(n, p)
+        return {"(I_n ⊗ 1ᵀ_{t/n}) size": [n, n * (t // n)], "(I_m ⊗ 1_{t/p}) size": [m * (t // p), m]}
+
+    printed = exhaustive(printed_ok, _dims(4, 3), describe="m, n, p, q in [1, 3]", witness=witness)
+    printed.method = "exact"
+
+    def corr(c):
+        m, n, p, q = c
+        t = math.lcm(n, p)
+        Psi = _kron(sympy.eye(n), _ones(t // n).T) * _kron(sympy.eye(p), _ones(t // p))
+        A, B = _rand(m, n, sum(c)), _rand(p, q, sum(c) + 1)
+        return (Psi.shape == (n, p) and A * Psi * B == naive_dk(A, B)
+                and sympy.Matrix(_stp_mod.bridge(n, p, backend="sympy")) == Psi)
+
+    return decide(printed, correction=(
+        "Ψ_{n×p} = (I_n ⊗ 1ᵀ_{t/n})(I_p ⊗ 1_{t/p}) ∈ M_{n×p} (= (t/n)·Π^p_n), and then M ⋉_DK N = M Ψ_{n×p} N",
+        _exact_exhaustive(corr, _dims(4, 4), "m, n, p, q in [1, 4]")))
+
+
+@claim(
+    "cheng2025:def2.8",
+    quote="<x, y>_V := (1/t) <x ⊗ 1_{t/m}, y ⊗ 1_{t/n}>  (17);  ||x||_V (18);  d_V(x, y) := ||x − y||_V  (19)",
+    statement=(
+        "isomat's inner_v / norm_v / dist_v (O(m + n), no R^t vector) equal (17)-(19) exactly for all m, n in "
+        "[1, 8] on integer vectors; <·,·>_V is symmetric and ||x||²_V = ||x||²/m; d_V is a pseudometric on R^∞: "
+        "the triangle inequality holds (Hypothesis, float64, tol 1e-12, sizes ≤ 12) and d_V(x, x ⊗ 1_k) = 0 for "
+        "x ≠ x ⊗ 1_k (so d_V is a metric only on the quotient by ~, as in Cheng 2019)."
+    ),
+    methods=["exact", "exhaustive", "property"],
+)
+def _def28():
+    def ok(c):
+        m, n = c
+        x, y = _rand(m, 1, sum(c)), _rand(n, 1, sum(c) + 1)
+        return (sympy.simplify(_stp_mod.inner_v(x, y) - naive_inner_v(x, y)) == 0
+                and _stp_mod.inner_v(x, y) == _stp_mod.inner_v(y, x)
+                and _stp_mod.norm_v(x) ** 2 == (x.T * x)[0, 0] / m
+                and sympy.simplify(_stp_mod.dist_v(x, y) ** 2 - naive_dist_v_sq(x, y)) == 0
+                and _stp_mod.dist_v(x, _kron(x, _ones(2))) == 0)
+
+    vec = lambda k: st.lists(st.integers(-9, 9), min_size=k, max_size=k)  # noqa: E731
+    tri = st.tuples(st.integers(1, 12), st.integers(1, 12), st.integers(1, 12)).flatmap(
+        lambda d: st.tuples(vec(d[0]), vec(d[1]), vec(d[2])))
+
+    def triangle(c):
+        x, y, z = (np.array(v, dtype=float) for v in c)
+        D = _stp_mod.dist_v
+        return D(x, z) <= D(x, y) + D(y, z) + 1e-12
+
+    return decide(all_of(_exact_exhaustive(ok, _dims(2, 8), "m, n in [1, 8]"),
+                         property_search(triangle, tri, describe="x, y, z integer vectors, sizes in [1, 12]", max_examples=80)))
+
+
+@claim(
+    "cheng2025:prop2.12",
+    quote="x +_r y := Π^m_r x + Π^n_r y  (23);  x +_r y = Π^t_r (x + y),  t = lcm(m, n)  (24)",
+    statement=(
+        "With x + y the STA (14): Π^m_r x + Π^n_r y = Π^t_r (x ⊕ y), exactly, symbolic x ∈ R^m, y ∈ R^n for "
+        "all m, n, r in [1, 5]; isomat's nominal_add equals (23)."
+    ),
+    methods=["symbolic", "exhaustive"],
+)
+def _prop212():
+    def ok(c):
+        m, n, r = c
+        x = sympy.Matrix(sympy.symbols(f"x0:{m}"))
+        y = sympy.Matrix(sympy.symbols(f"y0:{n}"))
+        t = math.lcm(m, n)
+        lhs = naive_projection(m, r) * x + naive_projection(n, r) * y
+        rhs = naive_projection(t, r) * naive_sta(x, y)
+        impl = _stp_mod.nominal_add(x, y, r)
+        return (lhs - rhs).expand().is_zero_matrix and (lhs - impl).expand().is_zero_matrix
+
+    tr = exhaustive(ok, _dims(3, 5), describe="m, n, r in [1, 5], symbolic x, y")
+    tr.method = "symbolic"
+    return decide(tr)
+
+
+@claim(
+    "cheng2025:prop2.12/eq26",
+    quote="Π^t_r (x ⊗ 1_{t/m}) = Π^m_r x  (26);  Π^t_r (y ⊗ 1_{t/n}) = Π^n_r y  (27);  the split (25)",
+    statement=(
+        "(26) and (27) for every m | t, r: Π^t_r (I_m ⊗ 1_{t/m}) = Π^m_r exactly (matrices), all m, t/m, r with "
+        "m ≤ 6, t/m ≤ 4, r ≤ 6 — this covers t = lcm(m, n) for every n; (25) is linearity of Π^t_r."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _eq26():
+    def ok(c):
+        m, k, r = c
+        t = m * k
+        return naive_projection(t, r) * _kron(sympy.eye(m), _ones(k)) == naive_projection(m, r)
+
+    cases = sorted(itertools.product(range(1, 7), range(1, 5), range(1, 7)), key=lambda c: (sum(c), c))
+    return decide(_exact_exhaustive(ok, cases, "m <= 6, t/m <= 4, r <= 6"))
+
+
+@claim(
+    "cheng2025:prop2.12/proof-coefficient",
+    quote="Π^t_r (x ⊗ 1_{t/m}) = (1/r)(I_r ⊗ 1ᵀ_{s/r})(I_t ⊗ 1_{s/t})(x ⊗ 1_{t/m})  (first line of the proof)",
+    statement=(
+        "The scalar c with Π^t_r = c·(I_r ⊗ 1ᵀ_{s/r})(I_t ⊗ 1_{s/t}), s = lcm(t, r), recomputed from (22) for "
+        "every t, r in [1, 4], compared with the printed 1/r (the next line of the proof uses r/s)."
+    ),
+    methods=["recompute"],
+)
+def _proof_coeff():
+    printed, recomputed = {}, {}
+    for t, r in itertools.product(range(1, 5), range(1, 5)):
+        s = math.lcm(t, r)
+        M = _kron(sympy.eye(r), _ones(s // r).T) * _kron(sympy.eye(t), _ones(s // t))
+        P = naive_projection(t, r)
+        c = P[0, 0] / M[0, 0]
+        if P != c * M:
+            raise AssertionError("Π^t_r is not a multiple of the Kronecker product")
+        key = f"proof of Prop. 2.12, line 1, coefficient for t={t}, r={r}"
+        printed[key] = sympy.Rational(1, r)
+        recomputed[key] = c
+    return compare_printed(printed, recomputed, correct_formula="r/s, s = lcm(t, r)")
