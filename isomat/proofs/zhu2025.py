@@ -1,0 +1,1113 @@
+"""Claims of zhu2025, "Unified Sparse-Matrix Representations for Diverse Neural Architectures".
+
+Paper: ../shared/papers/zhu2025-unified-sparse-matrix.txt (no numbered equations; claims are
+labelled by section, theorem, appendix and table). Conventions: row-major ``vec``
+(Assumption 4.1); "convolution" is cross-correlation as torch; 0-based indices in code.
+
+References here are direct loops written from the printed formulas and share no code with
+``isomat.algebra``. Where a check needs a "generic" kernel exactly, tap t gets the integer
+1000**t: every entry of a convolution matrix is then a sum of taps with multiplicities < 1000,
+which identifies the set of taps exactly (as a symbolic kernel would), at integer speed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from ..algebra import attention as _att
+from ..algebra import conv as _conv
+from ..algebra import pool as _pool
+from ..algebra import rnn as _rnn
+from .engine import (
+    Trial,
+    all_of,
+    claim,
+    compare_printed,
+    decide,
+    exhaustive,
+    not_checkable,
+)
+
+BASE = 1000
+
+
+def _symbolic_kernel(r1: int, r2: int) -> list:
+    return [[sympy.Symbol(f"k{a}{b}") for b in range(r2)] for a in range(r1)]
+
+
+def _generic_kernel(r1: int, r2: int) -> np.ndarray:
+    return np.array([[BASE ** (a * r2 + b) for b in range(r2)] for a in range(r1)], dtype=object)
+
+
+def _dense(M) -> np.ndarray:
+    """Exact dense object array of an isomat result (SymPy or SciPy)."""
+    if isinstance(M, sympy.MatrixBase):
+        return np.array(M.tolist(), dtype=object)
+    return np.array(M.toarray().tolist(), dtype=object)
+
+
+def _exists(search: Trial, what: str) -> Trial:
+    """A trial for an existence statement: it passes when ``search`` found a failing case,
+    which is then the witness."""
+    if not search.ok:
+        ev = dict(search.evidence, witness=search.counterexample)
+        return Trial(True, search.method, ev)
+    return Trial(False, search.method, dict(search.evidence), {"no_witness_in": what})
+
+
+# ---------------------------------------------------------------------------------------------
+# naive references (direct loops)
+# ---------------------------------------------------------------------------------------------
+def naive_conv2d(X, K, stride=(1, 1), pad=(0, 0), dil=(1, 1), circular=False):
+    """Y[o1,o2] = sum_{a,b} K[a,b] X[o1 s1 - p1 + a d1, o2 s2 - p2 + b d2] by loops."""
+    H, W = len(X), len(X[0])
+    r1, r2 = len(K), len(K[0])
+    o1 = (H + 2 * pad[0] - dil[0] * (r1 - 1) - 1) // stride[0] + 1
+    o2 = (W + 2 * pad[1] - dil[1] * (r2 - 1) - 1) // stride[1] + 1
+    Y = [[0] * o2 for _ in range(o1)]
+    for i in range(o1):
+        for j in range(o2):
+            acc = 0
+            for a in range(r1):
+                for b in range(r2):
+                    u = i * stride[0] - pad[0] + a * dil[0]
+                    v = j * stride[1] - pad[1] + b * dil[1]
+                    if circular:
+                        u, v = u % H, v % W
+                    elif not (0 <= u < H and 0 <= v < W):
+                        continue
+                    acc += K[a][b] * X[u][v]
+            Y[i][j] = acc
+    return Y
+
+
+def naive_conv_matrix(H, W, K, **kw) -> np.ndarray:
+    """Columns are naive_conv2d of the unit images (row-major vec)."""
+    cols = []
+    for c in range(H * W):
+        E = [[1 if u * W + v == c else 0 for v in range(W)] for u in range(H)]
+        cols.append([y for row in naive_conv2d(E, K, **kw) for y in row])
+    return np.array(cols, dtype=object).T
+
+
+def a1_matrix(H, W, K):
+    """Appendix A.1's entry formula, 1-based as printed: W_{r,c} = k_{p,q} for r = (u-1)W + v,
+    c = (u+p-1)W + (v+q), out-of-bounds columns dropped (zero padding)."""
+    b = (len(K) - 1) // 2
+    M = np.zeros((H * W, H * W), dtype=object)
+    for u in range(1, H + 1):
+        for v in range(1, W + 1):
+            for p in range(-b, b + 1):
+                for q in range(-b, b + 1):
+                    if 1 <= u + p <= H and 1 <= v + q <= W:
+                        r = (u - 1) * W + v
+                        c = (u + p - 1) * W + (v + q)
+                        M[r - 1, c - 1] += K[p + b][q + b]
+    return M
+
+
+def naive_rnn(U, V, xs):
+    """h_t = U x_t + V h_{t-1}, h_0 = 0 (SymPy matrices, non-commutative products kept)."""
+    h = sympy.zeros(U.rows, 1)
+    out = []
+    for x in xs:
+        h = U * x + V * h
+        out.append(h)
+    return out
+
+
+def naive_avgpool(X, p):
+    H, W = len(X), len(X[0])
+    return [[sum(X[i * p + a][j * p + b] for a in range(p) for b in range(p)) * Fraction(1, p * p)
+             for j in range(W // p)] for i in range(H // p)]
+
+
+def naive_maxpool(X, p):
+    H, W = len(X), len(X[0])
+    return [[max(X[i * p + a][j * p + b] for a in range(p) for b in range(p)) for j in range(W // p)]
+            for i in range(H // p)]
+
+
+def _flat(Y):
+    return [y for row in Y for y in row]
+
+
+def _sizes(bound):
+    return sorted(itertools.product(range(1, bound + 1), repeat=2), key=lambda c: (c[0] * c[1], c))
+
+
+# ---------------------------------------------------------------------------------------------
+# §4.1 Data2Matrix
+# ---------------------------------------------------------------------------------------------
+@claim(
+    "zhu2025:sec4.1.2/row-major",
+    quote="a two-dimensional matrix of size m×n is reshaped into a single column vector of dimension mn×1 "
+          "... Image_new = (I_11, I_12, I_13, ..., I_mn)^T",
+    statement="The printed order I_11, I_12, I_13, ..., I_mn is the row-major vec (as Assumption 4.1 says): "
+              "for every m ≤ 3, 3 ≤ n ≤ 4, the first three and the last entries of the row-major flattening of a "
+              "symbolic m×n image are I_11, I_12, I_13 and I_mn.",
+    methods=["exact", "exhaustive"],
+)
+def _rowmajor():
+    def ok(mn):
+        m, n = mn
+        I = sympy.Matrix(m, n, lambda i, j: sympy.Symbol(f"I{i + 1}{j + 1}"))
+        v = list(np.array(I.tolist(), dtype=object).reshape(-1))
+        s = sympy.Symbol
+        return v[:3] == [s("I11"), s("I12"), s("I13")] and v[-1] == s(f"I{m}{n}")
+
+    t = exhaustive(ok, [(m, n) for m in range(1, 4) for n in range(3, 5)], describe="1 <= m <= 3, 3 <= n <= 4")
+    t.method = "exact"
+    return decide(t)
+
+
+# ---------------------------------------------------------------------------------------------
+# §4.2.1 W_conv
+# ---------------------------------------------------------------------------------------------
+def _zhu_cases(bound=4, smax=3):
+    cases = [(m, n, r, s) for m in range(1, bound + 1) for n in range(1, bound + 1)
+             for r in range(1, min(m, n) + 1) for s in range(1, smax + 1)]
+    return sorted(cases, key=lambda c: (c[0] * c[1], c[2], c[3], c))
+
+
+def _zhu_P(m, n, r, s):
+    maxN0 = (r - 1) * n + (r - 1)
+    return (m * n - maxN0) // s + 1
+
+
+@claim(
+    "zhu2025:sec4.2.1/p-formula",
+    quote="P = ⌊(L − max N_0)/s⌋ + 1 ... Row p of W_conv contains nonzero entries exactly at columns x + ps",
+    statement="With L = mn and N_0 = {in + j : 0 ≤ i, j < r}, every printed row p < P has all its columns "
+              "x + ps inside [0, L). Checked for all m, n ≤ 4, r ≤ min(m, n), s ≤ 3, smallest L first.",
+    methods=["exhaustive", "exact"],
+)
+def _p_formula():
+    def fits(c):
+        m, n, r, s = c
+        return (r - 1) * n + (r - 1) + (_zhu_P(m, n, r, s) - 1) * s < m * n
+
+    def witness(c):
+        m, n, r, s = c
+        P = _zhu_P(m, n, r, s)
+        return {"L": m * n, "max_N0": (r - 1) * n + r - 1, "P_printed": P,
+                "last_row_max_column": (r - 1) * n + r - 1 + (P - 1) * s}
+
+    def corrected(c):
+        m, n, r, s = c
+        mx = (r - 1) * n + (r - 1)
+        P = (m * n - 1 - mx) // s + 1
+        return mx + (P - 1) * s < m * n <= mx + P * s  # every row fits, and one more would not
+
+    return decide(
+        exhaustive(fits, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3", witness=witness),
+        correction=("P = ⌊(L − 1 − max N_0)/s⌋ + 1 (the number of flat window starts ps with ps + max N_0 ≤ L − 1); "
+                    "the printed P is one too many whenever s divides L − max N_0",
+                    exhaustive(corrected, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3")),
+    )
+
+
+@claim(
+    "zhu2025:sec4.2.1/upper-triangular",
+    quote="left-multiplying with a sparse upper-triangular matrix W_conv ∈ R^{P×L}",
+    statement="W_conv as printed (isomat.algebra.zhu_conv_matrix, entries W[p, x + ps] = w_x, the out-of-range "
+              "entries of the last row dropped) has W[p, c] = 0 for all c < p. Exact, generic kernel, all m, n ≤ 4, "
+              "r ≤ min(m, n), s ≤ 3.",
+    methods=["exhaustive", "exact"],
+)
+def _upper():
+    def ok(c):
+        m, n, r, s = c
+        D = _dense(_conv.zhu_conv_matrix((m, n), sympy.Matrix(_generic_kernel(r, r).tolist()), s))
+        return all(D[i, j] == 0 for i in range(D.shape[0]) for j in range(min(i, D.shape[1])))
+
+    t = exhaustive(ok, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3")
+    return decide(t)
+
+
+@claim(
+    "zhu2025:sec4.2.1/equals-convolution",
+    quote="the output vector W_cnn X is identical to that produced by standard convolution. This bijective "
+          "mapping establishes an algebraic isomorphism",
+    statement="The printed W_conv (P rows, window starts ps in the flattened image) equals the matrix of the "
+              "standard valid r×r convolution with stride s (direct loops, row-major vec of the (m−r)/s+1 × "
+              "(n−r)/s+1 output). Exact, generic kernel, all m, n ≤ 4, r ≤ min(m, n), s ≤ 3, smallest L first.",
+    methods=["exhaustive", "exact"],
+)
+def _equals_conv():
+    def mats(c):
+        m, n, r, s = c
+        K = _generic_kernel(r, r)
+        Z = _dense(_conv.zhu_conv_matrix((m, n), sympy.Matrix(K.tolist()), s, overflow="extend"))
+        R = naive_conv_matrix(m, n, K.tolist(), stride=(s, s))
+        return Z, R
+
+    def same(c):
+        Z, R = mats(c)
+        return Z.shape == R.shape and bool(np.all(Z == R))
+
+    def witness(c):
+        Z, R = mats(c)
+        return {"W_conv_shape": list(Z.shape), "convolution_shape": list(R.shape)}
+
+    def corrected(c):
+        m, n, r, s = c
+        K = _generic_kernel(r, r)
+        Z = _dense(_conv.zhu_conv_matrix((m, n), sympy.Matrix(K.tolist()), s))
+        R = naive_conv_matrix(m, n, K.tolist(), stride=(s, s))
+        o1, o2 = (m - r) // s + 1, (n - r) // s + 1
+        sel = [i * n + j for i in range(o1) for j in range(o2)]
+        return bool(np.all(Z[sel, :] == R))
+
+    cases = _zhu_cases()
+    return decide(
+        exhaustive(same, cases, describe="m, n <= 4, r <= min(m, n), s <= 3", witness=witness),
+        correction=("Standard valid convolution with 2-d stride s is a row selection of W_conv: output (i, j) is row "
+                    "p = i·n + j (window start s(in + j)); the other rows of W_conv are windows that wrap across "
+                    "image rows and are no convolution output",
+                    exhaustive(corrected, cases, describe="m, n <= 4, r <= min(m, n), s <= 3")),
+    )
+
+
+@claim(
+    "zhu2025:sec4.2/upper-triangular",
+    quote="Convolution is realized via an upper-triangular weight matrix (abstract); ... left-multiplying the "
+          "flattened input vector by an upper-triangular weight matrix W_cnn (§4.2)",
+    statement="The matrix of a standard single-channel 2-d convolution (direct loops, row-major vec, generic "
+              "K×K kernel, K ∈ {1, 3}) with zero padding 0 or ⌊K/2⌋ (the padding of Theorem 4.1) and stride ≤ 2 has "
+              "W[r, c] = 0 for c < r. All H, W ≤ 3, smallest first.",
+    methods=["exhaustive", "exact"],
+)
+def _upper_padded():
+    def cases(pads):
+        return sorted([(H, W, K, p, s) for H in range(1, 4) for W in range(1, 4) for K in (1, 3) for p in pads(K)
+                       for s in (1, 2) if H + 2 * p >= K and W + 2 * p >= K],
+                      key=lambda c: (c[0] * c[1], c[2], c[3], c[4], c))
+
+    def upper(c):
+        H, W, K, p, s = c
+        M = naive_conv_matrix(H, W, _generic_kernel(K, K).tolist(), stride=(s, s), pad=(p, p))
+        return all(M[i, j] == 0 for i in range(M.shape[0]) for j in range(min(i, M.shape[1])))
+
+    return decide(
+        exhaustive(upper, cases(lambda K: sorted({0, K // 2})), describe="H, W <= 3, K in {1,3}, padding in {0, K//2}, stride <= 2",
+                   witness=lambda c: {"W": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), stride=(c[4],) * 2, pad=(c[3],) * 2)}),
+        correction=("Upper-triangular holds for unpadded ('valid') convolution (output (i, j) reads from column "
+                    "(is)W + js ≥ i·o_2 + j); with zero padding ≥ 1 it fails",
+                    exhaustive(upper, cases(lambda K: [0]), describe="H, W <= 3, K in {1,3}, padding 0, stride <= 2")),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# §4.2.2 pooling
+# ---------------------------------------------------------------------------------------------
+def _pool_cases(bound=6):
+    return sorted([(m, n, p) for m in range(1, bound + 1) for n in range(1, bound + 1) for p in range(2, 4)
+                   if (m * n) % (p * p) == 0], key=lambda c: (c[0] * c[1], c))
+
+
+@claim(
+    "zhu2025:sec4.2.2/q",
+    quote="W_pool ∈ R^{Q×L} where L = m × n, Q = L/p^2",
+    statement="Q = L/p² equals the number of p×p non-overlapping pooling windows (⌊m/p⌋⌊n/p⌋, the output size "
+              "of average pooling with window and stride p) whenever L/p² is an integer: all m, n ≤ 6, p ∈ {2, 3}.",
+    methods=["exhaustive", "exact"],
+)
+def _pool_q():
+    def ok(c):
+        m, n, p = c
+        return (m * n) // (p * p) == len(_flat(naive_avgpool([[0] * n for _ in range(m)], p)))
+
+    def corr(c):
+        m, n, p = c
+        return (m // p) * (n // p) == len(_flat(naive_avgpool([[0] * n for _ in range(m)], p))) and \
+            ((m % p or n % p) or (m // p) * (n // p) == (m * n) // (p * p))
+
+    return decide(
+        exhaustive(ok, _pool_cases(), describe="m, n <= 6, p in {2,3}, p^2 | mn",
+                   witness=lambda c: {"Q_printed": c[0] * c[1] // c[2] ** 2, "windows": (c[0] // c[2]) * (c[1] // c[2])}),
+        correction=("Q = ⌊m/p⌋·⌊n/p⌋, which equals L/p² exactly when p divides both m and n",
+                    exhaustive(corr, _pool_cases(), describe="m, n <= 6, p in {2,3}")),
+    )
+
+
+@claim(
+    "zhu2025:sec4.2.2/index-formula",
+    quote="Each row q of W_pool contains constant entries W_pool[q, qp^2 + r] = 1/p^2, r = 0,…,p^2 − 1 ... "
+          "Y = W_pool X yields the same downsampled output as classical average pooling",
+    statement="With X the row-major vec of an m×n image (Assumption 4.1), W_pool X (isomat.algebra.zhu_pool_matrix, "
+              "as printed) equals p×p average pooling with stride p (direct loops), exactly, with a generic image; "
+              "all m, n ≤ 6 divisible by p ∈ {2, 3}, smallest L first.",
+    methods=["exhaustive", "exact"],
+)
+def _pool_index():
+    cases = [c for c in _pool_cases() if c[0] % c[2] == 0 and c[1] % c[2] == 0]
+
+    def check(flattening):
+        def ok(c):
+            m, n, p = c
+            X = [[BASE ** (i * n + j) for j in range(n)] for i in range(m)]
+            Wp = _dense(_pool.zhu_pool_matrix((m, n), p, flattening=flattening, backend="sympy"))
+            got = list(Wp.dot(np.array(_flat(X), dtype=object)))
+            return got == _flat(naive_avgpool(X, p))
+        return ok
+
+    def row_major_formula(c):
+        m, n, p = c
+        X = [[BASE ** (i * n + j) for j in range(n)] for i in range(m)]
+        x = _flat(X)
+        q_per_row = n // p
+        got = [sum(Fraction(1, p * p) * x[(p * (q // q_per_row) + a) * n + p * (q % q_per_row) + b]
+                   for a in range(p) for b in range(p)) for q in range((m // p) * q_per_row)]
+        return got == _flat(naive_avgpool(X, p))
+
+    corrected = all_of(exhaustive(check("patch-major"), cases, describe="patch-major, m, n <= 6, p | m, n"),
+                       exhaustive(row_major_formula, cases, describe="row-major index formula, m, n <= 6"))
+    return decide(
+        exhaustive(check("row-major"), cases, describe="m, n <= 6, p in {2,3}, p | m, p | n",
+                   witness=lambda c: {"row_0_columns_printed": list(range(c[2] ** 2)),
+                                      "row_0_columns_pooling": [a * c[1] + b for a in range(c[2]) for b in range(c[2])]}),
+        correction=("The index formula holds for a patch-major flattening (pixels listed window by window); for the "
+                    "row-major vec of Assumption 4.1 the entries are W[q, (p⌊q/(n/p)⌋ + a)n + p(q mod n/p) + b] = 1/p², "
+                    "0 ≤ a, b < p", corrected),
+    )
+
+
+@claim(
+    "zhu2025:sec4.2.2/max-pooling",
+    quote="Max or average pooling can likewise be expressed as a sparse matrix multiplication",
+    statement="Max pooling (p×p windows, stride p) is additive, as any matrix multiplication is: "
+              "maxpool(x + y) = maxpool(x) + maxpool(y), tested exhaustively for 2×2 images and p = 2 over "
+              "x, y ∈ {−1, 0, 1}^4 in order of increasing |x| + |y|.",
+    methods=["exhaustive", "exact"],
+)
+def _maxpool():
+    vecs = sorted(itertools.product((-1, 0, 1), repeat=4), key=lambda v: (sum(map(abs, v)), v))
+    pairs = sorted(itertools.product(vecs, vecs), key=lambda xy: (sum(map(abs, xy[0])) + sum(map(abs, xy[1])), xy))
+
+    def img(v):
+        return [list(v[:2]), list(v[2:])]
+
+    def additive(xy):
+        x, y = xy
+        s = tuple(a + b for a, b in zip(x, y))
+        return _flat(naive_maxpool(img(s), 2)) == [a + b for a, b in zip(_flat(naive_maxpool(img(x), 2)),
+                                                                         _flat(naive_maxpool(img(y), 2)))]
+
+    def selection(c):
+        m, n, seed = c
+        rng = np.random.default_rng(seed)
+        X = rng.integers(-3, 4, size=(m, n))
+        S = _dense(_pool.maxpool_selection(X.astype(float), 2))
+        return list(S.dot(np.array(X.reshape(-1).tolist(), dtype=object))) == _flat(naive_maxpool(X.tolist(), 2))
+
+    sel_cases = [(m, n, seed) for m in (2, 4, 6) for n in (2, 4, 6) for seed in range(3)]
+    return decide(
+        exhaustive(additive, pairs, describe="2x2 image, p = 2, x, y in {-1,0,1}^4",
+                   witness=lambda xy: {"maxpool(x)": naive_maxpool(img(xy[0]), 2), "maxpool(y)": naive_maxpool(img(xy[1]), 2),
+                                       "maxpool(x+y)": naive_maxpool(img([a + b for a, b in zip(*xy)]), 2)}),
+        correction=("Max pooling is not linear, so it is no fixed matrix; for each input x it equals S(x)·x with a "
+                    "data-dependent 0/1 selection matrix S(x) (one 1 per row, at the window's arg-max)",
+                    exhaustive(selection, sel_cases, describe="isomat maxpool_selection, m, n in {2,4,6}, p = 2, 3 integer images each")),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# §4.3 and Theorem 4.2: RNN
+# ---------------------------------------------------------------------------------------------
+def _sym(name, r, c, commutative=True):
+    return sympy.Matrix(r, c, lambda i, j: sympy.Symbol(f"{name}{i}{j}"))
+
+
+def _rnn_ref_matrix(U, V, T):
+    """Columns: the naive recurrence driven by unit inputs."""
+    M, N = U.shape
+    cols = []
+    for c in range(T * N):
+        xs = [sympy.Matrix(N, 1, lambda i, _j, t=t: 1 if t * N + i == c else 0) for t in range(T)]
+        cols.append(sympy.Matrix.vstack(*naive_rnn(U, V, xs)))
+    return sympy.Matrix.hstack(*cols)
+
+
+def _rnn_cases():
+    return sorted([(M, N) for M in range(1, 4) for N in range(1, 4)], key=lambda c: (c[0] + c[1], c))
+
+
+@claim(
+    "zhu2025:sec4.3/scalar",
+    quote="W_rnn[i, j] = W_xh W_hh^{i−j}, 0 ≤ j ≤ i < m ... H = W_rnn X ∈ R^{m×n} ... identical across each "
+          "feature dimension to the unrolled recurrence h_t = W_xh x_t + W_hh h_{t−1}",
+    statement="With scalar weights W_xh = a, W_hh = b (symbols) and X ∈ R^{m×n} (symbols), every column of "
+              "W_rnn X (isomat zhu_rnn_main_text, as printed) equals the scalar recurrence run on that column. "
+              "Symbolic, m ≤ 4, n ≤ 2.",
+    methods=["symbolic", "exhaustive"],
+)
+def _rnn_scalar():
+    a, b = sympy.symbols("a b")
+
+    def ok(c):
+        m, n = c
+        X = _sym("x", m, n)
+        W = sympy.Matrix(_rnn.zhu_rnn_main_text(a, b, m))
+        H = W * X
+        for col in range(n):
+            hs = naive_rnn(sympy.Matrix([[a]]), sympy.Matrix([[b]]), [sympy.Matrix([[X[t, col]]]) for t in range(m)])
+            if any(sympy.expand(H[t, col] - hs[t][0]) != 0 for t in range(m)):
+                return False
+        return True
+
+    t = exhaustive(ok, [(m, n) for m in range(1, 5) for n in range(1, 3)], describe="m <= 4, n <= 2, symbolic")
+    t.method = "symbolic"
+    return decide(t)
+
+
+@claim(
+    "zhu2025:sec4.3/main-text-order",
+    quote="W_rnn[i, j] = W_xh W_hh^{i−j}",
+    statement="With matrix weights of equal size (M = N), the printed blocks W_xh W_hh^{i−j} reproduce the "
+              "recurrence h_t = W_xh x_t + W_hh h_{t−1}, h_0 = 0 (stacked vec X). Symbolic, non-commuting generic "
+              "matrices, M = N ≤ 3, m ≤ 3 steps, smallest first.",
+    methods=["symbolic", "exhaustive"],
+)
+def _rnn_order():
+    cases = [(M, T) for M in range(1, 4) for T in range(1, 4)]
+    cases.sort(key=lambda c: (c[0] * c[1], c))
+
+    def ok(c, corrected=False):
+        M, T = c
+        U, V = _sym("u", M, M), _sym("v", M, M)
+        if corrected:
+            W = sympy.Matrix(_rnn.rnn_matrix(U, V, T))
+        else:
+            W = sympy.Matrix(_rnn.zhu_rnn_main_text(U, V, T))
+        return (W - _rnn_ref_matrix(U, V, T)).expand().is_zero_matrix
+
+    def witness(c):
+        M, T = c
+        U, V = _sym("u", M, M), _sym("v", M, M)
+        D = (sympy.Matrix(_rnn.zhu_rnn_main_text(U, V, T)) - _rnn_ref_matrix(U, V, T)).expand()
+        i, j = next((i, j) for i in range(D.rows) for j in range(D.cols) if D[i, j] != 0)
+        return {"entry": [i, j], "printed_minus_recurrence": str(D[i, j])}
+
+    return decide(
+        exhaustive(ok, cases, describe="M = N <= 3, steps <= 3, symbolic", witness=witness),
+        correction=("Block (i, j) is W_hh^{i−j} W_xh (the order of the printed W_RNN matrix and of A.2's V^{i−j}U)",
+                    exhaustive(lambda c: ok(c, True), cases, describe="M = N <= 3, steps <= 3, symbolic")),
+    )
+
+
+@claim(
+    "zhu2025:sec4.3/main-text-shapes",
+    quote="W_rnn ∈ R^{m×m} ... W_rnn[i, j] = W_xh W_hh^{i−j} ... H = W_rnn X ∈ R^{m×n}",
+    statement="With input size N and hidden size M, the printed product W_xh W_hh^{i−j} (W_xh: M×N, W_hh: M×M) is "
+              "defined for every block (two steps or more). All M, N ≤ 3, smallest M + N first.",
+    methods=["exhaustive", "exact"],
+)
+def _rnn_shapes():
+    def defined(c):
+        M, N = c
+        try:
+            _rnn.zhu_rnn_main_text(_sym("u", M, N), _sym("v", M, M), 2)
+        except ValueError:
+            return False
+        return True
+
+    def corrected(c):
+        M, N = c
+        U, V = _sym("u", M, N), _sym("v", M, M)
+        W = sympy.Matrix(_rnn.rnn_matrix(U, V, 2))
+        return W.shape == (2 * M, 2 * N) and (W - _rnn_ref_matrix(U, V, 2)).expand().is_zero_matrix
+
+    return decide(
+        exhaustive(defined, _rnn_cases(), describe="M, N <= 3, 2 steps",
+                   witness=lambda c: {"W_xh_shape": [c[0], c[1]], "W_hh_shape": [c[0], c[0]]}),
+        correction=("For N ≠ M the blocks must be W_hh^{i−j} W_xh (M×N): W_RNN is (mM)×(mN), acts on the stacked "
+                    "inputs, and H has M (not n) columns",
+                    exhaustive(corrected, _rnn_cases(), describe="M, N <= 3, 2 steps, symbolic")),
+    )
+
+
+@claim(
+    "zhu2025:thm4.2/block-form",
+    quote="W_RNN = [U 0 …; VU U …; V²U VU U …; …; V^{T−1}U … U] of size (MT)×(NT) ... ignoring the elementwise "
+          "nonlinearity σ, one checks H = W_RNN X",
+    statement="isomat.algebra.rnn_matrix(U, V, T) (block (t, s) = V^{t−s}U) has shape (MT)×(NT) and equals the "
+              "matrix of the recurrence h_t = U x_t + V h_{t−1}, h_0 = 0 (direct loop on unit inputs). Symbolic "
+              "non-commuting U (M×N), V (M×M), all M, N ≤ 3, T ≤ 3 (M ≠ N included).",
+    methods=["symbolic", "exhaustive"],
+)
+def _rnn_block():
+    cases = sorted([(M, N, T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)], key=lambda c: (sum(c), c))
+
+    def ok(c):
+        M, N, T = c
+        U, V = _sym("u", M, N), _sym("v", M, M)
+        W = sympy.Matrix(_rnn.rnn_matrix(U, V, T))
+        return W.shape == (M * T, N * T) and (W - _rnn_ref_matrix(U, V, T)).expand().is_zero_matrix
+
+    t = exhaustive(ok, cases, describe="M, N, T <= 3, symbolic")
+    t.method = "symbolic"
+    return decide(t)
+
+
+@claim(
+    "zhu2025:thm4.2/strictly-lower-triangular",
+    quote="W_RNN ∈ R^{MT×NT} is a strictly lower-triangular (block-banded) matrix",
+    statement="The recurrence matrix (direct loop, generic symbolic U, V) is strictly lower-triangular: entry (r, c) "
+              "= 0 whenever c ≥ r. All M, N ≤ 2, T ≤ 2, smallest first.",
+    methods=["symbolic", "exhaustive"],
+)
+def _rnn_strict():
+    cases = sorted([(M, N, T) for M in range(1, 3) for N in range(1, 3) for T in range(1, 3)], key=lambda c: (sum(c), c))
+
+    def strict(c):
+        M, N, T = c
+        W = _rnn_ref_matrix(_sym("u", M, N), _sym("v", M, M), T)
+        return all(W[i, j] == 0 for i in range(W.rows) for j in range(W.cols) if j >= i)
+
+    def block_lower_not_banded(c):
+        M, N, T = c
+        U, V = _sym("u", M, N), _sym("v", M, M)
+        W = _rnn_ref_matrix(U, V, T)
+        upper_zero = all(W[t * M + a, s * N + b] == 0 for t in range(T) for s in range(t + 1, T)
+                         for a in range(M) for b in range(N))
+        diag_is_U = all(W[t * M:(t + 1) * M, t * N:(t + 1) * N] == U for t in range(T))
+        corner_nonzero = T == 1 or not W[(T - 1) * M:, :N].is_zero_matrix
+        return upper_zero and diag_is_U and corner_nonzero
+
+    t = exhaustive(strict, cases, describe="M, N, T <= 2, symbolic",
+                   witness=lambda c: {"W_RNN": _rnn_ref_matrix(_sym("u", c[0], c[1]), _sym("v", c[0], c[0]), c[2])})
+    t.method = "symbolic"
+    corr = exhaustive(block_lower_not_banded, sorted([(M, N, T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)]),
+                      describe="M, N, T <= 3, symbolic")
+    corr.method = "symbolic"
+    return decide(t, correction=("W_RNN is block lower-triangular, not strictly: blocks (t, s) vanish for s > t, the "
+                                 "diagonal blocks are U; and it is not block-banded: block (T−1, 0) = V^{T−1}U is "
+                                 "nonzero for generic V", corr))
+
+
+# ---------------------------------------------------------------------------------------------
+# §4.5 remark, §8 limitations: nonlinearities
+# ---------------------------------------------------------------------------------------------
+def _relu(v):
+    return v if v > 0 else 0
+
+
+def _relu_rnn(u, v, xs):
+    h, out = 0, []
+    for x in xs:
+        h = _relu(u * x + v * h)
+        out.append(h)
+    return out
+
+
+def _rnn_small_cases():
+    vals = (-1, 0, 1)
+    cases = [(T, u, v, xs) for T in (1, 2) for u in vals for v in vals for xs in itertools.product(vals, repeat=T)]
+    return sorted(cases, key=lambda c: (c[0], abs(c[1]) + abs(c[2]) + sum(map(abs, c[3])), c))
+
+
+@claim(
+    "zhu2025:sec4.5/remark",
+    quote="Nonlinear activations (e.g., ReLU in CNNs, σ(·) in RNNs, softmax in attention) are applied after the "
+          "corresponding matrix multiplication W X and are not encompassed by these isomorphism statements",
+    statement="For the RNN with σ = ReLU (M = N = 1), applying σ after the linear map, σ(W_RNN x), reproduces the "
+              "network h_t = σ(u x_t + v h_{t−1}). Exhaustive: T ≤ 2, u, v, x_t ∈ {−1, 0, 1}, smallest first.",
+    methods=["exhaustive", "exact"],
+)
+def _remark():
+    def after(c):
+        T, u, v, xs = c
+        lin = [sum(v ** (t - s) * u * xs[s] for s in range(t + 1)) for t in range(T)]
+        return [_relu(y) for y in lin] == _relu_rnn(u, v, xs)
+
+    return decide(exhaustive(after, _rnn_small_cases(), describe="T <= 2, u, v, x in {-1,0,1}",
+                             witness=lambda c: {"sigma_after_W": [_relu(sum(c[2] ** (t - s) * c[1] * c[3][s] for s in range(t + 1))) for t in range(c[0])],
+                                                "rnn": _relu_rnn(c[1], c[2], c[3])}))
+
+
+@claim(
+    "zhu2025:sec8/nonlinearity",
+    quote="In CNNs, nonlinear activations (e.g., ReLU) can be applied element-wise to the resulting feature map "
+          "after the matrix multiplication. However, in RNNs the activation function σ(·) is applied repeatedly at "
+          "each time step—a behavior not captured by a single linear mapping",
+    statement="(a) ReLU(conv(X)) = ReLU(W vec X) for the convolution matrix W (exact, 3×3 image, 3×3 kernel, "
+              "padding 1, 27 integer images); (b) the ReLU RNN x ↦ (h_1, …, h_T) is not a linear map: a pair x, y "
+              "with RNN(x + y) ≠ RNN(x) + RNN(y) exists (exhaustive search, T ≤ 2, u, v, x_t ∈ {−1, 0, 1}).",
+    methods=["exhaustive", "exact"],
+)
+def _sec8():
+    K = [[1, -2, 3], [0, 1, -1], [2, 0, 1]]
+    W = _dense(_conv.conv_matrix((3, 3), np.array(K, dtype=float), padding=1)).astype(float)
+
+    def cnn(seed):
+        X = np.random.default_rng(seed).integers(-3, 4, size=(3, 3))
+        ref = [_relu(y) for y in _flat(naive_conv2d(X.tolist(), K, pad=(1, 1)))]
+        return ref == [_relu(int(round(y))) for y in W.dot(X.reshape(-1))]
+
+    a = exhaustive(cnn, range(27), describe="27 random integer 3x3 images in [-3, 3]")
+
+    def additive(c):
+        T, u, v, xs = c
+        ys = tuple(reversed(xs))
+        s = [x + y for x, y in zip(xs, ys)]
+        return _relu_rnn(u, v, s) == [p + q for p, q in zip(_relu_rnn(u, v, xs), _relu_rnn(u, v, ys))]
+
+    b = _exists(exhaustive(additive, _rnn_small_cases(), describe="T <= 2, u, v, x in {-1,0,1}, y = reversed x"),
+                "T <= 2, u, v, x in {-1,0,1}")
+    return decide(all_of(a, b))
+
+
+# ---------------------------------------------------------------------------------------------
+# Theorem 4.1 (Appendix A.1) and Assumptions 4.2, 4.3
+# ---------------------------------------------------------------------------------------------
+def _thm41_cases(bound=3):
+    return sorted([(H, W, K) for H in range(1, bound + 1) for W in range(1, bound + 1) for K in (1, 3)],
+                  key=lambda c: (c[0] * c[1], c[2], c))
+
+
+@claim(
+    "zhu2025:thm4.1/forward",
+    quote="Any K×K convolution on X ∈ R^{H×W} with zero-padding can be written as a banded matrix W ∈ R^{M×N} "
+          "acting on vec X ... W_{r,c} = k_{p,q} if r = (u−1)W + v, c = (u+p−1)W + (v+q)",
+    statement="For K = 2b + 1, the printed entry formula of A.1 (1-based, out-of-range columns dropped) gives the "
+              "matrix of Y_{u,v} = Σ k_{p,q} X_{u+p, v+q} with zero padding (direct loops, padding b), and "
+              "isomat.algebra.conv_matrix(padding=b) equals it. Exact, generic kernel, all H, W ≤ 4, K ∈ {1, 3}.",
+    methods=["exhaustive", "exact"],
+)
+def _thm41_forward():
+    def ok(c):
+        H, W, K = c
+        k = _generic_kernel(K, K)
+        ref = naive_conv_matrix(H, W, k.tolist(), pad=(K // 2, K // 2))
+        mine = _dense(_conv.conv_matrix((H, W), sympy.Matrix(k.tolist()), padding=K // 2))
+        return bool(np.all(a1_matrix(H, W, k.tolist()) == ref)) and bool(np.all(mine == ref))
+
+    return decide(exhaustive(ok, _thm41_cases(4), describe="H, W <= 4, K in {1, 3}"))
+
+
+def _bandwidth(M):
+    return max((abs(i - j) for i in range(M.shape[0]) for j in range(M.shape[1]) if M[i, j] != 0), default=0)
+
+
+@claim(
+    "zhu2025:thm4.1/half-bandwidth",
+    quote="we see W has half-bandwidth bW + b, which under our 'patch-to-row' flattening is exactly the "
+          "half-bandwidth b required by Assumption 4.2",
+    statement="The zero-padded K×K convolution matrix (K = 2b + 1, generic kernel, row-major vec) has half-bandwidth "
+              "b: W_{ij} = 0 for |i − j| > b (Assumption 4.2). All H, W ≤ 4, K ∈ {1, 3}, smallest HW first.",
+    methods=["exhaustive", "exact"],
+)
+def _half_bandwidth():
+    def mat(c):
+        H, W, K = c
+        return naive_conv_matrix(H, W, _generic_kernel(K, K).tolist(), pad=(K // 2, K // 2))
+
+    def printed(c):
+        return _bandwidth(mat(c)) <= c[2] // 2
+
+    def corrected(c):
+        H, W, K = c
+        b = K // 2
+        bw = _bandwidth(mat(c))
+        return bw == min(b, H - 1) * W + min(b, W - 1) and bw <= b * W + b
+
+    cases = _thm41_cases(4)
+    return decide(
+        exhaustive(printed, cases, describe="H, W <= 4, K in {1, 3}",
+                   witness=lambda c: {"b": c[2] // 2, "half_bandwidth": _bandwidth(mat(c)), "bW_plus_b": (c[2] // 2) * c[1] + c[2] // 2,
+                                      "W": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), pad=(c[2] // 2,) * 2)}),
+        correction=("The half-bandwidth is min(b, H−1)·W + min(b, W−1) ≤ bW + b (A.1's bound, attained when "
+                    "H, W > b), not b: a band of width b in the row-major vec cannot reach the pixel above",
+                    exhaustive(corrected, cases, describe="H, W <= 4, K in {1, 3}")),
+    )
+
+
+@claim(
+    "zhu2025:thm4.1/converse",
+    quote="Conversely, any banded W satisfying Assumption 4.2 arises from a K×K convolution kernel under the "
+          "padding convention of Assumption 4.3",
+    statement="Every matrix with W_{ij} = 0 for |i − j| > b (N = HW, M = N) is the zero-padded K×K convolution "
+              "matrix (K = 2b + 1) of some kernel: the banded matrices lie in the span of the K² convolution "
+              "matrices of the unit kernels (exact ranks). All H, W ≤ 3, b ∈ {0, 1}, smallest first.",
+    methods=["exhaustive", "exact"],
+)
+def _converse():
+    def spans(c):
+        H, W, K = c
+        N = H * W
+        basis = []
+        for a in range(K):
+            for b_ in range(K):
+                k = [[1 if (i, j) == (a, b_) else 0 for j in range(K)] for i in range(K)]
+                basis.append(list(naive_conv_matrix(H, W, k, pad=(K // 2, K // 2)).reshape(-1)))
+        b = K // 2
+        band = [[1 if abs(i - j) <= b and (i * N + j) == e else 0 for e in range(N * N)]
+                for i in range(N) for j in range(N) if abs(i - j) <= b]
+        r0 = sympy.Matrix(basis).rank()
+        return sympy.Matrix(basis + band).rank() == r0
+
+    def witness(c):
+        H, W, K = c
+        N, b = H * W, K // 2
+        B = sympy.zeros(N, N)
+        for i in range(N):
+            for j in range(N):
+                if abs(i - j) <= b:
+                    B[i, j] = i * N + j + 1
+        return {"banded_matrix": B, "b": b, "K": K}
+
+    return decide(exhaustive(spans, _thm41_cases(3), describe="H, W <= 3, K in {1, 3}", witness=witness))
+
+
+@claim(
+    "zhu2025:thm4.1/circular",
+    quote="Convolutional patches use zero-padding (or circular padding) so that each spatial position in X "
+          "contributes to exactly one band of W. Equivalently, we assume fixed padding of width ⌊K/2⌋",
+    statement="Circular padding of width ⌊K/2⌋ gives the same banded matrix as zero padding (direct loops, "
+              "generic kernel). All H, W ≤ 3, K ∈ {1, 3}, smallest first.",
+    methods=["exhaustive", "exact"],
+)
+def _circular():
+    def same(c):
+        H, W, K = c
+        k = _generic_kernel(K, K).tolist()
+        return bool(np.all(naive_conv_matrix(H, W, k, pad=(K // 2, K // 2), circular=True)
+                           == naive_conv_matrix(H, W, k, pad=(K // 2, K // 2))))
+
+    def cyclic(n, s):
+        return sympy.Matrix(n, n, lambda i, j: 1 if j == (i + s) % n else 0)
+
+    def corrected(c):
+        H, W, K = c
+        k = _generic_kernel(K, K)
+        b = K // 2
+        S = sympy.zeros(H * W, H * W)
+        for a in range(K):
+            for bb in range(K):
+                S += int(k[a, bb]) * sympy.kronecker_product(cyclic(H, a - b), cyclic(W, bb - b))
+        ref = naive_conv_matrix(H, W, k.tolist(), pad=(b, b), circular=True)
+        mine = _dense(_conv.conv_matrix((H, W), sympy.Matrix(k.tolist()), padding=b, boundary="circular"))
+        return bool(np.all(np.array(S.tolist(), dtype=object) == ref)) and bool(np.all(mine == ref))
+
+    cases = _thm41_cases(3)
+    return decide(
+        exhaustive(same, cases, describe="H, W <= 3, K in {1, 3}",
+                   witness=lambda c: {"circular": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), pad=(c[2] // 2,) * 2, circular=True),
+                                      "zero": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), pad=(c[2] // 2,) * 2)}),
+        correction=("Circular padding gives W = Σ_{p,q} k_{p,q} C_H^p ⊗ C_W^q (C_n the n×n cyclic shift): block-"
+                    "circulant with circulant blocks, banded only cyclically; it equals the zero-padded matrix only "
+                    "when no tap wraps",
+                    exhaustive(corrected, cases, describe="H, W <= 3, K in {1, 3}, also vs isomat conv_matrix(boundary='circular')")),
+    )
+
+
+@claim(
+    "zhu2025:thm4.1/one-to-one",
+    quote="there exists a one-to-one linear mapping C : R^{H×W} → R^M ... such that C(X) = W vec X, and this linear "
+          "mapping reproduces exactly the effect of a K×K convolution",
+    statement="For every nonzero K×K kernel, the zero-padded convolution map X ↦ W vec X (padding ⌊K/2⌋) is "
+              "one-to-one (W has full column rank). Exhaustive over H, W ≤ 2, K ∈ {1, 3} and all nonzero 0/1 kernels, "
+              "smallest image first.",
+    methods=["exhaustive", "exact"],
+)
+def _one_to_one():
+    cases = []
+    for H, W, K in _thm41_cases(2):
+        for bits in sorted(itertools.product((0, 1), repeat=K * K), key=lambda t: (sum(t), t)):
+            if any(bits):
+                cases.append((H, W, K, bits))
+
+    def injective(c):
+        H, W, K, bits = c
+        k = [list(bits[i * K:(i + 1) * K]) for i in range(K)]
+        M = naive_conv_matrix(H, W, k, pad=(K // 2, K // 2))
+        return np.linalg.matrix_rank(M.astype(float)) == H * W
+
+    return decide(exhaustive(injective, cases, describe="H, W <= 2, K in {1,3}, nonzero 0/1 kernels",
+                             witness=lambda c: {"kernel": [list(c[3][i * c[2]:(i + 1) * c[2]]) for i in range(c[2])],
+                                                "W": naive_conv_matrix(c[0], c[1], [list(c[3][i * c[2]:(i + 1) * c[2]]) for i in range(c[2])],
+                                                                       pad=(c[2] // 2,) * 2)}))
+
+
+@claim(
+    "zhu2025:thm4.1/attention",
+    quote="The same construction applies to single-head self-attention with patch size K when ignoring the softmax "
+          "nonlinearity",
+    statement="Linearized single-head attention Z = (XW_q)(XW_k)^T(XW_v) is a linear map of X (necessary for "
+              "C(X) = W vec X): Z(2X) = 2Z(X). Exhaustive over T, d ≤ 2, W_q = W_k = W_v = I_d and integer "
+              "X ∈ {−1, 0, 1}^{T×d}, smallest first.",
+    methods=["exhaustive", "exact"],
+)
+def _thm41_attention():
+    cases = []
+    for T, d in _sizes(2):
+        for v in sorted(itertools.product((-1, 0, 1), repeat=T * d), key=lambda t: (sum(map(abs, t)), t)):
+            cases.append((T, d, v))
+
+    def Z(X, d):
+        I = sympy.eye(d)
+        return (X * I) * (X * I).T * (X * I)
+
+    def linear(c):
+        T, d, v = c
+        X = sympy.Matrix(T, d, list(v))
+        return Z(2 * X, d) == 2 * Z(X, d)
+
+    return decide(exhaustive(linear, cases, describe="T, d <= 2, X in {-1,0,1}^{T x d}, W = I",
+                             witness=lambda c: {"Z(X)": Z(sympy.Matrix(c[0], c[1], list(c[2])), c[1]),
+                                                "Z(2X)": Z(2 * sympy.Matrix(c[0], c[1], list(c[2])), c[1])}))
+
+
+# ---------------------------------------------------------------------------------------------
+# §4.4 and Theorem 4.3 (Appendix A.3): attention
+# ---------------------------------------------------------------------------------------------
+def _softmax_attn(X, Wq, Wk, Wv):
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    S = Q @ K.T / np.sqrt(X.shape[1])
+    S = np.exp(S - S.max(axis=1, keepdims=True))
+    return (S / S.sum(axis=1, keepdims=True)) @ V
+
+
+@claim(
+    "zhu2025:sec4.4/third-order-tensor",
+    quote="These operations collapse into a third-order tensor T_att ∈ R^{N×N×d} such that each output row "
+          "Z_{k,:} = Σ_i Σ_j T_att[k, i, j] X_{j,:} matches the transformer block exactly",
+    statement="For fixed weights, softmax attention Z = softmax(XW_q(XW_k)^T/√d)XW_v is of the printed form "
+              "Z = C X with C_{kj} = Σ_i T[k,i,j] independent of X: tested by a least-squares fit of C over 6 random "
+              "inputs X, residual ≤ 1e-9 (float64). Weights: fixed integer matrices in [−2, 2] (seed 0). All N, d ≤ 3, "
+              "smallest N·d first.",
+    methods=["exhaustive", "numeric"],
+)
+def _sec44():
+    def fit(c, fn):
+        N, d = c
+        rng = np.random.default_rng(0)
+        Wq, Wk, Wv = (rng.integers(-2, 3, size=(d, d)).astype(float) for _ in range(3))
+        Xs = [rng.standard_normal((N, d)) for _ in range(6)]
+        A = np.vstack([X.T for X in Xs])            # (6d, N): Z^T = X^T C^T
+        B = np.vstack([fn(X, Wq, Wk, Wv).T for X in Xs])
+        Ct, *_ = np.linalg.lstsq(A, B, rcond=None)
+        return float(np.abs(A @ Ct - B).max())
+
+    def printed(c):
+        return fit(c, _softmax_attn) <= 1e-9
+
+    def corrected(c):
+        T, d = c
+        rng = np.random.default_rng(1)
+        Wq, Wk, Wv = (sympy.Matrix(rng.integers(-3, 4, size=(d, d)).tolist()) for _ in range(3))
+        X = sympy.Matrix(rng.integers(-3, 4, size=(T, d)).tolist())
+        W3 = sympy.Matrix(_att.linear_attention_matrix(T, Wq, Wk, Wv))
+        x = list(X.reshape(T * d, 1))
+        lifted = sympy.Matrix([a * b * e for a in x for b in x for e in x])
+        direct = (X * Wq) * (X * Wk).T * (X * Wv)
+        return W3 * lifted == direct.reshape(T * d, 1)
+
+    cases = _sizes(3)
+    corr = exhaustive(corrected, _sizes(2), describe="T, d <= 2, integer weights and X in [-3, 3]")
+    corr.method = "exact"
+    return decide(
+        exhaustive(printed, cases, describe="N, d <= 3, 6 random X, lstsq residual <= 1e-9",
+                   witness=lambda c: {"N": c[0], "d": c[1], "lstsq_residual": fit(c, _softmax_attn)}),
+        correction=("Z is not a fixed combination of the rows of X (softmax makes the weights depend on X, and W_v mixes "
+                    "columns). Without softmax, vec Z = 𝒲 (x ⊗ x ⊗ x), x = vec X, with the fixed sparse "
+                    "𝒲_{(k,c),((k,b),(i,e),(i,f))} = (W_q W_k^T)_{b,e} (W_v)_{f,c} (T²d⁴ entries; "
+                    "isomat.algebra.linear_attention_matrix)", corr),
+    )
+
+
+def _a3_instance(M, N, seed):
+    rng = np.random.default_rng(seed)
+    mats = [sympy.Matrix(rng.integers(-3, 4, size=(M, N)).tolist()) for _ in range(3)]
+    x = sympy.Matrix(rng.integers(-3, 4, size=(N, 1)).tolist())
+    return mats, x
+
+
+def _a3_y(WQ, WK, WV, x):
+    q, k, v = WQ * x, WK * x, WV * x
+    return v * (k.T * q)[0, 0]
+
+
+@claim(
+    "zhu2025:thm4.3/shape",
+    quote="A(vec X) = W_V (W_K vec X)(W_Q vec X)^T ≈ W_SA vec X, where W_SA ∈ R^{M×N} is a (third-order) sparse matrix",
+    statement="The attention output of A.3, y = V(K^T Q) with Q = W_Q x, K = W_K x, V = W_V x (W_* ∈ R^{M×N}), is a "
+              "linear function of x, as y = W_SA x requires: y(2x) = 2y(x). Symbolic W_*, x, all M, N ≤ 2, "
+              "smallest first.",
+    methods=["exhaustive", "symbolic"],
+)
+def _thm43_shape():
+    def inst(c):
+        M, N = c
+        return (_sym("q", M, N), _sym("k", M, N), _sym("v", M, N)), _sym("x", N, 1)
+
+    def linear(c):
+        (WQ, WK, WV), x = inst(c)
+        return (_a3_y(WQ, WK, WV, 2 * x) - 2 * _a3_y(WQ, WK, WV, x)).expand().is_zero_matrix
+
+    def corrected(c):
+        M, N = c
+        WQ, WK, WV = _sym("q", M, N), _sym("k", M, N), _sym("v", M, N)
+        x = _sym("x", N, 1)
+        G = WK.T * WQ
+        y3 = sympy.Matrix([sum(WV[m, i] * G[j, l] * x[i] * x[j] * x[l] for i in range(N) for j in range(N) for l in range(N))
+                           for m in range(M)])
+        return (y3 - _a3_y(WQ, WK, WV, x)).expand().is_zero_matrix
+
+    corr = exhaustive(corrected, _sizes(2), describe="M, N <= 2, symbolic")
+    corr.method = "symbolic"
+    return decide(
+        exhaustive(linear, _sizes(2), describe="M, N <= 2, symbolic W_Q, W_K, W_V, x",
+                   witness=lambda c: {"y(x)": _a3_y(*inst(c)[0], inst(c)[1]),
+                                      "y(2x) - 2y(x)": (_a3_y(*inst(c)[0], 2 * inst(c)[1]) - 2 * _a3_y(*inst(c)[0], inst(c)[1])).expand()}),
+        correction=("y is cubic in x: y = W3 (x ⊗ x ⊗ x) with W3 ∈ R^{M×N³}, [W3]_{m,(i,j,l)} = [W_V]_{m,i} (W_K^T W_Q)_{j,l}; "
+                    "no M×N matrix reproduces it (the printed W_V (W_K x)(W_Q x)^T is moreover an M×M matrix, defined "
+                    "only when M = N)", corr),
+    )
+
+
+@claim(
+    "zhu2025:thm4.3/w-sa",
+    quote="[W_SA]_{m,(i,j)} = [W_V]_{m,j} [W_K]_{j,i} [W_Q]_{m,i}, then y = W_SA X̃ (X̃ = vec X ⊗ vec X)",
+    statement="The printed W_SA (isomat.algebra.zhu_w_sa; defined when N ≤ M) applied to x ⊗ x equals A.3's own "
+              "output y = V(K^T Q). Exact, integer instances in [−3, 3], all N ≤ M ≤ 3, smallest first; also "
+              "checks that W_SA (x ⊗ x) equals the printed sum y_m = Σ_{i,j} [W_V]_{m,j}[W_K]_{j,i}[W_Q]_{m,i} X_i X_j.",
+    methods=["exhaustive", "exact"],
+)
+def _w_sa():
+    cases = sorted([(M, N) for M in range(1, 4) for N in range(1, M + 1)], key=lambda c: (c[0] * c[1], c))
+
+    def parts(c):
+        M, N = c
+        (WQ, WK, WV), x = _a3_instance(M, N, 7 * M + N)
+        Ws = sympy.Matrix(_att.zhu_w_sa(WQ, WK, WV))
+        lifted = sympy.Matrix([x[i] * x[j] for i in range(N) for j in range(N)])
+        printed_sum = sympy.Matrix([sum(WV[m, j] * WK[j, i] * WQ[m, i] * x[i] * x[j] for i in range(N) for j in range(N))
+                                    for m in range(M)])
+        return Ws * lifted, printed_sum, _a3_y(WQ, WK, WV, x)
+
+    def ok(c):
+        got, printed_sum, y = parts(c)
+        return got == printed_sum and got == y
+
+    return decide(exhaustive(ok, cases, describe="N <= M <= 3, integer instances",
+                             witness=lambda c: dict(zip(("W_SA(x⊗x)", "printed_sum", "y=V(K^T Q)"), parts(c)))))
+
+
+@claim(
+    "zhu2025:thm4.3/sparsity",
+    quote="The sparsity pattern of W_SA follows from patch-based grouping: only pairs (i, j) within the same local "
+          "patch produce nonzero weights",
+    statement="For generic (symbolic) W_Q, W_K, W_V the printed W_SA has a zero at some pair (i, j) with i ≠ j "
+              "(as it must if pairs in different patches of size K < N vanish). All N ≤ M ≤ 3, smallest first.",
+    methods=["exhaustive", "symbolic"],
+)
+def _sparsity():
+    cases = sorted([(M, N) for M in range(1, 4) for N in range(2, M + 1)], key=lambda c: (c[0] * c[1], c))
+
+    def has_offpatch_zero(c):
+        M, N = c
+        Ws = sympy.Matrix(_att.zhu_w_sa(_sym("q", M, N), _sym("k", M, N), _sym("v", M, N)))
+        return any(Ws[m, i * N + j] == 0 for m in range(M) for i in range(N) for j in range(N) if i != j)
+
+    t = exhaustive(has_offpatch_zero, cases, describe="2 <= N <= M <= 3, symbolic weights",
+                   witness=lambda c: {"W_SA": sympy.Matrix(_att.zhu_w_sa(_sym("q", *c), _sym("k", *c), _sym("v", *c)))})
+    t.method = "symbolic"
+    return decide(t)
+
+
+# ---------------------------------------------------------------------------------------------
+# §5-7: empirical statements
+# ---------------------------------------------------------------------------------------------
+@claim(
+    "zhu2025:sec5",
+    quote="matrix–vector and matrix–matrix products align perfectly with GPU parallelism and specialized tensor cores, "
+          "yielding high throughput for both dense and structured sparse patterns",
+    statement="A performance statement about GPUs and tensor cores with no measurement given; it needs hardware "
+              "benchmarks, not mathematics (see benchmarks/conv.py for this project's CPU measurements).",
+    methods=["recompute"],
+)
+def _sec5():
+    return not_checkable("hardware throughput claim without a stated measurement; needs GPU benchmarks")
+
+
+@claim(
+    "zhu2025:tab1",
+    quote="Table 1: Grouped hyperparameters",
+    statement="Training hyperparameters (batch size, learning rates, epochs, ...) for the experiments: settings of "
+              "training runs, not checkable without re-running the training on the datasets.",
+    methods=["recompute"],
+)
+def _tab1():
+    return not_checkable("training hyperparameters; reproducing them needs the datasets and GPU training runs")
+
+
+@claim(
+    "zhu2025:tab2",
+    quote="Table 2: Performance and convergence epochs for original models vs. sparse-isomorphic matrix formulations",
+    statement="Accuracies, AMSE, perplexities and epochs from training on MNIST, CIFAR-10/100, Tiny ImageNet, ETTh1, "
+              "Electricity, AG News, WikiText-2, PTB: empirical results that need the datasets and training.",
+    methods=["recompute"],
+)
+def _tab2():
+    return not_checkable("empirical training results; need the nine datasets and GPU training (6 h per dataset on an RTX 4090)")
+
+
+# Table 2 as printed (original metric, original epoch, sparse metric, sparse epoch)
+TABLE2 = {
+    "MNIST": (90.6, 46, 92.48, 38),
+    "CIFAR-10": (40.89, 70, 38.42, 67),
+    "CIFAR-100": (28.14, 59, 29.21, 64),
+    "Tiny ImageNet": (8.24, 20, 8.36, 22),
+    "ETTh1": (0.012107, 100, 0.018001, 94),
+    "Electricity LD": (0.141201, 20, 0.112086, 22),
+    "AG News": (90.97, 5, 90.68, 5),
+    "WikiText-2": (172.4, 26, 173.6, 24),
+    "Penn Treebank": (137.3, 54, 135.7, 56),
+}
+
+
+@claim(
+    "zhu2025:sec7/text-vs-tab2",
+    quote="the matrix variant achieves higher accuracy on MNIST (92.48% vs. 90.6%) and CIFAR-100 (29.21% vs. 28.14%) "
+          "with faster convergence ... the original RNN yields slightly lower AMSE on ETTh1 but the sparse model "
+          "outperforms on Electricity Load Diagrams ... perplexity on Penn Treebank improves marginally ... WikiText-2 "
+          "shows a minor increase in perplexity",
+    statement="Each comparison stated in the §7 text, recomputed from Table 2 as printed (transcribed here): "
+              "'faster convergence' = fewer epochs; lower AMSE/perplexity is better.",
+    methods=["recompute"],
+)
+def _sec7():
+    t = TABLE2
+    printed = {
+        "MNIST: sparse accuracy higher": True,
+        "MNIST: quoted accuracies (sparse, original)": [92.48, 90.6],
+        "MNIST: sparse converges faster": True,
+        "CIFAR-100: sparse accuracy higher": True,
+        "CIFAR-100: quoted accuracies (sparse, original)": [29.21, 28.14],
+        "CIFAR-100: sparse converges faster": True,
+        "ETTh1: original AMSE lower": True,
+        "Electricity LD: sparse AMSE lower": True,
+        "Penn Treebank: sparse perplexity lower": True,
+        "WikiText-2: sparse perplexity higher": True,
+    }
+    recomputed = {
+        "MNIST: sparse accuracy higher": t["MNIST"][2] > t["MNIST"][0],
+        "MNIST: quoted accuracies (sparse, original)": [t["MNIST"][2], t["MNIST"][0]],
+        "MNIST: sparse converges faster": t["MNIST"][3] < t["MNIST"][1],
+        "CIFAR-100: sparse accuracy higher": t["CIFAR-100"][2] > t["CIFAR-100"][0],
+        "CIFAR-100: quoted accuracies (sparse, original)": [t["CIFAR-100"][2], t["CIFAR-100"][0]],
+        "CIFAR-100: sparse converges faster": t["CIFAR-100"][3] < t["CIFAR-100"][1],
+        "ETTh1: original AMSE lower": t["ETTh1"][0] < t["ETTh1"][2],
+        "Electricity LD: sparse AMSE lower": t["Electricity LD"][2] < t["Electricity LD"][0],
+        "Penn Treebank: sparse perplexity lower": t["Penn Treebank"][2] < t["Penn Treebank"][0],
+        "WikiText-2: sparse perplexity higher": t["WikiText-2"][2] > t["WikiText-2"][0],
+    }
+    printed = {k: (int(v) if isinstance(v, bool) else v) for k, v in printed.items()}
+    recomputed = {k: (int(v) if isinstance(v, bool) else v) for k, v in recomputed.items()}
+    return compare_printed(printed, recomputed, kind="inconsistent", rel_tol=1e-12)
