@@ -651,8 +651,160 @@ def spm_attention_backward(maps: dict[str, SPM], cache: dict[str, Any], G_Y: Any
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Fast float kernel (benchmarks, training loops)
+# ---------------------------------------------------------------------------------------------
+class SPMKernel:
+    r"""Preallocated float forward/backward of one float SPM layer for a fixed batch size.
+
+    The same mathematics as :func:`spm_forward` / :func:`spm_backward` (eq. 2--19), laid out for
+    memory streaming: activations are kept feature-major, shape ``(n, B)``, and in stage
+    :math:`\ell` rows are ordered :math:`[i_1..i_m, j_1..j_m, \text{unpaired}]` so that the two
+    halves of every pair are contiguous. A stage is then one row gather (``np.take`` with ``out=``,
+    the permutation from the previous stage's order) and four multiply-adds on contiguous halves
+    into preallocated buffers. Parameter gradients are row-wise dot products (``einsum``).
+
+    Parameters
+    ----------
+    layer : SPM
+        A float (numpy field) layer.
+    batch : int
+        Batch size ``B`` the buffers are allocated for.
+    dtype : numpy dtype
+        ``float32`` (default) or ``float64``.
+    """
+
+    def __init__(self, layer: SPM, batch: int, dtype: Any = np.float32) -> None:
+        if not isinstance(layer, SPM) or layer.field != "numpy":
+            raise TypeError(f"layer must be a numpy-field SPM, got {type(layer).__name__}"
+                            + (f" in field {layer.field!r}" if isinstance(layer, SPM) else ""))
+        B = _validate.positive_int("batch", batch)
+        dt = np.dtype(dtype)
+        if dt.kind != "f":
+            raise TypeError(f"dtype must be a float dtype, got {dt}")
+        n, L, m = layer.n, layer.L, layer.n // 2
+        check_size("SPMKernel buffers", (n, B * (L + 6)), n * B * (L + 6), field="numpy")
+        self.layer, self.B, self.dtype, self.n, self.m, self.L = layer, B, dt, n, m, L
+        orders = []
+        for ell in range(L):
+            o = [layer.pairs[ell, :, 0], layer.pairs[ell, :, 1]]
+            if n % 2:
+                o.append(layer.single[ell : ell + 1])
+            orders.append(np.concatenate(o).astype(np.intp))
+        pos = [np.argsort(o).astype(np.intp) for o in orders]
+        self.order0, self.posL = orders[0], pos[-1]
+        self.fperm = [pos[ell][orders[ell + 1]] for ell in range(L - 1)]  # stage ell order -> ell+1 order
+        self.bperm = [pos[ell + 1][orders[ell]] for ell in range(L - 1)]
+        blk = np.asarray(layer.blocks(), dtype=dt)
+        self.coef = [tuple(np.ascontiguousarray(blk[ell, :, k])[:, None] for k in range(4)) for ell in range(L)]
+        self.angles = layer.variant == "rotation"
+        self.scale = (np.asarray(layer.odd_scale, dt) if (n % 2 and layer.odd == "scale") else None)
+        self.d_in0 = np.asarray(layer.d_in, dt)[self.order0][:, None]
+        self.d_in, self.d_out = np.asarray(layer.d_in, dt), np.asarray(layer.d_out, dt)
+        self.bias = np.asarray(layer.bias, dt)
+        self.U = np.empty((L, n, B), dt)  # stage inputs, each in its stage order
+        self.V = np.empty((n, B), dt)
+        self.T = np.empty((m, B), dt)
+        self.ZL = np.empty((n, B), dt)
+        self.Y = np.empty((B, n), dt)
+        self.G1 = np.empty((n, B), dt)
+        self.G2 = np.empty((n, B), dt)
+        self.GX = np.empty((B, n), dt)
+        self.X = None
+
+    # -- one stage ------------------------------------------------------------------------------
+    def stage_forward(self, ell: int, u: np.ndarray, v: np.ndarray) -> None:
+        """``v = B_ell u`` in stage order (eq. 5--6 / 10--11): four multiplies and two adds."""
+        m, t = self.m, self.T
+        a, b, c, d = self.coef[ell]
+        x1, x2 = u[:m], u[m : 2 * m]
+        np.multiply(x1, a, out=v[:m])
+        np.multiply(x2, b, out=t)
+        np.add(v[:m], t, out=v[:m])
+        np.multiply(x1, c, out=v[m : 2 * m])
+        np.multiply(x2, d, out=t)
+        np.add(v[m : 2 * m], t, out=v[m : 2 * m])
+        if self.n % 2:
+            if self.scale is not None:
+                np.multiply(u[2 * m :], self.scale[ell], out=v[2 * m :])
+            else:
+                v[2 * m :] = u[2 * m :]
+
+    def forward(self, X: np.ndarray) -> np.ndarray:
+        """``Y = X M^T + b`` for ``X`` of shape ``(B, n)`` (eq. 2--4); keeps what backward needs."""
+        X = np.asarray(X)
+        if X.shape != (self.B, self.n):
+            raise ValueError(f"X must have shape ({self.B}, {self.n}), got {X.shape}")
+        self.X = X
+        U, V = self.U, self.V
+        np.take(X.T, self.order0, axis=0, out=U[0])
+        np.multiply(U[0], self.d_in0, out=U[0])
+        for ell in range(self.L):
+            self.stage_forward(ell, U[ell], V)
+            if ell + 1 < self.L:
+                np.take(V, self.fperm[ell], axis=0, out=U[ell + 1])
+        np.take(V, self.posL, axis=0, out=self.ZL)
+        np.multiply(self.ZL.T, self.d_out, out=self.Y)
+        np.add(self.Y, self.bias, out=self.Y)
+        return self.Y
+
+    def backward(self, G: np.ndarray) -> dict[str, Any]:
+        """Gradients for ``G = dL/dY`` of shape ``(B, n)``, as :func:`spm_backward` returns them."""
+        G = np.asarray(G)
+        if G.shape != (self.B, self.n):
+            raise ValueError(f"G must have shape ({self.B}, {self.n}), got {G.shape}")
+        if self.X is None:
+            raise ValueError("backward needs a forward call first")
+        m, L = self.m, self.L
+        out: dict[str, Any] = {"bias": G.sum(axis=0), "d_out": np.einsum("bi,ib->i", G, self.ZL)}
+        g, h = self.G1, self.G2
+        order_L = np.argsort(self.posL)
+        np.take(G.T, order_L, axis=0, out=g)
+        np.multiply(g, self.d_out[order_L][:, None], out=g)
+        gp = np.empty(self.layer.params.shape, self.dtype)
+        gs = np.empty(L, self.dtype) if self.scale is not None else None
+        for ell in range(L - 1, -1, -1):
+            u = self.U[ell]
+            x1, x2, d1, d2 = u[:m], u[m : 2 * m], g[:m], g[m : 2 * m]
+            e11 = np.einsum("ij,ij->i", d1, x1)
+            e12 = np.einsum("ij,ij->i", d1, x2)
+            e21 = np.einsum("ij,ij->i", d2, x1)
+            e22 = np.einsum("ij,ij->i", d2, x2)
+            a, b, c, d = self.coef[ell]
+            if self.angles:  # eq. (9) with cos = a, sin = c
+                gp[ell] = -c[:, 0] * (e11 + e22) + a[:, 0] * (e21 - e12)
+            else:  # eq. (14)
+                gp[ell] = np.stack([e11, e12, e21, e22], axis=-1)
+            t = self.T
+            np.multiply(d1, a, out=h[:m])  # eq. (7) / (12)
+            np.multiply(d2, c, out=t)
+            np.add(h[:m], t, out=h[:m])
+            np.multiply(d1, b, out=h[m : 2 * m])  # eq. (8) / (13)
+            np.multiply(d2, d, out=t)
+            np.add(h[m : 2 * m], t, out=h[m : 2 * m])
+            if self.n % 2:
+                if gs is not None:
+                    gs[ell] = np.dot(g[2 * m], u[2 * m])
+                    np.multiply(g[2 * m :], self.scale[ell], out=h[2 * m :])
+                else:
+                    h[2 * m :] = g[2 * m :]
+            if ell > 0:
+                np.take(h, self.bperm[ell - 1], axis=0, out=g)
+            else:
+                g, h = h, g
+        pos0 = np.argsort(self.order0)
+        gz0 = np.take(g, pos0, axis=0)
+        out["d_in"] = np.einsum("ib,bi->i", gz0, self.X)  # eq. (19)
+        np.multiply(gz0.T, self.d_in, out=self.GX)  # eq. (18)
+        out["x"] = self.GX
+        out["params"] = gp
+        if gs is not None:
+            out["odd_scale"] = gs
+        return out
+
+
 __all__ = [
-    "SPM", "spm_layer", "random_spm", "butterfly_pairings", "random_pairings",
+    "SPM", "SPMKernel", "spm_layer", "random_spm", "butterfly_pairings", "random_pairings",
     "stage_operator", "stage_matrix", "layer_matrix",
     "spm_forward", "spm_backward", "spm_transpose_apply",
     "spm_gru_forward", "spm_gru_backward", "spm_attention_forward", "spm_attention_backward",
