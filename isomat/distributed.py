@@ -1,0 +1,160 @@
+r"""Applying an operator too large for one process, in row blocks on Dask (extra ``distributed``).
+
+:math:`y = Wx` is computed as :math:`y_{[s,t)} = W_{[s,t),:}\,x` for a partition of the rows into
+blocks :math:`[s,t)`. Each Dask worker receives only the *recipe* of its blocks -- a picklable
+``build_block(start, stop)`` that builds those rows of the pattern and values (constructions take
+``rows=(start, stop)`` for that, e.g. :func:`isomat.algebra.conv_matrix`) -- builds them, multiplies,
+and returns its piece of :math:`y`; no process ever holds the whole matrix. Blocks run on the CPU
+(SciPy) or on the worker's GPU (``device="gpu"``: CuPy).
+
+Example
+-------
+>>> from dask.distributed import Client, LocalCluster                       # doctest: +SKIP
+>>> from isomat.distributed import apply_row_blocks, construction_rows     # doctest: +SKIP
+>>> from isomat.algebra import conv_matrix                                 # doctest: +SKIP
+>>> build = construction_rows(conv_matrix, (1, 512, 512), kernel, padding="same")  # doctest: +SKIP
+>>> with LocalCluster(n_workers=4) as cluster, Client(cluster) as client:  # doctest: +SKIP
+...     y = apply_row_blocks(build, 512 * 512, x, client=client, n_blocks=8)
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from . import _validate
+
+__all__ = ["apply_row_blocks", "construction_rows", "row_blocks", "BlockInfo"]
+
+
+def row_blocks(n_rows: int, n_blocks: int) -> list[tuple[int, int]]:
+    """Split ``range(n_rows)`` into ``n_blocks`` contiguous ``(start, stop)`` blocks of near-equal size."""
+    n_rows = _validate.positive_int("n_rows", n_rows)
+    n_blocks = _validate.positive_int("n_blocks", n_blocks)
+    if n_blocks > n_rows:
+        raise ValueError(f"n_blocks must be at most n_rows = {n_rows}, got {n_blocks}")
+    edges = np.linspace(0, n_rows, n_blocks + 1).round().astype(np.int64)
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+
+
+def _call_rows(func: Callable[..., Any], args: tuple, kwargs: dict, start: int, stop: int) -> Any:
+    return func(*args, rows=(start, stop), format="csr", **kwargs)
+
+
+def construction_rows(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[int, int], Any]:
+    """A picklable ``build_block(start, stop)`` calling ``func(*args, rows=(start, stop), format="csr", **kwargs)``.
+
+    ``func`` is a construction that supports building a row range alone (a ``rows=`` keyword),
+    such as :func:`isomat.algebra.conv_matrix`.
+    """
+    if not callable(func):
+        raise TypeError(f"func must be a construction (callable), got {type(func).__name__}")
+    return functools.partial(_call_rows, func, tuple(args), dict(kwargs))
+
+
+class BlockInfo(dict):
+    """Per-block record: ``start``, ``stop``, ``nnz``, ``build_seconds``, ``apply_seconds``, ``worker``."""
+
+
+def _apply_block(build_block: Callable[[int, int], Any], start: int, stop: int, x: Any, device: str) -> tuple[Any, dict]:
+    t0 = time.perf_counter()
+    block = build_block(start, stop)
+    from .algebra._operator import SparseOperator
+
+    if isinstance(block, SparseOperator):
+        block = block.render("csr")
+    t1 = time.perf_counter()
+    if block.shape[0] != stop - start:
+        raise ValueError(f"build_block({start}, {stop}) returned {block.shape[0]} rows, expected {stop - start}")
+    if device == "gpu":
+        from .gpu import to_cpu, to_gpu
+
+        y = to_cpu(to_gpu(block) @ to_gpu(x))
+    else:
+        from .gpu import is_cupy_array, to_cpu
+
+        if is_cupy_array(block):
+            block = to_cpu(block)
+        y = block @ x
+    t2 = time.perf_counter()
+    try:
+        from distributed import get_worker
+
+        worker = get_worker().address
+    except (ImportError, ValueError):
+        worker = None
+    info = {"start": start, "stop": stop, "nnz": int(block.nnz), "build_seconds": t1 - t0,
+            "apply_seconds": t2 - t1, "worker": worker}
+    return np.asarray(y), info
+
+
+def apply_row_blocks(build_block: Callable[[int, int], Any], n_rows: int, x: Any, *, client: Any,
+                     n_blocks: int | None = None, device: str = "cpu", workers: Sequence[str] | None = None,
+                     return_info: bool = False) -> Any:
+    r"""``W @ x`` with ``W`` built and applied in row blocks on a Dask cluster.
+
+    Parameters
+    ----------
+    build_block : callable ``(start, stop) -> matrix``
+        Builds rows ``[start, stop)`` of ``W`` only (a ``(stop - start) x n`` SciPy/CuPy sparse
+        matrix or SparseOperator); must be picklable (see :func:`construction_rows`). It runs on
+        the workers: the matrix is never sent over the network nor built whole.
+    n_rows : int
+        Rows of ``W``.
+    x : numpy.ndarray
+        ``(n,)`` or ``(n, k)``; scattered once to every worker.
+    client : dask.distributed.Client
+    n_blocks : int, optional
+        Number of row blocks (default: the number of workers).
+    device : {"cpu", "gpu"}
+        Multiply with SciPy, or on the worker's GPU with CuPy.
+    workers : list of str, optional
+        Worker addresses; block ``i`` runs on ``workers[i % len(workers)]`` (default: all of the
+        client's workers, round-robin, so each worker builds only its own blocks).
+    return_info : bool
+        Also return a list of per-block :class:`BlockInfo` records.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``W @ x`` (and the block records when ``return_info``).
+    """
+    if client is None or not all(hasattr(client, a) for a in ("submit", "scatter", "gather")):
+        raise TypeError(f"client must be a dask.distributed.Client, got {type(client).__name__}")
+    if not callable(build_block):
+        raise TypeError(f"build_block must be callable (start, stop) -> matrix, got {type(build_block).__name__}")
+    device = _validate.choice("device", device, ("cpu", "gpu"))
+    n_rows = _validate.positive_int("n_rows", n_rows)
+    from .gpu import is_cupy_array
+
+    if is_cupy_array(x):
+        x = x.get()
+    x = np.asarray(x)
+    if x.ndim not in (1, 2) or x.dtype.kind not in "biufc":
+        raise ValueError(f"x must be a numeric vector or matrix, got an array of shape {x.shape} and dtype {x.dtype}")
+    if workers is None:
+        workers = sorted(client.scheduler_info()["workers"])
+    workers = list(workers)
+    if not workers:
+        raise ValueError("workers: the cluster has no workers")
+    if n_blocks is None:
+        n_blocks = min(len(workers), n_rows)
+    blocks = row_blocks(n_rows, n_blocks)
+    x_f = client.scatter(x, broadcast=True)
+    futures = [
+        client.submit(_apply_block, build_block, a, b, x_f, device, workers=[workers[i % len(workers)]],
+                      allow_other_workers=False, pure=False, key=f"isomat-row-block-{a}-{b}-{time.time_ns()}")
+        for i, (a, b) in enumerate(blocks)
+    ]
+    results = client.gather(futures)
+    pieces = [r[0] for r in results]
+    for (a, b), piece in zip(blocks, pieces):
+        if piece.shape[0] != b - a:
+            raise ValueError(f"row block [{a}, {b}) produced {piece.shape[0]} rows")
+    y = np.concatenate(pieces, axis=0)
+    if return_info:
+        return y, [BlockInfo(r[1]) for r in results]
+    return y
