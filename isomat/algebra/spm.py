@@ -401,6 +401,9 @@ def spm_forward(layer: SPM, X: Any, *, return_cache: bool = False) -> Any:
     :func:`spm_backward` reuses.
     """
     X = _as_batch("X", X, layer)
+    rows = int(np.prod(X.shape[:-1]))
+    check_size("spm forward activations", (rows, layer.n), rows * layer.n * ((layer.L + 2) if return_cache else 3),
+               field=layer.field)
     blk = layer.blocks()
     z = X * layer.d_in  # eq. (2)
     zs = [z]
