@@ -800,3 +800,468 @@ def _proof_coeff():
         printed[key] = sympy.Rational(1, r)
         recomputed[key] = c
     return compare_printed(printed, recomputed, correct_formula="r/s, s = lcm(t, r)")
+
+
+# =============================================================================================
+# §III: the transformer formulas against the standard definitions (torch as the reference)
+# =============================================================================================
+def _torch():
+    import torch
+
+    return torch
+
+
+def _rnd(shape, seed, lo=-3, hi=3):
+    return np.random.default_rng(seed).integers(lo, hi + 1, size=shape)
+
+
+def _softmax_np(E):
+    E = np.asarray(E, dtype=float)
+    ex = np.exp(E - np.where(np.isfinite(E.max(axis=1, keepdims=True)), E.max(axis=1, keepdims=True), 0))
+    with np.errstate(invalid="ignore"):
+        return ex / ex.sum(axis=1, keepdims=True)
+
+
+def _sdpa(Q, K, V, causal=False):
+    torch = _torch()
+    t = lambda a: torch.tensor(np.asarray(a, dtype=float), dtype=torch.float64)  # noqa: E731
+    return torch.nn.functional.scaled_dot_product_attention(t(Q)[None], t(K)[None], t(V)[None], is_causal=causal)[0].numpy()
+
+
+def _close(a, b, tol=1e-12):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and bool(np.all(np.isfinite(a))) and bool(np.allclose(a, b, rtol=tol, atol=tol))
+
+
+def _num_exhaustive(pred, cases, describe, witness=None):
+    tr = exhaustive(pred, cases, describe=describe, witness=witness)
+    tr.method = "numeric"
+    return tr
+
+
+@claim(
+    "cheng2025:eq36",
+    quote="Qᵀ = W^q Xᵀ, Kᵀ = W^k Xᵀ, Vᵀ = W^v Xᵀ,  W^q, W^k, W^v ∈ M_{n0×n0}   (36)",
+    statement=(
+        "(36) is the standard bias-free projection Q = X W^qᵀ of torch.nn.functional.linear(X, W^q): equal "
+        "for all s, n0 in [1, 4] on integer X, W (float64, tol 1e-12)."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _eq36():
+    torch = _torch()
+
+    def ok(c):
+        s, n0 = c
+        X, W = _rnd((s, n0), sum(c)), _rnd((n0, n0), sum(c) + 1)
+        ref = torch.nn.functional.linear(torch.tensor(X, dtype=torch.float64), torch.tensor(W, dtype=torch.float64)).numpy()
+        return _close((W @ X.T).T, ref)
+
+    return decide(_num_exhaustive(ok, _dims(2, 4), "s, n0 in [1, 4]"))
+
+
+@claim(
+    "cheng2025:eq43",
+    quote="A = softmax(QKᵀ/√n)  (41);  for E := QKᵀ/√s, softmax(E) row-wise  (43);  softmax(QKᵀ/√s + PM)V  (48)",
+    statement=(
+        "Eqs. (43) and (48) scale by 1/√s (s = batch/sequence length) where (41) and the standard attention "
+        "of [18] scale by 1/√d_k (d_k = n0, the query/key dimension). Checked: softmax(QKᵀ/√s)V equals "
+        "torch.nn.functional.scaled_dot_product_attention (scale 1/√n0) for all s, n0 in [1, 4], integer Q, K, V "
+        "(float64, tol 1e-12)."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _eq43():
+    def case(c, scale_dim):
+        s, n0 = c
+        Q, K, V = _rnd((s, n0), sum(c)), _rnd((s, n0), sum(c) + 1), _rnd((s, n0), sum(c) + 2)
+        d = s if scale_dim == "s" else n0
+        return _softmax_np(Q @ K.T / math.sqrt(d)) @ V, _sdpa(Q, K, V)
+
+    def witness(c):
+        mine, ref = case(c, "s")
+        return {"printed (1/√s)": mine.tolist(), "standard (1/√n0)": ref.tolist()}
+
+    printed = _num_exhaustive(lambda c: _close(*case(c, "s")), _dims(2, 4), "s, n0 in [1, 4]", witness)
+    corrected = _num_exhaustive(lambda c: _close(*case(c, "n0")), _dims(2, 4), "s, n0 in [1, 4]")
+    return decide(printed, correction=("E := QKᵀ/√n0 (the key dimension d_k = n0, as in (41)), in (43) and (48)", corrected))
+
+
+@claim(
+    "cheng2025:eq47",
+    quote="p_{i,j} = 0 for j > i,  −∞ for j ≤ i   (47);  Attention = softmax(QKᵀ/√s + PM)V  (48)",
+    statement=(
+        "The causal mask (47)-(48) compared with the standard causal attention (torch scaled_dot_product_attention, "
+        "is_causal=True, scale 1/√n0 — the scale is taken as in the standard so only the mask is tested) for all "
+        "s, n0 in [1, 4], integer Q, K, V; a row that is all −∞ gives NaN and counts as a failure."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _eq47():
+    def run(c, printed):
+        s, n0 = c
+        Q, K, V = _rnd((s, n0), sum(c)), _rnd((s, n0), sum(c) + 1), _rnd((s, n0), sum(c) + 2)
+        i, j = np.indices((s, s))
+        PM = np.where(j > i, 0.0, -np.inf) if printed else np.where(j > i, -np.inf, 0.0)
+        return _softmax_np(Q @ K.T / math.sqrt(n0) + PM) @ V, _sdpa(Q, K, V, causal=True)
+
+    def witness(c):
+        mine, ref = run(c, True)
+        return {"printed mask result": [[str(v) for v in r] for r in mine.tolist()], "causal attention": ref.tolist()}
+
+    printed = _num_exhaustive(lambda c: _close(*run(c, True)), _dims(2, 4), "s, n0 in [1, 4]", witness)
+    corrected = _num_exhaustive(lambda c: _close(*run(c, False)), _dims(2, 4), "s, n0 in [1, 4]")
+    return decide(printed, correction=(
+        "p_{i,j} = 0 for j ≤ i and −∞ for j > i (mask the future, keep the diagonal)", corrected))
+
+
+@claim(
+    "cheng2025:eq52",
+    quote="y = (x − E(x))/√(Var(x) + ε) * γ + β  (52),  Var(x) = (1/d) √(Σ_i (x_{i,j} − E_j(x))²)",
+    statement=(
+        "Vector-wise and layer-wise normalization with the printed Var compared with the standard layer "
+        "normalization torch.nn.functional.layer_norm (biased variance (1/d)Σ(x − E)², same ε = 1e-3, γ = 1, "
+        "β = 0), for d in [1, 4] (vector-wise, one column) and d×s in [1, 3]² (layer-wise), integer x, float64 tol 1e-12."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _eq52():
+    torch = _torch()
+    eps = 1e-3
+
+    def norm(x, printed):
+        x = np.asarray(x, dtype=float)
+        E = x.mean()
+        dev = ((x - E) ** 2).sum()
+        var = math.sqrt(dev) / x.size if printed else dev / x.size
+        return (x - E) / math.sqrt(var + eps)
+
+    def ref(x):
+        t = torch.tensor(np.asarray(x, dtype=float))
+        return torch.nn.functional.layer_norm(t, t.shape, eps=eps).numpy()
+
+    cases = [("vector", (d, 1)) for d in range(1, 5)] + [("layer", c) for c in _dims(2, 3)]
+
+    def ok(case, printed=True):
+        _, (d, s) = case
+        x = _rnd((d, s), d * 10 + s)
+        return _close(norm(x, printed), ref(x))
+
+    def witness(case):
+        _, (d, s) = case
+        x = _rnd((d, s), d * 10 + s)
+        return {"x": x.tolist(), "printed": norm(x, True).tolist(), "layer_norm": ref(x).tolist()}
+
+    printed = _num_exhaustive(ok, cases, "vector-wise d in [1, 4]; layer-wise d, s in [1, 3]", witness)
+    corrected = _num_exhaustive(lambda c: ok(c, False), cases, "same cases, Var = (1/d) Σ (x − E)²")
+    return decide(printed, correction=("Var(x) = (1/d) Σ_i (x_{i,j} − E_j(x))² (no square root); layer-wise (1/(ds)) ΣΣ (x − E)²", corrected))
+
+
+@claim(
+    "cheng2025:eq53",
+    quote="FFN(X) = W_2 ReLU(W_1 X + α B_1) + β B_2,  X ∈ M_{s×n0}, W_1 ∈ M_{α×s}, W_2 ∈ M_{β×α}   (53)",
+    statement=(
+        "The standard feed-forward of [18] acts on each token separately, FFN(X)_i = ReLU(X_i V_1 + b_1) V_2 + b_2, "
+        "so it commutes with permutations of the tokens (rows of X). Checked: the printed (53), with β = s so the "
+        "shapes allow it, commutes with the cyclic shift of the rows, exactly on integer data for s, n0, α in [1, 3]; "
+        "the correction is compared with torch Linear-ReLU-Linear."
+    ),
+    methods=["exact", "exhaustive", "numeric"],
+)
+def _eq53():
+    torch = _torch()
+    relu = lambda a: np.maximum(a, 0)  # noqa: E731
+
+    def printed_ok(c):
+        s, n0, al = c
+        X, W1, W2 = _rnd((s, n0), sum(c)), _rnd((al, s), sum(c) + 1), _rnd((s, al), sum(c) + 2)
+        B1, B2 = _rnd((al, n0), sum(c) + 3), _rnd((s, n0), sum(c) + 4)
+        f = lambda Z: W2 @ relu(W1 @ Z + B1) + B2  # noqa: E731
+        P = np.roll(np.eye(s, dtype=np.int64), 1, axis=0)
+        return np.array_equal(f(P @ X), P @ f(X))
+
+    def witness(c):
+        s, n0, al = c
+        return {"X": _rnd((s, n0), sum(c)).tolist(), "W1": _rnd((al, s), sum(c) + 1).tolist(),
+                "W2": _rnd((s, al), sum(c) + 2).tolist(), "B1": _rnd((al, n0), sum(c) + 3).tolist(),
+                "B2": _rnd((s, n0), sum(c) + 4).tolist()}
+
+    printed = _exact_exhaustive(printed_ok, _dims(3, 3), "s, n0, α in [1, 3]", witness)
+
+    def corr(c):
+        s, n0, dff = c
+        X, V1, V2 = _rnd((s, n0), sum(c)), _rnd((n0, dff), sum(c) + 1), _rnd((dff, n0), sum(c) + 2)
+        b1, b2 = _rnd(dff, sum(c) + 3), _rnd(n0, sum(c) + 4)
+        mine = relu(X @ V1 + b1) @ V2 + b2
+        net = torch.nn.Sequential(torch.nn.Linear(n0, dff), torch.nn.ReLU(), torch.nn.Linear(dff, n0)).double()
+        with torch.no_grad():
+            net[0].weight.copy_(torch.tensor(V1.T, dtype=torch.float64)); net[0].bias.copy_(torch.tensor(b1, dtype=torch.float64))
+            net[2].weight.copy_(torch.tensor(V2.T, dtype=torch.float64)); net[2].bias.copy_(torch.tensor(b2, dtype=torch.float64))
+            ref = net(torch.tensor(X, dtype=torch.float64)).numpy()
+        P = np.roll(np.eye(s, dtype=np.int64), 1, axis=0)
+        return _close(mine, ref) and np.array_equal(relu(P @ X @ V1 + b1) @ V2 + b2, P @ mine)
+
+    return decide(printed, correction=(
+        "FFN(X) = ReLU(X W_1 + 1_s b_1ᵀ) W_2 + 1_s b_2ᵀ with W_1 ∈ M_{n0×d_ff}, W_2 ∈ M_{d_ff×n0}: the weights act on the "
+        "feature dimension of each token, not across the s tokens",
+        _num_exhaustive(corr, _dims(3, 3), "s, n0, d_ff in [1, 3], vs torch Linear-ReLU-Linear")))
+
+
+# =============================================================================================
+# §IV: hypervectors, stochastic products, the operator ⋄
+# =============================================================================================
+def _blockdiag(blocks):
+    return sympy.diag(*blocks)
+
+
+def _sym_hv(dims, name="x"):
+    return [sympy.Matrix(sympy.symbols(f"{name}{i + 1}_1:{n + 1}")) for i, n in enumerate(dims)]
+
+
+def _hv_cases(max_s=3, max_n=3):
+    cases = [c for s in range(1, max_s + 1) for c in itertools.product(range(1, max_n + 1), repeat=s)]
+    return sorted(cases, key=lambda c: (len(c), sum(c), c))
+
+
+@claim(
+    "cheng2025:prop4.3",
+    quote=(
+        "0 ≠ x = ⋉ x_i = ⋉ y_i ⇒ y_i = λ_i x_i with Π λ_i = 1  (58); if all x^i are normalized (x^i_j ≥ 0, "
+        "Σ_j x^i_j = 1) then the x^i are unique"
+    ),
+    statement=(
+        "For every dims tuple of length s ≤ 3 with n_i ≤ 3 and integer factors in [−3, 3] (nonzero) / [0, 3] "
+        "(normalizable), exact: isomat's factor_product_form recovers factors y_i of x = ⋉ x_i with y_i ∥ x_i "
+        "and Π λ_i = 1; with normalization the recovered factors are exactly x_i / Σ x_i (the unique stochastic "
+        "ones) and x = (Π Σ x_i)·⋉ y_i."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _prop43():
+    def ok(dims):
+        seed = sum(dims) * 7 + len(dims)
+        xs = []
+        for i, n in enumerate(dims):
+            v = _rand(n, 1, seed + i)
+            if v.is_zero_matrix:
+                v[0] = 1
+            xs.append(v)
+        x = xs[0]
+        for v in xs[1:]:
+            x = _kron(x, v)
+        Y, c = _hyper.factor_product_form(x, dims, normalize=False)
+        lam = []
+        for xi, yi in zip(xs, Y):
+            k = next(j for j in range(xi.rows) if xi[j] != 0)
+            lam.append(yi[k] / xi[k])
+            if yi != lam[-1] * xi:
+                return False
+        if sympy.prod(lam) * c != 1:
+            return False
+        ps = [_rand(n, 1, seed + 10 + i, 0, 3) + sympy.Matrix([1] + [0] * (n - 1)) for i, n in enumerate(dims)]
+        z = ps[0]
+        for v in ps[1:]:
+            z = _kron(z, v)
+        Z, cz = _hyper.factor_product_form(z, dims)
+        return all(zi == pi / sum(pi) for zi, pi in zip(Z, ps)) and cz == sympy.prod([sum(p) for p in ps])
+
+    return decide(_exact_exhaustive(ok, _hv_cases(), "dims of length <= 3, n_i <= 3"))
+
+
+def _rand_stochastic(rows, cols, seed):
+    M = _rand(rows, cols, seed, 0, 4) + sympy.ones(rows, cols) * 0
+    M[0, :] = M[0, :] + sympy.ones(1, cols)
+    return M * sympy.diag(*[sympy.Rational(1, sum(M[:, j])) for j in range(cols)])
+
+
+def _is_stochastic(M):
+    return all(v >= 0 for v in M) and all(sum(M[:, j]) == 1 for j in range(M.cols))
+
+
+@claim(
+    "cheng2025:prop4.6",
+    quote="A ∈ Υ_{m×n}, x ∈ Υ^n ⇒ Ax ∈ Υ^m   (60)",
+    statement="Exact, random column-stochastic A (rational) and stochastic x, all m, n in [1, 5].",
+    methods=["exact", "exhaustive"],
+)
+def _prop46():
+    return decide(_exact_exhaustive(
+        lambda c: _is_stochastic(_rand_stochastic(c[0], c[1], sum(c)) * _rand_stochastic(c[1], 1, sum(c) + 1)),
+        _dims(2, 5), "m, n in [1, 5]"))
+
+
+@claim(
+    "cheng2025:prop4.8",
+    quote="A ⋉_w B := (A ⊗ 1ᵀ_{t/n})(B ⊗ (1/(t/p)) 1_{t/p})  (61) = A Ψ^w_{n×p} B  (62),  Ψ^w = (1/(t/p))(I_n ⊗ 1ᵀ_{t/n})(I_p ⊗ 1_{t/p})  (63)",
+    statement=(
+        "Exact for all (m, n, p, q) in [1, 3]^4: (62) with Ψ^w of (63) equals (61); isomat's bridge_weighted equals (63)."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _prop48():
+    def ok(c):
+        m, n, p, q = c
+        t = math.lcm(n, p)
+        Pw = sympy.Rational(p, t) * _kron(sympy.eye(n), _ones(t // n).T) * _kron(sympy.eye(p), _ones(t // p))
+        A, B = _rand(m, n, sum(c)), _rand(p, q, sum(c) + 1)
+        return A * Pw * B == naive_dk(A, B, True) and sympy.Matrix(_stp_mod.bridge_weighted(n, p, backend="sympy")) == Pw
+
+    return decide(_exact_exhaustive(ok, _dims(4, 3), "m, n, p, q in [1, 3]"))
+
+
+@claim(
+    "cheng2025:prop4.9",
+    quote="(i) A, B stochastic ⇒ A ⋉_w B stochastic; (ii) A stochastic, x stochastic ⇒ A ⋉_w x stochastic",
+    statement=(
+        "With Def. 4.4 (columns in Υ): exact, random rational column-stochastic A (m×n), B (p×q), x ∈ Υ^p, "
+        "for all m, n, p, q in [1, 3], using isomat's dk_stp_weighted."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _prop49():
+    def ok(c):
+        m, n, p, q = c
+        A, B, x = _rand_stochastic(m, n, sum(c)), _rand_stochastic(p, q, sum(c) + 1), _rand_stochastic(p, 1, sum(c) + 2)
+        return _is_stochastic(_stp_mod.dk_stp_weighted(A, B)) and _is_stochastic(_stp_mod.dk_stp_weighted(A, x))
+
+    return decide(_exact_exhaustive(ok, _dims(4, 3), "m, n, p, q in [1, 3]"))
+
+
+@claim(
+    "cheng2025:prop4.10",
+    quote="X ∈ M_{s×n0} ⇒ V_{Qᵀ} = (W^q ⊗ I_{n0}) V_{Xᵀ}   (64)  (V = row stacking, footnote to (59))",
+    statement=(
+        "With Qᵀ = W^q Xᵀ (36), W^q ∈ M_{n0×n0}: the printed (64) must be defined (sizes) and equal V_r(W^q Xᵀ), exact, "
+        "random integers, all s, n0 in [1, 4]. Correction: V_r(W Xᵀ) = (W ⊗ I_s) V_r(Xᵀ) (Xᵀ has s columns)."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _prop410():
+    def ok(c, k_of):
+        s, n0 = c
+        W, X = _rand(n0, n0, sum(c)), _rand(s, n0, sum(c) + 1)
+        K = _kron(W, sympy.eye(k_of(s, n0)))
+        v = (X.T).reshape(n0 * s, 1)
+        return K.cols == v.rows and K * v == (W * X.T).reshape(n0 * s, 1)
+
+    printed = _exact_exhaustive(lambda c: ok(c, lambda s, n0: n0), _dims(2, 4), "s, n0 in [1, 4]")
+    corrected = _exact_exhaustive(lambda c: ok(c, lambda s, n0: s), _dims(2, 4), "s, n0 in [1, 4]")
+    return decide(printed, correction=("V_{Qᵀ} = (W^q ⊗ I_s) V_{Xᵀ}", corrected))
+
+
+@claim(
+    "cheng2025:prop4.14",
+    quote="X ∈ M_{s×n0} ⇒ A ⋄ X = AX, and V_{AX} = (A ⊗ I_s) V_X   (75)",
+    statement=(
+        "For homogeneous X (all n_i = n0): isomat's step-by-step ⋄ (Def. 4.13) gives AX, and the printed (75) is defined "
+        "and equals V_r(AX); exact, symbolic X, random integer A, all s, n0 in [1, 3]. Correction: (A ⊗ I_{n0})."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _prop414():
+    def ok(c, k_of):
+        s, n0 = c
+        A = _rand(s, s, sum(c))
+        X = sympy.Matrix(s, n0, lambda i, j: sympy.Symbol(f"x{i + 1}_{j + 1}"))
+        D = _hyper.diamond(A, [X[i, :].T for i in range(s)])
+        if sympy.Matrix.vstack(*[d.T for d in D]) != A * X:
+            return False
+        K = _kron(A, sympy.eye(k_of(s, n0)))
+        v = X.reshape(s * n0, 1)
+        return K.cols == v.rows and (K * v - (A * X).reshape(s * n0, 1)).expand().is_zero_matrix
+
+    printed = _exact_exhaustive(lambda c: ok(c, lambda s, n0: s), _dims(2, 3), "s, n0 in [1, 3]")
+    corrected = _exact_exhaustive(lambda c: ok(c, lambda s, n0: n0), _dims(2, 3), "s, n0 in [1, 3]")
+    return decide(printed, correction=("A ⋄ X = AX and V_{AX} = (A ⊗ I_{n0}) V_X", corrected))
+
+
+@claim(
+    "cheng2025:eq76",
+    quote="V_{X̃} = T_{X̃} V_X  (76),  T_{X̃} = diag(Π^{n_1}_{n0}, ..., Π^{n_s}_{n0})  (77);  V_{A⋄X} = T_Ξ V_{Ξ̃}  (79), T_Ξ = diag(Π^{n0}_{n_i})  (80)",
+    statement=(
+        "Steps 1 and 3 of Def. 4.13 as block-diagonal matrices (naive Π of (22)) agree with isomat's project_pad / "
+        "project_rows, symbolically, for every dims tuple of length ≤ 3 with n_i ≤ 3."
+    ),
+    methods=["symbolic", "exhaustive"],
+)
+def _eq76():
+    def ok(dims):
+        n0 = max(dims)
+        xs = _sym_hv(dims)
+        VX = sympy.Matrix.vstack(*xs)
+        T = _blockdiag([naive_projection(n, n0) for n in dims])
+        Xt = _hyper.project_pad(xs)
+        step1 = (T * VX - Xt.reshape(len(dims) * n0, 1)).expand().is_zero_matrix
+        Xi = sympy.Matrix(len(dims), n0, lambda i, j: sympy.Symbol(f"z{i}_{j}"))
+        T3 = _blockdiag([naive_projection(n0, n) for n in dims])
+        rows = _hyper.project_rows(Xi, dims)
+        step3 = (T3 * Xi.reshape(len(dims) * n0, 1) - sympy.Matrix.vstack(*list(rows))).expand().is_zero_matrix
+        return step1 and step3
+
+    tr = exhaustive(ok, _hv_cases(), describe="dims of length <= 3, n_i <= 3")
+    tr.method = "symbolic"
+    return decide(tr)
+
+
+@claim(
+    "cheng2025:eq82",
+    quote="V_{Ξ̃} = (A ⊗ I_s) V_{X̃}  (78);  V_{A⋄X} = T_Ξ (A ⊗ I_s) T_{X̃} V_X  (82)",
+    statement=(
+        "The matrix expression (82) (naive Π blocks, printed A ⊗ I_s) must be defined and equal the step-by-step ⋄ of "
+        "Def. 4.13 (isomat diamond), symbolic X, random integer A, every dims tuple of length ≤ 3 with n_i ≤ 3. "
+        "Correction: A ⊗ I_{n0} in (78) and (82); also verified against isomat's diamond_matrix."
+    ),
+    methods=["symbolic", "exhaustive"],
+)
+def _eq82():
+    def ok(dims, k_of):
+        s, n0 = len(dims), max(dims)
+        A = _rand(s, s, sum(dims) + s)
+        xs = _sym_hv(dims)
+        VX = sympy.Matrix.vstack(*xs)
+        T1 = _blockdiag([naive_projection(n, n0) for n in dims])
+        T3 = _blockdiag([naive_projection(n0, n) for n in dims])
+        K = _kron(A, sympy.eye(k_of(s, n0)))
+        if K.cols != T1.rows:
+            return False
+        M = T3 * K * T1
+        steps = sympy.Matrix.vstack(*list(_hyper.diamond(A, xs)))
+        ok_ = (M * VX - steps).expand().is_zero_matrix
+        if k_of(s, n0) == n0:
+            ok_ = ok_ and sympy.Matrix(_hyper.diamond_matrix(A, dims)) == M
+        return ok_
+
+    cases = _hv_cases()
+    printed = exhaustive(lambda d: ok(d, lambda s, n0: s), cases, describe="dims of length <= 3, n_i <= 3")
+    printed.method = "symbolic"
+    corrected = exhaustive(lambda d: ok(d, lambda s, n0: n0), cases, describe="dims of length <= 3, n_i <= 3")
+    corrected.method = "symbolic"
+    return decide(printed, correction=("V_{A⋄X} = T_Ξ (A ⊗ I_{n0}) T_{X̃} V_X (and (78) with A ⊗ I_{n0})", corrected))
+
+
+@claim(
+    "cheng2025:eq70",
+    quote="m_i = n_j = d ⇒ X ⊙ Y = XYᵀ/d,  X ⊙_w Y = XYᵀ/√d   (70)",
+    statement=(
+        "Exact, random integer homogeneous hypervectors, s, t, d in [1, 4], with isomat's hv_inner / hv_inner_weighted "
+        "(Def. 4.12, ⊙_w read as (X ⊙ Y) ∘ W); and hv_inner equals the naive ⟨·,·⟩_V of (17) entrywise on ragged "
+        "dims (s, t ≤ 2, sizes ≤ 4)."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _eq70():
+    def homog(c):
+        s, t, d = c
+        X, Y = _rand(s, d, sum(c)), _rand(t, d, sum(c) + 1)
+        hx, hy = [X[i, :].T for i in range(s)], [Y[j, :].T for j in range(t)]
+        return (_hyper.hv_inner(hx, hy) == X * Y.T / d
+                and (_hyper.hv_inner_weighted(hx, hy) - X * Y.T / sympy.sqrt(d)).applyfunc(sympy.simplify).is_zero_matrix)
+
+    def ragged(c):
+        a, b, cc, dd = c
+        xs, ys = [_rand(a, 1, sum(c)), _rand(b, 1, sum(c) + 1)], [_rand(cc, 1, sum(c) + 2), _rand(dd, 1, sum(c) + 3)]
+        G = _hyper.hv_inner(xs, ys)
+        return all(G[i, j] == naive_inner_v(xs[i], ys[j]) for i in range(2) for j in range(2))
+
+    return decide(all_of(_exact_exhaustive(homog, _dims(3, 4), "s, t, d in [1, 4]"),
+                         _exact_exhaustive(ragged, _dims(4, 3), "two-vector hypervectors, sizes in [1, 3]")))
