@@ -1,0 +1,321 @@
+"""isomat.algebra.conv against direct loops, scipy.signal/ndimage and torch (zhu2025 §4.2.1, Thm 4.1)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+import scipy.signal as sig
+import scipy.sparse as sp
+import sympy
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import isomat
+from isomat.algebra import (
+    conv_apply,
+    conv_kron_factors,
+    conv_matrix,
+    conv_output_shape,
+    csr_matvec,
+    shift_matrix,
+    zhu_conv_matrix,
+    zhu_conv_rows,
+)
+from isomat.testing import assert_matches_dense, dottest
+
+from .conftest import requires_gpu, to_host
+
+
+def loop_conv(X, K, stride, lo, dil, circular=False):
+    """Direct loops over output positions and taps (channels vectorized): shares no code with isomat."""
+    C_in = X.shape[0]
+    sp_in = X.shape[1:]
+    d = len(sp_in)
+    C_out = K.shape[0]
+    ks = K.shape[2:]
+    his = lo if isinstance(lo[0], int) else None
+    out = []
+    for i in range(d):
+        hi = his[i]
+        out.append((sp_in[i] + lo[i] + hi - dil[i] * (ks[i] - 1) - 1) // stride[i] + 1)
+    Y = np.zeros((C_out,) + tuple(out), dtype=np.result_type(X, K))
+    for o in itertools.product(*[range(n) for n in out]):
+        for t in itertools.product(*[range(k) for k in ks]):
+            idx = [o[i] * stride[i] - lo[i] + t[i] * dil[i] for i in range(d)]
+            if circular:
+                idx = [j % n for j, n in zip(idx, sp_in)]
+            elif any(j < 0 or j >= n for j, n in zip(idx, sp_in)):
+                continue
+            Y[(slice(None),) + o] += K[(slice(None), slice(None)) + t] @ X[(slice(None),) + tuple(idx)]
+    return Y
+
+
+@st.composite
+def conv_case(draw, dims=(1, 2, 3)):
+    d = draw(st.sampled_from(dims))
+    c_in = draw(st.integers(1, 3))
+    c_out = draw(st.integers(1, 3))
+    ks = tuple(draw(st.integers(1, 3)) for _ in range(d))
+    dil = tuple(draw(st.integers(1, 2)) for _ in range(d))
+    stride = tuple(draw(st.integers(1, 3)) for _ in range(d))
+    pad = tuple(draw(st.integers(0, 2)) for _ in range(d))
+    n = tuple(draw(st.integers(max(1, dl * (k - 1) + 1 - 2 * p), max(1, dl * (k - 1) + 1 - 2 * p) + (5 if d < 3 else 2)))
+              for k, dl, p in zip(ks, dil, pad))
+    seed = draw(st.integers(0, 2**16))
+    return d, c_in, c_out, ks, dil, stride, pad, n, seed
+
+
+@given(conv_case())
+def test_matches_direct_loops(case):
+    d, c_in, c_out, ks, dil, stride, pad, n, seed = case
+    rng = np.random.default_rng(seed)
+    K = rng.standard_normal((c_out, c_in) + ks)
+    X = rng.standard_normal((c_in,) + n)
+    W = conv_matrix((c_in,) + n, K, stride=stride, padding=pad, dilation=dil)
+    ref = loop_conv(X, K, stride, pad, dil)
+    assert W.shape == (ref.size, X.size)
+    assert conv_output_shape((c_in,) + n, K.shape, stride=stride, padding=pad, dilation=dil) == ref.shape
+    np.testing.assert_allclose(W @ X.ravel(), ref.ravel(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(conv_apply(X, K, stride=stride, padding=pad, dilation=dil), ref, rtol=1e-12, atol=1e-12)
+    dottest(W, rng=seed)
+
+
+@given(conv_case(dims=(1, 2)))
+def test_circular_matches_direct_loops(case):
+    d, c_in, c_out, ks, dil, stride, pad, n, seed = case
+    rng = np.random.default_rng(seed)
+    K = rng.standard_normal((c_out, c_in) + ks)
+    X = rng.standard_normal((c_in,) + n)
+    W = conv_matrix((c_in,) + n, K, stride=stride, padding=pad, dilation=dil, boundary="circular")
+    ref = loop_conv(X, K, stride, pad, dil, circular=True)
+    np.testing.assert_allclose(W @ X.ravel(), ref.ravel(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(conv_apply(X, K, stride=stride, padding=pad, dilation=dil, boundary="circular"), ref,
+                               rtol=1e-12, atol=1e-12)
+    dottest(W, rng=seed)
+
+
+@given(st.integers(1, 9), st.integers(1, 9), st.sampled_from([1, 3, 5]), st.sampled_from([1, 3]),
+       st.integers(1, 3), st.sampled_from(["constant", "wrap"]), st.integers(0, 999))
+def test_against_scipy_ndimage(h, w, k1, k2, s, mode, seed):
+    rng = np.random.default_rng(seed)
+    X, K = rng.standard_normal((h, w)), rng.standard_normal((k1, k2))
+    W = conv_matrix((h, w), K, padding=(k1 // 2, k2 // 2), stride=s, boundary="zero" if mode == "constant" else "circular")
+    ref = ndi.correlate(X, K, mode=mode, cval=0.0)[::s, ::s]
+    np.testing.assert_allclose(W @ X.ravel(), ref.ravel(), rtol=1e-10, atol=1e-12)
+
+
+@given(st.integers(1, 8), st.integers(1, 8), st.integers(1, 4), st.integers(1, 4), st.booleans(), st.integers(0, 999))
+def test_against_scipy_signal(h, w, k1, k2, full, seed):
+    assume(full or (k1 <= h and k2 <= w))
+    rng = np.random.default_rng(seed)
+    X, K = rng.standard_normal((h, w)), rng.standard_normal((k1, k2))
+    pad = (k1 - 1, k2 - 1) if full else 0
+    ref = sig.correlate2d(X, K, mode="full" if full else "valid")
+    np.testing.assert_allclose(conv_matrix((h, w), K, padding=pad) @ X.ravel(), ref.ravel(), rtol=1e-10, atol=1e-12)
+
+
+@given(conv_case(), st.sampled_from(["int", "same", "valid"]))
+def test_against_torch(case, mode):
+    torch = pytest.importorskip("torch")
+    d, c_in, c_out, ks, dil, stride, pad, n, seed = case
+    if mode == "same":
+        stride = (1,) * d
+        pad = "same"
+    elif mode == "valid":
+        pad = "valid"
+        assume(all(ni >= dl * (k - 1) + 1 for ni, dl, k in zip(n, dil, ks)))
+    rng = np.random.default_rng(seed)
+    K = rng.standard_normal((c_out, c_in) + ks)
+    X = rng.standard_normal((c_in,) + n)
+    f = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d, 3: torch.nn.functional.conv3d}[d]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = f(torch.tensor(X)[None], torch.tensor(K), stride=stride, padding=pad, dilation=dil)[0].numpy()
+    W = conv_matrix((c_in,) + n, K, stride=stride, padding=pad, dilation=dil)
+    np.testing.assert_allclose(W @ X.ravel(), ref.ravel(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(conv_apply(X, K, stride=stride, padding=pad, dilation=dil), ref, rtol=1e-10, atol=1e-12)
+
+
+@given(st.integers(1, 3), st.integers(2, 6), st.integers(2, 6), st.integers(1, 2), st.integers(0, 999))
+def test_against_torch_circular(c, h, w, p, seed):
+    torch = pytest.importorskip("torch")
+    assume(p <= h and p <= w)
+    rng = np.random.default_rng(seed)
+    K = rng.standard_normal((2, c, 3, 3))
+    X = rng.standard_normal((c, h, w))
+    xt = torch.nn.functional.pad(torch.tensor(X)[None], (p, p, p, p), mode="circular")
+    ref = torch.nn.functional.conv2d(xt, torch.tensor(K))[0].numpy()
+    W = conv_matrix((c, h, w), K, padding=p, boundary="circular")
+    np.testing.assert_allclose(W @ X.ravel(), ref.ravel(), rtol=1e-10, atol=1e-12)
+
+
+def test_exact_symbolic_kernel():
+    k = sympy.Matrix(3, 3, sympy.symbols("k0:9"))
+    W = conv_matrix((3, 4), k, padding=1)
+    assert isinstance(W, sympy.SparseMatrix)
+    X = sympy.Matrix(3, 4, sympy.symbols("x0:12"))
+    ref = loop_conv(np.array(X.tolist(), dtype=object)[None], np.array(k.tolist(), dtype=object)[None, None],
+                    (1, 1), (1, 1), (1, 1))
+    got = W * X.reshape(12, 1)
+    assert (got - sympy.Matrix(ref.reshape(-1).tolist())).expand().is_zero_matrix
+
+
+def test_exact_rational_multichannel_and_fields(field):
+    rng = np.random.default_rng(3)
+    K = rng.integers(-4, 5, size=(2, 2, 2, 3))
+    Kq = np.array([[[[sympy.Rational(int(v), 3) for v in row] for row in ch] for ch in co] for co in K], dtype=object)
+    W = conv_matrix((2, 4, 5), Kq, stride=(1, 2), padding=(1, 0), backend=field)
+    ref = conv_matrix((2, 4, 5), K / 3.0, stride=(1, 2), padding=(1, 0))
+    if field == "sympy":
+        assert all(isinstance(v, sympy.Rational) for v in W.values())
+        assert_matches_dense(sympy.Matrix(W), sympy.Matrix(conv_matrix((2, 4, 5), Kq, stride=(1, 2), padding=(1, 0))))
+    np.testing.assert_allclose(to_host(W).astype(float), ref.toarray(), rtol=1e-14)
+
+
+@given(conv_case(dims=(1, 2, 3)), st.lists(st.integers(0, 10**6), min_size=0, max_size=4), st.booleans())
+def test_row_blocks_stack_to_whole(case, cuts, circ):
+    d, c_in, c_out, ks, dil, stride, pad, n, seed = case
+    K = np.random.default_rng(seed).standard_normal((c_out, c_in) + ks)
+    kw = dict(stride=stride, padding=pad, dilation=dil, boundary="circular" if circ else "zero")
+    W = conv_matrix((c_in,) + n, K, **kw)
+    R = W.shape[0]
+    edges = sorted({0, R} | {c % (R + 1) for c in cuts})
+    blocks = [conv_matrix((c_in,) + n, K, rows=(a, b), **kw) for a, b in zip(edges[:-1], edges[1:])]
+    assert all(B.shape == (b - a, W.shape[1]) for B, (a, b) in zip(blocks, zip(edges[:-1], edges[1:])))
+    assert abs(sp.vstack(blocks).tocsr() - W).max() == 0
+    half = conv_matrix((c_in,) + n, K, rows=slice(R // 2, None), **kw)
+    assert abs(half - W[R // 2:]).max() == 0
+
+
+@given(st.integers(1, 7), st.integers(1, 7), st.integers(1, 3), st.integers(1, 3), st.integers(1, 2), st.integers(1, 2),
+       st.integers(0, 1), st.booleans())
+def test_kronecker_factors_sum_to_matrix(h, w, k1, k2, s, dl, p, circ):
+    assume(h + 2 * p >= dl * (k1 - 1) + 1 and w + 2 * p >= dl * (k2 - 1) + 1)
+    K = np.arange(1.0, k1 * k2 + 1).reshape(k1, k2)
+    kw = dict(stride=(s, 1), padding=p, dilation=dl, boundary="circular" if circ else "zero")
+    total = sum(v * sp.kron(A, B) for v, A, B in conv_kron_factors((h, w), K, **kw))
+    assert abs(total - conv_matrix((h, w), K, **kw)).max() < 1e-12
+    S = shift_matrix(h, k1, 0, stride=s, padding=p, dilation=dl, boundary="circular" if circ else "zero")
+    assert S.shape[1] == h and set(np.unique(S.toarray())) <= {0.0, 1.0}
+
+
+def test_kronecker_factors_exact():
+    k = sympy.Matrix(2, 2, sympy.symbols("a b c d"))
+    fac = conv_kron_factors((3, 3), k, padding=1)
+    total = sum((v * sympy.kronecker_product(sympy.Matrix(A), sympy.Matrix(B)) for v, A, B in fac), sympy.zeros(16, 9))
+    assert total == sympy.Matrix(conv_matrix((3, 3), k, padding=1))
+
+
+def test_csr_matvec_threads_matches_scipy():
+    rng = np.random.default_rng(0)
+    W = conv_matrix((3, 40, 50), rng.standard_normal((4, 3, 3, 3)), padding=1)
+    x = rng.standard_normal(W.shape[1])
+    for threads in (1, 2, 3):
+        np.testing.assert_allclose(csr_matvec(W, x, threads=threads), W @ x, rtol=1e-13)
+    out = np.empty(W.shape[0])
+    assert csr_matvec(W, x, out=out) is out
+    with pytest.raises(TypeError, match="A must be a scipy.sparse CSR array"):
+        csr_matvec(W.toarray(), x)
+    with pytest.raises(ValueError, match=r"x must have shape \(6000,\)"):
+        csr_matvec(W, x[:-1])
+
+
+def test_large_single_channel_is_vectorized_and_canonical():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((300, 301))
+    K = rng.standard_normal((3, 3))
+    W = conv_matrix(X.shape, K, padding=1)
+    assert W.has_canonical_format and W.indices.dtype == np.int32
+    assert W.nnz == 9 * 300 * 301 - 3 * 2 * 301 - 3 * 2 * 300 + 4
+    np.testing.assert_allclose(W @ X.ravel(), ndi.correlate(X, K, mode="constant").ravel(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(conv_apply(X, K, padding=1, threads=2), ndi.correlate(X, K, mode="constant"), atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# the paper's W_conv (§4.2.1)
+# ---------------------------------------------------------------------------------------------
+def test_zhu_conv_matrix_as_printed():
+    k = sympy.Matrix(2, 2, sympy.symbols("k11 k12 k21 k22"))
+    W = zhu_conv_matrix((3, 3), k, overflow="extend")
+    # L = 9, N0 = {0, 1, 3, 4}, P = (9 - 4) // 1 + 1 = 6: rows 0..5, last row reaches column 9 = L
+    assert zhu_conv_rows((3, 3), 2) == 6 and W.shape == (6, 10)
+    assert [W[0, c] for c in (0, 1, 3, 4)] == list(k)
+    assert W[5, 9] == k[3]
+    Wd = zhu_conv_matrix((3, 3), k)
+    assert Wd.shape == (6, 9) and [Wd[5, c] for c in (5, 6, 8)] == [k[0], k[1], k[2]] and Wd[5, :].nnz() == 3
+    with pytest.raises(ValueError, match="row p = 5 .* column 9 >= L = 9"):
+        zhu_conv_matrix((3, 3), k, overflow="raise")
+
+
+@given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 3), st.integers(1, 3))
+def test_zhu_rows_are_valid_convolution_after_selection(m, n, r, s):
+    assume(r <= min(m, n))
+    K = np.arange(1.0, r * r + 1).reshape(r, r)
+    Z = zhu_conv_matrix((m, n), K, s).toarray()
+    o1, o2 = (m - r) // s + 1, (n - r) // s + 1
+    C = conv_matrix((m, n), K, stride=s).toarray()
+    X = np.random.default_rng(m * n + r).standard_normal((m, n))
+    np.testing.assert_allclose(C @ X.ravel(), sig.correlate2d(X, K, mode="valid")[::s, ::s].ravel(), atol=1e-12)
+    sel = [i * n + j for i in range(o1) for j in range(o2)]
+    np.testing.assert_array_equal(Z[sel], C)
+    dottest(zhu_conv_matrix((m, n), K, s))
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input, memory bound, GPU
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "args, kwargs, exc, words",
+    [
+        (((4, 4), np.ones((3, 3))), {"stride": 0}, ValueError, "stride must be a positive integer, got 0"),
+        (((4, 4), np.ones((3, 3))), {"dilation": 1.5}, TypeError, "dilation must be an integer"),
+        (((4, 4), np.ones((3, 3))), {"padding": -1}, ValueError, "padding must be an integer >= 0, got -1"),
+        (((4, 4), np.ones((3, 3))), {"padding": "full"}, ValueError, "padding must be one of"),
+        (((4, 4), np.ones((3, 3))), {"padding": "same", "stride": 2}, ValueError, "padding='same' needs stride 1"),
+        (((4, 4), np.ones((3, 3))), {"boundary": "reflect"}, ValueError, "boundary must be one of"),
+        (((2, 2), np.ones((3, 3))), {}, ValueError, "kernel extent 3 .* larger than the padded input 2"),
+        (((3, 4, 4), np.ones((2, 2, 3, 3))), {}, ValueError, "kernel has C_in = 2 input channels"),
+        (((4, 4), np.ones((3,))), {}, ValueError, "does not fit input_shape"),
+        (((4, 0), np.ones((3, 3))), {}, ValueError, r"input_shape\[1\] must be a positive integer, got 0"),
+        (((4, 4), "abc"), {}, TypeError, "kernel must be an array"),
+        (((4, 4), np.ones((3, 3))), {"rows": (5, 2)}, ValueError, "rows must satisfy 0 <= start <= stop <= 4"),
+        (((4, 4), np.ones((3, 3))), {"rows": slice(0, 4, 2)}, ValueError, "rows must be a slice with step 1"),
+        (((4, 4), np.ones((3, 3))), {"rows": 3}, TypeError, "rows must be None, a slice or a"),
+        (((4, 4), np.ones((3, 3))), {"format": "dense"}, ValueError, "format must be"),
+        (((4, 4), np.ones((3, 3))), {"backend": "torch"}, ValueError, "backend must be one of"),
+    ],
+)
+def test_bad_arguments(args, kwargs, exc, words):
+    with pytest.raises(exc, match=words):
+        conv_matrix(*args, **kwargs)
+
+
+def test_zhu_bad_arguments():
+    with pytest.raises(ValueError, match="kernel must be a square r x r matrix"):
+        zhu_conv_matrix((4, 4), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="kernel size r = 3 must not exceed min"):
+        zhu_conv_matrix((2, 5), np.ones((3, 3)))
+    with pytest.raises(ValueError, match="overflow must be one of"):
+        zhu_conv_matrix((4, 4), np.ones((2, 2)), overflow="clip")
+
+
+def test_memory_bound_refuses_before_allocating():
+    with isomat.memory_limit(100_000):
+        with pytest.raises(isomat.SizeLimitError, match="conv_matrix: .* would need about"):
+            conv_matrix((64, 64), np.ones((5, 5)), padding=2)
+        W = conv_matrix((64, 64), np.ones((5, 5)), padding=2, rows=(0, 64))  # one block fits
+        assert W.shape == (64, 64 * 64)
+
+
+@requires_gpu
+def test_cupy_field():
+    import cupy as cp
+
+    K = np.random.default_rng(0).standard_normal((2, 3, 3, 3))
+    W = conv_matrix((3, 5, 6), cp.asarray(K), padding=1)
+    np.testing.assert_allclose(to_host(W), conv_matrix((3, 5, 6), K, padding=1).toarray(), rtol=1e-12)

@@ -1,0 +1,146 @@
+"""isomat.algebra.pool against torch, direct loops and the paper's W_pool (zhu2025 §4.2.2)."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given
+from hypothesis import strategies as st
+
+import isomat
+from isomat.algebra import avgpool_matrix, maxpool_selection, patch_major_order, pool_output_shape, zhu_pool_matrix
+from isomat.testing import dottest
+
+
+def loop_pool(X, win, stride, pad, how, count_include_pad=True):
+    """Direct loops (channels first): average or max over each window; padding reads 0 / -inf."""
+    C, sp_in = X.shape[0], X.shape[1:]
+    d = len(sp_in)
+    out = [(sp_in[i] + 2 * pad[i] - win[i]) // stride[i] + 1 for i in range(d)]
+    Y = np.zeros((C,) + tuple(out))
+    for c in range(C):
+        for o in itertools.product(*[range(n) for n in out]):
+            vals, total = [], 0
+            for t in itertools.product(*[range(k) for k in win]):
+                idx = [o[i] * stride[i] - pad[i] + t[i] for i in range(d)]
+                total += 1
+                if all(0 <= j < n for j, n in zip(idx, sp_in)):
+                    vals.append(X[(c,) + tuple(idx)])
+            if how == "max":
+                Y[(c,) + o] = max(vals)
+            else:
+                Y[(c,) + o] = sum(vals) / (total if count_include_pad else len(vals))
+    return Y
+
+
+@st.composite
+def pool_case(draw):
+    d = draw(st.sampled_from([1, 2, 3]))
+    win = tuple(draw(st.integers(1, 3)) for _ in range(d))
+    stride = tuple(draw(st.integers(1, 3)) for _ in range(d))
+    pad = tuple(draw(st.integers(0, k // 2)) for k in win)
+    n = tuple(draw(st.integers(max(1, k - 2 * p), max(1, k - 2 * p) + (4 if d < 3 else 2))) for k, p in zip(win, pad))
+    c = draw(st.integers(1, 3))
+    return d, win, stride, pad, n, c, draw(st.integers(0, 999))
+
+
+@given(pool_case(), st.booleans())
+def test_avgpool_matches_loops_and_torch(case, cip):
+    d, win, stride, pad, n, c, seed = case
+    X = np.random.default_rng(seed).standard_normal((c,) + n)
+    A = avgpool_matrix((c,) + n, win, stride=stride, padding=pad, count_include_pad=cip)
+    ref = loop_pool(X, win, stride, pad, "avg", cip)
+    assert pool_output_shape((c,) + n, win, stride=stride, padding=pad) == ref.shape
+    np.testing.assert_allclose(A @ X.ravel(), ref.ravel(), rtol=1e-12, atol=1e-12)
+    dottest(A, rng=seed)
+    torch = pytest.importorskip("torch")
+    if any(ni < k for ni, k in zip(n, win)):
+        return  # torch refuses inputs smaller than the window even when padding makes them fit
+    f = {1: torch.nn.functional.avg_pool1d, 2: torch.nn.functional.avg_pool2d, 3: torch.nn.functional.avg_pool3d}[d]
+    t = f(torch.tensor(X)[None], win, stride=stride, padding=pad, count_include_pad=cip)[0].numpy()
+    np.testing.assert_allclose(A @ X.ravel(), t.ravel(), rtol=1e-12, atol=1e-12)
+
+
+@given(pool_case(), st.booleans())
+def test_maxpool_selection_matches_loops_and_torch(case, ties):
+    d, win, stride, pad, n, c, seed = case
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, size=(c,) + n).astype(float) if ties else rng.standard_normal((c,) + n)
+    S = maxpool_selection(X, win, stride=stride, padding=pad)
+    ref = loop_pool(X, win, stride, pad, "max")
+    np.testing.assert_array_equal(S @ X.ravel(), ref.ravel())
+    assert np.all(S.sum(axis=1) == 1) and set(np.unique(S.data)) == {1.0}
+    dottest(S, rng=seed)
+    torch = pytest.importorskip("torch")
+    if any(ni < k for ni, k in zip(n, win)):
+        return  # torch refuses inputs smaller than the window even when padding makes them fit
+    f = {1: torch.nn.functional.max_pool1d, 2: torch.nn.functional.max_pool2d, 3: torch.nn.functional.max_pool3d}[d]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = f(torch.tensor(X)[None], win, stride=stride, padding=pad)[0].numpy()
+    np.testing.assert_array_equal(S @ X.ravel(), t.ravel())
+
+
+def test_maxpool_selection_exact_and_data_dependent():
+    X = sympy.Matrix([[1, sympy.Rational(5, 2)], [-3, 2]])
+    S = maxpool_selection(np.array(X.tolist(), dtype=object), 2)
+    assert isinstance(S, sympy.SparseMatrix) and S * X.reshape(4, 1) == sympy.Matrix([[sympy.Rational(5, 2)]])
+    S2 = maxpool_selection(-np.array([[1.0, 2.5], [-3, 2]]), 2)
+    assert S2.toarray().tolist() == [[0.0, 0.0, 1.0, 0.0]]  # another x, another matrix
+
+
+def test_avgpool_exact_rationals():
+    A = avgpool_matrix((3, 6), (3, 2), backend="sympy")
+    assert A.shape == (3, 18) and set(A.values()) == {sympy.Rational(1, 6)}
+    X = sympy.Matrix(3, 6, sympy.symbols("x0:18"))
+    assert (A * X.reshape(18, 1))[0] == sum(X[i, j] for i in range(3) for j in range(2)) / 6
+
+
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(2, 3))
+def test_zhu_pool_row_major_vs_patch_major(a, b, p):
+    m, n = a * p, b * p
+    X = np.random.default_rng(m * 7 + n).standard_normal((m, n))
+    ref = avgpool_matrix((m, n), p) @ X.ravel()
+    Wpm = zhu_pool_matrix((m, n), p, flattening="patch-major")
+    np.testing.assert_allclose(Wpm @ X.ravel(), ref, rtol=1e-13)
+    printed = zhu_pool_matrix((m, n), p)
+    np.testing.assert_allclose(printed @ X.ravel()[patch_major_order((m, n), p)], ref, rtol=1e-13)
+    same = np.allclose(printed @ X.ravel(), ref)
+    assert same == (b == 1)  # row-major agrees only when a window row spans the whole image row
+    dottest(printed)
+
+
+@pytest.mark.parametrize(
+    "fn, args, kwargs, exc, words",
+    [
+        (avgpool_matrix, ((4, 4), 2), {"padding": 2}, ValueError, "padding must be at most half the window"),
+        (avgpool_matrix, ((4, 4), 0), {}, ValueError, "window must be a positive integer, got 0"),
+        (avgpool_matrix, ((4, 4), 2), {"stride": (1, 2, 3)}, ValueError, "stride must have 2 entries"),
+        (avgpool_matrix, ((4, 4), 2), {"count_include_pad": 1}, TypeError, "count_include_pad must be a bool"),
+        (avgpool_matrix, ((2, 4, 4, 4, 4), (2, 2)), {}, ValueError, "must have 2 or 3 entries"),
+        (zhu_pool_matrix, ((3, 3), 2), {}, ValueError, r"Q = L / p\^2 must be an integer: L = 9, p = 2"),
+        (zhu_pool_matrix, ((2, 8), 4), {"flattening": "patch-major"}, ValueError, "p = 4 must divide both image sides"),
+        (zhu_pool_matrix, ((4, 4), 2), {"flattening": "col-major"}, ValueError, "flattening must be one of"),
+        (maxpool_selection, (np.ones((4, 4)), 2), {"padding": -1}, ValueError, "padding must be an integer >= 0"),
+    ],
+)
+def test_bad_arguments(fn, args, kwargs, exc, words):
+    with pytest.raises(exc, match=words):
+        fn(*args, **kwargs)
+
+
+def test_memory_bound():
+    with isomat.memory_limit(10_000):
+        with pytest.raises(isomat.SizeLimitError, match="would need about"):
+            avgpool_matrix((3, 64, 64), (2, 2))
+
+
+def test_fields_agree(field):
+    from .conftest import to_host
+
+    A = to_host(avgpool_matrix((2, 4, 6), (2, 3), padding=(1, 0), backend=field)).astype(float)
+    np.testing.assert_allclose(A, avgpool_matrix((2, 4, 6), (2, 3), padding=(1, 0)).toarray(), rtol=1e-15)
