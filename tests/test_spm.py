@@ -348,3 +348,19 @@ def test_memory_bound_refuses_before_allocating():
             layer_matrix(lay)
         with pytest.raises(isomat.SizeLimitError, match="spm forward activations"):
             spm_forward(lay, np.ones((64, 1024)), return_cache=True)
+
+
+def test_forward_backward_in_float_fields(float_field):
+    from isomat.algebra import _backend
+
+    ref = random_spm(7, 3, variant="rotation", odd="scale", schedule="random", seed=4)
+    lay = spm_layer(7, list(ref.pairs), ref.params, d_in=ref.d_in, d_out=ref.d_out, bias=ref.bias, odd="scale",
+                    odd_scale=ref.odd_scale, backend=float_field)
+    xp = _backend.array_module(lay.field)
+    rng = np.random.default_rng(0)
+    X, G = rng.standard_normal((3, 7)), rng.standard_normal((3, 7))
+    np.testing.assert_allclose(_backend.to_numpy(spm_forward(lay, xp.asarray(X))), spm_forward(ref, X), rtol=1e-12)
+    got = spm_backward(lay, xp.asarray(X), xp.asarray(G))
+    want = spm_backward(ref, X, G)
+    for k in want:
+        np.testing.assert_allclose(_backend.to_numpy(got[k]), want[k], rtol=1e-12, atol=1e-12, err_msg=k)
