@@ -178,3 +178,21 @@ def test_factorization_errors():
         kronecker_factors(W, [])
     with pytest.raises(ValueError, match="W must be a matrix"):
         kron_rearrange(np.zeros((2, 2, 2)), (1, 1), (2, 2))
+
+
+def test_factorization_float_fields(float_field):
+    from isomat.algebra._backend import array_module, to_numpy
+
+    xp = array_module(float_field)
+    if not hasattr(xp, "linalg"):
+        pytest.skip("the CuPy stand-in has no cupy.linalg (real CuPy has cupy.linalg.svd)")
+    rng = np.random.default_rng(7)
+    A0, B0 = rng.standard_normal((2, 3)), rng.standard_normal((3, 2))
+    W = xp.asarray(np.kron(A0, B0))
+    A, B, res = nearest_kronecker(W, (2, 3), (3, 2))
+    assert type(A) is type(W)
+    np.testing.assert_allclose(np.kron(to_numpy(A), to_numpy(B)), np.kron(A0, B0), atol=1e-12)
+    assert res < 1e-12
+    assert kronecker_rank(W, (2, 3), (3, 2)) == 1
+    F = kronecker_factors(W, [(2, 3), (3, 2)])
+    np.testing.assert_allclose(np.kron(to_numpy(F[0]), to_numpy(F[1])), np.kron(A0, B0), atol=1e-12)

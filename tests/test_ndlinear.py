@@ -247,3 +247,22 @@ def test_bad_input():
         lora_param_count("Qwen3-1.7B", 4, ["lm_head"])
     with pytest.raises(ValueError, match="rule must be one of"):
         factor_pair(12, "cubic")
+
+
+def test_float_fields(float_field):
+    """Same layer in every float field (CuPy in -> CuPy out; skipped without a usable GPU)."""
+    from isomat.algebra._backend import array_module, to_numpy
+
+    xp = array_module(float_field)
+    rng = np.random.default_rng(5)
+    Ws = [rng.standard_normal((3, 2)), rng.standard_normal((2, 4))]
+    bs = [rng.standard_normal(3), rng.standard_normal(2)]
+    X = rng.standard_normal((2, 2, 4))
+    K, beta = ndlinear_matrix([xp.asarray(W) for W in Ws], [xp.asarray(b) for b in bs])
+    Kd = K.toarray()
+    np.testing.assert_allclose(to_numpy(Kd), np.kron(*Ws), rtol=1e-12)
+    Y = ndlinear_apply(xp.asarray(X), [xp.asarray(W) for W in Ws], [xp.asarray(b) for b in bs])
+    assert type(Y) is type(xp.asarray(X))
+    np.testing.assert_allclose(to_numpy(Y), naive_algorithm1(X, Ws, bs, "outer"), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(beta), ndlinear_bias(Ws, bs), rtol=1e-12)
+    dottest(K, rng=4)

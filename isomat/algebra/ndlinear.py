@@ -23,6 +23,7 @@ and order ``"inner"`` (modes :math:`N,\dots,1`, ``transform_outer=False``) gives
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -67,7 +68,7 @@ def _weights(weights: Any, backend: str | None) -> tuple[list[Any], str]:
     field = _backend.resolve_field(backend, *ws)
     out = []
     for k, w in enumerate(ws):
-        if isinstance(w, (int, float)) or np.ndim(w) == 0 and not isinstance(w, sympy.MatrixBase):
+        if isinstance(w, numbers.Number) or (getattr(w, "ndim", None) == 0 and not isinstance(w, sympy.MatrixBase)):
             raise TypeError(f"weights[{k}] must be a matrix of shape (H_k, D_k), got {type(w).__name__}")
         arr = _backend.as_values(w, field, name=f"weights[{k}]")
         if arr.ndim != 2:
