@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, as_operator, check_size, render
+from ._operator import SparseOperator, check_size, render
 from .kron import kron_operator
 
 ORDERS = ("C", "F")
