@@ -137,7 +137,9 @@ def run_script(script: Path, *, quick: bool = False, timeout: float = 900.0) -> 
         cmd.append("--quick")
     env = dict(os.environ)
     root = str(script.resolve().parent.parent)
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    here = str(Path(__file__).resolve().parent.parent)  # the isomat running this report
+    paths = [here] + ([root] if root != here else []) + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
     entry: dict[str, Any] = {"name": script.stem, "script": str(script)}
     with tempfile.TemporaryDirectory() as tmp:
         out_json = Path(tmp) / "result.json"

@@ -143,7 +143,7 @@ def apply_row_blocks(build_block: Callable[[int, int], Any], n_rows: int, x: Any
     if n_blocks is None:
         n_blocks = min(len(workers), n_rows)
     blocks = row_blocks(n_rows, n_blocks)
-    x_f = client.scatter(x, broadcast=True)
+    x_f = client.scatter(x, broadcast=True, hash=False)  # a fresh key: a released earlier scatter cannot race it
     futures = [
         client.submit(_apply_block, build_block, a, b, x_f, device, workers=[workers[i % len(workers)]],
                       allow_other_workers=False, pure=False, key=f"isomat-row-block-{a}-{b}-{time.time_ns()}")

@@ -208,7 +208,8 @@ maximum minimum clip floor_divide mod remainder ravel reshape transpose moveaxis
 take_along_axis einsum matmul dot kron outer isclose allclose array_equal count_nonzero bincount isin
 argmax argmin amax amin max min ravel_multi_index unravel_index roll flip pad real imag conj
 logical_and logical_or logical_not equal any all mean floor ceil sign tensordot expand_dims squeeze
-diag diagonal trace cumprod add subtract multiply divide true_divide negative power square
+diag diagonal trace cumprod add subtract multiply divide true_divide negative power square copyto
+sin cos tan tanh sinh cosh arcsin arccos arctan arctan2 exp2 expm1 log1p log2 log10 reciprocal hypot fmod
 """.split()
 
 _FUNCTIONS: dict[str, Any] = {}

@@ -1,0 +1,118 @@
+"""``isomat bench``: the runner, its reports, and the GPU benchmark's code through the stand-in."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from isomat.bench import figure, ratio, run_benchmarks, time_median
+from isomat.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+JSON_SCRIPT = textwrap.dedent('''
+    import argparse, sys
+    from isomat.bench import figure, ratio, write_result
+    ap = argparse.ArgumentParser(); ap.add_argument("--json"); ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    f1 = figure("slow", 4.0 if not a.quick else 2.0, "s", repeats=3)
+    f2 = figure("fast", 1.0, "s", repeats=3)
+    write_result(a.json, {"benchmark": "good", "figures": [f1, f2], "ratios": [ratio("speedup", f1, f2)],
+                          "notes": ["quick" if a.quick else "full"]})
+''')
+PLAIN_SCRIPT = "print('plain output 42')\n"
+FAILING_SCRIPT = "import sys\nprint('boom', file=sys.stderr)\nsys.exit(3)\n"
+
+
+@pytest.fixture
+def bench_dir(tmp_path):
+    d = tmp_path / "benchmarks"
+    d.mkdir()
+    (d / "good.py").write_text(JSON_SCRIPT)
+    (d / "plain.py").write_text(PLAIN_SCRIPT)
+    (d / "bad.py").write_text(FAILING_SCRIPT)
+    (d / "_helper.py").write_text("raise SystemExit('not a benchmark')\n")
+    return d
+
+
+def test_reports(bench_dir, tmp_path):
+    j, m = tmp_path / "r.json", tmp_path / "r.md"
+    report = run_benchmarks(bench_dir, json_path=j, markdown_path=m, quick=True)
+    on_disk = json.loads(j.read_text())
+    assert on_disk["benchmarks"] == json.loads(json.dumps(report["benchmarks"]))
+    by = {b["name"]: b for b in on_disk["benchmarks"]}
+    assert set(by) == {"good", "plain", "bad"}
+    good = by["good"]
+    assert good["status"] == "ok" and "--quick" in good["command"] and "--json" in good["command"]
+    assert good["result"]["ratios"][0]["value"] == 2.0 and good["result"]["notes"] == ["quick"]
+    assert "machine" in good["result"] and "gpu" in on_disk["machine"]
+    assert by["plain"]["status"] == "ok" and "plain output 42" in by["plain"]["stdout"]
+    assert "--json" not in by["plain"]["command"]
+    assert by["bad"]["status"] == "failed" and by["bad"]["returncode"] == 3 and "boom" in by["bad"]["stderr"]
+    md = m.read_text()
+    assert "## good" in md and "| speedup | 2 |" in md and "plain output 42" in md and "Failed (exit 3)" in md
+    assert "GPU:" in md
+
+
+def test_cli_only_and_exit_status(bench_dir, tmp_path):
+    out, err = io.StringIO(), io.StringIO()
+    j, m = tmp_path / "a.json", tmp_path / "a.md"
+    code = main(["bench", "--dir", str(bench_dir), "--only", "good", "--json", str(j), "--markdown", str(m)],
+                out=out, err=err)
+    assert code == 0, err.getvalue()
+    assert [b["name"] for b in json.loads(j.read_text())["benchmarks"]] == ["good"]
+    assert json.loads(j.read_text())["benchmarks"][0]["result"]["notes"] == ["full"]
+    code = main(["bench", "--dir", str(bench_dir), "--only", "bad", "--json", str(j), "--markdown", str(m)],
+                out=out, err=err)
+    assert code == 1 and "failed: bad" in out.getvalue()
+    code = main(["bench", "--dir", str(bench_dir), "--only", "nope", "--json", str(j), "--markdown", str(m)],
+                out=out, err=err)
+    assert code == 2 and "--only: no benchmark named nope" in err.getvalue()
+
+
+def test_helpers():
+    calls = []
+    t, ts = time_median(lambda: calls.append(1), repeats=5, warmup=2)
+    assert len(calls) == 7 and len(ts) == 5 and min(ts) <= t <= max(ts)
+    with pytest.raises(ValueError, match="repeats"):
+        time_median(lambda: None, repeats=0)
+    r = ratio("r", figure("a", 3.0, "s"), figure("b", 1.5, "s"))
+    assert r["value"] == 2.0 and r["numerator"] == "a"
+
+
+def _load_gpu_benchmark():
+    spec = importlib.util.spec_from_file_location("bench_gpu", ROOT / "benchmarks" / "gpu.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_gpu_benchmark_skips_with_reason_without_device(tmp_path):
+    from isomat.bench import run_script
+    from isomat.gpu import gpu_status
+
+    ok, reason = gpu_status()
+    if ok:
+        pytest.skip("a usable device exists: nothing to skip")
+    entry = run_script(ROOT / "benchmarks" / "gpu.py", quick=True, timeout=120)
+    assert entry["status"] == "skipped", entry
+    assert entry["result"]["skipped"] == reason
+
+
+def test_gpu_benchmark_code_runs_through_standin(cupy_standin_module):
+    """Every line of the GPU benchmark runs on the CPU (timings meaningless, structure checked)."""
+    mod = _load_gpu_benchmark()
+    res = mod.run(size=24, n=32, batch=4, repeats=2)
+    names = [f["name"] for f in res["figures"]]
+    assert {"conv SpMV time", "conv SpMV effective bandwidth", "device copy bandwidth",
+            "dense matmul (cuBLAS)"} <= set(names)
+    spmv = next(f for f in res["figures"] if f["name"] == "conv SpMV time")
+    assert spmv["params"]["nnz"] == 22 * 22 * 9 + 4 * 22 * 6 + 4 * 4
+    assert any(r["name"] == "SpMV bandwidth / theoretical peak" for r in res["ratios"])
+    spm = [f for f in res["figures"] if f["name"].startswith("SPM")]
+    assert spm or any(n.startswith("spm") for n in res["notes"]), res["notes"]
