@@ -45,7 +45,7 @@ def test_chebyshev_order_and_asymmetric_laplacian(records):
         {"where": "K for the first-order filter", "printed": 1, "correct": 2}]
     r = records["do2017:eq14/asymmetric"]
     assert r["verdict"] == "refuted"
-    assert r["counterexample"]["L"] == [[0, 0], [-1, 1]]
+    assert r["counterexample"]["L"] == [[1, -1, 0], [-1, 1, 0], [-1, 0, 1]]  # 0↔1, 2→0
 
 
 def test_fig3_and_spectrogram(records):

@@ -642,11 +642,11 @@ def _eq14():
 
 
 def _digraphs(nmax: int):
-    """Simple digraphs (self-loops allowed) on n ≤ nmax nodes, every node with a successor, A
+    """Simple digraphs without self-loops on n ≤ nmax nodes, every node with a successor, A
     asymmetric; by node count, then edge count."""
     out = []
     for n in range(1, nmax + 1):
-        pairs = list(itertools.product(range(n), repeat=2))
+        pairs = [(u, v) for u, v in itertools.product(range(n), repeat=2) if u != v]
         for m in range(1, len(pairs) + 1):
             for edges in itertools.combinations(pairs, m):
                 A = np.zeros((n, n), dtype=int)
@@ -666,7 +666,7 @@ def _digraphs(nmax: int):
     statement=(
         "For asymmetric A, L = I − D^{-1}A has a decomposition L = UΛUᵀ with U orthogonal and Λ real "
         "diagonal (as eq. 14 needs). A real matrix has one iff it is symmetric; exhaustive over simple "
-        "digraphs (self-loops allowed) with n ≤ 3 nodes, every node with a successor, A ≠ Aᵀ, smallest "
+        "digraphs without self-loops with n ≤ 3 nodes, every node with a successor, A ≠ Aᵀ, smallest "
         "first; L computed exactly with isomat laplacian(kind='random-walk') and checked against "
         "I − D^{-1}A from the adjacency directly."
     ),
