@@ -108,7 +108,7 @@ def _def2_9():
         "(symbolic x, all 1 ≤ m, n ≤ 5; with def2.9's positive-definite Hessian this makes Π^m_n x "
         "the unique minimizer); Π^m_n x is no farther from x than any y, tested exactly on "
         "Hypothesis-drawn integer x, y with m, n ≤ 12 (60 examples); and isomat's projection(m, n) equals the "
-        "printed formula (22) entry by entry for all m, n ≤ 12."
+        "printed formula (22) entry by entry for all m, n ≤ 8."
     ),
     methods=["symbolic", "property", "exact"],
 )
@@ -138,8 +138,8 @@ def _prop2_10():
 
     formula = exhaustive(
         lambda mn: sympy.Matrix(_exact(*mn)) == naive_projection(*mn),
-        itertools.product(range(1, 13), range(1, 13)),
-        describe="projection(m, n) vs eq. (22), 1 <= m, n <= 12",
+        itertools.product(range(1, 9), range(1, 9)),
+        describe="projection(m, n) vs eq. (22), 1 <= m, n <= 8",
     )
     formula.method = "exact"
     return decide(all_of(symbolic, prop, formula))
@@ -285,7 +285,7 @@ def _exact_exhaustive(pred, cases, describe, witness=None):
     statement=(
         "isomat.algebra.stp (Chinese-remainder re-indexing, no Kronecker factor formed) equals the "
         "printed formula (12) built with sympy.kronecker_product, exactly, on random integer matrices "
-        "for every (m, n, p, q) with entries in [1, 4] (256 shapes, coprime, divisible and general n, p); "
+        "for every m, q ∈ {1, 2} and n, p ∈ [1, 5] (100 shapes: coprime, divisible and general n, p); "
         "likewise stp_right against (I_{t/n} ⊗ A)(I_{t/p} ⊗ B)."
     ),
     methods=["exact", "exhaustive"],
@@ -296,7 +296,8 @@ def _stp_formula():
         A, B = _rand(m, n, sum(c)), _rand(p, q, 7 * sum(c) + 1)
         return _stp_mod.stp(A, B) == naive_stp(A, B) and _stp_mod.stp_right(A, B) == naive_stp_right(A, B)
 
-    return decide(_exact_exhaustive(ok, _dims(4, 4), "1 <= m, n, p, q <= 4, integer entries in [-3, 3]"))
+    cases = sorted(itertools.product((1, 2), range(1, 6), range(1, 6), (1, 2)), key=lambda c: (sum(c), c))
+    return decide(_exact_exhaustive(ok, cases, "m, q in {1, 2}; n, p in [1, 5]; integer entries in [-3, 3]"))
 
 
 @claim(
@@ -306,7 +307,7 @@ def _stp_formula():
         "The MM-STP of eq. (12) satisfies Def. 2.1: A ⋉ B = AB for n = p (all sizes ≤ 4); "
         "(A ⋉ B) ⋉ C = A ⋉ (B ⋉ C) and (A + A') ⋉ C = A ⋉ C + A' ⋉ C, C ⋉ (A + A') = C ⋉ A + C ⋉ A' "
         "exactly, using the naive formula (12), on random integer matrices for all column/row sizes in [1, 4] "
-        "of the dimensions (generalization and distributivity: sizes in [1, 4]; associativity: n, p, q, r in [1, 3])."
+        "of the dimensions (all sizes in [1, 3], 27-81 shapes per property)."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -328,9 +329,9 @@ def _def21_eq12():
                 and naive_stp(C.T, A + A2) == naive_stp(C.T, A) + naive_stp(C.T, A2))
 
     return decide(all_of(
-        _exact_exhaustive(generalizes, _dims(3, 4), "m, n, q in [1, 4]"),
+        _exact_exhaustive(generalizes, _dims(3, 3), "m, n, q in [1, 3]"),
         _exact_exhaustive(assoc, _dims(4, 3), "n, p, q, r in [1, 3]"),
-        _exact_exhaustive(distrib, _dims(3, 4), "m, n, p in [1, 4]"),
+        _exact_exhaustive(distrib, _dims(3, 3), "m, n, p in [1, 3]"),
     ))
 
 
@@ -552,8 +553,8 @@ def _logic_claim():
     quote="A ⋉_DK B := (A ⊗ 1ᵀ_{t/n})(B ⊗ 1_{t/p})   (13), claimed an STP in the sense of Def. 2.1",
     statement=(
         "The DK-STP satisfies Def. 2.1: equals AB when n = p; associative; distributive — exact, naive "
-        "formula (13), random integer matrices, dimensions in [1, 4] ([1, 3] for associativity); and isomat's dk_stp "
-        "(sparse bridge, no t-sized factor) equals (13) for every (m, n, p, q) in [1, 4]^4."
+        "formula (13), random integer matrices, dimensions in [1, 3]; and isomat's dk_stp "
+        "(sparse bridge, no t-sized factor) equals (13) for every (m, n, p, q) in [1, 3]^4."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -580,10 +581,10 @@ def _def21_eq13():
         return _stp_mod.dk_stp(A, B) == naive_dk(A, B) and _stp_mod.dk_stp_weighted(A, B) == naive_dk(A, B, True)
 
     return decide(all_of(
-        _exact_exhaustive(generalizes, _dims(3, 4), "m, n, q in [1, 4]"),
+        _exact_exhaustive(generalizes, _dims(3, 3), "m, n, q in [1, 3]"),
         _exact_exhaustive(assoc, _dims(4, 3), "n, p, q, r in [1, 3]"),
-        _exact_exhaustive(distrib, _dims(3, 4), "m, n, p in [1, 4]"),
-        _exact_exhaustive(impl, _dims(4, 4), "dk_stp vs (13), m, n, p, q in [1, 4]"),
+        _exact_exhaustive(distrib, _dims(3, 3), "m, n, p in [1, 3]"),
+        _exact_exhaustive(impl, _dims(4, 3), "dk_stp vs (13), m, n, p, q in [1, 3]"),
     ))
 
 
@@ -592,7 +593,7 @@ def _def21_eq13():
     quote="x ± y := (x ⊗ 1_{t/m}) ± (y ⊗ 1_{t/n})   (14); STA must be commutative (8) and associative (9)",
     statement=(
         "isomat's sta / sta_sub equal (14); x ⊕ y = y ⊕ x and (x ⊕ y) ⊕ z = x ⊕ (y ⊕ z) — exact, integer "
-        "vectors, all m, n, k in [1, 6]."
+        "vectors, all m, n, k in [1, 5]."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -604,7 +605,7 @@ def _def23():
         return (A(x, y) == naive_sta(x, y) and _stp_mod.sta_sub(x, y) == naive_sta(x, y, -1)
                 and A(x, y) == A(y, x) and A(A(x, y), z) == A(x, A(y, z)))
 
-    return decide(_exact_exhaustive(ok, _dims(3, 6), "m, n, k in [1, 6]"))
+    return decide(_exact_exhaustive(ok, _dims(3, 5), "m, n, k in [1, 5]"))
 
 
 @claim(
@@ -739,7 +740,7 @@ def _def28():
     quote="x +_r y := Π^m_r x + Π^n_r y  (23);  x +_r y = Π^t_r (x + y),  t = lcm(m, n)  (24)",
     statement=(
         "With x + y the STA (14): Π^m_r x + Π^n_r y = Π^t_r (x ⊕ y), exactly, symbolic x ∈ R^m, y ∈ R^n for "
-        "all m, n, r in [1, 5]; isomat's nominal_add equals (23)."
+        "all m, n, r in [1, 4]; isomat's nominal_add equals (23)."
     ),
     methods=["symbolic", "exhaustive"],
 )
@@ -754,7 +755,7 @@ def _prop212():
         impl = _stp_mod.nominal_add(x, y, r)
         return (lhs - rhs).expand().is_zero_matrix and (lhs - impl).expand().is_zero_matrix
 
-    tr = exhaustive(ok, _dims(3, 5), describe="m, n, r in [1, 5], symbolic x, y")
+    tr = exhaustive(ok, _dims(3, 4), describe="m, n, r in [1, 4], symbolic x, y")
     tr.method = "symbolic"
     return decide(tr)
 
@@ -764,7 +765,7 @@ def _prop212():
     quote="Π^t_r (x ⊗ 1_{t/m}) = Π^m_r x  (26);  Π^t_r (y ⊗ 1_{t/n}) = Π^n_r y  (27);  the split (25)",
     statement=(
         "(26) and (27) for every m | t, r: Π^t_r (I_m ⊗ 1_{t/m}) = Π^m_r exactly (matrices), all m, t/m, r with "
-        "m ≤ 6, t/m ≤ 4, r ≤ 6 — this covers t = lcm(m, n) for every n; (25) is linearity of Π^t_r."
+        "m ≤ 4, t/m ≤ 3, r ≤ 5 — this covers t = lcm(m, n) for every n; (25) is linearity of Π^t_r."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -774,8 +775,8 @@ def _eq26():
         t = m * k
         return naive_projection(t, r) * _kron(sympy.eye(m), _ones(k)) == naive_projection(m, r)
 
-    cases = sorted(itertools.product(range(1, 7), range(1, 5), range(1, 7)), key=lambda c: (sum(c), c))
-    return decide(_exact_exhaustive(ok, cases, "m <= 6, t/m <= 4, r <= 6"))
+    cases = sorted(itertools.product(range(1, 5), range(1, 4), range(1, 6)), key=lambda c: (sum(c), c))
+    return decide(_exact_exhaustive(ok, cases, "m <= 4, t/m <= 3, r <= 5"))
 
 
 @claim(
@@ -1465,3 +1466,385 @@ def _ex53():
 
             raise CheckError(f"isomat's padding algorithms disagree with the naive recomputation for q^{k + 1}")
     return compare_printed(printed, recomputed, isomat_agrees=True)
+
+
+# =============================================================================================
+# §V: remarks 5.4-5.7, algorithms 5.1/5.2, eqs. (97)-(98), (104), (106)
+# =============================================================================================
+@claim(
+    "cheng2025:rem5.4/i",
+    quote="(i) No additional junk information caused by padded zero [with projection-padding]",
+    statement=(
+        "Read as: project-padding to n0 ≥ n_i loses nothing — Π^{n_i}_{n0} is injective (rank n_i), exact, all "
+        "1 ≤ n_i ≤ n0 ≤ 10."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _rem54i():
+    cases = [(n, d) for d in range(1, 11) for n in range(1, d + 1)]
+    return decide(_exact_exhaustive(lambda c: naive_projection(c[0], c[1]).rank() == c[0], cases, "1 <= n <= n0 <= 10"))
+
+
+@claim(
+    "cheng2025:rem5.4/ii",
+    quote="(ii) Even if ... n_i > n0, projection-padding can still handle it by a standard projection and without losing information",
+    statement=(
+        "Π^{n_i}_{n0} with n_i > n0 would have to be injective: exact rank test for all 1 ≤ n0 < n_i ≤ 8; the "
+        "counterexample gives two different vectors with the same projection."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _rem54ii():
+    cases = sorted([(n, d) for n in range(1, 9) for d in range(1, n)], key=lambda c: (sum(c), c))
+
+    def witness(c):
+        n, d = c
+        v = naive_projection(n, d).nullspace()[0]
+        v = v / max(abs(e) for e in v if e != 0)
+        return {"x": list(v), "x'": [0] * n, "Π x": list(naive_projection(n, d) * v), "Π x'": [0] * d}
+
+    return decide(_exact_exhaustive(lambda c: naive_projection(c[0], c[1]).rank() == c[0], cases, "1 <= n0 < n_i <= 8", witness))
+
+
+@claim(
+    "cheng2025:rem5.4/iii",
+    quote="(iii) the output sequences can have the same sizes as the input sequences if we wish",
+    statement=(
+        "isomat's ⋄ (Def. 4.13) and Alg. 5.2 with out_dims = input dims return vectors of exactly the input sizes, "
+        "every dims tuple of length ≤ 3, n_i ≤ 4, random floats."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _rem54iii():
+    def ok(dims):
+        rng = np.random.default_rng(sum(dims))
+        X = [rng.standard_normal(n) for n in dims]
+        s, d = len(dims), max(dims) + 1
+        a = _hyper.diamond(rng.standard_normal((s, s)), X).dims
+        b = _hyper.project_padding_linear(rng.standard_normal((d, d)), X, dims).dims
+        return a == b == tuple(dims)
+
+    return decide(_num_exhaustive(ok, _hv_cases(3, 4), "dims of length <= 3, n_i <= 4"))
+
+
+@claim(
+    "cheng2025:alg5.2",
+    quote="Step 2, Calculate padded Q̃ as Q̃ = W^q X̃   (90)   [Alg. 5.1 step 2: Q̃ᵀ = W^q X̃ᵀ (86)]",
+    statement=(
+        "(90) with W^q ∈ M_{d×d} and X̃ ∈ M_{s×d} (89) must be defined and agree with (86)'s Q̃ᵀ = W^q X̃ᵀ, the form "
+        "Example 5.3 computes; exact, random integers, all s, d in [1, 4]."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _alg52():
+    def ok(c, printed):
+        s, d = c
+        W, Xt = _rand(d, d, sum(c)), _rand(s, d, sum(c) + 1)
+        ref = (W * Xt.T).T
+        if printed:
+            return W.cols == Xt.rows and (W * Xt).shape == ref.shape and W * Xt == ref
+        return ((W * Xt.T).T == ref)
+
+    return decide(_exact_exhaustive(lambda c: ok(c, True), _dims(2, 4), "s, d in [1, 4]"),
+                  correction=("Q̃ᵀ = W^q X̃ᵀ in (90), as in (86) and in Example 5.3",
+                              _exact_exhaustive(lambda c: ok(c, False), _dims(2, 4), "s, d in [1, 4]")))
+
+
+@claim(
+    "cheng2025:alg5.2/unpad",
+    quote="(not printed as a claim) the un-padding q^i = Π^d_{m_i} q̃^i of (91) undoes the padding x̃^i = Π^{n_i}_d x^i of (88)",
+    statement=(
+        "Π^d_n Π^n_d = I_n for all n ≤ d? exact, all 1 ≤ n ≤ d ≤ 8 in order of d. Correction: exactly when n | d."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _unpad():
+    cases = [(n, d) for d in range(1, 9) for n in range(1, d + 1)]
+
+    def ok(c):
+        n, d = c
+        return naive_projection(d, n) * naive_projection(n, d) == sympy.eye(n)
+
+    def witness(c):
+        n, d = c
+        return {"Π^d_n Π^n_d": naive_projection(d, n) * naive_projection(n, d)}
+
+    iff = exhaustive(lambda c: ok(c) == (c[1] % c[0] == 0), cases, describe="1 <= n <= d <= 8: identity iff n | d")
+    iff.method = "exact"
+    return decide(_exact_exhaustive(ok, cases, "1 <= n <= d <= 8", witness),
+                  correction=("Π^d_n Π^n_d = I_n if and only if n | d; otherwise un-padding only approximates", iff))
+
+
+def _float_hv(dims, seed):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(n) for n in dims]
+
+
+@claim(
+    "cheng2025:rem5.5",
+    quote=(
+        "(i) When all dimensions equal n, the A in (93) [softmax(Q ⊙_w K)] is exactly the A in (41); "
+        "(ii) A = softmax(Q ⊙ K) (94) gives softmax(QKᵀ/n) (95)"
+    ),
+    statement=(
+        "Exact on the scores: Q ⊙_w K = QKᵀ/√n and Q ⊙ K = QKᵀ/n (isomat hv_inner_weighted / hv_inner, random integer "
+        "Q, K), all s, n in [1, 4]; and the attention matrices agree numerically with softmax(QKᵀ/√n) from torch "
+        "scaled_dot_product_attention (V = I_s), tol 1e-12."
+    ),
+    methods=["exact", "exhaustive", "numeric"],
+)
+def _rem55():
+    def ok(c):
+        s, n = c
+        Q, K = _rand(s, n, sum(c)), _rand(s, n, sum(c) + 1)
+        hq, hk = [Q[i, :].T for i in range(s)], [K[i, :].T for i in range(s)]
+        Gw = _hyper.hv_inner_weighted(hq, hk)
+        G = _hyper.hv_inner(hq, hk)
+        exact = (Gw - Q * K.T / sympy.sqrt(n)).applyfunc(sympy.simplify).is_zero_matrix and G == Q * K.T / n
+        Qf, Kf = np.array(Q.tolist(), dtype=float), np.array(K.tolist(), dtype=float)
+        A = _hyper.attention_scores([q for q in Qf], [k for k in Kf])
+        return exact and _close(A, _sdpa(Qf, Kf, np.eye(s)))
+
+    return decide(_exact_exhaustive(ok, _dims(2, 4), "s, n in [1, 4]"))
+
+
+@claim(
+    "cheng2025:rem5.6",
+    quote="Attention(Q, K, V) := (A ⊗ 1ᵀ_{t/q}) ⋄ (1_{t/r} ⊗ V),  t = lcm(q, r)   (97) — the most general case of (96)",
+    statement=(
+        "(97) generalizes (96): when q = r (K and V have the same number of vectors) isomat's df_attention_general "
+        "equals df_attention (A ⋄ V), float64 tol 1e-12, for ragged Q, K, V with s ≤ 3 vectors of sizes ≤ 3. "
+        "(Evidence also records that for q ≠ r the rows of A ⊗ 1ᵀ_{t/q} sum to t/q, so (97) scales a constant V by t/q.)"
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _rem56():
+    def ok(dims):
+        Q, K, V = _float_hv(dims, 1), _float_hv(dims[::-1], 2), _float_hv(dims, 3)
+        a = _hyper.df_attention_general(Q, K, V)
+        b = _hyper.df_attention(Q, K, V)
+        return all(_close(x, y) for x, y in zip(a.values(), b.values()))
+
+    # evidence: constant V with q = 1, r = 2 -> scaled by t/q = 2
+    Vc = [np.ones(2), np.ones(2)]
+    scaled = _hyper.df_attention_general([np.ones(2)], [np.ones(2)], Vc)
+    return decide(_num_exhaustive(ok, _hv_cases(3, 3), "dims of length <= 3, n_i <= 3"),
+                  constant_v_q1_r2_output=[float(v) for v in scaled.values()[0]])
+
+
+@claim(
+    "cheng2025:eq98",
+    quote="when (73) is used to perform (97), (73) should be read as ξ^i := Π^{(t/d)n0}_{n_i} ξ̃^i   (98)",
+    statement=(
+        "The vector ξ̃^i that step 3 projects is row i of (A ⊗ 1ᵀ_{t/q}) X̃ with X̃ ∈ M_{t×n0}: its dimension must be the "
+        "source dimension (t/d)·n0 of (98). The paper leaves d undefined; read as the nominal dimension d = n0 of "
+        "(83)-(85) the source dimension is t. Checked against the dimension isomat computes, for q, r ≤ 3 and n0 ≤ 3."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _eq98():
+    cases = sorted(itertools.product(range(1, 4), repeat=3), key=lambda c: (sum(c), c))
+
+    def row_dim(c):
+        q, r, n0 = c
+        t = math.lcm(q, r)
+        V = [np.ones(n0)] * r
+        Xt = np.asarray(_hyper.project_pad([V[i % r] for i in range(t)]))
+        return (np.repeat(np.ones((1, q)), t // q, axis=1) @ Xt).shape[1]
+
+    def printed_ok(c):
+        q, r, n0 = c
+        t = math.lcm(q, r)
+        return row_dim(c) == (t // n0) * n0 if t % n0 == 0 else False
+
+    def witness(c):
+        q, r, n0 = c
+        return {"t": math.lcm(q, r), "dimension of ξ̃^i": row_dim(c), "(t/d)·n0 with d = n0": math.lcm(q, r)}
+
+    return decide(_exact_exhaustive(printed_ok, cases, "q, r, n0 in [1, 3]", witness),
+                  correction=("ξ^i := Π^{n0}_{n_i} ξ̃^i — (73) unchanged: the rows of (A ⊗ 1ᵀ_{t/q}) X̃ have n0 entries",
+                              _exact_exhaustive(lambda c: row_dim(c) == c[2], cases, "q, r, n0 in [1, 3]")))
+
+
+@claim(
+    "cheng2025:eq104",
+    quote="X + F(X) := Z,  z^i = x^i +_{m_i} f^i = Π^{n_i}_{m_i} x^i + f^i   (104)",
+    statement=(
+        "x +_{m} f (Def. 2.11 with r = m = dim f) equals Π^n_m x + f, and isomat's df_add gives it — symbolic x, f, "
+        "all n, m in [1, 5]."
+    ),
+    methods=["symbolic", "exhaustive"],
+)
+def _eq104():
+    def ok(c):
+        n, m = c
+        x, f = sympy.Matrix(sympy.symbols(f"x0:{n}")), sympy.Matrix(sympy.symbols(f"f0:{m}"))
+        nominal = naive_projection(n, m) * x + naive_projection(m, m) * f
+        z = _hyper.df_add([x], [f])[0]
+        return (nominal - (naive_projection(n, m) * x + f)).expand().is_zero_matrix and (z - nominal).expand().is_zero_matrix
+
+    tr = exhaustive(ok, _dims(2, 5), describe="n, m in [1, 5]")
+    tr.method = "symbolic"
+    return decide(tr)
+
+
+@claim(
+    "cheng2025:def5.9",
+    quote="FFN(X) = W_2 ⋄ ReLU(W_1 ⋄ X +_n B_1) +_n B_2,  n = {n_1, ..., n_s}   (106) — instead of (53)",
+    statement=(
+        "In the homogeneous case (all n_i = α_i = β_i = n) (106) reduces to the paper's own (53) with α = β = s, "
+        "W_2 ReLU(W_1 X + B_1) + B_2 (W_i ∈ M_{s×s} mixing the s tokens): exact on integer data via isomat's "
+        "df_feed_forward, all s, n in [1, 3]. (So it inherits (53)'s departure from the token-wise FFN, see eq53.)"
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _def59():
+    def ok(c):
+        s, n = c
+        X, B1, B2 = _rand(s, n, sum(c)), _rand(s, n, sum(c) + 1), _rand(s, n, sum(c) + 2)
+        W1, W2 = _rand(s, s, sum(c) + 3), _rand(s, s, sum(c) + 4)
+        rows = lambda M: [M[i, :].T for i in range(M.rows)]  # noqa: E731
+        out = _hyper.df_feed_forward(rows(X), W1, rows(B1), W2, rows(B2))
+        ref = W2 * (W1 * X + B1).applyfunc(lambda v: max(v, 0)) + B2
+        return sympy.Matrix.vstack(*[v.T for v in out]) == ref
+
+    return decide(_exact_exhaustive(ok, _dims(2, 3), "s, n in [1, 3]"))
+
+
+# =============================================================================================
+# §VI: the assembled attention and its non-identifiability
+# =============================================================================================
+def _sigma(X, Wq, Wk, Wv, scale=True):
+    """§VI steps 1-3 as printed: softmax((QKᵀ/√n) V), row-wise; float64 (independent of isomat)."""
+    Q, K, V = X @ Wq.T, X @ Wk.T, X @ Wv.T
+    S = Q @ K.T @ V
+    return _softmax_np(S / math.sqrt(X.shape[1]) if scale else S)
+
+
+def _standard(X, Wq, Wk, Wv):
+    return _sdpa(X @ Wq.T, X @ Wk.T, X @ Wv.T)
+
+
+def _sec6_data(c):
+    s, n = c
+    return (_rnd((s, n), sum(c), -2, 2).astype(float), *(_rnd((n, n), sum(c) + k, -2, 2).astype(float) / 2 for k in (1, 2, 3)))
+
+
+@claim(
+    "cheng2025:eq107",
+    quote="V' = softmax[X (W^q)ᵀ W^k Xᵀ X (W^v)ᵀ]   (107) — 'putting three steps together'",
+    statement=(
+        "(107) must equal the composition of steps 1-3 of §VI (Att = (QKᵀ/√n) V, V' = softmax(Att)); isomat's "
+        "assembled_attention must equal the composition too. float64, tol 1e-12, integer-valued data, s, n in [1, 3]."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _eq107():
+    def ok(c, printed):
+        X, Wq, Wk, Wv = _sec6_data(c)
+        steps = _sigma(X, Wq, Wk, Wv)
+        if not _close(np.asarray(_hyper.assembled_attention(X, Wq, Wk, Wv)), steps):
+            return False
+        S = X @ Wq.T @ Wk @ X.T @ X @ Wv.T
+        return _close(_softmax_np(S if printed else S / math.sqrt(X.shape[1])), steps)
+
+    return decide(_num_exhaustive(lambda c: ok(c, True), _dims(2, 3), "s, n in [1, 3]"),
+                  correction=("V' = softmax[X (W^q)ᵀ W^k Xᵀ X (W^v)ᵀ / √n]",
+                              _num_exhaustive(lambda c: ok(c, False), _dims(2, 3), "s, n in [1, 3]")))
+
+
+def _g_mat(n, seed):
+    G = np.eye(n) + np.tril(_rnd((n, n), seed, -2, 2), -1)
+    return G
+
+
+@claim(
+    "cheng2025:sec6/i",
+    quote="(i) If W^{qk} := (W^q)ᵀ W^k remains the same for different W^q and W^k, the mapping Σ remains the same",
+    statement=(
+        "Replace W^q → G W^q, W^k → G^{-T} W^k (G unit lower-triangular integer, so W^{qk} is unchanged): Σ of §VI is "
+        "unchanged; and the same holds for standard softmax(QKᵀ/√n)V attention (torch SDPA). float64 tol 1e-10, "
+        "s, n in [1, 3]."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _sec6i():
+    def ok(c):
+        X, Wq, Wk, Wv = _sec6_data(c)
+        G = _g_mat(c[1], sum(c) + 7)
+        Wq2, Wk2 = G @ Wq, np.linalg.inv(G).T @ Wk
+        return (_close(_sigma(X, Wq, Wk, Wv), _sigma(X, Wq2, Wk2, Wv), 1e-10)
+                and _close(_standard(X, Wq, Wk, Wv), _standard(X, Wq2, Wk2, Wv), 1e-10))
+
+    return decide(_num_exhaustive(ok, _dims(2, 3), "s, n in [1, 3]"))
+
+
+@claim(
+    "cheng2025:sec6/ii",
+    quote="(ii) If W^{qk} and W^v are replaced simultaneously by λW^{qk} and (1/λ)W^v, 0 ≠ λ, the mapping Σ remains the same",
+    statement=(
+        "For Σ as printed in §VI (softmax applied after multiplying by V): W^q → λW^q, W^v → W^v/λ leaves Σ unchanged, "
+        "λ ∈ {2, −1, 1/3}, s, n in [1, 3], float64 tol 1e-10."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _sec6ii():
+    cases = [(s, n, lam) for (s, n) in _dims(2, 3) for lam in (2.0, -1.0, 1 / 3)]
+
+    def ok(c):
+        s, n, lam = c
+        X, Wq, Wk, Wv = _sec6_data((s, n))
+        return _close(_sigma(X, Wq, Wk, Wv), _sigma(X, lam * Wq, Wk, Wv / lam), 1e-10)
+
+    return decide(_num_exhaustive(ok, cases, "s, n in [1, 3], λ in {2, -1, 1/3}"))
+
+
+@claim(
+    "cheng2025:sec6/ii-standard",
+    quote="(§VI (ii) asked of standard attention) softmax(QKᵀ/√n)V unchanged under W^{qk} → λW^{qk}, W^v → W^v/λ",
+    statement=(
+        "Whether non-identifiability (ii) also holds for the standard scaled dot-product attention softmax(QKᵀ/√n)V "
+        "(torch SDPA): exhaustive over s, n in [1, 3] and λ ∈ {2, −1, 1/3}, X, W with entries 1 (first) then integers."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _sec6ii_std():
+    cases = [(s, n, lam) for (s, n) in _dims(2, 3) for lam in (2.0, -1.0, 1 / 3)]
+
+    def data(c):
+        s, n, lam = c
+        if s == n == 1:
+            return np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1))
+        return _sec6_data((s, n))
+
+    def ok(c):
+        X, Wq, Wk, Wv = data(c)
+        lam = c[2]
+        return _close(_standard(X, Wq, Wk, Wv), _standard(X, lam * Wq, Wk, Wv / lam), 1e-10)
+
+    def witness(c):
+        X, Wq, Wk, Wv = data(c)
+        lam = c[2]
+        return {"X": X.tolist(), "W^q": Wq.tolist(), "W^k": Wk.tolist(), "W^v": Wv.tolist(), "λ": lam,
+                "attention": _standard(X, Wq, Wk, Wv).tolist(), "after rescaling": _standard(X, lam * Wq, Wk, Wv / lam).tolist()}
+
+    return decide(_num_exhaustive(ok, cases, "s, n in [1, 3], λ in {2, -1, 1/3}", witness))
+
+
+@claim(
+    "cheng2025:sec6/vs-standard",
+    quote="§VI: Attention(Q, K, V) = (QKᵀ/√n) V;  V' = softmax(Attention(Q, K, V)) — 'a (self-)attention'",
+    statement=(
+        "Whether the black box Σ of §VI (softmax after the product with V) is the scaled dot-product attention of "
+        "(40)-(41) / [18], softmax(QKᵀ/√n) V (torch SDPA): s, n in [1, 3], float64 tol 1e-12."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _sec6_vs():
+    def witness(c):
+        X, Wq, Wk, Wv = _sec6_data(c)
+        return {"X": X.tolist(), "W^q": Wq.tolist(), "W^k": Wk.tolist(), "W^v": Wv.tolist(),
+                "Σ (§VI)": _sigma(X, Wq, Wk, Wv).tolist(), "softmax(QKᵀ/√n)V": _standard(X, Wq, Wk, Wv).tolist()}
+
+    return decide(_num_exhaustive(lambda c: _close(_sigma(*_sec6_data(c)), _standard(*_sec6_data(c))),
+                                  _dims(2, 3), "s, n in [1, 3]", witness))
