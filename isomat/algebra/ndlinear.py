@@ -123,12 +123,12 @@ def ndlinear_bias(weights: Any, biases: Any = None, order: str = "outer", *, bac
     n_out = math.prod(w.shape[0] for w in ws)
     zero = sympy.Integer(0) if field == "sympy" else 0.0
     beta = np.full(n_out, zero, dtype=object) if field == "sympy" else xp.zeros(n_out, dtype=ws[0].dtype)
+    ones = [np.full(w.shape[0], sympy.Integer(1), dtype=object) if field == "sympy" else xp.ones(w.shape[0], dtype=w.dtype)
+            for w in ws]
+    rowsum = [w.sum(axis=1) for w in ws]  # W_j 1_{D_j}: what mode j makes of a constant fibre
     for k, b in enumerate(bs):
         if b is None:
             continue
-        ones = [np.full(w.shape[0], sympy.Integer(1), dtype=object) if field == "sympy" else xp.ones(w.shape[0], dtype=w.dtype)
-                for w in ws]
-        rowsum = [w.sum(axis=1) for w in ws]
         if order == "outer":  # modes 1..N: earlier modes see the bias as constant, later ones mix it
             parts = [*ones[:k], b, *rowsum[k + 1:]]
         else:
