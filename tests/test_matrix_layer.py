@@ -20,7 +20,7 @@ from isomat.algebra import (
     matrix_layer2,
     matrix_lstm_cell,
     matrix_rnn_cell,
-    parameter_count,
+    matrix_layer_parameter_count,
 )
 from isomat.errors import SizeLimitError
 from isomat.testing import assert_matches_dense, dottest
@@ -108,8 +108,8 @@ def test_operator_format_and_sparse_input():
 
 
 def test_parameter_count():
-    assert parameter_count((28, 28), (50, 50)) == 28 * 50 * 2 + 2500
-    assert parameter_count((2, 3), (4, 5), bias=False) == 8 + 15
+    assert matrix_layer_parameter_count((28, 28), (50, 50)) == 28 * 50 * 2 + 2500
+    assert matrix_layer_parameter_count((2, 3), (4, 5), bias=False) == 8 + 15
 
 
 # ---------------------------------------------------------------------------------------------

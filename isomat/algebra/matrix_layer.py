@@ -416,7 +416,7 @@ def _gates(name: str, thetas: Any, keys: tuple[str, ...]) -> dict[str, tuple]:
     return {k: _theta(f"{name}[{k!r}]", thetas[k], 5) for k in keys}
 
 
-def parameter_count(in_shape: Any, out_shape: Any, *, bias: bool = True) -> int:
+def matrix_layer_parameter_count(in_shape: Any, out_shape: Any, *, bias: bool = True) -> int:
     r"""Parameters of :math:`\operatorname{mat1}`: :math:`rr' + cc' + r'c'` (do2017, eq. 3).
 
     Compared with :math:`rc\,r'c' + r'c'` for a dense vector layer on :math:`\operatorname{vec}P`.
@@ -428,5 +428,5 @@ def parameter_count(in_shape: Any, out_shape: Any, *, bias: bool = True) -> int:
 
 __all__ = [
     "MatrixLayer", "mat1", "mat2", "matrix_gru_cell", "matrix_highway", "matrix_layer", "matrix_layer2",
-    "matrix_lstm_cell", "matrix_rnn_cell", "parameter_count", "sigm",
+    "matrix_lstm_cell", "matrix_rnn_cell", "matrix_layer_parameter_count", "sigm",
 ]

@@ -19,7 +19,7 @@ import sympy
 from hypothesis import strategies as st
 
 from ..algebra import graph as G_ops
-from ..algebra.matrix_layer import matrix_layer, matrix_layer2, matrix_lstm_cell, matrix_rnn_cell, parameter_count
+from ..algebra.matrix_layer import matrix_layer, matrix_layer2, matrix_lstm_cell, matrix_rnn_cell, matrix_layer_parameter_count
 from .engine import (
     Trial,
     all_of,
@@ -170,7 +170,7 @@ def _abstract_parameters():
     printed = exhaustive(only_incoming, shapes, describe="1 <= r, c, r', c' <= 3, by r+c+r'+c'",
                          witness=lambda s: {"parameters": count(s), "parameters_with_1x1_output": count((s[0], s[1], 1, 1))})
     corrected = exhaustive(lambda s: count(s) == s[0] * s[2] + s[1] * s[3] + s[2] * s[3]
-                           and count(s) == parameter_count(s[:2], s[2:]),
+                           and count(s) == matrix_layer_parameter_count(s[:2], s[2:]),
                            shapes, describe="1 <= r, c, r', c' <= 3")
     return decide(printed, correction=(
         "mat1 from r×c to r'×c' has rr' + cc' + r'c' parameters (U, V, B); for an h×h hidden matrix "
