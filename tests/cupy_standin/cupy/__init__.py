@@ -293,3 +293,20 @@ cuda = types.SimpleNamespace(
 )
 
 del _name
+
+
+# -- linalg (cupy.linalg has these with NumPy's signatures) --------------------------------------
+def _linalg_fn(name: str):
+    npf = getattr(_np.linalg, name)
+
+    def f(*args: Any, **kwargs: Any) -> Any:
+        return _wrap(npf(*[_unwrap(a, strict=True) for a in args],
+                         **{k: _unwrap(v, strict=True) for k, v in kwargs.items()}))
+
+    f.__name__ = name
+    return f
+
+
+linalg = types.SimpleNamespace(**{n: _linalg_fn(n) for n in
+                                  ("svd", "norm", "qr", "solve", "eigh", "eigvalsh", "lstsq", "matrix_rank",
+                                   "inv", "pinv", "det", "slogdet", "cholesky")})
