@@ -264,23 +264,15 @@ def bridge_weighted(n: int, p: int, *, backend: str = "numpy", format: str = "cs
 
 def _apply_sparse_left(op: SparseOperator, X: Any, field: str) -> Any:
     """``op @ X`` for a dense value array ``X`` (rows of ``X`` = columns of ``op``), vectorized."""
-    xp = _backend.array_module(field)
-    rows = op.rows if field == "cupy" else _backend.to_numpy(op.rows)
-    cols = op.cols if field == "cupy" else _backend.to_numpy(op.cols)
-    contrib = op.values[:, None] * X[cols, :]
     if field == "sympy":
+        rows = _backend.to_numpy(op.rows)
+        cols = _backend.to_numpy(op.cols)
+        contrib = op.values[:, None] * X[cols, :]
         out = np.empty((op.shape[0], X.shape[1]), dtype=object)
         out[...] = sympy.Integer(0)
         np.add.at(out, rows, contrib)
         return out
-    out = xp.zeros((op.shape[0], X.shape[1]), dtype=xp.result_type(contrib.dtype, xp.float64))
-    if field == "cupy":
-        import cupyx
-
-        cupyx.scatter_add(out, rows, contrib)
-    else:
-        np.add.at(out, rows, contrib)
-    return out
+    return op.render("csr") @ X
 
 
 def _dk(A: Any, B: Any, weighted: bool) -> Any:
