@@ -254,17 +254,16 @@ def _fill(plan: _Plan, kflat: Any, r0: int, r1: int, field: str, xp: Any, thread
         p0, p1 = int(ip_host[lo - r0]), int(ip_host[hi - r0])
         kv = kflat[0] if kflat.shape[0] == 1 else kflat[co]
         if m is None:
-            cols[p0:p1] = c.reshape(-1)
-            vals[p0:p1] = (np if field == "sympy" else xp).broadcast_to(kv, c.shape).reshape(-1)
+            cols[p0:p1].reshape(c.shape)[...] = c
+            vals[p0:p1].reshape(c.shape)[...] = kv
         else:
             cols[p0:p1] = c[m]
             vals[p0:p1] = (np if field == "sympy" else xp).broadcast_to(kv, c.shape)[m]
 
     blocks = _blocks(plan, r0, r1, xp)
     if field == "numpy" and threads > 1:
-        with ThreadPoolExecutor(threads) as ex:
-            for _ in ex.map(work, blocks):
-                pass
+        for _ in _pool(threads).map(work, blocks):
+            pass
     else:
         for blk in blocks:
             work(blk)
@@ -306,7 +305,7 @@ def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads:
 # ---------------------------------------------------------------------------------------------
 def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
                 boundary: str = "zero", rows: Any = None, backend: str | None = None,
-                format: str = "csr") -> Any:
+                format: str = "csr", threads: int | None = None) -> Any:
     r"""The exact sparse matrix of an N-d convolution layer (zhu2025 §4.2.1, Theorem 4.1).
 
     Cross-correlation as ``torch.nn.functional.conv1d/conv2d/conv3d``:
@@ -339,6 +338,8 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     backend : {"sympy", "numpy", "cupy"}, optional
         Field; default: the kernel's.
     format : {"csr", "csc", "coo", "operator"}
+    threads : int, optional
+        Threads filling row blocks of a NumPy result (default ``min(2, os.cpu_count())``).
 
     Returns
     -------
@@ -358,7 +359,9 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     if format not in ("csr", "csc", "coo", "operator"):
         raise ValueError(f"format must be 'csr', 'csc', 'coo' or 'operator', got {format!r}")
     kflat = k.reshape(plan.c_out, plan.c_in * plan.K)
-    return _build(plan, kflat, rows, field, format)
+    if threads is not None:
+        threads = _validate.positive_int("threads", threads)
+    return _build(plan, kflat, rows, field, format, threads)
 
 
 def conv_output_shape(input_shape: Any, kernel_shape: Any, *, stride: Any = 1, padding: Any = 0,
@@ -494,26 +497,27 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
         w = [k[(0, 0) + t] for t in taps]
         o0 = plan.out[0]
         row_len = math.prod(plan.out[1:]) if d > 1 else 1
-        block = max(1, 16384 // max(row_len, 1))
-        blocks = [(b, min(o0, b + block)) for b in range(0, o0, block)]
-
-        def work(bounds):
-            b0, b1 = bounds
-            acc = y[0, b0:b1]
-            tmp = np.empty_like(acc)
-            for t, wt in zip(taps, w):
-                if wt == 0:
-                    continue
-                np.multiply(view(t, b0, b1)[0], wt, out=tmp)
-                acc += tmp
-
+        block = max(1, 16384 // max(row_len, 1))  # rows per cache-sized block
         nthreads = threads or min(2, os.cpu_count() or 1)
-        if nthreads > 1 and len(blocks) > 1:
-            with ThreadPoolExecutor(nthreads) as ex:
-                list(ex.map(work, blocks))
+        chunk = -(-o0 // nthreads)
+        y = xp.empty((plan.c_out,) + plan.out, dtype=out_dtype)
+
+        def work(c0):
+            c1 = min(o0, c0 + chunk)
+            for b0 in range(c0, c1, block):
+                b1 = min(c1, b0 + block)
+                acc = y[0, b0:b1]
+                tmp = np.empty_like(acc)
+                np.multiply(view(taps[0], b0, b1)[0], w[0], out=acc)
+                for t, wt in zip(taps[1:], w[1:]):
+                    np.multiply(view(t, b0, b1)[0], wt, out=tmp)
+                    np.add(acc, tmp, out=acc)
+
+        starts = list(range(0, o0, chunk))
+        if len(starts) > 1:
+            list(_pool(nthreads).map(work, starts))
         else:
-            for bnd in blocks:
-                work(bnd)
+            work(0)
     else:
         for t in taps:
             kt = k[(slice(None), slice(None)) + t]  # (C_out, C_in)
@@ -537,9 +541,7 @@ def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None) -
     if x.shape != (A.shape[1],):
         raise ValueError(f"x must have shape ({A.shape[1]},), got {x.shape}")
     nthreads = threads or min(2, os.cpu_count() or 1)
-    y = np.zeros(A.shape[0], dtype=np.result_type(A.dtype, x.dtype)) if out is None else out
-    if out is not None:
-        y[:] = 0
+    y = np.empty(A.shape[0], dtype=np.result_type(A.dtype, x.dtype)) if out is None else out
     indptr = A.indptr
     cuts = np.searchsorted(indptr, np.linspace(0, A.nnz, nthreads + 1)).clip(0, A.shape[0])
     cuts[0], cuts[-1] = 0, A.shape[0]
@@ -556,6 +558,7 @@ def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None) -
             return
         p0, p1 = int(indptr[a]), int(indptr[b])
         ip = indptr[a:b + 1] - p0 if p0 else indptr[a:b + 1]
+        y[a:b] = 0  # the kernel accumulates
         if kernel is not None and y.dtype == A.dtype == x.dtype:
             kernel(b - a, A.shape[1], ip, A.indices[p0:p1], A.data[p0:p1], x, y[a:b])
         else:
@@ -565,9 +568,18 @@ def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None) -
     if nthreads == 1:
         work(0)
     else:
-        with ThreadPoolExecutor(nthreads) as ex:
-            list(ex.map(work, range(nthreads)))
+        list(_pool(nthreads).map(work, range(nthreads)))
     return y
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool(n: int) -> ThreadPoolExecutor:
+    """A persistent pool of ``n`` worker threads (creating one per call costs ~0.1 ms)."""
+    if n not in _POOLS:
+        _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="isomat")
+    return _POOLS[n]
 
 
 # ---------------------------------------------------------------------------------------------
