@@ -448,3 +448,192 @@ class _Conv:
             kernel = rng.standard_normal((args.out_channels, shape[0], *ks))
         return conv_matrix(shape, kernel, stride=args.stride, padding=args.padding, dilation=args.dilation,
                            boundary=args.boundary, format="operator")
+
+
+# -- pool (zhu2025 §4.2.2) -------------------------------------------------------------------------
+@family("pool", "zhu2025 average-pooling matrix W_pool (as torch avg_pool1d/2d/3d)")
+class _Pool:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--input-shape", type=int_list, required=True, help="C,n1,...,nd, e.g. 1,28,28")
+        p.add_argument("--kernel-size", type=int_or_tuple, required=True, help="window k or k1,...,kd")
+        p.add_argument("--stride", type=int_or_tuple, default=None, help="default: the window")
+        p.add_argument("--padding", type=int_or_tuple, default=0)
+        p.add_argument("--exclude-pad", action="store_true", help="count_include_pad=False")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.pool import avgpool_matrix
+
+        shape = args.input_shape
+        if len(shape) < 2:
+            raise ValueError(f"--input-shape must be C,n1,...,nd with at least one spatial axis, got {shape}")
+        return avgpool_matrix(shape, args.kernel_size, stride=args.stride, padding=args.padding,
+                              count_include_pad=not args.exclude_pad, ndim=len(shape) - 1, format="operator")
+
+
+# -- rnn (zhu2025 App. A.2) ------------------------------------------------------------------------
+@family("rnn", "zhu2025 unrolled linear RNN matrix W_RNN (h_t = U x_t + V h_(t-1)), random U, V")
+class _Rnn:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--input-size", type=positive, required=True, help="N (size of x_t)")
+        p.add_argument("--hidden-size", type=positive, required=True, help="M (size of h_t)")
+        p.add_argument("--steps", type=positive, required=True, help="T (sequence length)")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.rnn import rnn_matrix
+
+        M, N = args.hidden_size, args.input_size
+        U = rng.standard_normal((M, N)) / np.sqrt(N)
+        V = rng.standard_normal((M, M)) / np.sqrt(M)
+        return rnn_matrix(U, V, args.steps, format="operator")
+
+
+# -- attention (zhu2025 §4.2.4) --------------------------------------------------------------------
+@family("attention", "zhu2025 linear self-attention matrix (vec Z = W (x kron x kron x)), random Wq, Wk, Wv")
+class _Attention:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--tokens", type=positive, required=True, help="T (sequence length)")
+        p.add_argument("--dim", type=positive, required=True, help="d (token dimension)")
+        p.add_argument("--dim-k", type=positive, default=None, help="d_k (default d)")
+        p.add_argument("--dim-v", type=positive, default=None, help="d_v (default d)")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.attention import linear_attention_matrix
+
+        d, dk, dv = args.dim, args.dim_k or args.dim, args.dim_v or args.dim
+        return linear_attention_matrix(args.tokens, rng.standard_normal((d, dk)), rng.standard_normal((d, dk)),
+                                       rng.standard_normal((d, dv)), format="operator")
+
+
+# -- stp, dk_stp (cheng2025 Def. 2.5, Def. 2.4) ----------------------------------------------------
+def _stp_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--a-shape", type=int_list, required=True, help="ROWS,COLS of the random A")
+    p.add_argument("--b-shape", type=int_list, required=True, help="ROWS,COLS of the random B")
+
+
+def _stp_operands(args: argparse.Namespace, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    for opt, s in (("--a-shape", args.a_shape), ("--b-shape", args.b_shape)):
+        if len(s) != 2 or min(s) < 1:
+            raise ValueError(f"{opt} must be ROWS,COLS with positive sizes, got {','.join(map(str, s))}")
+    return rng.standard_normal(args.a_shape), rng.standard_normal(args.b_shape)
+
+
+@family("stp", "cheng2025 left semi-tensor product A |x B of random A, B (Def. 2.5, eq. 12)")
+class _Stp:
+    options = staticmethod(_stp_options)
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.stp import stp
+
+        return stp(*_stp_operands(args, rng))
+
+
+@family("dk_stp", "cheng2025 dimension-keeping STP of random A, B (Def. 2.4, with the bridge matrix)")
+class _DkStp:
+    options = staticmethod(_stp_options)
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.stp import dk_stp
+
+        return dk_stp(*_stp_operands(args, rng))
+
+
+# -- matrix_layer (do2017 eqs. 2-3) ----------------------------------------------------------------
+@family("matrix_layer", "do2017 matrix layer vec(U^T P V + B) = W vec(P) + vec(B), random U, V, B")
+class _MatrixLayer:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--in-shape", type=int_list, required=True, help="m,n of the input P")
+        p.add_argument("--out-shape", type=int_list, required=True, help="p,q of the output Y")
+        p.add_argument("--order", choices=["C", "F"], default="C", help="vec order (default C, row-major)")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.matrix_layer import matrix_layer
+
+        for opt, s in (("--in-shape", args.in_shape), ("--out-shape", args.out_shape)):
+            if len(s) != 2:
+                raise ValueError(f"{opt} must be ROWS,COLS, got {','.join(map(str, s))}")
+        (m, n), (p, q) = args.in_shape, args.out_shape
+        U, V = rng.standard_normal((m, p)), rng.standard_normal((n, q))
+        return matrix_layer(U, V, order=args.order, format="operator").weight
+
+
+# -- graph (do2017 §3, app. B) ---------------------------------------------------------------------
+_GRAPH_OPERATORS = ("adjacency", "mean_aggregation", "normalized_adjacency", "renormalized_adjacency", "laplacian")
+
+
+def _probability(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}") from None
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}")
+    return v
+
+
+@family("graph", "do2017 graph operators of a random G(n, p) graph (adjacency, normalizations, Laplacian)")
+class _Graph:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--nodes", type=positive, required=True, help="number of nodes")
+        p.add_argument("--p", type=_probability, default=0.1, help="edge probability (default 0.1)")
+        p.add_argument("--operator", choices=_GRAPH_OPERATORS, default="adjacency")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        import networkx as nx
+
+        from .algebra import graph
+
+        G = nx.gnp_random_graph(args.nodes, args.p, seed=int(rng.integers(2**31)))
+        G.add_edges_from((i, i + 1) for i in range(args.nodes - 1))  # a path keeps every node connected
+        return getattr(graph, args.operator)(G, format="operator")
+
+
+# -- ndlinear (reneau2025 Alg. 1) ------------------------------------------------------------------
+@family("ndlinear", "reneau2025 NdLinear layer as one Kronecker operator, random factor weights")
+class _NdLinear:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--input-dims", type=int_list, required=True, help="D1,...,DN")
+        p.add_argument("--hidden-dims", type=int_list, required=True, help="H1,...,HN (same count)")
+        p.add_argument("--order", choices=["outer", "inner"], default="outer",
+                       help="which mode is applied first (see isomat.algebra.ndlinear)")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.ndlinear import ndlinear_matrix
+
+        if len(args.input_dims) != len(args.hidden_dims):
+            raise ValueError(f"--hidden-dims needs {len(args.input_dims)} values (one per input dim), "
+                             f"got {len(args.hidden_dims)}")
+        weights = [rng.standard_normal((h, d)) / np.sqrt(d) for d, h in zip(args.input_dims, args.hidden_dims)]
+        return ndlinear_matrix(weights, order=args.order, format="operator")[0]
+
+
+# -- spm (farag2025 eq. 1) -------------------------------------------------------------------------
+@family("spm", "farag2025 stagewise pairwise mixer: the layer's n x n matrix (random rotations)")
+class _Spm:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--n", type=positive, required=True, help="dimension")
+        p.add_argument("--stages", type=positive, default=None, help="L (default ceil(log2 n))")
+        p.add_argument("--variant", choices=["rotation", "general"], default="rotation")
+        p.add_argument("--schedule", choices=["butterfly", "random"], default="butterfly")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.spm import layer_matrix, random_spm
+
+        layer = random_spm(args.n, args.stages, variant=args.variant, schedule=args.schedule,
+                           seed=int(rng.integers(2**31)))
+        return layer_matrix(layer, format="csr")
