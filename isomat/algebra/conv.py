@@ -41,6 +41,7 @@ from . import _backend
 from ._operator import SparseOperator, check_size, render
 
 _BOUNDARIES = ("zero", "circular")
+_IM2COL_BYTES = 256 * 2**20  # largest stacked-shifts buffer conv_apply builds; above it, one GEMM per tap
 
 
 # ---------------------------------------------------------------------------------------------
@@ -443,7 +444,8 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     Each Kronecker product of shifts applied to :math:`X` is a strided slice of the padded
     input, so nothing of size nnz is built. Single-channel layers run as cache-blocked
     multiply-adds over row blocks on ``threads`` threads (NumPy releases the GIL); multi-channel
-    layers as one GEMM per tap.
+    layers stack the shifted inputs (at most 256 MiB) and make one GEMM with the kernel, or one
+    GEMM per tap when that buffer would be larger.
 
     Parameters
     ----------
@@ -518,6 +520,12 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
             list(_pool(nthreads).map(work, starts))
         else:
             work(0)
+    elif field != "sympy" and plan.c_in * plan.K * math.prod(plan.out) * xv.itemsize <= _IM2COL_BYTES:
+        # stack the K shifted copies (C_in, K, *out) once, then a single GEMM with the kernel
+        buf = xp.empty((plan.c_in, plan.K) + plan.out, dtype=xpad.dtype)
+        for j, t in enumerate(taps):
+            buf[:, j] = view(t)
+        y = (k.reshape(plan.c_out, plan.c_in * plan.K) @ buf.reshape(plan.c_in * plan.K, -1)).reshape(y.shape)
     else:
         for t in taps:
             kt = k[(slice(None), slice(None)) + t]  # (C_out, C_in)
