@@ -158,6 +158,39 @@ nand = _make("nand", "binary", r"M_{\uparrow}=\delta_2[2,1,1,1]")
 nor = _make("nor", "binary", r"M_{\downarrow}=\delta_2[2,2,2,1]")
 
 
+def _eval_bool(e: Any, env: dict) -> np.ndarray:
+    """Vectorized truth table of a SymPy Boolean expression over the arrays in ``env``."""
+    from sympy.logic import boolalg as ba
+
+    if e in env:
+        return env[e]
+    if e is sympy.true or e == True:  # noqa: E712
+        return np.array(True)
+    if e is sympy.false or e == False:  # noqa: E712
+        return np.array(False)
+    args = [_eval_bool(a, env) for a in e.args]
+    if isinstance(e, ba.Not):
+        return ~args[0]
+    if isinstance(e, ba.And):
+        return np.logical_and.reduce(np.broadcast_arrays(*args))
+    if isinstance(e, ba.Or):
+        return np.logical_or.reduce(np.broadcast_arrays(*args))
+    if isinstance(e, ba.Xor):
+        return np.logical_xor.reduce(np.broadcast_arrays(*args))
+    if isinstance(e, ba.Nand):
+        return ~np.logical_and.reduce(np.broadcast_arrays(*args))
+    if isinstance(e, ba.Nor):
+        return ~np.logical_or.reduce(np.broadcast_arrays(*args))
+    if isinstance(e, ba.Implies):
+        return ~args[0] | args[1]
+    if isinstance(e, ba.Equivalent):
+        b = np.broadcast_arrays(*args)
+        return np.logical_and.reduce([x == b[0] for x in b])
+    if isinstance(e, ba.ITE):
+        return np.where(args[0], args[1], args[2])
+    raise TypeError(f"expr: unsupported Boolean operation {type(e).__name__} in {e}")
+
+
 def structure_matrix(expr: Any, variables: Sequence[Any] | int, *, k: int = 2, form: str = "matrix",
                      backend: str = "numpy", format: str = "csr") -> Any:
     r"""Canonical structure matrix of a logical expression: :math:`f(p_1,\dots,p_n)=M_f\ltimes_{j}p_j`.
@@ -201,9 +234,8 @@ def structure_matrix(expr: Any, variables: Sequence[Any] | int, *, k: int = 2, f
         missing = expr.free_symbols - set(symbols)
         if missing:
             raise ValueError(f"expr has symbols {sorted(map(str, missing))} that are not in variables")
-        fn = sympy.lambdify(symbols, expr, modules="numpy")
-        args = [g == 0 for g in grid]
-        res = np.broadcast_to(np.asarray(fn(*args), dtype=bool), (k**nvar,))
+        env = {sym: g == 0 for sym, g in zip(symbols, grid)}
+        res = np.broadcast_to(_eval_bool(expr, env), (k**nvar,))
         idx = np.where(res, 1, 2)
     elif callable(expr):
         if k == 2:
