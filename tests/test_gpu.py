@@ -209,3 +209,15 @@ def test_standin_left_nothing_installed():
     assert mod is None or not getattr(mod, "STANDIN", False)
     ok, reason = gpu_status(refresh=True)
     assert ok == GPU_OK, reason
+
+
+def test_transfer_counter_catches_a_cpu_build(cupy_standin_module):
+    """The families test asserts no pattern-sized host->device copy; a CPU build copied over fails it."""
+    cp = cupy_standin_module
+    cp.reset_transfers()
+    op = projection(500, 300, format="operator")
+    to_gpu(op)
+    assert cp.TRANSFERS["h2d_bytes"] >= 4 * op.nnz
+    cp.reset_transfers()
+    projection(500, 300, backend="cupy", format="operator")
+    assert cp.TRANSFERS["h2d_bytes"] < 4 * op.nnz

@@ -17,6 +17,15 @@ STANDIN = True
 
 _ALLOWED_KINDS = "biufc"
 
+# bytes copied host -> device (asarray/array of host data) and device -> host (get, tolist, item);
+# tests reset and read these to check that a construction builds on the device
+TRANSFERS = {"h2d_bytes": 0, "d2h_bytes": 0}
+
+
+def reset_transfers() -> None:
+    TRANSFERS["h2d_bytes"] = 0
+    TRANSFERS["d2h_bytes"] = 0
+
 
 def _check_dtype(a: _np.ndarray) -> _np.ndarray:
     if a.dtype.kind not in _ALLOWED_KINDS:
@@ -38,6 +47,7 @@ class ndarray:  # noqa: N801 - CuPy's name
     # -- host transfer -------------------------------------------------------------------------
     def get(self, stream: Any = None, order: str = "C", out: Any = None) -> _np.ndarray:
         """Copy to the host (the only way out, as on a device)."""
+        TRANSFERS["d2h_bytes"] += self._a.nbytes
         return _np.array(self._a, order=order, copy=True)
 
     def set(self, arr: _np.ndarray, stream: Any = None) -> None:
@@ -88,9 +98,11 @@ class ndarray:  # noqa: N801 - CuPy's name
         return _wrap(self._a.astype(dtype, order=order, copy=copy))
 
     def item(self) -> Any:
+        TRANSFERS["d2h_bytes"] += self._a.itemsize
         return self._a.item()
 
     def tolist(self) -> Any:
+        TRANSFERS["d2h_bytes"] += self._a.nbytes
         return self._a.tolist()
 
     def __repr__(self) -> str:
@@ -188,9 +200,13 @@ def _device_fn(name: str, *, host_ok: bool = False):
     npf = getattr(_np, name)
 
     def f(*args: Any, **kwargs: Any) -> Any:
+        from_host = host_ok and bool(args) and not isinstance(args[0], ndarray)
         args = [_unwrap(a, strict=not host_ok) for a in args]
         kwargs = {k: _unwrap(v, strict=not host_ok) for k, v in kwargs.items()}
-        return _wrap(npf(*args, **kwargs))
+        out = _wrap(npf(*args, **kwargs))
+        if from_host and isinstance(out, ndarray):
+            TRANSFERS["h2d_bytes"] += out._a.nbytes
+        return out
 
     f.__name__ = name
     f.__qualname__ = name

@@ -28,6 +28,13 @@ def _need_device(x: Any, what: str) -> _np.ndarray:
     return x._a
 
 
+class _Internal:
+    __slots__ = ("m",)
+
+    def __init__(self, m: Any) -> None:
+        self.m = m
+
+
 class spmatrix:
     """Base class: wraps a host SciPy sparse matrix ``_m`` of the same format."""
 
@@ -36,7 +43,10 @@ class spmatrix:
     ndim = 2
 
     def __init__(self, arg1: Any, shape: Any = None, dtype: Any = None, copy: bool = False) -> None:
-        m = self._convert(arg1, shape, dtype, copy)
+        if isinstance(arg1, _Internal):  # a conversion inside the stand-in: data already on the "device"
+            m = arg1.m
+        else:
+            m = self._convert(arg1, shape, dtype, copy)
         m = self._scipy(m)
         if dtype is not None:
             m = m.astype(dtype)
@@ -54,7 +64,10 @@ class spmatrix:
         if isinstance(arg1, spmatrix):
             return arg1._m.copy() if copy else arg1._m
         if _sp.issparse(arg1):  # host scipy sparse -> device (allowed in CuPy)
-            return arg1.copy()
+            out = arg1.copy()
+            _cp.TRANSFERS["h2d_bytes"] += out.data.nbytes + sum(
+                getattr(out, n).nbytes for n in ("row", "col", "indices", "indptr") if hasattr(out, n))
+            return out
         if isinstance(arg1, _cp.ndarray):
             if arg1.ndim != 2:
                 raise ValueError("expected dimension <= 2 array or matrix")
@@ -97,7 +110,10 @@ class spmatrix:
     # -- conversions ----------------------------------------------------------------------------
     def get(self, stream: Any = None) -> Any:
         """Host copy as a ``scipy.sparse`` matrix of the same format."""
-        return self._m.copy()
+        out = self._m.copy()
+        _cp.TRANSFERS["d2h_bytes"] += out.data.nbytes + sum(
+            getattr(out, n).nbytes for n in ("row", "col", "indices", "indptr") if hasattr(out, n))
+        return out
 
     def asformat(self, format: str) -> "spmatrix":
         if format is None or format == self.format:
@@ -105,13 +121,13 @@ class spmatrix:
         return getattr(self, "to" + format)()
 
     def tocoo(self, copy: bool = False) -> "coo_matrix":
-        return coo_matrix(self._m.tocoo())
+        return coo_matrix(_Internal(self._m.tocoo()))
 
     def tocsr(self, copy: bool = False) -> "csr_matrix":
-        return csr_matrix(self._m.tocsr())
+        return csr_matrix(_Internal(self._m.tocsr()))
 
     def tocsc(self, copy: bool = False) -> "csc_matrix":
-        return csc_matrix(self._m.tocsc())
+        return csc_matrix(_Internal(self._m.tocsc()))
 
     def toarray(self, order: Any = None, out: Any = None) -> "_cp.ndarray":
         return _dev(self._m.toarray())
@@ -120,10 +136,10 @@ class spmatrix:
         return self.toarray()
 
     def copy(self) -> "spmatrix":
-        return type(self)(self._m.copy())
+        return type(self)(_Internal(self._m.copy()))
 
     def astype(self, t: Any) -> "spmatrix":
-        return type(self)(self._m.astype(t))
+        return type(self)(_Internal(self._m.astype(t)))
 
     def transpose(self, axes: Any = None, copy: bool = False) -> "spmatrix":
         return _from_scipy(self._m.transpose())
@@ -248,7 +264,7 @@ class csc_matrix(spmatrix):  # noqa: N801
 
 
 def _from_scipy(m: Any) -> spmatrix:
-    return {"coo": coo_matrix, "csr": csr_matrix, "csc": csc_matrix}[m.format](m)
+    return {"coo": coo_matrix, "csr": csr_matrix, "csc": csc_matrix}[m.format](_Internal(m))
 
 
 def issparse(x: Any) -> bool:
