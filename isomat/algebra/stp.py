@@ -75,13 +75,14 @@ def _check_dense(what: str, shape: tuple[int, int], field: str) -> None:
 # MM-STP (eq. 12)
 # ---------------------------------------------------------------------------------------------
 def _stp_dense(A: Any, B: Any, field: str) -> Any:
-    """Left STP of two dense value arrays by Chinese-remainder re-indexing.
+    r"""Left STP of two dense value arrays by Chinese-remainder re-indexing.
 
-    With :math:`g=\\gcd(n,p)`, :math:`n=gn'`, :math:`p=gp'` and :math:`t=gn'p'`, entry
-    :math:`((i,\\alpha),(l,\\beta))` of :math:`(A\\otimes I_{p'})(B\\otimes I_{n'})` is
-    :math:`\\sum_{c<g} A_{i,\\,cn'+\\lfloor v/p'\\rfloor}\\,B_{cp'+\\lfloor v/n'\\rfloor,\\,l}`
-    where :math:`v<n'p'` is the unique residue with :math:`v\\equiv\\alpha\\ (p')`,
-    :math:`v\\equiv\\beta\\ (n')`.
+    With :math:`g=\gcd(n,p)`, :math:`n=gn'`, :math:`p=gp'` and :math:`t=gn'p'`, entry
+    :math:`((i,\alpha),(l,\beta))` of :math:`(A\otimes I_{p'})(B\otimes I_{n'})` is
+    :math:`\sum_{c<g} A_{i,\,cn'+D_{\alpha\beta}}\,B_{cp'+E_{\alpha\beta},\,l}` with
+    :math:`D=\lfloor v/p'\rfloor`, :math:`E=\lfloor v/n'\rfloor` and :math:`v<n'p'` the unique
+    residue with :math:`v\equiv\alpha\ (p')`, :math:`v\equiv\beta\ (n')` (CRT; :math:`\gcd(n',p')=1`).
+    Two gathers of sizes :math:`mt` and :math:`tq` and one contraction over :math:`c`.
     """
     xp = _backend.array_module(field)
     m, n = A.shape
@@ -91,23 +92,22 @@ def _stp_dense(A: Any, B: Any, field: str) -> Any:
     V = n1 * p1
     out_shape = (m * p1, q * n1)
     _check_dense("stp", out_shape, field)
-    if field == "sympy":
-        out = np.empty((m, p1, q, n1), dtype=object)
-        out[...] = sympy.Integer(0)
+    check_size("stp (gathered operands)", (m + q, g * V), (m + q) * g * V, field=field)
+    # CRT table v[α, β] = (α n1 inv(n1 mod p1) + β p1 inv(p1 mod n1)) mod V
+    c1 = n1 * (pow(n1, -1, p1) if p1 > 1 else 0)
+    c2 = p1 * (pow(p1, -1, n1) if n1 > 1 else 0)
+    al = xp.arange(p1, dtype=xp.int64)[:, None]
+    be = xp.arange(n1, dtype=xp.int64)[None, :]
+    v = (al * c1 + be * c2) % V if V > 1 else xp.zeros((p1, n1), dtype=xp.int64)
+    D, E = v // p1, v // n1  # (p1, n1) each
+    if g == 1:
+        Ag = A[:, D]  # (m, p1, n1)
+        Bg = xp.moveaxis(B[E, :], 2, 1)  # (p1, q, n1)
+        out = Ag[:, :, None, :] * Bg[None, :, :, :]  # (m, p1, q, n1)
     else:
-        out = xp.zeros((m, p1, q, n1), dtype=xp.result_type(A.dtype, B.dtype))
-    A3 = A.reshape(m, g, n1)
-    B3 = B.reshape(g, p1, q)
-    # process the residues v in chunks so the gathered operands stay within the result's size
-    budget = max(m * n + p * q + out_shape[0] * out_shape[1], 1 << 16)
-    per_v = g * (m + q) + m * q
-    step = max(1, min(V, budget // max(per_v, 1)))
-    for start in range(0, V, step):
-        v = xp.arange(start, min(V, start + step))
-        Ag = xp.moveaxis(A3[:, :, v // p1], 2, 0)  # (chunk, m, g)
-        Bg = xp.moveaxis(B3[:, v // n1, :], 1, 0)  # (chunk, g, q)
-        R = xp.matmul(Ag, Bg)  # (chunk, m, q)
-        out[:, v % p1, :, v % n1] = R
+        Ag = A.reshape(m, g, n1)[:, :, D]  # (m, g, p1, n1)
+        Bg = B.reshape(g, p1, q)[:, E, :]  # (g, p1, n1, q)
+        out = xp.einsum("icab,cabl->ialb", Ag, Bg)
     return out.reshape(out_shape)
 
 
@@ -262,20 +262,10 @@ def bridge_weighted(n: int, p: int, *, backend: str = "numpy", format: str = "cs
     return render(_bridge_op(n, p, True, backend), format)
 
 
-def _apply_sparse_left(op: SparseOperator, X: Any, field: str) -> Any:
-    """``op @ X`` for a dense value array ``X`` (rows of ``X`` = columns of ``op``), vectorized."""
-    if field == "sympy":
-        rows = _backend.to_numpy(op.rows)
-        cols = _backend.to_numpy(op.cols)
-        contrib = op.values[:, None] * X[cols, :]
-        out = np.empty((op.shape[0], X.shape[1]), dtype=object)
-        out[...] = sympy.Integer(0)
-        np.add.at(out, rows, contrib)
-        return out
-    return op.render("csr") @ X
-
-
 def _dk(A: Any, B: Any, weighted: bool) -> Any:
+    """A Ψ B with Ψ = (t/n) Π^p_n (weighted: (p/n) Π^p_n) applied matrix-free by prefix sums."""
+    from .projection import project
+
     field = _fld(A, B)
     Ad = _as_dense(A, "A", field)
     Bd = _as_dense(B, "B", field)
@@ -283,15 +273,23 @@ def _dk(A: Any, B: Any, weighted: bool) -> Any:
     m, n = Ad.shape
     p, q = Bd.shape
     _check_dense("dk_stp", (m, q), field)
-    Psi = _bridge_op(n, p, weighted, field)
-    if m * p * q + (n + p) * q <= m * n * q + (n + p) * m or n <= p:
-        # A (Ψ B): Ψ B is n x q
-        PB = _apply_sparse_left(Psi, Bd, field)
-        out = Ad.dot(PB) if field == "sympy" else xp.matmul(Ad, PB)
+    t = math.lcm(n, p)
+    exact = field == "sympy"
+
+    def proj(X: Any, k: int) -> Any:  # Π^{rows X}_k X as a value array
+        res = project(_out(X, field) if exact else X, k)
+        return _backend.as_values(res, field).reshape(k, X.shape[1])
+
+    if m * n * q + n * q <= m * p * q + m * p or n <= p:
+        # A (Ψ B): Ψ B = (t/n) Π^p_n B is n x q
+        scale = sympy.Rational(p, n) if weighted else sympy.Rational(t, n)
+        PB = proj(Bd, n) * (scale if exact else float(scale))
+        out = Ad.dot(PB) if exact else xp.matmul(Ad, PB)
     else:
-        # (A Ψ) B = (Ψᵀ Aᵀ)ᵀ B: A Ψ is m x p
-        APt = _apply_sparse_left(Psi.T, Ad.T, field)
-        out = APt.T.dot(Bd) if field == "sympy" else xp.matmul(APt.T, Bd)
+        # (A Ψ) B with A Ψ = (Ψᵀ Aᵀ)ᵀ and Ψᵀ = Ψ_{p×n} = (t/p) Π^n_p
+        scale = sympy.Integer(1) if weighted else sympy.Rational(t, p)
+        AP = proj(Ad.T, p).T * (scale if exact else float(scale))
+        out = AP.dot(Bd) if exact else xp.matmul(AP, Bd)
     return _out(out, field)
 
 
@@ -303,8 +301,9 @@ def dk_stp(A: Any, B: Any) -> Any:
         A\ltimes_{DK}B := (A\otimes\mathbf 1^{\mathsf T}_{t/n})(B\otimes\mathbf 1_{t/p})
         = A\,\Psi_{n\times p}\,B\in\mathcal M_{m\times q},\qquad t=\operatorname{lcm}(n,p),
 
-    evaluated through the sparse bridge :func:`bridge` (eq. 16): time
-    :math:`O((n+p)\min(m,q)+mq\min(n,p))`, never a :math:`t`-sized intermediate.
+    evaluated as :math:`A\,(\Psi B)` (or :math:`(A\Psi)B`) with :math:`\Psi=\tfrac tn\Pi^p_n`
+    applied matrix-free by prefix sums (:func:`~isomat.algebra.project`, eq. 16): time
+    :math:`O((n+p)\,q+mq\min(n,p))`, never a :math:`t`-sized intermediate.
     """
     return _dk(A, B, False)
 
