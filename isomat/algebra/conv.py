@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -203,28 +204,44 @@ def _blocks(plan: _Plan, r0: int, r1: int, xp: Any):
         shp[k_axis] = arr.shape[1]
         return arr.reshape(shp)
 
-    def make(row, hi, co, l0, l1):
+    def make(row, hi, co, l0, l1, scratch=None):
         idx0, val0 = plan.axis_taps(xp.arange(l0, l1, dtype=xp.int64), 0, xp)
         nl = l1 - l0
         # shape (lines, o_1..o_{d-1}, C, k_0..k_{d-1}): rows outer, (channel, taps) inner
         chan = (xp.arange(plan.c_in, dtype=xp.int64) * n_sp) if not plan.depthwise else xp.asarray([co * n_sp], dtype=xp.int64)
         shp = [1] * nd
         shp[d] = chan.shape[0]
-        acc = chan.astype(dt).reshape(shp) + place((idx0 * in_strides[0]).astype(dt), 0, d + 1)
-        mask = None if val0 is None else place(val0, 0, d + 1)
+        terms = [chan.astype(dt).reshape(shp), place((idx0 * in_strides[0]).astype(dt), 0, d + 1)]
+        valids = [] if val0 is None else [place(val0, 0, d + 1)]
         allvalid = val0 is None or bool(val0.all())
         for i in range(1, d):
             idx, val = tails[i - 1]
-            acc = acc + place((idx * in_strides[i]).astype(dt), i, d + 1 + i)
+            terms.append(place((idx * in_strides[i]).astype(dt), i, d + 1 + i))
             if val is not None:
-                mask = mask & place(val, i, d + 1 + i)
+                valids.append(place(val, i, d + 1 + i))
                 allvalid = allvalid and bool(val.all())
         full = (nl,) + plan.out[1:] + (C,) + plan.ktaps
-        acc = xp.broadcast_to(acc, full).reshape(nl * line, CK)
-        mask = None if allvalid else xp.broadcast_to(mask, full).reshape(nl * line, CK)
+        size = nl * line * CK
+        # only the last (full-size) operation writes, into a reused per-thread buffer when given
+        acc = terms[0]
+        for t in terms[1:-1]:
+            acc = acc + t
+        out_c = xp.empty(full, dtype=dt) if scratch is None else scratch["cols"][:size].reshape(full)
+        xp.add(acc, terms[-1], out=out_c)
+        mask = None
+        if not allvalid:
+            out_m = xp.empty(full, dtype=bool) if scratch is None else scratch["mask"][:size].reshape(full)
+            if len(valids) == 1:
+                out_m[...] = valids[0]
+            else:
+                m = valids[0]
+                for v in valids[1:-1]:
+                    m = m & v
+                xp.logical_and(m, valids[-1], out=out_m)
+            mask = out_m.reshape(nl * line, CK)
         start = co * plane + l0 * line
         a, b = row - start, hi - start
-        return acc[a:b], (None if mask is None else mask[a:b])
+        return out_c.reshape(nl * line, CK)[a:b], (None if mask is None else mask[a:b])
 
     row = r0
     while row < r1:
@@ -232,7 +249,7 @@ def _blocks(plan: _Plan, r0: int, r1: int, xp: Any):
         l0 = rest // line
         l1 = min(plan.out[0], l0 + lines_per_block)
         hi = min(r1, co * plane + l1 * line)
-        yield row, hi, co, (lambda row=row, hi=hi, co=co, l0=l0, l1=l1: make(row, hi, co, l0, l1))
+        yield row, hi, co, (lambda scratch=None, row=row, hi=hi, co=co, l0=l0, l1=l1: make(row, hi, co, l0, l1, scratch))
         row = hi
 
 
@@ -249,14 +266,36 @@ def _fill(plan: _Plan, kflat: Any, r0: int, r1: int, field: str, xp: Any, thread
     vals = np.empty(total, dtype=object) if field == "sympy" else xp.empty(total, dtype=kflat.dtype)
     ip_host = _backend.to_numpy(indptr) if field == "cupy" else indptr
 
+    local = threading.local()
+    CK = (1 if plan.depthwise else plan.c_in) * plan.K
+    cap = max(1, _BLOCK_ENTRIES // CK + math.prod(plan.out[1:])) * CK  # entries of the largest block
+
+    def scratch_for(co):
+        if field != "numpy":
+            return None
+        sc = getattr(local, "sc", None)
+        if sc is None:
+            sc = local.sc = {"cols": np.empty(cap + CK * math.prod(plan.out[1:]), dtype=cols.dtype),
+                             "mask": np.empty(cap + CK * math.prod(plan.out[1:]), dtype=bool), "co": None}
+        if sc["co"] != co:
+            kv = kflat[0] if kflat.shape[0] == 1 else kflat[co]
+            sc["vals"] = np.ascontiguousarray(np.broadcast_to(kv, (len(sc["cols"]) // CK, CK))).reshape(-1)
+            sc["co"] = co
+        return sc
+
     def work(blk):
         lo, hi, co, make = blk
-        c, m = make()
+        sc = scratch_for(co)
+        c, m = make(sc)
         p0, p1 = int(ip_host[lo - r0]), int(ip_host[hi - r0])
         kv = kflat[0] if kflat.shape[0] == 1 else kflat[co]
         if m is None:
             cols[p0:p1].reshape(c.shape)[...] = c
             vals[p0:p1].reshape(c.shape)[...] = kv
+        elif sc is not None:
+            mf = m.reshape(-1)
+            np.compress(mf, c.reshape(-1), out=cols[p0:p1])
+            np.compress(mf, sc["vals"][:mf.shape[0]], out=vals[p0:p1])
         else:
             cols[p0:p1] = c[m]
             vals[p0:p1] = (np if field == "sympy" else xp).broadcast_to(kv, c.shape)[m]
