@@ -765,6 +765,51 @@ def _converse():
 
 
 @claim(
+    "zhu2025:thm4.1/converse-neighborhood",
+    quote="Then for each row index r, the only nonzero entries W_{r,c} occur when |r − c| ≤ b ... The condition "
+          "|r − c| ≤ b ensures that (u', v') lies within a (2b+1) × (2b+1) neighborhood of (u, v)",
+    statement="With the row-major flattening r = (u−1)W + v (1-based), every pair of pixels whose flat indices "
+              "satisfy |r − c| ≤ b has |u − u'| ≤ b and |v − v'| ≤ b. All H, W ≤ 4, b ∈ {1, 2}, smallest HW first.",
+    methods=["exhaustive", "exact"],
+)
+def _converse_neighborhood():
+    cases = sorted([(H, W, b) for H in range(1, 5) for W in range(1, 5) for b in (1, 2)], key=lambda c: (c[0] * c[1], c))
+
+    def pairs(c):
+        H, W, b = c
+        for r in range(1, H * W + 1):
+            for cc in range(1, H * W + 1):
+                if abs(r - cc) <= b:
+                    (u, v), (u2, v2) = divmod(r - 1, W), divmod(cc - 1, W)
+                    yield (r, cc, (u + 1, v + 1), (u2 + 1, v2 + 1))
+
+    def ok(c):
+        b = c[2]
+        return all(abs(p[2][0] - p[3][0]) <= b and abs(p[2][1] - p[3][1]) <= b for p in pairs(c))
+
+    def witness(c):
+        b = c[2]
+        r, cc, a, z = next(p for p in pairs(c) if abs(p[2][0] - p[3][0]) > b or abs(p[2][1] - p[3][1]) > b)
+        return {"r": r, "c": cc, "(u, v)": list(a), "(u', v')": list(z)}
+
+    return decide(exhaustive(ok, cases, describe="H, W <= 4, b in {1, 2}", witness=witness))
+
+
+@claim(
+    "zhu2025:thm4.1/converse-indexing",
+    quote="Under the inverse of our flattening map, r = (u−1)W + v and c = (u'+1)W + (v')",
+    statement="The printed inverse flattening c = (u'+1)W + v' against A.1's own flattening vec X[(u−1)W + v] = X_{u,v} "
+              "(1-based), recomputed for every pixel (u', v') of a 2×3 image.",
+    methods=["recompute"],
+)
+def _converse_indexing():
+    H, W = 2, 3
+    printed = {f"c(u'={u}, v'={v})": (u + 1) * W + v for u in range(1, H + 1) for v in range(1, W + 1)}
+    recomputed = {f"c(u'={u}, v'={v})": (u - 1) * W + v for u in range(1, H + 1) for v in range(1, W + 1)}
+    return compare_printed(printed, recomputed, kind="misprint", grid=[H, W])
+
+
+@claim(
     "zhu2025:thm4.1/circular",
     quote="Convolutional patches use zero-padding (or circular padding) so that each spatial position in X "
           "contributes to exactly one band of W. Equivalently, we assume fixed padding of width ⌊K/2⌋",
