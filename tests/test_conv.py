@@ -319,3 +319,22 @@ def test_cupy_field():
     K = np.random.default_rng(0).standard_normal((2, 3, 3, 3))
     W = conv_matrix((3, 5, 6), cp.asarray(K), padding=1)
     np.testing.assert_allclose(to_host(W), conv_matrix((3, 5, 6), K, padding=1).toarray(), rtol=1e-12)
+
+
+def test_formats_agree():
+    K = np.random.default_rng(5).standard_normal((2, 1, 2, 3))
+    ref = conv_matrix((1, 4, 5), K, padding=1, stride=(2, 1)).toarray()
+    for fmt in ("csc", "coo"):
+        np.testing.assert_array_equal(conv_matrix((1, 4, 5), K, padding=1, stride=(2, 1), format=fmt).toarray(), ref)
+    op = conv_matrix((1, 4, 5), K, padding=1, stride=(2, 1), format="operator")
+    assert isinstance(op, isomat.algebra.SparseOperator) and op.nnz == np.count_nonzero(ref)
+    np.testing.assert_array_equal(op.todense(), ref)
+
+
+def test_conv_apply_bad_arguments():
+    with pytest.raises(ValueError, match=r"x of shape \(4, 4\) does not fit kernel of shape"):
+        conv_apply(np.ones((4, 4)), np.ones((1, 1, 1, 3, 3)))
+    with pytest.raises(ValueError, match="x given flat needs its shape"):
+        conv_apply(np.ones(16), np.ones((3, 3)))
+    with pytest.raises(ValueError, match="threads must be a positive integer"):
+        conv_matrix((4, 4), np.ones((3, 3)), threads=0)
