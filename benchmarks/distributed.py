@@ -36,7 +36,7 @@ def _product(client, size: int, n_blocks: int, kernel: np.ndarray, x: np.ndarray
     return apply_row_blocks(build, size * size, x, client=client, n_blocks=n_blocks, return_info=True)
 
 
-def run(*, size: int = 1536, big: int = 4096, repeats: int = 5) -> dict:
+def run(*, size: int = 1536, big: int = 8192, repeats: int = 5) -> dict:
     from distributed import Client, LocalCluster
 
     from isomat.algebra.conv import conv_matrix
@@ -77,15 +77,15 @@ def run(*, size: int = 1536, big: int = 4096, repeats: int = 5) -> dict:
                 err = float(np.max(np.abs(y - W @ x)) / max(np.max(np.abs(W @ x)), 1e-300))
                 notes.append(f"max relative difference to the single-process product: {err:.2e}")
                 del W
-                # the largest matrix of this run, in 32 blocks, never whole in one process
+                # the largest matrix of this run, in 64 blocks, never whole in one process
                 xb = rng.standard_normal(big * big)
                 t0 = time.perf_counter()
-                yb, info = _product(client, big, 32, kernel, xb)
+                yb, info = _product(client, big, 64, kernel, xb)
                 t_big = time.perf_counter() - t0
                 total = sum(i["nnz"] for i in info)
                 block_max = max(i["nnz"] for i in info)
                 figs.append(figure("largest matrix applied: nnz", total, "entries", stat="single", repeats=1,
-                                   image=f"{big}x{big}", rows=big * big, blocks=32))
+                                   image=f"{big}x{big}", rows=big * big, blocks=64))
                 figs.append(figure("largest block held by one process: nnz", block_max, "entries", stat="single"))
                 figs.append(figure("largest matrix applied: wall time", t_big, "s", stat="single", repeats=1))
                 notes.append(f"the whole {big * big}x{big * big} CSR matrix would need about "
