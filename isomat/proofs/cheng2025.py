@@ -15,6 +15,7 @@ import sympy
 from hypothesis import strategies as st
 
 from ..algebra import projection
+from ..algebra._backend import to_numpy
 from .engine import (
     all_of,
     compare_printed,
@@ -23,6 +24,7 @@ from .engine import (
     decide,
     exact_equal,
     exhaustive,
+    float_backend,
     numeric_close,
     property_search,
     symbolic_zero,
@@ -170,8 +172,9 @@ def _row_stochastic():
     ex.method = "exact"
 
     def float_ok(mn):
-        P = projection(*mn)
-        return bool(np.all(np.abs(P.sum(axis=1) - 1.0) <= 1e-12) and P.min() >= 0)
+        P = projection(*mn, backend=float_backend())  # on the GPU under `isomat verify --backend cupy`
+        sums = to_numpy(P.sum(axis=1)).ravel()
+        return bool(np.all(np.abs(sums - 1.0) <= 1e-12) and to_numpy(P.data).min() >= 0)
 
     prop = property_search(float_ok, st.tuples(st.integers(1, 10**5), st.integers(1, 10**5)),
                            describe="m, n in [1, 1e5], float64, tol 1e-12", max_examples=40)
