@@ -65,3 +65,22 @@ def test_backend_cupy_without_device_says_why(monkeypatch):
     finally:
         monkeypatch.undo()
         gpu_status(refresh=True)
+
+
+def test_ledger_float_check_runs_in_the_gpu_field(cupy_standin_module):
+    """A real ledger claim whose float part uses float_backend(): same verdict on the GPU field."""
+    import isomat.proofs.cheng2025  # noqa: F401 - registers the claims
+    from isomat.proofs.engine import REGISTRY, run_claim, using_float_backend
+
+    cid = "cheng2025:eq22/row-stochastic"
+    if cid not in REGISTRY:
+        import pytest
+
+        pytest.skip(f"{cid} is not in the ledger")
+    cp = cupy_standin_module
+    host = run_claim(REGISTRY[cid])
+    cp.reset_transfers()
+    with using_float_backend("cupy"):
+        dev = run_claim(REGISTRY[cid])
+    assert dev["verdict"] == host["verdict"] == "holds", dev.get("error")
+    assert cp.TRANSFERS["d2h_bytes"] > 0  # the row sums came back from the (stand-in) device
