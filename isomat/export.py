@@ -637,3 +637,34 @@ class _Spm:
         layer = random_spm(args.n, args.stages, variant=args.variant, schedule=args.schedule,
                            seed=int(rng.integers(2**31)))
         return layer_matrix(layer, format="csr")
+
+
+# -- hyper (cheng2025 eqs. 76-82) ------------------------------------------------------------------
+@family("hyper", "cheng2025 diamond product X -> A <> X on hypervector addition forms, random s x s A")
+class _Hyper:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--dims", type=int_list, required=True, help="n_1,...,n_s (dimensions of the components)")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.hyper import diamond_matrix
+
+        s = len(args.dims)
+        return diamond_matrix(rng.standard_normal((s, s)), args.dims, format="operator")
+
+
+# -- logic (cheng2025 §2, logical matrices) --------------------------------------------------------
+@family("logic", "cheng2025 logical matrix delta_k[i_1, ..., i_r] (column j is delta_k^(i_j))")
+class _Logic:
+    @staticmethod
+    def options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--indices", type=int_list, default=None, help="i_1,...,i_r in 1..k (default: random, r = k)")
+        p.add_argument("--k", type=positive, required=True, help="number of logical values")
+
+    @staticmethod
+    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+        from .algebra.logic import logical_matrix
+
+        idx = args.indices if args.indices is not None else tuple(int(i) for i in rng.integers(1, args.k + 1, args.k))
+        return logical_matrix(list(idx), args.k, format="operator")

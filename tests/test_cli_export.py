@@ -37,6 +37,8 @@ EXAMPLES = {
     "graph": ["--nodes", "8", "--p", "0.4", "--operator", "renormalized_adjacency"],
     "ndlinear": ["--input-dims", "3,4", "--hidden-dims", "2,5"],
     "spm": ["--n", "8"],
+    "hyper": ["--dims", "2,3,6"],
+    "logic": ["--indices", "1,3,2,2", "--k", "3"],
 }
 
 
@@ -112,6 +114,7 @@ def test_given_kernel(tmp_path):
     (["export", "stp", "--a-shape", "2,3,4", "--b-shape", "2,2", "-o", "a.mtx"], "--a-shape"),
     (["export", "graph", "--nodes", "5", "--p", "2", "-o", "a.mtx"], "--p"),
     (["export", "rnn", "--input-size", "3", "--hidden-size", "4", "-o", "a.mtx"], "--steps"),
+    (["export", "hyper", "--dims", "2,0", "-o", "a.mtx"], "dims"),
 ])
 def test_bad_options_give_one_line_naming_the_option(tmp_path, argv, option):
     kind = argv[1]

@@ -51,6 +51,7 @@ CASES = {
     "dk_stp": ("stp", lambda dev, b: _m("stp").dk_stp(dev(A24), dev(B23))),
     "bridge": ("stp", lambda dev, b: _m("stp").bridge(6, 4, backend=b)),
     "swap": ("stp", lambda dev, b: _m("stp").swap_matrix(3, 2, backend=b)),
+    "diamond": ("hyper", lambda dev, b: _m("hyper").diamond_matrix(dev(V44[:3, :3]), [2, 3, 6])),
     "logical_matrix": ("logic", lambda dev, b: _m("logic").logical_matrix([1, 2, 2, 1], 2, backend=b)),
     "matrix_layer": ("matrix_layer", lambda dev, b: _m("matrix_layer").matrix_layer(dev(U34), dev(V44), dev(np.ones((3, 4)))).weight),
     "adjacency": ("graph", lambda dev, b: _m("graph").adjacency(G, backend=b)),
