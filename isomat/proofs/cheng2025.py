@@ -1851,3 +1851,71 @@ def _sec6_vs():
 
     return decide(_num_exhaustive(lambda c: _close(_sigma(*_sec6_data(c)), _standard(*_sec6_data(c))),
                                   _dims(2, 3), "s, n in [1, 3]", witness))
+
+
+# =============================================================================================
+# Further §III-§V statements: positional encoding (39), sizes in (84), Example 4.5
+# =============================================================================================
+@claim(
+    "cheng2025:eq39",
+    quote=(
+        "PE(pos, 2i) = sin(pos/10000^{2i/d_model}), PE(pos, 2i+1) = cos(...)  (37); d := n0 = 2r; "
+        "P = [sin(k/10000^{0/d}) cos(k/10000^{0/d}); ...; sin(k/10000^{1/d}) ...; ...; sin(k/10000^{r/d}) ...]  (39)"
+    ),
+    statement=(
+        "The frequencies written in the position matrix (39) against (37): (39) uses the exponents j/d for "
+        "j = 0, 1, ..., r (r + 1 sin/cos pairs), (37) gives 2i/d for i = 0, ..., r − 1 (r pairs, d = 2r columns). "
+        "Compared exponent by exponent for d = 8 (r = 4), and the number of pairs."
+    ),
+    methods=["recompute"],
+)
+def _eq39():
+    d, r = 8, 4
+    printed = {f"exponent of pair {j} (d = {d})": sympy.Rational(j, d) for j in range(r + 1)}
+    printed[f"number of sin/cos pairs (d = {d})"] = r + 1
+    recomputed = {f"exponent of pair {j} (d = {d})": (sympy.Rational(2 * j, d) if j < r else "no such pair (only r = 4)")
+                  for j in range(r + 1)}
+    recomputed[f"number of sin/cos pairs (d = {d})"] = d // 2
+    return compare_printed(printed, recomputed, kind="inconsistent", reference="eq. (37), the encoding of [18]")
+
+
+@claim(
+    "cheng2025:eq84",
+    quote="X ∈ M_{s0×d};  Qᵀ = W^q Xᵀ, W^q ∈ M_{s×d}; ... where W^q, W^k, W^v ∈ M_{s×s}   (84)",
+    statement=(
+        "For the nominal case Q must be s0×d like X (all dimensions d). Which printed size of W^q makes Qᵀ = W^q Xᵀ "
+        "defined with Q ∈ M_{s0×d}? Checked for both printed sizes (s×d and s×s) on every s, s0, d in [1, 3] with s ≠ d "
+        "allowed; correction W^q ∈ M_{d×d} (as in (36), n0 = d)."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _eq84():
+    cases = sorted(itertools.product(range(1, 4), repeat=3), key=lambda c: (sum(c), c))
+
+    def ok(c, shape):
+        s, s0, d = c
+        W, X = _rand(*shape(s, d), sum(c)), _rand(s0, d, sum(c) + 1)
+        return W.cols == X.T.rows and (W * X.T).T.shape == (s0, d)
+
+    printed = all_of(_exact_exhaustive(lambda c: ok(c, lambda s, d: (s, d)), cases, "W^q ∈ M_{s×d}; s, s0, d in [1, 3]"),
+                     _exact_exhaustive(lambda c: ok(c, lambda s, d: (s, s)), cases, "W^q ∈ M_{s×s}; s, s0, d in [1, 3]"))
+    return decide(printed, correction=("W^q, W^k, W^v ∈ M_{d×d}",
+                                       _exact_exhaustive(lambda c: ok(c, lambda s, d: (d, d)), cases, "s, s0, d in [1, 3]")))
+
+
+@claim(
+    "cheng2025:ex4.5",
+    quote="(i) softmax(x) ∈ Υ^n;  (ii) X ∈ M_{s×n0} ⇒ softmax(X)ᵀ ∈ Υ_{n0×s}",
+    statement=(
+        "With the row-wise softmax of (43) and Def. 4.4 (columns in Υ): entries positive and the columns of "
+        "softmax(X)ᵀ sum to 1 — exact (SymPy exp), integer X, all s, n0 in [1, 3]."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _ex45():
+    def ok(c):
+        s, n0 = c
+        S = _hyper.softmax_rows(_rand(s, n0, sum(c))).T
+        return S.shape == (n0, s) and all(v.is_positive for v in S) and all(sympy.simplify(sum(S[:, j]) - 1) == 0 for j in range(s))
+
+    return decide(_exact_exhaustive(ok, _dims(2, 3), "s, n0 in [1, 3]"))
