@@ -451,6 +451,42 @@ def hv_nominal_add_r(X: Any, Y: Any, r: Sequence[int]) -> Hypervector:
     return _rebuild([_proj_vec(x, ri, field) + _proj_vec(y, ri, field) for x, y, ri in zip(X.values(), Y.values(), r)], field)
 
 
+def df_concat(heads: Sequence[Any], out_dims: Sequence[int], weights: Sequence[Any] | None = None) -> Hypervector:
+    r"""Dimension-varying Concat of attention heads (cheng2025, eqs. 100-101; weighted: Remark 5.7, eq. 103).
+
+    For heads :math:`V'_i=\{v_i^1,\dots,v_i^s\}` (:math:`v_i^k\in\mathbb R^{b^i_k}`), :math:`i\in[1,\ell]`,
+    and output dimensions :math:`b^0_k`:
+
+    .. math:: v_c^k=\sum_{i=1}^{\ell} w_i\,\Pi^{b^i_k}_{b^0_k}\,v_i^k,
+
+    i.e. :math:`V_{V'_c}=\sum_i w_iV_c^i` with :math:`V_c^i=\operatorname{diag}(\Pi^{b^i_k}_{b^0_k})V_{V'_i}`
+    (100); ``weights=None`` is (101) (all :math:`w_i=1`), which equals the iterated nominal addition
+    :math:`v_1^k+_{b^0_k}v_2^k+_{b^0_k}\cdots` of (99).
+    """
+    if isinstance(heads, (str, bytes)) or not isinstance(heads, Sequence) or len(heads) == 0:
+        raise TypeError(f"heads must be a non-empty sequence of hypervectors, got {type(heads).__name__}")
+    H = [_hv(h, f"heads[{i}]") for i, h in enumerate(heads)]
+    out_dims = _validate.shape("out_dims", tuple(out_dims))
+    if any(len(h) != len(out_dims) for h in H):
+        raise ValueError(f"every head must have s = {len(out_dims)} vectors (one per out_dims entry), got {[len(h) for h in H]}")
+    field = _field_of_all(*H, *(weights or []))
+    if weights is None:
+        w = [sympy.Integer(1) if field == "sympy" else 1.0] * len(H)
+    else:
+        if len(weights) != len(H):
+            raise ValueError(f"weights must have one entry per head ({len(H)}), got {len(weights)}")
+        w = [sympy.sympify(x) if field == "sympy" else float(x) for x in weights]
+    out = []
+    for k, d in enumerate(out_dims):
+        acc = None
+        for wi, h in zip(w, H):
+            term = _proj_vec(_backend.as_values(_out(h.values()[k], h.field), field).reshape(-1)
+                             if h.field == "sympy" else h.values()[k], d, field) * wi
+            acc = term if acc is None else acc + term
+        out.append(acc)
+    return _rebuild(out, field)
+
+
 def df_add(X: Any, F: Any) -> Hypervector:
     r"""Dimension-free residual add (cheng2025, eq. 104): :math:`z^i=\Pi^{n_i}_{m_i}x^i+f^i\in\mathbb R^{m_i}`."""
     X, F = _hv(X, "X"), _hv(F, "F")
@@ -558,6 +594,7 @@ __all__ = [
     "df_add",
     "df_attention",
     "df_attention_general",
+    "df_concat",
     "df_feed_forward",
     "diamond",
     "diamond_matrix",

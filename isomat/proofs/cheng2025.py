@@ -1919,3 +1919,45 @@ def _ex45():
         return S.shape == (n0, s) and all(v.is_positive for v in S) and all(sympy.simplify(sum(S[:, j]) - 1) == 0 for j in range(s))
 
     return decide(_exact_exhaustive(ok, _dims(2, 3), "s, n0 in [1, 3]"))
+
+
+@claim(
+    "cheng2025:rem5.7",
+    quote=(
+        "v_0^k = v_1^k +_{b^0} v_2^k +_{b^0} ... +_{b^0} v_ℓ^k  (99);  V_c^i = diag(Π^{b^i_k}_{b^0_k}) V_{V'_i}  (100);  "
+        "V_{V'_c} = Σ_i V_c^i  (101);  Rem. 5.7: (101) can be replaced by Σ_i w_i V_c^i, w_i ≥ 0 (say Σ w_i = 1)  (103)"
+    ),
+    statement=(
+        "(99), read as the iterated nominal addition (23) with r = b^0_k for vector k, equals (100)-(101); (103) with "
+        "all w_i = 1 is (101); and with w_i ≥ 0, Σ w_i = 1, ℓ identical heads give back the projected head while (101) "
+        "gives ℓ times it — symbolic heads, isomat's df_concat, ℓ ∈ {2, 3}, s ≤ 2 vectors of sizes ≤ 3, all b^0_k = r ≤ 3 "
+        "plus two mixed-size cases."
+    ),
+    methods=["symbolic", "exhaustive"],
+)
+def _rem57():
+    cases = [(ell, dims, (r,) * len(dims)) for ell in (2, 3) for dims in _hv_cases(2, 3) for r in (1, 2, 3)] + \
+        [(2, (2, 3), (3, 1)), (2, (3, 1), (2, 3))]
+
+    def ok(c):
+        ell, dims, out = c
+        heads = [_sym_hv(dims, name=f"h{i}_") for i in range(ell)]
+        cat = _hyper.df_concat(heads, out)
+        for k, r in enumerate(out):
+            chain = heads[0][k]
+            chain = naive_projection(chain.rows, r) * chain
+            for h in heads[1:]:
+                chain = naive_projection(r, r) * chain + naive_projection(h[k].rows, r) * h[k]
+            if not (cat[k] - chain).expand().is_zero_matrix:
+                return False
+        ones = _hyper.df_concat(heads, out, weights=[1] * ell)
+        w = [sympy.Rational(1, ell)] * ell
+        same = _hyper.df_concat([heads[0]] * ell, out, weights=w)
+        plain = _hyper.df_concat([heads[0]] * ell, out)
+        return all((a - b).expand().is_zero_matrix for a, b in zip(ones, cat)) and all(
+            (a - naive_projection(h.rows, r) * h).expand().is_zero_matrix and (b - ell * a).expand().is_zero_matrix
+            for a, b, h, r in zip(same, plain, heads[0], out))
+
+    tr = exhaustive(ok, cases, describe="ℓ in {2, 3}; head dims of length <= 2, sizes <= 3; b^0_k = r <= 3; 2 mixed cases")
+    tr.method = "symbolic"
+    return decide(tr)
