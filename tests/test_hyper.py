@@ -178,3 +178,26 @@ def test_attention_pieces():
 def test_bad_arguments(call, exc, words):
     with pytest.raises(exc, match=words):
         call()
+
+
+def test_concat_heads_and_weights():
+    from isomat.algebra import df_concat
+
+    H1, H2 = hv((2, 3), 11), hv((4, 1), 12)
+    out = df_concat([H1, H2], (3, 2))
+    np.testing.assert_allclose(out.values()[0], kproj(2, 3) @ H1[0] + kproj(4, 3) @ H2[0], rtol=1e-12)
+    np.testing.assert_allclose(out.values()[1], kproj(3, 2) @ H1[1] + kproj(1, 2) @ H2[1], rtol=1e-12)
+    w = df_concat([H1, H2], (3, 2), weights=[0.25, 0.75])
+    np.testing.assert_allclose(w.values()[1], 0.25 * kproj(3, 2) @ H1[1] + 0.75 * kproj(1, 2) @ H2[1], rtol=1e-12)
+    with pytest.raises(ValueError, match="one entry per head"):
+        df_concat([H1, H2], (3, 2), weights=[1.0])
+    with pytest.raises(ValueError, match="every head must have s = 3 vectors"):
+        df_concat([H1, H2], (3, 2, 1))
+
+
+def test_project_exact_matrix_columns():
+    from isomat.algebra import project, projection
+
+    X = sympy.Matrix([[1, 2], [3, 4], [5, 6]])
+    assert project(X, 2) == sympy.Matrix(projection(3, 2, backend="sympy")) * X
+    assert project(X, 6) == sympy.Matrix(projection(3, 6, backend="sympy")) * X

@@ -82,7 +82,8 @@ def _stp_dense(A: Any, B: Any, field: str) -> Any:
     :math:`\sum_{c<g} A_{i,\,cn'+D_{\alpha\beta}}\,B_{cp'+E_{\alpha\beta},\,l}` with
     :math:`D=\lfloor v/p'\rfloor`, :math:`E=\lfloor v/n'\rfloor` and :math:`v<n'p'` the unique
     residue with :math:`v\equiv\alpha\ (p')`, :math:`v\equiv\beta\ (n')` (CRT; :math:`\gcd(n',p')=1`).
-    Two gathers of sizes :math:`mt` and :math:`tq` and one contraction over :math:`c`.
+    Two gathers of sizes :math:`mt` and :math:`tq`, then an outer product (:math:`g=1`) or one
+    batched matrix product over the :math:`n'p'` residues (:math:`g>1`).
     """
     xp = _backend.array_module(field)
     m, n = A.shape
@@ -103,11 +104,14 @@ def _stp_dense(A: Any, B: Any, field: str) -> Any:
     if g == 1:
         Ag = A[:, D]  # (m, p1, n1)
         Bg = xp.moveaxis(B[E, :], 2, 1)  # (p1, q, n1)
-        out = Ag[:, :, None, :] * Bg[None, :, :, :]  # (m, p1, q, n1)
+        dt = object if field == "sympy" else xp.result_type(Ag.dtype, Bg.dtype)
+        out = xp.empty((m, p1, q, n1), dtype=dt)  # C order, so the final reshape is free
+        xp.multiply(Ag[:, :, None, :], Bg[None, :, :, :], out=out)
     else:
         Ag = A.reshape(m, g, n1)[:, :, D]  # (m, g, p1, n1)
         Bg = B.reshape(g, p1, q)[:, E, :]  # (g, p1, n1, q)
-        out = xp.einsum("icab,cabl->ialb", Ag, Bg)
+        R = xp.matmul(xp.transpose(Ag, (2, 3, 0, 1)), xp.transpose(Bg, (1, 2, 0, 3)))  # (p1, n1, m, q)
+        out = xp.ascontiguousarray(xp.transpose(R, (2, 0, 3, 1)))  # (m, p1, q, n1)
     return out.reshape(out_shape)
 
 
