@@ -25,7 +25,7 @@ import sympy
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_size, render
+from ._operator import SparseOperator, check_size
 from .kron import kron_operator
 from .projection import project, projection_operator
 from .stp import _as_dense, _inner_dense, _out

@@ -19,15 +19,11 @@ from ..algebra._backend import to_numpy
 from .engine import (
     all_of,
     compare_printed,
-    not_checkable,
     claim,
     decide,
-    exact_equal,
     exhaustive,
     float_backend,
-    numeric_close,
     property_search,
-    symbolic_zero,
 )
 
 
