@@ -201,3 +201,24 @@ def test_project_exact_matrix_columns():
     X = sympy.Matrix([[1, 2], [3, 4], [5, 6]])
     assert project(X, 2) == sympy.Matrix(projection(3, 2, backend="sympy")) * X
     assert project(X, 6) == sympy.Matrix(projection(3, 6, backend="sympy")) * X
+
+
+def test_float_fields_project_and_diamond(float_field):
+    """The GPU code path (CuPy stand-in on the CPU when no device) gives the NumPy results."""
+    from isomat.algebra import dk_stp, project, stp
+
+    from .conftest import to_host
+
+    rng = np.random.default_rng(21)
+    A, B, x = rng.standard_normal((3, 4)), rng.standard_normal((6, 2)), rng.standard_normal(5)
+    X = hv((2, 3, 4), 22)
+    W = rng.standard_normal((3, 3))
+    ref = (stp(A, B), dk_stp(A, B), project(x, 3), np.concatenate(diamond(W, X).values()))
+    if float_field == "cupy":
+        import cupy
+
+        A, B, x, W = (cupy.asarray(v) for v in (A, B, x, W))
+        X = [cupy.asarray(v) for v in X]
+    got = (stp(A, B), dk_stp(A, B), project(x, 3), np.concatenate([to_host(v) for v in diamond(W, X).values()]))
+    for g, r in zip(got, ref):
+        np.testing.assert_allclose(to_host(g), r, rtol=1e-12, atol=1e-12)
