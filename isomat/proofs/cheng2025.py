@@ -1144,7 +1144,11 @@ def _prop410():
         v = (X.T).reshape(n0 * s, 1)
         return K.cols == v.rows and K * v == (W * X.T).reshape(n0 * s, 1)
 
-    printed = _exact_exhaustive(lambda c: ok(c, lambda s, n0: n0), _dims(2, 4), "s, n0 in [1, 4]")
+    def witness(c):
+        s, n0 = c
+        return {"W^q ⊗ I_{n0} size": [n0 * n0, n0 * n0], "V_{Xᵀ} length": n0 * s, "V_{Qᵀ} length": n0 * s}
+
+    printed = _exact_exhaustive(lambda c: ok(c, lambda s, n0: n0), _dims(2, 4), "s, n0 in [1, 4]", witness)
     corrected = _exact_exhaustive(lambda c: ok(c, lambda s, n0: s), _dims(2, 4), "s, n0 in [1, 4]")
     return decide(printed, correction=("V_{Qᵀ} = (W^q ⊗ I_s) V_{Xᵀ}", corrected))
 
@@ -1170,7 +1174,11 @@ def _prop414():
         v = X.reshape(s * n0, 1)
         return K.cols == v.rows and (K * v - (A * X).reshape(s * n0, 1)).expand().is_zero_matrix
 
-    printed = _exact_exhaustive(lambda c: ok(c, lambda s, n0: s), _dims(2, 3), "s, n0 in [1, 3]")
+    def witness(c):
+        s, n0 = c
+        return {"A ⊗ I_s size": [s * s, s * s], "V_X length": s * n0}
+
+    printed = _exact_exhaustive(lambda c: ok(c, lambda s, n0: s), _dims(2, 3), "s, n0 in [1, 3]", witness)
     corrected = _exact_exhaustive(lambda c: ok(c, lambda s, n0: n0), _dims(2, 3), "s, n0 in [1, 3]")
     return decide(printed, correction=("A ⋄ X = AX and V_{AX} = (A ⊗ I_{n0}) V_X", corrected))
 
@@ -1232,7 +1240,12 @@ def _eq82():
         return ok_
 
     cases = _hv_cases()
-    printed = exhaustive(lambda d: ok(d, lambda s, n0: s), cases, describe="dims of length <= 3, n_i <= 3")
+
+    def witness(dims):
+        s, n0 = len(dims), max(dims)
+        return {"A ⊗ I_s size": [s * s, s * s], "T_X̃ size": [s * n0, sum(dims)]}
+
+    printed = exhaustive(lambda d: ok(d, lambda s, n0: s), cases, describe="dims of length <= 3, n_i <= 3", witness=witness)
     printed.method = "symbolic"
     corrected = exhaustive(lambda d: ok(d, lambda s, n0: n0), cases, describe="dims of length <= 3, n_i <= 3")
     corrected.method = "symbolic"
@@ -1544,7 +1557,11 @@ def _alg52():
             return W.cols == Xt.rows and (W * Xt).shape == ref.shape and W * Xt == ref
         return ((W * Xt.T).T == ref)
 
-    return decide(_exact_exhaustive(lambda c: ok(c, True), _dims(2, 4), "s, d in [1, 4]"),
+    def witness(c):
+        s, d = c
+        return {"W^q size": [d, d], "X̃ size": [s, d]}
+
+    return decide(_exact_exhaustive(lambda c: ok(c, True), _dims(2, 4), "s, d in [1, 4]", witness),
                   correction=("Q̃ᵀ = W^q X̃ᵀ in (90), as in (86) and in Example 5.3",
                               _exact_exhaustive(lambda c: ok(c, False), _dims(2, 4), "s, d in [1, 4]")))
 
@@ -1840,13 +1857,18 @@ def _sec6ii_std():
     methods=["numeric", "exhaustive"],
 )
 def _sec6_vs():
+    def data(c):  # s = n = 1 first with the simplest values that separate the two
+        if c == (1, 1):
+            return np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), 2 * np.ones((1, 1))
+        return _sec6_data(c)
+
     def witness(c):
-        X, Wq, Wk, Wv = _sec6_data(c)
+        X, Wq, Wk, Wv = data(c)
         return {"X": X.tolist(), "W^q": Wq.tolist(), "W^k": Wk.tolist(), "W^v": Wv.tolist(),
                 "Σ (§VI)": _sigma(X, Wq, Wk, Wv).tolist(), "softmax(QKᵀ/√n)V": _standard(X, Wq, Wk, Wv).tolist()}
 
-    return decide(_num_exhaustive(lambda c: _close(_sigma(*_sec6_data(c)), _standard(*_sec6_data(c))),
-                                  _dims(2, 3), "s, n in [1, 3]", witness))
+    return decide(_num_exhaustive(lambda c: _close(_sigma(*data(c)), _standard(*data(c))),
+                                  _dims(2, 3), "s, n in [1, 3]; s = n = 1 with X = W^q = W^k = 1, W^v = 2", witness))
 
 
 # =============================================================================================
