@@ -97,7 +97,6 @@ def bench_case(title, input_shape, K, rows, repeats, bw, full_input=None):
     report("SciPy W @ x, 1 thread / bound", t_sp / bound)
     report("isomat csr_matvec, 2 threads / bound", t_mt / bound, 1.3)
     report("  same, bound with read+write copy traffic (2x bandwidth)", t_mt / (bound / 2))
-    del W
     return t_build
 
 

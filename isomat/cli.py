@@ -84,7 +84,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(f"isomat verify: --backend cupy needs a usable GPU: {reason}", file=err)
             return 2
     try:
-        claims = proofs.load(papers)
+        proofs.load(papers)
     except ValueError as exc:
         print(f"isomat verify: {exc}", file=err)
         return 2

@@ -31,7 +31,6 @@ from .conftest import requires_gpu, to_host
 
 def loop_conv(X, K, stride, lo, dil, circular=False):
     """Direct loops over output positions and taps (channels vectorized): shares no code with isomat."""
-    C_in = X.shape[0]
     sp_in = X.shape[1:]
     d = len(sp_in)
     C_out = K.shape[0]

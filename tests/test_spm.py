@@ -189,7 +189,7 @@ def test_backward_matches_torch_autograd(layer, batch):
 
 
 def test_backward_exact_equals_sympy_diff():
-    n, L = 3, 2
+    n = 3
     t = sympy.symbols("t0:2")
     xs = sympy.symbols("x0:3")
     gs = sympy.symbols("g0:3")

@@ -22,20 +22,24 @@ from ..gpu import cupy_sparse
 from . import _backend
 
 
-def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: int | None = None) -> int:
+def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: int | None = None,
+                   staging: bool = True) -> int:
     """Bytes of a CSR result with ``nnz`` stored entries (values, column indices, row pointer),
-    plus the COO staging arrays a construction builds first."""
+    plus, when ``staging``, the COO arrays a construction builds first."""
     if index_bytes is None:
         index_bytes = _backend.index_dtype(nnz, n_rows).itemsize
     csr = nnz * (value_bytes + index_bytes) + (n_rows + 1) * index_bytes
-    coo = nnz * (value_bytes + 2 * index_bytes)
+    coo = nnz * (value_bytes + 2 * index_bytes) if staging else 0
     return csr + coo
 
 
-def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "numpy") -> None:
-    """Refuse, with the size it would need, a result larger than the memory bound."""
-    value_bytes = 16 if field != "sympy" else 64  # SymPy objects: a rough lower bound per entry
-    need = estimate_bytes(int(nnz), int(shape[0]), value_bytes=value_bytes)
+def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "numpy", staging: bool = True) -> None:
+    """Refuse, with the size it would need, a result larger than the memory bound.
+
+    ``staging=False`` for constructions that fill CSR arrays directly (no COO intermediate).
+    """
+    value_bytes = 8 if field != "sympy" else 64  # float64; SymPy objects: a rough lower bound
+    need = estimate_bytes(int(nnz), int(shape[0]), value_bytes=value_bytes, staging=staging)
     limit = get_memory_limit()
     if need > limit:
         raise SizeLimitError(
@@ -69,6 +73,9 @@ class SparseOperator:
         One value per stored entry: an object array of SymPy numbers (sympy field), float
         NumPy array (numpy field) or CuPy array (cupy field).
     field : {"sympy", "numpy", "cupy"}
+    canonical : bool
+        The constructor's promise that entries are sorted by (row, col) with no repeated pair;
+        CSR is then rendered directly, without the COO sort and duplicate summation.
     """
 
     shape: tuple[int, int]
@@ -76,6 +83,7 @@ class SparseOperator:
     cols: Any
     values: Any
     field: str
+    canonical: bool = False
 
     def __post_init__(self) -> None:
         if not (len(self.rows) == len(self.cols) == len(self.values)):
@@ -85,7 +93,8 @@ class SparseOperator:
             )
 
     @classmethod
-    def build(cls, shape: tuple[int, int], rows: Any, cols: Any, values: Any, field: str) -> "SparseOperator":
+    def build(cls, shape: tuple[int, int], rows: Any, cols: Any, values: Any, field: str, *,
+              canonical: bool = False) -> "SparseOperator":
         """Assemble with the index dtype chosen from the shape (int32 when it fits)."""
         xp = _backend.array_module(field)
         dt = _backend.index_dtype(shape[0], shape[1], len(rows))
@@ -95,7 +104,13 @@ class SparseOperator:
             xp.asarray(cols).astype(dt, copy=False),
             values,
             field,
+            canonical,
         )
+
+    def _indptr(self, xp: Any) -> Any:
+        """CSR row pointer of a canonical (row-sorted) pattern."""
+        rows = xp.asarray(self.rows)
+        return xp.searchsorted(rows, xp.arange(self.shape[0] + 1, dtype=rows.dtype)).astype(rows.dtype)
 
     @property
     def nnz(self) -> int:
@@ -104,7 +119,7 @@ class SparseOperator:
 
     @property
     def T(self) -> "SparseOperator":
-        return SparseOperator((self.shape[1], self.shape[0]), self.cols, self.rows, self.values, self.field)
+        return SparseOperator((self.shape[1], self.shape[0]), self.cols, self.rows, self.values, self.field)  # not row-sorted
 
     # -- renderings ---------------------------------------------------------------------------
     def to_scipy(self, format: str = "csr") -> sp.sparray:
@@ -115,6 +130,10 @@ class SparseOperator:
         if self.field == "sympy":
             vals = _backend._object_to_float(np.asarray(vals, dtype=object), "values")
         vals = _backend.to_numpy(vals)
+        if self.canonical and format == "csr":
+            A = sp.csr_array((vals, cols, self._indptr(np).astype(cols.dtype)), shape=self.shape)
+            A.has_canonical_format = True
+            return A
         coo = sp.coo_array((vals, (rows, cols)), shape=self.shape)
         coo.sum_duplicates()
         return coo.asformat(format)
@@ -140,6 +159,8 @@ class SparseOperator:
         vals = xp.asarray(vals)
         if vals.dtype.kind not in "fc":
             vals = vals.astype(xp.float64)
+        if self.canonical and format == "csr":
+            return cpx.csr_matrix((vals, xp.asarray(self.cols), self._indptr(xp)), shape=self.shape)
         coo = cpx.coo_matrix((vals, (xp.asarray(self.rows), xp.asarray(self.cols))), shape=self.shape)
         coo.sum_duplicates()
         return coo.asformat(format)

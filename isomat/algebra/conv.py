@@ -319,7 +319,8 @@ def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads:
     shape = (r1 - r0, plan.n_in)
     xp = _backend.array_module(field)
     nnz = int(_counts(plan, r0, r1, xp).sum()) if r1 > r0 else 0
-    check_size("conv_matrix", shape, nnz, field=field)
+    # the NumPy CSR path fills indptr/indices/data in place: no COO staging arrays
+    check_size("conv_matrix", shape, nnz, field=field, staging=not (field == "numpy" and format == "csr"))
     nthreads = threads or min(2, os.cpu_count() or 1)
     indptr, cols, vals = _fill(plan, kflat, r0, r1, field, xp, nthreads)
     may_repeat = plan.boundary == "circular" and any(

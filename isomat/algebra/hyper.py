@@ -98,7 +98,6 @@ class Hypervector:
 
         For column vectors the STP is the Kronecker product, computed as an outer product.
         """
-        xp = _backend.array_module(self.field)
         size = int(np.prod(self.dims, dtype=object))
         check_size("product_form", (size, 1), size, field=self.field)
         out = self._v[0]
@@ -549,7 +548,7 @@ def df_attention_general(Q: Any, K: Any, V: Any, *, weighted: bool = True,
     A = attention_scores(Q, K, weighted=weighted)
     field = _field_of_all(Q, K, V)
     Ad = _backend.as_values(A, field)
-    p, q, r = len(Q), len(K), len(V)
+    q, r = len(K), len(V)
     t = math.lcm(q, r)
     xp = _backend.array_module(field)
     Abig = xp.repeat(Ad, t // q, axis=1)  # A ⊗ 1ᵀ_{t/q}

@@ -35,7 +35,6 @@ def kron_operator(*factors: Any, backend: str | None = None) -> SparseOperator:
     field = _backend.resolve_field(backend, *factors)
     ops = [as_operator(f, field=field, name=f"factors[{i}]") for i, f in enumerate(factors)]
     out = ops[0]
-    xp = _backend.array_module(field)
     for k, B in enumerate(ops[1:], 1):
         A = out
         shape = (A.shape[0] * B.shape[0], A.shape[1] * B.shape[1])

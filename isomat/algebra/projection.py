@@ -54,7 +54,8 @@ def projection_operator(m: int, n: int, *, backend: str = "numpy") -> SparseOper
     rows = starts // row_block
     cols = starts // col_block
     values = _backend.rational(overlap * n, t, field, xp)
-    return SparseOperator.build((n, m), rows, cols, values, field)
+    # starts are strictly increasing, so (rows, cols) are sorted and distinct
+    return SparseOperator.build((n, m), rows, cols, values, field, canonical=True)
 
 
 def projection(m: int, n: int, *, backend: str = "numpy", format: str = "csr") -> Any:

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 import sympy
 
 from .. import _validate

@@ -175,7 +175,6 @@ def stp_right(A: Any, B: Any) -> Any:
     # For the index u in [0, t): u = α n + j = β p + k. Overlapping ranges of α-blocks and β-blocks
     # are the merged breakpoints of the two partitions (n + p - gcd pieces... of total length t).
     # Each piece is a run of consecutive u with fixed (α, β): a contiguous slice product.
-    g = math.gcd(n, p)
     # Within the piece structure, u runs in steps of g share (α, β) pattern; we vectorize over
     # u with a gather of size t*(m + q) (no larger than the result when g == 1).
     u = xp.arange(t)

@@ -109,6 +109,14 @@ class Trial:
             raise CheckError("a failed trial must carry its counterexample")
 
 
+def exists(search: Trial, *, within: str) -> Trial:
+    """A trial for an existence statement ("there is an x with P(x)"), from a search for a
+    failure of "not P": it passes when ``search`` failed, and that case is the witness."""
+    if not search.ok:
+        return Trial(True, search.method, dict(search.evidence, witness=search.counterexample))
+    return Trial(False, search.method, dict(search.evidence), {"no_witness_in": within})
+
+
 def all_of(*trials: Trial) -> Trial:
     """Conjunction: passes when every trial passes; the first failure is reported."""
     if not trials:
@@ -218,8 +226,10 @@ def exact_equal(a: Any, b: Any, *, describe: str) -> Trial:
 
 def numeric_close(a: Any, b: Any, *, describe: str, rtol: float = 1e-10, atol: float = 1e-12) -> Trial:
     """float64 comparison with the stated tolerances (method ``numeric``)."""
-    A = np.asarray(a.toarray() if hasattr(a, "toarray") else a, dtype=np.complex128)
-    B = np.asarray(b.toarray() if hasattr(b, "toarray") else b, dtype=np.complex128)
+    from ..algebra._backend import to_numpy  # device arrays come back with .get()
+
+    A = to_numpy(a.toarray() if hasattr(a, "toarray") else a).astype(np.complex128)
+    B = to_numpy(b.toarray() if hasattr(b, "toarray") else b).astype(np.complex128)
     ev = {"compared": describe, "rtol": rtol, "atol": atol}
     if A.shape != B.shape:
         return Trial(False, "numeric", ev, {"shapes": [list(A.shape), list(B.shape)]})

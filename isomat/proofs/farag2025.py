@@ -38,7 +38,6 @@ from .engine import (
     claim,
     compare_printed,
     decide,
-    exact_equal,
     exhaustive,
     not_checkable,
     numeric_close,
@@ -119,7 +118,6 @@ def fd_grad(f, v, h=1e-6):
 def _eq1():
     def cases():
         for n in (2, 3, 4):
-            p2 = [(0, 1)] if n == 2 else [(1, 2)]
             for e in itertools.product(range(3), repeat=8):
                 yield (n, e)
 

@@ -23,8 +23,8 @@ from ..algebra import conv as _conv
 from ..algebra import pool as _pool
 from ..algebra import rnn as _rnn
 from .engine import (
-    Trial,
     all_of,
+    exists,
     claim,
     compare_printed,
     decide,
@@ -49,14 +49,6 @@ def _dense(M) -> np.ndarray:
         return np.array(M.tolist(), dtype=object)
     return np.array(M.toarray().tolist(), dtype=object)
 
-
-def _exists(search: Trial, what: str) -> Trial:
-    """A trial for an existence statement: it passes when ``search`` found a failing case,
-    which is then the witness."""
-    if not search.ok:
-        ev = dict(search.evidence, witness=search.counterexample)
-        return Trial(True, search.method, ev)
-    return Trial(False, search.method, dict(search.evidence), {"no_witness_in": what})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -657,8 +649,8 @@ def _sec8():
         s = [x + y for x, y in zip(xs, ys)]
         return _relu_rnn(u, v, s) == [p + q for p, q in zip(_relu_rnn(u, v, xs), _relu_rnn(u, v, ys))]
 
-    b = _exists(exhaustive(additive, _rnn_small_cases(), describe="T <= 2, u, v, x in {-1,0,1}, y = reversed x"),
-                "T <= 2, u, v, x in {-1,0,1}")
+    b = exists(exhaustive(additive, _rnn_small_cases(), describe="T <= 2, u, v, x in {-1,0,1}, y = reversed x"),
+               within="T <= 2, u, v, x in {-1,0,1}")
     return decide(all_of(a, b))
 
 
