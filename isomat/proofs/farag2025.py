@@ -108,14 +108,44 @@ def fd_grad(f, v, h=1e-6):
     "farag2025:eq1",
     quote="y = D_out (∏_{ℓ=1}^L B_ℓ) D_in x + b   (1)",
     statement=(
-        "Eq. (1) with the standard left-to-right product ∏_{ℓ=1}^L B_ℓ = B_1 B_2 ⋯ B_L equals the "
-        "recursion (2)-(4), z_ℓ = B_ℓ z_{ℓ-1}, whose matrix is B_L ⋯ B_1. Exhaustive over n = 2..4, "
-        "L = 2 stages on pairs (0,1) then (0,1)/(1,2) with general blocks of integer entries in {0,1,2}, "
-        "smallest first."
+        "Reading used (the paper's own: §2.2 defines the forward by the recursion (2)-(4)): ∏_{ℓ=1}^L B_ℓ is the "
+        "ordered product B_L ⋯ B_1, stage 1 applied first. Checked: D_out B_L ⋯ B_1 D_in x + b equals the recursion "
+        "z_0 = D_in x, z_ℓ = B_ℓ z_{ℓ-1}, y = D_out z_L + b written with naive loop-built stages, and equals isomat's "
+        "forward and layer matrix (+ b), symbolically for n = 3, L = 2 (rotation, symbolic angles, diagonals, "
+        "bias, x) and n = 4, L = 2 (general, symbolic entries). Evidence also records the other reading "
+        "(left-to-right B_1 ⋯ B_L), which differs from (2)-(4): minimal case by exhaustive search, smallest first."
     ),
-    methods=["exhaustive", "symbolic"],
+    methods=["symbolic", "exhaustive"],
 )
 def _eq1():
+    trials = []
+    for n, variant in ((3, "rotation"), (4, "general")):
+        L = 2
+        pairs = [np.array([[0, 1]] + ([[2, 3]] if n == 4 else [])), np.array([[1, 2]] + ([[0, 3]] if n == 4 else []))]
+        m = n // 2
+        if variant == "rotation":
+            P = np.array(sympy.symbols(f"t0:{L * m}"), dtype=object).reshape(L, m)
+            blocks = [[rot(P[e, k]) for k in range(m)] for e in range(L)]
+        else:
+            P = np.array(sympy.symbols(f"e0:{L * m * 4}"), dtype=object).reshape(L, m, 4)
+            blocks = [[tuple(P[e, k]) for k in range(m)] for e in range(L)]
+        di, do, bb = (list(sympy.symbols(f"{p}0:{n}")) for p in ("di", "do", "bb"))
+        xs = sympy.Matrix(sympy.symbols(f"x0:{n}"))
+        Bs = [naive_stage(n, pairs[e], blocks[e]) for e in range(L)]
+        # recursion (2)-(4), step by step
+        z = sympy.diag(*di) * xs
+        for B in Bs:
+            z = B * z
+        y_rec = sympy.diag(*do) * z + sympy.Matrix(bb)
+        y_eq1 = sympy.diag(*do) * (Bs[1] * Bs[0]) * sympy.diag(*di) * xs + sympy.Matrix(bb)
+        lay = spm_layer(n, pairs, P, variant=variant, d_in=di, d_out=do, bias=bb)
+        y_iso = sympy.Matrix(spm_forward(lay, np.array([list(xs)], dtype=object))[0].tolist())
+        y_mat = sympy.Matrix(layer_matrix(lay)) * xs + sympy.Matrix(bb)
+        trials += [symbolic_zero(y_eq1 - y_rec, describe=f"(1) read B_2 B_1 vs recursion (2)-(4), n={n}, {variant}"),
+                   symbolic_zero(y_eq1 - y_iso, describe=f"(1) vs isomat forward, n={n}, {variant}"),
+                   symbolic_zero(y_eq1 - y_mat, describe=f"(1) vs isomat layer_matrix x + b, n={n}, {variant}")]
+
+    # the other reading, B_1 B_2 ⋯ B_L: differs from the recursion (minimal case, smallest first)
     def cases():
         for n in (2, 3, 4):
             for e in itertools.product(range(3), repeat=8):
@@ -124,30 +154,19 @@ def _eq1():
     def same(case):
         n, e = case
         p1, p2 = [(0, 1)], ([(0, 1)] if n == 2 else [(1, 2)])
-        B1 = naive_stage(n, p1, [e[:4]])
-        B2 = naive_stage(n, p2, [e[4:]])
+        B1, B2 = naive_stage(n, p1, [e[:4]]), naive_stage(n, p2, [e[4:]])
         return B1 * B2 == B2 * B1
 
     def witness(case):
         n, e = case
         p1, p2 = [(0, 1)], ([(0, 1)] if n == 2 else [(1, 2)])
         B1, B2 = naive_stage(n, p1, [e[:4]]), naive_stage(n, p2, [e[4:]])
-        return {"B1": B1, "B2": B2, "B1*B2": B1 * B2, "B2*B1 (recursion)": B2 * B1}
+        return {"B1": B1, "B2": B2, "B1*B2 (left-to-right reading)": B1 * B2, "B2*B1 (recursion)": B2 * B1}
 
-    printed = exhaustive(same, cases(), describe="n=2..4, L=2, entries in {0,1,2}^8", witness=witness)
-    # correction: reading ∏ as B_L ⋯ B_1, eq. (1) is the recursion; symbolic check on isomat's layer
-    t = sympy.symbols("t0:4")
-    s = sympy.symbols("s0:3")
-    xs = sympy.Matrix(sympy.symbols("x0:3"))
-    lay = spm_layer(3, [np.array([[0, 1]]), np.array([[1, 2]])], [[t[0]], [t[1]]], d_in=list(s), d_out=[t[2], t[3], 1],
-                    bias=[0, 0, 0])
-    M = sympy.diag(t[2], t[3], 1) * naive_stage(3, [(1, 2)], [rot(t[1])]) * naive_stage(3, [(0, 1)], [rot(t[0])]) * sympy.diag(*s)
-    y = sympy.Matrix(spm_forward(lay, np.array([list(xs)], dtype=object))[0].tolist())
-    corr = all_of(symbolic_zero(M * xs - y, describe="D_out B_2 B_1 D_in x vs isomat forward, n=3, symbolic"),
-                  symbolic_zero(sympy.Matrix(layer_matrix(lay)) - M, describe="layer_matrix vs D_out B_2 B_1 D_in"))
-    return decide(printed, correction=(
-        "Read ∏_{ℓ=1}^L B_ℓ as the ordered product B_L B_{L-1} ⋯ B_1 (stage 1 applied first); then (1) "
-        "equals (2)-(4). Verified symbolically for n = 3, L = 2 with symbolic angles and diagonals.", corr))
+    other = exhaustive(same, cases(), describe="n=2..4, L=2, block entries in {0,1,2}^8", witness=witness)
+    return decide(all_of(*trials), other_reading={
+        "reading": "∏ as B_1 B_2 ⋯ B_L (left to right)", "agrees_with_recursion": other.ok,
+        **other.evidence, "counterexample": other.counterexample})
 
 
 def _recursion_check(which):
@@ -796,8 +815,10 @@ def _sec7_4j():
     "farag2025:sec7.6",
     quote="When using the orthogonal (rotation-based) SPM parameterization, each projection preserves the ℓ2 norm",
     statement=(
-        "‖SPM(x)‖₂ = ‖x‖₂ for every x, rotation variant, with the diagonals and bias of eq. (1) that §7.2 says "
-        "each projection has. Exhaustive over n = 2, L = 1, θ = 0, d_in, d_out ∈ {1, 2}², b = 0, x = e_1, e_2."
+        "‖SPM(x)‖₂ = ‖x‖₂ for every x, rotation variant, with the diagonals of eq. (1) that §7.2 says each "
+        "projection has (\"its own diagonal scalings\"). Exhaustive over n = 2, L = 1, θ = 0, d_in, d_out ∈ {1, 2}², "
+        "b = 0, x = e_1, e_2, smallest diagonal sum first. (Reading the sentence as being about the stages only is "
+        "sec8.4/stages.)"
     ),
     methods=["exhaustive", "exact"],
 )
@@ -826,55 +847,66 @@ def _sec7_6():
     corr.method = "exact"
     return decide(printed, correction=(
         "Only the stage product B_L⋯B_1 is orthogonal; the projection D_out B_L⋯B_1 D_in x + b preserves ℓ2 norms "
-        "iff b = 0 and |d_in| = |d_out| = 1 entrywise (sufficiency verified exactly; necessity by the counterexample "
-        "family).", corr))
+        "when b = 0 and d_in, d_out ∈ {±1}^n (verified exactly, n = 4, L = 2, rational angles). These conditions are "
+        "sufficient, not necessary (d_in = c·1, d_out = c⁻¹·1 also gives an orthogonal matrix); with b ≠ 0 or general "
+        "learned diagonals the norm is not preserved (counterexample).", corr))
 
 
 # ---------------------------------------------------------------------------------------------
 # §8
 # ---------------------------------------------------------------------------------------------
+def _rotation_stage_orthogonal(c):
+    """B^T B = I for a rotation stage with symbolic angles (odd n: residual passed through, or scaled by a
+    free symbol s)."""
+    n, odd = c
+    m = n // 2
+    t = np.array(sympy.symbols(f"t0:{m}"), dtype=object).reshape(1, m)
+    kw = dict(odd_scale=[sympy.Symbol("s")]) if odd == "scale" else {}
+    lay = spm_layer(n, butterfly_pairings(n, 1), t, odd=odd, **kw)
+    B = sympy.Matrix(stage_matrix(lay, 0))
+    return trig_zero(B.T * B - sympy.eye(n))
+
+
+def _rotation_product_orthogonal(c):
+    n, L = c
+    t = np.array(sympy.symbols(f"t0:{L * (n // 2)}"), dtype=object).reshape(L, n // 2)
+    lay = spm_layer(n, butterfly_pairings(n, L), t)
+    M = sympy.Matrix(layer_matrix(lay, part="product"))
+    return trig_zero(M.T * M - sympy.eye(n))
+
+
 @claim(
     "farag2025:sec8.4/stages",
     quote="In the trigonometric (rotation-based) SPM variant, each stage satisfies ‖B_ℓ‖2 = 1, and thus ‖∏ B_ℓ‖2 = 1.",
     statement=(
-        "B_ℓ^T B_ℓ = I exactly (so ‖B_ℓ‖₂ = 1) for isomat's rotation stages with symbolic angles, over every n "
-        "from 2 to 5 and both odd modes of §5, smallest first; the odd-n learned 1×1 scaling s is a free symbol."
+        "Reading used: a stage of the trigonometric variant is made of rotation blocks, with the odd-n residual "
+        "coordinate passed through (§5 option (i)). Checked: B_ℓ^T B_ℓ = I (so ‖B_ℓ‖₂ = 1) for isomat's rotation "
+        "stages with symbolic angles, n = 2..5; and (B_L⋯B_1)^T (B_L⋯B_1) = I for n = 2..5, L = 1..2 (exact, "
+        "sin² → 1 − cos²). Evidence records the other reading, §5 option (ii) (learned 1×1 scaling s of the "
+        "residual): then B_ℓ is orthogonal only when s = ±1 and ‖B_ℓ‖₂ = max(1, |s_ℓ|)."
     ),
     methods=["exhaustive", "symbolic"],
 )
 def _sec8_4_stages():
-    def ok(c):
-        n, odd = c
-        m = n // 2
-        t = np.array(sympy.symbols(f"t0:{m}"), dtype=object).reshape(1, m)
-        kw = dict(odd_scale=[sympy.Symbol("s")]) if odd == "scale" else {}
-        lay = spm_layer(n, butterfly_pairings(n, 1), t, odd=odd, **kw)
-        B = sympy.Matrix(stage_matrix(lay, 0))
-        return trig_zero(B.T * B - sympy.eye(n))
+    stages = exhaustive(_rotation_stage_orthogonal, ((n, "pass") for n in range(2, 6)), describe="n 2..5, pass-through")
+    stages.method = "symbolic"
+    prod = exhaustive(_rotation_product_orthogonal, ((n, L) for n in range(2, 6) for L in (1, 2)),
+                      describe="n 2..5 (pass-through), L 1..2, symbolic angles")
+    prod.method = "symbolic"
 
     def witness(c):
-        n, odd = c
+        n, _ = c
         t = np.array(sympy.symbols(f"t0:{n // 2}"), dtype=object).reshape(1, n // 2)
-        lay = spm_layer(n, butterfly_pairings(n, 1), t, odd=odd, odd_scale=[sympy.Integer(2)])
+        lay = spm_layer(n, butterfly_pairings(n, 1), t, odd="scale", odd_scale=[sympy.Integer(2)])
         B = sympy.Matrix(stage_matrix(lay, 0))
-        R = (B.T * B - sympy.eye(n)).applyfunc(lambda e: sympy.simplify(e))
-        return {"at s = 2: B^T B - I": R, "at s = 2: ||B||_2": max(sympy.sqrt(v) for v in (B.T * B).applyfunc(sympy.simplify).eigenvals())}
+        BtB = (B.T * B).applyfunc(lambda e: sympy.simplify(e))
+        return {"at s = 2: B^T B": BtB, "at s = 2: ||B||_2": max(sympy.sqrt(v) for v in BtB.eigenvals())}
 
-    printed = exhaustive(ok, ((n, o) for n in range(2, 6) for o in ("pass", "scale")), describe="n 2..5, both odd modes",
-                         witness=witness)
-
-    def corr_ok(c):
-        n, L = c
-        t = np.array(sympy.symbols(f"t0:{L * (n // 2)}"), dtype=object).reshape(L, n // 2)
-        lay = spm_layer(n, butterfly_pairings(n, L), t)
-        M = sympy.Matrix(layer_matrix(lay, part="product"))
-        return trig_zero(M.T * M - sympy.eye(n))
-
-    corr = exhaustive(corr_ok, ((n, L) for n in range(2, 5) for L in (1, 2)), describe="n 2..4 (pass-through), L 1..2, symbolic angles")
-    corr.method = "symbolic"
-    return decide(printed, correction=(
-        "‖B_ℓ‖₂ = 1 and ‖B_L⋯B_1‖₂ = 1 hold for even n and for odd n with the pass-through residual (i); with "
-        "the learned 1×1 scaling (ii) of §5, ‖B_ℓ‖₂ = max(1, |s_ℓ|).", corr))
+    other = exhaustive(_rotation_stage_orthogonal, ((n, "scale") for n in (3, 5)), describe="odd n 3, 5, learned scale s",
+                       witness=witness)
+    return decide(all_of(stages, prod), other_reading={
+        "reading": "odd n with §5 option (ii), learned 1×1 scaling s of the residual", "orthogonal": other.ok,
+        **other.evidence, "counterexample": other.counterexample})
 
 
 @claim(
@@ -989,10 +1021,14 @@ def _eye(n, zeros):
     "farag2025:sec8.2/dimension",
     quote="dim(H_D) = Θ(n²), dim(H_B) = Θ(nL)",
     statement=(
-        "dim(H_B) is the generic rank of the Jacobian of (params ↦ D_out B_L⋯B_1 D_in), computed exactly as the "
-        "maximum over 2 random rational points (general 2×2 blocks, butterfly schedule, n ∈ {2, 4, 8}, L = 1..4). Printed law "
-        "tested as the uncapped count dim = n(L+1) (the Θ(nL) count once the n(L−1)+2n diagonal gauge "
-        "freedoms are removed); it fails once n(L+1) exceeds n² — dim(H_B) ≤ dim(H_D) = n² always."
+        "dim(H_B) is the generic rank of the Jacobian of (params ↦ D_out B_L⋯B_1 D_in), computed exactly (rational "
+        "arithmetic) as the maximum rank over 2 random rational points; general 2×2 blocks, isomat's butterfly "
+        "schedule. Reading used: L in the paper's regime 1 ≤ L ≤ ⌈log₂ n⌉ (§2.2, §5: 'L is typically constant or "
+        "log₂ n'). Checked: (a) n(L+1)/2 ≤ dim(H_B) ≤ 2n(L+1) (explicit Θ(nL) constants, the upper bound being "
+        "the count of matrix parameters) for n = 2..6, 8 and all L in the regime; (b) exactly dim(H_B) = "
+        "min(n², n(L+1)) for n ∈ {2, 4, 8}, L = 1..4 (n(L−1) + 2n diagonal gauge freedoms removed from 2nL + 2n). "
+        "dim(H_D) = n² is the entry count. Under the other reading, Θ(nL) uniformly in L, the statement cannot "
+        "hold: dim(H_B) ≤ n² (evidence: saturation at n² for n = 2, L ≥ 1 and n = 4, L ≥ 3)."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -1005,16 +1041,17 @@ def _sec8_2_dim():
                                 for k in range(2))
         return cache[(n, L)]
 
-    cases = [(n, L) for n in (2, 4, 8) for L in range(1, 5)]
-    cases.sort(key=lambda c: (c[0] * c[1], c))
-    printed = exhaustive(lambda c: r(*c) == c[0] * (c[1] + 1), cases, describe="n ∈ {2,4,8}, L 1..4, general, butterfly",
-                         witness=lambda c: {"rank": r(*c), "n(L+1)": c[0] * (c[1] + 1), "n^2": c[0] ** 2})
-    corr = exhaustive(lambda c: r(*c) == min(c[0] ** 2, c[0] * (c[1] + 1)), cases, describe="same cases")
-    corr.method = "exact"
-    return decide(printed, correction=(
-        "dim(H_B) = min(n², n(L+1)) for the general variant with the butterfly schedule (n ∈ {2,4,8}, L ≤ 4), "
-        "so Θ(nL) holds only while L < n (e.g. L ≤ log₂ n); once n(L+1) ≥ n² the class fills an open "
-        "set of n×n matrices (seen for n = 2, 4).", corr), ranks={f"n={n},L={L}": r(n, L) for n, L in cases})
+    clog = lambda n: max(1, math.ceil(math.log2(n)))  # noqa: E731
+    regime = sorted(((n, L) for n in (2, 3, 4, 5, 6, 8) for L in range(1, clog(n) + 1)), key=lambda c: (c[0] * c[1], c))
+    theta = exhaustive(lambda c: Fraction(c[0] * (c[1] + 1), 2) <= r(*c) <= 2 * c[0] * (c[1] + 1), regime,
+                       describe="n 2..6, 8; L 1..⌈log2 n⌉; general, butterfly",
+                       witness=lambda c: {"rank": r(*c), "n(L+1)/2": Fraction(c[0] * (c[1] + 1), 2), "2n(L+1)": 2 * c[0] * (c[1] + 1)})
+    pow2 = sorted(((n, L) for n in (2, 4, 8) for L in range(1, 5)), key=lambda c: (c[0] * c[1], c))
+    exact = exhaustive(lambda c: r(*c) == min(c[0] ** 2, c[0] * (c[1] + 1)), pow2, describe="n ∈ {2,4,8}, L 1..4",
+                       witness=lambda c: {"rank": r(*c), "min(n^2, n(L+1))": min(c[0] ** 2, c[0] * (c[1] + 1))})
+    exact.method = "exact"
+    return decide(all_of(theta, exact), ranks={f"n={n},L={L}": r(n, L) for n, L in sorted(cache)},
+                  saturated_at_n2=[f"n={n},L={L}" for n, L in sorted(cache) if r(n, L) == n * n])
 
 
 @claim(
@@ -1114,14 +1151,15 @@ def _full_dependence_nx(n, pairings):
     return all(sum(1 for v in nx.descendants(G, (0, i)) if v[0] == L) == n for i in range(n))
 
 
-def _min_depth(n):
+def _min_depth(n, *, schedule=False):
     """Fewest stages over all schedules after which every output depends on every input (BFS over
-    dependence bitmasks; the first stage is fixed WLOG by relabelling)."""
+    dependence bitmasks; the first stage is fixed WLOG by relabelling). With ``schedule``, also one
+    optimal schedule (list of matchings)."""
     full = (1 << n) - 1
-    ms = list({tuple(sorted(m)) for m in _matchings(range(n))})
+    ms = sorted({tuple(sorted(m)) for m in _matchings(range(n))})
     state = tuple(1 << i for i in range(n))
     if all(v == full for v in state):
-        return 0
+        return (0, []) if schedule else 0
 
     def step(s, m):
         s2 = list(s)
@@ -1129,11 +1167,18 @@ def _min_depth(n):
             s2[a] = s2[b] = s[a] | s[b]
         return tuple(s2)
 
-    level, d = {step(state, ms[0])}, 1
+    first = step(state, ms[0])
+    level, d = {first: [ms[0]]}, 1
     while not any(all(v == full for v in s) for s in level):
-        level = {step(s, m) for s in level for m in ms}
-        d += 1
-    return d
+        nxt = {}
+        for s, path in level.items():
+            for m in ms:
+                nxt.setdefault(step(s, m), path + [m])
+        level, d = nxt, d + 1
+    if not schedule:
+        return d
+    done = next(p for s, p in level.items() if all(v == full for v in s))
+    return d, [np.array(m, dtype=np.int64).reshape(-1, 2) for m in done]
 
 
 @claim(
@@ -1154,33 +1199,43 @@ def _butterfly_depth():
                    _full_dependence_nx(2, butterfly_pairings(2, 1)), range(1, 8), describe="n = 2^k, k = 1..7"),
         exhaustive(lambda n: not _full_dependence_nx(n, butterfly_pairings(n, 3)), [6], describe="n = 6, XOR schedule, 3 stages"),
     )
+    full = {n: _full_dependence_nx(n, butterfly_pairings(n, math.ceil(math.log2(n)))) for n in range(2, 41)}
     return decide(printed, correction=(
         "For n a power of two the butterfly schedule mixes fully in exactly log₂ n stages (and not in log₂ n − 1); "
         "for other n no schedule reaches full dependence in ⌈log₂ n⌉ stages when n is odd (see "
-        "sec9.2/min-depth), and the XOR schedule with re-pairing also fails for even n such as 6.", corr))
+        "sec9.2/min-depth), and isomat's XOR schedule with re-pairing also fails for every even non-power-of-two "
+        "n ≤ 40 (6 is checked; the list is in the evidence), although other schedules mix fully in ⌈log₂ n⌉ stages "
+        "for even n ≤ 8 (sec9.2/min-depth).", corr),
+        xor_schedule_full_at_ceil_log2=[n for n in full if full[n]],
+        xor_schedule_not_full_at_ceil_log2_even_n=[n for n in full if not full[n] and n % 2 == 0])
 
 
 @claim(
     "farag2025:sec9.2/min-depth",
     quote="(beyond the paper) no pairing schedule does it in fewer stages",
     statement=(
-        "Minimal number of stages, over all schedules of maximum matchings, after which every output depends on "
-        "every input, computed by exhaustive search (n = 1..8): ⌈log₂ n⌉ for even n and ⌈log₂ n⌉ + 1 for odd n ≥ 3 "
-        "(the unpaired coordinate of the last stage only carries the ≤ 2^{L−1} inputs it had before). Printed "
-        "form tested: min depth = ⌈log₂ n⌉ for every n."
+        "Minimal number of stages, over all schedules of maximum matchings (one coordinate unpaired per stage for "
+        "odd n), after which every output depends on every input, by exhaustive breadth-first search over "
+        "dependence bitmasks, n = 1..8. Checked: (a) the statement: no schedule does it in fewer than ⌈log₂ n⌉ "
+        "stages (min depth ≥ ⌈log₂ n⌉); (b) the exact minimum is ⌈log₂ n⌉ for even n and ⌈log₂ n⌉ + 1 for odd "
+        "n ≥ 3 (the unpaired coordinate of the last stage keeps the ≤ 2^{L−1} inputs it had), so the bound of (a) "
+        "is attained exactly for even n; (c) an optimal schedule found by the search mixes fully by networkx "
+        "reachability in the layered stage graph."
     ),
     methods=["exhaustive"],
 )
 def _min_depth_claim():
-    depths = {n: _min_depth(n) for n in range(1, 9)}
+    found = {n: _min_depth(n, schedule=True) for n in range(1, 9)}
+    depths = {n: d for n, (d, _) in found.items()}
     clog = lambda n: math.ceil(math.log2(n)) if n > 1 else 0  # noqa: E731
-    printed = exhaustive(lambda n: depths[n] == clog(n), range(1, 9), describe="n = 1..8, all schedules",
-                         witness=lambda n: {"min_depth": depths[n], "ceil_log2": clog(n)})
-    corr = exhaustive(lambda n: depths[n] == clog(n) + (n % 2 if n > 1 else 0), range(1, 9), describe="n = 1..8, all schedules")
-    return decide(printed, correction=(
-        "Fewer than ⌈log₂ n⌉ stages never suffice (each stage at most doubles a dependence set); the minimum is "
-        "exactly ⌈log₂ n⌉ for even n and ⌈log₂ n⌉ + 1 for odd n ≥ 3 (exhaustive, n ≤ 8).", corr),
-        min_depths=depths)
+    lower = exhaustive(lambda n: depths[n] >= clog(n), range(1, 9), describe="n = 1..8, all schedules",
+                       witness=lambda n: {"min_depth": depths[n], "ceil_log2": clog(n)})
+    exact = exhaustive(lambda n: depths[n] == clog(n) + (n % 2 if n > 1 else 0), range(1, 9), describe="n = 1..8, all schedules",
+                       witness=lambda n: {"min_depth": depths[n], "ceil_log2 + (n mod 2)": clog(n) + n % 2})
+    reach = exhaustive(lambda n: _full_dependence_nx(n, found[n][1]) and (found[n][0] == 0 or not _full_dependence_nx(n, found[n][1][:-1])),
+                       range(1, 9), describe="optimal schedule of each n = 1..8 (networkx): full at min depth, not one stage earlier")
+    return decide(all_of(lower, exact, reach), min_depths=depths,
+                  optimal_schedules={n: [[list(map(int, p)) for p in m] for m in sch] for n, (_, sch) in found.items()})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1248,17 +1303,18 @@ def _tab2_delta():
     "farag2025:sec9.1/text",
     quote="SPM improves test accuracy by roughly +17 to +24 points across widths (Table 1)",
     statement=(
-        "Every Table 1 Δ acc, in points (×100), lies in [16, 25] (the printed range 17-24 widened by one point for "
-        "'roughly'). Compared per width: printed 'True' against the test on the Table value."
+        "Every Table 1 Δ acc, in points (×100, exact decimals), lies in the printed range 17-24 widened to [16, 25] "
+        "for 'roughly'. Per width: a Δ inside is recorded as the printed '+17 to +24', one outside as its value."
     ),
     methods=["recompute"],
 )
 def _sec9_1_text():
-    printed = {f"n={n} Δ in [17, 24] points": True for n in TAB1}
-    recomputed = {f"n={n} Δ in [17, 24] points": 16 <= Fraction(r[2]) * 100 <= 25 for n, r in TAB1.items()}
-    out = compare_printed({k: str(v) for k, v in printed.items()}, {k: str(v) for k, v in recomputed.items()}, kind="inconsistent",
-                          deltas_in_points={f"n={n}": str(Fraction(r[2]) * 100) for n, r in TAB1.items()})
-    return out
+    printed = {f"n={n} Δ acc (points)": "+17 to +24" for n in TAB1}
+    recomputed = {}
+    for n, r in TAB1.items():
+        pts = (Fraction(r[1]) - Fraction(r[0])) * 100
+        recomputed[f"n={n} Δ acc (points)"] = "+17 to +24" if 16 <= pts <= 25 else "+" + _round(pts, 2)
+    return compare_printed(printed, recomputed, kind="inconsistent")
 
 
 @claim(
@@ -1326,10 +1382,12 @@ def _tab4():
     "farag2025:sec9.3/text",
     quote="SPM achieves approximately a 4× reduction in wall-clock time per training step ... SPM matches and slightly improves final validation performance, achieving 2.98 BPC compared to 3.08 BPC for the dense model",
     statement=(
-        "(a) mean Dense ms/step ÷ mean SPM ms/step (Tables 3-4), rounded to an integer, is 4; (b) the final "
-        "BPCs recomputed from the final Valid NLL (SPM 2.09 at step 1000, Dense 2.14 at step 800) are 3.02 "
-        "and 3.09, vs printed 2.98 and 3.08; (c) at the last step both tables share (800) SPM's valid NLL "
-        "2.58 is not ≤ Dense's 2.14, so 'matches and slightly improves' compares different steps."
+        "Reading used: 'final' = the last row of each table (SPM step 1000, Dense step 800). (a) mean Dense ms/step "
+        "÷ mean SPM ms/step (Tables 3-4), rounded to an integer, is 4; (b) each quoted BPC agrees with the final "
+        "Valid NLL of its table, BPC = NLL / ln 2 within the printed rounding (intervals of ±0.005 overlap); "
+        "(c) SPM's final Valid NLL ≤ Dense's final Valid NLL ('matches and slightly improves'). Evidence notes that "
+        "the two final rows are at different steps (at the shared step 800 SPM's Valid NLL 2.58 > Dense's 2.14) "
+        "and that both runs were stated to last 2000 steps."
     ),
     methods=["recompute"],
 )
@@ -1337,12 +1395,17 @@ def _sec9_3_text():
     dense = Fraction(sum(r[3] for r in TAB3.values()), len(TAB3))
     spm_ = Fraction(sum(r[3] for r in TAB4.values()), len(TAB4))
     ln2 = math.log(2)
-    printed = {"speedup (approx)": 4, "SPM final BPC": "2.98", "Dense final BPC": "3.08", "SPM valid NLL <= Dense at step 800": "True"}
+    printed = {"speedup (approx)": 4, "SPM final BPC": "2.98", "Dense final BPC": "3.08",
+               "SPM final Valid NLL <= Dense final Valid NLL": "True"}
     rec = {"speedup (approx)": round(dense / spm_),
            "SPM final BPC": "2.98" if _bpc_consistent(TAB4[1000][1], "2.98") else f"{float(Fraction(TAB4[1000][1])) / ln2:.2f}",
            "Dense final BPC": "3.08" if _bpc_consistent(TAB3[800][1], "3.08") else f"{float(Fraction(TAB3[800][1])) / ln2:.2f}",
-           "SPM valid NLL <= Dense at step 800": str(Fraction(TAB4[800][1]) <= Fraction(TAB3[800][1]))}
-    return compare_printed(printed, rec, kind="inconsistent", mean_ratio=float(dense / spm_))
+           "SPM final Valid NLL <= Dense final Valid NLL": str(Fraction(TAB4[1000][1]) <= Fraction(TAB3[800][1]))}
+    return compare_printed(printed, rec, kind="inconsistent", mean_ratio=float(dense / spm_),
+                           final_steps={"SPM": 1000, "Dense": 800},
+                           at_step_800_valid_nll={"SPM": TAB4[800][1], "Dense": TAB3[800][1]},
+                           bpc_from_final_nll={"SPM": round(float(Fraction(TAB4[1000][1])) / ln2, 4),
+                                               "Dense": round(float(Fraction(TAB3[800][1])) / ln2, 4)})
 
 
 @claim(
