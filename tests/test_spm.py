@@ -205,16 +205,74 @@ def test_backward_exact_equals_sympy_diff():
     assert sympy.simplify(sympy.diff(loss, sympy.Symbol("s0")) - gr["odd_scale"][0]) == 0
 
 
-@given(layers)
-def test_kernel_matches_reference_float32(layer):
-    K = SPMKernel(layer, 3, np.float32)
-    rng = np.random.default_rng(layer.n)
-    X = rng.standard_normal((3, layer.n)).astype(np.float32)
-    G = rng.standard_normal((3, layer.n)).astype(np.float32)
-    np.testing.assert_allclose(K.forward(X), spm_forward(layer, X.astype(float)), rtol=1e-4, atol=1e-4)
+def _close32(got, ref, what):
+    """float32 kernel vs float64 reference: |got - ref| <= 1e-4 * max(1, max|ref|) entrywise."""
+    ref = np.asarray(ref, float)
+    tol = 1e-4 * max(1.0, float(np.abs(ref).max()) if ref.size else 1.0)
+    np.testing.assert_allclose(np.asarray(got, float), ref, rtol=0, atol=tol, err_msg=what)
+
+
+def _kernel_vs_reference(layer, batch, seed, **kw):
+    K = SPMKernel(layer, batch, np.float32, **kw)
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((batch, layer.n)).astype(np.float32)
+    G = rng.standard_normal((batch, layer.n)).astype(np.float32)
+    _close32(K.forward(X), spm_forward(layer, X.astype(float)), "y")
     got, ref = K.backward(G), spm_backward(layer, X.astype(float), G.astype(float))
+    assert set(got) == set(ref)
     for k in ref:
-        np.testing.assert_allclose(got[k], ref[k], rtol=1e-3, atol=1e-3, err_msg=k)
+        assert np.shape(got[k]) == np.shape(ref[k]), k
+        _close32(got[k], ref[k], k)
+    return K
+
+
+@given(layers, st.integers(1, 9), st.integers(0, 10**6))
+def test_kernel_matches_reference_float32(layer, batch, seed):
+    """Any float layer (any n, incl. odd and non-powers of two, both variants and schedules)."""
+    K = _kernel_vs_reference(layer, batch, seed)
+    if layer.variant == "general" or layer.n < 2 or layer.n & (layer.n - 1):
+        assert K.path == "gather"
+
+
+@given(st.integers(1, 9), st.integers(1, 20), st.integers(1, 40), st.integers(0, 10**6),
+       st.sampled_from([None, 1, 2, 3, 8]), st.sampled_from([None, 1, 2, 3]), st.booleans())
+def test_fused_kernel_butterfly_matches_reference(bits, L, batch, seed, chunk, threads, diagonals):
+    """Fused path: rotation, n = 2^bits, butterfly schedule with L below, at and above log2 n
+    (stages wrap around), ragged chunks and 1-3 threads."""
+    n = 2**bits
+    layer = random_spm(n, L, schedule="butterfly", seed=seed, diagonals=diagonals)
+    K = _kernel_vs_reference(layer, batch, seed, chunk=chunk, threads=threads)
+    assert K.path == "fused"
+
+
+@given(st.integers(1, 8), st.integers(1, 12), st.integers(0, 10**6), st.booleans())
+def test_kernel_dottest_linear_part(bits, L, seed, fused):
+    """<K x, y> = <x, K^T y> for the linear part (bias 0): forward vs the input gradient."""
+    n = 2**bits + (0 if fused else 1)
+    ref = random_spm(n, L, schedule="butterfly", seed=seed)
+    lin = spm_layer(n, list(ref.pairs), ref.params, d_in=ref.d_in, d_out=ref.d_out)
+    K = SPMKernel(lin, 1, np.float32)
+    assert K.path == ("fused" if fused else "gather")
+    # float32: compare against |Kx| |y| (Cauchy-Schwarz scale), not against <Kx, y>, which can cancel
+    rng = np.random.default_rng(seed)
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    Kx = K.forward(x[None])[0].astype(float)
+    KTy = K.backward(y[None])["x"][0].astype(float)
+    lhs, rhs = float(Kx @ y.astype(float)), float(x.astype(float) @ KTy)
+    assert abs(lhs - rhs) <= 1e-5 * np.linalg.norm(Kx) * np.linalg.norm(y), (lhs, rhs)
+    dottest(lin, rng=seed, rtol=1e-9, matvec=lambda v: spm_forward(lin, v), rmatvec=lambda v: spm_transpose_apply(lin, v))
+
+
+def test_kernel_paths_and_bad_arguments():
+    assert SPMKernel(random_spm(16, 4), 3).path == "fused"
+    assert SPMKernel(random_spm(16, 4, variant="general"), 3).path == "gather"
+    assert SPMKernel(random_spm(12, 4), 3).path == "gather"
+    with pytest.raises(TypeError, match="dtype must be float32 or float64"):
+        SPMKernel(random_spm(4, 2), 3, np.int32)
+    with pytest.raises(ValueError, match="chunk"):
+        SPMKernel(random_spm(4, 2), 3, chunk=0)
+    with pytest.raises(ValueError, match="backward needs a forward call first"):
+        SPMKernel(random_spm(4, 2), 3).backward(np.ones((3, 4)))
 
 
 # ---------------------------------------------------------------------------------------------
