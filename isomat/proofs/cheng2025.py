@@ -14,7 +14,7 @@ import numpy as np
 import sympy
 from hypothesis import strategies as st
 
-from ..algebra import projection
+from ..algebra import _backend, projection
 from ..algebra._backend import to_numpy
 from .engine import (
     all_of,
@@ -228,6 +228,11 @@ import importlib  # noqa: E402
 _stp_mod = importlib.import_module("isomat.algebra.stp")
 _logic = importlib.import_module("isomat.algebra.logic")
 _hyper = importlib.import_module("isomat.algebra.hyper")
+
+
+def _dev(a):
+    """A float64 array in the float field of the run (CuPy under `isomat verify --backend cupy`)."""
+    return _backend.as_values(np.asarray(a, dtype=float), float_backend())
 
 
 def _rand(rows: int, cols: int, seed: int, lo: int = -3, hi: int = 3) -> sympy.Matrix:
@@ -491,6 +496,39 @@ def _power_dummy():
 
 
 @claim(
+    "cheng2025:def2.5/property-sweep",
+    quote=(
+        "(classical; Cheng, Qi & Zhao 2012) for all dimensions: (A ⋉ B)ᵀ = Bᵀ ⋉ Aᵀ, (A + A') ⋉ B = A ⋉ B + A' ⋉ B, "
+        "B ⋉ (A + A') = B ⋉ A + B ⋉ A'; the same for the DK-STP (13), which is moreover associative"
+    ),
+    statement=(
+        "Hypothesis-drawn dimensions, each in [1, 6] (so coprime, divisible and general n, p all occur; shrinking "
+        "would give a minimal failure), integer entries in [-3, 3], exact (SymPy), 60 examples: for isomat's stp: "
+        "transpose rule and both distributive laws; for isomat's dk_stp: equality with the naive formula (13), "
+        "associativity, both distributive laws, and the transpose rule (A ⋉_DK B)ᵀ = Bᵀ ⋉_DK Aᵀ."
+    ),
+    methods=["property", "exact"],
+)
+def _property_sweep():
+    S, D = _stp_mod.stp, _stp_mod.dk_stp
+
+    def ok(d):
+        m, n, p, q, r, u = d
+        A, A2 = _rand(m, n, sum(d) + 40), _rand(m, n, sum(d) + 41)
+        B, B2 = _rand(p, q, sum(d) + 42), _rand(p, q, sum(d) + 43)
+        C = _rand(r, u, sum(d) + 44)
+        stp_ok = (S(A, B).T == S(B.T, A.T) and S(A + A2, B) == S(A, B) + S(A2, B)
+                  and S(A, B + B2) == S(A, B) + S(A, B2))
+        dk_ok = (D(A, B) == naive_dk(A, B) and D(D(A, B), C) == D(A, D(B, C))
+                 and D(A + A2, B) == D(A, B) + D(A2, B) and D(A, B + B2) == D(A, B) + D(A, B2)
+                 and D(A, B).T == D(B.T, A.T))
+        return stp_ok and dk_ok
+
+    return decide(property_search(ok, st.tuples(*[st.integers(1, 6)] * 6),
+                                  describe="A m×n, B p×q, C r×u; all dims in [1, 6]; entries in [-3, 3]", max_examples=60))
+
+
+@claim(
     "cheng2025:def2.5/logic-structure-matrices",
     quote=(
         "(classical) σ(p, q) = M_σ ⋉ p ⋉ q with M_¬ = δ2[2 1], M_∧ = δ2[1 2 2 2], M_∨ = δ2[1 1 1 2], "
@@ -607,6 +645,11 @@ def _def23():
     return decide(_exact_exhaustive(ok, _dims(3, 5), "m, n, k in [1, 5]"))
 
 
+def _gen(rows: int, cols: int, name: str) -> sympy.Matrix:
+    """Generic (symbolic) matrix: a failure found with it is a failure for almost all values."""
+    return sympy.Matrix(rows, cols, lambda i, j: sympy.Symbol(f"{name}{i + 1}_{j + 1}"))
+
+
 @claim(
     "cheng2025:def2.4/dk-stp",
     quote=(
@@ -614,44 +657,54 @@ def _def23():
         "the paper gives no concrete MV-STP, the DK-STP (13) with a vector is the one it uses later"
     ),
     statement=(
-        "Whether the DK-STP (13), applied to column vectors, with the STA (14) satisfies (10) and (11): "
-        "exhaustive over A m×n, B n×p1 (for (10)) and vector sizes p1, p2, all in [1, 3], integer entries, exact."
+        "Not asserted in so many words: whether the DK-STP (13), applied to a column vector, with the STA (14) is an "
+        "MV-STP of Def. 2.4. (10) is checked symbolically (generic A m×n, B p×q, x ∈ R^r) for all m, n, p, q, r in [1, 2]; "
+        "(11) symbolically (generic A m×n, x ∈ R^{p1}, y ∈ R^{p2}) for all (m, n, p1, p2) in [1, 3]^4, smallest first, "
+        "so the first failing size is minimal for generic values; the counterexample is that size with all entries 1. "
+        "The correction (projection-based product) is checked the same way."
     ),
-    methods=["exact", "exhaustive"],
+    methods=["symbolic", "exhaustive"],
 )
 def _def24():
-    def ok(c):
+    def semigroup(c, prod):
+        m, n, p, q, r = c
+        A, B, x = _gen(m, n, "a"), _gen(p, q, "b"), _gen(r, 1, "x")
+        return (prod(A, prod(B, x)) - prod(prod(A, B), x)).expand().is_zero_matrix
+
+    def distributive(c, prod):
         m, n, p1, p2 = c
-        A = _rand(m, n, sum(c) + 1)
-        x, y = _rand(p1, 1, sum(c) + 2), _rand(p2, 1, sum(c) + 3)
-        B = _rand(n, p1, sum(c) + 4)
-        semigroup = naive_dk(A, naive_dk(B, x)) == naive_dk(naive_dk(A, B), x)
-        distributive = naive_dk(A, naive_sta(x, y)) == naive_sta(naive_dk(A, x), naive_dk(A, y))
-        return semigroup and distributive
+        A, x, y = _gen(m, n, "a"), _gen(p1, 1, "x"), _gen(p2, 1, "y")
+        return (prod(A, naive_sta(x, y)) - naive_sta(prod(A, x), prod(A, y))).expand().is_zero_matrix
 
     def witness(c):
         m, n, p1, p2 = c
-        A = _rand(m, n, sum(c) + 1)
-        x, y = _rand(p1, 1, sum(c) + 2), _rand(p2, 1, sum(c) + 3)
-        return {"A": A, "x": x, "y": y, "A⋉(x⊕y)": naive_dk(A, naive_sta(x, y)),
-                "(A⋉x)⊕(A⋉y)": naive_sta(naive_dk(A, x), naive_dk(A, y))}
+        A, x, y = sympy.ones(m, n), sympy.ones(p1, 1), sympy.ones(p2, 1)
+        lhs, rhs = naive_dk(A, naive_sta(x, y)), naive_sta(naive_dk(A, x), naive_dk(A, y))
+        if lhs == rhs:
+            raise AssertionError("the all-ones instance does not separate the two sides")
+        return {"A": A, "x": x, "y": y, "A⋉(x⊕y)": lhs, "(A⋉x)⊕(A⋉y)": rhs}
 
-    printed = exhaustive(ok, _dims(4, 3), describe="m, n, p1, p2 in [1, 3]", witness=witness)
-    printed.method = "exact"
+    def pp(M, v):  # projection-based product A ⋉_Π B := A Π^p_n B
+        return M * naive_projection(v.rows, M.cols) * v
 
-    def corrected(c):
-        m, n, p1, p2 = c
-        A = _rand(m, n, sum(c) + 1)
-        x, y = _rand(p1, 1, sum(c) + 2), _rand(p2, 1, sum(c) + 3)
-        B = _rand(n, p1, sum(c) + 4)
-        pp = lambda M, v: M * naive_projection(v.rows, M.cols) * v  # noqa: E731
-        return (pp(A, naive_sta(x, y)) == pp(A, x) + pp(A, y)
-                and pp(A, pp(B, x)) == pp(pp(A, B), x))
+    def sym_exhaustive(pred, cases, describe, witness=None):
+        tr = exhaustive(pred, cases, describe=describe, witness=witness)
+        tr.method = "symbolic"
+        return tr
 
+    printed = all_of(
+        sym_exhaustive(lambda c: semigroup(c, naive_dk), _dims(5, 2), "(10): m, n, p, q, r in [1, 2], generic entries"),
+        sym_exhaustive(lambda c: distributive(c, naive_dk), _dims(4, 3), "(11): m, n, p1, p2 in [1, 3], generic entries",
+                       witness),
+    )
+    corrected = all_of(
+        sym_exhaustive(lambda c: semigroup(c, pp), _dims(5, 2), "(10) for A Π^p_n B: m, n, p, q, r in [1, 2]"),
+        sym_exhaustive(lambda c: distributive(c, pp), _dims(4, 3), "(11) for A Π^p_n x: m, n, p1, p2 in [1, 3]"),
+    )
     return decide(printed, correction=(
-        "the projection-based product A ⋉_Π B := A Π^p_n B = (n/t)·(A ⋉_DK B) satisfies both (10) and (11) "
-        "(with ⊕ the STA and + on R^m): A Π^t_n (x ⊗ 1 + y ⊗ 1) = A Π^{p1}_n x + A Π^{p2}_n y",
-        _exact_exhaustive(corrected, _dims(4, 3), "projection-based product, m, n, p1, p2 in [1, 3]")))
+        "the DK-STP satisfies (10) but not (11); the projection-based product A ⋉_Π B := A Π^p_n B = (n/t)·(A ⋉_DK B) "
+        "satisfies both (with ⊕ the STA): A Π^t_n (x ⊗ 1 + y ⊗ 1) = A Π^{p1}_n x + A Π^{p2}_n y",
+        corrected))
 
 
 @claim(
@@ -726,8 +779,8 @@ def _def28():
         lambda d: st.tuples(vec(d[0]), vec(d[1]), vec(d[2])))
 
     def triangle(c):
-        x, y, z = (np.array(v, dtype=float) for v in c)
-        D = _stp_mod.dist_v
+        x, y, z = (_dev(v) for v in c)
+        D = lambda a, b: float(to_numpy(_stp_mod.dist_v(a, b)))  # noqa: E731
         return D(x, z) <= D(x, y) + D(y, z) + 1e-12
 
     return decide(all_of(_exact_exhaustive(ok, _dims(2, 8), "m, n in [1, 8]"),
@@ -802,6 +855,56 @@ def _proof_coeff():
     return compare_printed(printed, recomputed, correct_formula="r/s, s = lcm(t, r)")
 
 
+@claim(
+    "cheng2025:prop2.12/proof-steps",
+    quote=(
+        "= (r/s)(I_r ⊗ 1ᵀ_{s/r})[I_m ⊗ (I_μ ⊗ 1_{s/t})](x ⊗ 1_{t/m}) = ... = (r/s)(I_r ⊗ 1ᵀ_{s/r})(x ⊗ 1_{s/m}) = ... "
+        "= (rλ/s)(I_r ⊗ 1ᵀ_{δ/r})(I_m ⊗ 1_{δ/m}) x = (r/δ)(I_r ⊗ 1ᵀ_{δ/r})(I_m ⊗ 1_{δ/m}) x = Π^m_r x  (proof of (26))"
+    ),
+    statement=(
+        "Each line of the printed chain proving (26), from the second on, written as a matrix acting on x (x ⊗ v = "
+        "(I_m ⊗ v) x) with t = lcm(m, n) = μm, s = lcm(t, r), δ = lcm(r, m), λ = s/δ, equals the line before; the "
+        "first line is taken with the coefficient r/s (its printed 1/r is the misprint recorded in "
+        "prop2.12/proof-coefficient); the chain starts at Π^t_r (x ⊗ 1_{t/m}) and ends at Π^m_r x (naive (22)). Exact, "
+        "all m, n, r in [1, 4]; (27) is the same chain with m and n exchanged, i.e. the case (n, m, r) of the same loop."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _proof_steps():
+    K, E = _kron, sympy.eye
+
+    def chain(m, n, r):
+        t = math.lcm(m, n)
+        mu, s, delta = t // m, math.lcm(t, r), math.lcm(r, m)
+        lam = s // delta
+        c = sympy.Rational(r, s)
+        head = K(E(r), _ones(s // r).T)
+        return [
+            naive_projection(t, r) * K(E(m), _ones(t // m)),
+            c * head * K(E(t), _ones(s // t)) * K(E(m), _ones(t // m)),
+            c * head * K(E(m), K(E(mu), _ones(s // t))) * K(E(m), _ones(t // m)),
+            c * head * K(E(m), K(E(mu), _ones(s // t)) * _ones(mu)),
+            c * head * K(E(m), K(_ones(mu), _ones(s // t))),
+            c * head * K(E(m), _ones(s // m)),
+            c * K(K(E(r), _ones(delta // r).T), _ones(lam).T) * K(K(E(m), _ones(delta // m)), _ones(lam)),
+            sympy.Rational(r * lam, s) * K(E(r), _ones(delta // r).T) * K(E(m), _ones(delta // m)),
+            sympy.Rational(r, delta) * K(E(r), _ones(delta // r).T) * K(E(m), _ones(delta // m)),
+            naive_projection(m, r),
+        ]
+
+    def ok(c):
+        m, n, r = c
+        L = chain(m, n, r)
+        return all(a == b for a, b in itertools.pairwise(L))
+
+    def witness(c):
+        L = chain(*c)
+        k = next(i for i, (a, b) in enumerate(itertools.pairwise(L)) if a != b)
+        return {"first unequal step": k + 1, "before": L[k], "after": L[k + 1]}
+
+    return decide(_exact_exhaustive(ok, _dims(3, 4), "m, n, r in [1, 4]", witness))
+
+
 # =============================================================================================
 # §III: the transformer formulas against the standard definitions (torch as the reference)
 # =============================================================================================
@@ -829,7 +932,7 @@ def _sdpa(Q, K, V, causal=False):
 
 
 def _close(a, b, tol=1e-12):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = np.asarray(to_numpy(a), dtype=float), np.asarray(to_numpy(b), dtype=float)
     return a.shape == b.shape and bool(np.all(np.isfinite(a))) and bool(np.allclose(a, b, rtol=tol, atol=tol))
 
 
@@ -879,8 +982,10 @@ def _eq43():
         return _softmax_np(Q @ K.T / math.sqrt(d)) @ V, _sdpa(Q, K, V)
 
     def witness(c):
+        s, n0 = c
         mine, ref = case(c, "s")
-        return {"printed (1/√s)": mine.tolist(), "standard (1/√n0)": ref.tolist()}
+        return {"Q": _rnd((s, n0), sum(c)).tolist(), "K": _rnd((s, n0), sum(c) + 1).tolist(),
+                "V": _rnd((s, n0), sum(c) + 2).tolist(), "printed (1/√s)": mine.tolist(), "standard (1/√n0)": ref.tolist()}
 
     printed = _num_exhaustive(lambda c: _close(*case(c, "s")), _dims(2, 4), "s, n0 in [1, 4]", witness)
     corrected = _num_exhaustive(lambda c: _close(*case(c, "n0")), _dims(2, 4), "s, n0 in [1, 4]")
@@ -963,7 +1068,10 @@ def _eq52():
     statement=(
         "The standard feed-forward of [18] acts on each token separately, FFN(X)_i = ReLU(X_i V_1 + b_1) V_2 + b_2, "
         "so it commutes with permutations of the tokens (rows of X). Checked: the printed (53), with β = s so the "
-        "shapes allow it, commutes with the cyclic shift of the rows, exactly on integer data for s, n0, α in [1, 3]; "
+        "shapes allow it and the biases read as shared by all tokens (αB_1 = 1_α b_1ᵀ, βB_2 = 1_s b_2ᵀ, the reading "
+        "most favourable to the paper: only the weights W_1 ∈ M_{α×s}, W_2 ∈ M_{s×α} can then break it), commutes with "
+        "the cyclic shift of the rows, exactly, for all s, n0, α in [1, 3] (s = 1 is equivariant for all values, P = I), on "
+        "X = (1, 2, ...) row by row, W_1 = [1 0 ... 0] in every row, W_2 = e_1 1ᵀ_α, b = 0; "
         "the correction is compared with torch Linear-ReLU-Linear."
     ),
     methods=["exact", "exhaustive", "numeric"],
@@ -972,19 +1080,29 @@ def _eq53():
     torch = _torch()
     relu = lambda a: np.maximum(a, 0)  # noqa: E731
 
-    def printed_ok(c):
+    def data(c):  # every hidden unit reads token 1 and only token 1 is written: X positive, biases 0
         s, n0, al = c
-        X, W1, W2 = _rnd((s, n0), sum(c)), _rnd((al, s), sum(c) + 1), _rnd((s, al), sum(c) + 2)
-        B1, B2 = _rnd((al, n0), sum(c) + 3), _rnd((s, n0), sum(c) + 4)
-        f = lambda Z: W2 @ relu(W1 @ Z + B1) + B2  # noqa: E731
-        P = np.roll(np.eye(s, dtype=np.int64), 1, axis=0)
-        return np.array_equal(f(P @ X), P @ f(X))
+        X = np.arange(1, s * n0 + 1, dtype=np.int64).reshape(s, n0)
+        W1 = np.zeros((al, s), dtype=np.int64)
+        W1[:, 0] = 1
+        W2 = np.zeros((s, al), dtype=np.int64)
+        W2[0, :] = 1
+        return X, W1, W2, np.zeros(n0, dtype=np.int64), np.zeros(n0, dtype=np.int64)
+
+    def printed_f(Z, W1, W2, b1, b2):  # biases shared by the tokens, as in [18] (the reading most favourable to (53))
+        return W2 @ relu(W1 @ Z + np.ones((W1.shape[0], 1), dtype=np.int64) * b1) + np.ones((W2.shape[0], 1), dtype=np.int64) * b2
+
+    def printed_ok(c):
+        X, W1, W2, b1, b2 = data(c)
+        P = np.roll(np.eye(c[0], dtype=np.int64), 1, axis=0)
+        return np.array_equal(printed_f(P @ X, W1, W2, b1, b2), P @ printed_f(X, W1, W2, b1, b2))
 
     def witness(c):
-        s, n0, al = c
-        return {"X": _rnd((s, n0), sum(c)).tolist(), "W1": _rnd((al, s), sum(c) + 1).tolist(),
-                "W2": _rnd((s, al), sum(c) + 2).tolist(), "B1": _rnd((al, n0), sum(c) + 3).tolist(),
-                "B2": _rnd((s, n0), sum(c) + 4).tolist()}
+        X, W1, W2, b1, b2 = data(c)
+        P = np.roll(np.eye(c[0], dtype=np.int64), 1, axis=0)
+        return {"X": X.tolist(), "W1": W1.tolist(), "W2": W2.tolist(), "b1": b1.tolist(), "b2": b2.tolist(),
+                "P (cyclic row shift)": P.tolist(), "FFN(PX)": printed_f(P @ X, W1, W2, b1, b2).tolist(),
+                "P FFN(X)": (P @ printed_f(X, W1, W2, b1, b2)).tolist()}
 
     printed = _exact_exhaustive(printed_ok, _dims(3, 3), "s, n0, α in [1, 3]", witness)
 
@@ -1291,11 +1409,17 @@ def _P(text: str) -> sympy.Expr:
     return sympy.expand(sympy.sympify(text))
 
 
+# Example 4.15: X as printed (x^i_j written x{i}_{j}; the paper prints z^2_2 for the (2, 2) entry) and V_X of Step 1
+_EX415_X = [["x1_1", "x1_2"], ["x2_1", "z2_2", "x2_3"]]
+_EX415_VX = ["x1_1", "x1_2", "x2_1", "x2_2", "x2_3"]
 # Example 4.15, Step 1: T_X̃ = diag(Π^2_3, I_3) as printed (6 x 5)
 _EX415_TX = [[1, 0, 0, 0, 0], ["1/2", "1/2", 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]]
 # Step 2: V_Ξ = (W ⊗ I_3) V_X̃ as printed
 _EX415_VXI = ["w11*x1_1 + w12*x2_1", "w11*(x1_1 + x1_2)/2 + w12*x2_2", "w11*x1_2 + w12*x2_3",
               "w21*x1_1 + w22*x2_1", "w21*(x1_1 + x1_2)/2 + w22*x2_2", "w21*x1_2 + w22*x2_3"]
+# Step 2: W ⊗ I_3 as printed (6 x 6)
+_EX415_WI3 = [["w11", 0, 0, "w12", 0, 0], [0, "w11", 0, 0, "w12", 0], [0, 0, "w11", 0, 0, "w12"],
+              ["w21", 0, 0, "w22", 0, 0], [0, "w21", 0, 0, "w22", 0], [0, 0, "w21", 0, 0, "w22"]]
 # Step 3: T_Ξ = diag(Π^3_2, I_3) as printed (5 x 6)
 _EX415_TXI = [["2/3", "1/3", 0, 0, 0, 0], [0, "1/3", "2/3", 0, 0, 0], [0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 1, 0], [0, 0, 0, 0, 0, 1]]
 # q^1_1, q^1_2, q^2_1, q^2_2, q^2_3 as printed (the printed x_2^1 in q^1_1 is x1_2 here)
@@ -1329,8 +1453,7 @@ def _ex415():
             recomputed[f"T_X̃[{i + 1},{j + 1}]"] = TX[i, j]
     for i in range(6):
         for j in range(6):
-            bi, bj = i // 3, j // 3
-            printed[f"W⊗I_3[{i + 1},{j + 1}]"] = _W2[bi, bj] if i % 3 == j % 3 else sympy.Integer(0)
+            printed[f"W⊗I_3[{i + 1},{j + 1}]"] = sympy.sympify(_EX415_WI3[i][j])
             recomputed[f"W⊗I_3[{i + 1},{j + 1}]"] = K[i, j]
     for i in range(6):
         printed[f"V_Ξ[{i + 1}]"] = _P(_EX415_VXI[i])
@@ -1339,6 +1462,10 @@ def _ex415():
         for j in range(6):
             printed[f"T_Ξ[{i + 1},{j + 1}]"] = sympy.Rational(sympy.sympify(_EX415_TXI[i][j]))
             recomputed[f"T_Ξ[{i + 1},{j + 1}]"] = TXi[i, j]
+    # the printed X (pseudo-matrix) against V_X = (x^1_1, x^1_2, x^2_1, x^2_2, x^2_3)ᵀ printed in Step 1 (eq. 56)
+    for k, (p_sym, v_sym) in enumerate(zip([e for row in _EX415_X for e in row], _EX415_VX)):
+        printed[f"X entry {k + 1} (row by row) vs V_X[{k + 1}]"] = p_sym
+        recomputed[f"X entry {k + 1} (row by row) vs V_X[{k + 1}]"] = v_sym
     names = ["q^1_1", "q^1_2", "q^2_1", "q^2_2", "q^2_3"]
     for i, nm in enumerate(names):
         printed[f"{nm} (and V_W⋄X[{i + 1}])"] = _P(_EX415_Q[i])
@@ -1410,7 +1537,9 @@ _EX53_ETA = [  # q^3 = (1/30) η x^3
         "Π^3_6, Π^4_6, Π^5_6, X̃, q̃^k_i, Π^6_3, Π^6_4, Π^6_5 and the coefficient matrices μ, λ, η"
     ),
     statement=(
-        "Every printed entry (15 zero-padding outputs, 3 Π^n_6 matrices, Π^4_6 x^2 and Π^5_6 x^3, the 4×6 X̃, q̃^k_i for "
+        "Every printed entry (15 zero-padding outputs, 3 Π^n_6 matrices and their printed Kronecker factor forms "
+        "(coefficient n/t and the sizes of the 1-vectors), Π^4_6 x^2 and the vector printed as Π^4_6(x^3) (its label's "
+        "source dimension against dim x^3 = 5), the 4×6 X̃, q̃^k_i for "
         "k = 1..4 and i = 1..6, Π^6_3, Π^6_4, Π^6_5, and the 9 + 16 + 25 entries of μ, λ, η) recomputed exactly: Π from "
         "the naive formula (22), the zero-padded Q by (85)-(87), X̃ by (88)-(89), q̃ = W^q x̃ (as the example computes, "
         "Q̃ᵀ = W^q X̃ᵀ), q^k = Π^6_{n_k} q̃^k; μ = 2·[∂q^1/∂x^1], λ = 3·[∂q^2/∂x^2], η = 30·[∂q^3/∂x^3]. Compared as "
@@ -1442,6 +1571,13 @@ def _ex53():
     for i in range(6):
         put(f"Π^4_6(x^2)[{i + 1}]", _P(_EX53_PX2[i]), (naive_projection(4, 6) * xs[1])[i])
         put(f"Π^5_6(x^3)[{i + 1}] (printed label Π^4_6(x^3))", _P(_EX53_PX3[i]), (naive_projection(5, 6) * xs[2])[i])
+    put("source dimension in the printed label Π^?_6(x^3)", 4, sympy.Integer(xs[2].rows))
+    # printed factor forms Π^4_6 = (6/12)(I_6 ⊗ 1ᵀ_2)(I_4 ⊗ 1_3), Π^5_6 = (6/30)(I_6 ⊗ 1ᵀ_5)(I_5 ⊗ 1_6), Π^3_6 = I_6(I_3 ⊗ 1_2)
+    for m, coeff, left, right in ((3, 1, 1, 2), (4, sympy.Rational(6, 12), 2, 3), (5, sympy.Rational(6, 30), 5, 6)):
+        t = math.lcm(m, 6)
+        put(f"Π^{m}_6 factor form: coefficient", coeff, sympy.Rational(6, t))
+        put(f"Π^{m}_6 factor form: size of 1ᵀ in I_6 ⊗ 1ᵀ", left, sympy.Integer(t // 6))
+        put(f"Π^{m}_6 factor form: size of 1 in I_{m} ⊗ 1", right, sympy.Integer(t // m))
     Xt = sympy.Matrix([list((naive_projection(x.rows, 6) * x).T) for x in xs])
     for k in range(4):
         for j in range(6):
@@ -1487,14 +1623,23 @@ def _ex53():
     "cheng2025:rem5.4/i",
     quote="(i) No additional junk information caused by padded zero [with projection-padding]",
     statement=(
-        "Read as: project-padding to n0 ≥ n_i loses nothing — Π^{n_i}_{n0} is injective (rank n_i), exact, all "
-        "1 ≤ n_i ≤ n0 ≤ 10."
+        "Read as: every entry of the project-padded x̃ = Π^{n_i}_{n0} x is an average of entries of x (rows of "
+        "Π^{n_i}_{n0} nonnegative, summing to 1 — no constant padded entry, where zero-padding has n0 − n_i constant "
+        "zeros, recorded in evidence for Example 5.3), and nothing is lost (Π^{n_i}_{n0} injective, rank n_i); exact, "
+        "all 1 ≤ n_i ≤ n0 ≤ 10. (Whether the padding mask can be dropped in training is empirical, not checked.)"
     ),
     methods=["exact", "exhaustive"],
 )
 def _rem54i():
     cases = [(n, d) for d in range(1, 11) for n in range(1, d + 1)]
-    return decide(_exact_exhaustive(lambda c: naive_projection(c[0], c[1]).rank() == c[0], cases, "1 <= n <= n0 <= 10"))
+
+    def ok(c):
+        P = naive_projection(*c)
+        rows_are_averages = all(all(v >= 0 for v in P.row(i)) and sum(P.row(i)) == 1 for i in range(P.rows))
+        return rows_are_averages and P.rank() == c[0]
+
+    zero_rows = {f"n = {n}, n0 = {d}": d - n for n, d in ((3, 6), (4, 6), (5, 6))}
+    return decide(_exact_exhaustive(ok, cases, "1 <= n <= n0 <= 10"), zero_padding_constant_entries=zero_rows)
 
 
 @claim(
@@ -1530,10 +1675,10 @@ def _rem54ii():
 def _rem54iii():
     def ok(dims):
         rng = np.random.default_rng(sum(dims))
-        X = [rng.standard_normal(n) for n in dims]
+        X = [_dev(rng.standard_normal(n)) for n in dims]
         s, d = len(dims), max(dims) + 1
-        a = _hyper.diamond(rng.standard_normal((s, s)), X).dims
-        b = _hyper.project_padding_linear(rng.standard_normal((d, d)), X, dims).dims
+        a = _hyper.diamond(_dev(rng.standard_normal((s, s))), X).dims
+        b = _hyper.project_padding_linear(_dev(rng.standard_normal((d, d))), X, dims).dims
         return a == b == tuple(dims)
 
     return decide(_num_exhaustive(ok, _hv_cases(3, 4), "dims of length <= 3, n_i <= 4"))
@@ -1618,34 +1763,93 @@ def _rem55():
         G = _hyper.hv_inner(hq, hk)
         exact = (Gw - Q * K.T / sympy.sqrt(n)).applyfunc(sympy.simplify).is_zero_matrix and G == Q * K.T / n
         Qf, Kf = np.array(Q.tolist(), dtype=float), np.array(K.tolist(), dtype=float)
-        A = _hyper.attention_scores([q for q in Qf], [k for k in Kf])
+        A = _hyper.attention_scores([_dev(q) for q in Qf], [_dev(k) for k in Kf])
         return exact and _close(A, _sdpa(Qf, Kf, np.eye(s)))
 
     return decide(_exact_exhaustive(ok, _dims(2, 4), "s, n in [1, 4]"))
+
+
+def _np_proj(m: int, n: int) -> np.ndarray:
+    """Eq. (22) in float64 with np.kron (independent of isomat)."""
+    t = math.lcm(m, n)
+    return n / t * np.kron(np.eye(n), np.ones((1, t // n))) @ np.kron(np.eye(m), np.ones((t // m, 1)))
+
+
+def _np_inner_v(x, y) -> float:
+    """Eq. (17) in float64."""
+    m, n = len(x), len(y)
+    t = math.lcm(m, n)
+    return float(np.kron(x, np.ones(t // m)) @ np.kron(y, np.ones(t // n))) / t
+
+
+def _np_att97(Q, K, V):
+    """Eq. (97) from its printed parts: A = softmax(Q ⊙_w K) (67)-(69), 93; (A ⊗ 1ᵀ_{t/q}) ⋄ (1_{t/r} ⊗ V) by the three
+    steps of Def. 4.13, step 3 projecting row i to dim q^i (the reading that gives p output vectors)."""
+    G = np.array([[_np_inner_v(x, y) * math.sqrt(math.lcm(len(x), len(y))) for y in K] for x in Q])
+    A = _softmax_np(G)
+    q, r = len(K), len(V)
+    t = math.lcm(q, r)
+    Abig = np.kron(A, np.ones((1, t // q)))
+    Vbig = [V[i % r] for i in range(t)]
+    n0 = max(len(v) for v in Vbig)
+    Xt = np.stack([_np_proj(len(v), n0) @ v for v in Vbig])
+    Xi = Abig @ Xt
+    return [_np_proj(n0, len(Q[i])) @ Xi[i] for i in range(len(Q))]
 
 
 @claim(
     "cheng2025:rem5.6",
     quote="Attention(Q, K, V) := (A ⊗ 1ᵀ_{t/q}) ⋄ (1_{t/r} ⊗ V),  t = lcm(q, r)   (97) — the most general case of (96)",
     statement=(
-        "(97) generalizes (96): when q = r (K and V have the same number of vectors) isomat's df_attention_general "
-        "equals df_attention (A ⋄ V), float64 tol 1e-12, for ragged Q, K, V with s ≤ 3 vectors of sizes ≤ 3. "
-        "(Evidence also records that for q ≠ r the rows of A ⊗ 1ᵀ_{t/q} sum to t/q, so (97) scales a constant V by t/q.)"
+        "(97) built naively in float64 from its printed parts (⟨·,·⟩_V of (17) with np.kron, ⊙_w of (69), row softmax, "
+        "A ⊗ 1ᵀ_{t/q} with np.kron, 1_{t/r} ⊗ V as t/r copies of V, the three steps of Def. 4.13 with Π of (22), step 3 "
+        "to the dims of Q): for q = r it equals (96) A ⋄ V built the same way (so (97) generalizes (96)), and isomat's "
+        "df_attention_general (run in the float field) equals it for every p, q, r in [1, 3] with ragged vector sizes "
+        "in [1, 3]; float64 tol 1e-12. (Evidence also records that for q ≠ r the rows of A ⊗ 1ᵀ_{t/q} sum to t/q, so "
+        "(97) scales a constant V by t/q.)"
     ),
     methods=["numeric", "exhaustive"],
 )
 def _rem56():
-    def ok(dims):
-        Q, K, V = _float_hv(dims, 1), _float_hv(dims[::-1], 2), _float_hv(dims, 3)
-        a = _hyper.df_attention_general(Q, K, V)
-        b = _hyper.df_attention(Q, K, V)
-        return all(_close(x, y) for x, y in zip(a.values(), b.values()))
+    def hv(k, seed, offset):
+        rng = np.random.default_rng(seed)
+        return [rng.standard_normal(1 + (i + offset) % 3) for i in range(k)]
 
+    def att96(Q, K, V):  # (96): A ⋄ V, Def. 4.13 steps, outputs of V's own sizes
+        G = np.array([[_np_inner_v(x, y) * math.sqrt(math.lcm(len(x), len(y))) for y in K] for x in Q])
+        A = _softmax_np(G)
+        n0 = max(len(v) for v in V)
+        Xi = A @ np.stack([_np_proj(len(v), n0) @ v for v in V])
+        return [_np_proj(n0, len(V[i])) @ Xi[i] for i in range(len(V))]
+
+    def ok(c):
+        p, q, r = c
+        Q, K, V = hv(p, sum(c), 0), hv(q, sum(c) + 1, 1), hv(r, sum(c) + 2, 2)
+        ref = _np_att97(Q, K, V)
+        iso = _hyper.df_attention_general([_dev(v) for v in Q], [_dev(v) for v in K], [_dev(v) for v in V])
+        same = len(iso.values()) == len(ref) and all(_close(to_numpy(a), b) for a, b in zip(iso.values(), ref))
+        if p == q == r:  # (96) needs a square A and V with as many vectors as Q; take Q's sizes = V's sizes
+            Qv = [np.resize(Q[i], len(V[i])) for i in range(p)]
+            same = same and all(_close(a, b) for a, b in zip(_np_att97(Qv, K, V), att96(Qv, K, V)))
+        return same
+
+    def ignores_scores(c):  # gcd(q, r) = 1: every key block of A ⊗ 1ᵀ_r meets every copy of V once
+        p, q, r = c
+        Q, K, V = hv(p, sum(c), 0), hv(q, sum(c) + 1, 1), hv(r, sum(c) + 2, 2)
+        n0 = max(len(v) for v in V)
+        total = sum(_np_proj(len(v), n0) @ v for v in V)
+        return all(_close(a, _np_proj(n0, len(Q[i])) @ total) for i, a in enumerate(_np_att97(Q, K, V)))
+
+    coprime = _num_exhaustive(ignores_scores, [c for c in _dims(3, 3) if math.gcd(c[1], c[2]) == 1],
+                              "p, q, r in [1, 3] with gcd(q, r) = 1")
     # evidence: constant V with q = 1, r = 2 -> scaled by t/q = 2
-    Vc = [np.ones(2), np.ones(2)]
-    scaled = _hyper.df_attention_general([np.ones(2)], [np.ones(2)], Vc)
-    return decide(_num_exhaustive(ok, _hv_cases(3, 3), "dims of length <= 3, n_i <= 3"),
-                  constant_v_q1_r2_output=[float(v) for v in scaled.values()[0]])
+    scaled = _hyper.df_attention_general([_dev(np.ones(2))], [_dev(np.ones(2))], [_dev(np.ones(2)), _dev(np.ones(2))])
+    return decide(_num_exhaustive(ok, _dims(3, 3), "p, q, r in [1, 3] vectors; sizes 1 + (i + k) mod 3"),
+                  constant_v_q1_r2_output=[float(v) for v in to_numpy(scaled.values()[0])],
+                  note_gcd_q_r_1_output_independent_of_q_and_k={
+                      "statement": "when gcd(q, r) = 1, (97) gives ξ^i = Π^{n0}_{dim q^i} Σ_k Π^{b_k}_{n0} v^k for every Q, K "
+                                   "(the scores A drop out, rows of A summing to 1)",
+                      "ok": coprime.ok, "tested": coprime.evidence.get("tested")})
 
 
 @claim(
@@ -1654,7 +1858,9 @@ def _rem56():
     statement=(
         "The vector ξ̃^i that step 3 projects is row i of (A ⊗ 1ᵀ_{t/q}) X̃ with X̃ ∈ M_{t×n0}: its dimension must be the "
         "source dimension (t/d)·n0 of (98). The paper leaves d undefined; read as the nominal dimension d = n0 of "
-        "(83)-(85) the source dimension is t. Checked against the dimension isomat computes, for q, r ≤ 3 and n0 ≤ 3."
+        "(83)-(85) the source dimension is t. Checked against the dimension isomat computes, for q, r ≤ 3 and n0 ≤ 3; "
+        "the readings d = q and d = r are checked too and recorded in evidence (both fail as well: (t/d)·n0 = n0 only "
+        "when t = d)."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -1668,16 +1874,23 @@ def _eq98():
         Xt = np.asarray(_hyper.project_pad([V[i % r] for i in range(t)]))
         return (np.repeat(np.ones((1, q)), t // q, axis=1) @ Xt).shape[1]
 
-    def printed_ok(c):
+    def printed_ok(c):  # d = n0: (t/d)·n0 = t
         q, r, n0 = c
-        t = math.lcm(q, r)
-        return row_dim(c) == (t // n0) * n0 if t % n0 == 0 else False
+        return row_dim(c) == math.lcm(q, r)
 
     def witness(c):
         q, r, n0 = c
         return {"t": math.lcm(q, r), "dimension of ξ̃^i": row_dim(c), "(t/d)·n0 with d = n0": math.lcm(q, r)}
 
+    def reading(d_of, name):  # the other values d could stand for; recorded, the verdict does not depend on them
+        tr = _exact_exhaustive(lambda c: row_dim(c) == math.lcm(c[0], c[1]) * c[2] // d_of(c)
+                               if (math.lcm(c[0], c[1]) * c[2]) % d_of(c) == 0 else False, cases, f"d = {name}",
+                               lambda c: {"(t/d)·n0": str(sympy.Rational(math.lcm(c[0], c[1]) * c[2], d_of(c))),
+                                          "dimension of ξ̃^i": row_dim(c)})
+        return {"ok": tr.ok, "counterexample": tr.counterexample}
+
     return decide(_exact_exhaustive(printed_ok, cases, "q, r, n0 in [1, 3]", witness),
+                  other_readings_of_d={"d = q": reading(lambda c: c[0], "q"), "d = r": reading(lambda c: c[1], "r")},
                   correction=("ξ^i := Π^{n0}_{n_i} ξ̃^i — (73) unchanged: the rows of (A ⊗ 1ᵀ_{t/q}) X̃ have n0 entries",
                               _exact_exhaustive(lambda c: row_dim(c) == c[2], cases, "q, r, n0 in [1, 3]")))
 
@@ -1759,12 +1972,18 @@ def _eq107():
     def ok(c, printed):
         X, Wq, Wk, Wv = _sec6_data(c)
         steps = _sigma(X, Wq, Wk, Wv)
-        if not _close(np.asarray(_hyper.assembled_attention(X, Wq, Wk, Wv)), steps):
+        if not _close(_hyper.assembled_attention(_dev(X), _dev(Wq), _dev(Wk), _dev(Wv)), steps):
             return False
         S = X @ Wq.T @ Wk @ X.T @ X @ Wv.T
         return _close(_softmax_np(S if printed else S / math.sqrt(X.shape[1])), steps)
 
-    return decide(_num_exhaustive(lambda c: ok(c, True), _dims(2, 3), "s, n in [1, 3]"),
+    def witness(c):
+        X, Wq, Wk, Wv = _sec6_data(c)
+        S = X @ Wq.T @ Wk @ X.T @ X @ Wv.T
+        return {"X": X.tolist(), "W^q": Wq.tolist(), "W^k": Wk.tolist(), "W^v": Wv.tolist(),
+                "(107) as printed": _softmax_np(S).tolist(), "steps 1-3": _sigma(X, Wq, Wk, Wv).tolist()}
+
+    return decide(_num_exhaustive(lambda c: ok(c, True), _dims(2, 3), "s, n in [1, 3]", witness),
                   correction=("V' = softmax[X (W^q)ᵀ W^k Xᵀ X (W^v)ᵀ / √n]",
                               _num_exhaustive(lambda c: ok(c, False), _dims(2, 3), "s, n in [1, 3]")))
 
@@ -1851,8 +2070,9 @@ def _sec6ii_std():
     "cheng2025:sec6/vs-standard",
     quote="§VI: Attention(Q, K, V) = (QKᵀ/√n) V;  V' = softmax(Attention(Q, K, V)) — 'a (self-)attention'",
     statement=(
-        "Whether the black box Σ of §VI (softmax after the product with V) is the scaled dot-product attention of "
-        "(40)-(41) / [18], softmax(QKᵀ/√n) V (torch SDPA): s, n in [1, 3], float64 tol 1e-12."
+        "Whether the black box Σ of §VI (softmax after the product with V), which §VI calls a (self-)attention, is the "
+        "scaled dot-product attention of (40)-(41) / [18], softmax(QKᵀ/√n) V (torch SDPA): s, n in [1, 3], float64 "
+        "tol 1e-12. Correction: softmax before the product with V, as (40)-(41) print it."
     ),
     methods=["numeric", "exhaustive"],
 )
@@ -1867,8 +2087,16 @@ def _sec6_vs():
         return {"X": X.tolist(), "W^q": Wq.tolist(), "W^k": Wk.tolist(), "W^v": Wv.tolist(),
                 "Σ (§VI)": _sigma(X, Wq, Wk, Wv).tolist(), "softmax(QKᵀ/√n)V": _standard(X, Wq, Wk, Wv).tolist()}
 
+    def corrected(c):  # numpy softmax(QKᵀ/√n) V against torch SDPA (independent implementations)
+        X, Wq, Wk, Wv = data(c)
+        Q, K, V = X @ Wq.T, X @ Wk.T, X @ Wv.T
+        return _close(_softmax_np(Q @ K.T / math.sqrt(X.shape[1])) @ V, _standard(X, Wq, Wk, Wv))
+
     return decide(_num_exhaustive(lambda c: _close(_sigma(*data(c)), _standard(*data(c))),
-                                  _dims(2, 3), "s, n in [1, 3]; s = n = 1 with X = W^q = W^k = 1, W^v = 2", witness))
+                                  _dims(2, 3), "s, n in [1, 3]; s = n = 1 with X = W^q = W^k = 1, W^v = 2", witness),
+                  correction=(("Step 2-3 as in (40)-(41): A = softmax(QKᵀ/√n), V' = Attention(Q, K, V) = A V "
+                               "(softmax on the scores, before the product with V)"),
+                              _num_exhaustive(corrected, _dims(2, 3), "s, n in [1, 3], vs torch SDPA")))
 
 
 # =============================================================================================
