@@ -26,6 +26,7 @@ of SymPy expressions (exact, symbolic angles allowed) through the same vectorize
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -750,7 +751,7 @@ class SPMKernel:
         self.Y = np.empty((B, n), dt)
         self.GX = np.empty((B, n), dt)
         bounds = np.linspace(0, B, self.threads + 1).astype(int)
-        self.parts = [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+        self.parts = [(int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds) if hi > lo]
         self.scratch = [(np.empty(2 * b * n, dt), np.empty(2 * b * n, dt), np.empty(b * n, dt)) for _ in self.parts]
         self._pool = None
 
