@@ -1,23 +1,31 @@
 """STP, DK-STP and the projection Π against the naive Kronecker formulas of cheng2025 (CPU).
 
-In the same run, for dimension pairs with lcm(n, p) >= 2000 (coprime, divisible and general):
+Operands (stated, not tuned): ``A`` is m×n and ``B`` is p×q with m = q = 64 (``--width``), a
+realistic layer width, for all of ``stp`` and ``dk_stp``; the projection maps R^n -> R^p. Dimension
+pairs (n, p), all with lcm(n, p) >= 2000: coprime balanced (40, 53), (60, 61); a shared factor
+(96, 100); divisible (50, 2000), (2000, 50); coprime skewed (7, 300), (300, 7). In the same run:
 
 * ``isomat.algebra.stp(A, B)`` vs ``np.kron(A, I_{t/n}) @ np.kron(B, I_{t/p})`` (eq. 12),
 * ``isomat.algebra.dk_stp(A, B)`` vs ``np.kron(A, 1ᵀ_{t/n}) @ np.kron(B, 1_{t/p})`` (eq. 13),
-* ``isomat.algebra.projection(m, n)`` (sparse, n + m - gcd entries) and the matrix-free
-  ``project(x, n)`` vs ``(n/t) (I_n ⊗ 1ᵀ_{t/n}) (I_m ⊗ 1_{t/m})`` built densely (eq. 22),
+* ``isomat.algebra.projection(n, p)`` (sparse, n + p - gcd entries) and the matrix-free
+  ``project(x, p)`` vs ``(p/t) (I_p ⊗ 1ᵀ_{t/p}) (I_n ⊗ 1_{t/n})`` built densely (eq. 22) (times x
+  for the matrix-free comparison),
 
-medians over repeats, the ratio naive / isomat (target: >= 100x when lcm >= 2000), then for each
-method the largest lcm it handles within 1 second (coprime pairs (k, k + 1), k doubling) and the
-peak memory of that run (tracemalloc). Other jobs may share the cores: timings are noisy.
+medians over >= 5 repeats (isomat and naive timed alternately, so both see the same load), every
+ratio naive / isomat, and per shape and method whether the target (>= 100x when lcm >= 2000) is
+met. Then, for each method, the largest lcm it handles within 1 second (coprime pairs (k, k + 1),
+k growing by about sqrt 2) and the peak memory of that run (tracemalloc). Other jobs may share the
+cores: timings are noisy, and the load average is printed at the start and the end.
 
-Run: ``python3 benchmarks/stp.py [--quick] [--json PATH]``.
+Run: ``python3 benchmarks/stp.py [--quick] [--json PATH] [--width W] [--repeat R]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
+import statistics
 import sys
 import time
 import tracemalloc
@@ -95,55 +103,120 @@ def methods(m: int, q: int, rng):
     }
 
 
+SHAPES = [
+    ("coprime, balanced", 40, 53),
+    ("coprime, balanced", 60, 61),
+    ("shared factor 4", 96, 100),
+    ("divisible, p = 40 n", 50, 2000),
+    ("divisible, n = 40 p", 2000, 50),
+    ("coprime, skewed", 7, 300),
+    ("coprime, skewed", 300, 7),
+]
+
+
+def _load() -> str:
+    try:
+        a, b, c = os.getloadavg()
+        return f"load average {a:.2f} {b:.2f} {c:.2f}"
+    except OSError:
+        return "load average n/a"
+
+
+def _machine_line() -> str:
+    import platform
+
+    import scipy
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (f"machine: {cpu} | {os.cpu_count()} logical CPUs | Python {platform.python_version()} | "
+            f"numpy {np.__version__} | scipy {scipy.__version__}")
+
+
+def _alternate(f_iso, f_nv, repeats: int) -> tuple[float, float]:
+    """Medians of isomat and naive, timed alternately (one warm-up of the isomat side)."""
+    f_iso()
+    ti, tn = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        f_iso()
+        ti.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        f_nv()
+        tn.append(time.perf_counter() - t0)
+    return statistics.median(ti), statistics.median(tn)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", default=None)
-    ap.add_argument("--repeat", type=int, default=None)
-    ap.add_argument("--m", type=int, default=8, help="rows of A")
-    ap.add_argument("--q", type=int, default=8, help="columns of B")
-    ap.add_argument("--m-dk", type=int, default=64, help="rows of A and columns of B for dk_stp")
+    ap.add_argument("--repeat", type=int, default=None, help="repeats per timing (default 5; --quick 3)")
+    ap.add_argument("--width", type=int, default=64, help="m = rows of A = q = columns of B")
     args = ap.parse_args()
-    repeats = args.repeat or (3 if args.quick else 7)
-    m, q = args.m, args.q
+    repeats = args.repeat or (3 if args.quick else 5)
+    m = q = args.width
     rng = np.random.default_rng(0)
     M = methods(m, q, rng)
-    pairs = [(40, 53), (96, 100), (50, 2000), (7, 2003), (90, 91)] if not args.quick else [(40, 53), (7, 2003)]
-    Mdk = methods(args.m_dk, args.m_dk, rng)  # DK-STP: larger A, B so the naive product is not all overhead
-    figures, ratios, notes = [], [], []
-    print(f"stp: A is {m}×n, B is p×{q}; dk_stp: A is {args.m_dk}×n, B is p×{args.m_dk}; medians over {repeats} runs")
-    print("other jobs may share the cores, so timings are noisy; naive runs estimated over 1 GiB are skipped")
-    for n, p in pairs:
+    shapes = SHAPES if not args.quick else [SHAPES[0], SHAPES[3]]
+    figures, ratios, notes, verdicts = [], [], [], []
+    print(_machine_line())
+    print(f"start: {_load()}  (other jobs may share the cores; timings are noisy)")
+    print(f"A is {m}×n, B is p×{q} for stp and dk_stp; medians over {repeats} repeats, isomat and naive alternated;")
+    print("naive runs estimated over 2 GiB are not run (reported, not hidden)")
+    for kind, n, p in shapes:
         t = math.lcm(n, p)
-        print(f"\n(n, p) = ({n}, {p}), lcm = {t}, gcd = {math.gcd(n, p)}")
-        for base, nv, table, mm in (("stp", "stp naive", M, m), ("dk_stp", "dk_stp naive", Mdk, args.m_dk),
-                                    ("projection", "projection naive", M, None),
-                                    ("project (matrix-free)", "projection naive", M, None)):
-            need = table[nv][1](n, p)
-            f_iso = figure(f"{base} (n={n}, p={p})", time_median(table[base][0](n, p), repeats=repeats)[0], "s",
-                           repeats=repeats, n=n, p=p, lcm=t, m=mm, q=mm)
-            figures.append(f_iso)
-            if need > 2**30:
-                print(f"  {base:22s} isomat {f_iso['value'] * 1e3:9.3f} ms   naive skipped (needs ~{need / 2**30:.1f} GiB)")
-                notes.append(f"{nv} at (n, p) = ({n}, {p}) skipped: needs ~{need / 2**30:.1f} GiB")
+        print(f"\n(n, p) = ({n}, {p}) [{kind}], lcm = {t}, gcd = {math.gcd(n, p)}")
+        for base, nv in (("stp", "stp naive"), ("dk_stp", "dk_stp naive"), ("projection", "projection naive"),
+                         ("project (matrix-free)", "projection naive")):
+            need = M[nv][1](n, p)
+            f_iso = M[base][0](n, p)
+            if need > 2 * 2**30:
+                ti = time_median(f_iso, repeats=repeats)[0]
+                print(f"  {base:22s} isomat {ti * 1e3:10.3f} ms   naive NOT RUN (needs ~{need / 2**30:.1f} GiB)  "
+                      f"-> target not measured")
+                notes.append(f"{nv} at (n, p) = ({n}, {p}) not run: needs ~{need / 2**30:.1f} GiB")
+                verdicts.append((base, n, p, t, None))
                 continue
-            f_nv = figure(f"{nv} (n={n}, p={p})", time_median(table[nv][0](n, p), repeats=repeats)[0], "s",
-                          repeats=repeats, n=n, p=p, lcm=t, m=mm, q=mm)
-            r = ratio(f"{base}: naive / isomat (n={n}, p={p}, lcm {t})", f_nv, f_iso)
-            figures.append(f_nv)
+            f_nv = M[nv][0](n, p)
+            if base == "project (matrix-free)":
+                x = rng.standard_normal(n)
+                f_nv = (lambda P=f_nv, x=x: P() @ x)
+            ti, tn = _alternate(f_iso, f_nv, repeats)
+            fi = figure(f"{base} (n={n}, p={p})", ti, "s", repeats=repeats, n=n, p=p, lcm=t, m=m, q=q)
+            fn_ = figure(f"{nv} (n={n}, p={p}) [vs {base}]", tn, "s", repeats=repeats, n=n, p=p, lcm=t, m=m, q=q)
+            r = ratio(f"{base}: naive / isomat (n={n}, p={p}, lcm {t})", fn_, fi)
+            figures += [fi, fn_]
             ratios.append(r)
-            flag = "meets" if r["value"] >= 100 else "MISSES"
-            print(f"  {base:22s} isomat {f_iso['value'] * 1e3:9.3f} ms   naive {f_nv['value'] * 1e3:9.3f} ms   "
-                  f"ratio {r['value']:9.1f}x  ({flag} the 100x target)")
+            ok = r["value"] >= 100
+            verdicts.append((base, n, p, t, ok))
+            print(f"  {base:22s} isomat {ti * 1e3:10.3f} ms   naive {tn * 1e3:10.3f} ms   ratio {r['value']:9.1f}x  "
+                  f"-> 100x target {'MET' if ok else 'NOT MET'}")
 
-    print("\nlargest lcm handled within 1 s (coprime (k, k+1), k doubling; memory guard 3 GiB):")
-    ks = [2**j for j in range(3, 26 if not args.quick else 14)]
+    print("\nsummary of the 100x target (lcm >= 2000), per method over the shapes above:")
+    for base in ("stp", "dk_stp", "projection", "project (matrix-free)"):
+        vs = [v for v in verdicts if v[0] == base]
+        met = [f"({n},{p})" for _, n, p, _, ok in vs if ok]
+        miss = [f"({n},{p})" for _, n, p, _, ok in vs if ok is False]
+        nm = [f"({n},{p})" for _, n, p, _, ok in vs if ok is None]
+        print(f"  {base:22s} met {len(met)}/{len(vs)}" + (f"; NOT met at {', '.join(miss)}" if miss else "")
+              + (f"; not measured at {', '.join(nm)}" if nm else ""))
+
+    print("\nlargest lcm handled within 1 s (coprime (k, k+1), k growing by ~sqrt 2; memory guard 3 GiB; "
+          "peak = tracemalloc peak of that run):")
+    ks = sorted({round(8 * 2 ** (j / 2)) for j in range(2 * 23 if not args.quick else 2 * 11)})
     for name, (build, mem) in M.items():
-        best = None
+        best, why = None, f"k list exhausted at k = {ks[-1]}"
         for k in ks:
             n, p = k, k + 1
             if mem(n, p) > 3 * 2**30:
-                notes.append(f"{name}: stopped at k = {k} (estimated memory {mem(n, p) / 2**30:.1f} GiB over the guard)")
+                why = f"stopped at k = {k}: estimated memory {mem(n, p) / 2**30:.1f} GiB over the 3 GiB guard"
                 break
             try:
                 fn = build(n, p)
@@ -151,13 +224,15 @@ def main() -> None:
                 fn()
                 dt = time.perf_counter() - t0
             except (SizeLimitError, MemoryError) as exc:
-                notes.append(f"{name}: stopped at k = {k}: {type(exc).__name__}")
+                why = f"stopped at k = {k}: {type(exc).__name__} (isomat's memory guard)"
                 break
             if dt > 1.0:
+                why = f"k = {k} took {dt:.2f} s"
                 break
             best = (n, p, dt)
+        notes.append(f"{name}: {why}")
         if best is None:
-            print(f"  {name:24s} nothing within 1 s")
+            print(f"  {name:24s} nothing within 1 s ({why})")
             continue
         n, p, dt = best
         tracemalloc.start()
@@ -167,7 +242,8 @@ def main() -> None:
         t = math.lcm(n, p)
         figures.append(figure(f"{name}: largest lcm within 1 s", t, "lcm", stat="single run", n=n, p=p,
                               seconds=round(dt, 4), peak_bytes=peak))
-        print(f"  {name:24s} lcm {t:>16,d}  (n={n}, p={p})  {dt:7.3f} s  peak {peak / 2**20:10.2f} MiB")
+        print(f"  {name:24s} lcm {t:>14,d}  (n={n}, p={p})  {dt:7.3f} s  peak {peak / 2**20:9.2f} MiB   [{why}]")
+    print(f"\nend: {_load()}")
     write_result(args.json, {"benchmark": "stp", "figures": figures, "ratios": ratios,
                              "notes": notes + ["timings on a shared 2-core machine; noisy"]})
 
