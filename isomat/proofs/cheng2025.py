@@ -364,7 +364,7 @@ def _stp_assoc():
     "cheng2025:def2.5/stp-transpose-inverse",
     quote="(classical) (A ⋉ B)ᵀ = Bᵀ ⋉ Aᵀ;  (A ⋉ B)⁻¹ = B⁻¹ ⋉ A⁻¹ for invertible A, B",
     statement=(
-        "Exact, for every (m, n, p, q) in [1, 4]^4 (transpose) and every pair of square sizes n, p in [1, 5] "
+        "Exact, for every (m, n, p, q) in [1, 3]^4 (transpose; Hypothesis-drawn dims up to 6 in def2.5/property-sweep) and every pair of square sizes n, p in [1, 5] "
         "with A = I + strictly lower integer part (invertible) (inverse), using isomat's stp; and "
         "distributivity of stp over + on the same shapes."
     ),
@@ -386,7 +386,7 @@ def _stp_transpose_inverse():
         return S(A, B).inv() == S(B.inv(), A.inv())
 
     return decide(all_of(
-        _exact_exhaustive(transpose, _dims(4, 4), "m, n, p, q in [1, 4]"),
+        _exact_exhaustive(transpose, _dims(4, 3), "m, n, p, q in [1, 3] (dims up to 6 in def2.5/property-sweep)"),
         _exact_exhaustive(inverse, _dims(2, 5), "square A n×n, B p×p, n, p in [1, 5]"),
     ))
 
@@ -1021,6 +1021,51 @@ def _eq47():
 
 
 @claim(
+    "cheng2025:eq50",
+    quote="Step 1, Add: Add is completed by residual network ... X' = ReLU(X + F(X))   (50);  Step 2, Normalization (52)",
+    statement=(
+        "Add & Norm of [18] is LayerNorm(X + F(X)) (torch.nn.functional.layer_norm over each token's n0 features, "
+        "eps 1e-5): no ReLU. The printed pipeline LayerNorm(ReLU(X + F(X))) is compared with it for all s, n0 in [1, 3], "
+        "with the sublayer output F(X) = 0 (a zero-weight sublayer) and X[i, j] = j − 1 (a negative first feature), "
+        "float64 tol 1e-12; n0 = 1 agrees for all inputs (LayerNorm of one feature is 0). (A ReLU after the addition "
+        "is He et al.'s ResNet block, not the transformer's Add & Norm.) Correction verified against a float64 "
+        "LayerNorm written out in NumPy."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _eq50():
+    torch = _torch()
+    eps = 1e-5
+
+    def ln(Z):
+        t = torch.tensor(np.asarray(Z, dtype=float))
+        return torch.nn.functional.layer_norm(t, (t.shape[1],), eps=eps).numpy()
+
+    def data(c):
+        s, n0 = c
+        return np.tile(np.arange(n0, dtype=float) - 1, (s, 1)), np.zeros((s, n0))
+
+    def printed_ok(c):
+        X, F = data(c)
+        return _close(ln(np.maximum(X + F, 0)), ln(X + F))
+
+    def witness(c):
+        X, F = data(c)
+        return {"X": X.tolist(), "F(X)": F.tolist(), "Norm(ReLU(X + F(X)))": ln(np.maximum(X + F, 0)).tolist(),
+                "Norm(X + F(X))": ln(X + F).tolist()}
+
+    def corrected(c):
+        X, F = data(c)
+        Z = X + F
+        mine = (Z - Z.mean(axis=1, keepdims=True)) / np.sqrt(Z.var(axis=1, keepdims=True) + eps)
+        return _close(mine, ln(X + F))
+
+    return decide(_num_exhaustive(printed_ok, _dims(2, 3), "s, n0 in [1, 3]", witness),
+                  correction=("X' = X + F(X) (the residual sum itself; the Norm of (52) follows)",
+                              _num_exhaustive(corrected, _dims(2, 3), "s, n0 in [1, 3], NumPy LayerNorm vs torch")))
+
+
+@claim(
     "cheng2025:eq52",
     quote="y = (x − E(x))/√(Var(x) + ε) * γ + β  (52),  Var(x) = (1/d) √(Σ_i (x_{i,j} − E_j(x))²)",
     statement=(
@@ -1148,7 +1193,11 @@ def _hv_cases(max_s=3, max_n=3):
         "Σ_j x^i_j = 1) then the x^i are unique"
     ),
     statement=(
-        "For every dims tuple of length s ≤ 3 with n_i ≤ 3 and integer factors in [−3, 3] (nonzero) / [0, 3] "
+        "The theorem itself, exhaustively: for dims (2,2), (2,3), (3,2), (3,3), (2,2,2), all factor tuples with entries "
+        "in {−1, 0, 1} are grouped by their nonzero STP product ⋉ x_i (= ⊗ x_i for vectors) and every two tuples with the "
+        "same product satisfy y_i = λ_i x_i with Π λ_i = 1 (exact Fractions); normalized tuples (nonnegative, sums 1, "
+        "from entries {0, 1, 2}) with the same product are identical. "
+        "And for every dims tuple of length s ≤ 3 with n_i ≤ 3 and integer factors in [−3, 3] (nonzero) / [0, 3] "
         "(normalizable), exact: isomat's factor_product_form recovers factors y_i of x = ⋉ x_i with y_i ∥ x_i "
         "and Π λ_i = 1; with normalization the recovered factors are exactly x_i / Σ x_i (the unique stochastic "
         "ones) and x = (Π Σ x_i)·⋉ y_i."
@@ -1183,7 +1232,43 @@ def _prop43():
         Z, cz = _hyper.factor_product_form(z, dims)
         return all(zi == pi / sum(pi) for zi, pi in zip(Z, ps)) and cz == sympy.prod([sum(p) for p in ps])
 
-    return decide(_exact_exhaustive(ok, _hv_cases(), "dims of length <= 3, n_i <= 3"))
+    def theorem(dims):  # every pair of factorizations of the same nonzero product, entries in {-1, 0, 1} / {0, 1, 2}
+        from fractions import Fraction
+
+        def kron(vs):
+            out = [Fraction(1)]
+            for v in vs:
+                out = [a * b for a in out for b in v]
+            return tuple(out)
+
+        groups: dict = {}
+        for vs in itertools.product(*[list(itertools.product((-1, 0, 1), repeat=n)) for n in dims]):
+            x = kron(vs)
+            if any(x):
+                groups.setdefault(x, []).append(vs)
+        for members in groups.values():
+            xs = members[0]
+            for ys in members[1:]:
+                lam = []
+                for xi, yi in zip(xs, ys):
+                    k = next(j for j, v in enumerate(xi) if v)
+                    lam.append(Fraction(yi[k], xi[k]))
+                    if any(Fraction(b) != lam[-1] * a for a, b in zip(xi, yi)):
+                        return False
+                if math.prod(lam) != 1:
+                    return False
+        normalized: dict = {}
+        for vs in itertools.product(*[[v for v in itertools.product((0, 1, 2), repeat=n) if any(v)] for n in dims]):
+            ps = tuple(tuple(Fraction(a, sum(v)) for a in v) for v in vs)
+            if normalized.setdefault(kron(ps), ps) != ps:
+                return False
+        return True
+
+    thm_cases = [(2, 2), (2, 3), (3, 2), (3, 3), (2, 2, 2)]
+    return decide(all_of(
+        _exact_exhaustive(theorem, thm_cases, "all factor tuples with entries in {-1, 0, 1} (uniqueness: normalized "
+                          "from {0, 1, 2}) for dims (2,2), (2,3), (3,2), (3,3), (2,2,2)"),
+        _exact_exhaustive(ok, _hv_cases(), "isomat factor_product_form, dims of length <= 3, n_i <= 3")))
 
 
 def _rand_stochastic(rows, cols, seed):

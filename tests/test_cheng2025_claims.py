@@ -1,0 +1,108 @@
+"""The cheng2025 ledger: minimal counterexamples, every printed discrepancy, and the float checks on the GPU field."""
+
+from __future__ import annotations
+
+import pytest
+
+from isomat import proofs
+
+
+@pytest.fixture(scope="module")
+def ledger():
+    report = proofs.run(["cheng2025"])
+    assert not [r for r in report["claims"] if r["verdict"] == "error"]
+    return {r["id"]: r for r in report["claims"]}
+
+
+def test_matches_expected_and_stays_fast(ledger):
+    expected = proofs.expected_verdicts("cheng2025")
+    assert expected and {k: v["verdict"] for k, v in ledger.items()} == expected
+    # budget: 12 s on an idle machine; the bound leaves room for a shared one
+    assert sum(r["seconds"] for r in ledger.values()) < 30
+
+
+@pytest.mark.parametrize(
+    "cid, case",
+    [
+        ("cheng2025:def2.4/dk-stp", [1, 1, 1, 2]),  # A 1x1, x in R^1, y in R^2: (11) fails already here
+        ("cheng2025:prop2.7", [1, 1, 2, 1]),
+        ("cheng2025:eq22/composition", [2, 1, 2]),
+        ("cheng2025:eq43", [2, 1]),  # s = 1 cannot separate the scalings (softmax of one entry is 1)
+        ("cheng2025:eq47", [1, 1]),
+        ("cheng2025:eq50", [1, 2]),
+        ("cheng2025:eq52", ["vector", [2, 1]]),
+        ("cheng2025:eq53", [2, 1, 1]),  # s = 1 is token-permutation equivariant for every value
+        ("cheng2025:prop4.10", [1, 2]),
+        ("cheng2025:prop4.14", [1, 2]),
+        ("cheng2025:eq82", [2]),
+        ("cheng2025:rem5.4/ii", [2, 1]),
+        ("cheng2025:alg5.2", [1, 2]),
+        ("cheng2025:alg5.2/unpad", [2, 3]),
+        ("cheng2025:eq98", [1, 1, 2]),
+        ("cheng2025:eq107", [1, 2]),  # n = 1 cannot separate (√1 = 1)
+        ("cheng2025:eq84", [1, 1, 2]),
+        ("cheng2025:sec6/ii-standard", [1, 1, 2.0]),
+        ("cheng2025:sec6/vs-standard", [1, 1]),
+    ],
+)
+def test_minimal_counterexamples(ledger, cid, case):
+    assert ledger[cid]["counterexample"]["case"] == case
+
+
+def test_dk_stp_counterexample_is_exact_and_by_hand(ledger):
+    cx = ledger["cheng2025:def2.4/dk-stp"]["counterexample"]
+    assert cx["A"] == [[1]] and cx["x"] == [[1]] and cx["y"] == [[1], [1]]
+    # A ⋉ (x ⊕ y) = 1ᵀ_2 (2, 2)ᵀ = 4;  (A ⋉ x) ⊕ (A ⋉ y) = 1 + 2 = 3
+    assert cx["A⋉(x⊕y)"] == [[4]] and cx["(A⋉x)⊕(A⋉y)"] == [[3]]
+    # (10) holds for the DK-STP; only (11) fails
+    trials = ledger["cheng2025:def2.4/dk-stp"]["evidence"]["printed"]["trials"]
+    assert [t["ok"] for t in trials] == [True, False]
+
+
+def test_ffn_counterexample_is_token_mixing_not_bias(ledger):
+    cx = ledger["cheng2025:eq53"]["counterexample"]
+    assert cx["b1"] == [0] and cx["b2"] == [0]
+    assert cx["FFN(PX)"] != cx["P FFN(X)"]
+
+
+def test_example_5_3_discrepancies(ledger):
+    r = ledger["cheng2025:ex5.3"]
+    assert r["verdict"] == "misprint"
+    wheres = [d["where"] for d in r["discrepancies"]]
+    assert wheres == (["source dimension in the printed label Π^?_6(x^3)", "X̃[2,4]"]
+                      + [f"q̃^3_{i}" for i in range(1, 7)] + ["η[1,5]", "η[3,4]", "η[3,5]"])
+    assert r["evidence"]["entries_compared"] > 250
+
+
+def test_example_4_15_discrepancies(ledger):
+    r = ledger["cheng2025:ex4.15"]
+    assert [d["where"] for d in r["discrepancies"]] == ["X entry 4 (row by row) vs V_X[4]", "q^1_1 (and V_W⋄X[1])"]
+    assert "x2_1" in r["discrepancies"][1]["correct"] and "x2_1" not in r["discrepancies"][1]["printed"]
+
+
+def test_proof_of_prop_2_12(ledger):
+    assert ledger["cheng2025:prop2.12/proof-coefficient"]["verdict"] == "misprint"
+    assert ledger["cheng2025:prop2.12/proof-steps"]["verdict"] == "holds"
+
+
+def test_attention_97_drops_the_scores_for_coprime_q_r(ledger):
+    note = ledger["cheng2025:rem5.6"]["evidence"]["note_gcd_q_r_1_output_independent_of_q_and_k"]
+    assert note["ok"] and note["tested"] > 0
+
+
+FLOAT_CLAIMS = ["cheng2025:eq22/row-stochastic", "cheng2025:def2.8", "cheng2025:rem5.4/iii", "cheng2025:rem5.5",
+                "cheng2025:rem5.6", "cheng2025:eq107"]
+
+
+@pytest.mark.parametrize("cid", FLOAT_CLAIMS)
+def test_float_checks_run_in_the_gpu_field(cupy_standin_module, cid):
+    import isomat.proofs.cheng2025  # noqa: F401 - registers the claims
+    from isomat.proofs.engine import REGISTRY, run_claim, using_float_backend
+
+    host = run_claim(REGISTRY[cid])
+    cupy_standin_module.reset_transfers()
+    with using_float_backend("cupy"):
+        dev = run_claim(REGISTRY[cid])
+    assert dev["verdict"] == host["verdict"], dev.get("error")
+    moved = cupy_standin_module.TRANSFERS
+    assert moved["h2d_bytes"] + moved["d2h_bytes"] > 0  # data went to or came back from the (stand-in) device
