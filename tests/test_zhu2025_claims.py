@@ -24,15 +24,19 @@ def test_runs_fast_and_matches_expected(ledger):
     "cid, key, value",
     [
         ("zhu2025:sec4.2.1/p-formula", "case", [1, 1, 1, 1]),  # 1x1 image, 1x1 kernel, s = 1: P = 2 rows
-        ("zhu2025:sec4.2.2/q", "case", [1, 4, 2]),
         ("zhu2025:sec4.2.2/index-formula", "case", [2, 4, 2]),
         ("zhu2025:sec4.3/main-text-order", "case", [2, 2]),  # 2x2 non-commuting weights, 2 steps
         ("zhu2025:sec4.3/main-text-shapes", "case", [1, 2]),
         ("zhu2025:thm4.2/strictly-lower-triangular", "case", [1, 1, 1]),
         ("zhu2025:thm4.1/half-bandwidth", "case", [2, 2, 3]),
         ("zhu2025:thm4.1/converse", "case", [1, 2, 1]),
-        ("zhu2025:thm4.1/circular", "case", [1, 1, 3]),
-        ("zhu2025:thm4.3/w-sa", "case", [1, 1]),
+        ("zhu2025:thm4.1/circular", "case", [4, 1, 3]),  # 4x1 image: the wrapped tap sits at |i - j| = 3 > bW + b = 2
+        ("zhu2025:thm4.1/one-to-one", "case", [1, 1, 3, [0, 0, 0, 0, 0, 0, 0, 0, 1]]),
+        ("zhu2025:thm4.1/converse-neighborhood", "case", [2, 3, 1]),
+        ("zhu2025:sec4.2.1/equals-convolution", "case", [2, 2, 1, 2]),  # flat stride 2 vs 2-d stride 2
+        ("zhu2025:sec4.2.2/max-pooling", "case", [[-1, 0, 0, 0], [1, 0, 0, 0]]),
+        ("zhu2025:sec4.4/third-order-tensor", "case", [2, 1, [-1, 0]]),  # softmax alone, d = 1, W = 1
+        ("zhu2025:thm4.3/w-sa", "case", [1, 1, [[[-1]], [[-1]], [[-1]]], [[-1]]]),  # W_SA x~ = -1, y = 1
     ],
 )
 def test_minimal_counterexamples(ledger, cid, key, value):
@@ -48,3 +52,38 @@ def test_text_vs_table2_names_cifar100_convergence(ledger):
     r = ledger["zhu2025:sec7/text-vs-tab2"]
     assert r["verdict"] == "inconsistent"
     assert [d["where"] for d in r["discrepancies"]] == ["CIFAR-100: sparse converges faster"]
+
+
+def test_readings_recorded_where_the_verdict_depends_on_them(ledger):
+    # §4.2.2 Q = L/p^2 holds when p | m, n; with only p^2 | mn the 1x4 image, p = 2, has no window
+    q = ledger["zhu2025:sec4.2.2/q"]
+    assert q["verdict"] == "holds"
+    assert q["evidence"]["p2_divides_L_reading"]["counterexample"]["case"] == [1, 4, 2]
+    # the abstract's "upper-triangular" holds for the valid convolution of §4.2.1, not with Theorem 4.1's padding
+    u = ledger["zhu2025:sec4.2/upper-triangular"]
+    assert u["verdict"] == "holds"
+    assert u["evidence"]["padded_reading"]["counterexample"]["case"] == [1, 2, 3, 1, 1]
+    # circular padding: stricter readings fail earlier than A.1's own bound
+    c = ledger["zhu2025:thm4.1/circular"]["evidence"]
+    assert c["same_matrix_reading"]["counterexample"]["case"] == [1, 1, 3]
+    assert c["same_band_reading"]["counterexample"]["case"] == [1, 3, 3]
+    # W_conv vs convolution: stride 1 alone already fails (a window wrapping across image rows)
+    e = ledger["zhu2025:sec4.2.1/equals-convolution"]["evidence"]
+    assert e["stride_1_only"]["counterexample"]["case"] == [3, 2, 2, 1]
+
+
+def test_paper_internal_contradictions(ledger):
+    d = ledger["zhu2025:sec4.2.1/display"]
+    assert d["verdict"] == "misprint"
+    assert {x["where"]: x["correct"] for x in d["discrepancies"]}["row 0: number of nonzeros"] == 4
+    assert ledger["zhu2025:sec4.2.2/display"]["verdict"] == "inconsistent"
+    t = ledger["zhu2025:tab2/epochs-vs-tab1"]
+    assert t["verdict"] == "inconsistent"
+    assert [x["where"] for x in t["discrepancies"]] == [
+        "Tiny ImageNet: sparse convergence epoch 22 within Table 1's 20 epochs"]
+
+
+def test_constructions_match_loop_builds_of_the_printed_formulas(ledger):
+    assert ledger["zhu2025:sec4.2.1/upper-triangular"]["evidence"]["construction"]["tested"] == 90
+    assert ledger["zhu2025:thm4.2/block-form"]["evidence"]["construction"]["tested"] == 27
+    assert all(ledger["zhu2025:thm4.3/w-sa"]["evidence"]["construction"].values())
