@@ -147,3 +147,22 @@ def test_alg1_runs_in_the_gpu_field(cupy_standin_module):
     fields = {t["compared"].rsplit("field ", 1)[1] for t in rec["evidence"]["printed"]["trials"] if t["method"] == "numeric"}
     assert fields == {"cupy"}
     assert cp.TRANSFERS["d2h_bytes"] > 0
+
+
+def test_appc_memory_counterexample_and_correction(records):
+    recs, _ = records
+    rec = recs["reneau2025:appc/memory"]
+    assert rec["verdict"] == "holds-corrected"
+    assert rec["counterexample"]["intermediates"] == ["n**2", "n"]
+    assert rec["counterexample"]["smallest instance"] == {"case": [[1, 2], [2, 1]], "input": 2, "output": 2,
+                                                          "intermediates": [4, 2]}
+    assert all(v["monotone"] and v["peak"] <= max(v["input"], v["output"]) for v in rec["evidence"]["paper_shapes"].values())
+
+
+def test_appc_memory_bookkeeping_is_checked(monkeypatch):
+    import isomat.proofs.reneau2025 as R
+
+    orig = R._alg1_sizes
+    monkeypatch.setattr(R, "_alg1_sizes", lambda D, H, order="outer": [s + 1 for s in orig(D, H, order)])
+    with pytest.raises(Exception, match="correction does not verify"):
+        R._appc_memory()
