@@ -53,6 +53,9 @@ def test_chebyshev_order_and_asymmetric_laplacian(records):
     r = records["do2017:eq14/asymmetric"]
     assert r["verdict"] == "refuted"
     assert r["counterexample"]["L"] == [[1, -1, 0], [-1, 1, 0], [-1, 0, 1]]  # 0↔1, 2→0
+    general = r["evidence"]["general_eigendecomposition_reading"]
+    assert general["ok"] is False
+    assert general["counterexample"]["edges"] == [[0, 1], [1, 2], [2, 0]]  # directed 3-cycle: complex spectrum
 
 
 def test_fig3_and_spectrogram(records):

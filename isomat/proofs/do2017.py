@@ -483,11 +483,13 @@ def _eq8():
         "which grows linearly with vector size."
     ),
     statement=(
+        "Reading used: the hidden matrix grows as a square h×h (its dimensions grow together). "
         "Matrix RNN (eqs. 6-8) with Xt ∈ R^{a×b}, Ht ∈ R^{h×h}, Yt ∈ R^{p×q}: parameters "
         "(a + b)h + 3h² + hp + hq + pq, a polynomial of total degree 2 in the dimensions; memory h²; "
         "ratio → 3 as h → ∞ (a, b, p, q fixed). Vector RNN with x ∈ R^n, h ∈ R^k, y ∈ R^m: "
         "nk + k² + k + km + m parameters, memory k, ratio/k → 1 (linear growth). Symbolic (SymPy limits); "
-        "the matrix count agrees with isomat's matrix_layer_parameter_count on 32 sizes."
+        "the matrix count agrees with isomat's matrix_layer_parameter_count on 32 sizes. The evidence "
+        "records that for an h1×h2 hidden matrix with h2 fixed the ratio grows without bound (h1 → ∞)."
     ),
     methods=["symbolic", "exhaustive"],
 )
@@ -502,6 +504,9 @@ def _sec23_ratio():
         + count((z[2], z[2]), (z[2], z[2]), bias=False) + count((z[2], z[2]), z[3:]),
         sizes, describe="symbolic count vs isomat matrix_layer_parameter_count (mat2 = two maps + one bias, mat1)")
     deg = sympy.Poly(mat, a, b, h, p, q).total_degree()
+    h1, h2 = sympy.symbols("h1 h2", positive=True)
+    rect = a * h1 + b * h2 + h1 * h1 + h2 * h2 + h1 * h2 + h1 * p + h2 * q + p * q  # hidden h1×h2
+    rect_limit = sympy.limit(rect / (h1 * h2), h1, sympy.oo)
     lim_mat = sympy.limit(mat / h**2, h, sympy.oo)
     lim_vec = sympy.limit((vec / k) / k, k, sympy.oo)
     t = all_of(
@@ -510,7 +515,9 @@ def _sec23_ratio():
         symbolic_zero(lim_mat - 3, describe="lim_{h→∞} parameters / h² (matrix memory)"),
         symbolic_zero(lim_vec - 1, describe="lim_{k→∞} (parameters / k) / k (vector memory ratio grows like k)"),
     )
-    return decide(t, matrix_parameters=str(mat), vector_parameters=str(vec))
+    return decide(t, matrix_parameters=str(mat), vector_parameters=str(vec),
+                  rectangular_hidden_ratio_limit_h1_to_infinity=str(rect_limit),
+                  note="the constant ratio needs the hidden shape's aspect ratio bounded (square h×h here)")
 
 
 def _vec_lstm(x, h, c, W, sig, tanh):
@@ -764,7 +771,7 @@ CONNECTED = [g for g in ATLAS if g.number_of_nodes() >= 2 and nx.is_connected(g)
     quote="g ⋆ x = U g(Λ) Uᵀ x (14), L = UΛUᵀ",
     statement=(
         "For symmetric A (undirected graph), U g(Λ) Uᵀ = g(L) for polynomial g; checked with isomat's "
-        "spectral_filter(G, g) against the matrix polynomial g(L) = 1 − 2L + 3L² computed directly from "
+        "spectral_filter(G, g) (built in the verify float field: numpy, or CuPy under --backend cupy) against the matrix polynomial g(L) = 1 − 2L + 3L² computed directly from "
         "L = I − D^{-1/2}AD^{-1/2} (numpy), float64, rtol 1e-9, every connected atlas graph with 2-5 nodes."
     ),
     methods=["numeric", "exhaustive"],
@@ -811,7 +818,9 @@ def _digraphs(nmax: int):
         "diagonal (as eq. 14 needs). A real matrix has one iff it is symmetric; exhaustive over simple "
         "digraphs without self-loops with n ≤ 3 nodes, every node with a successor, A ≠ Aᵀ, smallest "
         "first; L computed exactly with isomat laplacian(kind='random-walk') and checked against "
-        "I − D^{-1}A from the adjacency directly."
+        "I − D^{-1}A from the adjacency directly. The evidence also records the reading with a general "
+        "eigendecomposition L = UΛU^{-1} and real Λ (as eq. 15's scaling into [−1, 1] needs): it fails "
+        "too, first on the directed 3-cycle (eigenvalues 0, 3/2 ± (√3/2)i)."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -838,7 +847,12 @@ def _eq14_asym():
                          witness=lambda c: {"edges": [list(e) for e in c[1]], "L": lap(c), "eigenvalues": {str(k): v for k, v in lap(c).eigenvals().items()}})
     if not formula.ok:
         return decide(formula)
-    return decide(printed)
+    # the reading L = UΛU^{-1} (a general eigendecomposition) with eq. (15)'s real spectrum: also fails
+    general = exhaustive(lambda c: direct(c).is_diagonalizable(reals_only=True), cases,
+                         describe=f"{len(cases)} digraphs, n <= 3: I − D^{-1}A diagonalizable over R",
+                         witness=lambda c: {"edges": [list(e) for e in c[1]],
+                                            "eigenvalues": {str(k): v for k, v in direct(c).eigenvals().items()}})
+    return decide(printed, general_eigendecomposition_reading={"ok": general.ok, "counterexample": general.counterexample})
 
 
 @claim(
@@ -850,7 +864,8 @@ def _eq14_asym():
     statement=(
         "The recursion gives the Chebyshev polynomials of the first kind (equal to sympy.chebyshevt for "
         "k ≤ 10, symbolic x), and Λ̃ = 2Λ/λmax − I has spectrum in [−1, 1] because L = I − D^{-1/2}AD^{-1/2} "
-        "is positive semidefinite (numpy eigvalsh, tolerance 1e-12, every connected atlas graph with 2-5 nodes)."
+        "is positive semidefinite (isomat laplacian in the verify float field, numpy eigvalsh, tolerance 1e-12, "
+        "every connected atlas graph with 2-5 nodes)."
     ),
     methods=["symbolic", "numeric", "exhaustive"],
 )
@@ -875,7 +890,7 @@ def _eq15():
     "do2017:eq16",
     quote="g ⋆ x ≈ U gθ(Λ̃) Uᵀ x = (Σ θk Tk(U Λ̃ Uᵀ)) x = (Σ θk Tk(L̃)) x (16), L̃ = 2L/λmax − I",
     statement=(
-        "isomat's chebyshev_filter(G, θ) (recursion on the sparse L̃) equals U(Σ θk Tk(Λ̃))Uᵀ from "
+        "isomat's chebyshev_filter(G, θ) (recursion on the sparse L̃, verify float field) equals U(Σ θk Tk(Λ̃))Uᵀ from "
         "numpy.linalg.eigh of L, with Tk evaluated by numpy.polynomial.chebyshev.chebval, for θ = "
         "(1/2, −1, 2, 1/3, −3/4) truncated to K = 1..5, float64, rtol 1e-9, every connected atlas graph "
         "with 2-5 nodes (the step U Tk(Λ̃) Uᵀ = Tk(UΛ̃Uᵀ) uses UᵀU = I)."
