@@ -87,3 +87,23 @@ def test_constructions_match_loop_builds_of_the_printed_formulas(ledger):
     assert ledger["zhu2025:sec4.2.1/upper-triangular"]["evidence"]["construction"]["tested"] == 90
     assert ledger["zhu2025:thm4.2/block-form"]["evidence"]["construction"]["tested"] == 27
     assert all(ledger["zhu2025:thm4.3/w-sa"]["evidence"]["construction"].values())
+
+
+def test_sec8_float_check_builds_in_the_gpu_field(cupy_standin_module, monkeypatch):
+    from isomat.algebra import conv
+    from isomat.gpu import is_cupy_sparse
+    from isomat.proofs import engine, zhu2025
+
+    seen = []
+    real = conv.conv_matrix
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        seen.append((kwargs.get("backend"), is_cupy_sparse(out)))
+        return out
+
+    monkeypatch.setattr(zhu2025._conv, "conv_matrix", spy)
+    with engine.using_float_backend("cupy"):
+        rec = engine.run_claim(engine.REGISTRY["zhu2025:sec8/nonlinearity"])
+    assert rec["verdict"] == "holds", rec
+    assert seen == [("cupy", True)]
