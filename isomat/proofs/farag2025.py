@@ -33,12 +33,14 @@ from ..algebra.spm import (
     spm_layer,
     stage_matrix,
 )
+from ..algebra._backend import array_module, to_numpy
 from .engine import (
     all_of,
     claim,
     compare_printed,
     decide,
     exhaustive,
+    float_backend,
     not_checkable,
     numeric_close,
     property_search,
@@ -99,6 +101,59 @@ def fd_grad(f, v, h=1e-6):
         e[idx] = h
         g[idx] = (f(v + e) - f(v - e)) / (2 * h)
     return g
+
+
+def _fl(lay):
+    """The same float layer rebuilt in :func:`float_backend` (the GPU field under ``verify --backend cupy``)."""
+    kw = dict(odd_scale=to_numpy(lay.odd_scale)) if lay.odd == "scale" else {}
+    return spm_layer(lay.n, list(lay.pairs), to_numpy(lay.params), variant=lay.variant, d_in=to_numpy(lay.d_in),
+                     d_out=to_numpy(lay.d_out), bias=to_numpy(lay.bias), odd=lay.odd, backend=float_backend(), **kw)
+
+
+def _fspm(n, L, **kw):
+    """A random float SPM (isomat's ``random_spm`` values) in the float field of the run."""
+    return _fl(random_spm(n, L, **kw))
+
+
+def _dev(a):
+    """A host array moved to the float field of the run (no-op for NumPy)."""
+    return array_module(float_backend()).asarray(a)
+
+
+def _host(lay):
+    """Host copies of a layer's values: params, d_in, d_out, bias, odd_scale (None unless scaled)."""
+    sc = to_numpy(lay.odd_scale) if lay.odd == "scale" else None
+    return to_numpy(lay.params), to_numpy(lay.d_in), to_numpy(lay.d_out), to_numpy(lay.bias), sc
+
+
+def _naive_stage_float(lay, ell):
+    """Stage ``ell`` as a dense float matrix by explicit loops over its pairs (cos/sin from ``math``)."""
+    n = lay.n
+    P, _, _, _, sc = _host(lay)
+    B = np.zeros((n, n))
+    used = set()
+    for k, (i, j) in enumerate(lay.pairs[ell]):
+        i, j = int(i), int(j)
+        if lay.variant == "rotation":
+            c, s = math.cos(P[ell, k]), math.sin(P[ell, k])
+            a, b, cc, d = c, -s, s, c
+        else:
+            a, b, cc, d = (float(v) for v in P[ell, k])
+        B[i, i], B[i, j], B[j, i], B[j, j] = a, b, cc, d
+        used |= {i, j}
+    for q in range(n):
+        if q not in used:
+            B[q, q] = float(sc[ell]) if sc is not None else 1.0
+    return B
+
+
+def _naive_dense(lay):
+    """D_out B_L ⋯ B_1 D_in as a dense float matrix from :func:`_naive_stage_float` (no isomat code)."""
+    _, di, do, _, _ = _host(lay)
+    M = np.eye(lay.n)
+    for ell in range(lay.L):
+        M = _naive_stage_float(lay, ell) @ M
+    return np.diag(do) @ M @ np.diag(di)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,27 +225,21 @@ def _eq1():
 
 
 def _recursion_check(which):
-    rng = np.random.default_rng(11)
-
     def ok(case):
         n, L, seed = case
-        lay = random_spm(n, L, variant="general" if seed % 2 else "rotation", schedule="random", seed=seed,
-                         odd="scale" if seed % 3 == 0 else "pass")
+        lay = _fspm(n, L, variant="general" if seed % 2 else "rotation", schedule="random", seed=seed,
+                    odd="scale" if seed % 3 == 0 else "pass")
+        _, di, do, b, _ = _host(lay)
         X = np.random.default_rng(seed).standard_normal((3, n))
-        Y, zs = spm_forward(lay, X, return_cache=True)
-        blk = lay.blocks()
+        Y, zs = spm_forward(lay, _dev(X), return_cache=True)
+        Y, zs = to_numpy(Y), [to_numpy(z) for z in zs]
         if which == "eq2":
-            return np.allclose(zs[0], X * lay.d_in, rtol=1e-13, atol=1e-14)
+            return np.allclose(zs[0], X * di, rtol=1e-13, atol=1e-14)
         if which == "eq3":
-            good = True
-            for ell in range(L):
-                s = lay.odd_scale[ell] if lay.odd == "scale" and n % 2 else 1.0
-                B = np.array(naive_stage(n, lay.pairs[ell], [tuple(float(v) for v in r) for r in blk[ell]], float(s)).tolist(), dtype=float)
-                good &= np.allclose(zs[ell + 1], zs[ell] @ B.T, rtol=1e-12, atol=1e-13)
-            return bool(good)
-        return np.allclose(Y, zs[-1] * lay.d_out + lay.bias, rtol=1e-13, atol=1e-14)
+            return all(np.allclose(zs[ell + 1], zs[ell] @ _naive_stage_float(lay, ell).T, rtol=1e-12, atol=1e-13)
+                       for ell in range(L))
+        return np.allclose(Y, zs[-1] * do + b, rtol=1e-13, atol=1e-14)
 
-    del rng
     return property_search(ok, st.tuples(st.integers(1, 9), st.integers(1, 4), st.integers(0, 50)),
                            describe="n in 1..9, L in 1..4, seeds 0..50, both variants, random pairings", max_examples=60)
 
@@ -388,7 +437,7 @@ def _symbolic_layer(n, L, variant, odd):
 _LAYER_CASES = [(3, 2, "rotation", "scale"), (4, 2, "rotation", "pass"), (3, 2, "general", "scale"), (4, 2, "general", "pass")]
 
 
-def _layer_grad(key):
+def _layer_grad(key, extra=None):
     trials = []
     for n, L, variant, odd in _LAYER_CASES:
         lay, P, di, do, bb, sc, xs, gs, loss = _symbolic_layer(n, L, variant, odd)
@@ -402,25 +451,66 @@ def _layer_grad(key):
         got = np.asarray(grads[key]).reshape(-1)
         diff = sympy.Matrix([sympy.diff(loss, v) for v in wrt]) - sympy.Matrix(list(got))
         trials.append(symbolic_zero(diff, describe=f"∂(g·y)/∂{key} vs isomat backward, n={n}, L={L}, {variant}, odd={odd}"))
-    # float FD on a larger random layer
-    lay = random_spm(7, 3, variant="general", schedule="random", odd="scale", seed=5)
+    # float FD on a larger random layer, built in the float field of the run
+    lay = _fspm(7, 3, variant="general", schedule="random", odd="scale", seed=5)
+    P, di, do, b, sc = _host(lay)
     X = np.random.default_rng(1).standard_normal((4, 7))
     Gy = np.random.default_rng(2).standard_normal((4, 7))
-    gr = spm_backward(lay, X, Gy)
+    gr = spm_backward(lay, _dev(X), _dev(Gy))
+    host = dict(params=P, d_in=di, d_out=do, bias=b, odd_scale=sc)
 
     def loss_of(v):
-        kw = dict(params=lay.params, d_in=lay.d_in, d_out=lay.d_out, bias=lay.bias, odd_scale=lay.odd_scale)
+        kw = dict(host)
         if key != "x":
             kw[key] = v
         l2 = spm_layer(7, list(lay.pairs), kw["params"], variant="general", d_in=kw["d_in"], d_out=kw["d_out"],
-                       bias=kw["bias"], odd="scale", odd_scale=kw["odd_scale"])
-        return float(np.sum(Gy * spm_forward(l2, v if key == "x" else X)))
+                       bias=kw["bias"], odd="scale", odd_scale=kw["odd_scale"], backend=float_backend())
+        return float(np.sum(Gy * to_numpy(spm_forward(l2, _dev(v if key == "x" else X)))))
 
-    base = X if key == "x" else getattr(lay, key)
+    base = X if key == "x" else host[key]
     trials.append(numeric_close(gr[key], fd_grad(loss_of, base), describe=f"∂L/∂{key}, n=7, L=3, batch 4, central FD h=1e-6",
                                 rtol=1e-6, atol=1e-7))
+    if extra is not None:
+        trials.insert(0, extra())
     return decide(all_of(*trials))
 
+
+def _eq15_direct():
+    """(15): y = D_out z_L + b, so ∂(g·y)/∂z_L = D_out g (= D_out^T g): SymPy diff with z_L as free symbols."""
+    n = 3
+    z, g, do, bb = (sympy.Matrix(sympy.symbols(f"{p}0:{n}")) for p in ("z", "g", "do", "bb"))
+    y = sympy.diag(*do) * z + bb
+    loss = (g.T * y)[0, 0]
+    return symbolic_zero(sympy.Matrix([sympy.diff(loss, v) for v in z]) - sympy.diag(*do).T * g,
+                         describe="∂(g·y)/∂z_L vs D_out^T g_y, n = 3, symbolic")
+
+
+def _eq18_direct():
+    """(18): z_0 = D_in x and downstream L = h·z_0 (h = g_{z_0}): ∂L/∂x = D_in h."""
+    n = 3
+    x, h, di = (sympy.Matrix(sympy.symbols(f"{p}0:{n}")) for p in ("x", "h", "di"))
+    loss = (h.T * (sympy.diag(*di) * x))[0, 0]
+    return symbolic_zero(sympy.Matrix([sympy.diff(loss, v) for v in x]) - sympy.diag(*di).T * h,
+                         describe="∂(g_{z0}·D_in x)/∂x vs D_in^T g_{z0}, n = 3, symbolic")
+
+
+def _sec4_2_direct():
+    """g_{z_{ℓ-1}} = B_ℓ^T g_{z_ℓ}: SymPy diff of h·(B z) in z for a naive general stage, n = 4 and 5."""
+    trials = []
+    for n in (4, 5):
+        pairs = [(0, 2), (1, 3)]
+        ent = sympy.symbols("e0:8")
+        B = naive_stage(n, pairs, [ent[:4], ent[4:]], sympy.Symbol("s"))
+        z, h = sympy.Matrix(sympy.symbols(f"z0:{n}")), sympy.Matrix(sympy.symbols(f"h0:{n}"))
+        loss = (h.T * (B * z))[0, 0]
+        trials.append(symbolic_zero(sympy.Matrix([sympy.diff(loss, v) for v in z]) - B.T * h,
+                                    describe=f"∂(g_ℓ·B z)/∂z vs B^T g_ℓ, n = {n}, symbolic"))
+    return all_of(*trials)
+
+
+_DIRECT = {"eq15": (_eq15_direct, "Directly: ∂(g_y·y)/∂z_L = D_out^T g_y = D_out g_y by SymPy (z_L free symbols, n = 3). "),
+           "eq18": (_eq18_direct, "Directly: ∂(g_{z0}·D_in x)/∂x = D_in^T g_{z0} = D_in g_{z0} by SymPy (n = 3). "),
+           "sec4.2": (_sec4_2_direct, "Directly: ∂(g_ℓ·B_ℓ z)/∂z = B_ℓ^T g_ℓ by SymPy for a naive general stage (n = 4, 5). ")}
 
 for _id, _key, _q in (
     ("eq15", "x", "g_{z_L} = D_out^T g_y = D_out g_y   (15)"),
@@ -431,16 +521,17 @@ for _id, _key, _q in (
     ("eq19", "d_in", "∇_{d_in} L = g_{z_0} ⊙ x   (19)"),
     ("sec5/odd-scale-gradient", "odd_scale", "residual coordinate ... mixed via a learned 1×1 scaling (§5 (ii))"),
 ):
-    def _mkl(key=_key):
-        return lambda: _layer_grad(key)
+    def _mkl(key=_key, cid=_id):
+        return lambda: _layer_grad(key, _DIRECT.get(cid, (None,))[0])
     claim(
         f"farag2025:{_id}", quote=_q,
         statement=(
-            f"isomat's backward, which implements the printed recursion (15)-(19) with the per-pair formulas, "
-            f"gives ∂L/∂{_key} for L = g·y equal to SymPy differentiation of the naive layer (symbolic angles/"
-            "entries, diagonals, bias, x, g; n = 3 odd-scaled and n = 4, L = 2, both variants) and to central "
-            "finite differences (n = 7, L = 3, batch 4, rtol 1e-6). Eq. (15)/(18) are checked through the input "
-            "gradient, which passes through both."
+            _DIRECT.get(_id, (None, ""))[1]
+            + f"In the whole layer: isomat's backward, which implements the printed recursion (15)-(19) with the "
+            f"per-pair formulas, gives ∂L/∂{_key} for L = g·y equal to SymPy differentiation of the naive layer "
+            "(symbolic angles/entries, diagonals, bias, x, g; n = 3 odd-scaled and n = 4, L = 2, both variants) and "
+            "to central finite differences (n = 7, L = 3, batch 4, rtol 1e-6)"
+            + (" (the input gradient passes through (15), every B_ℓ^T and (18))." if _key == "x" else ".")
         ),
         methods=["symbolic", "numeric"],
     )(_mkl())
@@ -451,21 +542,26 @@ for _id, _key, _q in (
     quote="All expressions apply per example; gradients for a minibatch of size B are obtained by summing contributions across batch elements.",
     statement=(
         "For L = Σ_b g_b·y_b: isomat's batched parameter gradients (angles/entries, diagonals, bias) equal "
-        "the sum of the per-example gradients, and the input gradient of row b equals the per-example one "
-        "(rtol 1e-12); Hypothesis over n 1..9, L 1..4, batch 1..6, both variants."
+        "the sum of the per-example gradients, the input gradient of row b equals the per-example one and the "
+        "independent M^T g_b (M from loop-built stages), and the bias gradient equals Σ_b g_b (rtol 1e-12); "
+        "Hypothesis over n 1..9, L 1..4, batch 1..6, both variants. The per-example gradients themselves are "
+        "checked against SymPy and finite differences in eq15-eq19, sec4.2."
     ),
     methods=["property", "numeric"],
 )
 def _sec4():
     def ok(case):
         n, L, B, seed = case
-        lay = random_spm(n, L, variant="general" if seed % 2 else "rotation", schedule="random", seed=seed,
-                         odd="scale" if seed % 3 == 0 else "pass")
+        lay = _fspm(n, L, variant="general" if seed % 2 else "rotation", schedule="random", seed=seed,
+                    odd="scale" if seed % 3 == 0 else "pass")
         rng = np.random.default_rng(seed)
         X, G = rng.standard_normal((B, n)), rng.standard_normal((B, n))
-        full = spm_backward(lay, X, G)
-        per = [spm_backward(lay, X[b], G[b]) for b in range(B)]
+        full = {k: to_numpy(v) for k, v in spm_backward(lay, _dev(X), _dev(G)).items()}
+        per = [{k: to_numpy(v) for k, v in spm_backward(lay, _dev(X[b]), _dev(G[b])).items()} for b in range(B)]
+        M = _naive_dense(lay)
         good = np.allclose(full["x"], np.stack([p["x"] for p in per]), rtol=1e-12, atol=1e-12)
+        good &= np.allclose(full["x"], G @ M, rtol=1e-12, atol=1e-12)  # independent: row b is M^T g_b
+        good &= np.allclose(full["bias"], G.sum(axis=0), rtol=1e-12, atol=1e-12)
         for k in full:
             if k != "x":
                 good &= np.allclose(full[k], sum(p[k] for p in per), rtol=1e-12, atol=1e-12)
@@ -496,7 +592,7 @@ def _param_formula(n, L, variant, odd):
 def _sec5_params():
     def ok(c):
         n, L, variant, odd = c
-        lay = random_spm(n, L, variant=variant, odd=odd, schedule="butterfly")
+        lay = _fspm(n, L, variant=variant, odd=odd, schedule="butterfly")
         count = lay.params.size + lay.d_in.size + lay.d_out.size + lay.bias.size + (lay.odd_scale.size if lay.odd_scale is not None and n % 2 else 0)
         return count == lay.n_params() == _param_formula(n, L, variant, odd) and count <= 4 * n * L + 3 * n + L
 
@@ -518,7 +614,7 @@ def _sec5_params():
 def _sec5_time():
     def ok(c):
         n, L = c
-        lay = random_spm(n, L, variant="general", odd="scale", schedule="random", seed=n)
+        lay = _fspm(n, L, variant="general", odd="scale", schedule="random", seed=n)
         nnz = sum(stage_matrix(lay, e, format="coo").nnz for e in range(L))
         return nnz == 4 * L * (n // 2) + L * (n % 2) and nnz + 2 * n <= 2 * n * L + 2 * n + L
 
@@ -560,15 +656,10 @@ def _sec5_ratio():
 def _sec5_odd():
     def ok(c):
         n, L, odd = c
-        lay = random_spm(n, L, variant="rotation", odd=odd, schedule="random", seed=n * 10 + L)
-        blk = lay.blocks()
-        M = np.eye(n)
-        for e in range(L):
-            s = float(lay.odd_scale[e]) if odd == "scale" else 1.0
-            M = np.array(naive_stage(n, lay.pairs[e], [tuple(float(v) for v in r) for r in blk[e]], s).tolist(), float) @ M
-        M = np.diag(lay.d_out) @ M @ np.diag(lay.d_in)
+        lay = _fspm(n, L, variant="rotation", odd=odd, schedule="random", seed=n * 10 + L)
+        M, b = _naive_dense(lay), to_numpy(lay.bias)
         X = np.random.default_rng(n).standard_normal((3, n))
-        return np.allclose(spm_forward(lay, X), X @ M.T + lay.bias, rtol=1e-12, atol=1e-13)
+        return np.allclose(to_numpy(spm_forward(lay, _dev(X))), X @ M.T + b, rtol=1e-12, atol=1e-13)
 
     return decide(exhaustive(ok, ((n, L, o) for n in (1, 3, 5, 7, 9) for L in (1, 2, 3) for o in ("pass", "scale")),
                              describe="odd n 1..9, L 1..3, both modes"))
@@ -578,19 +669,15 @@ def _sec5_odd():
 # §6 GRU and §7 attention: autograd-free references (SymPy and finite differences)
 # ---------------------------------------------------------------------------------------------
 def _gru_maps(n, seed, variant="rotation"):
-    return {k: random_spm(n, 2, variant=variant, schedule="random", seed=seed + i, odd="scale")
+    return {k: _fspm(n, 2, variant=variant, schedule="random", seed=seed + i, odd="scale")
             for i, k in enumerate(("Wz", "Uz", "Wr", "Ur", "Wh", "Uh"))}
 
 
-def _dense(lay):
-    return layer_matrix(lay).toarray()
-
-
 def _gru_reference(maps, x, h):
-    """Eqs. (20)-(23) with dense matrices W = layer_matrix of each SPM (row batches)."""
+    """Eqs. (20)-(23) on the host with dense matrices W = D_out B_L⋯B_1 D_in built by loops (row batches)."""
     sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
-    M = {k: _dense(v) for k, v in maps.items()}
-    bsum = lambda a, b: maps[a].bias + maps[b].bias  # noqa: E731
+    M = {k: _naive_dense(v) for k, v in maps.items()}
+    bsum = lambda a, b: to_numpy(maps[a].bias) + to_numpy(maps[b].bias)  # noqa: E731
     z = sig(x @ M["Wz"].T + h @ M["Uz"].T + bsum("Wz", "Uz"))
     r = sig(x @ M["Wr"].T + h @ M["Ur"].T + bsum("Wr", "Ur"))
     ht = np.tanh(x @ M["Wh"].T + (r * h) @ M["Uh"].T + bsum("Wh", "Uh"))
@@ -602,7 +689,7 @@ def _gru_reference(maps, x, h):
     quote="We replace each dense linear transformation with an independent SPM operator of matching input and output dimension ... preserves the algebraic structure of the GRU",
     statement=(
         "isomat's SPM-GRU step equals eqs. (20)-(23) evaluated with dense matrices W = D_out B_L⋯B_1 D_in of "
-        "each SPM and b = sum of the two SPM biases (float64, rtol 1e-12; n = 1..9 odd/even, batch 3). "
+        "each SPM (built by loops, sharing no code with isomat) and b = sum of the two SPM biases (float64, rtol 1e-12; n = 1..9 odd/even, batch 3). "
         "Caveat: an SPM is square, so 'matching input and output dimension' requires n_x = n_h."
     ),
     methods=["exhaustive", "numeric"],
@@ -612,7 +699,8 @@ def _sec6_2():
         maps = _gru_maps(n, n)
         rng = np.random.default_rng(n)
         x, h = rng.standard_normal((3, n)), rng.standard_normal((3, n))
-        return np.allclose(spm_gru_forward(maps, x, h)[0], _gru_reference(maps, x, h), rtol=1e-12, atol=1e-13)
+        got = to_numpy(spm_gru_forward(maps, _dev(x), _dev(h))[0])
+        return np.allclose(got, _gru_reference(maps, x, h), rtol=1e-12, atol=1e-13)
 
     return decide(exhaustive(ok, range(1, 10), describe="n 1..9, L 2, batch 3"))
 
@@ -645,21 +733,27 @@ def _gru_full_trial():
     maps = _gru_maps(n, 3, variant="general")
     rng = np.random.default_rng(4)
     x, h, gh = rng.standard_normal((2, n)), rng.standard_normal((2, n)), rng.standard_normal((2, n))
-    out = spm_gru_backward(maps, spm_gru_forward(maps, x, h)[1], gh)
-    fx = fd_grad(lambda v: float(np.sum(gh * spm_gru_forward(maps, v, h)[0])), x)
-    fh = fd_grad(lambda v: float(np.sum(gh * spm_gru_forward(maps, x, v)[0])), h)
+    out = spm_gru_backward(maps, spm_gru_forward(maps, _dev(x), _dev(h))[1], _dev(gh))
+
+    def fwd(m, xx, hh):
+        return float(np.sum(gh * to_numpy(spm_gru_forward(m, _dev(xx), _dev(hh))[0])))
+
+    fx = fd_grad(lambda v: fwd(maps, v, h), x)
+    fh = fd_grad(lambda v: fwd(maps, x, v), h)
     lay = maps["Uh"]
+    _, di, do, b, sc = _host(lay)
 
     def f_param(v):
         m2 = dict(maps)
-        m2["Uh"] = spm_layer(n, list(lay.pairs), v, variant="general", d_in=lay.d_in, d_out=lay.d_out, bias=lay.bias,
-                             odd="scale", odd_scale=lay.odd_scale)
-        return float(np.sum(gh * spm_gru_forward(m2, x, h)[0]))
+        m2["Uh"] = spm_layer(n, list(lay.pairs), v, variant="general", d_in=di, d_out=do, bias=b,
+                             odd="scale", odd_scale=sc, backend=float_backend())
+        return fwd(m2, x, h)
 
     return all_of(
         numeric_close(out["x"], fx, describe="GRU ∂L/∂x_t (all three branches) vs FD", rtol=1e-6, atol=1e-7),
         numeric_close(out["h"], fh, describe="GRU ∂L/∂h_{t-1} (26 + U_z, U_r, U_h, r paths) vs FD", rtol=1e-6, atol=1e-7),
-        numeric_close(out["Uh"]["params"], fd_grad(f_param, lay.params), describe="GRU ∂L/∂θ_{SPM_Uh} vs FD", rtol=1e-6, atol=1e-7),
+        numeric_close(out["Uh"]["params"], fd_grad(f_param, to_numpy(lay.params)), describe="GRU ∂L/∂θ_{SPM_Uh} vs FD",
+                      rtol=1e-6, atol=1e-7),
     )
 
 
@@ -695,7 +789,7 @@ for _id, _q in (("eq20", "z_t = σ(W_z x_t + U_z h_{t−1} + b_z)   (20)"), ("eq
 
 
 def _attn_maps(d, seed):
-    return {k: random_spm(d, 2, variant="general", schedule="random", seed=seed + i) for i, k in enumerate("QKVO")}
+    return {k: _fspm(d, 2, variant="general", schedule="random", seed=seed + i) for i, k in enumerate("QKVO")}
 
 
 def _attention_symbolic():
@@ -726,26 +820,90 @@ def _attention_fd():
     maps = _attn_maps(d, 7)
     rng = np.random.default_rng(8)
     X, GY = rng.standard_normal((T, d)), rng.standard_normal((T, d))
-    out = spm_attention_backward(maps, spm_attention_forward(maps, X, d_h=3)[1], GY)
-    fx = fd_grad(lambda v: float(np.sum(GY * spm_attention_forward(maps, v, d_h=3)[0])), X)
+    out = spm_attention_backward(maps, spm_attention_forward(maps, _dev(X), d_h=3)[1], _dev(GY))
+
+    def fwd(m, xx):
+        return float(np.sum(GY * to_numpy(spm_attention_forward(m, _dev(xx), d_h=3)[0])))
+
+    fx = fd_grad(lambda v: fwd(maps, v), X)
     lq = maps["Q"]
+    _, di, do, b, _ = _host(lq)
 
     def fq(v):
         m2 = dict(maps)
-        m2["Q"] = spm_layer(d, list(lq.pairs), v, variant="general", d_in=lq.d_in, d_out=lq.d_out, bias=lq.bias)
-        return float(np.sum(GY * spm_attention_forward(m2, X, d_h=3)[0]))
+        m2["Q"] = spm_layer(d, list(lq.pairs), v, variant="general", d_in=di, d_out=do, bias=b, backend=float_backend())
+        return fwd(m2, X)
 
     return all_of(numeric_close(out["X"], fx, describe="attention ∂L/∂X vs FD, T=4, d=6, d_h=3", rtol=1e-6, atol=1e-7),
-                  numeric_close(out["Q"]["params"], fd_grad(fq, lq.params), describe="∂L/∂θ_Q vs FD", rtol=1e-6, atol=1e-7))
+                  numeric_close(out["Q"]["params"], fd_grad(fq, to_numpy(lq.params)), describe="∂L/∂θ_Q vs FD",
+                                rtol=1e-6, atol=1e-7))
 
 
 _ATTN_SYMBOLIC = {}
 
 
-def _attn_claim():
-    if "t" not in _ATTN_SYMBOLIC:
-        _ATTN_SYMBOLIC["t"] = all_of(_attention_symbolic(), _attention_fd())
-    return decide(_ATTN_SYMBOLIC["t"])
+def _chain_trial():
+    key = float_backend()
+    if key not in _ATTN_SYMBOLIC:
+        _ATTN_SYMBOLIC[key] = all_of(_attention_symbolic(), _attention_fd())
+    return _ATTN_SYMBOLIC[key]
+
+
+def _grad_of(loss, M):
+    """∂loss/∂M entrywise for a matrix of free symbols M."""
+    return M.applyfunc(lambda v: sympy.diff(loss, v))
+
+
+def _inner(A, B):
+    return sum(A[i, j] * B[i, j] for i in range(A.rows) for j in range(A.cols))
+
+
+# The printed right-hand sides of (36)-(39) and the §7.4 componentwise form, as functions of the matrices.
+_ATTN_PRINTED = {
+    "eq36": lambda GH, A, V: GH * V.T,
+    "eq37": lambda GH, A, V: A.T * GH,
+    "eq38": lambda GS, Q, K, dh: GS * K / sympy.sqrt(dh),
+    "eq39": lambda GS, Q, K, dh: GS.T * Q / sympy.sqrt(dh),
+    "sec7.4": lambda GA, A: sympy.Matrix(A.rows, A.cols, lambda t, i: A[t, i] * (GA[t, i] - sum(A[t, j] * GA[t, j] for j in range(A.cols)))),
+}
+
+
+def _attn_direct(which):
+    """Each printed backward formula of §7.3-7.5 alone, by SymPy differentiation (T = 2, d = 3, generic symbols)."""
+    T, d = 2, 3
+    sym = lambda name, r, c: sympy.Matrix(r, c, sympy.symbols(f"{name}0:{r * c}"))  # noqa: E731
+    dh = sympy.Symbol("d_h", positive=True)
+    if which in ("eq36", "eq37"):
+        A, V, GH = sym("A", T, T), sym("V", T, d), sym("GH", T, d)
+        wrt = A if which == "eq36" else V
+        return symbolic_zero(_grad_of(_inner(GH, A * V), wrt) - _ATTN_PRINTED[which](GH, A, V),
+                             describe=f"∂⟨G_H, AV⟩/∂{'A' if which == 'eq36' else 'V'} vs printed ({which[2:]}), T=2, d=3")
+    if which in ("eq38", "eq39"):
+        Q, K, GS = sym("Q", T, d), sym("K", T, d), sym("GS", T, T)
+        wrt = Q if which == "eq38" else K
+        return symbolic_zero(_grad_of(_inner(GS, Q * K.T / sympy.sqrt(dh)), wrt) - _ATTN_PRINTED[which](GS, Q, K, dh),
+                             describe=f"∂⟨G_S, QK^T/√d_h⟩/∂{'Q' if which == 'eq38' else 'K'} vs printed ({which[2:]})")
+    if which == "sec7.4":
+        S, GA = sym("S", T, d), sym("GA", T, d)
+        E = S.applyfunc(sympy.exp)
+        A = sympy.Matrix(T, d, lambda t, i: E[t, i] / sum(E[t, j] for j in range(d)))
+        return symbolic_zero(_grad_of(_inner(GA, A), S) - _ATTN_PRINTED["sec7.4"](GA, A),
+                             describe="∂⟨G_A, softmax_rows(S)⟩/∂S vs componentwise form, T=2, d=3")
+    # sec7.3: Y = SPM_O(H) row-wise = H M^T + b  =>  G_H = G_Y M (SPM_O^T applied to each row of G_Y)
+    H, GY = sym("H", T, d), sym("GY", T, d)
+    ent = sympy.symbols("e0:4")
+    di, do, bb = (sympy.symbols(f"{p}0:{d}") for p in ("di", "do", "bb"))
+    M = sympy.diag(*do) * naive_stage(d, [(0, 2)], [ent], sympy.Symbol("s")) * sympy.diag(*di)
+    Y = H * M.T + sympy.ones(T, 1) * sympy.Matrix([bb])
+    lay = spm_layer(d, [np.array([[0, 2]])], [[list(ent)]], variant="general", d_in=list(di), d_out=list(do),
+                    bias=list(bb), odd="scale", odd_scale=[sympy.Symbol("s")])
+    GH_iso = sympy.Matrix(spm_backward(lay, np.array(H.tolist(), dtype=object), np.array(GY.tolist(), dtype=object))["x"].tolist())
+    return all_of(symbolic_zero(_grad_of(_inner(GY, Y), H) - GY * M, describe="∂⟨G_Y, H M^T + b⟩/∂H vs G_Y M (= SPM_O^T rows)"),
+                  symbolic_zero(GH_iso - GY * M, describe="isomat SPM backward input gradient vs G_Y M, n = 3 odd-scaled"))
+
+
+def _attn_claim(which):
+    return lambda: decide(all_of(_attn_direct(which), _chain_trial()))
 
 
 def _attention_forward_check():
@@ -753,12 +911,13 @@ def _attention_forward_check():
         T, d = c
         maps = _attn_maps(d, T * 10 + d)
         X = np.random.default_rng(T).standard_normal((T, d))
-        W = {k: _dense(v) for k, v in maps.items()}
-        Q, K, V = (X @ W[k] + maps[k].bias for k in "QKV") if False else (X @ W[k].T + maps[k].bias for k in "QKV")
-        S = Q @ K.T / math.sqrt(d)
-        A = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
-        Y = (A @ V) @ W["O"].T + maps["O"].bias
-        return np.allclose(spm_attention_forward(maps, X)[0], Y, rtol=1e-11, atol=1e-12)
+        W = {k: _naive_dense(v).T for k, v in maps.items()}  # W_• of (29)-(35): Q = X W_Q
+        b = {k: to_numpy(v.bias) for k, v in maps.items()}
+        Q, K, V = (X @ W[k] + b[k] for k in "QKV")  # (29)-(31)
+        S = Q @ K.T / math.sqrt(d)  # (32), d_h = d
+        A = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)  # (33), row-wise
+        Y = (A @ V) @ W["O"] + b["O"]  # (34)-(35)
+        return np.allclose(to_numpy(spm_attention_forward(maps, _dev(X))[0]), Y, rtol=1e-11, atol=1e-12)
 
     return exhaustive(ok, ((T, d) for T in (1, 2, 5) for d in (1, 2, 3, 4, 7)), describe="T ∈ {1,2,5}, d ∈ {1,2,3,4,7}")
 
@@ -769,27 +928,34 @@ for _id, _q in (("eq29", "Q = XW_Q   (29)"), ("eq30", "K = XW_K   (30)"), ("eq31
     claim(
         f"farag2025:{_id}", quote=_q,
         statement=(
-            "isomat's SPM attention forward equals (29)-(35) evaluated densely with W_• = M_•^T (M the SPM matrix; "
-            "row batches) plus each SPM bias, d_h = d, rtol 1e-11, exhaustive over small T, d."
+            "isomat's SPM attention forward equals (29)-(35) evaluated densely with W_• = M_•^T (M the SPM matrix "
+            "D_out B_L⋯B_1 D_in built by loops; row batches) plus each SPM bias, one head (d_h = d), rtol 1e-11, "
+            "exhaustive over small T, d."
         ),
         methods=["exhaustive", "numeric"],
     )(lambda: decide(_attention_forward_check()))
 
-for _id, _q in (("eq36", "G_A = G_H V^T   (36)"), ("eq37", "G_V = A^T G_H   (37)"),
-                ("sec7.4", "(G_{S_t})_i = A_{t,i}((G_{A_t})_i − Σ_j A_{t,j}(G_{A_t})_j)"),
-                ("eq38", "G_Q = G_S K / √d_h   (38)"), ("eq39", "G_K = G_S^T Q / √d_h   (39)"),
-                ("sec7.3", "G_H = SPM_O^T(G_Y)")):
+for _id, _q, _what in (
+        ("eq36", "G_A = G_H V^T   (36)", "∂⟨G_H, AV⟩/∂A = G_H V^T"),
+        ("eq37", "G_V = A^T G_H   (37)", "∂⟨G_H, AV⟩/∂V = A^T G_H"),
+        ("sec7.4", "(G_{S_t})_i = A_{t,i}((G_{A_t})_i − Σ_j A_{t,j}(G_{A_t})_j)",
+         "∂⟨G_A, softmax_rows(S)⟩/∂S equals the componentwise form"),
+        ("eq38", "G_Q = G_S K / √d_h   (38)", "∂⟨G_S, QK^T/√d_h⟩/∂Q = G_S K/√d_h"),
+        ("eq39", "G_K = G_S^T Q / √d_h   (39)", "∂⟨G_S, QK^T/√d_h⟩/∂K = G_S^T Q/√d_h"),
+        ("sec7.3", "G_H = SPM_O^T(G_Y)", "for Y = SPM_O(H) row-wise (= H M^T + b), ∂⟨G_Y, Y⟩/∂H = G_Y M, i.e. SPM_O^T "
+         "applied to each row (and isomat's SPM backward gives it)")):
     claim(
         f"farag2025:{_id}", quote=_q,
         statement=(
+            f"Directly, by SymPy differentiation with generic symbols (T = 2, d = 3): {_what}. In the whole chain: "
             "isomat's attention backward is the printed chain G_H = SPM_O^T(G_Y), (36), (37), the softmax "
             "componentwise form, (38), (39), and the three SPM backwards summed at X. It equals SymPy "
             "differentiation of ⟨G_Y, Y⟩ for T = d = 2 in symbolic X (rational G_Y and block entries; both sides "
-            "exact expressions evaluated to 60 digits at a rational X, rtol 1e-13), and central finite differences for ∂L/∂X and ∂L/∂θ_Q (T = 4, d = 6, "
-            "d_h = 3, rtol 1e-6)."
+            "exact expressions evaluated to 60 digits at a rational X, rtol 1e-13), and central finite differences "
+            "for ∂L/∂X and ∂L/∂θ_Q (T = 4, d = 6, d_h = 3, rtol 1e-6)."
         ),
         methods=["symbolic", "exact", "numeric"],
-    )(_attn_claim)
+    )(_attn_claim(_id))
 
 
 @claim(
@@ -907,6 +1073,35 @@ def _sec8_4_stages():
     return decide(all_of(stages, prod), other_reading={
         "reading": "odd n with §5 option (ii), learned 1×1 scaling s of the residual", "orthogonal": other.ok,
         **other.evidence, "counterexample": other.counterexample})
+
+
+@claim(
+    "farag2025:sec6.5",
+    quote="When using the orthogonal (rotation-based) SPM parameterization, each mixing stage preserves the ℓ2 norm.",
+    statement=(
+        "‖B_ℓ z‖₂ = ‖z‖₂ for every z: B_ℓ^T B_ℓ = I exactly for isomat's rotation stages with symbolic angles, "
+        "n = 2..6, even n and odd n with the residual passed through (§5 (i)); with §5 (ii) (learned 1×1 scale s) "
+        "this needs s = ±1 (see sec8.4/stages). Also exact rational check: ‖B_ℓ z‖² = ‖z‖² for Pythagorean-angle "
+        "stages and integer z, n = 2..6, 3 draws each."
+    ),
+    methods=["exhaustive", "symbolic", "exact"],
+)
+def _sec6_5():
+    sym = exhaustive(_rotation_stage_orthogonal, ((n, "pass") for n in range(2, 7)), describe="n 2..6, pass-through")
+    sym.method = "symbolic"
+
+    def ok(c):
+        n, seed = c
+        rng = np.random.default_rng(seed)
+        P = np.array([[rational_angle(rng) for _ in range(n // 2)]], dtype=object)
+        lay = spm_layer(n, [rng.permutation(n)[: 2 * (n // 2)].reshape(-1, 2)], P)
+        z = [int(v) for v in rng.integers(-5, 6, n)]
+        y = spm_forward(lay, np.array([z], dtype=object))[0]
+        return sympy.nsimplify(sum(sympy.expand_trig(v) ** 2 for v in y)) == sum(v * v for v in z)
+
+    ex = exhaustive(ok, ((n, k) for n in range(2, 7) for k in range(3)), describe="n 2..6, 3 rational-angle draws")
+    ex.method = "exact"
+    return decide(all_of(sym, ex))
 
 
 @claim(
