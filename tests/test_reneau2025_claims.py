@@ -4,6 +4,7 @@ verdicts, and that its checks can fail (wrong construction, wrong printed value)
 from __future__ import annotations
 
 import time
+from decimal import Decimal
 
 import pytest
 
@@ -166,3 +167,26 @@ def test_appc_memory_bookkeeping_is_checked(monkeypatch):
     monkeypatch.setattr(R, "_alg1_sizes", lambda D, H, order="outer": [s + 1 for s in orig(D, H, order)])
     with pytest.raises(Exception, match="correction does not verify"):
         R._appc_memory()
+
+
+def test_table9_advantage_falls_with_depth(records):
+    recs, _ = records
+    rec = recs["reneau2025:sec4.5.1/table9"]
+    assert rec["verdict"] == "inconsistent"
+    assert [d["where"] for d in rec["discrepancies"]] == [
+        "advantage tends to increase with more transformer blocks (more rising than falling steps)"]
+    assert rec["evidence"]["steps"]["blocks 3->6->9"] == {"rising": 0, "falling": 12}
+    assert rec["evidence"]["advantage_by_blocks_3_6_9"]["CIFAR100 dim 200"] == ["1.44", "-0.24", "-1.36"]
+
+
+def test_table9_check_can_hold(monkeypatch):
+    import copy
+
+    import isomat.proofs.reneau2025 as R
+
+    tab = copy.deepcopy(R.TAB9)
+    for ds in tab:  # make the naive baseline fall behind more at depth: the advantage then rises with blocks
+        for b, row in tab[ds].items():
+            tab[ds][b] = (*row[:3], str(Decimal(row[3]) - Decimal(b)))
+    monkeypatch.setattr(R, "TAB9", tab)
+    assert _rerun("reneau2025:sec4.5.1/table9")["verdict"] == "holds"
