@@ -308,10 +308,10 @@ def _stp_formula():
     "cheng2025:def2.1/eq12",
     quote="(3) A ⋉ B = AB when n = p; (4) associativity; (5) distributivity — required of any STP",
     statement=(
-        "The MM-STP of eq. (12) satisfies Def. 2.1: A ⋉ B = AB for n = p (all sizes ≤ 4); "
-        "(A ⋉ B) ⋉ C = A ⋉ (B ⋉ C) and (A + A') ⋉ C = A ⋉ C + A' ⋉ C, C ⋉ (A + A') = C ⋉ A + C ⋉ A' "
-        "exactly, using the naive formula (12), on random integer matrices for all column/row sizes in [1, 4] "
-        "of the dimensions (all sizes in [1, 3], 27-81 shapes per property)."
+        "The MM-STP of eq. (12) satisfies Def. 2.1, exactly, with the naive formula (12) on random integer matrices: "
+        "A ⋉ B = AB for A m×n, B n×q, all m, n, q in [1, 3]; (A ⋉ B) ⋉ C = A ⋉ (B ⋉ C) for A 2×n, B p×q, C r×2, all "
+        "n, p, q, r in [1, 3]; (A + A') ⋉ C = A ⋉ C + A' ⋉ C and Cᵀ ⋉ (A + A') = Cᵀ ⋉ A + Cᵀ ⋉ A' for A, A' m×n, "
+        "C p×2, all m, n, p in [1, 3]. (Hypothesis-drawn dims up to 6: def2.5/stp-associative, def2.5/property-sweep.)"
     ),
     methods=["exact", "exhaustive"],
 )
@@ -499,13 +499,14 @@ def _power_dummy():
     "cheng2025:def2.5/property-sweep",
     quote=(
         "(classical; Cheng, Qi & Zhao 2012) for all dimensions: (A ⋉ B)ᵀ = Bᵀ ⋉ Aᵀ, (A + A') ⋉ B = A ⋉ B + A' ⋉ B, "
-        "B ⋉ (A + A') = B ⋉ A + B ⋉ A'; the same for the DK-STP (13), which is moreover associative"
+        "B ⋉ (A + A') = B ⋉ A + B ⋉ A'; X ⋉ A = (I_t ⊗ A) ⋉ X; the same laws for the DK-STP (13), also associative"
     ),
     statement=(
         "Hypothesis-drawn dimensions, each in [1, 6] (so coprime, divisible and general n, p all occur; shrinking "
         "would give a minimal failure), integer entries in [-3, 3], exact (SymPy), 60 examples: for isomat's stp: "
         "transpose rule and both distributive laws; for isomat's dk_stp: equality with the naive formula (13), "
-        "associativity, both distributive laws, and the transpose rule (A ⋉_DK B)ᵀ = Bᵀ ⋉_DK Aᵀ."
+        "associativity, both distributive laws, and the transpose rule (A ⋉_DK B)ᵀ = Bᵀ ⋉_DK Aᵀ; pseudo-commutativity "
+        "X ⋉ A = (I_r ⊗ A) ⋉ X, A ⋉ Z = Z ⋉ (I_r ⊗ A) for a column X ∈ R^r and a row Z (isomat's stp)."
     ),
     methods=["property", "exact"],
 )
@@ -522,7 +523,10 @@ def _property_sweep():
         dk_ok = (D(A, B) == naive_dk(A, B) and D(D(A, B), C) == D(A, D(B, C))
                  and D(A + A2, B) == D(A, B) + D(A2, B) and D(A, B + B2) == D(A, B) + D(A, B2)
                  and D(A, B).T == D(B.T, A.T))
-        return stp_ok and dk_ok
+        X, Z = _rand(r, 1, sum(d) + 45), _rand(1, r, sum(d) + 46)
+        It = _kron(sympy.eye(r), A)
+        commute_ok = S(X, A) == S(It, X) and S(A, Z) == S(Z, It)
+        return stp_ok and dk_ok and commute_ok
 
     return decide(property_search(ok, st.tuples(*[st.integers(1, 6)] * 6),
                                   describe="A m×n, B p×q, C r×u; all dims in [1, 6]; entries in [-3, 3]", max_examples=60))
@@ -2082,9 +2086,8 @@ def _g_mat(n, seed):
     "cheng2025:sec6/i",
     quote="(i) If W^{qk} := (W^q)ᵀ W^k remains the same for different W^q and W^k, the mapping Σ remains the same",
     statement=(
-        "Replace W^q → G W^q, W^k → G^{-T} W^k (G unit lower-triangular integer, so W^{qk} is unchanged): Σ of §VI is "
-        "unchanged; and the same holds for standard softmax(QKᵀ/√n)V attention (torch SDPA). float64 tol 1e-10, "
-        "s, n in [1, 3]."
+        "Replace W^q → G W^q, W^k → G^{-T} W^k (G unit lower-triangular integer, so W^{qk} is unchanged): Σ of §VI "
+        "(steps 1-3 as printed) is unchanged; float64 tol 1e-10, s, n in [1, 3]. (The standard attention: sec6/i-standard.)"
     ),
     methods=["numeric", "exhaustive"],
 )
@@ -2093,8 +2096,26 @@ def _sec6i():
         X, Wq, Wk, Wv = _sec6_data(c)
         G = _g_mat(c[1], sum(c) + 7)
         Wq2, Wk2 = G @ Wq, np.linalg.inv(G).T @ Wk
-        return (_close(_sigma(X, Wq, Wk, Wv), _sigma(X, Wq2, Wk2, Wv), 1e-10)
-                and _close(_standard(X, Wq, Wk, Wv), _standard(X, Wq2, Wk2, Wv), 1e-10))
+        return _close(_sigma(X, Wq, Wk, Wv), _sigma(X, Wq2, Wk2, Wv), 1e-10)
+
+    return decide(_num_exhaustive(ok, _dims(2, 3), "s, n in [1, 3]"))
+
+
+@claim(
+    "cheng2025:sec6/i-standard",
+    quote="(§VI (i) asked of standard attention) softmax(QKᵀ/√n)V unchanged when W^{qk} = (W^q)ᵀ W^k is unchanged",
+    statement=(
+        "Whether non-identifiability (i) also holds for the standard scaled dot-product attention (torch SDPA): "
+        "W^q → G W^q, W^k → G^{-T} W^k (G unit lower-triangular integer) leaves softmax(QKᵀ/√n)V unchanged, since "
+        "QKᵀ = X (W^q)ᵀ W^k Xᵀ; float64 tol 1e-10, s, n in [1, 3]."
+    ),
+    methods=["numeric", "exhaustive"],
+)
+def _sec6i_std():
+    def ok(c):
+        X, Wq, Wk, Wv = _sec6_data(c)
+        G = _g_mat(c[1], sum(c) + 7)
+        return _close(_standard(X, Wq, Wk, Wv), _standard(X, G @ Wq, np.linalg.inv(G).T @ Wk, Wv), 1e-10)
 
     return decide(_num_exhaustive(ok, _dims(2, 3), "s, n in [1, 3]"))
 
