@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from decimal import ROUND_HALF_UP, Decimal
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import sympy
@@ -161,7 +161,7 @@ def _alg1():
         N = draw(st.integers(1, 3))
         D = tuple(draw(st.integers(1, 3)) for _ in range(N))
         H = tuple(draw(st.integers(1, 3)) for _ in range(N))
-        ints = lambda n: draw(st.lists(st.integers(-5, 5), min_size=n, max_size=n))  # noqa: E731
+        ints = lambda n: draw(st.lists(st.integers(-5, 5), min_size=n, max_size=n))
         Wp = [np.array(ints(D[k] * H[k]), dtype=object).reshape(D[k], H[k]) for k in range(N)]
         bs = [np.array(ints(H[k]), dtype=object) for k in range(N)]
         X = np.array(ints(2 * math.prod(D)), dtype=object).reshape(2, *D)
@@ -169,7 +169,7 @@ def _alg1():
         return D, H, Wp, bs, X, order
 
     def exact_ok(case):
-        D, H, Wp, bs, X, order = case
+        _, _, Wp, bs, X, order = case
         K, beta = _isomat_flat(Wp, bs, order)
         ref = algorithm1(X, Wp, bs, order).reshape(2, -1)
         for i in range(2):
@@ -292,8 +292,8 @@ def _sec2_2():
     # the other reading: '×_k W_k' contracts mode k with the rows (first index) of W_k, i.e. Kolda–Bader's
     # X ×_k W_kᵀ; this is the corrected formula written in a notation the paper does not define
     return decide(printed, correction=(
-        "Y = X ×_1 W_1ᵀ ×_2 W_2ᵀ ⋯ ×_N W_Nᵀ (Kolda–Bader mode products with the H_k×D_k matrices W_kᵀ, "
-        "b_k added after each), i.e. vec(Y) = (W_1ᵀ ⊗ ⋯ ⊗ W_Nᵀ) vec(X) + β with row-major vec", corrected),
+        ("Y = X ×_1 W_1ᵀ ×_2 W_2ᵀ ⋯ ×_N W_Nᵀ (Kolda–Bader mode products with the H_k×D_k matrices W_kᵀ, "
+         "b_k added after each), i.e. vec(Y) = (W_1ᵀ ⊗ ⋯ ⊗ W_Nᵀ) vec(X) + β with row-major vec"), corrected),
         printed_where_defined={"ok": defined_but_wrong.ok, "counterexample": defined_but_wrong.counterexample},
         reading_rows_contraction={"ok": corrected.ok, "reading": "X ×_k W_k := Σ_d x_{..d..} W_k[d, h] (contraction "
                                   "with the rows of W_k), not the cited Kolda–Bader product; under it the printed "
@@ -317,7 +317,7 @@ def _sec2_2():
 def _alg1_order():
     def perm_invariant(case):
         D, H = case
-        Wp, bs = _sym_layer(D, H)
+        Wp, _ = _sym_layer(D, H)
         N = len(D)
         x = sympy.symbols(f"x0:{math.prod(D)}")
         X = np.array(x, dtype=object).reshape(D)
@@ -481,9 +481,9 @@ def _appc_memory():
                  "monotone": all(d <= h for d, h in zip(D, H)) or all(d >= h for d, h in zip(D, H))}
              for k, (D, H) in PAPER_NDLINEAR_SHAPES.items()}
     return decide(printed, correction=(
-        "each intermediate of Algorithm 1 has at most max(ΠD_k, ΠH_k) entries per sample when all modes grow "
-        "(D_k ≤ H_k) or all shrink (D_k ≥ H_k); with mixed modes it can exceed both by an unbounded factor "
-        "(D = (1, n), H = (n, 1): n² against n)", corrected), paper_shapes=paper)
+        ("each intermediate of Algorithm 1 has at most max(ΠD_k, ΠH_k) entries per sample when all modes grow "
+         "(D_k ≤ H_k) or all shrink (D_k ≥ H_k); with mixed modes it can exceed both by an unbounded factor "
+         "(D = (1, n), H = (n, 1): n² against n)"), corrected), paper_shapes=paper)
 
 
 @claim(
@@ -700,7 +700,7 @@ def _split(n: int, small_first: bool) -> tuple[int, int]:
     return (a, n // a) if small_first else (n // a, a)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tab1(model: str):
     c = _nd.TRANSFORMER_CONFIGS[model]  # public config facts (shared/data/model-configs.json)
     L, mods = c["num_hidden_layers"], _modules(c)
@@ -789,7 +789,7 @@ SEC4_2_1_PRINTED = {"reductions vs LoRA r=8 lie in 4x-9x": True, "LLaMA3 reducti
 )
 def _sec4_2_1():
     p = {m: {k: Decimal(v[:-1]) for k, v in TAB1_PRINTED[m].items()} for m in TAB1_PRINTED}
-    half_up = lambda r: int(r.quantize(Decimal(1), rounding=ROUND_HALF_UP))  # noqa: E731
+    half_up = lambda r: int(r.quantize(Decimal(1), rounding=ROUND_HALF_UP))
     r8 = {m: p[m]["lora-r8"] / p[m]["ndlinear-lora"] for m in p}
     r4 = {m: p[m]["lora-r4"] / p[m]["ndlinear-lora"] for m in p}
     recomputed = {"reductions vs LoRA r=8 lie in 4x-9x": all(4 <= half_up(r) <= 9 for r in r8.values()),
@@ -818,7 +818,7 @@ TAB6_PRINTED = {"linear head": 1544, "ndlinear head": 222, "≈85% fewer in the 
 # and SST-2); "≈85% fewer parameters" (Table 6 caption, §4.2.3 "approximately 85%")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tab6_search():
     """BERT (base 768 / large 1024 features), 2 classes; Linear head: Linear(f, h) -> Linear(h, 2) for any h;
     NdLinear head: NdLinear((a, f/a) -> (2, 2)) -> Linear(4, 2) for every divisor a of f."""
@@ -929,7 +929,7 @@ def _k0(n: int) -> str:
     return str((Decimal(n) / 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP)) + "k"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tab8_search(classes: int):
     """§4.5.2/App. D.4: conv(3->c1, k) -> conv(c1->c2, k) [-> BatchNorm after each conv, or not] -> pooling to
     s x s -> [Linear(c2*s*s, 256) | NdLinear((c2, s, s) -> (64, 8, 8))] -> Linear(., classes). Unstated: c1, c2,
@@ -1188,7 +1188,7 @@ def _text_vs_tables():
 
     q, l = TAB1_ACC["Qwen3-1.7B"], TAB1_ACC["Meta-Llama-3-8B"]
     col = {"GSM8K": 0, "MultiArith": 1, "CSQA": 2, "ARC-e": 3, "ARC-c": 4}
-    v = lambda row, c: D(row[col[c]])  # noqa: E731
+    v = lambda row, c: D(row[col[c]])
     rec = {
         "§4.2.1 Qwen3 GSM8K gain over LoRA r=8 (points)": pts(q["ndlinear-lora"][0], q["lora-r8"][0]),
         "§4.2.1 Qwen3 MultiArith: NdLinear-LoRA above both LoRA":
@@ -1254,9 +1254,9 @@ SEC4_5_1_PRINTED = {
 def _table9():
     D = Decimal
     adv = {ds: {b: [D(v) - D(row[3]) for v in row[:3]] for b, row in rows.items()} for ds, rows in TAB9.items()}
-    dim_steps = [y - x for rows in adv.values() for a in rows.values() for x, y in zip(a, a[1:])]
+    dim_steps = [y - x for rows in adv.values() for a in rows.values() for x, y in itertools.pairwise(a)]
     block_steps = [adv[ds][b2][i] - adv[ds][b1][i] for ds in adv for i in range(3) for b1, b2 in ((3, 6), (6, 9))]
-    tends_up = lambda steps: sum(d > 0 for d in steps) > sum(d < 0 for d in steps)  # noqa: E731
+    tends_up = lambda steps: sum(d > 0 for d in steps) > sum(d < 0 for d in steps)
     rec = {
         "NdViT consistently outperforms the ViT baseline (best NdViT above naive, every dataset and depth)":
             all(max(a) > 0 for rows in adv.values() for a in rows.values()),
