@@ -235,13 +235,14 @@ def test_kernel_matches_reference_float32(layer, batch, seed):
 
 
 @given(st.integers(1, 9), st.integers(1, 20), st.integers(1, 40), st.integers(0, 10**6),
-       st.sampled_from([None, 1, 2, 3, 8]), st.sampled_from([None, 1, 2, 3]), st.booleans())
-def test_fused_kernel_butterfly_matches_reference(bits, L, batch, seed, chunk, threads, diagonals):
+       st.sampled_from([None, 1, 2, 3, 8]), st.sampled_from([None, 1, 2, 3]), st.booleans(),
+       st.sampled_from([None, True, False]))
+def test_fused_kernel_butterfly_matches_reference(bits, L, batch, seed, chunk, threads, diagonals, keep):
     """Fused path: rotation, n = 2^bits, butterfly schedule with L below, at and above log2 n
-    (stages wrap around), ragged chunks and 1-3 threads."""
+    (stages wrap around), ragged chunks, 1-3 threads, stage outputs kept or recomputed."""
     n = 2**bits
     layer = random_spm(n, L, schedule="butterfly", seed=seed, diagonals=diagonals)
-    K = _kernel_vs_reference(layer, batch, seed, chunk=chunk, threads=threads)
+    K = _kernel_vs_reference(layer, batch, seed, chunk=chunk, threads=threads, keep=keep)
     assert K.path == "fused"
 
 
@@ -251,7 +252,7 @@ def test_kernel_dottest_linear_part(bits, L, seed, fused):
     n = 2**bits + (0 if fused else 1)
     ref = random_spm(n, L, schedule="butterfly", seed=seed)
     lin = spm_layer(n, list(ref.pairs), ref.params, d_in=ref.d_in, d_out=ref.d_out)
-    K = SPMKernel(lin, 1, np.float32)
+    K = SPMKernel(lin, 1, np.float32, keep=bool(seed % 2))
     assert K.path == ("fused" if fused else "gather")
     # float32: compare against |Kx| |y| (Cauchy-Schwarz scale), not against <Kx, y>, which can cancel
     rng = np.random.default_rng(seed)

@@ -677,8 +677,9 @@ class SPMKernel:
     shuffle (one strided copy) moves to the next stage's order. No gather is needed. The
     backward (eq. 7--9, 15--19) runs stage by stage in reverse on the chunk, propagating
     :math:`g \mapsto e^{-\mathrm{i}\theta}g` (that is :math:`B_\ell^{\mathsf T}g`) and
-    recomputing each stage input by the inverse rotation of its output (stages are orthogonal),
-    starting from :math:`\mathbf z_L` kept by the forward; the angle gradient is
+    recomputing each stage output by the inverse rotation (stages are orthogonal), starting from
+    :math:`\mathbf z_L` kept by the forward (or, with ``keep``, reading the stage outputs the
+    forward kept); the angle gradient is
     :math:`\sum_b \operatorname{Im}(\bar y\,\delta) = \sum_b (\delta_2 y_1 - \delta_1 y_2)`
     (eq. 9 rewritten with the stage output :math:`y`). In float32 the recomputed inputs carry a
     relative error of order :math:`L\cdot 10^{-7}`.
@@ -701,10 +702,14 @@ class SPMKernel:
         chunk's working set stays in a core's L2 cache).
     threads : int, optional
         Threads for the fused path (default ``min(2, os.cpu_count())``).
+    keep : bool, optional
+        Fused path: keep every stage's output from the forward (``L B n`` values) instead of
+        recomputing it in the backward by the inverse rotation; saves one complex multiply and
+        one shuffle per backward stage. Default: keep when ``L B n`` values take at most 16 MiB.
     """
 
     def __init__(self, layer: SPM, batch: int, dtype: Any = np.float32, *, chunk: int | None = None,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, keep: bool | None = None) -> None:
         if not isinstance(layer, SPM) or layer.field != "numpy":
             raise TypeError(f"layer must be a numpy-field SPM, got {type(layer).__name__}"
                             + (f" in field {layer.field!r}" if isinstance(layer, SPM) else ""))
@@ -717,14 +722,14 @@ class SPMKernel:
         fused = _butterfly_layout(layer)
         self.path = "fused" if fused is not None else "gather"
         if fused is not None:
-            self._init_fused(fused, chunk, threads)
+            self._init_fused(fused, chunk, threads, keep)
         else:
             self._init_gather()
 
     # =========================================================================================
     # fused path (rotation, butterfly, n = 2^m)
     # =========================================================================================
-    def _init_fused(self, pair_of: np.ndarray, chunk: int | None, threads: int | None) -> None:
+    def _init_fused(self, pair_of: np.ndarray, chunk: int | None, threads: int | None, keep: bool | None) -> None:
         import os
 
         layer, B, n, L, dt = self.layer, self.B, self.n, self.L, self.dtype
@@ -743,7 +748,13 @@ class SPMKernel:
             chunk = max(1, min(per, (1 << 16) // n))
         self.chunk = b = max(1, min(_validate.positive_int("chunk", chunk), per))
         self.k_end = L % self.bits  # stage order after L shuffles (0 = natural)
-        check_size("SPMKernel buffers", (B, 3 * n), 3 * B * n + 7 * self.threads * b * n, field="numpy")
+        if keep is None:  # keep the stage outputs when they fit in the last-level cache (32 MiB here)
+            keep = L * B * n * dt.itemsize <= 16 * 2**20
+        self.keep = bool(keep)
+        extra = L * B * n if self.keep else 0
+        check_size("SPMKernel buffers", (B, 3 * n + extra // B), 3 * B * n + extra + 7 * self.threads * b * n,
+                   field="numpy")
+        self.S = np.empty((L, B, n), dt) if self.keep else None  # stage outputs y_ell, each in its stage order
         self.d_in = np.asarray(layer.d_in, dt)
         self.d_out = np.asarray(layer.d_out, dt)
         self.bias = np.asarray(layer.bias, dt)
@@ -787,14 +798,22 @@ class SPMKernel:
         X, ZL, Y = self.X, self.ZL, self.Y
         for r in range(lo, hi, b):
             rows = min(b, hi - r)
-            P, Q = P0[: rows * n].reshape(rows, n), Q0[: rows * n].reshape(rows, n)
+            bufs = (P0[: rows * n].reshape(rows, n), Q0[: rows * n].reshape(rows, n))
+            S = self.S
+            P, pi = (S[0, r : r + rows], -1) if S is not None else (bufs[0], 0)  # pi: which scratch P is
             np.multiply(X[r : r + rows], self.d_in, out=P)  # eq. (2); stage order 0 = natural
             for ell in range(L):
                 Pc = P.view(self.ct)
                 np.multiply(Pc, self.e[ell], out=Pc)  # eq. (5)-(6) for all pairs of stage ell
-                dst = ZL[r : r + rows] if (ell == L - 1 and self.k_end == 0) else Q
+                if ell == L - 1 and self.k_end == 0:
+                    dst, pi = ZL[r : r + rows], -1
+                elif S is not None and ell + 1 < L:
+                    dst, pi = S[ell + 1, r : r + rows], -1
+                else:
+                    pi = 1 - pi if pi >= 0 else 0
+                    dst = bufs[pi]
                 np.copyto(dst.reshape(rows, 2, n // 2), P.reshape(rows, n // 2, 2).swapaxes(1, 2))  # next order
-                P, Q = Q, P
+                P = dst
             if self.k_end:
                 self._reorder(P, ZL[r : r + rows], self.k_end, bits)
             np.multiply(ZL[r : r + rows], self.d_out, out=Y[r : r + rows])  # eq. (4)
@@ -802,43 +821,47 @@ class SPMKernel:
 
     def _backward_part(self, t: int) -> tuple[np.ndarray, ...]:
         lo, hi = self.parts[t]
-        n, L, b, bits, dt = self.n, self.L, self.chunk, self.bits, self.dtype
+        n, L, b, bits, dt, ct = self.n, self.L, self.chunk, self.bits, self.dtype, self.ct
         W0, V0, T0 = self.scratch[t]
-        X, ZL, G, GX = self.X, self.ZL, self._G, self.GX
+        X, ZL, G, GX, S = self.X, self.ZL, self._G, self.GX, self.S
+        k = 1 if S is not None else 2  # arrays carried backwards: g, or (z, g) when z is recomputed
         acc = np.zeros((L, n // 2), np.complex128)
         g_bias, g_out, g_in = np.zeros(n, dt), np.zeros(n, dt), np.zeros(n, dt)
         for r in range(lo, hi, b):
             rows = min(b, hi - r)
-            W, V = W0[: 2 * rows * n].reshape(2, rows, n), V0[: 2 * rows * n].reshape(2, rows, n)
+            W, V = W0[: k * rows * n].reshape(k, rows, n), V0[: k * rows * n].reshape(k, rows, n)
             T = T0[: rows * n].reshape(rows, n)
             Gc, Zc = G[r : r + rows], ZL[r : r + rows]
             np.add(g_bias, Gc.sum(axis=0), out=g_bias)  # eq. (17)
             np.multiply(Gc, Zc, out=T)
             np.add(g_out, T.sum(axis=0), out=g_out)  # eq. (16)
-            if self.k_end:
+            if self.k_end:  # to the stage order reached after the last stage
                 np.multiply(Gc, self.d_out, out=T)  # eq. (15)
-                self._reorder(Zc, W[0], self.k_end, bits, inverse=True)
-                self._reorder(T, W[1], self.k_end, bits, inverse=True)
+                self._reorder(T, W[k - 1], self.k_end, bits, inverse=True)
+                if k == 2:
+                    self._reorder(Zc, W[0], self.k_end, bits, inverse=True)
             else:
-                np.copyto(W[0], Zc)
-                np.multiply(Gc, self.d_out, out=W[1])  # eq. (15)
-            Tc = T.view(self.ct)
+                np.multiply(Gc, self.d_out, out=W[k - 1])  # eq. (15)
+                if k == 2:
+                    np.copyto(W[0], Zc)
+            Tc = T.view(ct)
             for ell in range(L - 1, -1, -1):
-                # back to stage ell's order (inverse perfect shuffle), z and g together; two
-                # copies with long inner loops (one copy into the interleaved view is 4x slower)
-                Vi, Wh = V.reshape(2, rows, n // 2, 2), W.reshape(2, rows, 2, n // 2)
+                # back to stage ell's order (inverse perfect shuffle); two copies with long inner
+                # loops (one copy into the interleaved view is 4x slower)
+                Vi, Wh = V.reshape(k, rows, n // 2, 2), W.reshape(k, rows, 2, n // 2)
                 np.copyto(Vi[..., 0], Wh[:, :, 0])
                 np.copyto(Vi[..., 1], Wh[:, :, 1])
                 W, V = V, W
-                Wc = W.view(self.ct)  # Wc[0] = y (stage output), Wc[1] = delta
-                np.conjugate(Wc[0], out=Tc)
-                np.multiply(Tc, Wc[1], out=Tc)
+                Wc = W.view(ct)  # Wc[k - 1] = delta (gradient at the stage output)
+                y = S[ell, r : r + rows].view(ct) if S is not None else Wc[0]  # stage output
+                np.conjugate(y, out=Tc)
+                np.multiply(Tc, Wc[k - 1], out=Tc)
                 np.add(acc[ell], Tc.sum(axis=0), out=acc[ell])  # eq. (9): sum_b Im(conj(y) delta)
-                if ell:
+                if k == 2 and ell:
                     np.multiply(Wc, self.ec[ell], out=Wc)  # g <- B^T g (eq. 7-8); z <- B^{-1} z
                 else:
-                    np.multiply(Wc[1], self.ec[ell], out=Wc[1])
-            gz0 = W[1]  # dL/dz_0, natural order
+                    np.multiply(Wc[k - 1], self.ec[ell], out=Wc[k - 1])  # g <- B^T g (eq. 7-8)
+            gz0 = W[k - 1]  # dL/dz_0, natural order
             np.multiply(gz0, X[r : r + rows], out=T)
             np.add(g_in, T.sum(axis=0), out=g_in)  # eq. (19)
             np.multiply(gz0, self.d_in, out=GX[r : r + rows])  # eq. (18)
