@@ -69,7 +69,8 @@ def cpu_model():
 
 def load():
     try:
-        return "load average %.2f %.2f %.2f" % os.getloadavg()
+        a, b, c = os.getloadavg()
+        return f"load average {a:.2f} {b:.2f} {c:.2f}"
     except OSError:
         return "load average n/a"
 
@@ -116,21 +117,21 @@ def main():
         bound = 2 * n * BATCH * np.dtype(DT).itemsize / max(bw, bw_n)  # one stage: read z, write z'
         t_d, t_s, t_f = (statistics.median(v) for v in (td, tsp, tfw))
         spd = statistics.median(a / b for a, b in zip(td, tsp))
-        rows.append(dict(n=n, L=L, td=t_d, ts=t_s, tf=t_f, spd=spd, bound=bound, chunk=K.chunk, threads=K.threads,
-                         fr=t_f / L / bound, fbr=t_s / L / bound))
+        rows.append({"n": n, "L": L, "td": t_d, "ts": t_s, "tf": t_f, "spd": spd, "bound": bound, "chunk": K.chunk,
+                     "threads": K.threads, "keep": K.keep, "fr": t_f / L / bound, "fbr": t_s / L / bound})
     print()
     print(f"{'n':>5} {'L':>3} {'dense ms':>9} {'SPM ms':>8} {'speedup*':>8} {'paper':>6} | {'fwd/L us':>9} "
-          f"{'(f+b)/L us':>10} {'bound us':>9} {'fwd/L:bnd':>9} {'(f+b)/L:bnd':>11} | chunk x threads")
+          f"{'(f+b)/L us':>10} {'bound us':>9} {'fwd/L:bnd':>9} {'(f+b)/L:bnd':>11} | chunk x threads, kept")
     for r in rows:
         print(f"{r['n']:>5} {r['L']:>3} {r['td'] * 1e3:>9.3f} {r['ts'] * 1e3:>8.3f} {r['spd']:>7.2f}x "
               f"{PAPER_SPEEDUP[r['n']]:>5.2f}x | {r['tf'] / r['L'] * 1e6:>9.1f} {r['ts'] / r['L'] * 1e6:>10.1f} "
-              f"{r['bound'] * 1e6:>9.1f} {r['fr']:>8.2f}x {r['fbr']:>10.2f}x | {r['chunk']} x {r['threads']}")
-    print(f"* medians over repetitions; speedup = median of (dense / SPM) per repetition, both timed back to back.\n"
-          f"  fwd/L = fused forward time / L; (f+b)/L = fused forward+backward time / L; bound = one stage's\n"
-          f"  streaming time 2 n B 4 bytes / large-copy bandwidth (the faster of two measurements in this run).\n"
-          f"  The fused kernel can come in under the per-stage streaming bound because it does NOT stream each\n"
-          f"  stage through memory: each chunk of rows stays in cache through all L stages (memory is streamed\n"
-          f"  about once per layer), so the per-stage bound is a bound for an unfused stage, not for this kernel.")
+              f"{r['bound'] * 1e6:>9.1f} {r['fr']:>8.2f}x {r['fbr']:>10.2f}x | {r['chunk']} x {r['threads']}, {'kept' if r['keep'] else 'recomputed'}")
+    print("* medians over repetitions; speedup = median of (dense / SPM) per repetition, both timed back to back.\n"
+          "  fwd/L = fused forward time / L; (f+b)/L = fused forward+backward time / L; bound = one stage's\n"
+          "  streaming time 2 n B 4 bytes / large-copy bandwidth (the faster of two measurements in this run).\n"
+          "  The fused kernel can come in under the per-stage streaming bound because it does NOT stream each\n"
+          "  stage through memory: each chunk of rows stays in cache through all L stages (memory is streamed\n"
+          "  about once per layer), so the per-stage bound is a bound for an unfused stage, not for this kernel.")
     spd = {r["n"]: r["spd"] for r in rows}
     print()
     print("targets (forward + backward, float32, batch 256, L = log2 n):")
