@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from isomat.proofs import load
 from isomat.proofs import farag2025 as F
+from isomat.proofs import load
 from isomat.proofs.engine import run_claim
 
 CLAIMS = {c.id: c for c in load(["farag2025"])}

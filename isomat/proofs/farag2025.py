@@ -20,6 +20,7 @@ import numpy as np
 import sympy
 from hypothesis import strategies as st
 
+from ..algebra._backend import array_module, to_numpy
 from ..algebra.spm import (
     butterfly_pairings,
     layer_matrix,
@@ -33,8 +34,8 @@ from ..algebra.spm import (
     spm_layer,
     stage_matrix,
 )
-from ..algebra._backend import array_module, to_numpy
 from .engine import (
+    Trial,
     all_of,
     claim,
     compare_printed,
@@ -45,7 +46,6 @@ from .engine import (
     numeric_close,
     property_search,
     symbolic_zero,
-    Trial,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -708,9 +708,9 @@ def _gru_maps(n, seed, variant="rotation"):
 
 def _gru_reference(maps, x, h):
     """Eqs. (20)-(23) on the host with dense matrices W = D_out B_L⋯B_1 D_in built by loops (row batches)."""
-    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    sig = lambda v: 1 / (1 + np.exp(-v))
     M = {k: _naive_dense(v) for k, v in maps.items()}
-    bsum = lambda a, b: to_numpy(maps[a].bias) + to_numpy(maps[b].bias)  # noqa: E731
+    bsum = lambda a, b: to_numpy(maps[a].bias) + to_numpy(maps[b].bias)
     z = sig(x @ M["Wz"].T + h @ M["Uz"].T + bsum("Wz", "Uz"))
     r = sig(x @ M["Wr"].T + h @ M["Ur"].T + bsum("Wr", "Ur"))
     ht = np.tanh(x @ M["Wh"].T + (r * h) @ M["Uh"].T + bsum("Wh", "Uh"))
@@ -904,7 +904,7 @@ _ATTN_PRINTED = {
 def _attn_direct(which):
     """Each printed backward formula of §7.3-7.5 alone, by SymPy differentiation (T = 2, d = 3, generic symbols)."""
     T, d = 2, 3
-    sym = lambda name, r, c: sympy.Matrix(r, c, sympy.symbols(f"{name}0:{r * c}"))  # noqa: E731
+    sym = lambda name, r, c: sympy.Matrix(r, c, sympy.symbols(f"{name}0:{r * c}"))
     dh = sympy.Symbol("d_h", positive=True)
     if which in ("eq36", "eq37"):
         A, V, GH = sym("A", T, T), sym("V", T, d), sym("GH", T, d)
@@ -1284,7 +1284,7 @@ def _sec8_2_dim():
         cache[(n, L)] = _general_rank(n, L)
         return cache[(n, L)]
 
-    clog = lambda n: max(1, math.ceil(math.log2(n)))  # noqa: E731
+    clog = lambda n: max(1, math.ceil(math.log2(n)))
     regime = sorted(((n, L) for n in (2, 3, 4, 5, 6, 8) for L in range(1, clog(n) + 1)), key=lambda c: (c[0] * c[1], c))
     theta = exhaustive(lambda c: Fraction(c[0] * (c[1] + 1), 2) <= r(*c) <= 2 * c[0] * (c[1] + 1), regime,
                        describe="n 2..6, 8; L 1..⌈log2 n⌉; general, butterfly",
@@ -1348,7 +1348,7 @@ def _sec8_2_strict():
     methods=["exact", "exhaustive"],
 )
 def _sec8_2_strict_subset():
-    clog = lambda n: max(1, math.ceil(math.log2(n)))  # noqa: E731
+    clog = lambda n: max(1, math.ceil(math.log2(n)))
     cases = sorted(((n, L) for n in (3, 4, 5, 6, 8) for L in range(1, clog(n) + 1)), key=lambda c: (c[0] * c[1], c))
     t = exhaustive(lambda c: _general_rank(*c) < c[0] ** 2, cases, describe="n 3..6, 8; L 1..⌈log2 n⌉",
                    witness=lambda c: {"rank": _general_rank(*c), "n^2": c[0] ** 2})
@@ -1498,7 +1498,7 @@ def _butterfly_depth():
 def _min_depth_claim():
     found = {n: _min_depth(n, schedule=True) for n in range(1, 9)}
     depths = {n: d for n, (d, _) in found.items()}
-    clog = lambda n: math.ceil(math.log2(n)) if n > 1 else 0  # noqa: E731
+    clog = lambda n: math.ceil(math.log2(n)) if n > 1 else 0
     lower = exhaustive(lambda n: depths[n] >= clog(n), range(1, 9), describe="n = 1..8, all schedules",
                        witness=lambda n: {"min_depth": depths[n], "ceil_log2": clog(n)})
     exact = exhaustive(lambda n: depths[n] == clog(n) + (n % 2 if n > 1 else 0), range(1, 9), describe="n = 1..8, all schedules",
