@@ -264,6 +264,20 @@ def test_kernel_dottest_linear_part(bits, L, seed, fused):
     dottest(lin, rng=seed, rtol=1e-9, matvec=lambda v: spm_forward(lin, v), rmatvec=lambda v: spm_transpose_apply(lin, v))
 
 
+@pytest.mark.parametrize("keep", [True, False])
+def test_fused_kernel_float64(keep):
+    """float64 takes the plain strided shuffles (the 64-bit word casts are float32 only)."""
+    layer = random_spm(64, 9, schedule="butterfly", seed=3)
+    K = SPMKernel(layer, 7, np.float64, chunk=3, threads=2, keep=keep)
+    assert K.path == "fused" and not K.words
+    rng = np.random.default_rng(0)
+    X, G = rng.standard_normal((7, 64)), rng.standard_normal((7, 64))
+    np.testing.assert_allclose(K.forward(X), spm_forward(layer, X), rtol=1e-10, atol=1e-10)
+    got, ref = K.backward(G), spm_backward(layer, X, G)
+    for k in ref:
+        np.testing.assert_allclose(got[k], ref[k], rtol=1e-10, atol=1e-10, err_msg=k)
+
+
 def test_kernel_paths_and_bad_arguments():
     assert SPMKernel(random_spm(16, 4), 3).path == "fused"
     assert SPMKernel(random_spm(16, 4, variant="general"), 3).path == "gather"
