@@ -170,7 +170,8 @@ def main():
           "  dense layer with 2 / 1 OpenBLAS threads; SPM: SPMKernel defaults; SPM t2: the same with 2 threads.\n"
           "  speedup = min(dense2, dense1) / SPM: the faster dense configuration is the baseline (OpenBLAS threads\n"
           "  stall badly when other jobs take a core, which would otherwise inflate the speedup).\n"
-          "  fwd/L = fused forward time / L (defaults: stage outputs kept, so the forward also writes them);\n"
+          "  fwd/L = fused forward time / L with the defaults (last column: whether the stage outputs are kept,\n"
+          "  i.e. also written by the forward; the default keeps them when L B n values fit in 16 MiB);\n"
           "  fwdR/L = the same with keep=False (stage outputs recomputed in the backward, lighter forward);\n"
           "  (f+b)/L = fused forward+backward time / L (defaults); all in us; bound = one stage's\n"
           "  streaming time 2 n B 4 bytes / large-copy bandwidth (the faster of two measurements in this run).\n"
@@ -184,7 +185,7 @@ def main():
     print(f"  speedup >= 5x at n = 4096: {spd[4096]:.2f}x  -> {'MET' if spd[4096] >= 5 else 'NOT MET'}")
     wf, wfr, wfb = (max(r[k] for r in rows) for k in ("fr", "frr", "fbr"))
     print("  each stage within 2x of the streaming bound, stage time = fused forward / L:")
-    print(f"    defaults (stage outputs kept): worst {wf:.2f}x -> {'MET' if wf <= 2 else 'NOT MET'}; "
+    print(f"    defaults: worst {wf:.2f}x -> {'MET' if wf <= 2 else 'NOT MET'}; "
           f"keep=False: worst {wfr:.2f}x -> {'MET' if wfr <= 2 else 'NOT MET'}")
     print(f"    stage time = fused forward+backward / L (defaults): worst {wfb:.2f}x -> {'MET' if wfb <= 2 else 'NOT MET'}")
     print("  (paper's speedups are per training step of a whole model on their hardware; ours are one layer's "

@@ -706,7 +706,8 @@ class SPMKernel:
         Fused path: keep every stage's output from the forward (``L B n`` values) instead of
         recomputing it in the backward by the inverse rotation; saves one complex multiply and
         one shuffle per backward stage, costs the writes in the forward. Default: keep when the
-        ``L B n`` values take at most 256 MiB.
+        ``L B n`` values take at most 16 MiB (half the last-level cache of the machine this was
+        tuned on; beyond it the forward streams them to memory).
     """
 
     def __init__(self, layer: SPM, batch: int, dtype: Any = np.float32, *, chunk: int | None = None,
@@ -747,13 +748,13 @@ class SPMKernel:
             chunk = max(1, min(per, (1 << 18) // n))
         self.chunk = b = max(1, min(_validate.positive_int("chunk", chunk), per))
         self.k_end = L % self.bits  # stage order after L shuffles (0 = natural)
-        if keep is None:  # keeping was faster for every n = 256..4096 at B = 256 (up to 48 MiB)
-            keep = L * B * n * dt.itemsize <= 256 * 2**20
+        if keep is None:  # keep what fits in half the 32 MiB last-level cache; beyond, the forward
+            keep = L * B * n * dt.itemsize <= 16 * 2**20  # would stream them to memory
         self.keep = bool(keep)
         extra = L * B * n if self.keep else 0
         check_size("SPMKernel buffers", (B, 3 * n + extra // B), 3 * B * n + extra + 7 * self.threads * b * n,
                    field="numpy")
-        # flat buffers carry 2 spare values so that the word view of _shuffle never leaves them
+        # flat buffers carry 2 spare values so that the odd-word views (_forward_plan) never leave them
         self.Sflat = np.empty(L * B * n + 2, dt) if self.keep else None
         self.S = self.Sflat[: L * B * n].reshape(L, B, n) if self.keep else None  # stage outputs, stage order
         self.words = dt.itemsize == 4 and sys.byteorder == "little"  # float32 shuffles by 64-bit word casts
@@ -767,6 +768,8 @@ class SPMKernel:
         self.parts = [(int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds) if hi > lo]
         self.scratch = [(np.empty(2 * b * n + 2, dt), np.empty(2 * b * n + 2, dt), np.empty(b * n, dt)) for _ in self.parts]
         self._pool = None
+        self._fplan: list[Any] = [None] * len(self.parts)
+        self._bplan: list[Any] = [None] * len(self.parts)
 
     def _map(self, fn: Any) -> list[Any]:
         if len(self.parts) == 1:
@@ -793,49 +796,27 @@ class SPMKernel:
         else:
             np.copyto(dst.reshape(*lead, hi, lo), src.reshape(*lead, lo, hi).swapaxes(-1, -2))
 
-    def _shuffle(self, flat: np.ndarray, start: int, rows: int, dst: np.ndarray) -> None:
-        """Perfect shuffle (stage order ell -> ell + 1): ``dst[:, 0, :]`` = the even values and
-        ``dst[:, 1, :]`` = the odd values of the ``(rows, n)`` block of ``flat`` at ``start``.
+    def _forward_plan(self, t: int) -> list[tuple[Any, ...]]:
+        """Per chunk of part ``t``: ``(r, rows, first buffer, steps, last buffer)``, each step the
+        fixed views one stage uses (the buffers never move, so this is built once).
 
-        float32: each pair is one 64-bit word; casting the words to 32 bits keeps their low
+        A step is the complex multiplication in place, then the perfect shuffle to the next
+        stage's order: ``dst[:, 0, :]`` = the even values, ``dst[:, 1, :]`` = the odd values.
+        In float32 each pair is one 64-bit word; casting the words to 32 bits keeps their low
         halves (the even values, little-endian), and the same cast on the words read 4 bytes
         later gives the odd values: two contiguous casts instead of a strided copy (2.5x faster).
         """
-        n = self.n
-        src = flat[start : start + rows * n].reshape(rows, n)
-        if not self.words:
-            np.copyto(dst.reshape(rows, 2, n // 2), src.reshape(rows, n // 2, 2).swapaxes(1, 2))
-            return
-        du = dst.view(np.uint32).reshape(rows, 2, n // 2)
-        np.copyto(du[:, 0], src.view(np.uint64), casting="unsafe")
-        odd = np.ndarray((rows, n // 2), np.uint64, buffer=flat, offset=(start + 1) * 4, strides=(4 * n, 8))
-        np.copyto(du[:, 1], odd, casting="unsafe")
-
-    def _unshuffle(self, W: np.ndarray, V: np.ndarray) -> None:
-        """Inverse perfect shuffle of ``W`` (k, rows, n) into ``V`` (stage order ell + 1 -> ell)."""
-        k, rows, n = W.shape
-        if not self.words:  # two copies with long inner loops (one into the interleaved view is 4x slower)
-            Vi, Wh = V.reshape(k, rows, n // 2, 2), W.reshape(k, rows, 2, n // 2)
-            np.copyto(Vi[..., 0], Wh[:, :, 0])
-            np.copyto(Vi[..., 1], Wh[:, :, 1])
-            return
-        Wu = W.view(np.uint32).reshape(k, rows, 2, n // 2)
-        np.copyto(V.view(np.uint64), Wu[:, :, 0], casting="unsafe")  # even values, zero-extended words
-        np.copyto(V.view(np.uint32).reshape(k, rows, n // 2, 2)[..., 1], Wu[:, :, 1])  # odd values
-
-    def _forward_part(self, t: int) -> None:
         lo, hi = self.parts[t]
-        n, L, b, bits, B = self.n, self.L, self.chunk, self.bits, self.B
+        n, L, b, B = self.n, self.L, self.chunk, self.B
         P0, Q0, _ = self.scratch[t]
-        X, ZL, Y, S = self.X, self.ZL, self.Y, self.S
+        ZL, S = self.ZL, self.S
+        plan = []
         for r in range(lo, hi, b):
             rows = min(b, hi - r)
             cur = (self.Sflat, r * n) if S is not None else (P0, 0)  # (flat buffer, start) of P
-            P = cur[0][cur[1] : cur[1] + rows * n].reshape(rows, n)
-            np.multiply(X[r : r + rows], self.d_in, out=P)  # eq. (2); stage order 0 = natural
+            P = first = cur[0][cur[1] : cur[1] + rows * n].reshape(rows, n)
+            steps = []
             for ell in range(L):
-                Pc = P.view(self.ct)
-                np.multiply(Pc, self.e[ell], out=Pc)  # eq. (5)-(6) for all pairs of stage ell
                 if ell == L - 1 and self.k_end == 0:
                     nxt, dst = None, ZL[r : r + rows]
                 else:
@@ -844,55 +825,101 @@ class SPMKernel:
                     else:
                         nxt = (Q0 if cur[0] is P0 else P0, 0)
                     dst = nxt[0][nxt[1] : nxt[1] + rows * n].reshape(rows, n)
-                self._shuffle(cur[0], cur[1], rows, dst)  # to stage order ell + 1
+                if self.words:
+                    du = dst.view(np.uint32).reshape(rows, 2, n // 2)
+                    odd = np.ndarray((rows, n // 2), np.uint64, buffer=cur[0], offset=(cur[1] + 1) * 4,
+                                     strides=(4 * n, 8))
+                    steps.append((P.view(self.ct), self.e[ell], du[:, 0], P.view(np.uint64), du[:, 1], odd))
+                else:
+                    steps.append((P.view(self.ct), self.e[ell], dst.reshape(rows, 2, n // 2),
+                                  P.reshape(rows, n // 2, 2).swapaxes(1, 2), None, None))
                 cur, P = nxt, dst
+            plan.append((r, rows, first, steps, P))
+        return plan
+
+    def _forward_part(self, t: int) -> None:
+        if self._fplan[t] is None:
+            self._fplan[t] = self._forward_plan(t)
+        X, ZL, Y = self.X, self.ZL, self.Y
+        mul, copy, unsafe = np.multiply, np.copyto, "unsafe"
+        for r, rows, first, steps, last in self._fplan[t]:
+            mul(X[r : r + rows], self.d_in, out=first)  # eq. (2); stage order 0 = natural
+            for Pc, e, d0, s0, d1, s1 in steps:
+                mul(Pc, e, out=Pc)  # eq. (5)-(6) for all pairs of the stage
+                copy(d0, s0, casting=unsafe)  # perfect shuffle to the next stage's order
+                if d1 is not None:
+                    copy(d1, s1, casting=unsafe)
             if self.k_end:
-                self._reorder(P, ZL[r : r + rows], self.k_end, bits)
-            np.multiply(ZL[r : r + rows], self.d_out, out=Y[r : r + rows])  # eq. (4)
+                self._reorder(last, ZL[r : r + rows], self.k_end, self.bits)
+            mul(ZL[r : r + rows], self.d_out, out=Y[r : r + rows])  # eq. (4)
             np.add(Y[r : r + rows], self.bias, out=Y[r : r + rows])
 
-    def _backward_part(self, t: int) -> tuple[np.ndarray, ...]:
+    def _backward_plan(self, t: int) -> list[tuple[Any, ...]]:
+        """Per chunk of part ``t``: ``(r, rows, (W, V, T), steps, dL/dz_0 buffer)`` with the fixed
+        views of each backward stage (built once, like :meth:`_forward_plan`)."""
         lo, hi = self.parts[t]
-        n, L, b, bits, dt, ct = self.n, self.L, self.chunk, self.bits, self.dtype, self.ct
+        n, L, b, ct, S = self.n, self.L, self.chunk, self.ct, self.S
         W0, V0, T0 = self.scratch[t]
-        X, ZL, G, GX, S = self.X, self.ZL, self._G, self.GX, self.S
         k = 1 if S is not None else 2  # arrays carried backwards: g, or (z, g) when z is recomputed
-        acc = np.zeros((L, n // 2), np.complex128)
-        g_bias, g_out, g_in = np.zeros(n, dt), np.zeros(n, dt), np.zeros(n, dt)
+        plan = []
         for r in range(lo, hi, b):
             rows = min(b, hi - r)
             W, V = W0[: k * rows * n].reshape(k, rows, n), V0[: k * rows * n].reshape(k, rows, n)
             T = T0[: rows * n].reshape(rows, n)
+            start, steps = (W, V, T), []
+            for ell in range(L - 1, -1, -1):
+                # inverse perfect shuffle W -> V (stage order ell + 1 -> ell): float32, the even
+                # values zero-extended into 64-bit words, then the odd values into the high halves;
+                # else two strided copies (one copy into the interleaved view is 4x slower)
+                if self.words:
+                    Wu = W.view(np.uint32).reshape(k, rows, 2, n // 2)
+                    cps = ((V.view(np.uint64), Wu[:, :, 0]),
+                           (V.view(np.uint32).reshape(k, rows, n // 2, 2)[..., 1], Wu[:, :, 1]))
+                else:
+                    Vi, Wh = V.reshape(k, rows, n // 2, 2), W.reshape(k, rows, 2, n // 2)
+                    cps = ((Vi[..., 0], Wh[:, :, 0]), (Vi[..., 1], Wh[:, :, 1]))
+                W, V = V, W
+                Wc = W.view(ct)  # Wc[k - 1] = delta (gradient at the stage output)
+                y = S[ell, r : r + rows].view(ct) if S is not None else Wc[0]  # stage output
+                target = Wc if (k == 2 and ell) else Wc[k - 1]  # g (and z, recomputed) <- conj(e) *
+                steps.append((cps, y, Wc[k - 1], target, self.ec[ell], ell))
+            plan.append((r, rows, start, steps, W[k - 1]))
+        return plan
+
+    def _backward_part(self, t: int) -> tuple[np.ndarray, ...]:
+        if self._bplan[t] is None:
+            self._bplan[t] = self._backward_plan(t)
+        n, L, bits, dt, ct = self.n, self.L, self.bits, self.dtype, self.ct
+        X, ZL, G, GX = self.X, self.ZL, self._G, self.GX
+        k = 1 if self.S is not None else 2
+        mul, copy, unsafe = np.multiply, np.copyto, "unsafe"
+        acc = np.zeros((L, n // 2), np.complex128)
+        g_bias, g_out, g_in = np.zeros(n, dt), np.zeros(n, dt), np.zeros(n, dt)
+        for r, rows, (W, _V, T), steps, gz0 in self._bplan[t]:
             Gc, Zc = G[r : r + rows], ZL[r : r + rows]
             np.add(g_bias, Gc.sum(axis=0), out=g_bias)  # eq. (17)
-            np.multiply(Gc, Zc, out=T)
+            mul(Gc, Zc, out=T)
             np.add(g_out, T.sum(axis=0), out=g_out)  # eq. (16)
             if self.k_end:  # to the stage order reached after the last stage
-                np.multiply(Gc, self.d_out, out=T)  # eq. (15)
+                mul(Gc, self.d_out, out=T)  # eq. (15)
                 self._reorder(T, W[k - 1], self.k_end, bits, inverse=True)
                 if k == 2:
                     self._reorder(Zc, W[0], self.k_end, bits, inverse=True)
             else:
-                np.multiply(Gc, self.d_out, out=W[k - 1])  # eq. (15)
+                mul(Gc, self.d_out, out=W[k - 1])  # eq. (15)
                 if k == 2:
-                    np.copyto(W[0], Zc)
+                    copy(W[0], Zc)
             Tc = T.view(ct)
-            for ell in range(L - 1, -1, -1):
-                self._unshuffle(W, V)  # back to stage ell's order
-                W, V = V, W
-                Wc = W.view(ct)  # Wc[k - 1] = delta (gradient at the stage output)
-                y = S[ell, r : r + rows].view(ct) if S is not None else Wc[0]  # stage output
+            for (c0, c1), y, delta, target, ec, ell in steps:
+                copy(c0[0], c0[1], casting=unsafe)  # back to stage ell's order
+                copy(c1[0], c1[1], casting=unsafe)
                 np.conjugate(y, out=Tc)
-                np.multiply(Tc, Wc[k - 1], out=Tc)
+                mul(Tc, delta, out=Tc)
                 np.add(acc[ell], Tc.sum(axis=0), out=acc[ell])  # eq. (9): sum_b Im(conj(y) delta)
-                if k == 2 and ell:
-                    np.multiply(Wc, self.ec[ell], out=Wc)  # g <- B^T g (eq. 7-8); z <- B^{-1} z
-                else:
-                    np.multiply(Wc[k - 1], self.ec[ell], out=Wc[k - 1])  # g <- B^T g (eq. 7-8)
-            gz0 = W[k - 1]  # dL/dz_0, natural order
-            np.multiply(gz0, X[r : r + rows], out=T)
+                mul(target, ec, out=target)  # g <- B^T g (eq. 7-8); recomputing: z <- B^{-1} z too
+            mul(gz0, X[r : r + rows], out=T)  # gz0 = dL/dz_0, natural order
             np.add(g_in, T.sum(axis=0), out=g_in)  # eq. (19)
-            np.multiply(gz0, self.d_in, out=GX[r : r + rows])  # eq. (18)
+            mul(gz0, self.d_in, out=GX[r : r + rows])  # eq. (18)
         return acc, g_bias, g_out, g_in
 
     # =========================================================================================
