@@ -31,6 +31,7 @@ import scipy
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from isomat.algebra.spm import SPMKernel, random_spm  # noqa: E402
+from isomat.bench import figure, ratio, write_result  # noqa: E402
 
 PAPER_SPEEDUP = {256: 0.51, 512: 1.07, 1024: 1.81, 2048: 3.42, 4096: 7.03}  # Table 1; 4096 from Table 2 (L = 12)
 NS = (256, 512, 1024, 2048, 4096)
@@ -93,8 +94,13 @@ def load():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=0, help="repetitions per n (default 15 for n <= 1024, else 9)")
+    ap.add_argument("--repeat", type=int, default=0,
+                    help="repetitions per n (default 15 for n <= 1024, else 9; --quick 5)")
+    ap.add_argument("--quick", action="store_true", help="5 repetitions per n")
+    ap.add_argument("--json", default=None, help="write the figures and ratios as JSON (isomat.bench format)")
     args = ap.parse_args()
+    if args.quick and not args.repeat:
+        args.repeat = 5
     print(f"machine: {cpu_model()} | {os.cpu_count()} logical CPUs | {platform.platform()} | "
           f"Python {platform.python_version()} | numpy {np.__version__} | scipy {scipy.__version__}")
     print(f"start: {load()}  (other jobs may share these cores; medians are noisy)")
@@ -191,6 +197,16 @@ def main():
     print("  (paper's speedups are per training step of a whole model on their hardware; ours are one layer's "
           "forward+backward, so only the trend is comparable)")
     print(f"end: {load()}")
+    figures, ratios = [], []
+    for r in rows:
+        kw = {"n": r["n"], "L": r["L"], "batch": BATCH, "dtype": "float32"}
+        fd = figure(f"dense layer fwd+bwd (n={r['n']})", r["td"], "s", **kw, blas="faster of 1 and 2 threads")
+        fs = figure(f"SPM fused fwd+bwd (n={r['n']})", r["ts"], "s", **kw, chunk=r["chunk"], keep=r["keep"])
+        figures += [fd, fs, figure(f"SPM fused forward / L vs stage streaming bound (n={r['n']})", r["fr"], "x", **kw)]
+        ratios.append(ratio(f"SPM speedup over dense (n={r['n']}, paper {PAPER_SPEEDUP[r['n']]}x)", fd, fs))
+    with open(os.devnull, "w") as sink:  # the table above is the human-readable summary
+        write_result(args.json, {"benchmark": "spm", "figures": figures, "ratios": ratios,
+                                 "notes": ["timings on a shared 2-core machine; noisy"]}, out=sink)
 
 
 if __name__ == "__main__":
