@@ -30,6 +30,11 @@ for _name in _FAMILIES:
             continue
         raise
     for _public in getattr(_mod, "__all__", ()):
+        _prev = globals().get(_public)
+        # a family may export a function named like its own module (projection, kron): that
+        # replaces the submodule attribute; anything else already exported is a clash
+        if _prev is not None and _prev is not getattr(_mod, _public) and not isinstance(_prev, type(_mod)):
+            raise ImportError(f"isomat.algebra.{_name} exports {_public!r}, which another family already exports")
         globals()[_public] = getattr(_mod, _public)
         __all__.append(_public)
-del _name
+del _name, _mod, _public, _prev
