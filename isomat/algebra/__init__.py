@@ -2,39 +2,341 @@
 
 Every construction builds a :class:`SparseOperator` (pattern plus values) once and renders it
 in the field the caller asks for; see :mod:`isomat.algebra._operator`. Each family module lists
-its public names in ``__all__``; they are re-exported here.
+its public names in ``__all__``; they are re-exported here (tests/test_algebra_exports.py checks
+that this list and the modules' ``__all__`` agree).
 """
 
 from __future__ import annotations
 
-import importlib
-
 from ._backend import field_of
 from ._operator import SparseOperator, as_operator, estimate_bytes
 
-__all__ = ["SparseOperator", "as_operator", "estimate_bytes", "field_of"]
-
-# Family modules, in the order of the papers. A module that is not written yet is skipped.
-_FAMILIES = (
-    "projection", "conv", "pool", "rnn", "attention",  # zhu2025 (+ cheng2025's projection)
-    "kron", "matrix_layer", "graph", "ndlinear",  # do2017, reneau2025
-    "spm",  # farag2025
-    "stp", "logic", "hyper",  # cheng2025
+from .projection import (  # cheng2025 eq. 22
+    project,
+    projection,
+    projection_operator,
 )
 
-for _name in _FAMILIES:
-    try:
-        _mod = importlib.import_module(f"{__name__}.{_name}")
-    except ModuleNotFoundError as _exc:
-        if _exc.name == f"{__name__}.{_name}":
-            continue
-        raise
-    for _public in getattr(_mod, "__all__", ()):
-        _prev = globals().get(_public)
-        # a family may export a function named like its own module (projection, kron): that
-        # replaces the submodule attribute; anything else already exported is a clash
-        if _prev is not None and _prev is not getattr(_mod, _public) and not isinstance(_prev, type(_mod)):
-            raise ImportError(f"isomat.algebra.{_name} exports {_public!r}, which another family already exports")
-        globals()[_public] = getattr(_mod, _public)
-        __all__.append(_public)
-del _name, _mod, _public, _prev
+from .conv import (  # zhu2025
+    conv_apply,
+    conv_kron_factors,
+    conv_matrix,
+    conv_output_shape,
+    csr_matvec,
+    shift_matrix,
+    zhu_conv_matrix,
+    zhu_conv_rows,
+    zhu_offsets,
+)
+
+from .pool import (  # zhu2025
+    avgpool_matrix,
+    maxpool_selection,
+    patch_major_order,
+    pool_output_shape,
+    zhu_pool_matrix,
+)
+
+from .rnn import (  # zhu2025
+    rnn_apply,
+    rnn_matrix,
+    zhu_rnn_main_text,
+)
+
+from .attention import (  # zhu2025
+    lift3,
+    linear_attention,
+    linear_attention_matrix,
+    softmax_attention,
+    zhu_a3_output,
+    zhu_w_sa,
+)
+
+from .kron import (  # Kronecker core, factorization (do2017, reneau2025)
+    KroneckerFactors,
+    is_kronecker,
+    kron,
+    kron_operator,
+    kron_rearrange,
+    kronecker_factors,
+    kronecker_rank,
+    nearest_kronecker,
+)
+
+from .matrix_layer import (  # do2017
+    MatrixLayer,
+    mat1,
+    mat2,
+    matrix_gru_cell,
+    matrix_highway,
+    matrix_layer,
+    matrix_layer2,
+    matrix_lstm_cell,
+    matrix_rnn_cell,
+    matrix_layer_parameter_count,
+    sigm,
+)
+
+from .graph import (  # do2017
+    adjacency,
+    chebyshev_filter,
+    laplacian,
+    mean_aggregation,
+    multi_attention,
+    normalized_adjacency,
+    renormalized_adjacency,
+    spectral_filter,
+)
+
+from .ndlinear import (  # reneau2025
+    FACTOR_RULES,
+    LORA_TARGET_MODULES,
+    ORDERS,
+    TRANSFORMER_CONFIGS,
+    factor_pair,
+    lora_param_count,
+    ndlinear_apply,
+    ndlinear_bias,
+    ndlinear_flops,
+    ndlinear_from_dense,
+    ndlinear_lora_param_count,
+    ndlinear_matrix,
+    ndlinear_param_count,
+    transformer_linear_shapes,
+)
+
+from .spm import (  # farag2025
+    SPM,
+    SPMKernel,
+    spm_layer,
+    random_spm,
+    butterfly_pairings,
+    random_pairings,
+    stage_operator,
+    stage_matrix,
+    layer_matrix,
+    spm_forward,
+    spm_backward,
+    spm_transpose_apply,
+    spm_gru_forward,
+    spm_gru_backward,
+    spm_attention_forward,
+    spm_attention_backward,
+)
+
+from .stp import (  # cheng2025
+    block_transpose,
+    bridge,
+    bridge_weighted,
+    column_stack,
+    column_unstack,
+    dist_v,
+    dk_stp,
+    dk_stp_weighted,
+    front_maintaining,
+    inner_v,
+    nominal_add,
+    norm_v,
+    power_reducing_matrix,
+    rear_maintaining,
+    retriever,
+    row_stack,
+    row_unstack,
+    sta,
+    sta_sub,
+    stp,
+    stp_chain,
+    stp_right,
+    swap_matrix,
+)
+
+from .logic import (  # cheng2025 (STP logic toolbox)
+    conjunction,
+    delta_form,
+    disjunction,
+    equivalence,
+    implication,
+    logical_matrix,
+    logical_vector,
+    nand,
+    negation,
+    nor,
+    structure_matrix,
+    xor,
+)
+
+from .hyper import (  # cheng2025
+    Hypervector,
+    assembled_attention,
+    attention_scores,
+    df_add,
+    df_attention,
+    df_attention_general,
+    df_concat,
+    df_feed_forward,
+    diamond,
+    diamond_matrix,
+    factor_product_form,
+    hv_inner,
+    hv_inner_weighted,
+    hv_nominal_add,
+    hv_nominal_add_r,
+    project_pad,
+    project_padding_linear,
+    project_rows,
+    relu,
+    softmax_rows,
+    truncate_rows,
+    zero_pad,
+    zero_padding_linear,
+)
+
+FAMILIES = ('projection', 'conv', 'pool', 'rnn', 'attention', 'kron', 'matrix_layer', 'graph', 'ndlinear', 'spm', 'stp', 'logic', 'hyper')
+
+__all__ = [
+    "SparseOperator",
+    "as_operator",
+    "estimate_bytes",
+    "field_of",
+    "project",
+    "projection",
+    "projection_operator",
+    "conv_apply",
+    "conv_kron_factors",
+    "conv_matrix",
+    "conv_output_shape",
+    "csr_matvec",
+    "shift_matrix",
+    "zhu_conv_matrix",
+    "zhu_conv_rows",
+    "zhu_offsets",
+    "avgpool_matrix",
+    "maxpool_selection",
+    "patch_major_order",
+    "pool_output_shape",
+    "zhu_pool_matrix",
+    "rnn_apply",
+    "rnn_matrix",
+    "zhu_rnn_main_text",
+    "lift3",
+    "linear_attention",
+    "linear_attention_matrix",
+    "softmax_attention",
+    "zhu_a3_output",
+    "zhu_w_sa",
+    "KroneckerFactors",
+    "is_kronecker",
+    "kron",
+    "kron_operator",
+    "kron_rearrange",
+    "kronecker_factors",
+    "kronecker_rank",
+    "nearest_kronecker",
+    "MatrixLayer",
+    "mat1",
+    "mat2",
+    "matrix_gru_cell",
+    "matrix_highway",
+    "matrix_layer",
+    "matrix_layer2",
+    "matrix_lstm_cell",
+    "matrix_rnn_cell",
+    "matrix_layer_parameter_count",
+    "sigm",
+    "adjacency",
+    "chebyshev_filter",
+    "laplacian",
+    "mean_aggregation",
+    "multi_attention",
+    "normalized_adjacency",
+    "renormalized_adjacency",
+    "spectral_filter",
+    "FACTOR_RULES",
+    "LORA_TARGET_MODULES",
+    "ORDERS",
+    "TRANSFORMER_CONFIGS",
+    "factor_pair",
+    "lora_param_count",
+    "ndlinear_apply",
+    "ndlinear_bias",
+    "ndlinear_flops",
+    "ndlinear_from_dense",
+    "ndlinear_lora_param_count",
+    "ndlinear_matrix",
+    "ndlinear_param_count",
+    "transformer_linear_shapes",
+    "SPM",
+    "SPMKernel",
+    "spm_layer",
+    "random_spm",
+    "butterfly_pairings",
+    "random_pairings",
+    "stage_operator",
+    "stage_matrix",
+    "layer_matrix",
+    "spm_forward",
+    "spm_backward",
+    "spm_transpose_apply",
+    "spm_gru_forward",
+    "spm_gru_backward",
+    "spm_attention_forward",
+    "spm_attention_backward",
+    "block_transpose",
+    "bridge",
+    "bridge_weighted",
+    "column_stack",
+    "column_unstack",
+    "dist_v",
+    "dk_stp",
+    "dk_stp_weighted",
+    "front_maintaining",
+    "inner_v",
+    "nominal_add",
+    "norm_v",
+    "power_reducing_matrix",
+    "rear_maintaining",
+    "retriever",
+    "row_stack",
+    "row_unstack",
+    "sta",
+    "sta_sub",
+    "stp",
+    "stp_chain",
+    "stp_right",
+    "swap_matrix",
+    "conjunction",
+    "delta_form",
+    "disjunction",
+    "equivalence",
+    "implication",
+    "logical_matrix",
+    "logical_vector",
+    "nand",
+    "negation",
+    "nor",
+    "structure_matrix",
+    "xor",
+    "Hypervector",
+    "assembled_attention",
+    "attention_scores",
+    "df_add",
+    "df_attention",
+    "df_attention_general",
+    "df_concat",
+    "df_feed_forward",
+    "diamond",
+    "diamond_matrix",
+    "factor_product_form",
+    "hv_inner",
+    "hv_inner_weighted",
+    "hv_nominal_add",
+    "hv_nominal_add_r",
+    "project_pad",
+    "project_padding_linear",
+    "project_rows",
+    "relu",
+    "softmax_rows",
+    "truncate_rows",
+    "zero_pad",
+    "zero_padding_linear",
+]
