@@ -27,7 +27,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import scipy.io
@@ -296,14 +296,27 @@ class ExportFamily:
 FAMILIES: dict[str, ExportFamily] = {}
 
 
-def family(name: str, help: str) -> Callable[[type], type]:
+class _FamilyClass(Protocol):
+    """What :func:`family` needs of the class object it registers: ``options(parser)`` and
+    ``build(args, rng)`` callable on the class itself (static methods; matched by the class
+    object, so ``self`` below stands for nothing)."""
+
+    def options(self, parser: argparse.ArgumentParser, /) -> None: ...
+
+    def build(self, args: argparse.Namespace, rng: np.random.Generator, /) -> Any: ...
+
+
+_FamilyT = TypeVar("_FamilyT", bound=_FamilyClass)
+
+
+def family(name: str, help: str) -> Callable[[_FamilyT], _FamilyT]:
     """Class decorator registering an ``isomat export`` kind.
 
     The class has two static methods: ``options(parser)`` adds the kind's own argparse
     options, ``build(args, rng)`` returns the operator.
     """
 
-    def deco(cls: type) -> type:
+    def deco(cls: _FamilyT) -> _FamilyT:
         FAMILIES[name] = ExportFamily(name, help, cls.options, cls.build)
         return cls
 

@@ -184,7 +184,7 @@ def factor_product_form(x: Any, dims: Sequence[int], *, normalize: bool = True) 
     pivot = v[k]
     factors = []
     for i in range(len(dims)):
-        sl = list(idx)
+        sl: list[Any] = list(idx)
         sl[i] = slice(None)
         factors.append(T[tuple(sl)])
     factors[0] = factors[0] / pivot ** (len(dims) - 1)

@@ -236,7 +236,7 @@ def structure_matrix(expr: Any, variables: Sequence[Any] | int, *, k: int = 2, f
             raise ValueError(f"expr has symbols {sorted(map(str, missing))} that are not in variables")
         env = {sym: g == 0 for sym, g in zip(symbols, grid)}
         res = np.broadcast_to(_eval_bool(expr, env), (k**nvar,))
-        idx = np.where(res, 1, 2)
+        idx: np.ndarray | tuple[int, ...] = np.where(res, 1, 2)
     elif callable(expr):
         if k == 2:
             args = [g == 0 for g in grid]

@@ -26,7 +26,7 @@ that their algebra can be checked against the vectorized (Kronecker) form.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Literal, cast
 
 import numpy as np
 
@@ -120,15 +120,15 @@ class MatrixLayer:
             y = W @ x
         if self.bias is not None:
             y = y + self.bias
-        return y.reshape(self.out_shape, order=self.order)
+        return y.reshape(self.out_shape, order=cast(Literal["C", "F"], self.order))
 
 
-def _layer_operator(pairs: list[tuple[Any, Any]], B: Any, order: str, backend: str | None) -> tuple[SparseOperator, Any, list, tuple, str]:
+def _layer_operator(pairs: list[tuple[Any, Any]], B: Any, order: str, backend: str | None) -> tuple[SparseOperator, Any, list[tuple[int, int]], tuple[int, int], str]:
     order = _validate.choice("order", order, ORDERS)
     mats = [M for pair in pairs for M in pair] + ([B] if B is not None else [])
     field = _backend.resolve_field(backend, *mats)
-    out_shape = None
-    in_shapes = []
+    out_shape: tuple[int, int] | None = None
+    in_shapes: list[tuple[int, int]] = []
     for k, (U, V) in enumerate(pairs):
         r, rp = U.shape
         c, cp = V.shape
@@ -141,6 +141,7 @@ def _layer_operator(pairs: list[tuple[Any, Any]], B: Any, order: str, backend: s
     if B is not None:
         if tuple(B.shape) != out_shape:
             raise ValueError(f"B has shape {tuple(B.shape)}, expected {out_shape} (U's columns x V's columns)")
+    assert out_shape is not None  # pairs is never empty
     n_out = out_shape[0] * out_shape[1]
     blocks = []
     for U, V in pairs:

@@ -221,12 +221,12 @@ def ndlinear_apply(X: Any, weights: Any, biases: Any = None, order: str = "outer
         Q = math.prod(shape[k + 2:])
         if Q == 1:  # last mode: one (P, D_k) @ (D_k, H_k) product
             y3 = cur.reshape(P, shape[k + 1]) @ ws[k].T
-            if bs[k] is not None:
-                y3 = y3 + bs[k][None, :]
+            if (bk := bs[k]) is not None:
+                y3 = y3 + bk[None, :]
         else:  # P products (H_k, D_k) @ (D_k, Q), batched
             y3 = xp.matmul(ws[k], cur.reshape(P, shape[k + 1], Q))
-            if bs[k] is not None:
-                y3 = y3 + bs[k][:, None]
+            if (bk := bs[k]) is not None:
+                y3 = y3 + bk[:, None]
         shape[k + 1] = out_dims[k]
         cur = y3.reshape(shape)
     if field == "sympy":

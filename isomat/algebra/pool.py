@@ -12,7 +12,8 @@ patch-major flattening (pixels listed window by window, :func:`patch_major_order
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 
@@ -111,7 +112,7 @@ def maxpool_selection(x: Any, window: Any, *, stride: Any = None, padding: Any =
             v[...] = flat[cols] if mask is None else np.where(mask, flat[np.where(mask, cols, 0)], -sympy.oo)
         else:
             v = flat[cols] if mask is None else xp.where(mask, flat[xp.where(mask, cols, 0)], -xp.inf)
-        best = np.array([max(range(len(row)), key=lambda j, row=row: (row[j], -j)) for row in v], dtype=np.int64) \
+        best = np.array([max(range(len(row)), key=cast(Callable[[int], Any], lambda j, row=row: (row[j], -j))) for row in v], dtype=np.int64) \
             if field == "sympy" else xp.argmax(v, axis=1)
         chosen.append(cols[xp.arange(cols.shape[0]), best])
     col = xp.concatenate(chosen) if chosen else xp.zeros(0, dtype=xp.int64)

@@ -30,7 +30,7 @@ import itertools
 import math
 import sys
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence, cast
 
 import numpy as np
 import sympy
@@ -38,6 +38,9 @@ import sympy
 from .. import _validate
 from . import _backend
 from ._operator import SparseOperator, check_size, render
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 VARIANTS = ("rotation", "general")
 ODD_MODES = ("pass", "scale")
@@ -286,7 +289,7 @@ def random_spm(n: int, L: int | None = None, *, variant: str = "rotation", sched
                   bias=0.1 * rng.standard_normal(n))
     if odd == "scale":
         kw["odd_scale"] = 1 + 0.1 * rng.standard_normal(L)
-    layer = spm_layer(n, pr, params.astype(dtype), variant=variant, odd=odd, **{k: np.asarray(v, dtype) for k, v in kw.items()})
+    layer = spm_layer(n, pr, params.astype(dtype), variant=variant, odd=odd, **cast("dict[str, Any]", {k: np.asarray(v, dtype) for k, v in kw.items()}))
     return layer
 
 
@@ -720,7 +723,7 @@ class SPMKernel:
         if dt.kind != "f" or dt.itemsize not in (4, 8):
             raise TypeError(f"dtype must be float32 or float64, got {dt}")
         self.layer, self.B, self.dtype, self.n, self.m, self.L = layer, B, dt, layer.n, layer.n // 2, layer.L
-        self.X = None
+        self.X: np.ndarray | None = None
         fused = _butterfly_layout(layer)
         self.path = "fused" if fused is not None else "gather"
         if fused is not None:
@@ -755,8 +758,8 @@ class SPMKernel:
         check_size("SPMKernel buffers", (B, 3 * n + extra // B), 3 * B * n + extra + 7 * self.threads * b * n,
                    field="numpy")
         # flat buffers carry 2 spare values so that the odd-word views (_forward_plan) never leave them
-        self.Sflat = np.empty(L * B * n + 2, dt) if self.keep else None
-        self.S = self.Sflat[: L * B * n].reshape(L, B, n) if self.keep else None  # stage outputs, stage order
+        self.Sflat: np.ndarray | None = np.empty(L * B * n + 2, dt) if self.keep else None
+        self.S = cast(np.ndarray, self.Sflat)[: L * B * n].reshape(L, B, n) if self.keep else None  # stage outputs, stage order
         self.words = dt.itemsize == 4 and sys.byteorder == "little"  # float32 shuffles by 64-bit word casts
         self.d_in = np.asarray(layer.d_in, dt)
         self.d_out = np.asarray(layer.d_out, dt)
@@ -767,7 +770,7 @@ class SPMKernel:
         bounds = np.linspace(0, B, self.threads + 1).astype(int)
         self.parts = [(int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds) if hi > lo]
         self.scratch = [(np.empty(2 * b * n + 2, dt), np.empty(2 * b * n + 2, dt), np.empty(b * n, dt)) for _ in self.parts]
-        self._pool = None
+        self._pool: ThreadPoolExecutor | None = None
         self._fplan: list[Any] = [None] * len(self.parts)
         self._bplan: list[Any] = [None] * len(self.parts)
 
@@ -811,17 +814,20 @@ class SPMKernel:
         P0, Q0, _ = self.scratch[t]
         ZL, S = self.ZL, self.S
         plan = []
+        cur: tuple[np.ndarray, int] | None  # None after the last stage when it writes z_L
+        nxt: tuple[np.ndarray, int] | None
         for r in range(lo, hi, b):
             rows = min(b, hi - r)
-            cur = (self.Sflat, r * n) if S is not None else (P0, 0)  # (flat buffer, start) of P
+            cur = (cast(np.ndarray, self.Sflat), r * n) if S is not None else (P0, 0)  # (flat buffer, start) of P
             P = first = cur[0][cur[1] : cur[1] + rows * n].reshape(rows, n)
-            steps = []
+            steps: list[tuple[Any, ...]] = []
             for ell in range(L):
+                assert cur is not None  # None only after the last stage
                 if ell == L - 1 and self.k_end == 0:
                     nxt, dst = None, ZL[r : r + rows]
                 else:
                     if S is not None and ell + 1 < L:
-                        nxt = (self.Sflat, (ell + 1) * B * n + r * n)
+                        nxt = (cast(np.ndarray, self.Sflat), (ell + 1) * B * n + r * n)
                     else:
                         nxt = (Q0 if cur[0] is P0 else P0, 0)
                     dst = nxt[0][nxt[1] : nxt[1] + rows * n].reshape(rows, n)
@@ -841,6 +847,8 @@ class SPMKernel:
         if self._fplan[t] is None:
             self._fplan[t] = self._forward_plan(t)
         X, ZL, Y = self.X, self.ZL, self.Y
+        assert X is not None  # set by forward before the parts run
+        unsafe: Literal["unsafe"]
         mul, copy, unsafe = np.multiply, np.copyto, "unsafe"
         for r, rows, first, steps, last in self._fplan[t]:
             mul(X[r : r + rows], self.d_in, out=first)  # eq. (2); stage order 0 = natural
@@ -891,7 +899,9 @@ class SPMKernel:
             self._bplan[t] = self._backward_plan(t)
         n, L, bits, dt, ct = self.n, self.L, self.bits, self.dtype, self.ct
         X, ZL, G, GX = self.X, self.ZL, self._G, self.GX
+        assert X is not None and G is not None  # set by forward / backward before the parts run
         k = 1 if self.S is not None else 2
+        unsafe: Literal["unsafe"]
         mul, copy, unsafe = np.multiply, np.copyto, "unsafe"
         acc = np.zeros((L, n // 2), np.complex128)
         g_bias, g_out, g_in = np.zeros(n, dt), np.zeros(n, dt), np.zeros(n, dt)
@@ -995,7 +1005,7 @@ class SPMKernel:
             raise ValueError("backward needs a forward call first")
         if self.path == "gather":
             return self._backward_gather(G)
-        self._G = np.ascontiguousarray(G, dtype=self.dtype)
+        self._G: np.ndarray | None = np.ascontiguousarray(G, dtype=self.dtype)
         parts = self._map(self._backward_part)
         self._G = None
         acc = sum(p[0] for p in parts)
@@ -1048,6 +1058,7 @@ class SPMKernel:
             np.add(h[m : 2 * m], t, out=h[m : 2 * m])
             if self.n % 2:
                 if gs is not None:
+                    assert self.scale is not None  # gs exists exactly when scale does
                     gs[ell] = np.dot(g[2 * m], u[2 * m])
                     np.multiply(g[2 * m :], self.scale[ell], out=h[2 * m :])
                 else:
@@ -1058,6 +1069,7 @@ class SPMKernel:
                 g, h = h, g
         pos0 = np.argsort(self.order0)
         gz0 = np.take(g, pos0, axis=0)
+        assert self.X is not None  # set by _forward_gather (backward checks it)
         out["d_in"] = np.einsum("ib,bi->i", gz0, self.X)  # eq. (19)
         np.multiply(gz0.T, self.d_in, out=self.GX)  # eq. (18)
         out["x"] = self.GX

@@ -872,7 +872,7 @@ def _attention_fd():
                                 rtol=1e-6, atol=1e-7))
 
 
-_ATTN_SYMBOLIC = {}
+_ATTN_SYMBOLIC: dict[str, Trial] = {}
 
 
 def _chain_trial():

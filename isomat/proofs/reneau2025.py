@@ -885,6 +885,7 @@ TAB7_PRINTED = {"cardio": {"linear": 18306, "ndlinear": 5962, "fewer (%)": 67},
 def _tab7(task: str):
     # App. D.3: Linear model = Linear(in, 128) -> Linear(128, 128) -> Linear(128, out);
     # NdLinear model = NdLinear(in_dims -> hid) -> NdLinear(hid -> hid) -> Linear(prod hid, out).
+    outs: range | tuple[int, ...]
     if task == "cardio":
         inp, nd_in, nd_hid, outs = 11, (11, 1), (11, 64), range(1, 11)  # one-hot classes: searched
     else:
