@@ -337,3 +337,14 @@ def test_conv_apply_bad_arguments():
         conv_apply(np.ones(16), np.ones((3, 3)))
     with pytest.raises(ValueError, match="threads must be a positive integer"):
         conv_matrix((4, 4), np.ones((3, 3)), threads=0)
+
+
+@given(st.integers(1, 60), st.integers(1, 40), st.floats(0.0, 1.0), st.integers(1, 3), st.integers(1, 6),
+       st.integers(0, 2**31 - 1))
+def test_csr_matvec_any_csr_any_blocking(n_rows, n_cols, density, threads, blocks_per_thread, seed):
+    # any CSR (empty rows, empty blocks included), every thread/block split, against a dense product
+    rng = np.random.default_rng(seed)
+    A = sp.random_array((n_rows, n_cols), density=density, format="csr", rng=rng)
+    x = rng.standard_normal(n_cols)
+    y = csr_matvec(A, x, threads=threads, blocks_per_thread=blocks_per_thread)
+    np.testing.assert_allclose(y, A.toarray() @ x, rtol=1e-12, atol=1e-12)

@@ -579,11 +579,13 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     return y[0] if single else y
 
 
-def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None) -> np.ndarray:
-    r"""``A @ x`` for a SciPy CSR array, split into row blocks of equal nnz on ``threads`` threads.
+def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None, blocks_per_thread: int = 4) -> np.ndarray:
+    r"""``A @ x`` for a SciPy CSR array, in row blocks of equal nnz on ``threads`` threads.
 
-    SciPy's CSR kernel releases the GIL, so the blocks run in parallel; each block is a view
-    (no copy) of ``indptr``/``indices``/``data``.
+    SciPy's CSR kernel releases the GIL, so the blocks run in parallel. Each thread takes every
+    ``threads``-th block (interleaved, so both threads stream neighbouring parts of ``x``), and
+    each block is handed to the kernel as views of the whole ``indices``/``data`` with its
+    absolute slice of ``indptr``: nothing is copied.
     """
     if not (sp.issparse(A) and A.format == "csr"):
         raise TypeError(f"A must be a scipy.sparse CSR array, got {type(A).__name__}")
@@ -591,9 +593,13 @@ def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None) -
     if x.shape != (A.shape[1],):
         raise ValueError(f"x must have shape ({A.shape[1]},), got {x.shape}")
     nthreads = threads or min(2, os.cpu_count() or 1)
+    blocks_per_thread = _validate.positive_int("blocks_per_thread", blocks_per_thread)
     y = np.empty(A.shape[0], dtype=np.result_type(A.dtype, x.dtype)) if out is None else out
+    if out is not None and (out.shape != (A.shape[0],) or out.dtype != y.dtype):
+        raise ValueError(f"out must have shape ({A.shape[0]},) and dtype {y.dtype}, got {out.shape} {out.dtype}")
     indptr = A.indptr
-    cuts = np.searchsorted(indptr, np.linspace(0, A.nnz, nthreads + 1)).clip(0, A.shape[0])
+    nblocks = nthreads * blocks_per_thread if nthreads > 1 else 1
+    cuts = np.searchsorted(indptr, np.linspace(0, A.nnz, nblocks + 1)).clip(0, A.shape[0])
     cuts[0], cuts[-1] = 0, A.shape[0]
     try:
         from scipy.sparse import _sparsetools
@@ -601,19 +607,23 @@ def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None) -
         kernel = _sparsetools.csr_matvec
     except (ImportError, AttributeError):  # pragma: no cover - private API moved
         kernel = None
+    fast = kernel is not None and y.dtype == A.dtype == x.dtype and indptr.dtype == A.indices.dtype
 
-    def work(i):
+    def block(i: int) -> None:
         a, b = int(cuts[i]), int(cuts[i + 1])
         if b <= a:
             return
-        p0, p1 = int(indptr[a]), int(indptr[b])
-        ip = indptr[a:b + 1] - p0 if p0 else indptr[a:b + 1]
-        y[a:b] = 0  # the kernel accumulates
-        if kernel is not None and y.dtype == A.dtype == x.dtype:
-            kernel(b - a, A.shape[1], ip, A.indices[p0:p1], A.data[p0:p1], x, y[a:b])
+        y[a:b] = 0  # the kernel accumulates into y
+        if fast:
+            kernel(b - a, A.shape[1], indptr[a:b + 1], A.indices, A.data, x, y[a:b])
         else:
-            blk = sp.csr_array((A.data[p0:p1], A.indices[p0:p1], ip), shape=(b - a, A.shape[1]), copy=False)
+            p0, p1 = int(indptr[a]), int(indptr[b])
+            blk = sp.csr_array((A.data[p0:p1], A.indices[p0:p1], indptr[a:b + 1] - p0), shape=(b - a, A.shape[1]))
             y[a:b] = blk @ x
+
+    def work(t: int) -> None:
+        for i in range(t, nblocks, nthreads):
+            block(i)
 
     if nthreads == 1:
         work(0)
