@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -35,6 +36,7 @@ from ..algebra.spm import (
     stage_matrix,
 )
 from .engine import (
+    Outcome,
     Trial,
     all_of,
     claim,
@@ -315,25 +317,26 @@ _G_PARAMS = (a_, b_, c_, d_, x1, x2, d1, d2)
 _G_POINT = (0.3, -1.1, 2.0, 0.5, -1.3, 0.4, 0.9, -2.1)
 
 
+def _rotation_entry(k: int, printed: Any, eq: str) -> Outcome:
+    """Entry k of the printed rotation M(θ)(x1, x2)ᵀ and of isomat's stage forward vs the printed yₖ."""
+    lay = spm_layer(2, [np.array([[0, 1]])], [[th]])
+    y = spm_forward(lay, np.array([[x1, x2]], dtype=object))[0]
+    M = sympy.Matrix([[sympy.cos(th), -sympy.sin(th)], [sympy.sin(th), sympy.cos(th)]])
+    return decide(all_of(symbolic_zero((M * sympy.Matrix([x1, x2]))[k] - printed, describe=f"({eq}) vs M(θ)x"),
+                         symbolic_zero(y[k] - printed, describe=f"({eq}) vs isomat forward")))
+
+
 @claim("farag2025:eq5", quote="y1 = cos θ x1 − sin θ x2   (5)",
        statement="y1 of (5) is the first entry of M(θ)(x1, x2)^T with M(θ) the printed rotation matrix, and of isomat's stage (symbolic θ).",
        methods=["symbolic"])
 def _eq5():
-    lay = spm_layer(2, [np.array([[0, 1]])], [[th]])
-    y = spm_forward(lay, np.array([[x1, x2]], dtype=object))[0]
-    M = sympy.Matrix([[sympy.cos(th), -sympy.sin(th)], [sympy.sin(th), sympy.cos(th)]])
-    return decide(all_of(symbolic_zero((M * sympy.Matrix([x1, x2]))[0] - _R_Y1, describe="(5) vs M(θ)x"),
-                         symbolic_zero(y[0] - _R_Y1, describe="(5) vs isomat forward")))
+    return _rotation_entry(0, _R_Y1, "5")
 
 
 @claim("farag2025:eq6", quote="y2 = sin θ x1 + cos θ x2   (6)",
        statement="y2 of (6) is the second entry of M(θ)(x1, x2)^T and of isomat's stage (symbolic θ).", methods=["symbolic"])
 def _eq6():
-    lay = spm_layer(2, [np.array([[0, 1]])], [[th]])
-    y = spm_forward(lay, np.array([[x1, x2]], dtype=object))[0]
-    M = sympy.Matrix([[sympy.cos(th), -sympy.sin(th)], [sympy.sin(th), sympy.cos(th)]])
-    return decide(all_of(symbolic_zero((M * sympy.Matrix([x1, x2]))[1] - _R_Y2, describe="(6) vs M(θ)x"),
-                         symbolic_zero(y[1] - _R_Y2, describe="(6) vs isomat forward")))
+    return _rotation_entry(1, _R_Y2, "6")
 
 
 @claim("farag2025:eq7", quote="∂L/∂x1 = cos θ δ1 + sin θ δ2   (7)",
