@@ -119,8 +119,7 @@ def _prop2_10():
         at = dict(zip(y, naive_projection(m, n) * x))
         return all(sympy.expand(sympy.diff(f, yi).subs(at)) == 0 for yi in y)
 
-    symbolic = exhaustive(gradient_zero, itertools.product(SIZES, SIZES), describe="1 <= m, n <= 5, symbolic x")
-    symbolic.method = "symbolic"
+    symbolic = exhaustive(gradient_zero, itertools.product(SIZES, SIZES), describe="1 <= m, n <= 5, symbolic x", method="symbolic")
 
     vec = lambda k: st.lists(st.integers(-9, 9), min_size=k, max_size=k)  # noqa: E731
     draws = st.tuples(st.integers(1, 12), st.integers(1, 12)).flatmap(
@@ -138,8 +137,8 @@ def _prop2_10():
         lambda mn: sympy.Matrix(_exact(*mn)) == naive_projection(*mn),
         itertools.product(range(1, 9), range(1, 9)),
         describe="projection(m, n) vs eq. (22), 1 <= m, n <= 8",
-    )
-    formula.method = "exact"
+    method="exact",
+)
     return decide(all_of(symbolic, prop, formula))
 
 
@@ -164,8 +163,7 @@ def _row_stochastic():
             and sum(1 for v in P.flat if v != 0) == n + m - math.gcd(m, n)
         )
 
-    ex = exhaustive(exact_ok, itertools.product(range(1, 17), range(1, 17)), describe="1 <= m, n <= 16")
-    ex.method = "exact"
+    ex = exhaustive(exact_ok, itertools.product(range(1, 17), range(1, 17)), describe="1 <= m, n <= 16", method="exact")
 
     def float_ok(mn):
         P = projection(*mn, backend=float_backend())  # on the GPU under `isomat verify --backend cupy`
@@ -278,8 +276,7 @@ def _dims(k: int, bound: int):
 
 
 def _exact_exhaustive(pred, cases, describe, witness=None):
-    tr = exhaustive(pred, cases, describe=describe, witness=witness)
-    tr.method = "exact"
+    tr = exhaustive(pred, cases, describe=describe, witness=witness, method="exact")
     return tr
 
 
@@ -575,8 +572,7 @@ def _logic_claim():
     printed = {"negation": (2, 1), "conjunction": (1, 2, 2, 2), "disjunction": (1, 1, 1, 2),
                "implication": (1, 2, 1, 1), "equivalence": (1, 2, 2, 1)}
     forms = exhaustive(lambda name: getattr(_logic, name)(form="delta") == printed[name], list(printed),
-                       describe="Boolean δ-forms vs the classical printed ones")
-    forms.method = "exact"
+                       describe="Boolean δ-forms vs the classical printed ones", method="exact")
     p, q, r = sympy.symbols("p q r")
     Mf = sympy.Matrix(_logic.structure_matrix(sympy.Implies(p, q & ~r), [p, q, r], backend="sympy"))
     Mi, Mc, Mn = (sympy.Matrix(f(backend="sympy")) for f in (_logic.implication, _logic.conjunction, _logic.negation))
@@ -692,8 +688,7 @@ def _def24():
         return M * naive_projection(v.rows, M.cols) * v
 
     def sym_exhaustive(pred, cases, describe, witness=None):
-        tr = exhaustive(pred, cases, describe=describe, witness=witness)
-        tr.method = "symbolic"
+        tr = exhaustive(pred, cases, describe=describe, witness=witness, method="symbolic")
         return tr
 
     printed = all_of(
@@ -741,8 +736,7 @@ def _prop27():
         t = math.lcm(n, p)
         return {"(I_n ⊗ 1ᵀ_{t/n}) size": [n, n * (t // n)], "(I_m ⊗ 1_{t/p}) size": [m * (t // p), m]}
 
-    printed = exhaustive(printed_ok, _dims(4, 3), describe="m, n, p, q in [1, 3]", witness=witness)
-    printed.method = "exact"
+    printed = exhaustive(printed_ok, _dims(4, 3), describe="m, n, p, q in [1, 3]", witness=witness, method="exact")
 
     def corr(c):
         m, n, p, q = c
@@ -811,8 +805,7 @@ def _prop212():
         impl = _stp_mod.nominal_add(x, y, r)
         return (lhs - rhs).expand().is_zero_matrix and (lhs - impl).expand().is_zero_matrix
 
-    tr = exhaustive(ok, _dims(3, 4), describe="m, n, r in [1, 4], symbolic x, y")
-    tr.method = "symbolic"
+    tr = exhaustive(ok, _dims(3, 4), describe="m, n, r in [1, 4], symbolic x, y", method="symbolic")
     return decide(tr)
 
 
@@ -941,8 +934,7 @@ def _close(a, b, tol=1e-12):
 
 
 def _num_exhaustive(pred, cases, describe, witness=None):
-    tr = exhaustive(pred, cases, describe=describe, witness=witness)
-    tr.method = "numeric"
+    tr = exhaustive(pred, cases, describe=describe, witness=witness, method="numeric")
     return tr
 
 
@@ -1413,8 +1405,7 @@ def _eq76():
         step3 = (T3 * Xi.reshape(len(dims) * n0, 1) - sympy.Matrix.vstack(*list(rows))).expand().is_zero_matrix
         return step1 and step3
 
-    tr = exhaustive(ok, _hv_cases(), describe="dims of length <= 3, n_i <= 3")
-    tr.method = "symbolic"
+    tr = exhaustive(ok, _hv_cases(), describe="dims of length <= 3, n_i <= 3", method="symbolic")
     return decide(tr)
 
 
@@ -1452,10 +1443,8 @@ def _eq82():
         s, n0 = len(dims), max(dims)
         return {"A ⊗ I_s size": [s * s, s * s], "T_X̃ size": [s * n0, sum(dims)]}
 
-    printed = exhaustive(lambda d: ok(d, lambda s, n0: s), cases, describe="dims of length <= 3, n_i <= 3", witness=witness)
-    printed.method = "symbolic"
-    corrected = exhaustive(lambda d: ok(d, lambda s, n0: n0), cases, describe="dims of length <= 3, n_i <= 3")
-    corrected.method = "symbolic"
+    printed = exhaustive(lambda d: ok(d, lambda s, n0: s), cases, describe="dims of length <= 3, n_i <= 3", witness=witness, method="symbolic")
+    corrected = exhaustive(lambda d: ok(d, lambda s, n0: n0), cases, describe="dims of length <= 3, n_i <= 3", method="symbolic")
     return decide(printed, correction=("V_{A⋄X} = T_Ξ (A ⊗ I_{n0}) T_{X̃} V_X (and (78) with A ⊗ I_{n0})", corrected))
 
 
@@ -1819,8 +1808,7 @@ def _unpad():
         n, d = c
         return {"Π^d_n Π^n_d": naive_projection(d, n) * naive_projection(n, d)}
 
-    iff = exhaustive(lambda c: ok(c) == (c[1] % c[0] == 0), cases, describe="1 <= n <= d <= 8: identity iff n | d")
-    iff.method = "exact"
+    iff = exhaustive(lambda c: ok(c) == (c[1] % c[0] == 0), cases, describe="1 <= n <= d <= 8: identity iff n | d", method="exact")
     return decide(_exact_exhaustive(ok, cases, "1 <= n <= d <= 8", witness),
                   correction=("Π^d_n Π^n_d = I_n if and only if n | d; otherwise un-padding only approximates", iff))
 
@@ -2001,8 +1989,7 @@ def _eq104():
         z = _hyper.df_add([x], [f])[0]
         return (nominal - (naive_projection(n, m) * x + f)).expand().is_zero_matrix and (z - nominal).expand().is_zero_matrix
 
-    tr = exhaustive(ok, _dims(2, 5), describe="n, m in [1, 5]")
-    tr.method = "symbolic"
+    tr = exhaustive(ok, _dims(2, 5), describe="n, m in [1, 5]", method="symbolic")
     return decide(tr)
 
 
@@ -2310,6 +2297,5 @@ def _rem57():
             (a - naive_projection(h.rows, r) * h).expand().is_zero_matrix and (b - ell * a).expand().is_zero_matrix
             for a, b, h, r in zip(same, plain, heads[0], out))
 
-    tr = exhaustive(ok, cases, describe="ℓ in {2, 3}; head dims of length <= 2, sizes <= 3; b^0_k = r <= 3; 2 mixed cases")
-    tr.method = "symbolic"
+    tr = exhaustive(ok, cases, describe="ℓ in {2, 3}; head dims of length <= 2, sizes <= 3; b^0_k = r <= 3; 2 mixed cases", method="symbolic")
     return decide(tr)

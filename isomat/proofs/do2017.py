@@ -141,8 +141,7 @@ def _eq2():
         return (y - (W * x + b)).expand().is_zero_matrix
 
     t = exhaustive(case, itertools.product(range(1, 4), range(1, 4)),
-                   describe="1 <= r, r' <= 3, symbolic W, x, b; matrix_layer(Wᵀ, [1], b) vs Wx + b")
-    t.method = "symbolic"
+                   describe="1 <= r, r' <= 3, symbolic W, x, b; matrix_layer(Wᵀ, [1], b) vs Wx + b", method="symbolic")
     return decide(t)
 
 
@@ -166,8 +165,7 @@ def _eq3():
         okF = (_vec(Y, "F") - (_kron(V.T, U.T) * _vec(P, "F") + _vec(B, "F"))).expand().is_zero_matrix
         return okC and okF
 
-    sym = exhaustive(case, itertools.product(range(1, 3), repeat=4), describe="1 <= r, c, r', c' <= 2, symbolic")
-    sym.method = "symbolic"
+    sym = exhaustive(case, itertools.product(range(1, 3), repeat=4), describe="1 <= r, c, r', c' <= 2, symbolic", method="symbolic")
 
     shapes = st.tuples(*[st.integers(1, 4)] * 4)
     draws = shapes.flatmap(lambda s: st.tuples(st.just(s), _int_matrix(s[0], s[2]), _int_matrix(s[1], s[3]),
@@ -248,8 +246,7 @@ def _eq4():
         convex = all(((U.T * Pc).row(j).subs(subs) - row).expand().is_zero_matrix for j in range(k))
         return reads and convex
 
-    t = exhaustive(case, itertools.product(range(1, 4), repeat=3), describe="1 <= r, c, k <= 3, symbolic")
-    t.method = "symbolic"
+    t = exhaustive(case, itertools.product(range(1, 4), repeat=3), describe="1 <= r, c, k <= 3, symbolic", method="symbolic")
     return decide(t)
 
 
@@ -418,8 +415,7 @@ def _eq6():
             ok &= (_vec(Y, o) - (W * _vec(P, o).col_join(_vec(Q, o)) + _vec(B, o))).expand().is_zero_matrix
         return ok
 
-    sym = exhaustive(case, itertools.product(range(1, 3), repeat=6), describe="all six dimensions in {1, 2}, symbolic")
-    sym.method = "symbolic"
+    sym = exhaustive(case, itertools.product(range(1, 3), repeat=6), describe="all six dimensions in {1, 2}, symbolic", method="symbolic")
     dims = st.tuples(*[st.integers(1, 3)] * 6)
     draws = dims.flatmap(lambda s: st.tuples(
         _int_matrix(s[0], s[4]), _int_matrix(s[1], s[5]), _int_matrix(s[2], s[4]), _int_matrix(s[3], s[5]),
@@ -668,8 +664,7 @@ def _eq11():
         ref = sympy.Matrix([[sum(H[nodes.index(j), k] for j in g[i]) / len(g[i]) for k in range(2)] for i in nodes])
         return (At * H - ref).expand().is_zero_matrix and all(sum(At.row(i)) == 1 for i in range(At.rows))
 
-    t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs with 1-5 nodes, no isolated node")
-    t.method = "exact"
+    t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs with 1-5 nodes, no isolated node", method="exact")
     return decide(t, graphs_with_isolated_nodes_excluded=len(ATLAS) - len(graphs))
 
 
@@ -693,8 +688,7 @@ def _eq12():
         mat = I.T * H * W1.T + I.T * Ht * W2.T + sympy.ones(n, 1) * b.T
         return (rows - mat).expand().is_zero_matrix
 
-    t = exhaustive(ok, itertools.product(range(1, 4), range(1, 3), range(1, 3)), describe="|V| <= 3, d, d' <= 2")
-    t.method = "symbolic"
+    t = exhaustive(ok, itertools.product(range(1, 4), range(1, 3), range(1, 3)), describe="|V| <= 3, d, d' <= 2", method="symbolic")
     return decide(t)
 
 
@@ -786,8 +780,7 @@ def _eq14():
         S = G_ops.spectral_filter(g, lambda lam: 1 - 2 * lam + 3 * lam**2, backend=float_backend())
         return numeric_close(S, ref, describe="", rtol=1e-9, atol=1e-9).ok
 
-    t = exhaustive(ok, range(len(CONNECTED)), describe=f"{len(CONNECTED)} connected atlas graphs, 2-5 nodes")
-    t.method = "numeric"
+    t = exhaustive(ok, range(len(CONNECTED)), describe=f"{len(CONNECTED)} connected atlas graphs, 2-5 nodes", method="numeric")
     return decide(t)
 
 
@@ -841,8 +834,7 @@ def _eq14_asym():
             A[u, v] = 1
         return sympy.eye(n) - sympy.diag(*[1 / sum(A.row(i)) for i in range(n)]) * A
 
-    formula = exhaustive(lambda c: lap(c) == direct(c), cases, describe=f"{len(cases)} digraphs, n <= 3")
-    formula.method = "exact"
+    formula = exhaustive(lambda c: lap(c) == direct(c), cases, describe=f"{len(cases)} digraphs, n <= 3", method="exact")
     printed = exhaustive(lambda c: lap(c).is_symmetric(), cases, describe=f"{len(cases)} digraphs, n <= 3, by size",
                          witness=lambda c: {"edges": [list(e) for e in c[1]], "L": lap(c), "eigenvalues": {str(k): v for k, v in lap(c).eigenvals().items()}})
     if not formula.ok:
@@ -881,8 +873,7 @@ def _eq15():
         lt = 2 * lam / lam.max() - 1
         return bool(lam.min() >= -1e-12 and lt.min() >= -1 - 1e-12 and lt.max() <= 1 + 1e-12)
 
-    num = exhaustive(spec, range(len(CONNECTED)), describe=f"{len(CONNECTED)} connected atlas graphs")
-    num.method = "numeric"
+    num = exhaustive(spec, range(len(CONNECTED)), describe=f"{len(CONNECTED)} connected atlas graphs", method="numeric")
     return decide(all_of(sym, num))
 
 
@@ -912,8 +903,7 @@ def _eq16():
         return numeric_close(G_ops.chebyshev_filter(g, theta[:K], backend=float_backend()), ref, describe="",
                              rtol=1e-9, atol=1e-9).ok
 
-    t = exhaustive(ok, itertools.product(range(len(CONNECTED)), range(1, 6)), describe="connected atlas graphs × K = 1..5")
-    t.method = "numeric"
+    t = exhaustive(ok, itertools.product(range(len(CONNECTED)), range(1, 6)), describe="connected atlas graphs × K = 1..5", method="numeric")
     return decide(t)
 
 
@@ -947,8 +937,7 @@ def _eq17():
         C = sympy.Matrix(G_ops.chebyshev_filter(g, [t0, t1], lambda_max=2, backend="sympy"))
         return (lhs - rhs).expand().is_zero_matrix and (C - (t0 * sympy.eye(n) - t1 * N)).expand().is_zero_matrix
 
-    t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs, 2-5 nodes, no isolated node")
-    t.method = "exact"
+    t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs, 2-5 nodes, no isolated node", method="exact")
     return decide(t)
 
 
@@ -1008,8 +997,7 @@ def _eq18():
         cheb = (C - th * (sympy.eye(n) + N)).expand().is_zero_matrix
         return step and cheb and _radical_equal(Ni, N)
 
-    t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs")
-    t.method = "exact"
+    t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs", method="exact")
     return decide(t)
 
 
@@ -1068,8 +1056,7 @@ def _eq18_renorm():
         return {"edges": [list(e) for e in graphs[i].edges()], "I + D^-1/2 A D^-1/2": left, "D~^-1/2 A~ D~^-1/2": right}
 
     describe = f"{len(graphs)} atlas graphs, 1-5 nodes, no isolated node, by size"
-    printed = exhaustive(proportional, range(len(graphs)), describe=describe, witness=witness)
-    printed.method = "exact"
+    printed = exhaustive(proportional, range(len(graphs)), describe=describe, witness=witness, method="exact")
     strict = exhaustive(identity, range(len(graphs)), describe=describe, witness=witness)
 
     def corrected(i):
@@ -1084,8 +1071,7 @@ def _eq18_renorm():
         ok &= bool(ev_l.min() >= -1e-12 and ev_l.max() <= 2 + 1e-12 and ev_r.min() > -1 and ev_r.max() <= 1 + 1e-12)
         return ok
 
-    corr = exhaustive(corrected, range(len(graphs)), describe=f"{len(graphs)} atlas graphs")
-    corr.method = "exact"
+    corr = exhaustive(corrected, range(len(graphs)), describe=f"{len(graphs)} atlas graphs", method="exact")
     text = ("Not an identity and not an approximation: D̃^{-1/2}ÃD̃^{-1/2} is proportional to "
             "I + D^{-1/2}AD^{-1/2} only when every node has degree 1 (factor 1/2); otherwise it is a different "
             "operator (diagonals 1/(d_i + 1) versus 1), with spectrum in (−1, 1] where I + D^{-1/2}AD^{-1/2} "
@@ -1139,8 +1125,7 @@ def _eq19():
         return Ah.is_symmetric() and (W * _vec(X) - _vec(Ah * X * Th)).expand().is_zero_matrix \
             and (W - _kron(Ah, Th.T)).expand().is_zero_matrix
 
-    t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs, 1-4 nodes")
-    t.method = "exact"
+    t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs, 1-4 nodes", method="exact")
     return decide(t)
 
 
@@ -1183,8 +1168,7 @@ def _fig3():
                    for i in range(rp) for j in range(cp))
 
     shapes = [*itertools.product(range(1, 3), repeat=4), (3, 2, 2, 3), (2, 3, 3, 2), (3, 3, 3, 3)]
-    t = exhaustive(in_by_out, shapes, describe="all r, c, r', c' <= 2, and (3,2,2,3), (2,3,3,2), (3,3,3,3)")
-    t.method = "symbolic"
+    t = exhaustive(in_by_out, shapes, describe="all r, c, r', c' <= 2, and (3,2,2,3), (2,3,3,2), (3,3,3,3)", method="symbolic")
 
     def eq1_parts(s):
         r, c, rp, cp = s

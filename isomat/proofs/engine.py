@@ -134,12 +134,14 @@ def exhaustive(
     *,
     describe: str,
     witness: Callable[[Any], Any] | None = None,
+    method: str = "exhaustive",
 ) -> Trial:
     """Test ``predicate`` on every case, in the given order (smallest first).
 
     The first failing case is returned as the counterexample; when ``cases`` is ordered by
     size this is a minimal counterexample. ``witness(case)`` may add exact detail to it
-    (the two sides that differ, say).
+    (the two sides that differ, say). ``method`` names how each case is decided when that is
+    the point of the trial (``"symbolic"``, ``"exact"``, ``"numeric"``); default ``"exhaustive"``.
     """
     n = 0
     for case in cases:
@@ -148,10 +150,10 @@ def exhaustive(
             cx = {"case": jsonable(case)}
             if witness is not None:
                 cx.update(jsonable(witness(case)))
-            return Trial(False, "exhaustive", {"cases": describe, "tested": n, "first_failure_at": n}, cx)
+            return Trial(False, method, {"cases": describe, "tested": n, "first_failure_at": n}, cx)
     if n == 0:
         raise CheckError(f"exhaustive check over {describe!r} tested no case")
-    return Trial(True, "exhaustive", {"cases": describe, "tested": n})
+    return Trial(True, method, {"cases": describe, "tested": n})
 
 
 def property_search(

@@ -1051,8 +1051,7 @@ def _sec7_6():
         M = sympy.Matrix(layer_matrix(lay))
         return (M.T * M - sympy.eye(n)).is_zero_matrix
 
-    corr = exhaustive(corr_ok, range(10), describe="n=4, L=2, rational angles, d_in, d_out ∈ {±1}^4, b = 0, 10 draws")
-    corr.method = "exact"
+    corr = exhaustive(corr_ok, range(10), describe="n=4, L=2, rational angles, d_in, d_out ∈ {±1}^4, b = 0, 10 draws", method="exact")
     return decide(printed, correction=(
         "Only the stage product B_L⋯B_1 is orthogonal; the projection D_out B_L⋯B_1 D_in x + b preserves ℓ2 norms "
         "when b = 0 and d_in, d_out ∈ {±1}^n (verified exactly, n = 4, L = 2, rational angles). These conditions are "
@@ -1096,11 +1095,9 @@ def _rotation_product_orthogonal(c):
     methods=["exhaustive", "symbolic"],
 )
 def _sec8_4_stages():
-    stages = exhaustive(_rotation_stage_orthogonal, ((n, "pass") for n in range(2, 6)), describe="n 2..5, pass-through")
-    stages.method = "symbolic"
+    stages = exhaustive(_rotation_stage_orthogonal, ((n, "pass") for n in range(2, 6)), describe="n 2..5, pass-through", method="symbolic")
     prod = exhaustive(_rotation_product_orthogonal, ((n, L) for n in range(2, 6) for L in (1, 2)),
-                      describe="n 2..5 (pass-through), L 1..2, symbolic angles")
-    prod.method = "symbolic"
+                      describe="n 2..5 (pass-through), L 1..2, symbolic angles", method="symbolic")
 
     def witness(c):
         n, _ = c
@@ -1129,8 +1126,7 @@ def _sec8_4_stages():
     methods=["exhaustive", "symbolic", "exact"],
 )
 def _sec6_5():
-    sym = exhaustive(_rotation_stage_orthogonal, ((n, "pass") for n in range(2, 7)), describe="n 2..6, pass-through")
-    sym.method = "symbolic"
+    sym = exhaustive(_rotation_stage_orthogonal, ((n, "pass") for n in range(2, 7)), describe="n 2..6, pass-through", method="symbolic")
 
     def ok(c):
         n, seed = c
@@ -1141,8 +1137,7 @@ def _sec6_5():
         y = spm_forward(lay, np.array([z], dtype=object))[0]
         return sympy.nsimplify(sum(sympy.expand_trig(v) ** 2 for v in y)) == sum(v * v for v in z)
 
-    ex = exhaustive(ok, ((n, k) for n in range(2, 7) for k in range(3)), describe="n 2..6, 3 rational-angle draws")
-    ex.method = "exact"
+    ex = exhaustive(ok, ((n, k) for n in range(2, 7) for k in range(3)), describe="n 2..6, 3 rational-angle draws", method="exact")
     return decide(all_of(sym, ex))
 
 
@@ -1294,8 +1289,7 @@ def _sec8_2_dim():
                        witness=lambda c: {"rank": r(*c), "n(L+1)/2": Fraction(c[0] * (c[1] + 1), 2), "2n(L+1)": 2 * c[0] * (c[1] + 1)})
     pow2 = sorted(((n, L) for n in (2, 4, 8) for L in range(1, 5)), key=lambda c: (c[0] * c[1], c))
     exact = exhaustive(lambda c: r(*c) == min(c[0] ** 2, c[0] * (c[1] + 1)), pow2, describe="n ∈ {2,4,8}, L 1..4",
-                       witness=lambda c: {"rank": r(*c), "min(n^2, n(L+1))": min(c[0] ** 2, c[0] * (c[1] + 1))})
-    exact.method = "exact"
+                       witness=lambda c: {"rank": r(*c), "min(n^2, n(L+1))": min(c[0] ** 2, c[0] * (c[1] + 1))}, method="exact")
     return decide(all_of(theta, exact), ranks={f"n={n},L={L}": r(n, L) for n, L in sorted(cache)},
                   saturated_at_n2=[f"n={n},L={L}" for n, L in sorted(cache) if r(n, L) == n * n])
 
@@ -1354,8 +1348,7 @@ def _sec8_2_strict_subset():
     clog = lambda n: max(1, math.ceil(math.log2(n)))
     cases = sorted(((n, L) for n in (3, 4, 5, 6, 8) for L in range(1, clog(n) + 1)), key=lambda c: (c[0] * c[1], c))
     t = exhaustive(lambda c: _general_rank(*c) < c[0] ** 2, cases, describe="n 3..6, 8; L 1..⌈log2 n⌉",
-                   witness=lambda c: {"rank": _general_rank(*c), "n^2": c[0] ** 2})
-    t.method = "exact"
+                   witness=lambda c: {"rank": _general_rank(*c), "n^2": c[0] ** 2}, method="exact")
     M = sympy.Matrix([[1, 2], [3, 4]])
     lay = spm_layer(2, [np.array([[0, 1]])], [[[sympy.Integer(v) for v in M]]], variant="general")
     n2_all = sympy.Matrix(layer_matrix(lay)) == M

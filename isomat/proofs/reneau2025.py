@@ -153,8 +153,7 @@ def _alg1():
                 return False
         return True
 
-    sym = exhaustive(symbolic_ok, ALG1_SHAPES, describe="N <= 2, D_k, H_k in {1,2}; N=3 (2,1,2)->(1,2,2); symbolic entries")
-    sym.method = "symbolic"
+    sym = exhaustive(symbolic_ok, ALG1_SHAPES, describe="N <= 2, D_k, H_k in {1,2}; N=3 (2,1,2)->(1,2,2); symbolic entries", method="symbolic")
 
     @st.composite
     def layers(draw):
@@ -179,7 +178,6 @@ def _alg1():
 
     prop = property_search(exact_ok, layers(), describe="N in [1,3], D_k, H_k in [1,3], integer entries in [-5,5], batch 2, both orders",
                            max_examples=40)
-    prop.method = "property"
     return decide(all_of(sym, prop, *_alg1_float()))
 
 
@@ -281,10 +279,8 @@ def _sec2_2():
         return Y is not None and bool(np.all(Y == algorithm1(X[None], Wp, [None] * len(D))[0]))
 
     cases = _kb_cases()
-    printed = exhaustive(printed_ok, cases, describe="N <= 2, D_k, H_k in {1,2,3}", witness=witness)
-    printed.method = "exact"
-    corrected = exhaustive(corrected_ok, cases, describe="N <= 2, D_k, H_k in {1,2,3}")
-    corrected.method = "exact"
+    printed = exhaustive(printed_ok, cases, describe="N <= 2, D_k, H_k in {1,2,3}", witness=witness, method="exact")
+    corrected = exhaustive(corrected_ok, cases, describe="N <= 2, D_k, H_k in {1,2,3}", method="exact")
     # where the printed product is defined (D_k = H_k for every k) it still differs from Algorithm 1: the
     # smallest such case, searched in the same order
     square = [c for c in cases if c[0] == c[1]]
@@ -331,8 +327,7 @@ def _alg1_order():
         return all(_zero(r - K * sympy.Matrix(x)) for r in results)
 
     shapes = [((2,), (2,)), ((2, 2), (2, 2)), ((2, 1, 2), (1, 2, 2))]
-    inv = exhaustive(perm_invariant, shapes, describe="all mode permutations, symbolic weights, N <= 3")
-    inv.method = "symbolic"
+    inv = exhaustive(perm_invariant, shapes, describe="all mode permutations, symbolic weights, N <= 3", method="symbolic")
 
     Wp, bs = _sym_layer((1, 1), (1, 1), tag="o")
     X = np.zeros((1, 1, 1), dtype=object) + sympy.Integer(0)
@@ -535,8 +530,7 @@ def _sec3_1():
         return (len(free) == formula == _nd.ndlinear_param_count(D, H)["ndlinear"]
                 and _nd.ndlinear_param_count(D, H)["dense"] == math.prod(D) * Hf + Hf)
 
-    t = exhaustive(ok, cases, describe="N <= 2 all D_k, H_k in {1,2}; N = 3 two shapes; symbolic weights")
-    t.method = "symbolic"
+    t = exhaustive(ok, cases, describe="N <= 2 all D_k, H_k in {1,2}; N = 3 two shapes; symbolic weights", method="symbolic")
     return decide(t)
 
 
@@ -622,8 +616,7 @@ def _eq1():
                 and 2 * B * math.prod(D) * math.prod(H) == 2 * count_dense(B, D, H) == _nd.ndlinear_flops(D, H, B)["dense"])
 
     t = exhaustive(ok, cases, describe="B in {1,2}, N <= 3, D_k, H_k <= 3 (<= 2 for N = 3)",
-                   witness=lambda c: {"eq1": eq1(*c), "counted_flops": 2 * count(*c, "outer")})
-    t.method = "exact"
+                   witness=lambda c: {"eq1": eq1(*c), "counted_flops": 2 * count(*c, "outer")}, method="exact")
     inner_example = {"D": [2, 3], "H": [3, 1], "B": 1, "eq1": eq1(1, (2, 3), (3, 1)),
                      "order_N_to_1_counted": 2 * count(1, (2, 3), (3, 1), "inner")}
     return decide(t, order_dependence=inner_example)

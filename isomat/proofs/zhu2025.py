@@ -620,8 +620,7 @@ def _rnn_scalar():
                 return False
         return True
 
-    t = exhaustive(ok, [(m, n) for m in range(1, 5) for n in range(1, 3)], describe="m <= 4, n <= 2, symbolic")
-    t.method = "symbolic"
+    t = exhaustive(ok, [(m, n) for m in range(1, 5) for n in range(1, 3)], describe="m <= 4, n <= 2, symbolic", method="symbolic")
     return decide(t)
 
 
@@ -716,8 +715,7 @@ def _rnn_block():
         U, V = _sym("u", M, N), _sym("v", M, M)
         return (sympy.Matrix(_rnn.rnn_matrix(U, V, T)) - _printed_w_rnn(U, V, T)).expand().is_zero_matrix
 
-    t = exhaustive(ok, cases, describe="M, N, T <= 3, symbolic")
-    t.method = "symbolic"
+    t = exhaustive(ok, cases, describe="M, N, T <= 3, symbolic", method="symbolic")
     return decide(t, construction=dict(exhaustive(isomat_same, cases, describe="isomat rnn_matrix == block build").evidence))
 
 
@@ -747,11 +745,9 @@ def _rnn_strict():
         return upper_zero and diag_is_U and corner_nonzero
 
     t = exhaustive(strict, cases, describe="M, N, T <= 2, symbolic",
-                   witness=lambda c: {"W_RNN": _rnn_ref_matrix(_sym("u", c[0], c[1]), _sym("v", c[0], c[0]), c[2])})
-    t.method = "symbolic"
+                   witness=lambda c: {"W_RNN": _rnn_ref_matrix(_sym("u", c[0], c[1]), _sym("v", c[0], c[0]), c[2])}, method="symbolic")
     corr = exhaustive(block_lower_not_banded, sorted([(M, N, T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)]),
-                      describe="M, N, T <= 3, symbolic")
-    corr.method = "symbolic"
+                      describe="M, N, T <= 3, symbolic", method="symbolic")
     return decide(t, correction=("W_RNN is block lower-triangular, not strictly: blocks (t, s) vanish for s > t, the "
                                  "diagonal blocks are U; and it is not block-banded: block (T−1, 0) = V^{T−1}U is "
                                  "nonzero for generic V", corr))
@@ -1214,10 +1210,8 @@ def _sec44():
 
     literal = exhaustive(lambda c: fit(c) <= 1e-9, _sizes(3), describe="N, d <= 3, 6 random X, lstsq residual <= 1e-9",
                          witness=lambda c: {"N": c[0], "d": c[1], "lstsq_residual": fit(c)})
-    corr = exhaustive(corrected, _sizes(2), describe="T, d <= 2, integer weights and X in [-3, 3]")
-    corr.method = "exact"
-    printed = exhaustive(homogeneous, cases, describe="N, d <= 2, W = I, X in {-1,0,1}^{N x d}, exact", witness=witness)
-    printed.method = "exact"
+    corr = exhaustive(corrected, _sizes(2), describe="T, d <= 2, integer weights and X in [-3, 3]", method="exact")
+    printed = exhaustive(homogeneous, cases, describe="N, d <= 2, W = I, X in {-1,0,1}^{N x d}, exact", witness=witness, method="exact")
     return decide(
         printed,
         correction=("Z is not a fixed combination of the rows of X or of XW_v (softmax makes the weights depend on X). "
@@ -1267,8 +1261,7 @@ def _thm43_shape():
                            for m in range(M)])
         return (y3 - _a3_y(WQ, WK, WV, x)).expand().is_zero_matrix
 
-    corr = exhaustive(corrected, _sizes(2), describe="M, N <= 2, symbolic")
-    corr.method = "symbolic"
+    corr = exhaustive(corrected, _sizes(2), describe="M, N <= 2, symbolic", method="symbolic")
     return decide(
         exhaustive(linear, _sizes(2), describe="M, N <= 2, symbolic W_Q, W_K, W_V, x",
                    witness=lambda c: {"y(x)": _a3_y(*inst(c)[0], inst(c)[1]),
@@ -1354,8 +1347,7 @@ def _sparsity():
         return any(Ws[m, i * N + j] == 0 for m in range(M) for i in range(N) for j in range(N) if i != j)
 
     t = exhaustive(has_offpatch_zero, cases, describe="2 <= N <= M <= 3, symbolic weights",
-                   witness=lambda c: {"W_SA": sympy.Matrix(_att.zhu_w_sa(_sym("q", *c), _sym("k", *c), _sym("v", *c)))})
-    t.method = "symbolic"
+                   witness=lambda c: {"W_SA": sympy.Matrix(_att.zhu_w_sa(_sym("q", *c), _sym("k", *c), _sym("v", *c)))}, method="symbolic")
     return decide(t)
 
 
