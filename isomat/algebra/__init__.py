@@ -29,6 +29,11 @@ from .conv import (  # zhu2025
     zhu_offsets,
 )
 
+from .diagonal import (  # storage by block diagonals: fast apply of banded (conv) matrices
+    DiagonalBlocks,
+    diagonal_blocks,
+)
+
 from .pool import (  # zhu2025
     avgpool_matrix,
     maxpool_selection,
@@ -191,7 +196,7 @@ from .hyper import (  # cheng2025
     zero_padding_linear,
 )
 
-FAMILIES = ('projection', 'conv', 'pool', 'rnn', 'attention', 'kron', 'matrix_layer', 'graph', 'ndlinear', 'spm', 'stp', 'logic', 'hyper')
+FAMILIES = ('projection', 'conv', 'diagonal', 'pool', 'rnn', 'attention', 'kron', 'matrix_layer', 'graph', 'ndlinear', 'spm', 'stp', 'logic', 'hyper')
 
 __all__ = [
     "SparseOperator",
@@ -206,6 +211,8 @@ __all__ = [
     "conv_matrix",
     "conv_output_shape",
     "csr_matvec",
+    "DiagonalBlocks",
+    "diagonal_blocks",
     "shift_matrix",
     "zhu_conv_matrix",
     "zhu_conv_rows",

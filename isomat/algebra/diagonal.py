@@ -1,0 +1,381 @@
+r"""A sparse matrix stored by the diagonals of its square blocks (a blocked DIA format).
+
+A stride-1, "same"-padded convolution matrix (zhu2025 §4.2.1, Theorem 4.1) is banded inside
+each (output channel, input channel) block: its entries lie on a few diagonals, one per kernel
+tap. Stored by diagonals, its values need no column indices -- 8 bytes an entry in float64
+instead of CSR's 12 -- and the apply becomes contiguous multiply-adds along each diagonal.
+This is SciPy's DIA format applied block by block, with the blocks of a block row laid end to
+end so that every diagonal is one long contiguous stream.
+
+Layout. With block size :math:`b`, an entry :math:`(r, c)` with :math:`r = p b + i` and
+:math:`c = q b + j` (:math:`0 \le i, j < b`) lies on the block diagonal :math:`k = j - i` and is
+stored at ``data[p, d, c]`` where ``offsets[d] == k`` (SciPy's convention: a diagonal is indexed
+by column). Positions that hold no entry are zero, so the apply can run each diagonal across
+block-column boundaries without testing them: for a "virtual row" :math:`n = q b + i`,
+
+.. math::
+
+    z_n = \sum_d \mathrm{data}[p, d, n + k_d]\, x_{n + k_d}, \qquad
+    y_{p b + i} = \sum_q z_{q b + i},
+
+and ``data[p, d, n + k]`` is zero whenever :math:`n + k` leaves block column :math:`q`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .. import _validate
+from .._config import get_memory_limit
+from ..errors import SizeLimitError
+from ._operator import SparseOperator, _human
+
+try:  # SciPy's compiled DIA kernel: y[n] += data[n] * x[n] along one diagonal, GIL released
+    from scipy.sparse import _sparsetools
+
+    _DIA_KERNEL = _sparsetools.dia_matvec
+except (ImportError, AttributeError):  # pragma: no cover - private API moved
+    _DIA_KERNEL = None
+
+_ZERO_OFFSET = np.zeros(1, dtype=np.int32)
+_KERNEL_DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
+# Rows per kernel call. A call costs a few microseconds of Python, held under the GIL, so short calls
+# make the threads queue; long ones spill the result tile out of L2. Measured on the 2048^2 and
+# 64->64 benchmark matrices (benchmarks/conv.py): 64K-row calls ran 1.1-1.3x slower than 256K, 1M-row
+# calls 1.4x slower on the single-channel matrix.
+DEFAULT_TILE = 262144
+
+
+# x is cache resident (each tile of it is read once per diagonal), so its loads are fast, and a load
+# whose address lies just past a recent store's, modulo 4 KiB, waits for that store ("4K aliasing").
+# Measured on the 2048^2 matrix: with x 0-2 elements past y modulo 4 KiB the apply took 13.1 ms,
+# 9.7-10.4 ms at every other placement. (The data stream comes from memory and hides the stall.)
+_PAGE = 4096
+_ALIAS_AHEAD, _ALIAS_BEHIND = 40, 16  # bytes a load may sit past / before a store and alias it
+
+
+def _aliases(store: int, loads: np.ndarray) -> bool:
+    res = (loads - store) % _PAGE
+    return bool(np.any((res < _ALIAS_AHEAD) | (res > _PAGE - _ALIAS_BEHIND)))
+
+
+def _placed(y: np.ndarray, scratch: np.ndarray, loads: np.ndarray) -> np.ndarray:
+    """``y`` itself when no load stream aliases it, else the view of ``scratch`` of the same length
+    whose start is farthest from every load stream modulo 4 KiB."""
+    n, size = y.shape[0], y.itemsize
+    if not _aliases(y.ctypes.data, loads):
+        return y
+    starts = scratch.ctypes.data + size * np.arange(min(_PAGE // size, scratch.shape[0] - n + 1))
+    res = (loads[None, :] - starts[:, None]) % _PAGE
+    s = int(np.argmax(np.minimum(res, _PAGE - res).min(axis=1)))
+    return scratch[s:s + n]
+
+
+def _axpy(diag: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
+    """``y += diag * x`` (1-d, equal lengths) in place."""
+    n = diag.shape[0]
+    if n == 0:
+        return
+    if _DIA_KERNEL is not None and diag.dtype == x.dtype == y.dtype and diag.dtype.type in _KERNEL_DTYPES:
+        _DIA_KERNEL(n, n, 1, n, _ZERO_OFFSET, diag, x, y)
+    else:
+        y += diag * x
+
+
+class DiagonalBlocks:
+    r"""A sparse matrix stored by the diagonals of its :math:`b\times b` blocks.
+
+    Build one with :func:`diagonal_blocks`. ``A @ x`` / :meth:`matvec` applies it on several
+    threads, :meth:`rmatvec` applies :math:`A^{\mathsf T}`, :meth:`tocsr` gives the SciPy matrix
+    back.
+
+    Attributes
+    ----------
+    shape : tuple of int
+    block : int
+        The block size :math:`b`.
+    offsets : ndarray of int64, shape (n_diagonals,)
+        The block diagonals :math:`k = j - i` that hold entries, increasing.
+    data : ndarray, shape (n_block_rows, n_diagonals, n_block_cols * block)
+        ``data[p, d, c]`` is entry :math:`(p b + (c \bmod b) - k_d,\ c)`; zero where there is none.
+    nnz : int
+        Stored entries of the matrix it was built from (before zero fill).
+    """
+
+    def __init__(self, shape: tuple[int, int], block: int, offsets: np.ndarray, data: np.ndarray, nnz: int):
+        self.shape = (_validate.nonnegative_int("shape[0]", shape[0]), _validate.nonnegative_int("shape[1]", shape[1]))
+        self.block = _validate.positive_int("block", block)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.data = np.ascontiguousarray(data)  # the kernel takes contiguous slices
+        self.nnz = _validate.nonnegative_int("nnz", nnz)
+        b = self.block
+        expected = (-(-self.shape[0] // b), self.offsets.size, -(-self.shape[1] // b) * b)
+        if self.offsets.ndim != 1 or self.data.shape != expected:
+            raise ValueError(f"data must have shape (block rows, diagonals, block columns * block) = {expected} "
+                             f"for shape {self.shape}, block {b} and {self.offsets.size} offsets, got {self.data.shape}")
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    @property
+    def fill(self) -> float:
+        """Stored values per matrix entry (1.0: no zero fill)."""
+        return self.data.size / max(self.nnz, 1)
+
+    def __repr__(self) -> str:
+        return (f"DiagonalBlocks(shape={self.shape}, block={self.block}, diagonals={len(self.offsets)}, "
+                f"nnz={self.nnz:,}, fill={self.fill:.3f}, dtype={self.dtype})")
+
+    def _rows_in(self, p: int) -> int:
+        return min(self.block, self.shape[0] - p * self.block)
+
+    # -----------------------------------------------------------------------------------------
+    def matvec(self, x: Any, *, threads: int | None = None, out: np.ndarray | None = None,
+               tile: int | None = None) -> np.ndarray:
+        r""":math:`y = A x`, in tiles of ``tile`` rows on ``threads`` threads.
+
+        Each kernel call streams one diagonal over ``tile`` consecutive (virtual) rows; long
+        calls let the hardware prefetcher reach full speed, and ``tile`` rows of the result stay
+        in the L2 cache while the diagonals are summed into them.
+        """
+        x = np.asarray(x)
+        if x.ndim != 1 or x.shape[0] != self.shape[1]:
+            raise ValueError(f"x must have shape ({self.shape[1]},), got {x.shape}")
+        nthreads = _validate.positive_int("threads", threads) if threads is not None else min(2, os.cpu_count() or 1)
+        R = _validate.positive_int("tile", tile) if tile is not None else DEFAULT_TILE
+        dtype = np.result_type(self.data.dtype, x.dtype)
+        x = np.ascontiguousarray(x, dtype=dtype)
+        data = self.data if self.data.dtype == dtype else self.data.astype(dtype)
+        if out is None:
+            y = np.empty(self.shape[0], dtype=dtype)
+        elif (not isinstance(out, np.ndarray) or out.shape != (self.shape[0],) or out.dtype != dtype
+              or not out.flags.c_contiguous):
+            raise ValueError(f"out must be a contiguous NumPy array of shape ({self.shape[0]},) and dtype {dtype}, "
+                             f"got {getattr(out, 'shape', type(out).__name__)} {getattr(out, 'dtype', '')}")
+        else:
+            y = out
+        b, n_cols = self.block, self.shape[1]
+        n_br, _, span = data.shape
+        offsets = [int(k) for k in self.offsets]
+
+        if b >= R or span == b:  # a tile of rows lies inside one block row: accumulate straight into y
+            R = min(R, max(1, -(-self.shape[0] // (2 * nthreads))))  # at least two tiles a thread
+            tasks = [(p, i0) for p in range(n_br) for i0 in range(0, self._rows_in(p), R)]
+            groups = [tasks[t::nthreads] for t in range(nthreads)]
+            zlen = 0
+        else:  # tiles of whole block columns go to a scratch z, then are summed over block columns
+            zlen = min(max(1, R // b) * b, span)
+            # a thread owns whole block rows, so no two threads add into the same rows of y
+            groups = [[(p, t0) for p in range(t, n_br, nthreads) for t0 in range(0, span, zlen)]
+                      for t in range(nthreads)]
+            for p in range(n_br):
+                y[p * b:p * b + self._rows_in(p)] = 0
+
+        size, x_at = np.dtype(dtype).itemsize, x.ctypes.data
+
+        def loads(first: list[int]) -> np.ndarray:
+            """Addresses of the x elements paired with result element 0, for each diagonal and
+            each virtual-row start in ``first``."""
+            return x_at + size * np.add.outer(np.asarray(first, dtype=np.int64),
+                                               np.asarray(offsets, dtype=np.int64)).ravel()
+
+        def direct(p: int, i0: int, scratch: np.ndarray) -> None:
+            i1 = min(i0 + R, self._rows_in(p))
+            ys = y[p * b + i0:p * b + i1]
+            zs = _placed(ys, scratch, loads([q0 + i0 for q0 in range(0, span, b)]))
+            zs[:] = 0
+            for q0 in range(0, span, b):
+                for d, k in enumerate(offsets):
+                    lo, hi = max(q0 + i0, q0 - k, -k), min(q0 + i1, q0 + b - k, n_cols - k)
+                    if hi > lo:
+                        _axpy(data[p, d, lo + k:hi + k], x[lo + k:hi + k], zs[lo - q0 - i0:hi - q0 - i0])
+            if zs is not ys:
+                ys[:] = zs
+
+        def tiled(p: int, t0: int, scratch: np.ndarray) -> None:
+            t1 = min(t0 + zlen, span)
+            zs = _placed(scratch[:t1 - t0], scratch, loads([t0]))
+            zs[:] = 0
+            for d, k in enumerate(offsets):
+                lo, hi = max(t0, -k), min(t1, n_cols - k)
+                if hi > lo:
+                    _axpy(data[p, d, lo + k:hi + k], x[lo + k:hi + k], zs[lo - t0:hi - t0])
+            rows = self._rows_in(p)
+            y[p * b:p * b + rows] += zs.reshape(-1, b)[:, :rows].sum(axis=0)
+
+        def work(group: list[tuple[int, int]]) -> None:
+            # scratch for results that would alias a load stream, with a page of room to place them
+            scratch = np.empty((zlen or R) + _PAGE // size, dtype=dtype)
+            for p, start in group:
+                (tiled if zlen else direct)(p, start, scratch)
+
+        busy = [g for g in groups if g]
+        if len(busy) <= 1:
+            work([task for g in busy for task in g])
+        else:
+            from .conv import _pool
+
+            list(_pool(len(busy)).map(work, busy))
+        return y
+
+    def rmatvec(self, y: Any) -> np.ndarray:
+        r""":math:`x = A^{\mathsf T} y` (one thread): each diagonal read once against a copy of
+        the block row's part of ``y`` repeated over the block columns."""
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != self.shape[0]:
+            raise ValueError(f"y must have shape ({self.shape[0]},), got {y.shape}")
+        dtype = np.result_type(self.data.dtype, y.dtype)
+        y = y.astype(dtype, copy=False)
+        data = self.data if self.data.dtype == dtype else self.data.astype(dtype)
+        b, n_cols = self.block, self.shape[1]
+        n_br, _, span = data.shape
+        out = np.zeros(span, dtype=dtype)
+        yv = np.zeros(span, dtype=dtype)
+        for p in range(n_br):
+            rows = self._rows_in(p)
+            if rows < b:
+                yv[:] = 0
+            yv.reshape(-1, b)[:, :rows] = y[p * b:p * b + rows]
+            for d, k in enumerate(int(k) for k in self.offsets):
+                lo, hi = max(0, -k), min(span, n_cols - k)
+                if hi > lo:
+                    _axpy(data[p, d, lo + k:hi + k], yv[lo:hi], out[lo + k:hi + k])
+        return out[:n_cols]
+
+    def __matmul__(self, x: Any) -> np.ndarray:
+        return self.matvec(x)
+
+    def aslinearoperator(self) -> Any:
+        """A ``scipy.sparse.linalg.LinearOperator`` with this matvec and rmatvec."""
+        from scipy.sparse.linalg import LinearOperator
+
+        return LinearOperator(self.shape, matvec=self.matvec, rmatvec=self.rmatvec, dtype=self.dtype)
+
+    def tocsr(self) -> sp.csr_array:
+        """The matrix as a SciPy CSR array (stored zeros dropped)."""
+        b, (n_rows, n_cols) = self.block, self.shape
+        n_br, _, span = self.data.shape
+        c = np.arange(span)
+        rows_l, cols_l, vals_l = [], [], []
+        for p in range(n_br):
+            for d, k in enumerate(self.offsets):
+                local = c % b - int(k)
+                keep = (local >= 0) & (local < self._rows_in(p)) & (c < n_cols) & (self.data[p, d] != 0)
+                rows_l.append(p * b + local[keep])
+                cols_l.append(c[keep])
+                vals_l.append(self.data[p, d][keep])
+        if not rows_l:
+            return sp.csr_array(self.shape, dtype=self.dtype)
+        A = sp.coo_array((np.concatenate(vals_l), (np.concatenate(rows_l), np.concatenate(cols_l))),
+                         shape=(n_rows, n_cols))
+        return A.tocsr()
+
+    def toarray(self) -> np.ndarray:
+        return self.tocsr().toarray()
+
+
+def diagonal_blocks(A: Any, *, block: int | None = None, max_fill: float = 1.5,
+                    chunk: int = 1 << 22) -> DiagonalBlocks:
+    r"""Store a sparse matrix by the diagonals of its :math:`b\times b` blocks.
+
+    Parameters
+    ----------
+    A : scipy.sparse array or matrix, or SparseOperator (numpy field)
+        The materialized matrix, for example ``conv_matrix(...)``.
+    block : int, optional
+        Block size :math:`b`. The default, ``max(A.shape)``, is one block: right for a
+        single-channel convolution. For a multi-channel layer acting on ``(C, *spatial)`` use the
+        number of spatial positions, so that each (output, input) channel block is banded.
+    max_fill : float
+        Refuse when the zero-filled storage would exceed ``max_fill`` values per entry -- the
+        sign that ``A`` is not banded in blocks of this size (strided or "valid" convolutions,
+        random sparsity).
+    chunk : int
+        Entries converted per vectorized step (bounds the temporary index arrays).
+
+    Raises
+    ------
+    ValueError
+        ``block`` not a positive integer, or the fill over ``max_fill``.
+    SizeLimitError
+        The stored values would exceed the memory bound.
+    """
+    if isinstance(A, SparseOperator):
+        if A.field != "numpy":
+            raise TypeError(f"A must be a float operator (numpy field), got the {A.field} field")
+        A = A.to_scipy("csr")
+    if type(A).__module__.startswith("sympy"):
+        raise TypeError("A must be a float operator: a SymPy matrix holds exact entries, which the diagonal "
+                        "storage does not (build it with backend='numpy')")
+    if not sp.issparse(A):
+        raise TypeError(f"A must be a scipy.sparse array or matrix or a SparseOperator, got {type(A).__name__}")
+    A = sp.csr_array(A)
+    A.sum_duplicates()
+    if A.dtype.kind not in "fc":
+        A = A.astype(np.float64)
+    n_rows, n_cols = A.shape
+    b = _validate.positive_int("block", block) if block is not None else max(n_rows, n_cols, 1)
+    if not (isinstance(max_fill, (int, float)) and max_fill >= 1):
+        raise ValueError(f"max_fill must be a number >= 1, got {max_fill!r}")
+    chunk = _validate.positive_int("chunk", chunk)
+    n_br, n_bc = -(-n_rows // b), -(-n_cols // b)
+    indptr, indices, values = A.indptr, A.indices, A.data
+    single = n_br == 1 and n_bc == 1  # one block: k = c - r, no remainders to take
+
+    def entries(lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Row, column and block diagonal of stored entries lo..hi."""
+        r0 = int(np.searchsorted(indptr, lo, side="right")) - 1
+        r1 = int(np.searchsorted(indptr, hi, side="left"))
+        counts = np.diff(np.clip(indptr[r0:r1 + 1], lo, hi))
+        r = np.repeat(np.arange(r0, r0 + counts.size, dtype=np.int64), counts)
+        c = indices[lo:hi].astype(np.int64)
+        return r, c, (c - r if single else c % b - r % b)
+
+    # which block diagonals hold entries (a mask over -(b-1)..b-1, or a sort when b is huge)
+    use_mask = 2 * b - 1 <= max(4 * A.nnz, 1 << 20)
+    present = np.zeros(2 * b - 1, dtype=bool) if use_mask else None
+    seen: list[np.ndarray] = []
+    for lo in range(0, A.nnz, chunk):
+        k = entries(lo, min(lo + chunk, A.nnz))[2]
+        if present is not None:
+            present[k + (b - 1)] = True
+        else:
+            seen.append(np.unique(k))
+    if present is not None:
+        offsets = np.flatnonzero(present) - (b - 1)
+    else:
+        offsets = np.unique(np.concatenate(seen)) if seen else np.zeros(0, dtype=np.int64)
+    n_d = offsets.size
+    stored = n_br * n_d * n_bc * b
+    if stored > max_fill * max(A.nnz, 1) and A.nnz:
+        raise ValueError(
+            f"A is not banded in blocks of {b}: its {A.nnz:,} entries lie on {n_d} block diagonals, "
+            f"which would store {stored:,} values ({stored / A.nnz:.2f} per entry, over max_fill={max_fill}); "
+            f"pass block= (for a multi-channel convolution, the number of spatial positions)")
+    need = stored * A.dtype.itemsize
+    if need > get_memory_limit():
+        raise SizeLimitError(
+            f"diagonal_blocks: storing {stored:,} values would need about {_human(need)}, over the memory "
+            f"bound of {_human(get_memory_limit())} (raise it with isomat.set_memory_limit or ISOMAT_MEMORY_LIMIT)")
+    data = np.zeros((n_br, n_d, n_bc * b), dtype=A.dtype)
+    flat = data.reshape(-1)
+    span = n_bc * b
+    if present is not None:  # diagonal number by table look-up (a binary search per entry is slower)
+        number = np.zeros(2 * b - 1, dtype=np.int64)
+        number[offsets + (b - 1)] = np.arange(n_d)
+    for lo in range(0, A.nnz, chunk):
+        hi = min(lo + chunk, A.nnz)
+        r, c, k = entries(lo, hi)
+        d = number[k + (b - 1)] if present is not None else np.searchsorted(offsets, k)
+        if not single:
+            d += (r // b) * n_d
+        flat[d * span + c] = values[lo:hi]
+    return DiagonalBlocks((n_rows, n_cols), b, offsets, data, A.nnz)
+
+
+__all__ = ["DiagonalBlocks", "diagonal_blocks"]

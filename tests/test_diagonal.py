@@ -1,0 +1,142 @@
+"""isomat.algebra.diagonal: a sparse matrix stored by block diagonals equals its CSR/dense source.
+
+References that share no code with the format: SciPy's CSR product, dense NumPy products, and
+``scipy.ndimage.correlate`` for the convolution case.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
+import isomat
+from isomat.algebra import DiagonalBlocks, conv_matrix, diagonal_blocks
+from isomat.errors import SizeLimitError
+from isomat.testing import dottest
+
+
+@given(st.integers(1, 50), st.integers(1, 50), st.integers(1, 60), st.floats(0.0, 1.0),
+       st.sampled_from([np.float64, np.float32, np.complex128]), st.integers(0, 2**31 - 1))
+def test_any_sparse_matrix_any_block(n_rows, n_cols, block, density, dtype, seed):
+    # blocks that do not divide the shape, empty rows and blocks, every dtype the kernel takes
+    rng = np.random.default_rng(seed)
+    A = sp.random_array((n_rows, n_cols), density=density, format="csr", rng=rng, dtype=dtype)
+    D = diagonal_blocks(A, block=block, max_fill=np.inf)
+    dense = A.toarray()
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    x = rng.standard_normal(n_cols).astype(dtype)
+    y = rng.standard_normal(n_rows).astype(dtype)
+    for tile in (1, 3, block, 2 * block + 1, 10**6):
+        for threads in (1, 2, 3):
+            np.testing.assert_allclose(D.matvec(x, tile=tile, threads=threads), dense @ x, rtol=tol, atol=tol)
+    np.testing.assert_allclose(D.rmatvec(y), dense.T @ y, rtol=tol, atol=tol)
+    np.testing.assert_array_equal(D.toarray(), dense)
+    assert D.nnz == A.nnz and D.dtype == dtype
+
+
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(2, 12), st.integers(2, 12), st.sampled_from([1, 3, 5]),
+       st.integers(0, 2**31 - 1))
+def test_same_padded_convolution(c_in, c_out, h, w, k, seed):
+    # a stride-1 "same" convolution is banded in each channel block: at most k*k diagonals (zero
+    # fill only at the image borders), and the product equals scipy.ndimage.correlate summed over
+    # input channels
+    rng = np.random.default_rng(seed)
+    K = rng.standard_normal((c_out, c_in, k, k))
+    X = rng.standard_normal((c_in, h, w))
+    D = diagonal_blocks(conv_matrix((c_in, h, w), K, padding=k // 2), block=h * w, max_fill=np.inf)
+    ref = np.stack([sum(ndi.correlate(X[i], K[o, i], mode="constant") for i in range(c_in)) for o in range(c_out)])
+    for tile in (7, h * w, 10**6):
+        np.testing.assert_allclose(D.matvec(X.ravel(), tile=tile), ref.ravel(), rtol=1e-12, atol=1e-12)
+    assert len(D.offsets) <= k * k and D.data.size <= c_out * c_in * k * k * h * w
+
+
+@pytest.mark.parametrize("shape,kernel_shape,block", [((40, 37), (3, 3), None), ((3, 9, 11), (4, 3, 3, 3), 99)])
+def test_dot_test_and_linear_operator(shape, kernel_shape, block):
+    rng = np.random.default_rng(3)
+    W = conv_matrix(shape, rng.standard_normal(kernel_shape), padding=1)
+    D = diagonal_blocks(W, block=block)
+    dottest(D.aslinearoperator())
+    dottest(D, matvec=D.matvec, rmatvec=D.rmatvec)
+    x = rng.standard_normal(W.shape[1])
+    np.testing.assert_allclose(D @ x, W @ x, rtol=1e-13)
+    assert (abs(D.tocsr() - W)).max() == 0
+
+
+def test_fill_and_layout_of_a_single_channel_convolution():
+    # 9 taps of a 3x3 kernel on a 5x6 image: 9 diagonals k = 6 di + dj; nothing else stored
+    W = conv_matrix((5, 6), np.arange(1.0, 10.0).reshape(3, 3), padding=1)
+    D = diagonal_blocks(W)
+    assert D.offsets.tolist() == [-7, -6, -5, -1, 0, 1, 5, 6, 7]
+    assert D.data.shape == (1, 9, 30)
+    # the centre tap (value 5) sits on diagonal 0 at every column
+    np.testing.assert_array_equal(D.data[0, 4], np.full(30, 5.0))
+    assert D.fill == pytest.approx(D.data.size / W.nnz)
+
+
+def test_out_argument_and_dtype_promotion():
+    A = sp.csr_array(np.array([[1.0, 2.0], [0.0, 3.0]], dtype=np.float32))
+    D = diagonal_blocks(A)
+    out = np.empty(2, dtype=np.float64)
+    assert D.matvec(np.array([1.0, 1.0]), out=out) is out  # float32 data, float64 x: float64 result
+    np.testing.assert_array_equal(out, [3.0, 3.0])
+    with pytest.raises(ValueError, match=r"out must be a contiguous NumPy array of shape \(2,\) and dtype float64"):
+        D.matvec(np.ones(2), out=np.empty(3))
+    with pytest.raises(ValueError, match="out must be a contiguous"):
+        D.matvec(np.ones(2), out=np.empty(4)[::2])
+    np.testing.assert_array_equal(D.matvec(np.ones(4)[::2]), [3.0, 3.0])  # strided x is fine
+
+
+def test_bad_input_is_refused_with_names():
+    A = sp.random_array((30, 30), density=0.2, format="csr", rng=np.random.default_rng(0))
+    with pytest.raises(TypeError, match="A must be a scipy.sparse array"):
+        diagonal_blocks(A.toarray())
+    with pytest.raises(ValueError, match="block must be a positive integer, got 0"):
+        diagonal_blocks(A, block=0)
+    with pytest.raises(ValueError, match=r"max_fill must be a number >= 1"):
+        diagonal_blocks(A, max_fill=0.5)
+    with pytest.raises(ValueError, match=r"not banded in blocks of 30: .* over max_fill=1.5"):
+        diagonal_blocks(A)  # random sparsity: ~all 59 diagonals for ~180 entries
+    D = diagonal_blocks(A, max_fill=np.inf)
+    with pytest.raises(ValueError, match=r"x must have shape \(30,\), got \(29,\)"):
+        D.matvec(np.ones(29))
+    with pytest.raises(ValueError, match=r"y must have shape \(30,\)"):
+        D.rmatvec(np.ones(31))
+    with pytest.raises(ValueError, match="tile must be a positive integer"):
+        D.matvec(np.ones(30), tile=0)
+    with pytest.raises(TypeError, match="threads must be an integer"):
+        D.matvec(np.ones(30), threads=1.5)
+    with pytest.raises(TypeError, match="float operator"):
+        diagonal_blocks(conv_matrix((3, 3), np.ones((2, 2), dtype=object) * 1, backend="sympy"))
+
+
+def test_strided_convolution_is_not_banded():
+    W = conv_matrix((16, 16), np.ones((3, 3)), stride=2, padding=1)
+    with pytest.raises(ValueError, match="not banded"):
+        diagonal_blocks(W)
+
+
+def test_memory_bound_refuses_with_the_size():
+    W = conv_matrix((64, 64), np.ones((3, 3)), padding=1)
+    with isomat.memory_limit(10_000):
+        with pytest.raises(SizeLimitError, match=r"storing 36,864 values would need about 288.0 KiB"):
+            diagonal_blocks(W)
+
+
+def test_direct_construction_checks_the_layout():
+    D = diagonal_blocks(conv_matrix((4, 4), np.ones((3, 3)), padding=1))
+    E = DiagonalBlocks(D.shape, D.block, D.offsets, D.data, D.nnz)
+    np.testing.assert_array_equal(E.toarray(), D.toarray())
+    with pytest.raises(ValueError, match=r"data must have shape .* = \(1, 9, 16\) .* got \(1, 8, 16\)"):
+        DiagonalBlocks(D.shape, D.block, D.offsets, D.data[:, :8], D.nnz)
+    with pytest.raises(ValueError, match="block must be a positive integer"):
+        DiagonalBlocks(D.shape, 0, D.offsets, D.data, D.nnz)
+
+
+def test_repr_names_the_layout():
+    D = diagonal_blocks(conv_matrix((4, 4), np.ones((3, 3)), padding=1))
+    assert isinstance(D, DiagonalBlocks)
+    assert repr(D).startswith("DiagonalBlocks(shape=(16, 16), block=16, diagonals=9, nnz=100,")
