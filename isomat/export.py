@@ -193,16 +193,27 @@ def load_torch(path: Any) -> Any:
     return _torch().load(str(_path(path, ".pt")), weights_only=True)
 
 
-def to_jax_bcoo(A: Any) -> Any:
-    """A ``jax.experimental.sparse.BCOO`` matrix (needs jax)."""
+def to_jax_bcoo(A: Any, dtype: Any = None) -> Any:
+    """A ``jax.experimental.sparse.BCOO`` matrix (needs jax).
+
+    The values keep their dtype. JAX stores 64-bit values only with ``jax_enable_x64`` set, and
+    would otherwise round float64 to float32 silently; that case raises instead, unless
+    ``dtype`` asks for the narrower type explicitly (``dtype=np.float32``).
+    """
     try:
-        from jax.experimental import sparse as jsparse
+        import jax
         import jax.numpy as jnp
+        from jax.experimental import sparse as jsparse
     except ImportError as exc:
         raise ImportError("JAX export needs jax: pip install jax") from exc
     M = to_scipy(A, "coo")
+    values = M.data if dtype is None else M.data.astype(dtype)
+    if values.dtype.itemsize > 4 * (2 if values.dtype.kind == "c" else 1) and not jax.config.jax_enable_x64:
+        raise ValueError(
+            f"A has {values.dtype} values, which JAX would round to 32 bits: enable 64-bit JAX "
+            f"(jax.config.update('jax_enable_x64', True)) or pass dtype=np.float32 to export rounded values")
     idx = np.stack([M.row, M.col], axis=1).astype(np.int32)
-    return jsparse.BCOO((jnp.asarray(M.data), jnp.asarray(idx)), shape=M.shape)
+    return jsparse.BCOO((jnp.asarray(values), jnp.asarray(idx)), shape=M.shape)
 
 
 def from_jax_bcoo(M: Any) -> sp.csr_array:

@@ -80,12 +80,34 @@ def test_torch_round_trip(tmp_path, fmt):
         export.to_torch(A, "bsr")
 
 
-def test_jax_bcoo_round_trip():
-    pytest.importorskip("jax", reason="jax is not installed (JAX BCOO export is optional)")
+@pytest.fixture
+def jax_x64():
+    """JAX with 64-bit values enabled for the test, restored after."""
+    jax = pytest.importorskip("jax", reason="jax is not installed (JAX BCOO export is optional)")
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield jax
+    jax.config.update("jax_enable_x64", old)
+
+
+def test_jax_bcoo_round_trip(jax_x64):
     A, dense = _sample(4)
     M = export.to_jax_bcoo(A)
+    assert M.dtype == np.float64
     np.testing.assert_array_equal(np.asarray(M.todense()), dense)
     np.testing.assert_array_equal(export.from_jax_bcoo(M).toarray(), dense)
+
+
+def test_jax_bcoo_refuses_silent_rounding():
+    jax = pytest.importorskip("jax", reason="jax is not installed (JAX BCOO export is optional)")
+    if jax.config.jax_enable_x64:
+        pytest.skip("64-bit JAX is enabled in this process")
+    A, dense = _sample(4)
+    with pytest.raises(ValueError, match="float64 values, which JAX would round to 32 bits"):
+        export.to_jax_bcoo(A)
+    M = export.to_jax_bcoo(A, dtype=np.float32)  # asked for: rounded, and said so by the dtype
+    assert M.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(M.todense()), dense, rtol=1e-6)
 
 
 def test_dlpack_round_trip():
