@@ -159,3 +159,22 @@ def test_result_placed_away_from_4k_aliasing():
     x[:] = np.random.default_rng(6).standard_normal(n)
     for tile in (100, 1000, n):
         np.testing.assert_allclose(D.matvec(x, out=out, tile=tile), W @ x, rtol=1e-13, atol=1e-13)
+
+
+def test_conv_matrix_renders_by_diagonals():
+    rng = np.random.default_rng(8)
+    K = rng.standard_normal((3, 2, 3, 3))
+    W = conv_matrix((2, 9, 10), K, padding="same")
+    D = conv_matrix((2, 9, 10), K, padding="same", format="diagonal")
+    assert isinstance(D, DiagonalBlocks) and D.block == 90 and len(D.offsets) == 9
+    x = rng.standard_normal(W.shape[1])
+    np.testing.assert_allclose(D @ x, W @ x, rtol=1e-13)
+    # a row block that starts on an output channel keeps the channel blocks
+    Dr = conv_matrix((2, 9, 10), K, padding="same", rows=(90, 270), format="diagonal")
+    np.testing.assert_allclose(Dr @ x, (W @ x)[90:270], rtol=1e-13)
+    with pytest.raises(ValueError, match="not banded"):
+        conv_matrix((2, 9, 10), K, stride=2, padding=1, format="diagonal")
+    with pytest.raises(ValueError, match="format='diagonal' stores float values"):
+        conv_matrix((4, 4), np.ones((3, 3)), padding=1, backend="sympy", format="diagonal")
+    with pytest.raises(ValueError, match="format must be 'csr', 'csc', 'coo', 'operator' or 'diagonal'"):
+        conv_matrix((4, 4), np.ones((3, 3)), format="dia")

@@ -389,7 +389,11 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
         building the rest; stacking the blocks gives the whole matrix.
     backend : {"sympy", "numpy", "cupy"}, optional
         Field; default: the kernel's.
-    format : {"csr", "csc", "coo", "operator"}
+    format : {"csr", "csc", "coo", "operator", "diagonal"}
+        ``"diagonal"``: float only, the values stored by the diagonals of each channel block
+        (:func:`isomat.algebra.diagonal_blocks` with ``block = prod(n)``), for fast repeated
+        products; a stride-1 convolution whose output keeps the input's spatial shape
+        (``padding="same"``) is banded so, and any other is refused.
     threads : int, optional
         Threads filling row blocks of a NumPy result (default ``min(2, os.cpu_count())``).
 
@@ -408,11 +412,17 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     field = _backend.resolve_field(backend, kernel)
     k = _kernel_values(kernel, field)
     plan = _Plan(input_shape, tuple(k.shape), stride, padding, dilation, boundary)
-    if format not in ("csr", "csc", "coo", "operator"):
-        raise ValueError(f"format must be 'csr', 'csc', 'coo' or 'operator', got {format!r}")
+    if format not in ("csr", "csc", "coo", "operator", "diagonal"):
+        raise ValueError(f"format must be 'csr', 'csc', 'coo', 'operator' or 'diagonal', got {format!r}")
+    if format == "diagonal" and field != "numpy":
+        raise ValueError(f"format='diagonal' stores float values; the kernel gives the {field} field")
     kflat = k.reshape(plan.c_out, plan.c_in * plan.K)
     if threads is not None:
         threads = _validate.positive_int("threads", threads)
+    if format == "diagonal":
+        from .diagonal import diagonal_blocks
+
+        return diagonal_blocks(_build(plan, kflat, rows, field, "csr", threads), block=math.prod(plan.spatial))
     return _build(plan, kflat, rows, field, format, threads)
 
 
