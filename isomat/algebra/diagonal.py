@@ -144,9 +144,22 @@ class DiagonalBlocks:
                tile: int | None = None) -> np.ndarray:
         r""":math:`y = A x`, in tiles of ``tile`` rows on ``threads`` threads.
 
-        Each kernel call streams one diagonal over ``tile`` consecutive (virtual) rows; long
-        calls let the hardware prefetcher reach full speed, and ``tile`` rows of the result stay
-        in the L2 cache while the diagonals are summed into them.
+        Each kernel call streams one diagonal over ``tile`` consecutive (virtual) rows, with the
+        GIL released; long calls keep the threads from queueing for the GIL between calls, and
+        ``tile`` rows of the result stay in cache while the diagonals are summed into them. A
+        result that would sit at x's address modulo 4 KiB (where the CPU stalls loads behind
+        stores) is summed in a scratch placed away from x and copied out.
+
+        Parameters
+        ----------
+        x : array of shape (n_cols,)
+        threads : int, optional
+            Default ``min(2, os.cpu_count())``. Work is split by row tiles (one block) or by
+            block rows (several), so a single block row of several block columns uses one.
+        out : ndarray of shape (n_rows,), optional
+            Contiguous, of the result dtype; returned.
+        tile : int, optional
+            Rows per kernel call (default :data:`DEFAULT_TILE`).
         """
         x = np.asarray(x)
         if x.ndim != 1 or x.shape[0] != self.shape[1]:
