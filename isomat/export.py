@@ -450,6 +450,8 @@ class _Conv:
         p.add_argument("--padding", type=_padding, default=0, help="int, tuple, 'same' or 'valid'")
         p.add_argument("--dilation", type=int_or_tuple, default=1)
         p.add_argument("--boundary", choices=["zero", "circular"], default="zero")
+        p.add_argument("--groups", type=positive, default=1,
+                       help="channel groups as torch (a random kernel then has C_in/groups input channels)")
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
@@ -469,9 +471,11 @@ class _Conv:
             ks = args.kernel_size if isinstance(args.kernel_size, tuple) else (args.kernel_size,) * d
             if len(ks) != d:
                 raise ValueError(f"--kernel-size needs {d} values for a {d}-d input, got {len(ks)}")
-            kernel = rng.standard_normal((args.out_channels, shape[0], *ks))
+            if shape[0] % args.groups:
+                raise ValueError(f"--groups {args.groups} must divide C_in = {shape[0]}")
+            kernel = rng.standard_normal((args.out_channels, shape[0] // args.groups, *ks))
         return conv_matrix(shape, kernel, stride=args.stride, padding=args.padding, dilation=args.dilation,
-                           boundary=args.boundary, format="operator")
+                           boundary=args.boundary, groups=args.groups, format="operator")
 
 
 # -- pool (zhu2025 §4.2.2) -------------------------------------------------------------------------

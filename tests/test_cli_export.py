@@ -88,6 +88,19 @@ def test_conv_example_from_the_issue(tmp_path):
     assert M.shape == (784, 784) and M.nnz == 26 * 26 * 9 + 4 * 26 * 6 + 4 * 4
 
 
+def test_depthwise_conv_export(tmp_path):
+    # 4 channels, groups 4: each output channel reads one input channel, 9 taps (interior)
+    code, _, err = run_cli("export", "conv", "--input-shape", "4,6,6", "--kernel-size", "3", "--out-channels", "4",
+                           "--groups", "4", "--padding", "1", "-o", str(tmp_path / "d.npz"))
+    assert code == 0, err
+    M = export.read(tmp_path / "d.npz").tocoo()
+    assert M.shape == (144, 144) and M.nnz == 4 * (4 * 4 * 9 + 4 * 4 * 6 + 4 * 4)
+    assert np.all(M.row // 36 == M.col // 36)  # block diagonal over the channels
+    code, _, err = run_cli("export", "conv", "--input-shape", "3,6,6", "--kernel-size", "3", "--groups", "2",
+                           "-o", str(tmp_path / "e.npz"))
+    assert code != 0 and "--groups 2 must divide C_in = 3" in err
+
+
 def test_given_kernel(tmp_path):
     k = np.arange(9.0).reshape(1, 1, 3, 3)
     np.save(tmp_path / "k.npy", k)

@@ -29,7 +29,7 @@ from isomat.testing import assert_matches_dense, dottest
 from .conftest import requires_gpu, to_host
 
 
-def loop_conv(X, K, stride, lo, dil, circular=False):
+def loop_conv(X, K, stride, lo, dil, circular=False, groups=1):
     """Direct loops over output positions and taps (channels vectorized): shares no code with isomat."""
     sp_in = X.shape[1:]
     d = len(sp_in)
@@ -48,7 +48,10 @@ def loop_conv(X, K, stride, lo, dil, circular=False):
                 idx = [j % n for j, n in zip(idx, sp_in)]
             elif any(j < 0 or j >= n for j, n in zip(idx, sp_in)):
                 continue
-            Y[(slice(None),) + o] += K[(slice(None), slice(None)) + t] @ X[(slice(None),) + tuple(idx)]
+            opg, cpg = C_out // groups, X.shape[0] // groups
+            for g in range(groups):  # output channels of group g read its input channels only
+                Y[(slice(g * opg, (g + 1) * opg),) + o] += (
+                    K[(slice(g * opg, (g + 1) * opg), slice(None)) + t] @ X[(slice(g * cpg, (g + 1) * cpg),) + tuple(idx)])
     return Y
 
 
@@ -80,6 +83,60 @@ def test_matches_direct_loops(case):
     np.testing.assert_allclose(W @ X.ravel(), ref.ravel(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(conv_apply(X, K, stride=stride, padding=pad, dilation=dil), ref, rtol=1e-12, atol=1e-12)
     dottest(W, rng=seed)
+
+
+@st.composite
+def grouped_case(draw):
+    d, _, _, ks, dil, stride, pad, n, seed = draw(conv_case(dims=(1, 2)))
+    groups = draw(st.integers(1, 3))
+    cpg, opg = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    return d, groups, cpg, opg, ks, dil, stride, pad, n, seed
+
+
+@given(grouped_case(), st.booleans())
+def test_grouped_matches_direct_loops_and_torch(case, circular):
+    d, groups, cpg, opg, ks, dil, stride, pad, n, seed = case
+    rng = np.random.default_rng(seed)
+    K = rng.standard_normal((groups * opg, cpg) + ks)
+    X = rng.standard_normal((groups * cpg,) + n)
+    kw = dict(stride=stride, padding=pad, dilation=dil, groups=groups, boundary="circular" if circular else "zero")
+    W = conv_matrix(X.shape, K, **kw)
+    ref = loop_conv(X, K, stride, pad, dil, circular=circular, groups=groups)
+    assert conv_output_shape(X.shape, K.shape, stride=stride, padding=pad, dilation=dil, groups=groups) == ref.shape
+    np.testing.assert_allclose(W @ X.ravel(), ref.ravel(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(conv_apply(X, K, **kw), ref, rtol=1e-12, atol=1e-12)
+    dottest(W, rng=seed)
+    # block diagonal over the groups: no entry joins an output group to another input group
+    coo = W.tocoo()
+    out_sp, in_sp = ref[0].size, X[0].size
+    assert np.all(coo.row // out_sp // opg == coo.col // in_sp // cpg)
+    try:
+        import torch
+    except ImportError:
+        return
+    if not circular:
+        f = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d}[d]
+        tref = f(torch.tensor(X)[None], torch.tensor(K), stride=stride, padding=pad, dilation=dil, groups=groups)[0]
+        np.testing.assert_allclose(W @ X.ravel(), tref.numpy().ravel(), rtol=1e-10, atol=1e-12)
+
+
+def test_grouped_exact_and_bad_groups():
+    k = sympy.Matrix(2, 2, sympy.symbols("a b c d"))
+    K = np.empty((2, 1, 1, 2), dtype=object)  # depthwise: 2 channels, a 1x2 window each
+    K[0, 0, 0], K[1, 0, 0] = list(k.row(0)), list(k.row(1))
+    Ws = conv_matrix((2, 1, 3), K, groups=2, backend="sympy")
+    a, b, c, dd = sympy.symbols("a b c d")
+    assert Ws == sympy.Matrix([[a, b, 0, 0, 0, 0], [0, a, b, 0, 0, 0], [0, 0, 0, c, dd, 0], [0, 0, 0, 0, c, dd]])
+    X = sympy.Matrix(1, 6, sympy.symbols("x0:6"))
+    assert (Ws * X.T).T == sympy.Matrix(1, 4, list(np.asarray(conv_apply(np.asarray(X).reshape(2, 1, 3), K, groups=2)).ravel()))
+    with pytest.raises(ValueError, match=r"expected kernel.shape\[1\] \* groups == input_shape\[0\] \(groups=2\)"):
+        conv_matrix((3, 4, 4), np.ones((2, 1, 3, 3)), groups=2)
+    with pytest.raises(ValueError, match="groups=2 must divide the kernel's C_out = 3"):
+        conv_matrix((4, 4, 4), np.ones((3, 2, 3, 3)), groups=2)
+    with pytest.raises(ValueError, match="groups must be a positive integer, got 0"):
+        conv_matrix((4, 4, 4), np.ones((4, 4, 3, 3)), groups=0)
+    with pytest.raises(ValueError, match="groups must be 1 for a single-channel kernel"):
+        conv_matrix((4, 4), np.ones((3, 3)), groups=2)
 
 
 @given(conv_case(dims=(1, 2)))

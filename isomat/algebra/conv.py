@@ -72,18 +72,29 @@ def _kernel_values(kernel: Any, field: str) -> Any:
     return vals
 
 
-def _geometry(input_shape: Any, kshape: tuple[int, ...]) -> tuple[int, int, int, tuple[int, ...], tuple[int, ...], bool]:
-    """(d, C_in, C_out, spatial, ktaps, single_channel) from input_shape and the kernel's shape."""
+def _geometry(input_shape: Any, kshape: tuple[int, ...],
+              groups: int = 1) -> tuple[int, int, int, tuple[int, ...], tuple[int, ...], bool]:
+    """(d, C_in, C_out, spatial, ktaps, single_channel) from input_shape and the kernel's shape
+    (``(C_out, C_in / groups, k1, ..., kd)``, as torch)."""
     shape = _validate.shape("input_shape", input_shape)
     if len(kshape) == len(shape):  # single channel: kernel (k1..kd) on input (n1..nd)
+        if groups != 1:
+            raise ValueError(f"groups must be 1 for a single-channel kernel of shape {tuple(kshape)}, got {groups}")
         return len(shape), 1, 1, shape, tuple(kshape), True
     if len(kshape) == len(shape) + 1 and len(shape) >= 2:
-        c_out, c_in = kshape[0], kshape[1]
+        c_out, c_in = kshape[0], kshape[1] * groups
         if c_in != shape[0]:
+            if groups == 1:
+                raise ValueError(
+                    f"kernel has C_in = {c_in} input channels (shape {tuple(kshape)}) but input_shape "
+                    f"{shape} has {shape[0]} channels; expected kernel.shape[1] == input_shape[0]"
+                )
             raise ValueError(
-                f"kernel has C_in = {c_in} input channels (shape {tuple(kshape)}) but input_shape "
-                f"{shape} has {shape[0]} channels; expected kernel.shape[1] == input_shape[0]"
+                f"kernel has {kshape[1]} input channels per group (shape {tuple(kshape)}) but input_shape "
+                f"{shape} has {shape[0]} channels; expected kernel.shape[1] * groups == input_shape[0] (groups={groups})"
             )
+        if c_out % groups:
+            raise ValueError(f"groups={groups} must divide the kernel's C_out = {c_out} (shape {tuple(kshape)})")
         return len(shape) - 1, c_in, c_out, shape[1:], tuple(kshape[2:]), False
     raise ValueError(
         f"kernel of shape {tuple(kshape)} does not fit input_shape {shape}: expected a kernel "
@@ -127,7 +138,7 @@ def _row_range(rows: Any, n_rows: int) -> tuple[int, int]:
 class _Plan:
     """Validated geometry of one convolution (shared by the matrix, the factors and the apply)."""
 
-    def __init__(self, input_shape, kshape, stride, padding, dilation, boundary, *, depthwise=False):
+    def __init__(self, input_shape, kshape, stride, padding, dilation, boundary, *, depthwise=False, groups=1):
         if depthwise:
             shape = _validate.shape("input_shape", input_shape)
             self.d = len(kshape)
@@ -138,10 +149,14 @@ class _Plan:
             else:
                 raise ValueError(f"input_shape {shape} must have {self.d} or {self.d + 1} entries for a {self.d}-d window")
             self.c_out, self.ktaps, self.single = self.c_in, tuple(kshape), len(shape) == self.d
+            self.groups = self.c_in  # a window per channel
         else:
-            self.d, self.c_in, self.c_out, self.spatial, self.ktaps, self.single = _geometry(input_shape, kshape)
+            self.groups = _validate.positive_int("groups", groups)
+            self.d, self.c_in, self.c_out, self.spatial, self.ktaps, self.single = _geometry(input_shape, kshape, self.groups)
         d = self.d
         self.depthwise = depthwise
+        self.cpg = self.c_in // self.groups  # input channels each output channel reads
+        self.opg = self.c_out // self.groups  # output channels per group
         self.stride = _validate.int_tuple("stride", stride, d, minimum=1)
         self.dilation = _validate.int_tuple("dilation", dilation, d, minimum=1)
         self.boundary = _validate.choice("boundary", boundary, _BOUNDARIES)
@@ -181,7 +196,7 @@ def _counts(plan: _Plan, r0: int, r1: int, xp: Any) -> Any:
         _, valid = plan.axis_taps(o, i, xp)
         c = xp.full(plan.out[i], plan.ktaps[i], dtype=xp.int64) if valid is None else valid.sum(axis=1)
         grid = (grid[:, None] * c[None, :]).reshape(-1)
-    per_plane = grid * (1 if plan.depthwise else plan.c_in)
+    per_plane = grid * plan.cpg
     plane = per_plane.shape[0]
     c0, c1 = r0 // plane, -(-r1 // plane)
     allc = xp.tile(per_plane, max(c1 - c0, 0))
@@ -199,14 +214,14 @@ def _blocks(plan: _Plan, r0: int, r1: int, xp: Any):
     d = plan.d
     line = math.prod(plan.out[1:])  # rows per line (co, o_0)
     plane = plan.out[0] * line
-    CK = (1 if plan.depthwise else plan.c_in) * plan.K
+    CK = plan.cpg * plan.K
     dt = _backend.index_dtype(plan.n_in, plan.n_out)
     in_strides = [math.prod(plan.spatial[i + 1:]) for i in range(d)]
     n_sp = math.prod(plan.spatial)
     # trailing axes: per-axis index and validity over their whole output range (small)
     tails = [plan.axis_taps(xp.arange(plan.out[i], dtype=xp.int64), i, xp) for i in range(1, d)]
     lines_per_block = max(1, _BLOCK_ENTRIES // max(1, line * CK))
-    C = 1 if plan.depthwise else plan.c_in
+    C = plan.cpg
     nd = 1 + (d - 1) + 1 + d
 
     def place(arr, out_axis, k_axis):
@@ -219,7 +234,7 @@ def _blocks(plan: _Plan, r0: int, r1: int, xp: Any):
         idx0, val0 = plan.axis_taps(xp.arange(l0, l1, dtype=xp.int64), 0, xp)
         nl = l1 - l0
         # shape (lines, o_1..o_{d-1}, C, k_0..k_{d-1}): rows outer, (channel, taps) inner
-        chan = (xp.arange(plan.c_in, dtype=xp.int64) * n_sp) if not plan.depthwise else xp.asarray([co * n_sp], dtype=xp.int64)
+        chan = ((co // plan.opg) * plan.cpg + xp.arange(plan.cpg, dtype=xp.int64)) * n_sp  # the group's inputs
         shp = [1] * nd
         shp[d] = chan.shape[0]
         terms = [chan.astype(dt).reshape(shp), place((idx0 * in_strides[0]).astype(dt), 0, d + 1)]
@@ -278,7 +293,7 @@ def _fill(plan: _Plan, kflat: Any, r0: int, r1: int, field: str, xp: Any, thread
     ip_host = _backend.to_numpy(indptr) if field == "cupy" else indptr
 
     local = threading.local()
-    CK = (1 if plan.depthwise else plan.c_in) * plan.K
+    CK = plan.cpg * plan.K
     cap = max(1, _BLOCK_ENTRIES // CK + math.prod(plan.out[1:])) * CK  # entries of the largest block
 
     def scratch_for(co):
@@ -322,7 +337,7 @@ def _fill(plan: _Plan, kflat: Any, r0: int, r1: int, field: str, xp: Any, thread
 
 
 def _max_entries(plan: _Plan, R: int) -> int:
-    return R * (1 if plan.depthwise else plan.c_in) * plan.K
+    return R * plan.cpg * plan.K
 
 
 def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads: int | None = None) -> Any:
@@ -356,7 +371,7 @@ def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads:
 # public constructions
 # ---------------------------------------------------------------------------------------------
 def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
-                boundary: str = "zero", rows: Any = None, backend: str | None = None,
+                boundary: str = "zero", groups: int = 1, rows: Any = None, backend: str | None = None,
                 format: str = "csr", threads: int | None = None) -> Any:
     r"""The exact sparse matrix of an N-d convolution layer (zhu2025 §4.2.1, Theorem 4.1).
 
@@ -375,8 +390,8 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     input_shape : tuple of int
         ``(C_in, n1, ..., nd)``; or ``(n1, ..., nd)`` for a single-channel kernel ``(k1, ..., kd)``.
     kernel : array
-        ``(C_out, C_in, k1, ..., kd)`` (or ``(k1, ..., kd)``): NumPy/CuPy array (float result) or
-        SymPy matrix / object array of symbols or rationals (exact result).
+        ``(C_out, C_in / groups, k1, ..., kd)`` (or ``(k1, ..., kd)``): NumPy/CuPy array (float
+        result) or SymPy matrix / object array of symbols or rationals (exact result).
     stride, dilation : int or tuple of int
         Positive, one per spatial axis.
     padding : int, tuple of int, "valid" or "same"
@@ -384,6 +399,10 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
         high side, as torch (stride 1 only).
     boundary : {"zero", "circular"}
         Value read outside the input: zero, or the periodic continuation.
+    groups : int
+        As torch: the channels split into ``groups`` groups, output channel ``c`` reading only
+        the input channels of group ``c // (C_out / groups)`` (``groups = C_in``: depthwise).
+        The matrix is then block diagonal over the groups.
     rows : slice or (start, stop), optional
         Build only these output rows (a row block of shape ``(stop - start, n_in)``), without
         building the rest; stacking the blocks gives the whole matrix.
@@ -411,12 +430,12 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     """
     field = _backend.resolve_field(backend, kernel)
     k = _kernel_values(kernel, field)
-    plan = _Plan(input_shape, tuple(k.shape), stride, padding, dilation, boundary)
+    plan = _Plan(input_shape, tuple(k.shape), stride, padding, dilation, boundary, groups=groups)
     if format not in ("csr", "csc", "coo", "operator", "diagonal"):
         raise ValueError(f"format must be 'csr', 'csc', 'coo', 'operator' or 'diagonal', got {format!r}")
     if format == "diagonal" and field != "numpy":
         raise ValueError(f"format='diagonal' stores float values; the kernel gives the {field} field")
-    kflat = k.reshape(plan.c_out, plan.c_in * plan.K)
+    kflat = k.reshape(plan.c_out, plan.cpg * plan.K)
     if threads is not None:
         threads = _validate.positive_int("threads", threads)
     if format == "diagonal":
@@ -427,10 +446,10 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
 
 
 def conv_output_shape(input_shape: Any, kernel_shape: Any, *, stride: Any = 1, padding: Any = 0,
-                      dilation: Any = 1) -> tuple[int, ...]:
+                      dilation: Any = 1, groups: int = 1) -> tuple[int, ...]:
     """Output shape ``(C_out, o1, ..., od)`` (or ``(o1, ..., od)`` single-channel) of :func:`conv_matrix`."""
     ks = _validate.shape("kernel_shape", kernel_shape)
-    plan = _Plan(input_shape, ks, stride, padding, dilation, "zero")
+    plan = _Plan(input_shape, ks, stride, padding, dilation, "zero", groups=groups)
     return plan.out if plan.single else (plan.c_out,) + plan.out
 
 
@@ -499,7 +518,7 @@ def _shift_pad(plan: _Plan, axis: int, tap: int, pad, field, format):
 
 
 def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
-               boundary: str = "zero", threads: int | None = None) -> Any:
+               boundary: str = "zero", groups: int = 1, threads: int | None = None) -> Any:
     r"""Matrix-free convolution: :math:`\sum_t k_t\,(S^{(1)}_{t_1}\otimes\cdots\otimes S^{(d)}_{t_d})x`.
 
     Each Kronecker product of shifts applied to :math:`X` is a strided slice of the padded
@@ -514,7 +533,7 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     x : array
         ``input_shape`` (``(C_in, n1..nd)``, or ``(n1..nd)`` for a single-channel kernel), or its
         row-major flattening (then the result is flattened too).
-    kernel, stride, padding, dilation, boundary
+    kernel, stride, padding, dilation, boundary, groups
         As :func:`conv_matrix`.
     threads : int, optional
         Worker threads (default: ``min(2, os.cpu_count())``).
@@ -534,7 +553,7 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
         single = False
     else:
         raise ValueError(f"x of shape {tuple(xv.shape)} does not fit kernel of shape {tuple(k.shape)}")
-    plan = _Plan(tuple(xv.shape), tuple(k.shape), stride, padding, dilation, boundary)
+    plan = _Plan(tuple(xv.shape), tuple(k.shape), stride, padding, dilation, boundary, groups=groups)
     xp = _backend.array_module(field)
     pad = [(0, 0)] + list(zip(plan.lo, plan.hi))
     if any(p != (0, 0) for p in pad):
@@ -585,21 +604,24 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
         else:
             work(0)
     elif field != "sympy" and plan.c_in * plan.K * math.prod(plan.out) * xv.itemsize <= _IM2COL_BYTES:
-        # stack the K shifted copies (C_in, K, *out) once, then a single GEMM with the kernel
+        # stack the K shifted copies (C_in, K, *out) once, then one GEMM with the kernel per group
+        # (a batched matmul over the groups)
         shape = (plan.c_in, plan.K) + plan.out
         buf = _scratch(shape, xpad.dtype) if field == "numpy" else xp.empty(shape, dtype=xpad.dtype)
         for j, t in enumerate(taps):
             buf[:, j] = view(t)
-        y = (k.reshape(plan.c_out, plan.c_in * plan.K) @ buf.reshape(plan.c_in * plan.K, -1)).reshape(y_shape)
+        g, ck = plan.groups, plan.cpg * plan.K
+        y = (k.reshape(g, plan.opg, ck) @ buf.reshape(g, ck, -1)).reshape(y_shape)
     else:
         y = xp.zeros(y_shape, dtype=out_dtype)
+        g = plan.groups
         for t in taps:
-            kt = k[(slice(None), slice(None)) + t]  # (C_out, C_in)
-            v = view(t)
+            kt = k[(slice(None), slice(None)) + t].reshape(g, plan.opg, plan.cpg)  # per group (C_out/g, C_in/g)
+            v = view(t).reshape(g, plan.cpg, -1)
             if field == "sympy":
-                y = y + np.tensordot(kt, v, axes=([1], [0]))
+                y = y + np.stack([np.tensordot(kt[i], v[i], axes=([1], [0])) for i in range(g)]).reshape(y_shape)
             else:
-                y += (kt @ v.reshape(plan.c_in, -1)).reshape(y.shape)
+                y += (kt @ v).reshape(y_shape)
     return y[0] if single else y
 
 
