@@ -16,24 +16,34 @@ from isomat.algebra import avgpool_matrix, maxpool_selection, patch_major_order,
 from isomat.testing import dottest
 
 
-def loop_pool(X, win, stride, pad, how, count_include_pad=True):
-    """Direct loops (channels first): average or max over each window; padding reads 0 / -inf."""
+def _out_size(n, k, s, p, ceil_mode):
+    if not ceil_mode:
+        return (n + 2 * p - k) // s + 1
+    o = -(-(n + 2 * p - k) // s) + 1
+    return o - 1 if (o - 1) * s >= n + p else o  # torch: the last window starts inside input + left pad
+
+
+def loop_pool(X, win, stride, pad, how, count_include_pad=True, ceil_mode=False, divisor_override=None):
+    """Direct loops (channels first): average or max over each window; padding reads 0 / -inf;
+    with ceil_mode a window past the padded input counts only its taps inside it (torch)."""
     C, sp_in = X.shape[0], X.shape[1:]
     d = len(sp_in)
-    out = [(sp_in[i] + 2 * pad[i] - win[i]) // stride[i] + 1 for i in range(d)]
+    out = [_out_size(sp_in[i], win[i], stride[i], pad[i], ceil_mode) for i in range(d)]
     Y = np.zeros((C,) + tuple(out))
     for c in range(C):
         for o in itertools.product(*[range(n) for n in out]):
             vals, total = [], 0
             for t in itertools.product(*[range(k) for k in win]):
                 idx = [o[i] * stride[i] - pad[i] + t[i] for i in range(d)]
-                total += 1
+                if all(j < n + p for j, n, p in zip(idx, sp_in, pad)):
+                    total += 1
                 if all(0 <= j < n for j, n in zip(idx, sp_in)):
                     vals.append(X[(c,) + tuple(idx)])
             if how == "max":
                 Y[(c,) + o] = max(vals)
             else:
-                Y[(c,) + o] = sum(vals) / (total if count_include_pad else len(vals))
+                div = divisor_override or (total if count_include_pad else len(vals))
+                Y[(c,) + o] = sum(vals) / div
     return Y
 
 
@@ -63,6 +73,44 @@ def test_avgpool_matches_loops_and_torch(case, cip):
     f = {1: torch.nn.functional.avg_pool1d, 2: torch.nn.functional.avg_pool2d, 3: torch.nn.functional.avg_pool3d}[d]
     t = f(torch.tensor(X)[None], win, stride=stride, padding=pad, count_include_pad=cip)[0].numpy()
     np.testing.assert_allclose(A @ X.ravel(), t.ravel(), rtol=1e-12, atol=1e-12)
+
+
+@given(pool_case(), st.booleans(), st.booleans(), st.sampled_from([None, 1, 3]))
+def test_avgpool_ceil_mode_and_divisor_override(case, cip, ceil_mode, divisor):
+    d, win, stride, pad, n, c, seed = case
+    X = np.random.default_rng(seed).standard_normal((c,) + n)
+    kw = dict(stride=stride, padding=pad, ceil_mode=ceil_mode, count_include_pad=cip, divisor_override=divisor)
+    A = avgpool_matrix((c,) + n, win, **kw)
+    ref = loop_pool(X, win, stride, pad, "avg", cip, ceil_mode, divisor)
+    assert pool_output_shape((c,) + n, win, stride=stride, padding=pad, ceil_mode=ceil_mode) == ref.shape
+    np.testing.assert_allclose(A @ X.ravel(), ref.ravel(), rtol=1e-12, atol=1e-12)
+    dottest(A, rng=seed)
+    S = maxpool_selection(X, win, stride=stride, padding=pad, ceil_mode=ceil_mode)
+    np.testing.assert_array_equal(S @ X.ravel(), loop_pool(X, win, stride, pad, "max", ceil_mode=ceil_mode).ravel())
+    torch = pytest.importorskip("torch")
+    if any(ni < k for ni, k in zip(n, win)) or (divisor is not None and d == 1):
+        return  # torch refuses inputs smaller than the window; avg_pool1d has no divisor_override
+    f = {1: torch.nn.functional.avg_pool1d, 2: torch.nn.functional.avg_pool2d, 3: torch.nn.functional.avg_pool3d}[d]
+    tkw = dict(stride=stride, padding=pad, ceil_mode=ceil_mode, count_include_pad=cip)
+    if divisor is not None:
+        tkw["divisor_override"] = divisor
+    t = f(torch.tensor(X)[None], win, **tkw)[0].numpy()
+    np.testing.assert_allclose(A @ X.ravel(), t.ravel(), rtol=1e-12, atol=1e-12)
+    m = {1: torch.nn.functional.max_pool1d, 2: torch.nn.functional.max_pool2d, 3: torch.nn.functional.max_pool3d}[d]
+    tm = m(torch.tensor(X)[None], win, stride=stride, padding=pad, ceil_mode=ceil_mode)[0].numpy()
+    np.testing.assert_array_equal(S @ X.ravel(), tm.ravel())
+
+
+def test_ceil_mode_exact_example():
+    # a 5-wide row, window 2, stride 2, ceil_mode: a third window holds only the last pixel
+    A = avgpool_matrix((5,), 2, ceil_mode=True, backend="sympy")
+    h = sympy.Rational(1, 2)
+    assert A == sympy.Matrix([[h, h, 0, 0, 0], [0, 0, h, h, 0], [0, 0, 0, 0, 1]])
+    assert avgpool_matrix((5,), 2, ceil_mode=True, divisor_override=3, backend="sympy")[2, 4] == sympy.Rational(1, 3)
+    with pytest.raises(ValueError, match="divisor_override must be a positive integer, got 0"):
+        avgpool_matrix((5,), 2, divisor_override=0)
+    with pytest.raises(TypeError, match="ceil_mode must be a bool"):
+        avgpool_matrix((5,), 2, ceil_mode=1)
 
 
 @given(pool_case(), st.booleans())

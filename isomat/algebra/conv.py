@@ -138,7 +138,8 @@ def _row_range(rows: Any, n_rows: int) -> tuple[int, int]:
 class _Plan:
     """Validated geometry of one convolution (shared by the matrix, the factors and the apply)."""
 
-    def __init__(self, input_shape, kshape, stride, padding, dilation, boundary, *, depthwise=False, groups=1):
+    def __init__(self, input_shape, kshape, stride, padding, dilation, boundary, *, depthwise=False, groups=1,
+                 extra_hi=None):
         if depthwise:
             shape = _validate.shape("input_shape", input_shape)
             self.d = len(kshape)
@@ -161,6 +162,8 @@ class _Plan:
         self.dilation = _validate.int_tuple("dilation", dilation, d, minimum=1)
         self.boundary = _validate.choice("boundary", boundary, _BOUNDARIES)
         self.lo, self.hi = _padding(padding, d, self.ktaps, self.dilation, self.stride)
+        if extra_hi is not None:  # pooling's ceil_mode: windows may run past the padded input
+            self.hi = tuple(h + e for h, e in zip(self.hi, extra_hi))
         out = []
         for i in range(d):
             span = self.spatial[i] + self.lo[i] + self.hi[i] - self.dilation[i] * (self.ktaps[i] - 1)

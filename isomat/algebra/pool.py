@@ -20,10 +20,11 @@ import numpy as np
 from .. import _validate
 from . import _backend
 from ._operator import SparseOperator, check_size, render
-from .conv import _blocks, _build, _counts, _Plan
+from .conv import _blocks, _build, _Plan
 
 
-def _window_plan(input_shape: Any, window: Any, stride: Any, padding: Any, ndim: int | None) -> _Plan:
+def _window_plan(input_shape: Any, window: Any, stride: Any, padding: Any, ndim: int | None,
+                 ceil_mode: bool = False) -> _Plan:
     shape = _validate.shape("input_shape", input_shape)
     if isinstance(window, (tuple, list)):
         d = len(window)
@@ -37,12 +38,36 @@ def _window_plan(input_shape: Any, window: Any, stride: Any, padding: Any, ndim:
     for i, (p, k) in enumerate(zip(pad, win)):
         if 2 * p > k:
             raise ValueError(f"padding must be at most half the window (as torch), got padding {pad} for window {win}")
-    return _Plan(shape, win, st, pad, 1, "zero", depthwise=True)
+    if not isinstance(ceil_mode, bool):
+        raise TypeError(f"ceil_mode must be a bool, got {ceil_mode!r}")
+    extra = None
+    if ceil_mode:  # torch's output size: rounded up, but the last window starts inside input + left padding
+        spatial = shape[-d:]
+        extra = []
+        for n, k, s, p in zip(spatial, win, st, pad):
+            out = (n + 2 * p - k + s - 1) // s + 1
+            if (out - 1) * s >= n + p:
+                out -= 1
+            extra.append(max(0, (out - 1) * s + k - (n + 2 * p)))
+    return _Plan(shape, win, st, pad, 1, "zero", depthwise=True, extra_hi=extra)
+
+
+def _divisors(plan: _Plan, pad: tuple[int, ...], count_include_pad: bool) -> np.ndarray:
+    """The divisor of each output position (row-major over the output grid), as torch's avg_pool:
+    the window clipped to the padded input (``count_include_pad``) or to the input itself."""
+    grid = np.ones(1, dtype=np.int64)
+    for i in range(plan.d):
+        start = np.arange(plan.out[i], dtype=np.int64) * plan.stride[i] - pad[i]
+        end = start + plan.ktaps[i]
+        n = plan.spatial[i]
+        f = (np.minimum(end, n + pad[i]) - start) if count_include_pad else (np.minimum(end, n) - np.maximum(start, 0))
+        grid = (grid[:, None] * f[None, :]).reshape(-1)
+    return grid
 
 
 def avgpool_matrix(input_shape: Any, window: Any, *, stride: Any = None, padding: Any = 0,
-                   count_include_pad: bool = True, ndim: int | None = None, backend: str = "numpy",
-                   format: str = "csr") -> Any:
+                   ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None,
+                   ndim: int | None = None, backend: str = "numpy", format: str = "csr") -> Any:
     r"""Exact matrix of average pooling, equal to ``torch.nn.functional.avg_pool{1,2,3}d``.
 
     Row :math:`(c, o)` holds :math:`1/|w|` (``count_include_pad=True``; :math:`|w|` the window
@@ -59,32 +84,46 @@ def avgpool_matrix(input_shape: Any, window: Any, *, stride: Any = None, padding
         Default: the window (non-overlapping).
     padding : int or tuple
         Zero padding, at most half the window (torch's rule).
+    ceil_mode : bool
+        Round the output size up, as torch: a last, partial window is kept when it starts inside
+        the input or its left padding.
     count_include_pad : bool
-        Divide by the full window size (torch's default) or by the taps inside the input.
+        Divide by the window size -- clipped to the padded input, which only a ``ceil_mode``
+        window exceeds (torch's default) -- or by the taps inside the input.
+    divisor_override : int, optional
+        Divide every window sum by this instead (torch's ``divisor_override``).
     backend : {"numpy", "sympy", "cupy"}
         ``"sympy"`` gives exact Rationals.
     """
     field = _validate.backend(backend)
     if not isinstance(count_include_pad, bool):
         raise TypeError(f"count_include_pad must be a bool, got {count_include_pad!r}")
-    plan = _window_plan(input_shape, window, stride, padding, ndim)
+    if divisor_override is not None:
+        divisor_override = _validate.positive_int("divisor_override", divisor_override)
+    plan = _window_plan(input_shape, window, stride, padding, ndim, ceil_mode)
     xp = _backend.array_module(field)
     K = plan.K
-    kflat = _backend.rational(xp.ones((1, K), dtype=xp.int64), K, field, xp)
-    if count_include_pad or all(p == 0 for p in plan.lo):
-        return _build(plan, kflat, None, field, format)
-    counts = _counts(plan, 0, plan.n_out, xp)
-    op = _build(plan, kflat, None, field, "operator")
+    pad = plan.lo  # the caller's padding (ceil_mode only adds on the high side)
+    if divisor_override is not None or (count_include_pad and not ceil_mode):
+        divisor = K if divisor_override is None else divisor_override
+        return _build(plan, _backend.rational(xp.ones((1, K), dtype=xp.int64), divisor, field, xp), None, field, format)
+    divisors = _divisors(plan, pad, count_include_pad)
+    if bool((divisors == K).all()):  # no window clipped: one value for every entry
+        return _build(plan, _backend.rational(xp.ones((1, K), dtype=xp.int64), K, field, xp), None, field, format)
+    op = _build(plan, _backend.rational(xp.ones((1, K), dtype=xp.int64), K, field, xp), None, field, "operator")
+    per_row = np.tile(divisors, plan.c_in)
     if field == "sympy":
-        per_row = np.array([__import__("sympy").Rational(1, int(c)) for c in counts.tolist()], dtype=object)
+        import sympy
+
+        inv = np.array([sympy.Rational(1, int(c)) for c in per_row.tolist()], dtype=object)
+        vals = inv[_backend.to_numpy(op.rows)]
     else:
-        per_row = 1.0 / counts.astype(xp.float64)
-    vals = per_row[_backend.to_numpy(op.rows) if field == "sympy" else op.rows]
+        vals = (1.0 / xp.asarray(per_row, dtype=xp.float64))[op.rows]
     return render(SparseOperator.build(op.shape, op.rows, op.cols, vals, field), format)
 
 
-def maxpool_selection(x: Any, window: Any, *, stride: Any = None, padding: Any = 0, ndim: int | None = None,
-                      format: str = "csr") -> Any:
+def maxpool_selection(x: Any, window: Any, *, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                      ndim: int | None = None, format: str = "csr") -> Any:
     r"""The data-dependent 0/1 matrix :math:`S(x)` with :math:`S(x)\,x=\operatorname{maxpool}(x)`.
 
     Row :math:`(c, o)` has a single 1 at the first (row-major) position of the maximum of window
@@ -95,10 +134,12 @@ def maxpool_selection(x: Any, window: Any, *, stride: Any = None, padding: Any =
     ----------
     x : array
         ``(n1..nd)`` or ``(C, n1..nd)``, NumPy or SymPy (exact comparisons).
+    window, stride, padding, ceil_mode
+        As :func:`avgpool_matrix` (and torch's ``max_pool``).
     """
     field = _backend.field_of(x)
     xv = _backend.as_values(x, field, name="x")
-    plan = _window_plan(tuple(xv.shape), window, stride, padding, ndim)
+    plan = _window_plan(tuple(xv.shape), window, stride, padding, ndim, ceil_mode)
     check_size("maxpool_selection", (plan.n_out, plan.n_in), plan.n_out, field=field)
     xp = _backend.array_module(field)
     flat = xv.reshape(-1)
@@ -167,9 +208,9 @@ def zhu_pool_matrix(image_shape: Any, p: Any, *, flattening: str = "row-major", 
 
 
 def pool_output_shape(input_shape: Any, window: Any, *, stride: Any = None, padding: Any = 0,
-                      ndim: int | None = None) -> tuple[int, ...]:
+                      ceil_mode: bool = False, ndim: int | None = None) -> tuple[int, ...]:
     """Output shape of :func:`avgpool_matrix` / :func:`maxpool_selection`."""
-    plan = _window_plan(input_shape, window, stride, padding, ndim)
+    plan = _window_plan(input_shape, window, stride, padding, ndim, ceil_mode)
     return plan.out if plan.single else (plan.c_in,) + plan.out
 
 
