@@ -488,6 +488,8 @@ class _Pool:
         p.add_argument("--stride", type=int_or_tuple, default=None, help="default: the window")
         p.add_argument("--padding", type=int_or_tuple, default=0)
         p.add_argument("--exclude-pad", action="store_true", help="count_include_pad=False")
+        p.add_argument("--ceil-mode", action="store_true", help="round the output size up (torch's ceil_mode)")
+        p.add_argument("--divisor-override", type=positive, default=None, help="divide every window sum by this")
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
@@ -497,7 +499,8 @@ class _Pool:
         if len(shape) < 2:
             raise ValueError(f"--input-shape must be C,n1,...,nd with at least one spatial axis, got {shape}")
         return avgpool_matrix(shape, args.kernel_size, stride=args.stride, padding=args.padding,
-                              count_include_pad=not args.exclude_pad, ndim=len(shape) - 1, format="operator")
+                              ceil_mode=args.ceil_mode, count_include_pad=not args.exclude_pad,
+                              divisor_override=args.divisor_override, ndim=len(shape) - 1, format="operator")
 
 
 # -- rnn (zhu2025 App. A.2) ------------------------------------------------------------------------

@@ -101,6 +101,15 @@ def test_depthwise_conv_export(tmp_path):
     assert code != 0 and "--groups 2 must divide C_in = 3" in err
 
 
+def test_pool_ceil_mode_export(tmp_path):
+    code, _, err = run_cli("export", "pool", "--input-shape", "1,5,5", "--kernel-size", "2", "--ceil-mode",
+                           "--divisor-override", "4", "-o", str(tmp_path / "p.npz"))
+    assert code == 0, err
+    M = export.read(tmp_path / "p.npz")
+    assert M.shape == (9, 25) and np.allclose(M.data, 0.25)  # 3x3 windows, the edge ones partial
+    assert np.allclose(np.asarray(M.sum(axis=1)).ravel(), [1, 1, 0.5, 1, 1, 0.5, 0.5, 0.5, 0.25])
+
+
 def test_given_kernel(tmp_path):
     k = np.arange(9.0).reshape(1, 1, 3, 3)
     np.save(tmp_path / "k.npy", k)
