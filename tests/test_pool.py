@@ -192,3 +192,7 @@ def test_fields_agree(field):
 
     A = to_host(avgpool_matrix((2, 4, 6), (2, 3), padding=(1, 0), backend=field)).astype(float)
     np.testing.assert_allclose(A, avgpool_matrix((2, 4, 6), (2, 3), padding=(1, 0)).toarray(), rtol=1e-15)
+    # per-row divisors: taps inside the input, and windows past the padded input (ceil_mode)
+    for kw in ({"count_include_pad": False}, {"ceil_mode": True}, {"ceil_mode": True, "count_include_pad": False}):
+        A = to_host(avgpool_matrix((2, 5, 6), (2, 4), padding=(1, 1), backend=field, **kw)).astype(float)
+        np.testing.assert_allclose(A, avgpool_matrix((2, 5, 6), (2, 4), padding=(1, 1), **kw).toarray(), rtol=1e-15)
