@@ -40,27 +40,15 @@ import scipy.ndimage as ndi
 
 import isomat
 from isomat.algebra import conv_apply, conv_matrix, csr_matvec, diagonal_blocks
+from isomat.bench import cpu_model, time_median
 
 
 def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return time_median(fn, repeats=repeats, warmup=0)[0]
 
 
 def machine():
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    cpu = cpu_model() or platform.processor() or platform.machine()
     try:
         import torch
 

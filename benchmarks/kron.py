@@ -32,15 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 
 
 def machine() -> str:
-    cpu = platform.processor() or ""
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    from isomat.bench import cpu_model
+
+    cpu = cpu_model() or platform.processor() or ""
     return f"{platform.system()} {platform.machine()}, {cpu}, {os.cpu_count()} logical cores, numpy {np.__version__}"
 
 

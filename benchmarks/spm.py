@@ -31,7 +31,7 @@ import scipy
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from isomat.algebra.spm import SPMKernel, random_spm  # noqa: E402
-from isomat.bench import figure, ratio, write_result  # noqa: E402
+from isomat.bench import cpu_model as bench_cpu_model, figure, ratio, write_result  # noqa: E402
 
 PAPER_SPEEDUP = {256: 0.51, 512: 1.07, 1024: 1.81, 2048: 3.42, 4096: 7.03}  # Table 1; 4096 from Table 2 (L = 12)
 NS = (256, 512, 1024, 2048, 4096)
@@ -75,13 +75,7 @@ def copy_bandwidth():
 
 
 def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    return bench_cpu_model() or platform.processor() or platform.machine()
 
 
 def load():

@@ -128,14 +128,9 @@ def _machine_line() -> str:
 
     import scipy
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    from isomat.bench import cpu_model
+
+    cpu = cpu_model() or platform.processor() or platform.machine()
     return (f"machine: {cpu} | {os.cpu_count()} logical CPUs | Python {platform.python_version()} | "
             f"numpy {np.__version__} | scipy {scipy.__version__}")
 

@@ -16,8 +16,8 @@ and given ``--quick`` it uses small sizes and few repeats. Every figure is a med
 every ratio is formed from two figures of the same run. A script that does not mention ``--json``
 in its source is run without it and its standard output goes into the report.
 
-The helpers :func:`time_median`, :func:`figure`, :func:`ratio` and :func:`write_result` are for the
-scripts.
+The helpers :func:`time_median`, :func:`cpu_model`, :func:`figure`, :func:`ratio` and
+:func:`write_result` are for the scripts.
 """
 
 from __future__ import annotations
@@ -38,6 +38,18 @@ from . import __version__
 
 
 # -- helpers for benchmark scripts ---------------------------------------------------------------
+def cpu_model() -> str | None:
+    """The CPU's model name from ``/proc/cpuinfo`` (``platform.processor()`` is often empty or
+    just the architecture on Linux), or None where there is no such line."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
 def time_median(fn: Callable[[], Any], *, repeats: int = 5, warmup: int = 1,
                 sync: Callable[[], Any] | None = None) -> tuple[float, list[float]]:
     """Median wall time of ``fn()`` over ``repeats`` runs after ``warmup`` runs.
