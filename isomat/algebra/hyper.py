@@ -271,18 +271,24 @@ def _matmul(A: Any, B: Any, field: str) -> Any:
     return A.dot(B) if field == "sympy" else _backend.array_module(field).matmul(A, B)
 
 
-def zero_padding_linear(W: Any, X: Any, out_dims: Sequence[int]) -> Hypervector:
-    r"""Algorithm 5.1 (zero-padding): :math:`\tilde Q^{\mathsf T}=W\tilde X^{\mathsf T}` (86), then
-    truncate row :math:`i` to :math:`m_i` entries (87). ``W`` is :math:`d\times d` with
-    :math:`d\ge\max(n_i, m_i)`."""
+def _padded_linear(W: Any, X: Any, out_dims: Sequence[int], pad: Any, cut: Any) -> Hypervector:
+    """Algorithms 5.1/5.2: rows of ``X`` padded to ``d`` by ``pad``, :math:`\tilde Q^{\mathsf T}=W\tilde X^{\mathsf T}`,
+    row ``i`` cut back to ``out_dims[i]`` entries by ``cut``."""
     X = _hv(X, "X")
     field = _field_of_all(X, W)
     Wd = _as_dense(W, "W", field)
     if Wd.shape[0] != Wd.shape[1]:
         raise ValueError(f"W must be square (d x d), got shape {tuple(Wd.shape)}")
-    Xt = _backend.as_values(zero_pad(X, Wd.shape[1]), field)
+    Xt = _backend.as_values(pad(X, Wd.shape[1]), field)
     Qt = _matmul(Wd, Xt.T, field).T
-    return truncate_rows(_out(Qt, field) if field == "sympy" else Qt, out_dims)
+    return cut(_out(Qt, field) if field == "sympy" else Qt, out_dims)
+
+
+def zero_padding_linear(W: Any, X: Any, out_dims: Sequence[int]) -> Hypervector:
+    r"""Algorithm 5.1 (zero-padding): :math:`\tilde Q^{\mathsf T}=W\tilde X^{\mathsf T}` (86), then
+    truncate row :math:`i` to :math:`m_i` entries (87). ``W`` is :math:`d\times d` with
+    :math:`d\ge\max(n_i, m_i)`."""
+    return _padded_linear(W, X, out_dims, zero_pad, truncate_rows)
 
 
 def project_padding_linear(W: Any, X: Any, out_dims: Sequence[int]) -> Hypervector:
@@ -293,14 +299,7 @@ def project_padding_linear(W: Any, X: Any, out_dims: Sequence[int]) -> Hypervect
     computes :math:`\tilde Q^{\mathsf T}=W^q\tilde X^{\mathsf T}` as in (86)); step 3 (91):
     :math:`q^i=\Pi^d_{m_i}\tilde q^i`. ``W`` is :math:`d\times d`, ``d`` the nominal dimension.
     """
-    X = _hv(X, "X")
-    field = _field_of_all(X, W)
-    Wd = _as_dense(W, "W", field)
-    if Wd.shape[0] != Wd.shape[1]:
-        raise ValueError(f"W must be square (d x d), got shape {tuple(Wd.shape)}")
-    Xt = _backend.as_values(project_pad(X, Wd.shape[1]), field)
-    Qt = _matmul(Wd, Xt.T, field).T
-    return project_rows(_out(Qt, field) if field == "sympy" else Qt, out_dims)
+    return _padded_linear(W, X, out_dims, project_pad, project_rows)
 
 
 # ---------------------------------------------------------------------------------------------
