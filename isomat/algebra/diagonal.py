@@ -392,7 +392,7 @@ def diagonal_blocks(A: Any, *, block: int | None = None, max_fill: float = 1.5,
     if present is not None:  # diagonal number by table look-up (a binary search per entry is slower)
         number = np.zeros(2 * b - 1, dtype=np.int64)
         number[offsets + (b - 1)] = np.arange(n_d)
-    for lo in range(0, A.nnz, chunk):
+    for lo in range(0, A.nnz, chunk):  # entries recomputed, not kept from the first pass: nnz int64s
         hi = min(lo + chunk, A.nnz)
         r, c, k = entries(lo, hi)
         d = number[k + (b - 1)] if present is not None else np.searchsorted(offsets, k)

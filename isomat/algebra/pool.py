@@ -104,11 +104,11 @@ def avgpool_matrix(input_shape: Any, window: Any, *, stride: Any = None, padding
     xp = _backend.array_module(field)
     K = plan.K
     pad = plan.lo  # the caller's padding (ceil_mode only adds on the high side)
-    if divisor_override is not None or (count_include_pad and not ceil_mode):
-        divisor = K if divisor_override is None else divisor_override
-        return _build(plan, _backend.rational(xp.ones((1, K), dtype=xp.int64), divisor, field, xp), None, field, format)
+    if divisor_override is not None:
+        return _build(plan, _backend.rational(xp.ones((1, K), dtype=xp.int64), divisor_override, field, xp), None,
+                      field, format)
     divisors = _divisors(plan, pad, count_include_pad)
-    if bool((divisors == K).all()):  # no window clipped: one value for every entry
+    if bool((divisors == K).all()):  # no window clipped (always so without ceil_mode): one value for every entry
         return _build(plan, _backend.rational(xp.ones((1, K), dtype=xp.int64), K, field, xp), None, field, format)
     op = _build(plan, _backend.rational(xp.ones((1, K), dtype=xp.int64), K, field, xp), None, field, "operator")
     per_row = np.tile(divisors, plan.c_in)
