@@ -272,7 +272,7 @@ def _matmul(A: Any, B: Any, field: str) -> Any:
 
 
 def _padded_linear(W: Any, X: Any, out_dims: Sequence[int], pad: Any, cut: Any) -> Hypervector:
-    """Algorithms 5.1/5.2: rows of ``X`` padded to ``d`` by ``pad``, :math:`\tilde Q^{\mathsf T}=W\tilde X^{\mathsf T}`,
+    r"""Algorithms 5.1/5.2: rows of ``X`` padded to ``d`` by ``pad``, :math:`\tilde Q^{\mathsf T}=W\tilde X^{\mathsf T}`,
     row ``i`` cut back to ``out_dims[i]`` entries by ``cut``."""
     X = _hv(X, "X")
     field = _field_of_all(X, W)
