@@ -38,6 +38,16 @@ from ..errors import CheckError
 
 VERDICTS = ("holds", "holds-corrected", "refuted", "misprint", "inconsistent", "not-checkable")
 METHODS = ("symbolic", "exact", "numeric", "property", "exhaustive", "recompute")
+#: How strong a record's evidence is, strongest first (conventions: ``strength``).
+STRENGTHS = ("proved", "exhaustive", "recompute", "sampled", "counterexample")
+#: Strengths a passing trial can have, strongest first; a conjunction is as strong as its weakest part.
+_TRIAL_STRENGTHS = ("proved", "exhaustive", "recompute", "sampled")
+#: What a trial's method gives when the trial does not say: a property search or a float
+#: comparison is a sample; a recomputation is a recomputation; an exhaustive, exact or symbolic
+#: check at stated sizes is exhaustive up to those sizes (a check on random instances must say
+#: ``strength="sampled"``).
+_DEFAULT_STRENGTH = {"property": "sampled", "numeric": "sampled", "recompute": "recompute",
+                     "exhaustive": "exhaustive", "exact": "exhaustive", "symbolic": "exhaustive"}
 PAPERS = ("zhu2025", "do2017", "farag2025", "cheng2025", "reneau2025")
 
 _ID = re.compile(r"^(?P<paper>[a-z]+\d{4}):(?P<label>[a-z]+[a-z0-9.\-]*)(/(?P<part>[a-z0-9.\-_]+))?$")
@@ -101,19 +111,39 @@ class Trial:
     method: str
     evidence: dict[str, Any]
     counterexample: Any = None
+    #: how strong the trial's evidence is when it passes (one of ``proved``, ``exhaustive``,
+    #: ``recompute``, ``sampled``); by default what ``method`` gives (see ``_DEFAULT_STRENGTH``).
+    #: ``proved`` is reserved for :func:`isomat.proofs.prover.prove` and :func:`symbolic_zero`
+    #: with a stated ``for_all``: a trial cannot simply claim it.
+    strength: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         if not self.ok and self.counterexample is None:
             raise CheckError("a failed trial must carry its counterexample")
+        if self.strength is None:
+            self.strength = _DEFAULT_STRENGTH[self.method]
+        if self.strength not in _TRIAL_STRENGTHS:
+            raise ValueError(f"strength must be one of {_TRIAL_STRENGTHS}, got {self.strength!r}")
+        if self.strength == "proved" and not self.evidence.get("for_all"):
+            raise CheckError("a proved trial must say in evidence['for_all'] what it quantified over")
+
+
+def weakest(*strengths: str) -> str:
+    """The weakest of passing-trial strengths (a conjunction is only as strong as its weakest part)."""
+    if not strengths:
+        raise ValueError("weakest needs at least one strength")
+    return max(strengths, key=_TRIAL_STRENGTHS.index)
 
 
 def exists(search: Trial, *, within: str) -> Trial:
     """A trial for an existence statement ("there is an x with P(x)"), from a search for a
     failure of "not P": it passes when ``search`` failed, and that case is the witness."""
     if not search.ok:
-        return Trial(True, search.method, dict(search.evidence, witness=search.counterexample))
+        # one exact witness settles an existence statement; it is no proof of a "for all"
+        return Trial(True, search.method, dict(search.evidence, witness=search.counterexample),
+                     strength="exhaustive" if search.strength == "proved" else search.strength)
     return Trial(False, search.method, dict(search.evidence), {"no_witness_in": within})
 
 
@@ -121,11 +151,15 @@ def all_of(*trials: Trial) -> Trial:
     """Conjunction: passes when every trial passes; the first failure is reported."""
     if not trials:
         raise ValueError("all_of needs at least one trial")
-    evidence = {"trials": [dict(method=t.method, ok=t.ok, **t.evidence) for t in trials]}
+    evidence: dict[str, Any] = {"trials": [dict(method=t.method, ok=t.ok, strength=t.strength, **t.evidence)
+                                           for t in trials]}
     for t in trials:
         if not t.ok:
             return Trial(False, t.method, evidence, t.counterexample)
-    return Trial(True, trials[0].method, evidence)
+    strength = weakest(*(t.strength for t in trials if t.strength is not None))
+    if strength == "proved":
+        evidence["for_all"] = "; ".join(str(t.evidence["for_all"]) for t in trials)
+    return Trial(True, trials[0].method, evidence, strength=strength)
 
 
 def exhaustive(
@@ -135,6 +169,7 @@ def exhaustive(
     describe: str,
     witness: Callable[[Any], Any] | None = None,
     method: str = "exhaustive",
+    strength: str = "exhaustive",
 ) -> Trial:
     """Test ``predicate`` on every case, in the given order (smallest first).
 
@@ -142,7 +177,12 @@ def exhaustive(
     size this is a minimal counterexample. ``witness(case)`` may add exact detail to it
     (the two sides that differ, say). ``method`` names how each case is decided when that is
     the point of the trial (``"symbolic"``, ``"exact"``, ``"numeric"``); default ``"exhaustive"``.
+    ``strength`` is ``"exhaustive"`` when every case is decided exactly for all values (generic
+    symbols, or an injective integer encoding of them); a case decided on one random instance
+    makes the trial ``"sampled"``, and the caller must say so.
     """
+    if strength not in ("exhaustive", "sampled"):
+        raise ValueError(f"strength of an exhaustive trial must be 'exhaustive' or 'sampled', got {strength!r}")
     n = 0
     for case in cases:
         n += 1
@@ -153,7 +193,7 @@ def exhaustive(
             return Trial(False, method, {"cases": describe, "tested": n, "first_failure_at": n}, cx)
     if n == 0:
         raise CheckError(f"exhaustive check over {describe!r} tested no case")
-    return Trial(True, method, {"cases": describe, "tested": n})
+    return Trial(True, method, {"cases": describe, "tested": n}, strength=strength)
 
 
 def property_search(
@@ -195,8 +235,16 @@ def property_search(
     return Trial(False, "property", {"strategy": describe, "examples": count, "shrunk": True}, cx)
 
 
-def symbolic_zero(difference: Any, *, describe: str) -> Trial:
-    """Passes when ``difference`` (a SymPy expression or matrix) simplifies to zero."""
+def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None) -> Trial:
+    """Passes when ``difference`` (a SymPy expression or matrix) simplifies to zero.
+
+    ``for_all`` says what the symbols range over when the identity involves no size (generic
+    entries of fixed-size operands, or sizes that are themselves symbols): then a zero
+    difference is a proof for every value (strength ``proved``), and ``for_all`` is recorded
+    in the evidence. Without it the trial is a symbolic check at the sizes built (``exhaustive``).
+    """
+    strength = "proved" if for_all else "exhaustive"
+    extra = {"for_all": for_all, "tool": f"sympy {sympy.__version__} (simplify of the difference)"} if for_all else {}
     if isinstance(difference, sympy.MatrixBase):
         residual = difference.applyfunc(lambda e: sympy.simplify(sympy.expand(e)))
         bad = [(i, j, residual[i, j]) for i in range(residual.rows) for j in range(residual.cols) if residual[i, j] != 0]
@@ -205,15 +253,22 @@ def symbolic_zero(difference: Any, *, describe: str) -> Trial:
             i, j, v = bad[0]
             return Trial(False, "symbolic", {"compared": describe, "size": size},
                          {"entry": [i, j], "residual": str(v), "nonzero_entries": len(bad)})
-        return Trial(True, "symbolic", {"compared": describe, "size": size})
+        return Trial(True, "symbolic", {"compared": describe, "size": size, **extra}, strength=strength)
     residual = sympy.simplify(sympy.expand(difference))
     if residual != 0:
         return Trial(False, "symbolic", {"compared": describe}, {"residual": str(residual)})
-    return Trial(True, "symbolic", {"compared": describe})
+    return Trial(True, "symbolic", {"compared": describe, **extra}, strength=strength)
 
 
-def exact_equal(a: Any, b: Any, *, describe: str) -> Trial:
-    """Exact equality of two SymPy matrices / numbers (method ``exact``)."""
+def exact_equal(a: Any, b: Any, *, describe: str, strength: str = "exhaustive") -> Trial:
+    """Exact equality of two SymPy matrices / numbers (method ``exact``).
+
+    ``strength`` is ``"exhaustive"`` (the default) when the operands are generic at the size
+    compared, ``"recompute"`` when they are printed numbers, ``"sampled"`` when they are one
+    random instance.
+    """
+    if strength not in ("exhaustive", "recompute", "sampled"):
+        raise ValueError(f"strength must be 'exhaustive', 'recompute' or 'sampled', got {strength!r}")
     A, B = sympy.Matrix(a), sympy.Matrix(b)
     if A.shape != B.shape:
         return Trial(False, "exact", {"compared": describe}, {"shapes": [list(A.shape), list(B.shape)]})
@@ -223,7 +278,7 @@ def exact_equal(a: Any, b: Any, *, describe: str) -> Trial:
         i, j = bad[0]
         return Trial(False, "exact", {"compared": describe, "size": f"{A.rows}x{A.cols}"},
                      {"entry": [i, j], "left": jsonable(A[i, j]), "right": jsonable(B[i, j]), "mismatches": len(bad)})
-    return Trial(True, "exact", {"compared": describe, "size": f"{A.rows}x{A.cols}"})
+    return Trial(True, "exact", {"compared": describe, "size": f"{A.rows}x{A.cols}"}, strength=strength)
 
 
 def numeric_close(a: Any, b: Any, *, describe: str, rtol: float = 1e-10, atol: float = 1e-12) -> Trial:
@@ -255,10 +310,21 @@ class Outcome:
     counterexample: Any = None
     correction: str | None = None
     discrepancies: list[dict[str, Any]] | None = None
+    #: one of :data:`STRENGTHS`; ``None`` only for ``not-checkable`` (there is no evidence)
+    strength: str | None = None
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        if self.verdict == "not-checkable":
+            if self.strength is not None:
+                raise CheckError("a not-checkable outcome has no strength")
+        elif self.verdict in ("refuted", "misprint", "inconsistent"):
+            if self.strength not in (None, "counterexample"):
+                raise CheckError(f"a {self.verdict} outcome is settled by its counterexample, not {self.strength!r}")
+            self.strength = "counterexample"
+        elif self.strength not in _TRIAL_STRENGTHS:
+            raise CheckError(f"a {self.verdict} outcome needs a strength from its trials, got {self.strength!r}")
 
 
 def decide(printed: Trial, *, correction: tuple[str, Trial] | None = None, **evidence: Any) -> Outcome:
@@ -267,16 +333,20 @@ def decide(printed: Trial, *, correction: tuple[str, Trial] | None = None, **evi
     A correction is verified even when the printed statement holds, so a wrong correction is
     caught; it only enters the record when the printed statement fails.
     """
-    ev: dict[str, Any] = {"printed": dict(method=printed.method, ok=printed.ok, **printed.evidence), **evidence}
+    ev: dict[str, Any] = {"printed": dict(method=printed.method, ok=printed.ok, strength=printed.strength,
+                                          **printed.evidence), **evidence}
     if correction is not None:
         text, trial = correction
-        ev["corrected"] = dict(method=trial.method, ok=trial.ok, **trial.evidence)
+        ev["corrected"] = dict(method=trial.method, ok=trial.ok, strength=trial.strength, **trial.evidence)
         if not trial.ok:
             raise CheckError(f"the stated correction does not verify: {text!r}; counterexample {trial.counterexample!r}")
     if printed.ok:
-        return Outcome("holds", ev)
+        return Outcome("holds", ev, strength=printed.strength)
     if correction is not None:
-        return Outcome("holds-corrected", ev, counterexample=printed.counterexample, correction=correction[0])
+        # the printed statement is settled by its counterexample; the verdict's strength is
+        # that of the evidence for the correction
+        return Outcome("holds-corrected", ev, counterexample=printed.counterexample, correction=correction[0],
+                       strength=correction[1].strength)
     return Outcome("refuted", ev, counterexample=printed.counterexample)
 
 
@@ -320,7 +390,7 @@ def compare_printed(
     ev = {"method": method, "entries_compared": len(printed), "rel_tol": rel_tol, **evidence}
     if discrepancies:
         return Outcome(kind, ev, discrepancies=discrepancies)
-    return Outcome("holds", ev)
+    return Outcome("holds", ev, strength="recompute")
 
 
 def not_checkable(reason: str, **evidence: Any) -> Outcome:
@@ -387,9 +457,10 @@ def run_claim(c: Claim) -> dict[str, Any]:
         if not isinstance(outcome, Outcome):
             raise CheckError(f"check of {c.id} returned {type(outcome).__name__}, not an Outcome")
     except Exception as exc:  # a check that raises is reported, never turned into a verdict
-        record.update(verdict="error", evidence={}, error=f"{type(exc).__name__}: {exc}")
+        record.update(verdict="error", strength=None, evidence={}, error=f"{type(exc).__name__}: {exc}")
     else:
         record["verdict"] = outcome.verdict
+        record["strength"] = outcome.strength
         record["evidence"] = jsonable(outcome.evidence)
         if outcome.counterexample is not None:
             record["counterexample"] = jsonable(outcome.counterexample)

@@ -1,0 +1,451 @@
+r"""Proofs for every size: index identities with symbolic dimensions, discharged by Z3.
+
+A structured matrix is an *entry rule*: integer index maps built from sizes, strides, paddings,
+``div`` and ``mod``. An identity about such matrices -- "row ``r`` of :math:`S_p \otimes S_q`
+has its 1 at column ``c``", "the flattened index ``q n + r`` has digits ``q`` and ``r``" -- is a
+first-order statement about integers, and this module proves it **for every size** with the Z3
+SMT solver, or returns a minimal counterexample, or says ``unknown``.
+
+.. code-block:: python
+
+    >>> from isomat.proofs.prover import ints, prove, fdiv, fmod
+    >>> H, W, i = ints("H W i")
+    >>> p = prove(fdiv(i, W) * W + fmod(i, W) == i,            # row-major digits recompose
+    ...           assuming=[H >= 1, W >= 1, 0 <= i, i < H * W],
+    ...           for_all="H, W >= 1 and 0 <= i < H*W")
+    >>> p.status
+    'proved'
+
+Nothing is trusted silently:
+
+* a goal is *proved* only when Z3 finds its negation unsatisfiable together with the stated
+  hypotheses, the named :class:`Lemma` objects and the named :class:`Axiom` objects -- the
+  record lists every lemma and axiom that the proof's unsat core used;
+* a :class:`Lemma` is itself proved when it is made (by :func:`lemma`, from the lemmas and
+  axioms it names, or by :func:`induction`), so a proof rests only on lemmas that are proved
+  and axioms listed by name;
+* a timeout or ``unknown`` is never a proof: :attr:`Proof.status` is ``"unknown"`` and
+  :meth:`Proof.trial` refuses to make a passing trial of it;
+* proofs are deterministic: fixed solver seeds, and every call has a time limit.
+
+Entry rules meant for both the prover and NumPy are written with :func:`fdiv`, :func:`fmod`,
+:func:`ite`, :func:`both` and :func:`either`, which act on Python ints, NumPy arrays and Z3
+terms alike, so the function that the builder's tests run is the function that is proved.
+
+Z3's integer ``div``/``mod`` are Euclidean: for a positive divisor they agree with Python's
+``//`` and ``%`` (floor division), for every sign of the dividend. The helpers here are only
+meant for positive divisors, and the hypotheses of a proof must say so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from ..errors import CheckError
+from .engine import Trial
+
+__all__ = [
+    "Axiom", "Lemma", "Proof", "axiom", "both", "bools", "either", "fdiv", "fmod", "induction", "ints",
+    "ite", "lemma", "prove", "Z3_VERSION",
+    # the flattening lemma library
+    "DIV_MOD_RECOMPOSE", "DIGITS_UNIQUE", "FLATTEN_DIV_MOD", "FLAT_INDEX_RANGE", "NESTED_DIV", "NESTED_MOD",
+    "FLATTENING_LEMMAS",
+]
+
+Z3_VERSION = z3.get_version_string()
+TOOL = f"z3 {Z3_VERSION}"
+#: default time limit of one solver call, seconds (a proof that needs longer is ``unknown``)
+DEFAULT_TIMEOUT_S = 5.0
+_SEED = 0
+
+
+# ---------------------------------------------------------------------------------------------
+# index arithmetic that means the same on ints, NumPy arrays and Z3 terms
+# ---------------------------------------------------------------------------------------------
+def _is_z3(*xs: Any) -> bool:
+    return any(isinstance(x, z3.ExprRef) for x in xs)
+
+
+def fdiv(a: Any, b: Any) -> Any:
+    """Floor division ``a // b`` for a positive divisor ``b`` (Z3: integer ``div``)."""
+    if _is_z3(a, b):
+        return a / b
+    return a // b
+
+
+def fmod(a: Any, b: Any) -> Any:
+    """Remainder ``a % b`` in ``[0, b)`` for a positive divisor ``b`` (Z3: integer ``mod``)."""
+    if _is_z3(a, b):
+        return a % b
+    return a % b
+
+
+def ite(cond: Any, a: Any, b: Any) -> Any:
+    """``a if cond else b``, elementwise for arrays, ``If`` for Z3 terms."""
+    if _is_z3(cond, a, b):
+        return z3.If(cond, a, b)
+    import numpy as np
+
+    if isinstance(cond, np.ndarray) or isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.where(cond, a, b)
+    return a if cond else b
+
+
+def both(*conds: Any) -> Any:
+    """Conjunction: ``z3.And`` for terms, ``&`` for arrays, ``and`` for bools."""
+    if _is_z3(*conds):
+        return z3.And(*conds)
+    out = conds[0]
+    for c in conds[1:]:
+        out = out & c
+    return out
+
+
+def either(*conds: Any) -> Any:
+    """Disjunction: ``z3.Or`` for terms, ``|`` for arrays, ``or`` for bools."""
+    if _is_z3(*conds):
+        return z3.Or(*conds)
+    out = conds[0]
+    for c in conds[1:]:
+        out = out | c
+    return out
+
+
+def ints(names: str) -> tuple[z3.ArithRef, ...]:
+    """Integer unknowns, ``ints("H W i")``; sizes and indices alike (state their ranges in
+    ``assuming``)."""
+    return tuple(z3.Ints(names))
+
+
+def bools(names: str) -> tuple[z3.BoolRef, ...]:
+    return tuple(z3.Bools(names))
+
+
+# ---------------------------------------------------------------------------------------------
+# axioms and lemmas
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Axiom:
+    """A statement taken without proof -- a *definition* (of an uninterpreted function, say).
+    Every proof that uses one lists it by name."""
+
+    name: str
+    statement: z3.BoolRef = field(repr=False)
+    text: str = ""
+
+
+def axiom(name: str, statement: z3.BoolRef, *, text: str) -> Axiom:
+    """Name a definition. Axioms are for definitions only: a fact that can be proved is a
+    :func:`lemma`."""
+    return Axiom(name, statement, text)
+
+
+@dataclass(frozen=True)
+class Lemma:
+    """A universally quantified statement, proved once when it is made (see :func:`lemma`)."""
+
+    name: str
+    statement: z3.BoolRef = field(repr=False)
+    text: str
+    uses: tuple[str, ...] = ()
+    axioms: tuple[str, ...] = ()
+    method: str = "z3"
+    seconds: float = 0.0
+
+    def record(self) -> dict[str, Any]:
+        return {"name": self.name, "statement": self.text, "proved_by": self.method,
+                "uses": list(self.uses), "axioms": list(self.axioms)}
+
+
+def _closed(variables: Sequence[z3.ExprRef], body: z3.BoolRef, patterns: Sequence[Any] = ()) -> z3.BoolRef:
+    if not variables:
+        return body
+    return z3.ForAll(list(variables), body, patterns=list(patterns)) if patterns else z3.ForAll(list(variables), body)
+
+
+def lemma(
+    name: str,
+    variables: Sequence[z3.ExprRef],
+    body: z3.BoolRef,
+    *,
+    text: str,
+    using: Iterable[Lemma] = (),
+    axioms: Iterable[Axiom] = (),
+    patterns: Sequence[Any] = (),
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> Lemma:
+    """Prove ``∀ variables. body`` and return it as a reusable lemma.
+
+    The proof is a Z3 call on the open ``body`` (its negation unsatisfiable), allowed to use the
+    lemmas in ``using`` and the axioms in ``axioms``; anything else -- ``unknown``, a timeout, a
+    counterexample -- raises :class:`~isomat.errors.CheckError`, so an unproved lemma never
+    exists. ``patterns`` are the E-matching triggers under which Z3 instantiates the lemma
+    automatically when a later goal contains a matching term.
+    """
+    using, axioms = tuple(using), tuple(axioms)
+    p = prove(body, lemmas=using, axioms=axioms, for_all=text, timeout_s=timeout_s, minimize=())
+    if p.status != "proved":
+        raise CheckError(f"lemma {name!r} is not proved ({p.status}): {p.reason or p.counterexample}")
+    return Lemma(name, _closed(variables, body, patterns), text, tuple(p.lemmas), tuple(p.axioms),
+                 "z3", p.seconds)
+
+
+def induction(
+    name: str,
+    n: z3.ArithRef,
+    prop: Callable[[z3.ArithRef], z3.BoolRef],
+    *,
+    text: str,
+    start: int = 0,
+    other: Sequence[z3.ExprRef] = (),
+    assuming: Callable[[z3.ArithRef], Iterable[z3.BoolRef]] | None = None,
+    using: Iterable[Lemma] = (),
+    axioms: Iterable[Axiom] = (),
+    patterns: Sequence[Any] = (),
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> Lemma:
+    """Prove ``∀ n ≥ start. prop(n)`` by induction on ``n``: the base ``prop(start)`` and the step
+    ``prop(n) → prop(n + 1)`` (for ``n ≥ start``) are two Z3 calls, each allowed the named lemmas
+    and axioms. ``other`` are further variables of ``prop``, universally quantified too."""
+    using, axioms = tuple(using), tuple(axioms)
+    hyps = list(assuming(n)) if assuming else []
+    base = prove(prop(z3.IntVal(start)), lemmas=using, axioms=axioms, for_all=f"{text} (base)",
+                 timeout_s=timeout_s, minimize=())
+    step = prove(z3.Implies(z3.And(n >= start, prop(n), *hyps), prop(n + 1)), lemmas=using, axioms=axioms,
+                 for_all=f"{text} (step)", timeout_s=timeout_s, minimize=())
+    for part, p in (("base", base), ("step", step)):
+        if p.status != "proved":
+            raise CheckError(f"lemma {name!r}: the induction {part} is not proved ({p.status}): "
+                             f"{p.reason or p.counterexample}")
+    body = z3.Implies(n >= start, prop(n))
+    return Lemma(name, _closed([n, *other], body, patterns), text,
+                 tuple(dict.fromkeys(base.lemmas + step.lemmas)), tuple(dict.fromkeys(base.axioms + step.axioms)),
+                 f"induction on {n} from {start} (base and step by z3)", base.seconds + step.seconds)
+
+
+# ---------------------------------------------------------------------------------------------
+# proving a goal
+# ---------------------------------------------------------------------------------------------
+def _free_ints(*exprs: z3.ExprRef) -> list[z3.ArithRef]:
+    """The integer constants (0-ary uninterpreted symbols) that occur in ``exprs``, in order."""
+    seen: dict[str, z3.ArithRef] = {}
+    stack = list(exprs)
+    visited: set[int] = set()
+    while stack:
+        e = stack.pop()
+        if e.get_id() in visited:
+            continue
+        visited.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and z3.is_int(e):
+            seen.setdefault(str(e), e)
+        elif z3.is_quantifier(e):
+            stack.append(e.body())
+        else:
+            stack.extend(e.children())
+    return [seen[k] for k in sorted(seen)]
+
+
+@dataclass
+class Proof:
+    """What :func:`prove` found: ``status`` is ``"proved"``, ``"counterexample"`` or ``"unknown"``."""
+
+    status: str
+    for_all: str
+    goal: str
+    seconds: float
+    lemmas: list[str] = field(default_factory=list)
+    axioms: list[str] = field(default_factory=list)
+    lemma_records: list[dict[str, Any]] = field(default_factory=list)
+    counterexample: dict[str, int] | None = None
+    reason: str | None = None
+
+    @property
+    def proved(self) -> bool:
+        return self.status == "proved"
+
+    def evidence(self) -> dict[str, Any]:
+        ev: dict[str, Any] = {"for_all": self.for_all, "tool": TOOL, "goal": self.goal, "solver_seconds": round(self.seconds, 4)}
+        if self.lemmas:
+            ev["lemmas"] = self.lemma_records
+        if self.axioms:
+            ev["axioms"] = list(self.axioms)
+        if self.reason:
+            ev["reason"] = self.reason
+        return ev
+
+    def trial(self, describe: str | None = None) -> Trial:
+        """This proof as a ledger trial: ``proved`` passes with strength ``proved``; a
+        counterexample fails with it; ``unknown`` raises (it is never evidence either way --
+        fall back to an exhaustive trial instead, see :meth:`or_else`)."""
+        ev = self.evidence()
+        if describe:
+            ev["proved"] = describe
+        if self.status == "proved":
+            return Trial(True, "symbolic", ev, strength="proved")
+        if self.status == "counterexample":
+            return Trial(False, "symbolic", ev, {"case": self.counterexample})
+        raise CheckError(f"no proof and no counterexample for {self.for_all!r}: {self.reason}")
+
+    def or_else(self, fallback: Callable[[], Trial], describe: str | None = None) -> Trial:
+        """The proof's trial when it settled the goal; otherwise ``fallback()`` (an exhaustive
+        check), with the unknown proof attempt noted in its evidence."""
+        if self.status in ("proved", "counterexample"):
+            return self.trial(describe)
+        t = fallback()
+        t.evidence["proof_attempt"] = {"status": "unknown", "reason": self.reason, "for_all": self.for_all}
+        return t
+
+
+def _solver(timeout_s: float) -> z3.Solver:
+    s = z3.Solver()
+    s.set("timeout", int(timeout_s * 1000))
+    s.set("random_seed", _SEED)
+    return s
+
+
+def _lemma_closure(lemmas: Iterable[Lemma]) -> list[Lemma]:
+    return list({lm.name: lm for lm in lemmas}.values())
+
+
+def prove(
+    goal: z3.BoolRef,
+    *,
+    for_all: str,
+    assuming: Iterable[z3.BoolRef] = (),
+    lemmas: Iterable[Lemma] = (),
+    axioms: Iterable[Axiom] = (),
+    minimize: Sequence[z3.ArithRef] | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> Proof:
+    r"""Prove ``goal`` for every value of its free integer unknowns that satisfies ``assuming``.
+
+    Parameters
+    ----------
+    goal : z3.BoolRef
+        The statement; its free unknowns are universally quantified.
+    for_all : str
+        What is quantified, in words ("for all H, W >= 1 and 0 <= i < HW"); recorded with the proof.
+    assuming : iterable of z3.BoolRef
+        Hypotheses (size ranges, divisibility, ...).
+    lemmas, axioms : iterables of :class:`Lemma` / :class:`Axiom`
+        What the proof may use. Lemmas are proved; axioms are definitions named in the record.
+        The record lists only those that the solver's unsat core actually needed.
+    minimize : sequence of z3 integer terms, optional
+        When the goal is false, the counterexample minimizes their sum (default: every free
+        integer unknown), so a reader gets the smallest sizes that break it.
+    timeout_s : float
+        Time limit of each solver call. Running out is ``unknown``, never a proof.
+
+    Returns
+    -------
+    Proof
+        ``status`` ``"proved"``, ``"counterexample"`` (with the minimal values found, each
+        re-checked by substituting them into the goal) or ``"unknown"`` (with Z3's reason).
+    """
+    assuming, lemmas, axioms = list(assuming), _lemma_closure(lemmas), list(axioms)
+    t0 = time.perf_counter()
+    s = _solver(timeout_s)
+    for h in assuming:
+        s.add(h)
+    tracked: dict[str, Any] = {}
+    for lm in lemmas:
+        tag = z3.Bool(f"lemma::{lm.name}")
+        s.assert_and_track(lm.statement, tag)
+        tracked[str(tag)] = lm
+    for ax in axioms:
+        tag = z3.Bool(f"axiom::{ax.name}")
+        s.assert_and_track(ax.statement, tag)
+        tracked[str(tag)] = ax
+    s.add(z3.Not(goal))
+    res = s.check()
+    goal_text = str(goal) if len(str(goal)) <= 600 else str(goal)[:599] + "…"
+    if res == z3.unsat:
+        core = {str(c) for c in s.unsat_core()}
+        used = [tracked[k] for k in tracked if k in core]
+        used_lemmas = [u for u in used if isinstance(u, Lemma)]
+        return Proof("proved", for_all, goal_text, time.perf_counter() - t0,
+                     lemmas=[u.name for u in used_lemmas], axioms=[u.name for u in used if isinstance(u, Axiom)],
+                     lemma_records=[u.record() for u in used_lemmas])
+    if res == z3.unknown:
+        return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=s.reason_unknown() or "unknown")
+    # sat: a counterexample -- shrink it, then check it by substitution
+    unknowns = _free_ints(goal, *assuming)
+    objective = list(minimize) if minimize is not None else unknowns
+    model = s.model()
+    if objective:
+        total = z3.Sum([z3.If(v >= 0, v, -v) for v in objective])
+        for _ in range(64):
+            cur = model.eval(total, model_completion=True)
+            s.push()
+            s.add(total < cur)
+            r = s.check()
+            if r != z3.sat:
+                s.pop()
+                break
+            model = s.model()
+            s.pop()
+    values = {str(v): model.eval(v, model_completion=True).as_long() for v in unknowns}
+    subst = [(v, z3.IntVal(values[str(v)])) for v in unknowns]
+    holds_here = z3.simplify(z3.substitute(goal, *subst)) if subst else z3.simplify(goal)
+    hyps_here = [z3.simplify(z3.substitute(h, *subst)) if subst else z3.simplify(h) for h in assuming]
+    if not (z3.is_false(holds_here) and all(z3.is_true(h) for h in hyps_here)):
+        # a model of quantified lemmas or uninterpreted functions need not be a concrete
+        # counterexample of the goal itself: report it as unknown, never as a refutation
+        return Proof("unknown", for_all, goal_text, time.perf_counter() - t0,
+                     reason=f"the solver's model {values} is not a concrete counterexample")
+    return Proof("counterexample", for_all, goal_text, time.perf_counter() - t0, counterexample=values)
+
+
+# ---------------------------------------------------------------------------------------------
+# the flattening lemma library (each proved once, at import)
+# ---------------------------------------------------------------------------------------------
+def _library() -> dict[str, Lemma]:
+    q, r, q2, r2, n, m, i, Q = z3.Ints("q r q2 r2 n m i Q")
+    out = {}
+    out["DIV_MOD_RECOMPOSE"] = lemma(
+        "div-mod-recompose", [i, n],
+        z3.Implies(n > 0, z3.And(i == n * fdiv(i, n) + fmod(i, n), 0 <= fmod(i, n), fmod(i, n) < n)),
+        text="for all i and n > 0: i = n·(i div n) + (i mod n) and 0 <= i mod n < n",
+        patterns=[z3.MultiPattern(fdiv(i, n), fmod(i, n))])
+    out["FLATTEN_DIV_MOD"] = lemma(
+        "flatten-div-mod", [q, r, n],
+        z3.Implies(z3.And(n > 0, 0 <= r, r < n), z3.And(fdiv(q * n + r, n) == q, fmod(q * n + r, n) == r)),
+        text="for all q, r, n with n > 0 and 0 <= r < n: (q·n + r) div n = q and (q·n + r) mod n = r",
+        patterns=[fdiv(q * n + r, n), fmod(q * n + r, n)])
+    out["DIGITS_UNIQUE"] = lemma(
+        "digits-unique", [q, r, q2, r2, n],
+        z3.Implies(z3.And(n > 0, 0 <= r, r < n, 0 <= r2, r2 < n, q * n + r == q2 * n + r2), z3.And(q == q2, r == r2)),
+        text="for all n > 0, 0 <= r, r' < n: q·n + r = q'·n + r' implies q = q' and r = r' (mixed-radix digits are unique)",
+        patterns=[z3.MultiPattern(q * n + r, q2 * n + r2)])
+    out["FLAT_INDEX_RANGE"] = lemma(
+        "flat-index-range", [q, r, n, Q],
+        z3.Implies(z3.And(n > 0, 0 <= q, q < Q, 0 <= r, r < n), z3.And(0 <= q * n + r, q * n + r < Q * n)),
+        text="for all 0 <= q < Q and 0 <= r < n: 0 <= q·n + r < Q·n (a flattened index stays in range)",
+        patterns=[z3.MultiPattern(q * n + r, Q * n)])
+    out["NESTED_DIV"] = lemma(
+        "nested-div", [i, n, m],
+        z3.Implies(z3.And(n > 0, m > 0), fdiv(fdiv(i, n), m) == fdiv(i, n * m)),
+        text="for all i and n, m > 0: (i div n) div m = i div (n·m)",
+        patterns=[fdiv(fdiv(i, n), m)])
+    out["NESTED_MOD"] = lemma(
+        "nested-mod", [i, n, m],
+        z3.Implies(z3.And(i >= 0, n > 0, m > 0), fdiv(fmod(i, n * m), n) == fmod(fdiv(i, n), m)),
+        text="for all i >= 0 and n, m > 0: (i mod n·m) div n = (i div n) mod m",
+        patterns=[fdiv(fmod(i, n * m), n)])
+    return out
+
+
+_LIB = _library()
+DIV_MOD_RECOMPOSE = _LIB["DIV_MOD_RECOMPOSE"]
+FLATTEN_DIV_MOD = _LIB["FLATTEN_DIV_MOD"]
+DIGITS_UNIQUE = _LIB["DIGITS_UNIQUE"]
+FLAT_INDEX_RANGE = _LIB["FLAT_INDEX_RANGE"]
+NESTED_DIV = _LIB["NESTED_DIV"]
+NESTED_MOD = _LIB["NESTED_MOD"]
+#: every lemma of the flattening library, for ``prove(..., lemmas=FLATTENING_LEMMAS)``
+FLATTENING_LEMMAS = tuple(_LIB.values())
