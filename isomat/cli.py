@@ -1,7 +1,8 @@
 """Command line: ``isomat verify``, ``isomat export``, ``isomat bench``.
 
 ``isomat verify`` runs the claims ledger and prints one row per claim as it finishes
-(id, verdict, methods, seconds), then the totals; ``--backend cupy`` runs the float checks on the
+(id, verdict, strength of the evidence, methods, seconds), then the totals per verdict and per
+strength; ``--backend cupy`` runs the float checks on the
 GPU. Exit status 1 when a computed verdict differs from the expected-verdict file or a check raises.
 
 ``isomat export KIND [options] --format mtx|npz|pt -o FILE`` writes an operator of a construction
@@ -25,7 +26,8 @@ from typing import Any, TextIO
 
 from . import __version__
 
-_ID_W, _VERDICT_W, _METHODS_W = 44, 16, 30
+_ID_W, _VERDICT_W, _STRENGTH_W, _METHODS_W = 44, 16, 15, 30
+_RULE_W = _ID_W + _VERDICT_W + _STRENGTH_W + _METHODS_W + 12
 
 
 def _machine() -> dict[str, Any]:
@@ -46,9 +48,47 @@ def _machine() -> dict[str, Any]:
     }
 
 
+def _strength(rec: dict[str, Any]) -> str:
+    return rec.get("strength") or "-"
+
+
 def _row(rec: dict[str, Any]) -> str:
     methods = ",".join(rec["methods"])
-    return f"{rec['id']:<{_ID_W}} {rec['verdict']:<{_VERDICT_W}} {methods:<{_METHODS_W}} {rec['seconds']:>8.2f}"
+    return (f"{rec['id']:<{_ID_W}} {rec['verdict']:<{_VERDICT_W}} {_strength(rec):<{_STRENGTH_W}} "
+            f"{methods:<{_METHODS_W}} {rec['seconds']:>8.2f}")
+
+
+def _counts(records: list[dict[str, Any]]) -> str:
+    """'N claims: a holds, ...; by strength: p proved, ...' (strengths in order, strongest first)."""
+    from .proofs.engine import STRENGTHS
+
+    verdicts = Counter(r["verdict"] for r in records)
+    strengths = Counter(_strength(r) for r in records)
+    order = [*STRENGTHS, "-"]
+    by_strength = ", ".join(f"{strengths[k]} {k if k != '-' else 'none (not-checkable)'}"
+                            for k in order if strengths[k])
+    return (", ".join(f"{v} {k}" for k, v in sorted(verdicts.items()))
+            + f"; by strength: {by_strength}")
+
+
+def _proof_detail(r: dict[str, Any]) -> str:
+    """For a proved record: what was quantified and by which tool (from its evidence)."""
+    found: list[str] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, dict):
+            if "for_all" in x and isinstance(x["for_all"], str):
+                found.append(x["for_all"] + (f" ({x['tool']})" if "tool" in x else ""))
+                return
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    ev = r.get("evidence", {})
+    walk(ev.get("corrected") if r["verdict"] == "holds-corrected" else ev.get("printed", ev))
+    return "proved " + "; ".join(dict.fromkeys(found)) if found else ""
 
 
 def _cell(text: str, limit: int = 400) -> str:
@@ -59,6 +99,8 @@ def _cell(text: str, limit: int = 400) -> str:
 def _detail(r: dict[str, Any]) -> str:
     """What a reader needs beside the verdict: correction, counterexample, discrepancies, reason."""
     parts = []
+    if r.get("strength") == "proved":
+        parts.append(_proof_detail(r))
     if "correction" in r:
         parts.append("correction: " + r["correction"])
     if "counterexample" in r:
@@ -71,7 +113,7 @@ def _detail(r: dict[str, Any]) -> str:
         parts.append(str(r["evidence"]["reason"]))
     if "error" in r:
         parts.append("error: " + r["error"])
-    return _cell(" — ".join(parts))
+    return _cell(" — ".join(p for p in parts if p))
 
 
 def _markdown(report: dict[str, Any]) -> str:
@@ -83,21 +125,29 @@ def _markdown(report: dict[str, Any]) -> str:
         f"{len(records)} claims in {report['total_seconds']:.1f} s. Every verdict below was computed by "
         "running its check; `isomat verify --json` has the full records (quote, statement, evidence).",
         "",
+        "The *strength* column says how strong each verdict's evidence is: **proved** — for every size "
+        "and value, discharged by Z3 or SymPy with symbolic dimensions (what was quantified is in the "
+        "detail); **exhaustive** — exact or symbolic at every size up to a stated bound; **recompute** — "
+        "printed numbers recomputed from their inputs; **sampled** — random instances; "
+        "**counterexample** — a refuted, misprint or inconsistent verdict, settled by one exact case.",
+        "",
+        f"All papers: {_counts(records)}.",
+        "",
     ]
     papers = list(dict.fromkeys(r["paper"] for r in records))
     for paper in papers:
         recs = [r for r in records if r["paper"] == paper]
-        counts = Counter(r["verdict"] for r in recs)
         lines += [
             f"## {paper}",
             "",
-            f"{len(recs)} claims: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + ".",
+            f"{len(recs)} claims: {_counts(recs)}.",
             "",
-            "| id | verdict | methods | seconds | detail |",
-            "|---|---|---|---:|---|",
+            "| id | verdict | strength | methods | seconds | detail |",
+            "|---|---|---|---|---:|---|",
         ]
         for r in recs:
-            lines.append(f"| `{r['id']}` | {r['verdict']} | {', '.join(r['methods'])} | {r['seconds']:.2f} | {_detail(r)} |")
+            lines.append(f"| `{r['id']}` | {r['verdict']} | {_strength(r)} | {', '.join(r['methods'])} | "
+                         f"{r['seconds']:.2f} | {_detail(r)} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -121,8 +171,9 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     table = not args.json
     show_progress = args.json and err.isatty()
     if table:
-        print(f"{'id':<{_ID_W}} {'verdict':<{_VERDICT_W}} {'methods':<{_METHODS_W}} {'seconds':>8}", file=out)
-        print("-" * (_ID_W + _VERDICT_W + _METHODS_W + 11), file=out)
+        print(f"{'id':<{_ID_W}} {'verdict':<{_VERDICT_W}} {'strength':<{_STRENGTH_W}} {'methods':<{_METHODS_W}} "
+              f"{'seconds':>8}", file=out)
+        print("-" * _RULE_W, file=out)
 
     def on_start(i: int, n: int, c: Any) -> None:
         if show_progress:
@@ -150,13 +201,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(report, out, indent=1, ensure_ascii=False)
         print(file=out)
     else:
-        counts = Counter(r["verdict"] for r in records)
-        print("-" * (_ID_W + _VERDICT_W + _METHODS_W + 11), file=out)
-        print(
-            f"{len(records)} claims in {report['total_seconds']:.1f} s: "
-            + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())),
-            file=out,
-        )
+        print("-" * _RULE_W, file=out)
+        print(f"{len(records)} claims in {report['total_seconds']:.1f} s: {_counts(records)}", file=out)
     if args.markdown:
         Path(args.markdown).write_text(_markdown(report), encoding="utf-8")
     if args.write_expected:

@@ -10,7 +10,7 @@ import pytest
 
 from isomat import proofs
 from isomat.cli import main
-from isomat.proofs.engine import METHODS, PAPERS, VERDICTS
+from isomat.proofs.engine import METHODS, PAPERS, STRENGTHS, VERDICTS
 
 ID_RE = re.compile(r"^[a-z]+\d{4}:[a-z]+[a-z0-9.\-]*(/[a-z0-9.\-_]+)?$")
 REQUIRED = {"id": str, "paper": str, "label": str, "quote": str, "statement": str,
@@ -37,6 +37,23 @@ def validate_record(r: dict) -> None:
             assert set(d) == {"where", "printed", "correct"}
     if r["verdict"] == "not-checkable":
         assert "reason" in r["evidence"] or "not" in r["statement"]
+        assert r["strength"] is None
+    else:
+        assert r["strength"] in STRENGTHS, f"{r['id']}: strength {r.get('strength')!r}"
+    if r["verdict"] in ("refuted", "misprint", "inconsistent"):
+        assert r["strength"] == "counterexample"
+    if r["strength"] == "proved":
+        assert _quantified(r["evidence"]), f"{r['id']}: proved, but the evidence names no for_all"
+
+
+def _quantified(ev) -> list:
+    """Every 'for_all' (what a proof quantified over) anywhere in a record's evidence."""
+    if isinstance(ev, dict):
+        return ([ev["for_all"]] if isinstance(ev.get("for_all"), str) and ev["for_all"].strip() else []) + \
+            [q for v in ev.values() for q in _quantified(v)]
+    if isinstance(ev, list):
+        return [q for v in ev for q in _quantified(v)]
+    return []
 
 
 def run_cli(*argv):
@@ -111,7 +128,37 @@ def test_committed_ledger_md_matches_computed_verdicts(ledger_json):
     from pathlib import Path
 
     text = (Path(__file__).resolve().parent.parent / "LEDGER.md").read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| `([^`]+)` \| ([a-z-]+) \|", text, flags=re.M))
+    rows = {cid: (v, st) for cid, v, st in re.findall(r"^\| `([^`]+)` \| ([a-z-]+) \| ([a-z-]+) \|", text, flags=re.M)}
     _, data, _ = ledger_json
-    computed = {r["id"]: r["verdict"] for r in data["claims"]}
+    computed = {r["id"]: (r["verdict"], r["strength"] or "-") for r in data["claims"]}
     assert rows == computed
+
+
+#: The number of claims of the five papers proved for every size. It may only grow: a change that
+#: loses a proof must say why and lower this floor in the same commit.
+PROVED_FLOOR = 100
+
+
+def test_proved_claims_never_fall(ledger_json):
+    _, data, _ = ledger_json
+    proved = [r["id"] for r in data["claims"] if r["strength"] == "proved"]
+    assert len(proved) >= PROVED_FLOOR, f"{len(proved)} proved claims, floor {PROVED_FLOOR}"
+
+
+def test_every_claim_under_five_seconds(ledger_json):
+    _, data, _ = ledger_json
+    slow = {r["id"]: r["seconds"] for r in data["claims"] if r["seconds"] >= 5}
+    assert not slow
+
+
+def test_summary_counts_strengths():
+    code, out, _ = run_cli("verify", "--paper", "reneau2025")
+    assert code == 0
+    head = out.splitlines()[0].split()
+    assert head[:3] == ["id", "verdict", "strength"]
+    summary = out.strip().splitlines()[-1]
+    m = re.search(r"by strength: (.*)$", summary)
+    assert m, summary
+    counted = sum(int(n) for n in re.findall(r"(\d+) [a-z]", m.group(1)))
+    total = int(re.match(r"(\d+) claims", summary).group(1))
+    assert counted == total

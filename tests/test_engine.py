@@ -107,3 +107,61 @@ def test_claim_ids_are_validated(bad):
 def test_unknown_method_refused():
     with pytest.raises(ValueError, match="methods"):
         engine.claim("zhu2025:thm1", quote="q", statement="s", methods=["guess"])
+
+
+# ---------------------------------------------------------------------------------------------
+# strength: derived from the trials, never typed
+# ---------------------------------------------------------------------------------------------
+def test_strength_follows_the_evidence():
+    ex = exhaustive(lambda n: n >= 0, range(5), describe="0..4")
+    assert decide(ex).strength == "exhaustive"
+    prop = property_search(lambda n: n >= 0, st.integers(0, 9), describe="0..9", max_examples=10)
+    assert decide(prop).strength == "sampled"
+    assert compare_printed({"a": 1}, {"a": 1}).strength == "recompute"
+    assert decide(numeric_close(1.0, 1.0, describe="x")).strength == "sampled"
+    assert decide(exhaustive(lambda n: True, range(3), describe="r", strength="sampled")).strength == "sampled"
+    x = sympy.Symbol("x")
+    assert decide(symbolic_zero((x + 1) ** 2 - x**2 - 2 * x - 1, describe="square")).strength == "exhaustive"
+    proved = symbolic_zero((x + 1) ** 2 - x**2 - 2 * x - 1, describe="square", for_all="all complex x")
+    out = decide(proved)
+    assert out.strength == "proved" and out.evidence["printed"]["for_all"] == "all complex x"
+
+
+def test_counterexample_verdicts_and_not_checkable():
+    bad = exhaustive(lambda n: n < 3, range(5), describe="0..4")
+    assert decide(bad).strength == "counterexample"
+    assert compare_printed({"a": 1}, {"a": 2}).strength == "counterexample"
+    assert not_checkable("needs training").strength is None
+
+
+def test_conjunction_is_as_strong_as_its_weakest_part():
+    x = sympy.Symbol("x")
+    proved = symbolic_zero(x - x, describe="x - x", for_all="all x")
+    ex = exhaustive(lambda n: True, range(2), describe="0..1")
+    assert engine.all_of(proved, proved).strength == "proved"
+    assert engine.all_of(proved, ex).strength == "exhaustive"
+    prop = property_search(lambda n: True, st.integers(0, 3), describe="0..3", max_examples=5)
+    assert engine.all_of(proved, ex, prop).strength == "sampled"
+
+
+def test_holds_corrected_takes_the_corrections_strength():
+    x = sympy.Symbol("x")
+    printed = exhaustive(lambda n: n < 1, range(3), describe="0..2")
+    correction = symbolic_zero(x - x, describe="corrected", for_all="all x")
+    out = decide(printed, correction=("the corrected statement", correction))
+    assert out.verdict == "holds-corrected" and out.strength == "proved"
+
+
+def test_proved_cannot_be_claimed_without_saying_what_was_quantified():
+    with pytest.raises(CheckError, match="for_all"):
+        engine.Trial(True, "symbolic", {"compared": "x"}, strength="proved")
+    with pytest.raises(ValueError, match="strength"):
+        engine.Trial(True, "exact", {}, strength="certain")
+    with pytest.raises(ValueError, match="strength"):
+        exhaustive(lambda n: True, range(2), describe="r", strength="proved")
+
+
+def test_record_carries_strength():
+    c = Claim("zhu2025:sec9/x", "q", "s", ("exhaustive",), lambda: decide(exhaustive(lambda n: True, range(2), describe="r")))
+    rec = run_claim(c)
+    assert rec["strength"] == "exhaustive"
