@@ -349,56 +349,72 @@ def prove(
     """
     assuming, lemmas, axioms = list(assuming), _lemma_closure(lemmas), list(axioms)
     t0 = time.perf_counter()
-    s = _solver(timeout_s)
-    for h in assuming:
-        s.add(h)
-    tracked: dict[str, Any] = {}
-    for lm in lemmas:
-        tag = z3.Bool(f"lemma::{lm.name}")
-        s.assert_and_track(lm.statement, tag)
-        tracked[str(tag)] = lm
-    for ax in axioms:
-        tag = z3.Bool(f"axiom::{ax.name}")
-        s.assert_and_track(ax.statement, tag)
-        tracked[str(tag)] = ax
-    s.add(z3.Not(goal))
-    res = s.check()
     goal_text = str(goal) if len(str(goal)) <= 600 else str(goal)[:599] + "…"
-    if res == z3.unsat:
-        core = {str(c) for c in s.unsat_core()}
-        used = [tracked[k] for k in tracked if k in core]
-        used_lemmas = [u for u in used if isinstance(u, Lemma)]
-        return Proof("proved", for_all, goal_text, time.perf_counter() - t0,
-                     lemmas=[u.name for u in used_lemmas], axioms=[u.name for u in used if isinstance(u, Axiom)],
-                     lemma_records=[u.record() for u in used_lemmas])
-    if res == z3.unknown:
-        return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=s.reason_unknown() or "unknown")
-    # sat: a counterexample -- shrink it, then check it by substitution
+    # Quantified lemmas can slow Z3 down on goals it settles without them, so a proof first tries
+    # the goal with the hypotheses and axioms alone (half the time when lemmas are offered), and
+    # only then with the lemmas. A lemma is recorded only where the solver's unsat core used it.
+    attempts = [((), timeout_s / 2 if lemmas else timeout_s)]
+    if lemmas:
+        attempts.append((lemmas, timeout_s / 2))
+    reason = "unknown"
+    for offered, limit in attempts:
+        s = _solver(limit)
+        for h in assuming:
+            s.add(h)
+        tracked: dict[str, Any] = {}
+        for item in (*offered, *axioms):
+            tag = z3.Bool(f"{'lemma' if isinstance(item, Lemma) else 'axiom'}::{item.name}")
+            s.assert_and_track(item.statement, tag)
+            tracked[str(tag)] = item
+        s.add(z3.Not(goal))
+        res = s.check()
+        if res == z3.unsat:
+            core = {str(c) for c in s.unsat_core()}
+            used = [tracked[k] for k in tracked if k in core]
+            used_lemmas = [u for u in used if isinstance(u, Lemma)]
+            return Proof("proved", for_all, goal_text, time.perf_counter() - t0,
+                         lemmas=[u.name for u in used_lemmas], axioms=[u.name for u in used if isinstance(u, Axiom)],
+                         lemma_records=[u.record() for u in used_lemmas])
+        if res == z3.sat:
+            found = _counterexample(s, goal, assuming, minimize, deadline=t0 + 2 * timeout_s)
+            if isinstance(found, dict):
+                return Proof("counterexample", for_all, goal_text, time.perf_counter() - t0, counterexample=found)
+            reason = found
+        else:
+            reason = s.reason_unknown() or "unknown"
+    return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=reason)
+
+
+def _counterexample(s: z3.Solver, goal: z3.BoolRef, assuming: list[z3.BoolRef],
+                    minimize: Sequence[z3.ArithRef] | None, *, deadline: float) -> dict[str, int] | str:
+    """Shrink the solver's model of ``not goal`` (smallest sum of |unknowns| found before the
+    deadline), then check it by substitution. Returns the values, or why they are no
+    counterexample (a model of quantified axioms or uninterpreted functions need not be a
+    concrete counterexample of the goal itself: that is ``unknown``, never a refutation)."""
     unknowns = _free_ints(goal, *assuming)
     objective = list(minimize) if minimize is not None else unknowns
     model = s.model()
     if objective:
         total = z3.Sum([z3.If(v >= 0, v, -v) for v in objective])
         for _ in range(64):
-            cur = model.eval(total, model_completion=True)
-            s.push()
-            s.add(total < cur)
-            r = s.check()
-            if r != z3.sat:
-                s.pop()
+            if time.perf_counter() >= deadline:
                 break
-            model = s.model()
+            s.set("timeout", max(1, int((deadline - time.perf_counter()) * 1000)))
+            s.push()
+            s.add(total < model.eval(total, model_completion=True))
+            r = s.check()
+            if r == z3.sat:
+                model = s.model()
             s.pop()
+            if r != z3.sat:
+                break
     values = {str(v): model.eval(v, model_completion=True).as_long() for v in unknowns}
     subst = [(v, z3.IntVal(values[str(v)])) for v in unknowns]
     holds_here = z3.simplify(z3.substitute(goal, *subst)) if subst else z3.simplify(goal)
     hyps_here = [z3.simplify(z3.substitute(h, *subst)) if subst else z3.simplify(h) for h in assuming]
-    if not (z3.is_false(holds_here) and all(z3.is_true(h) for h in hyps_here)):
-        # a model of quantified lemmas or uninterpreted functions need not be a concrete
-        # counterexample of the goal itself: report it as unknown, never as a refutation
-        return Proof("unknown", for_all, goal_text, time.perf_counter() - t0,
-                     reason=f"the solver's model {values} is not a concrete counterexample")
-    return Proof("counterexample", for_all, goal_text, time.perf_counter() - t0, counterexample=values)
+    if z3.is_false(holds_here) and all(z3.is_true(h) for h in hyps_here):
+        return values
+    return f"the solver's model {values} is not a concrete counterexample"
 
 
 # ---------------------------------------------------------------------------------------------
