@@ -71,6 +71,22 @@ def _counts(records: list[dict[str, Any]]) -> str:
             + f"; by strength: {by_strength}")
 
 
+def _readings_line(r: dict[str, Any]) -> str:
+    """'readings disagree: literal refuted; appendix holds (headline)' for a claim read several ways."""
+    rs = r.get("readings") or []
+    if not rs:
+        return ""
+    head = "readings disagree" if len({x["verdict"] for x in rs}) > 1 else "readings agree"
+    return head + ": " + "; ".join(
+        f"{x['reading']} {x['verdict']}" + (" (headline)" if x.get("headline") else "")
+        + ("" if x.get("supported", True) else " (not supported by the text)") for x in rs)
+
+
+def _split_beyond(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The paper's own claims, and the results beyond the paper (not counted in its tally)."""
+    return [r for r in records if not r.get("beyond")], [r for r in records if r.get("beyond")]
+
+
 def _proof_detail(r: dict[str, Any]) -> str:
     """For a proved record: what was quantified and by which tool (from its evidence)."""
     found: list[str] = []
@@ -99,6 +115,8 @@ def _cell(text: str, limit: int = 400) -> str:
 def _detail(r: dict[str, Any]) -> str:
     """What a reader needs beside the verdict: correction, counterexample, discrepancies, reason."""
     parts = []
+    if r.get("readings"):
+        parts.append(_readings_line(r))
     if r.get("strength") == "proved":
         parts.append(_proof_detail(r))
     if "correction" in r:
@@ -131,24 +149,28 @@ def _markdown(report: dict[str, Any]) -> str:
         "printed numbers recomputed from their inputs; **sampled** — random instances; "
         "**counterexample** — a refuted, misprint or inconsistent verdict, settled by one exact case.",
         "",
-        f"All papers: {_counts(records)}.",
+        "Where a statement can be read more than one way, the detail lists every reading with its own "
+        "verdict; the headline is the most favourable reading that the paper's text supports. Results "
+        "isomat finds that a paper does not state (`<paper>:beyond/...`) are listed apart and are not "
+        "counted in the paper's tally.",
+        "",
+        f"All papers: {_counts(_split_beyond(records)[0])}.",
         "",
     ]
     papers = list(dict.fromkeys(r["paper"] for r in records))
     for paper in papers:
-        recs = [r for r in records if r["paper"] == paper]
-        lines += [
-            f"## {paper}",
-            "",
-            f"{len(recs)} claims: {_counts(recs)}.",
-            "",
-            "| id | verdict | strength | methods | seconds | detail |",
-            "|---|---|---|---|---:|---|",
-        ]
-        for r in recs:
-            lines.append(f"| `{r['id']}` | {r['verdict']} | {_strength(r)} | {', '.join(r['methods'])} | "
-                         f"{r['seconds']:.2f} | {_detail(r)} |")
-        lines.append("")
+        recs, beyond = _split_beyond([r for r in records if r["paper"] == paper])
+        lines += [f"## {paper}", "", f"{len(recs)} claims: {_counts(recs)}.", ""]
+        for title, group in (("", recs), ("### Beyond the paper (not counted above)", beyond)):
+            if not group:
+                continue
+            if title:
+                lines += [title, "", f"{len(group)} results: {_counts(group)}.", ""]
+            lines += ["| id | verdict | strength | methods | seconds | detail |", "|---|---|---|---|---:|---|"]
+            for r in group:
+                lines.append(f"| `{r['id']}` | {r['verdict']} | {_strength(r)} | {', '.join(r['methods'])} | "
+                             f"{r['seconds']:.2f} | {_detail(r)} |")
+            lines.append("")
     return "\n".join(lines)
 
 
@@ -184,6 +206,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(_row(rec), file=out, flush=True)
             if rec["verdict"] == "error":
                 print(f"    error: {rec['error']}", file=out)
+            elif rec.get("readings"):
+                print(f"    {_readings_line(rec)}", file=out)
 
     report = proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record)
     if show_progress:
@@ -201,8 +225,11 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(report, out, indent=1, ensure_ascii=False)
         print(file=out)
     else:
+        own, beyond = _split_beyond(records)
         print("-" * _RULE_W, file=out)
-        print(f"{len(records)} claims in {report['total_seconds']:.1f} s: {_counts(records)}", file=out)
+        if beyond:
+            print(f"{len(beyond)} results beyond the papers (not in the tally): {_counts(beyond)}", file=out)
+        print(f"{len(own)} claims in {report['total_seconds']:.1f} s: {_counts(own)}", file=out)
     if args.markdown:
         Path(args.markdown).write_text(_markdown(report), encoding="utf-8")
     if args.write_expected:

@@ -165,3 +165,67 @@ def test_record_carries_strength():
     c = Claim("zhu2025:sec9/x", "q", "s", ("exhaustive",), lambda: decide(exhaustive(lambda n: True, range(2), describe="r")))
     rec = run_claim(c)
     assert rec["strength"] == "exhaustive"
+
+
+# ---------------------------------------------------------------------------------------------
+# readings, hypotheses, beyond, one check per claim (conventions: readings, beyond)
+# ---------------------------------------------------------------------------------------------
+def _refuted_at(n):
+    return decide(exhaustive(lambda k: k < n, range(n + 3), describe=f"0..{n + 2}"))
+
+
+def test_headline_is_the_most_favourable_supported_reading():
+    literal = engine.Reading("literal", "as printed", _refuted_at(2))
+    appendix = engine.Reading("appendix", "as the appendix proves it", decide(exhaustive(lambda k: True, range(3), describe="0..2")))
+    out = engine.by_readings(literal, appendix)
+    assert out.verdict == "holds" and out.strength == "exhaustive"
+    assert out.evidence["headline_reading"] == "appendix"
+    assert [(r["reading"], r["verdict"], r["headline"]) for r in out.readings] == [
+        ("literal", "refuted", False), ("appendix", "holds", True)]
+    assert out.readings[0]["counterexample"] == {"case": 2}
+
+
+def test_an_unsupported_reading_never_makes_the_paper_look_better():
+    literal = engine.Reading("literal", "as printed", _refuted_at(1))
+    generous = engine.Reading("generous", "what the text does not say", decide(exhaustive(lambda k: True, range(3), describe="r")),
+                              supported=False)
+    out = engine.by_readings(literal, generous)
+    assert out.verdict == "refuted" and out.strength == "counterexample"
+    with pytest.raises(CheckError, match="supported"):
+        engine.by_readings(engine.Reading("a", "s", _refuted_at(1), supported=False),
+                           engine.Reading("b", "s", _refuted_at(2), supported=False))
+    with pytest.raises(ValueError, match="distinct"):
+        engine.by_readings(literal, literal)
+
+
+def test_counterexample_must_satisfy_the_claims_hypotheses():
+    hyp = engine.Hypotheses("n is odd", lambda case: case % 2 == 1)
+    ok = Claim("zhu2025:sec9/odd", "q", "s", ("exhaustive",),
+               lambda: decide(exhaustive(lambda k: k != 3, [1, 3, 5], describe="odd")), hyp)
+    assert run_claim(ok)["verdict"] == "refuted"
+    bad = Claim("zhu2025:sec9/even", "q", "s", ("exhaustive",),
+                lambda: decide(exhaustive(lambda k: k != 2, range(5), describe="0..4")), hyp)
+    rec = run_claim(bad)
+    assert rec["verdict"] == "error" and "violates the claim's hypotheses" in rec["error"]
+    # the readings' counterexamples are held to the hypotheses too
+    reading_bad = Claim("zhu2025:sec9/readings", "q", "s", ("exhaustive",), lambda: engine.by_readings(
+        engine.Reading("a", "s", decide(exhaustive(lambda k: True, [1], describe="1"))),
+        engine.Reading("b", "s", _refuted_at(2))), hyp)
+    assert run_claim(reading_bad)["verdict"] == "error"
+
+
+def test_two_claims_never_share_one_check(monkeypatch):
+    monkeypatch.setattr(engine, "REGISTRY", {})
+
+    def check():
+        return decide(exhaustive(lambda k: True, range(2), describe="r"))
+
+    engine.claim("zhu2025:sec9/a", quote="q", statement="s", methods=["exhaustive"])(check)
+    with pytest.raises(ValueError, match="share one check"):
+        engine.claim("zhu2025:sec9/b", quote="q", statement="s", methods=["exhaustive"])(check)
+
+
+def test_beyond_claims_are_marked():
+    c = Claim("farag2025:beyond/min-depth", "q", "s", ("exhaustive",), lambda: decide(exhaustive(lambda k: True, range(2), describe="r")))
+    assert c.beyond and run_claim(c)["beyond"] is True
+    assert not Claim("farag2025:sec9.2/x", "q", "s", ("exhaustive",), lambda: None).beyond

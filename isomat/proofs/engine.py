@@ -312,6 +312,8 @@ class Outcome:
     discrepancies: list[dict[str, Any]] | None = None
     #: one of :data:`STRENGTHS`; ``None`` only for ``not-checkable`` (there is no evidence)
     strength: str | None = None
+    #: every reading's record when the claim has several (see :func:`by_readings`)
+    readings: list[dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -398,9 +400,74 @@ def not_checkable(reason: str, **evidence: Any) -> Outcome:
     return Outcome("not-checkable", {"reason": reason, **evidence})
 
 
+#: Verdicts from the most to the least favourable to the paper. The headline of a claim with
+#: several readings is its most favourable reading among those its text supports.
+FAVOURABLE = ("holds", "holds-corrected", "misprint", "inconsistent", "refuted", "not-checkable")
+
+
+@dataclass
+class Reading:
+    """One way of reading a printed statement, with its own statement and computed outcome.
+
+    ``supported`` says whether the paper's text (its proof, appendix, conventions) supports the
+    reading; only supported readings can give the headline verdict. A reading the text does not
+    support is still recorded (a reader may hold it), but never makes the paper look better.
+    """
+
+    name: str
+    statement: str
+    outcome: Outcome
+    supported: bool = True
+
+    def record(self) -> dict[str, Any]:
+        o = self.outcome
+        rec: dict[str, Any] = {"reading": self.name, "statement": self.statement.strip(), "verdict": o.verdict,
+                               "strength": o.strength, "supported": self.supported, "evidence": jsonable(o.evidence)}
+        if o.counterexample is not None:
+            rec["counterexample"] = jsonable(o.counterexample)
+        if o.correction is not None:
+            rec["correction"] = o.correction
+        if o.discrepancies:
+            rec["discrepancies"] = jsonable(o.discrepancies)
+        return rec
+
+
+def by_readings(*readings: Reading) -> Outcome:
+    """The outcome of a claim read several ways: the headline is the most favourable supported
+    reading (ties go to the first given); every reading's record is kept in ``readings``."""
+    if len(readings) < 2:
+        raise ValueError("by_readings needs at least two readings; a single reading is just its outcome")
+    names = [r.name for r in readings]
+    if len(set(names)) != len(names):
+        raise ValueError(f"reading names must be distinct, got {names}")
+    for r in readings:
+        if not isinstance(r.outcome, Outcome):
+            raise CheckError(f"reading {r.name!r} has no Outcome")
+        if r.outcome.readings:
+            raise CheckError(f"reading {r.name!r} has readings of its own")
+    supported = [r for r in readings if r.supported]
+    if not supported:
+        raise CheckError("no reading is supported by the text; at least one must be")
+    head = min(supported, key=lambda r: FAVOURABLE.index(r.outcome.verdict))
+    o = head.outcome
+    records = [dict(r.record(), headline=r is head) for r in readings]
+    return Outcome(o.verdict, dict(o.evidence, headline_reading=head.name), o.counterexample, o.correction,
+                   o.discrepancies, o.strength, records)
+
+
 # ---------------------------------------------------------------------------------------------
 # Claims and the registry
 # ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Hypotheses:
+    """What the paper assumes for a claim, as text and as a predicate on a counterexample's
+    ``case`` (in its JSON form: tuples become lists). A counterexample that fails the predicate
+    does not refute the paper: the engine turns it into a :class:`~isomat.errors.CheckError`."""
+
+    text: str
+    holds_for: Callable[[Any], bool] = field(repr=False)
+
+
 @dataclass(frozen=True)
 class Claim:
     id: str
@@ -408,6 +475,7 @@ class Claim:
     statement: str
     methods: tuple[str, ...]
     check: Callable[[], Outcome] = field(repr=False)
+    hypotheses: Hypotheses | None = None
 
     @property
     def paper(self) -> str:
@@ -417,12 +485,35 @@ class Claim:
     def label(self) -> str:
         return self.id.split(":", 1)[1].split("/", 1)[0]
 
+    @property
+    def beyond(self) -> bool:
+        """A result isomat finds that the paper does not state (id ``<paper>:beyond/<part>``):
+        shown apart from the paper's claims and not counted in its tally."""
+        return self.label == "beyond"
+
 
 REGISTRY: dict[str, Claim] = {}
 
 
-def claim(id: str, *, quote: str, statement: str, methods: Sequence[str]) -> Callable[[Callable[[], Outcome]], Callable[[], Outcome]]:
-    """Register the decorated function as the check of claim ``id``."""
+def claim(
+    id: str,
+    *,
+    quote: str,
+    statement: str,
+    methods: Sequence[str],
+    hypotheses: tuple[str, Callable[[Any], bool]] | Hypotheses | None = None,
+) -> Callable[[Callable[[], Outcome]], Callable[[], Outcome]]:
+    """Register the decorated function as the check of claim ``id``.
+
+    ``hypotheses`` is ``(text, predicate)``: what the paper assumes for the claim, and a predicate
+    that every counterexample's ``case`` must satisfy (checked by :func:`run_claim`). One check
+    function serves one claim: registering it twice is an error (two claims never share a run).
+    """
+    if hypotheses is not None and not isinstance(hypotheses, Hypotheses):
+        text, pred = hypotheses
+        if not (isinstance(text, str) and text.strip() and callable(pred)):
+            raise TypeError(f"claim {id!r}: hypotheses must be (text, predicate), got {hypotheses!r}")
+        hypotheses = Hypotheses(text.strip(), pred)
     m = _ID.match(id)
     if not m:
         raise ValueError(f"claim id {id!r} is not of the form <paper>:<label>[/<part>] (lowercase, no spaces)")
@@ -435,7 +526,10 @@ def claim(id: str, *, quote: str, statement: str, methods: Sequence[str]) -> Cal
     def register(fn: Callable[[], Outcome]) -> Callable[[], Outcome]:
         if id in REGISTRY:
             raise ValueError(f"claim {id!r} is declared twice")
-        REGISTRY[id] = Claim(id, quote.strip(), statement.strip(), tuple(methods), fn)
+        shared = [c.id for c in REGISTRY.values() if c.check is fn]
+        if shared:
+            raise ValueError(f"claim {id!r} reuses the check of {shared[0]!r}: two claims never share one check run")
+        REGISTRY[id] = Claim(id, quote.strip(), statement.strip(), tuple(methods), fn, hypotheses)
         return fn
 
     return register
@@ -452,10 +546,15 @@ def run_claim(c: Claim) -> dict[str, Any]:
         "statement": c.statement,
         "methods": list(c.methods),
     }
+    if c.beyond:
+        record["beyond"] = True
+    if c.hypotheses is not None:
+        record["hypotheses"] = c.hypotheses.text
     try:
         outcome = c.check()
         if not isinstance(outcome, Outcome):
             raise CheckError(f"check of {c.id} returned {type(outcome).__name__}, not an Outcome")
+        _check_hypotheses(c, outcome)
     except Exception as exc:  # a check that raises is reported, never turned into a verdict
         record.update(verdict="error", strength=None, evidence={}, error=f"{type(exc).__name__}: {exc}")
     else:
@@ -468,5 +567,21 @@ def run_claim(c: Claim) -> dict[str, Any]:
             record["correction"] = outcome.correction
         if outcome.discrepancies:
             record["discrepancies"] = jsonable(outcome.discrepancies)
+        if outcome.readings:
+            record["readings"] = outcome.readings
     record["seconds"] = round(time.perf_counter() - t0, 4)
     return record
+
+
+def _check_hypotheses(c: Claim, outcome: Outcome) -> None:
+    """Every counterexample (the headline's and each reading's) satisfies the claim's hypotheses."""
+    if c.hypotheses is None:
+        return
+    found = [("headline", outcome.counterexample)]
+    found += [(f"reading {r['reading']!r}", r.get("counterexample")) for r in outcome.readings or []]
+    for where, cx in found:
+        if isinstance(cx, Mapping) and "case" in cx:
+            case = jsonable(cx["case"])
+            if not c.hypotheses.holds_for(case):
+                raise CheckError(f"{c.id}: the {where} counterexample {case!r} violates the claim's hypotheses "
+                                 f"({c.hypotheses.text})")
