@@ -174,6 +174,55 @@ def _markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _full_record(r: dict[str, Any]) -> str:
+    """One record in full, for a reader: quote, statement, readings, evidence, counterexample, correction."""
+    import textwrap
+
+    def block(label: str, text: str) -> list[str]:
+        body = textwrap.wrap(" ".join(str(text).split()), 96) or [""]
+        return [f"{label:<16}{body[0]}"] + [" " * 16 + line for line in body[1:]]
+
+    def as_json(x: Any) -> str:
+        """One line per top-level key, compact JSON values wrapped under it."""
+        if not isinstance(x, dict):
+            return "\n".join(textwrap.wrap(json.dumps(x, ensure_ascii=False), 92))
+        out = []
+        for k, v in x.items():
+            text = json.dumps(v, ensure_ascii=False)
+            wrapped = textwrap.wrap(text, 92 - len(str(k)) - 2) or [""]
+            out.append(f"{k}: {wrapped[0]}")
+            out += ["  " + w for w in wrapped[1:]]
+        return "\n".join(out)
+
+    lines = [f"{r['id']}  {r['verdict']}" + (f" ({r['strength']})" if r.get("strength") else ""),
+             "=" * min(100, len(r["id"]) + 30)]
+    if r.get("beyond"):
+        lines.append("(a result beyond the paper: not counted in its tally)")
+    lines += block("quote", r["quote"]) + block("statement", r["statement"])
+    if r.get("hypotheses"):
+        lines += block("hypotheses", r["hypotheses"])
+    lines += block("methods", ", ".join(r["methods"]))
+    if r.get("correction"):
+        lines += block("correction", r["correction"])
+    if r.get("counterexample") is not None:
+        lines += ["counterexample", textwrap.indent(as_json(r["counterexample"]), "    ")]
+    for d in r.get("discrepancies") or []:
+        lines += block("discrepancy", f"{d['where']}: printed {d['printed']}, correct {d['correct']}")
+    for x in r.get("readings") or []:
+        tag = f"reading '{x['reading']}'"
+        lines += block(tag[:15], f"{x['reading']}: {x['verdict']} ({x.get('strength') or '-'})"
+                       + (" — the headline" if x.get("headline") else "")
+                       + ("" if x.get("supported", True) else " — not supported by the text")
+                       + f". {x['statement']}")
+        if x.get("counterexample") is not None:
+            lines.append(textwrap.indent("counterexample " + json.dumps(x["counterexample"], ensure_ascii=False), " " * 16))
+    if r.get("error"):
+        lines += block("error", r["error"])
+    lines += ["evidence", textwrap.indent(as_json(r.get("evidence", {})), "    ")]
+    lines.append(f"{'seconds':<16}{r['seconds']}")
+    return "\n".join(lines)
+
+
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import proofs
 
@@ -185,11 +234,39 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not ok:
             print(f"isomat verify: --backend cupy needs a usable GPU: {reason}", file=err)
             return 2
+    chosen = None  # None: the ledger of `papers`; else exactly these claims
     try:
-        proofs.load(papers)
+        if args.claims:
+            if args.paper:
+                print("isomat verify: --claims and --paper exclude each other", file=err)
+                return 2
+            chosen = proofs.load_file(args.claims)
+        elif args.claim:
+            source = args.claim.split(":", 1)[0]
+            chosen = proofs.load([source] if source in proofs.PAPERS else papers)
+        else:
+            proofs.load(papers)
+        if args.claim:
+            match = [c for c in chosen or [] if c.id == args.claim]
+            if not match:
+                near = sorted(c.id for c in chosen or [] if c.id.startswith(args.claim.split("/")[0]))[:8]
+                print(f"isomat verify: no claim {args.claim!r}" + (f"; ids that start alike: {', '.join(near)}" if near else ""),
+                      file=err)
+                return 2
+            chosen = match
     except ValueError as exc:
-        print(f"isomat verify: {exc}", file=err)
+        print(f"isomat verify: {' '.join(str(exc).split())}", file=err)
         return 2
+    except Exception as exc:  # a user's claims file that fails to import: one line, not a traceback
+        if not args.claims:
+            raise
+        print(f"isomat verify: claims file {args.claims!r} failed to load: {type(exc).__name__}: {exc}", file=err)
+        return 2
+    if args.claim and not args.json:
+        report = proofs.run(claims=chosen, backend=args.backend)
+        (rec,) = report["claims"]
+        print(_full_record(rec), file=out)
+        return 1 if (report["regressions"] or rec["verdict"] == "error") else 0
     table = not args.json
     show_progress = args.json and err.isatty()
     if table:
@@ -209,7 +286,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             elif rec.get("readings"):
                 print(f"    {_readings_line(rec)}", file=out)
 
-    report = proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record)
+    report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record) if chosen is not None
+              else proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record))
     if show_progress:
         print(file=err)
     report = {
@@ -332,6 +410,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .proofs.engine import PAPERS
 
     v.add_argument("--paper", choices=PAPERS, help="only this paper's claims")
+    v.add_argument("--claims", metavar="PATH", help="run your own claims instead of the ledger: a Python file or an "
+                                                   "importable module that declares them with isomat.proofs.engine.claim")
+    v.add_argument("--claim", metavar="ID", help="run one claim and print its record in full (quote, statement, readings, "
+                                                "evidence, counterexample, correction); with --json, the record as JSON")
     v.add_argument("--json", action="store_true", help="print the ledger as JSON (conventions.md schema)")
     v.add_argument("--markdown", metavar="FILE", help="also write the ledger as a Markdown table to FILE")
     v.add_argument("--backend", choices=["numpy", "cupy"], default="numpy",

@@ -98,7 +98,7 @@ def test_run_claim_reports_errors_not_verdicts():
     assert rec["verdict"] == "not-checkable"
 
 
-@pytest.mark.parametrize("bad", ["Zhu2025:thm4.1", "zhu2025 thm4.1", "nobody2020:thm1", "zhu2025:"])
+@pytest.mark.parametrize("bad", ["Zhu2025:thm4.1", "zhu2025 thm4.1", "nobody:thm1", "2020:thm1", "zhu2025:"])
 def test_claim_ids_are_validated(bad):
     with pytest.raises(ValueError):
         engine.claim(bad, quote="q", statement="s", methods=["exact"])
@@ -229,3 +229,12 @@ def test_beyond_claims_are_marked():
     c = Claim("farag2025:beyond/min-depth", "q", "s", ("exhaustive",), lambda: decide(exhaustive(lambda k: True, range(2), describe="r")))
     assert c.beyond and run_claim(c)["beyond"] is True
     assert not Claim("farag2025:sec9.2/x", "q", "s", ("exhaustive",), lambda: None).beyond
+
+
+def test_any_source_key_is_open_to_users(monkeypatch):
+    # the engine is not closed to the five papers: a user's own key is a claim like any other
+    monkeypatch.setattr(engine, "REGISTRY", {})
+    engine.claim("nobody2020:thm1", quote="q", statement="s", methods=["exact"])(
+        lambda: decide(exhaustive(lambda k: True, range(2), describe="r")))
+    c = engine.REGISTRY["nobody2020:thm1"]
+    assert c.paper == "nobody2020" and run_claim(c)["verdict"] == "holds"

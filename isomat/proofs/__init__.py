@@ -3,6 +3,10 @@
 Paper modules (``isomat.proofs.<paper>``) register their claims on import. Expected verdicts in
 ``isomat/proofs/expected/<paper>.json`` are a regression guard only: they never produce a
 verdict, they flag a computed verdict that changed.
+
+Your own claims go through the same engine: declare them with :func:`isomat.proofs.engine.claim`
+under your own source key (``mylab2026:eq3``) in a Python file, and run them with
+``isomat verify --claims FILE`` or :func:`load_file` and :func:`run`.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -37,15 +42,55 @@ def load(papers: Iterable[str] | None = None) -> list[Claim]:
     return [c for c in REGISTRY.values() if c.paper in chosen]
 
 
+def load_file(source: str | Path) -> list[Claim]:
+    """Import a file (``claims.py``) or an importable module name (``mylab.claims``) that
+    declares claims, and return the claims it declared, in order.
+
+    Loading the same file again replaces its claims (it is the same definitions run again)."""
+    path = Path(source)
+    before = dict(REGISTRY)
+    if path.suffix == ".py" or path.exists():
+        if not path.is_file():
+            raise ValueError(f"claims file {str(source)!r} does not exist (expected a .py file or an importable module name)")
+        path = path.resolve()
+        # named by the file's stem: loading a file of that name again is the same definitions again
+        name = "isomat_user_claims_" + "".join(ch if ch.isalnum() else "_" for ch in path.stem)
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ValueError(f"claims file {str(source)!r} cannot be imported as Python")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+    else:
+        try:
+            module = importlib.import_module(str(source))
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"claims source {str(source)!r} is neither a file nor an importable module ({exc})") from None
+    mine = [c for cid, c in REGISTRY.items() if before.get(cid) is not c]
+    if not mine:
+        raise ValueError(f"claims source {str(source)!r} declares no claim (use @isomat.proofs.engine.claim)")
+    return mine
+
+
 def run(
     papers: Iterable[str] | None = None,
     *,
+    claims: Iterable[Claim] | None = None,
     backend: str = "numpy",
     on_record: Callable[[int, int, dict[str, Any]], None] | None = None,
     on_start: Callable[[int, int, Claim], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the ledger and return the report: records, total seconds, expected-verdict diffs."""
-    claims = load(papers)
+    """Run the ledger (or the given ``claims``) and return the report: records, total seconds,
+    and the differences from the expected verdicts of the five papers (claims of other sources
+    have no regression guard)."""
+    if claims is not None and papers is not None:
+        raise ValueError("give papers or claims, not both")
+    given = claims is not None
+    claims = list(claims) if claims is not None else load(papers)
     t0 = time.perf_counter()
     records = []
     with using_float_backend(backend):
@@ -57,12 +102,14 @@ def run(
             if on_record:
                 on_record(i, len(claims), rec)
     total = time.perf_counter() - t0
-    chosen = sorted({c.paper for c in claims} | set(papers or []))
-    return {
-        "claims": records,
-        "total_seconds": round(total, 3),
-        "regressions": compare_expected(records, chosen),
-    }
+    if given:
+        # a chosen set of claims: only a ledger claim whose verdict changed is a regression
+        regressions = [{"id": r["id"], "expected": exp, "computed": r["verdict"]} for r in records
+                       if r["paper"] in PAPERS and (exp := expected_verdicts(r["paper"]).get(r["id"])) is not None
+                       and exp != r["verdict"]]
+    else:
+        regressions = compare_expected(records, sorted({c.paper for c in claims} | set(papers or [])))
+    return {"claims": records, "total_seconds": round(total, 3), "regressions": regressions}
 
 
 def expected_verdicts(paper: str) -> dict[str, str]:
@@ -84,6 +131,8 @@ def compare_expected(records: list[dict[str, Any]], papers: Iterable[str]) -> li
             elif computed[cid] != verdict:
                 diffs.append({"id": cid, "expected": verdict, "computed": computed[cid]})
     for r in records:
+        if r["paper"] not in PAPERS:
+            continue  # a user's own claims: no regression guard
         if r["id"] not in expected_verdicts(r["paper"]):
             diffs.append({"id": r["id"], "expected": None, "computed": r["verdict"]})
         elif r["verdict"] == "error":
@@ -108,4 +157,4 @@ def write_expected(records: list[dict[str, Any]]) -> list[Path]:
     return paths
 
 
-__all__ = ["PAPERS", "VERDICTS", "available_papers", "compare_expected", "load", "run", "write_expected"]
+__all__ = ["PAPERS", "VERDICTS", "available_papers", "compare_expected", "load", "load_file", "run", "write_expected"]

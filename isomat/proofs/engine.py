@@ -505,27 +505,43 @@ def claim(
 ) -> Callable[[Callable[[], Outcome]], Callable[[], Outcome]]:
     """Register the decorated function as the check of claim ``id``.
 
-    ``hypotheses`` is ``(text, predicate)``: what the paper assumes for the claim, and a predicate
-    that every counterexample's ``case`` must satisfy (checked by :func:`run_claim`). One check
-    function serves one claim: registering it twice is an error (two claims never share a run).
+    ``id`` is ``<source>:<label>[/<part>]``: the source is a key of letters and a four-digit year,
+    one of the five papers (:data:`PAPERS`) or your own (``mylab2026:eq3``); lowercase, no spaces.
+    ``hypotheses`` is ``(text, predicate)``: what the source assumes for the claim, and a
+    predicate that every counterexample's ``case`` must satisfy (checked by :func:`run_claim`).
+    One check function serves one claim: registering it for a second claim is an error (two
+    claims never share a run). Declaring an id again with a function of the same module and
+    name -- a notebook cell run twice, a claims file loaded again -- replaces the claim; any
+    other second declaration of an id is an error.
     """
     if hypotheses is not None and not isinstance(hypotheses, Hypotheses):
         text, pred = hypotheses
         if not (isinstance(text, str) and text.strip() and callable(pred)):
             raise TypeError(f"claim {id!r}: hypotheses must be (text, predicate), got {hypotheses!r}")
         hypotheses = Hypotheses(text.strip(), pred)
-    m = _ID.match(id)
-    if not m:
-        raise ValueError(f"claim id {id!r} is not of the form <paper>:<label>[/<part>] (lowercase, no spaces)")
-    if m.group("paper") not in PAPERS:
-        raise ValueError(f"claim id {id!r}: unknown paper {m.group('paper')!r}; known: {PAPERS}")
+    if not isinstance(id, str) or not _ID.match(id):
+        raise ValueError(f"claim id {id!r} is not of the form <source>:<label>[/<part>] with a source key of "
+                         "letters and a four-digit year (e.g. 'mylab2026:eq3', 'zhu2025:thm4.1/forward'), lowercase, "
+                         "no spaces")
+    for name, text in (("quote", quote), ("statement", statement)):
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"claim {id!r}: {name} must be a non-empty string, got {text!r}")
+    if isinstance(methods, str):
+        raise TypeError(f"claim {id!r}: methods must be a list of method names, got the string {methods!r}")
     bad = [x for x in methods if x not in METHODS]
     if bad or not methods:
         raise ValueError(f"claim {id!r}: methods must be a non-empty subset of {METHODS}, got {list(methods)}")
 
     def register(fn: Callable[[], Outcome]) -> Callable[[], Outcome]:
-        if id in REGISTRY:
-            raise ValueError(f"claim {id!r} is declared twice")
+        if not callable(fn):
+            raise TypeError(f"claim {id!r}: @claim decorates the check function, got {type(fn).__name__}")
+        old = REGISTRY.get(id)
+        if old is not None:
+            same_definition = (getattr(old.check, "__module__", None), getattr(old.check, "__qualname__", None)) == (
+                getattr(fn, "__module__", None), getattr(fn, "__qualname__", None))
+            if not same_definition:
+                raise ValueError(f"claim {id!r} is declared twice")
+            del REGISTRY[id]  # the same definition run again: it replaces the old one
         shared = [c.id for c in REGISTRY.values() if c.check is fn]
         if shared:
             raise ValueError(f"claim {id!r} reuses the check of {shared[0]!r}: two claims never share one check run")

@@ -1,0 +1,116 @@
+"""Your own claims: declared under your own source key, run through the same engine and CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+import textwrap
+
+import pytest
+
+from isomat import proofs
+from isomat.cli import main
+
+CLAIMS = textwrap.dedent('''
+    """Claims of a user's own layer: a (C, HW) feature map reordered to channels-last."""
+    import itertools
+
+    from isomat.proofs.engine import claim, decide, exhaustive
+    from isomat.proofs.prover import fdiv, fmod, ints, prove
+
+    C, HW, i = ints("C HW i")
+
+
+    def to_last(i, C, HW):
+        return fmod(i, HW) * C + fdiv(i, HW)
+
+
+    @claim("mylab2026:eq1", quote="reordering to channels-last and back is the identity",
+           statement="to_first(to_last(i)) = i for every C, HW >= 1 and 0 <= i < C*HW", methods=["symbolic"])
+    def _round_trip():
+        goal = fmod(to_last(i, C, HW), C) * HW + fdiv(to_last(i, C, HW), C) == i
+        return decide(prove(goal, assuming=[C >= 1, HW >= 1, 0 <= i, i < C * HW],
+                            for_all="C, HW >= 1 and 0 <= i < C*HW").trial())
+
+
+    @claim("mylab2026:eq2", quote="channels-last index is i*C mod (C*HW)",
+           statement="to_last(i) = (i*C) mod (C*HW), all C, HW <= 4 and every i", methods=["exhaustive"],
+           hypotheses=("C, HW >= 1", lambda case: case[0] >= 1 and case[1] >= 1))
+    def _wrong_formula():
+        cases = sorted(((c, h, k) for c in range(1, 5) for h in range(1, 5) for k in range(c * h)),
+                       key=lambda t: (t[0] + t[1] + t[2], t))
+        return decide(exhaustive(lambda t: to_last(t[2], t[0], t[1]) == (t[2] * t[0]) % (t[0] * t[1]), cases,
+                                 describe="C, HW <= 4, every i, smallest first"))
+''')
+
+
+def run_cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture()
+def claims_file(tmp_path):
+    path = tmp_path / "my_claims.py"
+    path.write_text(CLAIMS)
+    return path
+
+
+def test_user_claims_run_through_verify_json(claims_file):
+    code, out, err = run_cli("verify", "--claims", str(claims_file), "--json")
+    assert code == 0, err
+    recs = {r["id"]: r for r in json.loads(out)["claims"]}
+    assert set(recs) == {"mylab2026:eq1", "mylab2026:eq2"}
+    proved = recs["mylab2026:eq1"]
+    assert proved["verdict"] == "holds" and proved["strength"] == "proved"
+    assert proved["evidence"]["printed"]["for_all"] == "C, HW >= 1 and 0 <= i < C*HW"
+    refuted = recs["mylab2026:eq2"]
+    assert refuted["verdict"] == "refuted" and refuted["strength"] == "counterexample"
+    C, HW, i = refuted["counterexample"]["case"]
+    assert (i % HW) * C + i // HW != (i * C) % (C * HW)  # a real counterexample ...
+    assert C + HW + i == 4  # ... and the smallest: every case with a smaller sum satisfies the formula
+    assert refuted["hypotheses"] == "C, HW >= 1"
+
+
+def test_user_claims_table_and_one_record_in_full(claims_file):
+    code, out, _ = run_cli("verify", "--claims", str(claims_file))
+    assert code == 0 and "mylab2026:eq1" in out and "2 claims" in out.splitlines()[-1]
+    code, out, _ = run_cli("verify", "--claims", str(claims_file), "--claim", "mylab2026:eq2")
+    assert code == 0
+    assert out.startswith("mylab2026:eq2  refuted (counterexample)")
+    for part in ("quote", "statement", "hypotheses", "counterexample", "evidence"):
+        assert f"\n{part}" in out
+
+
+def test_loading_the_same_file_again_replaces_its_claims(claims_file):
+    first = proofs.load_file(claims_file)
+    again = proofs.load_file(claims_file)
+    assert [c.id for c in first] == [c.id for c in again] == ["mylab2026:eq1", "mylab2026:eq2"]
+
+
+def test_bad_claims_sources_are_one_line_errors(tmp_path):
+    code, _, err = run_cli("verify", "--claims", str(tmp_path / "missing.py"))
+    assert code == 2 and "does not exist" in err and "Traceback" not in err
+    empty = tmp_path / "empty.py"
+    empty.write_text("x = 1\n")
+    code, _, err = run_cli("verify", "--claims", str(empty))
+    assert code == 2 and "declares no claim" in err
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('boom')\n")
+    code, _, err = run_cli("verify", "--claims", str(broken))
+    assert code == 2 and "boom" in err and len(err.strip().splitlines()) == 1
+    bad_id = tmp_path / "bad_id.py"
+    bad_id.write_text("from isomat.proofs.engine import claim\n"
+                      "@claim('My Lab:eq1', quote='q', statement='s', methods=['exact'])\n"
+                      "def f(): pass\n")
+    code, _, err = run_cli("verify", "--claims", str(bad_id))
+    assert code == 2 and "<source>:<label>" in err
+
+
+def test_one_ledger_claim_in_full():
+    code, out, _ = run_cli("verify", "--claim", "zhu2025:thm4.1/half-bandwidth")
+    assert code == 0 and out.startswith("zhu2025:thm4.1/half-bandwidth  holds-corrected")
+    assert "\ncorrection" in out and "\ncounterexample" in out
+    code, _, err = run_cli("verify", "--claim", "zhu2025:thm4.1/nope")
+    assert code == 2 and "zhu2025:thm4.1/forward" in err
