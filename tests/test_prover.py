@@ -46,7 +46,7 @@ def test_false_size_generic_identity_gets_a_minimal_counterexample():
     i, n, m = pv.ints("i n m")
     p = pv.prove(pv.fmod(pv.fdiv(i, n), m) == pv.fdiv(pv.fmod(i, m), n), assuming=[n >= 1, m >= 1, i >= 0],
                  for_all="i >= 0 and n, m >= 1")
-    assert p.status == "counterexample"
+    assert p.status == "counterexample", p.reason
     cx = p.counterexample
     assert (cx["i"] // cx["n"]) % cx["m"] != (cx["i"] % cx["m"]) // cx["n"]
     total = cx["i"] + cx["n"] + cx["m"]
@@ -56,6 +56,20 @@ def test_false_size_generic_identity_gets_a_minimal_counterexample():
     t = p.trial()
     assert not t.ok and t.counterexample == {"case": cx}
     assert decide(t).verdict == "refuted"
+
+
+def test_proofs_do_not_depend_on_what_ran_before():
+    # every proof runs in a fresh context under a work budget: Z3 activity earlier in the process
+    # (which used to change the search and turn this goal into a timeout) changes nothing
+    i, n, m = pv.ints("i n m")
+    goal, hyps = pv.fmod(pv.fdiv(i, n), m) == pv.fdiv(pv.fmod(i, m), n), [n >= 1, m >= 1, i >= 0]
+    first = pv.prove(goal, assuming=hyps, for_all="x")
+    a, b, c = z3.Ints("a b c")
+    z3.Solver().check(a * b == c + 7, a > 2)
+    for _ in range(3):
+        pv.prove(pv.fdiv(a * b, b) == a, assuming=[b >= 1], for_all="b >= 1")
+    again = pv.prove(goal, assuming=hyps, for_all="x")
+    assert (first.status, first.counterexample) == (again.status, again.counterexample) == ("counterexample", {"i": 2, "m": 2, "n": 2})
 
 
 def test_counterexample_is_deterministic():
@@ -69,7 +83,7 @@ def test_true_identity_that_needs_a_lemma_is_proved_only_with_it():
     tri, zero, succ, closed = _triangular()
     a, b = pv.ints("a b")
     goal = tri(a + b) == tri(a) + tri(b) + a * b
-    without = pv.prove(goal, assuming=[a >= 0, b >= 0], axioms=[zero, succ], for_all="a, b >= 0", timeout_s=2)
+    without = pv.prove(goal, assuming=[a >= 0, b >= 0], axioms=[zero, succ], for_all="a, b >= 0", rlimit=20_000_000)
     assert without.status == "unknown"  # no proof without the lemma -- and no false refutation
     with pytest.raises(CheckError, match="no proof"):
         without.trial()
@@ -84,7 +98,7 @@ def test_unknown_falls_back_to_exhaustive_evidence_never_to_a_proof():
     tri, zero, succ, _ = _triangular()
     a, b = pv.ints("a b")
     p = pv.prove(tri(a + b) == tri(a) + tri(b) + a * b, assuming=[a >= 0, b >= 0], axioms=[zero, succ],
-                 for_all="a, b >= 0", timeout_s=1)
+                 for_all="a, b >= 0", rlimit=10_000_000)
     assert p.status == "unknown"
     t = p.or_else(lambda: exhaustive(lambda c: sum(range(c[0] + c[1])) == sum(range(c[0])) + sum(range(c[1])) + c[0] * c[1],
                                      itertools.product(range(6), repeat=2), describe="a, b < 6"))
@@ -137,3 +151,14 @@ def test_index_helpers_on_arrays():
     np.testing.assert_array_equal(pv.both(x > 1, x < 4), [False, False, True, True, False, False])
     np.testing.assert_array_equal(pv.either(x < 1, x > 4), [True, False, False, False, False, True])
     assert pv.ite(True, 1, 2) == 1 and pv.both(True, False) is False
+
+
+def test_lemma_instances_are_cheap_and_recorded():
+    # NESTED_MOD in the library is proved from instances of three smaller lemmas, and says so
+    assert set(pv.NESTED_MOD.uses) == {"div-mod-recompose", "nested-div", "div-shift"}
+    x, n = pv.ints("x n")
+    inst = pv.DIV_SHIFT.at(x, 3, n)
+    p = pv.prove(pv.fdiv(x + 3 * n, n) - pv.fdiv(x, n) == 3, assuming=[n >= 1], lemmas=[inst], for_all="x, n >= 1")
+    assert p.status == "proved"
+    with pytest.raises(ValueError, match="quantifies 3"):
+        pv.DIV_SHIFT.at(x, n)

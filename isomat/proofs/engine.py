@@ -130,6 +130,12 @@ class Trial:
             raise CheckError("a proved trial must say in evidence['for_all'] what it quantified over")
 
 
+def _trial_evidence(t: Trial) -> dict[str, Any]:
+    """A trial's evidence as recorded: method, ok, and -- for a passing trial -- its strength
+    (a failed trial's strength would say nothing: it is settled by its counterexample)."""
+    return dict(method=t.method, ok=t.ok, **({"strength": t.strength} if t.ok else {}), **t.evidence)
+
+
 def weakest(*strengths: str) -> str:
     """The weakest of passing-trial strengths (a conjunction is only as strong as its weakest part)."""
     if not strengths:
@@ -151,8 +157,7 @@ def all_of(*trials: Trial) -> Trial:
     """Conjunction: passes when every trial passes; the first failure is reported."""
     if not trials:
         raise ValueError("all_of needs at least one trial")
-    evidence: dict[str, Any] = {"trials": [dict(method=t.method, ok=t.ok, strength=t.strength, **t.evidence)
-                                           for t in trials]}
+    evidence: dict[str, Any] = {"trials": [_trial_evidence(t) for t in trials]}
     for t in trials:
         if not t.ok:
             return Trial(False, t.method, evidence, t.counterexample)
@@ -335,11 +340,10 @@ def decide(printed: Trial, *, correction: tuple[str, Trial] | None = None, **evi
     A correction is verified even when the printed statement holds, so a wrong correction is
     caught; it only enters the record when the printed statement fails.
     """
-    ev: dict[str, Any] = {"printed": dict(method=printed.method, ok=printed.ok, strength=printed.strength,
-                                          **printed.evidence), **evidence}
+    ev: dict[str, Any] = {"printed": _trial_evidence(printed), **evidence}
     if correction is not None:
         text, trial = correction
-        ev["corrected"] = dict(method=trial.method, ok=trial.ok, strength=trial.strength, **trial.evidence)
+        ev["corrected"] = _trial_evidence(trial)
         if not trial.ok:
             raise CheckError(f"the stated correction does not verify: {text!r}; counterexample {trial.counterexample!r}")
     if printed.ok:

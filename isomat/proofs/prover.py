@@ -26,7 +26,11 @@ Nothing is trusted silently:
   and axioms listed by name;
 * a timeout or ``unknown`` is never a proof: :attr:`Proof.status` is ``"unknown"`` and
   :meth:`Proof.trial` refuses to make a passing trial of it;
-* proofs are deterministic: fixed solver seeds, and every call has a time limit.
+* proofs are deterministic: each runs in a fresh Z3 context (so nothing that ran before can
+  change the search), with Z3's ``UFNIA`` solver (no time-based strategy switch), a fixed seed
+  and a *resource* limit (``rlimit``, Z3's deterministic count of work) rather than a clock, so
+  a proof that goes through goes through on any machine and under any load; a wall-clock limit
+  stays as a safety net only.
 
 Entry rules meant for both the prover and NumPy are written with :func:`fdiv`, :func:`fmod`,
 :func:`ite`, :func:`both` and :func:`either`, which act on Python ints, NumPy arrays and Z3
@@ -53,14 +57,18 @@ __all__ = [
     "Axiom", "Lemma", "Proof", "axiom", "both", "bools", "either", "fdiv", "fmod", "induction", "ints",
     "ite", "lemma", "prove", "Z3_VERSION",
     # the flattening lemma library
-    "DIV_MOD_RECOMPOSE", "DIGITS_UNIQUE", "FLATTEN_DIV_MOD", "FLAT_INDEX_RANGE", "NESTED_DIV", "NESTED_MOD",
+    "DIV_MOD_RECOMPOSE", "DIGITS_UNIQUE", "DIV_SHIFT", "FLATTEN_DIV_MOD", "FLAT_INDEX_RANGE", "NESTED_DIV", "NESTED_MOD",
+    "LemmaInstance",
     "FLATTENING_LEMMAS",
 ]
 
 Z3_VERSION = z3.get_version_string()
 TOOL = f"z3 {Z3_VERSION}"
-#: default time limit of one solver call, seconds (a proof that needs longer is ``unknown``)
-DEFAULT_TIMEOUT_S = 5.0
+#: default work budget of one proof, in Z3 resource units (deterministic; about 2-4 s of solver
+#: time on a 2-core machine). A proof that needs more is ``unknown``.
+DEFAULT_RLIMIT = 60_000_000
+#: wall-clock safety net of one solver call, seconds (the resource limit normally ends it first)
+DEFAULT_TIMEOUT_S = 20.0
 _SEED = 0
 
 
@@ -161,6 +169,33 @@ class Lemma:
         return {"name": self.name, "statement": self.text, "proved_by": self.method,
                 "uses": list(self.uses), "axioms": list(self.axioms)}
 
+    def at(self, *terms: Any) -> LemmaInstance:
+        """The lemma instantiated at ``terms`` (one per quantified variable, in order): a
+        quantifier-free fact Z3 uses cheaply, recorded as a use of this lemma."""
+        if not z3.is_quantifier(self.statement):
+            raise ValueError(f"lemma {self.name!r} has no quantified variables to instantiate")
+        n = self.statement.num_vars()
+        if len(terms) != n:
+            raise ValueError(f"lemma {self.name!r} quantifies {n} variables, got {len(terms)} terms")
+        terms = tuple(t if isinstance(t, z3.ExprRef) else z3.IntVal(t) for t in terms)
+        # de Bruijn indices count from the innermost variable: the last term replaces index 0
+        return LemmaInstance(self, z3.substitute_vars(self.statement.body(), *reversed(terms)))
+
+
+@dataclass(frozen=True)
+class LemmaInstance:
+    """A proved lemma at particular terms (see :meth:`Lemma.at`)."""
+
+    lemma: Lemma
+    statement: z3.BoolRef = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.lemma.name
+
+    def record(self) -> dict[str, Any]:
+        return self.lemma.record()
+
 
 def _closed(variables: Sequence[z3.ExprRef], body: z3.BoolRef, patterns: Sequence[Any] = ()) -> z3.BoolRef:
     if not variables:
@@ -174,9 +209,10 @@ def lemma(
     body: z3.BoolRef,
     *,
     text: str,
-    using: Iterable[Lemma] = (),
+    using: Iterable[Lemma | LemmaInstance] = (),
     axioms: Iterable[Axiom] = (),
     patterns: Sequence[Any] = (),
+    rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Lemma:
     """Prove ``∀ variables. body`` and return it as a reusable lemma.
@@ -188,7 +224,7 @@ def lemma(
     automatically when a later goal contains a matching term.
     """
     using, axioms = tuple(using), tuple(axioms)
-    p = prove(body, lemmas=using, axioms=axioms, for_all=text, timeout_s=timeout_s, minimize=())
+    p = prove(body, lemmas=using, axioms=axioms, for_all=text, rlimit=rlimit, timeout_s=timeout_s, minimize=())
     if p.status != "proved":
         raise CheckError(f"lemma {name!r} is not proved ({p.status}): {p.reason or p.counterexample}")
     return Lemma(name, _closed(variables, body, patterns), text, tuple(p.lemmas), tuple(p.axioms),
@@ -207,6 +243,7 @@ def induction(
     using: Iterable[Lemma] = (),
     axioms: Iterable[Axiom] = (),
     patterns: Sequence[Any] = (),
+    rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Lemma:
     """Prove ``∀ n ≥ start. prop(n)`` by induction on ``n``: the base ``prop(start)`` and the step
@@ -215,9 +252,9 @@ def induction(
     using, axioms = tuple(using), tuple(axioms)
     hyps = list(assuming(n)) if assuming else []
     base = prove(prop(z3.IntVal(start)), lemmas=using, axioms=axioms, for_all=f"{text} (base)",
-                 timeout_s=timeout_s, minimize=())
+                 rlimit=rlimit, timeout_s=timeout_s, minimize=())
     step = prove(z3.Implies(z3.And(n >= start, prop(n), *hyps), prop(n + 1)), lemmas=using, axioms=axioms,
-                 for_all=f"{text} (step)", timeout_s=timeout_s, minimize=())
+                 for_all=f"{text} (step)", rlimit=rlimit, timeout_s=timeout_s, minimize=())
     for part, p in (("base", base), ("step", step)):
         if p.status != "proved":
             raise CheckError(f"lemma {name!r}: the induction {part} is not proved ({p.status}): "
@@ -301,11 +338,14 @@ class Proof:
         return t
 
 
-def _solver(timeout_s: float) -> z3.Solver:
-    s = z3.Solver()
-    s.set("timeout", int(timeout_s * 1000))
+def _solver(rlimit: int, timeout_s: float) -> tuple[z3.Solver, z3.Context]:
+    """A solver in a fresh context: nothing that ran before in this process can change its search."""
+    ctx = z3.Context()
+    s = z3.SolverFor("UFNIA", ctx=ctx)
     s.set("random_seed", _SEED)
-    return s
+    s.set("rlimit", int(rlimit))
+    s.set("timeout", int(timeout_s * 1000))
+    return s, ctx
 
 
 def _lemma_closure(lemmas: Iterable[Lemma]) -> list[Lemma]:
@@ -320,6 +360,7 @@ def prove(
     lemmas: Iterable[Lemma] = (),
     axioms: Iterable[Axiom] = (),
     minimize: Sequence[z3.ArithRef] | None = None,
+    rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Proof:
     r"""Prove ``goal`` for every value of its free integer unknowns that satisfies ``assuming``.
@@ -332,14 +373,18 @@ def prove(
         What is quantified, in words ("for all H, W >= 1 and 0 <= i < HW"); recorded with the proof.
     assuming : iterable of z3.BoolRef
         Hypotheses (size ranges, divisibility, ...).
-    lemmas, axioms : iterables of :class:`Lemma` / :class:`Axiom`
+    lemmas, axioms : iterables of :class:`Lemma` (or :meth:`Lemma.at` instances) / :class:`Axiom`
         What the proof may use. Lemmas are proved; axioms are definitions named in the record.
-        The record lists only those that the solver's unsat core actually needed.
+        The record lists only those that the solver's unsat core actually needed. Instances are
+        offered from the start; quantified lemmas only when the goal does not go through without
+        them (they can slow Z3 down on goals it settles alone).
     minimize : sequence of z3 integer terms, optional
         When the goal is false, the counterexample minimizes their sum (default: every free
         integer unknown), so a reader gets the smallest sizes that break it.
+    rlimit : int
+        Work budget in Z3 resource units (deterministic). Running out is ``unknown``, never a proof.
     timeout_s : float
-        Time limit of each solver call. Running out is ``unknown``, never a proof.
+        Wall-clock safety net of each solver call (normally the resource limit ends it first).
 
     Returns
     -------
@@ -347,36 +392,40 @@ def prove(
         ``status`` ``"proved"``, ``"counterexample"`` (with the minimal values found, each
         re-checked by substituting them into the goal) or ``"unknown"`` (with Z3's reason).
     """
-    assuming, lemmas, axioms = list(assuming), _lemma_closure(lemmas), list(axioms)
+    offered_all = list(lemmas)
+    instances = [x for x in offered_all if isinstance(x, LemmaInstance)]
+    assuming, lemmas, axioms = list(assuming), _lemma_closure(x for x in offered_all if isinstance(x, Lemma)), list(axioms)
     t0 = time.perf_counter()
     goal_text = str(goal) if len(str(goal)) <= 600 else str(goal)[:599] + "…"
     # Quantified lemmas can slow Z3 down on goals it settles without them, so a proof first tries
     # the goal with the hypotheses and axioms alone (half the time when lemmas are offered), and
     # only then with the lemmas. A lemma is recorded only where the solver's unsat core used it.
-    attempts = [((), timeout_s / 2 if lemmas else timeout_s)]
+    attempts = [((), rlimit // 2 if lemmas else rlimit)]
     if lemmas:
-        attempts.append((lemmas, timeout_s / 2))
+        attempts.append((lemmas, rlimit // 2))
     reason = "unknown"
     for offered, limit in attempts:
-        s = _solver(limit)
+        s, ctx = _solver(limit, timeout_s)
         for h in assuming:
-            s.add(h)
+            s.add(h.translate(ctx))
         tracked: dict[str, Any] = {}
-        for item in (*offered, *axioms):
-            tag = z3.Bool(f"{'lemma' if isinstance(item, Lemma) else 'axiom'}::{item.name}")
-            s.assert_and_track(item.statement, tag)
+        for k, item in enumerate((*instances, *offered, *axioms)):
+            kind = "axiom" if isinstance(item, Axiom) else "lemma"
+            tag = z3.Bool(f"{kind}::{item.name}::{k}", ctx)
+            s.assert_and_track(item.statement.translate(ctx), tag)
             tracked[str(tag)] = item
-        s.add(z3.Not(goal))
+        s.add(z3.Not(goal).translate(ctx))
         res = s.check()
         if res == z3.unsat:
             core = {str(c) for c in s.unsat_core()}
             used = [tracked[k] for k in tracked if k in core]
-            used_lemmas = [u for u in used if isinstance(u, Lemma)]
+            used_lemmas = list({u.name: u for u in used if not isinstance(u, Axiom)}.values())
+            used_axioms = list({u.name: u for u in used if isinstance(u, Axiom)}.values())
             return Proof("proved", for_all, goal_text, time.perf_counter() - t0,
-                         lemmas=[u.name for u in used_lemmas], axioms=[u.name for u in used if isinstance(u, Axiom)],
+                         lemmas=[u.name for u in used_lemmas], axioms=[u.name for u in used_axioms],
                          lemma_records=[u.record() for u in used_lemmas])
         if res == z3.sat:
-            found = _counterexample(s, goal, assuming, minimize, deadline=t0 + 2 * timeout_s)
+            found = _counterexample(s, ctx, goal, assuming, minimize, rlimit=limit, timeout_s=timeout_s)
             if isinstance(found, dict):
                 return Proof("counterexample", for_all, goal_text, time.perf_counter() - t0, counterexample=found)
             reason = found
@@ -385,36 +434,46 @@ def prove(
     return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=reason)
 
 
-def _counterexample(s: z3.Solver, goal: z3.BoolRef, assuming: list[z3.BoolRef],
-                    minimize: Sequence[z3.ArithRef] | None, *, deadline: float) -> dict[str, int] | str:
-    """Shrink the solver's model of ``not goal`` (smallest sum of |unknowns| found before the
-    deadline), then check it by substitution. Returns the values, or why they are no
-    counterexample (a model of quantified axioms or uninterpreted functions need not be a
-    concrete counterexample of the goal itself: that is ``unknown``, never a refutation)."""
+def _counterexample(s: z3.Solver, ctx: z3.Context, goal: z3.BoolRef, assuming: list[z3.BoolRef],
+                    minimize: Sequence[z3.ArithRef] | None, *, rlimit: int, timeout_s: float) -> dict[str, int] | str:
+    """Shrink the solver's model of ``not goal`` -- each step asks a fresh solver, with the same
+    deterministic budget, for a model whose sum of |unknowns| is smaller -- then check the values
+    by substitution. Returns them, or why they are no counterexample (a model of quantified
+    axioms or uninterpreted functions need not be a concrete counterexample of the goal itself:
+    that is ``unknown``, never a refutation)."""
     unknowns = _free_ints(goal, *assuming)
     objective = list(minimize) if minimize is not None else unknowns
-    model = s.model()
+
+    def values_of(model: z3.ModelRef, c: z3.Context) -> dict[str, int]:
+        return {str(v): model.eval(v.translate(c), model_completion=True).as_long() for v in unknowns}
+
+    values = values_of(s.model(), ctx)
     if objective:
         total = z3.Sum([z3.If(v >= 0, v, -v) for v in objective])
         for _ in range(64):
-            if time.perf_counter() >= deadline:
+            current = sum(abs(values[str(v)]) for v in objective) if minimize is None else \
+                z3.simplify(z3.substitute(total, *[(v, z3.IntVal(values[str(v)])) for v in unknowns])).as_long()
+            step, c = _solver(rlimit, timeout_s)
+            for h in (*assuming, z3.Not(goal), total < current):
+                step.add(h.translate(c))
+            # (the lemmas and axioms are left out here: a smaller model is re-checked below anyway)
+            if step.check() != z3.sat:
                 break
-            s.set("timeout", max(1, int((deadline - time.perf_counter()) * 1000)))
-            s.push()
-            s.add(total < model.eval(total, model_completion=True))
-            r = s.check()
-            if r == z3.sat:
-                model = s.model()
-            s.pop()
-            if r != z3.sat:
+            candidate = values_of(step.model(), c)
+            if not _refutes(goal, assuming, unknowns, candidate):
                 break
-    values = {str(v): model.eval(v, model_completion=True).as_long() for v in unknowns}
+            values = candidate
+    if _refutes(goal, assuming, unknowns, values):
+        return values
+    return f"the solver's model {values} is not a concrete counterexample"
+
+
+def _refutes(goal: z3.BoolRef, assuming: list[z3.BoolRef], unknowns: list[z3.ArithRef], values: dict[str, int]) -> bool:
+    """The values satisfy every hypothesis and falsify the goal, by substitution and evaluation."""
     subst = [(v, z3.IntVal(values[str(v)])) for v in unknowns]
     holds_here = z3.simplify(z3.substitute(goal, *subst)) if subst else z3.simplify(goal)
     hyps_here = [z3.simplify(z3.substitute(h, *subst)) if subst else z3.simplify(h) for h in assuming]
-    if z3.is_false(holds_here) and all(z3.is_true(h) for h in hyps_here):
-        return values
-    return f"the solver's model {values} is not a concrete counterexample"
+    return z3.is_false(holds_here) and all(z3.is_true(h) for h in hyps_here)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -448,10 +507,20 @@ def _library() -> dict[str, Lemma]:
         z3.Implies(z3.And(n > 0, m > 0), fdiv(fdiv(i, n), m) == fdiv(i, n * m)),
         text="for all i and n, m > 0: (i div n) div m = i div (n·m)",
         patterns=[fdiv(fdiv(i, n), m)])
+    x, k = z3.Ints("x k")
+    out["DIV_SHIFT"] = lemma(
+        "div-shift", [x, k, n],
+        z3.Implies(n > 0, fdiv(x + k * n, n) == fdiv(x, n) + k),
+        text="for all x, k and n > 0: (x + k·n) div n = (x div n) + k",
+        patterns=[fdiv(x + k * n, n)])
+    # (i mod nm) div n = (i - nm·((i div n) div m)) div n = (i div n) - m·((i div n) div m) = (i div n) mod m
+    q_nm = fdiv(fdiv(i, n), m)
     out["NESTED_MOD"] = lemma(
         "nested-mod", [i, n, m],
         z3.Implies(z3.And(i >= 0, n > 0, m > 0), fdiv(fmod(i, n * m), n) == fmod(fdiv(i, n), m)),
         text="for all i >= 0 and n, m > 0: (i mod n·m) div n = (i div n) mod m",
+        using=[out["DIV_MOD_RECOMPOSE"].at(i, n * m), out["NESTED_DIV"].at(i, n, m),
+               out["DIV_SHIFT"].at(i, -m * q_nm, n), out["DIV_MOD_RECOMPOSE"].at(fdiv(i, n), m)],
         patterns=[fdiv(fmod(i, n * m), n)])
     return out
 
@@ -463,5 +532,6 @@ DIGITS_UNIQUE = _LIB["DIGITS_UNIQUE"]
 FLAT_INDEX_RANGE = _LIB["FLAT_INDEX_RANGE"]
 NESTED_DIV = _LIB["NESTED_DIV"]
 NESTED_MOD = _LIB["NESTED_MOD"]
+DIV_SHIFT = _LIB["DIV_SHIFT"]
 #: every lemma of the flattening library, for ``prove(..., lemmas=FLATTENING_LEMMAS)``
 FLATTENING_LEMMAS = tuple(_LIB.values())
