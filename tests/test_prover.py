@@ -162,3 +162,13 @@ def test_lemma_instances_are_cheap_and_recorded():
     assert p.status == "proved"
     with pytest.raises(ValueError, match="quantifies 3"):
         pv.DIV_SHIFT.at(x, n)
+
+
+def test_bit_vector_goals_use_the_general_solver():
+    # the integer solver cannot decide bit-vectors (it once answered a bogus "sat"): such goals go
+    # to Z3's general solver, and their counterexamples are minimal and checked too
+    i, l = z3.BitVec("i", 16), z3.BitVec("l", 16)
+    partner = i ^ (z3.BitVecVal(1, 16) << l)
+    assert pv.prove(partner ^ (z3.BitVecVal(1, 16) << l) == i, assuming=[z3.ULT(l, 15)], for_all="16-bit i, l < 15").proved
+    wrong = pv.prove(partner == i + (z3.BitVecVal(1, 16) << l), assuming=[z3.ULT(l, 15)], for_all="16-bit i, l < 15")
+    assert wrong.status == "counterexample" and wrong.counterexample == {"i": 1, "l": 0}

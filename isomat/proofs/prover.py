@@ -269,7 +269,8 @@ def induction(
 # proving a goal
 # ---------------------------------------------------------------------------------------------
 def _free_ints(*exprs: z3.ExprRef) -> list[z3.ArithRef]:
-    """The integer constants (0-ary uninterpreted symbols) that occur in ``exprs``, in order."""
+    """The integer and bit-vector constants (0-ary uninterpreted symbols) that occur in ``exprs``,
+    in order of name."""
     seen: dict[str, z3.ArithRef] = {}
     stack = list(exprs)
     visited: set[int] = set()
@@ -278,7 +279,7 @@ def _free_ints(*exprs: z3.ExprRef) -> list[z3.ArithRef]:
         if e.get_id() in visited:
             continue
         visited.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and z3.is_int(e):
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and (z3.is_int(e) or z3.is_bv(e)):
             seen.setdefault(str(e), e)
         elif z3.is_quantifier(e):
             stack.append(e.body())
@@ -338,10 +339,32 @@ class Proof:
         return t
 
 
-def _solver(rlimit: int, timeout_s: float) -> tuple[z3.Solver, z3.Context]:
-    """A solver in a fresh context: nothing that ran before in this process can change its search."""
+def _integer_only(*exprs: Any) -> bool:
+    """Every term of ``exprs`` is an integer, a Boolean or a function over them (the fragment the
+    ``UFNIA`` solver decides); bit-vectors, reals, arrays and the rest need Z3's general solver."""
+    stack, seen = list(exprs), set()
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_quantifier(e):
+            stack.append(e.body())
+            if any(e.var_sort(k).kind() not in (z3.Z3_INT_SORT, z3.Z3_BOOL_SORT) for k in range(e.num_vars())):
+                return False
+            continue
+        if e.sort().kind() not in (z3.Z3_INT_SORT, z3.Z3_BOOL_SORT):
+            return False
+        stack.extend(e.children())
+    return True
+
+
+def _solver(rlimit: int, timeout_s: float, integer_only: bool = True) -> tuple[z3.Solver, z3.Context]:
+    """A solver in a fresh context: nothing that ran before in this process can change its search.
+    Integer goals get the ``UFNIA`` solver (no time-based strategy switch); any other sort gets
+    Z3's general solver."""
     ctx = z3.Context()
-    s = z3.SolverFor("UFNIA", ctx=ctx)
+    s = z3.SolverFor("UFNIA", ctx=ctx) if integer_only else z3.Solver(ctx=ctx)
     s.set("random_seed", _SEED)
     s.set("rlimit", int(rlimit))
     s.set("timeout", int(timeout_s * 1000))
@@ -404,8 +427,9 @@ def prove(
     if lemmas:
         attempts.append((lemmas, rlimit // 2))
     reason = "unknown"
+    integer_only = _integer_only(goal, *assuming, *(x.statement for x in (*instances, *lemmas, *axioms)))
     for offered, limit in attempts:
-        s, ctx = _solver(limit, timeout_s)
+        s, ctx = _solver(limit, timeout_s, integer_only)
         for h in assuming:
             s.add(h.translate(ctx))
         tracked: dict[str, Any] = {}
@@ -425,7 +449,8 @@ def prove(
                          lemmas=[u.name for u in used_lemmas], axioms=[u.name for u in used_axioms],
                          lemma_records=[u.record() for u in used_lemmas])
         if res == z3.sat:
-            found = _counterexample(s, ctx, goal, assuming, minimize, rlimit=limit, timeout_s=timeout_s)
+            found = _counterexample(s, ctx, goal, assuming, minimize, rlimit=limit, timeout_s=timeout_s,
+                                    integer_only=integer_only)
             if isinstance(found, dict):
                 return Proof("counterexample", for_all, goal_text, time.perf_counter() - t0, counterexample=found)
             reason = found
@@ -435,14 +460,17 @@ def prove(
 
 
 def _counterexample(s: z3.Solver, ctx: z3.Context, goal: z3.BoolRef, assuming: list[z3.BoolRef],
-                    minimize: Sequence[z3.ArithRef] | None, *, rlimit: int, timeout_s: float) -> dict[str, int] | str:
+                    minimize: Sequence[z3.ArithRef] | None, *, rlimit: int, timeout_s: float,
+                    integer_only: bool = True) -> dict[str, Any] | str:
     """Shrink the solver's model of ``not goal`` -- each step asks a fresh solver, with the same
     deterministic budget, for a model whose sum of |unknowns| is smaller -- then check the values
     by substitution. Returns them, or why they are no counterexample (a model of quantified
     axioms or uninterpreted functions need not be a concrete counterexample of the goal itself:
     that is ``unknown``, never a refutation)."""
     unknowns = _free_ints(goal, *assuming)
-    objective = list(minimize) if minimize is not None else unknowns
+    # by default the smallest counterexample is the one of smallest sum of |unknowns| (bit-vectors
+    # read unsigned)
+    objective = list(minimize) if minimize is not None else [z3.BV2Int(v) if z3.is_bv(v) else v for v in unknowns]
 
     def values_of(model: z3.ModelRef, c: z3.Context) -> dict[str, int]:
         return {str(v): model.eval(v.translate(c), model_completion=True).as_long() for v in unknowns}
@@ -451,9 +479,8 @@ def _counterexample(s: z3.Solver, ctx: z3.Context, goal: z3.BoolRef, assuming: l
     if objective:
         total = z3.Sum([z3.If(v >= 0, v, -v) for v in objective])
         for _ in range(64):
-            current = sum(abs(values[str(v)]) for v in objective) if minimize is None else \
-                z3.simplify(z3.substitute(total, *[(v, z3.IntVal(values[str(v)])) for v in unknowns])).as_long()
-            step, c = _solver(rlimit, timeout_s)
+            current = z3.simplify(z3.substitute(total, *[(v, _value(v, values[str(v)])) for v in unknowns])).as_long()
+            step, c = _solver(rlimit, timeout_s, integer_only)
             for h in (*assuming, z3.Not(goal), total < current):
                 step.add(h.translate(c))
             # (the lemmas and axioms are left out here: a smaller model is re-checked below anyway)
@@ -468,9 +495,13 @@ def _counterexample(s: z3.Solver, ctx: z3.Context, goal: z3.BoolRef, assuming: l
     return f"the solver's model {values} is not a concrete counterexample"
 
 
+def _value(v: z3.ExprRef, x: int) -> z3.ExprRef:
+    return z3.BitVecVal(x, v.size()) if z3.is_bv(v) else z3.IntVal(x)
+
+
 def _refutes(goal: z3.BoolRef, assuming: list[z3.BoolRef], unknowns: list[z3.ArithRef], values: dict[str, int]) -> bool:
     """The values satisfy every hypothesis and falsify the goal, by substitution and evaluation."""
-    subst = [(v, z3.IntVal(values[str(v)])) for v in unknowns]
+    subst = [(v, _value(v, values[str(v)])) for v in unknowns]
     holds_here = z3.simplify(z3.substitute(goal, *subst)) if subst else z3.simplify(goal)
     hyps_here = [z3.simplify(z3.substitute(h, *subst)) if subst else z3.simplify(h) for h in assuming]
     return z3.is_false(holds_here) and all(z3.is_true(h) for h in hyps_here)
