@@ -50,6 +50,7 @@ from typing import Any
 
 import z3
 
+from .._index import both, either, fdiv, fmod, ite
 from ..errors import CheckError
 from .engine import Trial
 
@@ -73,57 +74,8 @@ _SEED = 0
 
 
 # ---------------------------------------------------------------------------------------------
-# index arithmetic that means the same on ints, NumPy arrays and Z3 terms
+# index arithmetic (defined below the algebra, in isomat._index, and re-exported here)
 # ---------------------------------------------------------------------------------------------
-def _is_z3(*xs: Any) -> bool:
-    return any(isinstance(x, z3.ExprRef) for x in xs)
-
-
-def fdiv(a: Any, b: Any) -> Any:
-    """Floor division ``a // b`` for a positive divisor ``b`` (Z3: integer ``div``)."""
-    if _is_z3(a, b):
-        return a / b
-    return a // b
-
-
-def fmod(a: Any, b: Any) -> Any:
-    """Remainder ``a % b`` in ``[0, b)`` for a positive divisor ``b`` (Z3: integer ``mod``)."""
-    if _is_z3(a, b):
-        return a % b
-    return a % b
-
-
-def ite(cond: Any, a: Any, b: Any) -> Any:
-    """``a if cond else b``, elementwise for arrays, ``If`` for Z3 terms."""
-    if _is_z3(cond, a, b):
-        return z3.If(cond, a, b)
-    import numpy as np
-
-    if isinstance(cond, np.ndarray) or isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.where(cond, a, b)
-    return a if cond else b
-
-
-def both(*conds: Any) -> Any:
-    """Conjunction: ``z3.And`` for terms, ``&`` for arrays, ``and`` for bools."""
-    if _is_z3(*conds):
-        return z3.And(*conds)
-    out = conds[0]
-    for c in conds[1:]:
-        out = out & c
-    return out
-
-
-def either(*conds: Any) -> Any:
-    """Disjunction: ``z3.Or`` for terms, ``|`` for arrays, ``or`` for bools."""
-    if _is_z3(*conds):
-        return z3.Or(*conds)
-    out = conds[0]
-    for c in conds[1:]:
-        out = out | c
-    return out
-
-
 def ints(names: str) -> tuple[z3.ArithRef, ...]:
     """Integer unknowns, ``ints("H W i")``; sizes and indices alike (state their ranges in
     ``assuming``)."""

@@ -1,0 +1,70 @@
+"""Index arithmetic that means the same on Python ints, NumPy arrays and Z3 terms.
+
+An entry rule of a structured matrix -- "row ``r`` has its tap at column ``c``" -- written with
+these functions runs vectorized in a construction's tests and is, unchanged, the statement that
+:mod:`isomat.proofs.prover` proves for every size. The algebra modules import them from here (not
+from :mod:`isomat.proofs`), so the constructions sit below the ledger.
+
+Z3's integer ``div``/``mod`` are Euclidean: for a positive divisor they agree with Python's
+``//`` and ``%`` (floor division) for every sign of the dividend. The functions are meant for
+positive divisors only; a proof's hypotheses must say so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["both", "either", "fdiv", "fmod", "ite"]
+
+
+def _is_z3(*xs: Any) -> bool:
+    return any(type(x).__module__.startswith("z3") for x in xs)
+
+
+def fdiv(a: Any, b: Any) -> Any:
+    """Floor division ``a // b`` for a positive divisor ``b`` (Z3: integer ``div``)."""
+    if _is_z3(a, b):
+        return a / b
+    return a // b
+
+
+def fmod(a: Any, b: Any) -> Any:
+    """Remainder ``a % b`` in ``[0, b)`` for a positive divisor ``b`` (Z3: integer ``mod``)."""
+    return a % b
+
+
+def ite(cond: Any, a: Any, b: Any) -> Any:
+    """``a if cond else b``, elementwise for arrays, ``If`` for Z3 terms."""
+    if _is_z3(cond, a, b):
+        import z3
+
+        return z3.If(cond, a, b)
+    import numpy as np
+
+    if isinstance(cond, np.ndarray) or isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.where(cond, a, b)
+    return a if cond else b
+
+
+def both(*conds: Any) -> Any:
+    """Conjunction: ``z3.And`` for terms, ``&`` for arrays, ``and`` for bools."""
+    if _is_z3(*conds):
+        import z3
+
+        return z3.And(*conds)
+    out = conds[0]
+    for c in conds[1:]:
+        out = out & c
+    return out
+
+
+def either(*conds: Any) -> Any:
+    """Disjunction: ``z3.Or`` for terms, ``|`` for arrays, ``or`` for bools."""
+    if _is_z3(*conds):
+        import z3
+
+        return z3.Or(*conds)
+    out = conds[0]
+    for c in conds[1:]:
+        out = out | c
+    return out
