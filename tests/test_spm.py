@@ -437,3 +437,25 @@ def test_forward_backward_in_float_fields(float_field):
     want = spm_backward(ref, X, G)
     for k in want:
         np.testing.assert_allclose(_backend.to_numpy(got[k]), want[k], rtol=1e-12, atol=1e-12, err_msg=k)
+
+
+# ---------------------------------------------------------------------------------------------
+# The butterfly entry rule (proved a fixed-point-free involution in isomat.proofs.farag2025)
+# ---------------------------------------------------------------------------------------------
+@given(st.integers(0, 5), st.integers(1, 6), st.data())
+def test_butterfly_pairings_follow_the_scalar_entry_rule(level, Q, data):
+    from isomat.algebra.spm import butterfly_partner
+
+    P = 2 ** level
+    n = 2 * P * Q  # every partner i XOR P lies in [0, n)
+    m = max(1, math.ceil(math.log2(n)))
+    assert level < m
+    L = data.draw(st.integers(level + 1, m + 1))
+    stage = butterfly_pairings(n, L)[level]
+    i = np.arange(n)
+    partner = butterfly_partner(i, P)  # vectorized: the same function on an array
+    assert np.array_equal(partner, i ^ P)
+    expect = sorted((int(a), int(b)) for a, b in zip(i, partner) if a < b)
+    assert sorted(map(tuple, stage.tolist())) == expect
+    # the scalar rule on Python ints agrees entry by entry
+    assert [butterfly_partner(int(k), P) for k in range(n)] == [int(v) for v in partner]

@@ -102,6 +102,24 @@ def butterfly_pairings(n: int, L: int | None = None) -> list[np.ndarray]:
     return out
 
 
+def butterfly_partner(i: Any, P: Any) -> Any:
+    r"""Entry rule of the butterfly schedule: the partner of coordinate ``i`` at the level with
+    :math:`P = 2^\ell`, i.e. :math:`i \oplus 2^\ell` written in integer arithmetic,
+
+    .. math::
+
+        p_P(i) = \begin{cases} i + P & \lfloor i/P\rfloor \bmod 2 = 0,\\ i - P & \text{otherwise.}\end{cases}
+
+    This is the scalar rule that :func:`butterfly_pairings` vectorizes (for :math:`n` a multiple
+    of :math:`2P` every partner lies in :math:`[0, n)`); it acts on Python ints, NumPy arrays and
+    Z3 terms alike, so the function the tests compare with the builder is the function that
+    ``isomat.proofs.farag2025`` proves to be a fixed-point-free involution (farag2025 §2.1).
+    """
+    from .._index import fdiv, fmod, ite
+
+    return ite(fmod(fdiv(i, P), 2) == 0, i + P, i - P)
+
+
 def random_pairings(n: int, L: int, *, seed: int | None = 0) -> list[np.ndarray]:
     """``L`` independent uniformly random (maximum) matchings of ``{0..n-1}`` from ``seed``."""
     n = _validate.positive_int("n", n)
