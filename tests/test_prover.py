@@ -172,3 +172,21 @@ def test_bit_vector_goals_use_the_general_solver():
     assert pv.prove(partner ^ (z3.BitVecVal(1, 16) << l) == i, assuming=[z3.ULT(l, 15)], for_all="16-bit i, l < 15").proved
     wrong = pv.prove(partner == i + (z3.BitVecVal(1, 16) << l), assuming=[z3.ULT(l, 15)], for_all="16-bit i, l < 15")
     assert wrong.status == "counterexample" and wrong.counterexample == {"i": 1, "l": 0}
+
+
+def test_induction_keeps_its_hypotheses_in_the_lemma():
+    # the hypothesis d > 0 was used by the step; the lemma must say "d > 0 ->", or it would claim
+    # more than was proved (with d = 0 the property fails)
+    k, d = pv.ints("k d")
+    f = z3.Function("f", z3.IntSort(), z3.IntSort(), z3.IntSort())
+    zero = pv.axiom("f-zero", z3.ForAll([d], f(0, d) == 0), text="f(0, d) = 0")
+    succ = pv.axiom("f-succ", z3.ForAll([k, d], z3.Implies(k >= 0, f(k + 1, d) == f(k, d) + d)), text="f(k+1, d) = f(k, d) + d")
+    lm = pv.induction("f-positive", k, lambda x: f(x + 1, d) > 0, other=[d], assuming=[d > 0], axioms=[zero, succ],
+                      text="for all k >= 0 and d > 0: f(k+1, d) > 0")
+    body = lm.statement.body()
+    assert "d > 0" in str(lm.statement) or "0 < " in str(body)
+    # the lemma cannot prove the property for d = 0, where it is false
+    p = pv.prove(f(1, 0) > 0, lemmas=[lm], axioms=[zero, succ], for_all="d = 0", rlimit=5_000_000)
+    assert p.status != "proved"
+    with pytest.raises(ValueError, match="induction variable"):
+        pv.induction("bad", k, lambda x: f(x, d) >= 0, assuming=[k >= 0], text="x")

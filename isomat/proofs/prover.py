@@ -191,27 +191,37 @@ def induction(
     text: str,
     start: int = 0,
     other: Sequence[z3.ExprRef] = (),
-    assuming: Callable[[z3.ArithRef], Iterable[z3.BoolRef]] | None = None,
-    using: Iterable[Lemma] = (),
+    assuming: Iterable[z3.BoolRef] = (),
+    using: Iterable[Lemma | LemmaInstance] = (),
     axioms: Iterable[Axiom] = (),
     patterns: Sequence[Any] = (),
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> Lemma:
-    """Prove ``∀ n ≥ start. prop(n)`` by induction on ``n``: the base ``prop(start)`` and the step
-    ``prop(n) → prop(n + 1)`` (for ``n ≥ start``) are two Z3 calls, each allowed the named lemmas
-    and axioms. ``other`` are further variables of ``prop``, universally quantified too."""
-    using, axioms = tuple(using), tuple(axioms)
-    hyps = list(assuming(n)) if assuming else []
-    base = prove(prop(z3.IntVal(start)), lemmas=using, axioms=axioms, for_all=f"{text} (base)",
-                 rlimit=rlimit, timeout_s=timeout_s, minimize=())
-    step = prove(z3.Implies(z3.And(n >= start, prop(n), *hyps), prop(n + 1)), lemmas=using, axioms=axioms,
+    """Prove ``∀ n ≥ start. hypotheses → prop(n)`` by induction on ``n``.
+
+    The base ``hypotheses → prop(start)`` and the step ``n ≥ start ∧ hypotheses ∧ prop(n) →
+    prop(n + 1)`` are two Z3 calls, each allowed the named lemmas and axioms. ``assuming`` are the
+    hypotheses, about the ``other`` variables only (a hypothesis that mentions ``n`` would change
+    along the induction, and is refused); they stay in the lemma that is returned, so the lemma
+    says exactly what was proved. ``other`` are the further variables of ``prop``, universally
+    quantified in the lemma too.
+    """
+    using, axioms, hyps = tuple(using), tuple(axioms), list(assuming)
+    n_name = str(n)
+    for h in hyps:
+        if any(str(v) == n_name for v in _free_ints(h)):
+            raise ValueError(f"induction {name!r}: hypothesis {h} mentions the induction variable {n_name}; "
+                             "put conditions on n inside prop")
+    base = prove(z3.Implies(z3.And(*hyps), prop(z3.IntVal(start))) if hyps else prop(z3.IntVal(start)),
+                 lemmas=using, axioms=axioms, for_all=f"{text} (base)", rlimit=rlimit, timeout_s=timeout_s, minimize=())
+    step = prove(z3.Implies(z3.And(n >= start, *hyps, prop(n)), prop(n + 1)), lemmas=using, axioms=axioms,
                  for_all=f"{text} (step)", rlimit=rlimit, timeout_s=timeout_s, minimize=())
     for part, p in (("base", base), ("step", step)):
         if p.status != "proved":
             raise CheckError(f"lemma {name!r}: the induction {part} is not proved ({p.status}): "
                              f"{p.reason or p.counterexample}")
-    body = z3.Implies(n >= start, prop(n))
+    body = z3.Implies(z3.And(n >= start, *hyps), prop(n))
     return Lemma(name, _closed([n, *other], body, patterns), text,
                  tuple(dict.fromkeys(base.lemmas + step.lemmas)), tuple(dict.fromkeys(base.axioms + step.axioms)),
                  f"induction on {n} from {start} (base and step by z3)", base.seconds + step.seconds)
