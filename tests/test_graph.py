@@ -217,3 +217,40 @@ def test_nodelist_order():
     np.testing.assert_allclose(A, [[0, 1, 0], [1, 0, 1], [0, 1, 0]])
     M = mean_aggregation(g, nodelist=["y", "x", "z"]).toarray()
     np.testing.assert_allclose(M, [[0, .5, .5], [1, 0, 0], [1, 0, 0]])
+
+
+# ---------------------------------------------------------------------------------------------
+# entry rules the do2017 ledger proves things about (claims do2017:eq11, eq13, eq19)
+# ---------------------------------------------------------------------------------------------
+@given(graphs(allow_isolated=False, max_nodes=6))
+def test_mean_aggregation_equals_entry_rule(g):
+    from isomat.algebra.graph import mean_aggregation_entry
+
+    A = sympy.Matrix(adjacency(g, backend="sympy"))
+    d = [sum(A.row(i)) for i in range(A.rows)]
+    rule = sympy.Matrix(A.rows, A.cols, lambda i, j: mean_aggregation_entry(A[i, j], d[i]))
+    assert sympy.Matrix(mean_aggregation(g, backend="sympy")) == rule
+
+
+@given(graphs(max_nodes=6))
+def test_renormalized_adjacency_equals_entry_rule(g):
+    from isomat.algebra.graph import renormalized_adjacency_entry
+
+    A = sympy.Matrix(adjacency(g, backend="sympy"))
+    s = [1 / sympy.sqrt(sum(A.row(i)) + 1) for i in range(A.rows)]
+    rule = sympy.Matrix(A.rows, A.cols, lambda i, j: renormalized_adjacency_entry(A[i, j], i == j, s[i], s[j]))
+    assert (sympy.Matrix(renormalized_adjacency(g, backend="sympy")) - rule).applyfunc(sympy.nsimplify).is_zero_matrix
+
+
+@given(N=st.integers(1, 4), n=st.integers(1, 3), d=st.integers(1, 3), order=st.sampled_from("CF"),
+       seed=st.integers(0, 2**16))
+def test_multi_attention_equals_entry_rule(N, n, d, order, seed):
+    from isomat.algebra.graph import multi_attention_entry
+
+    rng = np.random.default_rng(seed)
+    Ls = [rng.integers(-3, 4, size=(N, N)).astype(float) for _ in range(n)]
+    M = to_host(multi_attention(Ls, d, order=order).toarray())
+    rows, cols = np.indices(M.shape)
+    k, i, l, j, match = multi_attention_entry(rows, cols, N, n, d, order)
+    assert ((0 <= k) & (k < n) & (0 <= i) & (i < N) & (0 <= l) & (l < N) & (0 <= j) & (j < d)).all()
+    np.testing.assert_array_equal(M, np.where(match, np.stack(Ls)[k, i, l], 0.0))

@@ -242,3 +242,43 @@ def test_lstm_cell_matches_torch_lstmcell():
     ht, ct = cell(torch.tensor(x[None]), (torch.tensor(h[None]), torch.tensor(c[None])))
     np.testing.assert_allclose(Hn[:, 0], ht.detach().numpy()[0], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(Cn[:, 0], ct.detach().numpy()[0], rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# the entry rule the do2017 ledger proves things about (claims do2017:eq3, eq6, fig3, eq19)
+# ---------------------------------------------------------------------------------------------
+@given(shapes=st.lists(st.tuples(dims, dims), min_size=1, max_size=3), out=st.tuples(dims, dims),
+       order=st.sampled_from("CF"), seed=st.integers(0, 2**16))
+def test_weight_equals_entry_rule(shapes, out, order, seed):
+    from isomat.algebra.matrix_layer import matrix_layer_entry
+
+    rng = np.random.default_rng(seed)
+    pairs = [(rng.standard_normal((r, out[0])), rng.standard_normal((c, out[1]))) for r, c in shapes]
+    if len(pairs) == 1:
+        W = matrix_layer(*pairs[0], order=order).weight
+    elif len(pairs) == 2:
+        W = matrix_layer2(*pairs[0], *pairs[1], order=order).weight
+    else:
+        from isomat.algebra.matrix_layer import _layer_operator
+
+        W = _layer_operator(pairs, None, order, "numpy")[0].render("csr")
+    W = np.asarray(W.toarray())
+    rows, cols = np.indices(W.shape)
+    k, i, a, j, b = matrix_layer_entry(rows, cols, shapes, out, order)
+    U = np.stack([np.pad(U, ((0, 4 - U.shape[0]), (0, 0))) for U, _ in pairs])  # (block, r, r')
+    V = np.stack([np.pad(V, ((0, 4 - V.shape[0]), (0, 0))) for _, V in pairs])
+    assert W.shape == (out[0] * out[1], sum(r * c for r, c in shapes))
+    # every index the rule returns is inside its block's matrices, and the value is U_k[i,a] V_k[j,b]
+    rk, ck = np.array(shapes)[k, 0], np.array(shapes)[k, 1]
+    assert ((0 <= i) & (i < rk) & (0 <= j) & (j < ck) & (0 <= a) & (a < out[0]) & (0 <= b) & (b < out[1])).all()
+    np.testing.assert_array_equal(W, U[k, i, a] * V[k, j, b])
+
+
+def test_entry_rule_single_block_by_hand():
+    from isomat.algebra.matrix_layer import matrix_layer_entry
+
+    # r, c = 2, 3; r', c' = 2, 2: C-order row 3 is Y[1, 1], column 4 is P[1, 1]
+    assert matrix_layer_entry(3, 4, [(2, 3)], (2, 2), "C") == (0, 1, 1, 1, 1)
+    # F order: row 1 is Y[1, 0], column 4 is P[0, 2]; a second block starts at column 6
+    assert matrix_layer_entry(1, 4, [(2, 3)], (2, 2), "F") == (0, 0, 1, 2, 0)
+    assert matrix_layer_entry(1, 7, [(2, 3), (1, 2)], (2, 2), "F") == (1, 0, 1, 1, 0)

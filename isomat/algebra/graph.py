@@ -392,6 +392,52 @@ def multi_attention(attentions: Sequence[Any], d: int, *, order: str = "C", back
     return render(op, format)
 
 
+# ---------------------------------------------------------------------------------------------
+# entry rules (scalar index functions the builders above vectorize; proved about in the do2017 ledger)
+# ---------------------------------------------------------------------------------------------
+def mean_aggregation_entry(a_ij: Any, d_i: Any) -> Any:
+    r"""Entry :math:`\tilde A_{ij} = A_{ij} / D_{ii}` of :func:`mean_aggregation` (do2017, eq. 11),
+    for :math:`D_{ii} > 0`: :math:`1/|\mathcal N(i)|` on a neighbour, 0 elsewhere (unweighted).
+
+    Works on Python/SymPy numbers, NumPy arrays and Z3 real terms; tests/test_graph.py compares
+    it with the builder, claim ``do2017:eq11`` proves what it aggregates for every graph.
+    """
+    return a_ij / d_i
+
+
+def renormalized_adjacency_entry(a_ij: Any, same: Any, s_i: Any, s_j: Any) -> Any:
+    r"""Entry :math:`s_i(A_{ij} + \delta_{ij})s_j` of :func:`renormalized_adjacency` (do2017, eq. 18),
+    with :math:`s_i = \tilde D_{ii}^{-1/2} = (D_{ii} + 1)^{-1/2}` and ``same`` the truth value of
+    :math:`i = j` (a bool, a NumPy bool array, or a Z3 bool)."""
+    from .._index import ite
+
+    return s_i * (a_ij + ite(same, 1, 0)) * s_j
+
+
+def multi_attention_entry(row: Any, col: Any, N: Any, n: Any, d: Any, order: str = "C") -> tuple[Any, ...]:
+    r"""The entry rule of :func:`multi_attention` (do2017, eq. 13): returns ``(k, i, l, j, match)``.
+
+    Entry ``(row, col)`` of :math:`M` (:math:`\operatorname{vec}\tilde H = M\operatorname{vec}H`,
+    :math:`\tilde H\in\mathbb R^{N\times nd}`, :math:`H\in\mathbb R^{N\times d}`) is
+    :math:`\Lambda^{(k)}_{il}` when ``match`` (the row's feature column ``j`` equals the column's),
+    else 0. Row ``row`` is entry :math:`(i, kd + j)` of :math:`\tilde H`, column ``col`` entry
+    :math:`(l, j')` of :math:`H`, in the vectorization ``order``. Written with ``fdiv``/``fmod``
+    so it acts on ints, NumPy arrays and Z3 terms alike.
+    """
+    from .._index import fdiv, fmod
+
+    if order == "C":
+        i, kj = fdiv(row, n * d), fmod(row, n * d)
+        l, jc = fdiv(col, d), fmod(col, d)  # noqa: E741
+    elif order == "F":
+        i, kj = fmod(row, N), fdiv(row, N)
+        l, jc = fmod(col, N), fdiv(col, N)  # noqa: E741
+    else:
+        raise ValueError(f"order must be 'C' or 'F', got {order!r}")
+    k, j = fdiv(kj, d), fmod(kj, d)
+    return k, i, l, j, j == jc
+
+
 def _undirected(directed: bool, what: str) -> None:
     if directed:
         raise ValueError(f"{what} needs a symmetric adjacency matrix; G is directed (got a DiGraph). "

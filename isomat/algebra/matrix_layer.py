@@ -170,6 +170,58 @@ def _layer_operator(pairs: list[tuple[Any, Any]], B: Any, order: str, backend: s
     return op, bias, in_shapes, out_shape, field
 
 
+def matrix_layer_entry(row: Any, col: Any, in_shapes: Any, out_shape: Any, order: str = "C") -> tuple[Any, ...]:
+    r"""The entry rule of :func:`matrix_layer` / :func:`matrix_layer2`'s weight (do2017, eqs. 3 and 6).
+
+    Entry ``(row, col)`` of the vectorized weight :math:`W = [W_0\ W_1\ \cdots]` is
+    :math:`(U_k)_{i a}\,(V_k)_{j b}`, and this function returns ``(k, i, a, j, b)``: the input
+    block ``k`` that column ``col`` falls in (blocks of :math:`r_k c_k` columns, in the order of
+    ``in_shapes``), the input entry :math:`(i, j)` of :math:`P_k` that the column reads and the
+    output entry :math:`(a, b)` of :math:`Y` that the row writes:
+
+    * ``order="C"``: :math:`a = \lfloor row / c'\rfloor`, :math:`b = row \bmod c'`;
+      :math:`i = \lfloor col_k / c_k\rfloor`, :math:`j = col_k \bmod c_k`;
+    * ``order="F"``: :math:`a = row \bmod r'`, :math:`b = \lfloor row / r'\rfloor`;
+      :math:`i = col_k \bmod r_k`, :math:`j = \lfloor col_k / r_k\rfloor`;
+
+    with :math:`col_k` the column's offset inside its block. This is the rule
+    ``kron_operator(Uᵀ, Vᵀ)`` (C) / ``kron_operator(Vᵀ, Uᵀ)`` (F) places entries by; written with
+    :func:`isomat.proofs.prover.fdiv` / ``fmod`` / ``ite`` it works on Python ints, NumPy index
+    arrays and Z3 terms alike, so the rule the tests compare with the builder
+    (tests/test_matrix_layer.py) is the rule the ledger proves things about (claims ``do2017:eq3``,
+    ``do2017:eq6``).
+
+    Parameters
+    ----------
+    row, col : int, array or Z3 term
+        Indices into the weight, ``0 <= row < r'c'``, ``0 <= col < sum_k r_k c_k``.
+    in_shapes : sequence of (r_k, c_k)
+        Shapes of the inputs :math:`P_k` (ints or Z3 terms, all positive).
+    out_shape : (r', c')
+    order : {"C", "F"}
+    """
+    from .._index import fdiv, fmod, ite
+
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+    rp, cp = out_shape
+    a, b = (fdiv(row, cp), fmod(row, cp)) if order == "C" else (fmod(row, rp), fdiv(row, rp))
+    shapes = [tuple(s) for s in in_shapes]
+    if not shapes:
+        raise ValueError("in_shapes must name at least one input")
+    offsets = [0]
+    for r, c in shapes[:-1]:
+        offsets.append(offsets[-1] + r * c)
+    k, off, rk, ck = 0, 0, shapes[0][0], shapes[0][1]
+    for m in range(1, len(shapes)):  # the last block whose offset col reaches
+        inside = col >= offsets[m]
+        k, off = ite(inside, m, k), ite(inside, offsets[m], off)
+        rk, ck = ite(inside, shapes[m][0], rk), ite(inside, shapes[m][1], ck)
+    local = col - off
+    i, j = (fdiv(local, ck), fmod(local, ck)) if order == "C" else (fmod(local, rk), fdiv(local, rk))
+    return k, i, a, j, b
+
+
 def matrix_layer(U: Any, V: Any, B: Any = None, *, order: str = "C", backend: str | None = None,
                  format: str = "csr") -> MatrixLayer:
     r"""The matrix layer :math:`\operatorname{mat1}(P) = U^{\mathsf T}PV + B` (do2017, eqs. 2-3).
