@@ -196,3 +196,39 @@ def test_factorization_float_fields(float_field):
     assert kronecker_rank(W, (2, 3), (3, 2)) == 1
     F = kronecker_factors(W, [(2, 3), (3, 2)])
     np.testing.assert_allclose(np.kron(to_numpy(F[0]), to_numpy(F[1])), np.kron(A0, B0), atol=1e-12)
+
+
+@given(mats, mats)
+def test_kron_operator_equals_kron_entry_rule(A, B):
+    """kron_operator (vectorized) equals its scalar entry rule kron_entry, the function the reneau2025 proofs use."""
+    from isomat.algebra.kron import kron_entry
+
+    K = np.asarray(kron(A, B).toarray())
+    rows, cols = np.indices(K.shape)
+    rule = kron_entry(rows, cols, lambda i, j: A[i, j], lambda i, j: B[i, j], B.shape)
+    np.testing.assert_array_equal(K, rule)
+    # scalar calls agree with the array call
+    r, c = K.shape[0] - 1, K.shape[1] - 1
+    assert kron_entry(r, c, lambda i, j: A[i, j], lambda i, j: B[i, j], B.shape) == rule[r, c]
+
+
+@given(mats, mats, mats)
+def test_nested_kron_entry_rule_three_factors(A, B, C):
+    from isomat.algebra.kron import kron_entry
+
+    K = np.asarray(kron(A, B, C).toarray())
+    rows, cols = np.indices(K.shape)
+    bc = lambda i, j: kron_entry(i, j, lambda x, y: B[x, y], lambda x, y: C[x, y], C.shape)
+    rule = kron_entry(rows, cols, lambda i, j: A[i, j], bc, (B.shape[0] * C.shape[0], B.shape[1] * C.shape[1]))
+    np.testing.assert_array_equal(K, rule)
+
+
+@given(mats, mats)
+def test_kron_rearrange_equals_entry_rule(A, B):
+    from isomat.algebra.kron import kron_rearrange, kron_rearrange_entry
+
+    W = np.kron(A, B) + np.arange(A.shape[0] * B.shape[0] * A.shape[1] * B.shape[1]).reshape(
+        A.shape[0] * B.shape[0], A.shape[1] * B.shape[1])  # any W of the right shape
+    R = np.asarray(kron_rearrange(W, A.shape, B.shape))
+    r, c = np.indices(R.shape)
+    np.testing.assert_array_equal(R, kron_rearrange_entry(r, c, lambda i, j: W[i, j], A.shape, B.shape))

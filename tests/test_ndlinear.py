@@ -266,3 +266,38 @@ def test_float_fields(float_field):
     np.testing.assert_allclose(to_numpy(Y), naive_algorithm1(X, Ws, bs, "outer"), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(to_numpy(beta), ndlinear_bias(Ws, bs), rtol=1e-12)
     dottest(K, rng=4)
+
+
+@st.composite
+def _step_case(draw):
+    N = draw(st.integers(1, 3))
+    D = tuple(draw(st.integers(1, 3)) for _ in range(N))
+    k = draw(st.integers(0, N - 1))
+    Hk = draw(st.integers(1, 3))
+    W = np.array(draw(st.lists(st.integers(-5, 5), min_size=Hk * D[k], max_size=Hk * D[k])), dtype=float).reshape(Hk, D[k])
+    b = np.array(draw(st.lists(st.integers(-5, 5), min_size=Hk, max_size=Hk)), dtype=float)
+    return D, k, W, b
+
+
+@given(_step_case())
+def test_ndlinear_apply_step_equals_mode_product_entry_rule(case):
+    """One mode product of ndlinear_apply (identity on the other modes) equals the scalar entry rule
+    mode_product_entry / mode_bias_entry that isomat.proofs.reneau2025 proves equal to I_P ⊗ W_k ⊗ I_Q."""
+    from isomat.algebra.ndlinear import mode_bias_entry, mode_product_entry
+
+    D, k, W, b = case
+    N, Hk = len(D), W.shape[0]
+    ws = [np.eye(d) for d in D]
+    ws[k] = W
+    bs = [None] * N
+    bs[k] = b
+    P, Q = math.prod(D[:k]), math.prod(D[k + 1:])
+    n_in, n_out = P * D[k] * Q, P * Hk * Q
+    # columns of the step's matrix: apply it (without bias) to the unit vectors
+    E = np.eye(n_in).reshape(n_in, *D)
+    M = ndlinear_apply(E, ws).reshape(n_in, n_out).T
+    o, i = np.indices((n_out, n_in))
+    rule = mode_product_entry(o, i, P, D[k], Hk, Q, lambda h, d: W[h, d])
+    np.testing.assert_array_equal(M, rule)
+    beta = ndlinear_apply(np.zeros((1, *D)), ws, bs).reshape(-1)
+    np.testing.assert_array_equal(beta, mode_bias_entry(np.arange(n_out), Hk, Q, lambda h: b[h]))

@@ -49,6 +49,22 @@ def kron_operator(*factors: Any, backend: str | None = None) -> SparseOperator:
     return out
 
 
+def kron_entry(row: Any, col: Any, a: Any, b: Any, shape_b: tuple[Any, Any]) -> Any:
+    r"""Entry rule of :func:`kron_operator` for two factors: entry ``(row, col)`` of :math:`A\otimes B` is
+
+    .. math:: (A\otimes B)_{\mathrm{row},\mathrm{col}} = a_{\lfloor \mathrm{row}/r\rfloor,\,\lfloor \mathrm{col}/s\rfloor}\;
+              b_{\mathrm{row} \bmod r,\,\mathrm{col} \bmod s},\qquad (r, s) = \text{shape of } B,
+
+    the inverse of the builder's ``rows = ra * r + rb``, ``cols = ca * s + cb``. ``a(i, j)`` and ``b(i, j)`` are the
+    factors' entry functions; written with :func:`~isomat.proofs.prover.fdiv` / ``fmod``, so the rule acts on Python
+    ints, NumPy index arrays and Z3 terms alike (a nested call gives a product of several factors; the rule that the
+    tests compare with :func:`kron_operator` is the one ``isomat.proofs.reneau2025`` proves about)."""
+    from .._index import fdiv, fmod
+
+    r, s = shape_b
+    return a(fdiv(row, r), fdiv(col, s)) * b(fmod(row, r), fmod(col, s))
+
+
 def kron(*factors: Any, backend: str | None = None, format: str = "csr") -> Any:
     """:math:`F_1\\otimes\\cdots\\otimes F_k` rendered in its field (see :func:`kron_operator`)."""
     return render(kron_operator(*factors, backend=backend), format)
@@ -111,6 +127,16 @@ Vert_F .
     arr, field = _dense(W, "W")
     R = _rearranged(arr, _pair("shape_a", shape_a), _pair("shape_b", shape_b))
     return sympy.Matrix(R.tolist()) if field == "sympy" else R
+
+
+def kron_rearrange_entry(row: Any, col: Any, w: Any, shape_a: tuple[Any, Any], shape_b: tuple[Any, Any]) -> Any:
+    r"""Entry rule of :func:`kron_rearrange`: :math:`\mathcal R(W)_{i_1n_1+j_1,\;i_2n_2+j_2} = W_{i_1m_2+i_2,\;j_1n_2+j_2}`
+    with ``(m1, n1) = shape_a``, ``(m2, n2) = shape_b`` and ``w(i, j)`` the entry function of ``W``; written with
+    :func:`~isomat.proofs.prover.fdiv` / ``fmod`` (ints, NumPy index arrays and Z3 terms alike)."""
+    from .._index import fdiv, fmod
+
+    (_, n1), (m2, n2) = shape_a, shape_b
+    return w(fdiv(row, n1) * m2 + fdiv(col, n2), fmod(row, n1) * n2 + fmod(col, n2))
 
 
 def _rearranged(arr: Any, sa: tuple[int, int], sb: tuple[int, int]) -> Any:

@@ -175,6 +175,38 @@ def ndlinear_matrix(weights: Any, biases: Any = None, order: str = "outer", *, b
     return render(K, format), ndlinear_bias(ws, biases, order, backend=field)
 
 
+def mode_product_entry(o: Any, i: Any, P: Any, D: Any, H: Any, Q: Any, w: Any) -> Any:
+    r"""Entry rule of one mode product of :func:`ndlinear_apply` (reneau2025 Algorithm 1, one step).
+
+    The tensor is viewed as :math:`(P, D, Q)` -- :math:`P` the product of the leading axes, :math:`Q` of the
+    trailing ones, :math:`D = D_k` -- and mapped to :math:`(P, H, Q)`. Algorithm 1 moves mode :math:`k` last
+    and reshapes, so input entry :math:`(p, d, q)` lands in row :math:`pQ + q`, column :math:`d` of
+    ``X_matrix``; ``Y_matrix = X_matrix W_k^T`` and the inverse reshape/permute put row :math:`pQ+q`, column
+    :math:`h` back at :math:`(p, h, q)`. With row-major flat indices :math:`o = (pH + h)Q + q` (output) and
+    :math:`i = (p'D + d)Q + q'` (input), the coefficient of input :math:`i` in output :math:`o` is
+
+    .. math:: w(h, d)\;\text{if } pQ + q = p'Q + q' \text{ (the same row of X\_matrix)},\quad 0 \text{ otherwise},
+
+    with ``w(h, d)`` :math:`= W_k[h, d]` (``nn.Linear`` layout). Written with
+    :func:`~isomat.proofs.prover.fdiv` / ``fmod`` / ``ite`` so it acts on ints, NumPy index arrays and Z3
+    terms alike: the tests compare it with :func:`ndlinear_apply`, and ``isomat.proofs.reneau2025`` proves
+    it equal to the entry of :math:`I_P\otimes W_k\otimes I_Q` for every :math:`P, D, H, Q`.
+    """
+    from .._index import fdiv, fmod, ite
+
+    p, h, q = fdiv(o, H * Q), fmod(fdiv(o, Q), H), fmod(o, Q)
+    p2, d, q2 = fdiv(i, D * Q), fmod(fdiv(i, Q), D), fmod(i, Q)
+    return ite(p * Q + q == p2 * Q + q2, w(h, d), 0 * w(h, d))
+
+
+def mode_bias_entry(o: Any, H: Any, Q: Any, b: Any) -> Any:
+    r"""Entry rule of the bias of one mode product (Algorithm 1's ``+ b_k``): output flat index
+    :math:`o = (pH + h)Q + q` receives ``b(h)``, :math:`h = \lfloor o/Q\rfloor \bmod H`."""
+    from .._index import fdiv, fmod
+
+    return b(fmod(fdiv(o, Q), H))
+
+
 def ndlinear_apply(X: Any, weights: Any, biases: Any = None, order: str = "outer", *,
                    backend: str | None = None) -> Any:
     r"""Matrix-free NdLinear: :math:`Y = X\times_1 W_1\times_2\cdots\times_N W_N` (+ biases after each
