@@ -129,6 +129,16 @@ from .spm import (  # farag2025
     spm_attention_backward,
 )
 
+from .linear_operators import (  # matrix-free layers as scipy.sparse.linalg.LinearOperator
+    MatrixFreeOperator,
+    conv_linear_operator,
+    conv_transpose_apply,
+    diagonal_blocks_linear_operator,
+    ndlinear_linear_operator,
+    projection_linear_operator,
+    spm_linear_operator,
+)
+
 from .stp import (  # cheng2025
     block_transpose,
     bridge,
@@ -196,7 +206,7 @@ from .hyper import (  # cheng2025
     zero_padding_linear,
 )
 
-FAMILIES = ('projection', 'conv', 'diagonal', 'pool', 'rnn', 'attention', 'kron', 'matrix_layer', 'graph', 'ndlinear', 'spm', 'stp', 'logic', 'hyper')
+FAMILIES = ('projection', 'conv', 'diagonal', 'pool', 'rnn', 'attention', 'kron', 'matrix_layer', 'graph', 'ndlinear', 'spm', 'linear_operators', 'stp', 'logic', 'hyper')
 
 __all__ = [
     "SparseOperator",
@@ -288,6 +298,13 @@ __all__ = [
     "spm_gru_backward",
     "spm_attention_forward",
     "spm_attention_backward",
+    "MatrixFreeOperator",
+    "conv_linear_operator",
+    "conv_transpose_apply",
+    "diagonal_blocks_linear_operator",
+    "ndlinear_linear_operator",
+    "projection_linear_operator",
+    "spm_linear_operator",
     "block_transpose",
     "bridge",
     "bridge_weighted",
