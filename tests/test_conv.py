@@ -405,3 +405,33 @@ def test_csr_matvec_any_csr_any_blocking(n_rows, n_cols, density, threads, block
     x = rng.standard_normal(n_cols)
     y = csr_matvec(A, x, threads=threads, blocks_per_thread=blocks_per_thread)
     np.testing.assert_allclose(y, A.toarray() @ x, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# entry rules: the scalar functions the ledger proves (isomat.proofs.zhu2025) are what the builders build
+# ---------------------------------------------------------------------------------------------
+@given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3),
+       st.integers(0, 2), st.integers(0, 2), st.integers(1, 2), st.integers(1, 2))
+def test_conv2d_tap_is_the_entry_rule_of_conv_matrix(H, W, KH, KW, s1, s2, l1, l2, d1, d2):
+    from isomat.algebra.conv import conv2d_tap
+
+    assume(H + 2 * l1 - d1 * (KH - 1) >= 1 and W + 2 * l2 - d2 * (KW - 1) >= 1)
+    kernel = np.arange(1, KH * KW + 1, dtype=float).reshape(KH, KW)  # tap t holds t + 1
+    A = conv_matrix((H, W), kernel, stride=(s1, s2), padding=(l1, l2), dilation=(d1, d2)).toarray()
+    rows, cols = np.meshgrid(np.arange(A.shape[0]), np.arange(A.shape[1]), indexing="ij")
+    tap = conv2d_tap(rows, cols, H, W, KH, KW, stride=(s1, s2), padding=(l1, l2), dilation=(d1, d2))
+    np.testing.assert_array_equal(A, np.where(tap >= 0, tap + 1, 0))
+    # and one scalar entry, through plain ints
+    assert conv2d_tap(0, 0, H, W, KH, KW, stride=(s1, s2), padding=(l1, l2), dilation=(d1, d2)) + 1 == A[0, 0]
+
+
+@given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 3), st.integers(1, 3))
+def test_zhu_conv_tap_is_the_entry_rule_of_zhu_conv_matrix(m, n, r, s):
+    from isomat.algebra.conv import zhu_conv_tap
+
+    assume(r <= min(m, n))
+    kernel = np.arange(1, r * r + 1, dtype=float).reshape(r, r)
+    A = zhu_conv_matrix((m, n), kernel, s).toarray()
+    p, c = np.meshgrid(np.arange(A.shape[0]), np.arange(A.shape[1]), indexing="ij")
+    tap = zhu_conv_tap(p, c, n, r, s)
+    np.testing.assert_array_equal(A, np.where(tap >= 0, tap + 1, 0))

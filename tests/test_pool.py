@@ -196,3 +196,15 @@ def test_fields_agree(field):
     for kw in ({"count_include_pad": False}, {"ceil_mode": True}, {"ceil_mode": True, "count_include_pad": False}):
         A = to_host(avgpool_matrix((2, 5, 6), (2, 4), padding=(1, 1), backend=field, **kw)).astype(float)
         np.testing.assert_allclose(A, avgpool_matrix((2, 5, 6), (2, 4), padding=(1, 1), **kw).toarray(), rtol=1e-15)
+
+
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(1, 3))
+def test_patch_major_pixel_is_the_entry_rule_of_patch_major_order(a, b, p):
+    """The scalar rule isomat.proofs.zhu2025 proves is what patch_major_order (and so zhu_pool_matrix's
+    patch-major flattening) builds, on every position."""
+    from isomat.algebra.pool import patch_major_order, patch_major_pixel
+
+    m, n = a * p, b * p
+    k = np.arange(m * n)
+    np.testing.assert_array_equal(patch_major_pixel(k, n, p), patch_major_order((m, n), p))
+    assert patch_major_pixel(m * n - 1, n, p) == patch_major_order((m, n), p)[-1]

@@ -107,3 +107,75 @@ def test_sec8_float_check_builds_in_the_gpu_field(cupy_standin_module, monkeypat
         rec = engine.run_claim(engine.REGISTRY["zhu2025:sec8/nonlinearity"])
     assert rec["verdict"] == "holds", rec
     assert seen == [("cupy", True)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Proofs for every size (issue 11)
+# ---------------------------------------------------------------------------------------------
+PROVED_FLOOR = 15
+
+
+def _proof_evidence(r):
+    return r["evidence"]["printed"] if r["verdict"] == "holds" else r["evidence"]["corrected"]
+
+
+def test_proved_count_never_falls_and_every_proof_names_what_it_quantified(ledger):
+    proved = [r for r in ledger.values() if r["strength"] == "proved"]
+    assert len(proved) >= PROVED_FLOOR, sorted(r["id"] for r in proved)
+    for r in proved:
+        ev = _proof_evidence(r)
+        assert ev["strength"] == "proved" and ev["ok"] is True, r["id"]
+        assert ev.get("for_all") and all(t["for_all"] for t in ev.get("trials", [])), r["id"]
+        assert "proof_attempt" not in ev, r["id"]  # no unknown proof stands in for one
+
+
+def _crosschecks(evidence):
+    for k, v in evidence.items():
+        if k.endswith("_crosscheck"):
+            yield k, v
+        elif isinstance(v, dict):
+            yield from _crosschecks(v)
+
+
+def test_every_crosscheck_beside_a_proof_passes(ledger):
+    seen = 0
+    for r in ledger.values():
+        for k, v in _crosschecks(r["evidence"]):
+            seen += 1
+            assert v["ok"] is True and v["strength"] == "exhaustive", (r["id"], k)
+    assert seen >= 14
+
+
+def test_no_holds_verdict_rests_on_a_random_instance(ledger):
+    for r in ledger.values():
+        if r["verdict"] in ("holds", "holds-corrected"):
+            assert r["strength"] in ("proved", "exhaustive"), r["id"]
+
+
+def test_a_false_entry_rule_identity_gets_a_minimal_counterexample():
+    """W_conv is upper-triangular (c >= p), but not strictly: Z3 finds the tap k_11 on the diagonal at (0, 0)."""
+    import z3
+
+    from isomat.algebra.conv import zhu_conv_tap
+    from isomat.proofs import prover
+
+    m, n, r, s, p, c = prover.ints("m n r s p c")
+    hyp = [m >= 1, n >= 1, r >= 1, r <= m, r <= n, s >= 1, p >= 0, c >= 0]
+    ok = prover.prove(z3.Implies(zhu_conv_tap(p, c, n, r, s) >= 0, c >= p), assuming=hyp, for_all="all sizes")
+    assert ok.status == "proved"
+    bad = prover.prove(z3.Implies(zhu_conv_tap(p, c, n, r, s) >= 0, c > p), assuming=hyp, for_all="all sizes")
+    assert bad.status == "counterexample"
+    assert bad.counterexample["p"] == 0 and bad.counterexample["c"] == 0
+
+
+def test_the_rnn_proof_is_not_vacuous():
+    """The definitions the RNN proofs rest on do not prove a false statement: block row t of W_RNN X is not h_(t+1)."""
+    from isomat.proofs import prover, zhu2025
+
+    sym, ax, lemmas = zhu2025._rnn_model(False)
+    T, t = prover.ints("T t")
+    p = prover.prove(sym["R"](t, T) == sym["h"](t + 1), assuming=[T >= 1, 0 <= t, t < T], for_all="all T",
+                     lemmas=lemmas, axioms=ax, timeout_s=2.0, rlimit=2_000_000)
+    assert p.status != "proved"
+    good = zhu2025._rnn_block_proof("block rows are the recurrence")
+    assert good.ok and good.strength == "proved"

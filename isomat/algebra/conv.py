@@ -692,6 +692,51 @@ def _pool(n: int) -> ThreadPoolExecutor:
 
 
 # ---------------------------------------------------------------------------------------------
+# entry rules: one scalar function per construction, the statement the ledger proves
+# ---------------------------------------------------------------------------------------------
+def conv2d_tap(row: Any, col: Any, H: Any, W: Any, KH: Any, KW: Any, *, stride: Any = (1, 1), padding: Any = (0, 0),
+               dilation: Any = (1, 1)) -> Any:
+    r"""Entry rule of :func:`conv_matrix` for a 2-d single-channel kernel with the zero boundary.
+
+    Row ``row`` is the output pixel :math:`(o_1, o_2) = (\lfloor row/O_2\rfloor, row \bmod O_2)` and
+    column ``col`` the input pixel :math:`(u, v) = (\lfloor col/W\rfloor, col \bmod W)` (row-major
+    ``vec``, :math:`O_2 = \lfloor (W + 2\ell_2 - \delta_2(K_W-1) - 1)/s_2\rfloor + 1`). The entry
+    :math:`W_{row,col}` is :math:`k_{ab}` for the unique tap with
+    :math:`u = o_1 s_1 - \ell_1 + a\delta_1`, :math:`v = o_2 s_2 - \ell_2 + b\delta_2`, and zero when no
+    tap reads that pixel. Returns the flat tap index :math:`aK_W + b`, or :math:`-1` for a zero
+    entry (for ``0 <= row < O_1 O_2`` and ``0 <= col < HW``).
+
+    Written with :func:`isomat._index.fdiv`/``fmod``/``ite``/``both``, so the same function runs on
+    Python ints, NumPy arrays (tested against the builder) and Z3 terms (proved in
+    :mod:`isomat.proofs.zhu2025`: Theorem 4.1 / Appendix A.1, §4.2).
+    """
+    from .._index import both, fdiv, fmod, ite
+
+    (s1, s2), (l1, l2), (d1, d2) = stride, padding, dilation
+    O2 = fdiv(W + 2 * l2 - d2 * (KW - 1) - 1, s2) + 1
+    o1, o2 = fdiv(row, O2), fmod(row, O2)
+    u, v = fdiv(col, W), fmod(col, W)
+    du, dv = u - o1 * s1 + l1, v - o2 * s2 + l2
+    a, b = fdiv(du, d1), fdiv(dv, d2)
+    hit = both(du >= 0, dv >= 0, fmod(du, d1) == 0, fmod(dv, d2) == 0, a < KH, b < KW)
+    return ite(hit, a * KW + b, -1)
+
+
+def zhu_conv_tap(p: Any, c: Any, n: Any, r: Any, s: Any) -> Any:
+    r"""Entry rule of :func:`zhu_conv_matrix` (zhu2025 §4.2.1): :math:`W_{conv}[p, x + ps] = w_x` for
+    :math:`x = in + j\in N_0`, so entry :math:`(p, c)` holds the tap :math:`(i, j) =
+    (\lfloor x/n\rfloor, x \bmod n)` of :math:`x = c - ps` when :math:`0\le x`, :math:`i < r`,
+    :math:`j < r` (unique, as :math:`r\le n`). Returns the flat tap index :math:`ir + j`, or
+    :math:`-1` for a zero entry (for ``0 <= p < P`` and ``0 <= c < L``; columns ``>= L`` are
+    dropped by the builder)."""
+    from .._index import both, fdiv, fmod, ite
+
+    x = c - p * s
+    i, j = fdiv(x, n), fmod(x, n)
+    return ite(both(x >= 0, i < r, j < r), i * r + j, -1)
+
+
+# ---------------------------------------------------------------------------------------------
 # the paper's W_conv of §4.2.1, exactly as printed
 # ---------------------------------------------------------------------------------------------
 def zhu_offsets(image_shape: Any, r: Any) -> np.ndarray:

@@ -176,6 +176,26 @@ def patch_major_order(image_shape: Any, p: Any) -> np.ndarray:
     return a.transpose(0, 2, 1, 3).reshape(-1)
 
 
+def patch_major_pixel(k: Any, n: Any, p: Any) -> Any:
+    r"""Entry rule of :func:`patch_major_order`: position ``k`` of the patch-major listing of an
+    :math:`m\times n` image (windows :math:`p\times p` in row-major order of windows, pixels row-major
+    inside each) holds the row-major pixel
+
+    .. math::
+
+        \pi(k) = \big(p\lfloor w/(n/p)\rfloor + \lfloor t/p\rfloor\big)\,n + p\,(w \bmod n/p) + (t \bmod p),
+        \qquad w = \lfloor k/p^2\rfloor,\ t = k \bmod p^2
+
+    (zhu2025 §4.2.2; :math:`p\mid m`, :math:`p\mid n`). Written with :func:`isomat._index.fdiv`/``fmod``
+    so it runs on ints, NumPy arrays (tested against :func:`patch_major_order`) and Z3 terms (proved
+    in :mod:`isomat.proofs.zhu2025`)."""
+    from .._index import fdiv, fmod
+
+    w, t = fdiv(k, p * p), fmod(k, p * p)
+    nb = fdiv(n, p)
+    return (p * fdiv(w, nb) + fdiv(t, p)) * n + p * fmod(w, nb) + fmod(t, p)
+
+
 def zhu_pool_matrix(image_shape: Any, p: Any, *, flattening: str = "row-major", backend: str = "numpy",
                     format: str = "csr") -> Any:
     r"""The paper's :math:`W_{pool}\in\mathbb{R}^{Q\times L}` of zhu2025 §4.2.2, as printed.

@@ -12,17 +12,20 @@ which identifies the set of taps exactly (as a symbolic kernel would), at intege
 
 from __future__ import annotations
 
+import functools
 import itertools
 from fractions import Fraction
 
 import numpy as np
 import sympy
+import z3
 
 from ..algebra import attention as _att
 from ..algebra import conv as _conv
 from ..algebra import pool as _pool
 from ..algebra import rnn as _rnn
 from ..algebra._backend import to_numpy
+from ..errors import CheckError
 from .engine import (
     all_of,
     claim,
@@ -33,8 +36,44 @@ from .engine import (
     float_backend,
     not_checkable,
 )
+from . import prover
+from .prover import FLATTEN_DIV_MOD, both, fdiv, fmod, ints, ite
 
 BASE = 1000
+#: Z3 wall-clock safety net of every proof here (the deterministic rlimit normally ends it first)
+_Z3_S = 5.0
+
+
+def _proved(goal, *, assuming, for_all, describe, lemmas=(), axioms=(), fallback=None):
+    """One Z3 proof as a trial: ``proved`` when Z3 discharges it; when Z3 says ``unknown`` the
+    ``fallback`` exhaustive trial stands (never a proof); a counterexample fails the trial."""
+    pf = prover.prove(goal, assuming=assuming, for_all=for_all, lemmas=lemmas, axioms=axioms, timeout_s=_Z3_S)
+    if fallback is None:
+        return pf.trial(describe)
+    return pf.or_else(fallback, describe)
+
+
+def _settle(build, fallback):
+    """The proof trials ``build()`` makes (``_proved`` calls without fallback, which raise CheckError when Z3 says
+    ``unknown``, as does a lemma that is not proved): ``all_of`` them when every one is proved; the first failing one
+    when Z3 found a (checked) counterexample; otherwise ``fallback()``, the exhaustive trial, with the unsettled
+    attempt noted -- an unknown is never a proof."""
+    try:
+        steps = build()
+    except CheckError as exc:
+        t = fallback()
+        t.evidence["proof_attempt"] = {"status": "unknown", "reason": str(exc)}
+        return t
+    steps = list(steps) if isinstance(steps, (list, tuple)) else [steps]
+    failed = [t for t in steps if not t.ok]
+    if failed:
+        return failed[0]
+    return all_of(*steps) if len(steps) > 1 else steps[0]
+
+
+def _crosscheck(t):
+    """An exhaustive trial recorded beside a proof (by keyword to ``decide``, so it does not weaken it)."""
+    return dict(t.evidence, ok=t.ok, strength=t.strength, **({"counterexample": t.counterexample} if not t.ok else {}))
 
 
 def _symbolic_kernel(r1: int, r2: int) -> list:
@@ -153,17 +192,38 @@ def _sizes(bound):
 # ---------------------------------------------------------------------------------------------
 # §4.1 Data2Matrix
 # ---------------------------------------------------------------------------------------------
+def _rowmajor_pixel(k, n):
+    """0-based pixel (row, column) at position k of the row-major vec of an image with n columns."""
+    return fdiv(k, n), fmod(k, n)
+
+
+def _colmajor_pixel(k, m):
+    """0-based pixel (row, column) at position k of the column-major vec of an image with m rows."""
+    return fmod(k, m), fdiv(k, m)
+
+
 @claim(
     "zhu2025:sec4.1.2/row-major",
     quote="a two-dimensional matrix of size m×n is reshaped into a single column vector of dimension mn×1 "
           "... Image_new = (I_11, I_12, I_13, ..., I_mn)^T",
-    statement="The printed order I_11, I_12, I_13, ..., I_mn is the row-major vec (as Assumption 4.1 says): "
-              "for every 1 ≤ m ≤ 3, 3 ≤ n ≤ 4, the first three and the last entries of the row-major flattening of "
-              "a symbolic m×n image are I_11, I_12, I_13 and I_mn; and the printed order tells the two orders "
-              "apart: for m ≥ 2 the column-major flattening does not start I_11, I_12, I_13.",
-    methods=["exact", "exhaustive"],
+    statement="The printed order I_11, I_12, I_13, ..., I_mn is the row-major vec (as Assumption 4.1 says), and not "
+              "the column-major one. Proved (Z3) for all m >= 1, n >= 3 (I_13 must exist): position k of the row-major "
+              "vec holds pixel (⌊k/n⌋, k mod n) (0-based), so positions 0, 1, 2 and mn − 1 hold I_11, I_12, I_13, I_mn; "
+              "for m >= 2 position 1 of the column-major vec, (k mod m, ⌊k/m⌋), holds I_21 ≠ I_12. Cross-check: "
+              "NumPy's C- and F-order flattening of a symbolic image, m <= 3, 3 <= n <= 4.",
+    methods=["symbolic", "exact", "exhaustive"],
 )
 def _rowmajor():
+    m, n = ints("m n")
+    rm = [_rowmajor_pixel(k, n) for k in (0, 1, 2)] + [_rowmajor_pixel(m * n - 1, n)]
+    goal = z3.And(*[z3.And(a == x, b == y) for (a, b), (x, y) in zip(rm, [(0, 0), (0, 1), (0, 2), (m - 1, n - 1)])])
+    cm = _colmajor_pixel(1, m)
+    proof = lambda: [  # noqa: E731
+        _proved(goal, assuming=[m >= 1, n >= 3], for_all="for all m >= 1, n >= 3",
+                describe="row-major positions 0, 1, 2, mn−1 hold pixels (0,0), (0,1), (0,2), (m−1,n−1)",
+                lemmas=[FLATTEN_DIV_MOD.at(m - 1, n - 1, n)]),
+        _proved(z3.Not(z3.And(cm[0] == 0, cm[1] == 1)), assuming=[m >= 2, n >= 3], for_all="for all m >= 2, n >= 3",
+                describe="column-major position 1 holds pixel (1, 0), not (0, 1)")]
     s = sympy.Symbol
     printed_head = [s("I11"), s("I12"), s("I13")]
 
@@ -174,17 +234,11 @@ def _rowmajor():
 
     def ok(mn):
         v = flat(mn, "C")
-        return v[:3] == printed_head and v[-1] == s(f"I{mn[0]}{mn[1]}")
-
-    def column_major_differs(mn):
-        return flat(mn, "F")[:3] != printed_head
+        return v[:3] == printed_head and v[-1] == s(f"I{mn[0]}{mn[1]}") and (mn[0] < 2 or flat(mn, "F")[:3] != printed_head)
 
     sizes = [(m, n) for m in range(1, 4) for n in range(3, 5)]
-    t = all_of(exhaustive(ok, sizes, describe="row-major, 1 <= m <= 3, 3 <= n <= 4"),
-               exhaustive(column_major_differs, [c for c in sizes if c[0] >= 2],
-                          describe="column-major differs from the printed head, 2 <= m <= 3, 3 <= n <= 4"))
-    t.method = "exact"
-    return decide(t)
+    ex = exhaustive(ok, sizes, describe="NumPy C order has the printed head and tail, F order not (m >= 2), m <= 3, 3 <= n <= 4")
+    return decide(_settle(proof, lambda: ex), exhaustive_crosscheck=_crosscheck(ex))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,8 +259,9 @@ def _zhu_P(m, n, r, s):
     "zhu2025:sec4.2.1/p-formula",
     quote="P = ⌊(L − max N_0)/s⌋ + 1 ... Row p of W_conv contains nonzero entries exactly at columns x + ps",
     statement="With L = mn and N_0 = {in + j : 0 ≤ i, j < r}, every printed row p < P has all its columns "
-              "x + ps inside [0, L). Checked for all m, n ≤ 4, r ≤ min(m, n), s ≤ 3, smallest L first.",
-    methods=["exhaustive", "exact"],
+              "x + ps inside [0, L). Checked for all m, n ≤ 4, r ≤ min(m, n), s ≤ 3, smallest L first; the correction "
+              "(every row fits and one more would not) is proved by Z3 for all m, n >= 1, 1 <= r <= min(m, n), s >= 1.",
+    methods=["exhaustive", "exact", "symbolic"],
 )
 def _p_formula():
     def fits(c):
@@ -225,11 +280,20 @@ def _p_formula():
         P = (m * n - 1 - mx) // s + 1
         return mx + (P - 1) * s < m * n <= mx + P * s  # every row fits, and one more would not
 
+    m, n, r, s = ints("m n r s")
+    mx = (r - 1) * n + (r - 1)
+    P = fdiv(m * n - 1 - mx, s) + 1
+    proof = _proved(z3.And(P >= 1, mx + (P - 1) * s < m * n, m * n <= mx + P * s),
+                    assuming=[m >= 1, n >= 1, r >= 1, r <= m, r <= n, s >= 1],
+                    for_all="for all m, n >= 1, 1 <= r <= min(m, n), s >= 1 (L = mn, max N_0 = (r−1)n + r − 1)",
+                    describe="P >= 1, the last row's largest column max N_0 + (P−1)s < L, and one more row would reach "
+                             "max N_0 + Ps >= L",
+                    fallback=lambda: exhaustive(corrected, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3"))
     return decide(
         exhaustive(fits, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3", witness=witness),
         correction=("P = ⌊(L − 1 − max N_0)/s⌋ + 1 (the number of flat window starts ps with ps + max N_0 ≤ L − 1); "
-                    "the printed P is one too many whenever s divides L − max N_0",
-                    exhaustive(corrected, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3")),
+                    "the printed P is one too many whenever s divides L − max N_0", proof),
+        correction_crosscheck=_crosscheck(exhaustive(corrected, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3")),
     )
 
 
@@ -269,9 +333,11 @@ def _wconv_display():
     quote="left-multiplying with a sparse upper-triangular matrix W_conv ∈ R^{P×L}",
     statement="W_conv as printed (built here by loops: row p holds w_x = k_ij at column x + ps, x = in + j ∈ N_0, "
               "shared weights w_{p,x} = w_x, the printed P rows, columns ≥ L dropped) has W[p, c] = 0 for all c < p. "
-              "Exact, generic kernel (tap t = 1000^t), all m, n ≤ 4, r ≤ min(m, n), s ≤ 3; "
+              "Proved (Z3) for all m, n >= 1, 1 <= r <= min(m, n), s >= 1: every printed column x + ps with x ∈ N_0 "
+              "is >= p, and isomat's entry rule conv.zhu_conv_tap puts no nonzero below the diagonal. Cross-check: "
+              "exact, generic kernel (tap t = 1000^t), all m, n ≤ 4, r ≤ min(m, n), s ≤ 3; "
               "isomat.algebra.zhu_conv_matrix is checked equal to the loop build on the same cases.",
-    methods=["exhaustive", "exact"],
+    methods=["symbolic", "exhaustive", "exact"],
 )
 def _upper():
     def ok(c):
@@ -285,8 +351,19 @@ def _upper():
         return bool(np.all(_dense(_conv.zhu_conv_matrix((m, n), sympy.Matrix(K.tolist()), s)) == naive_wconv(m, n, K.tolist(), s)))
 
     t = exhaustive(ok, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3")
-    return decide(t, construction=dict(exhaustive(same_as_isomat, _zhu_cases(),
-                                                  describe="isomat zhu_conv_matrix == loop build").evidence))
+    m, n, r, s, p, c, i, j = ints("m n r s p c i j")
+    hyp = [m >= 1, n >= 1, r >= 1, r <= m, r <= n, s >= 1, p >= 0]
+    fa = "for all m, n >= 1, 1 <= r <= min(m, n), s >= 1, rows p >= 0"
+    proof = lambda: [  # noqa: E731
+        _proved(i * n + j + p * s >= p, assuming=hyp + [0 <= i, i < r, 0 <= j, j < r], for_all=fa + ", taps 0 <= i, j < r",
+                describe="the printed column x + ps (x = in + j ∈ N_0) of row p is >= p"),
+        _proved(z3.Implies(_conv.zhu_conv_tap(p, c, n, r, s) >= 0, c >= p), assuming=hyp + [c >= 0],
+                for_all=fa + ", columns c >= 0",
+                describe="isomat's entry rule zhu_conv_tap (tested equal to zhu_conv_matrix in tests/test_conv.py): a "
+                         "nonzero entry (p, c) has c >= p")]
+    return decide(_settle(proof, lambda: t), exhaustive_crosscheck=_crosscheck(t),
+                  construction=dict(exhaustive(same_as_isomat, _zhu_cases(),
+                                               describe="isomat zhu_conv_matrix == loop build").evidence))
 
 
 @claim(
@@ -298,8 +375,10 @@ def _upper():
               "sec4.2.1/p-formula is not counted twice). Checked: W_conv (loop build) equals the matrix of the standard "
               "valid r×r convolution with stride s (direct loops over the 2-d output, row-major vec of the "
               "((m−r)/s+1)×((n−r)/s+1) output). Exact, generic kernel, all m, n ≤ 4, r ≤ min(m, n), s ≤ 3, smallest L "
-              "first. Evidence also gives the smallest failure with s = 1 and the one with the printed P.",
-    methods=["exhaustive", "exact"],
+              "first. Evidence also gives the smallest failure with s = 1 and the one with the printed P. The correction (a "
+              "row selection) is proved by Z3 for all m, n >= 1, 1 <= r <= min(m, n), s >= 1, every output (i, j) and "
+              "column: from the paper's column formula and from isomat's entry rules (conv.zhu_conv_tap, conv.conv2d_tap).",
+    methods=["exhaustive", "exact", "symbolic"],
 )
 def _equals_conv():
     def P_corr(m, n, r, s):
@@ -335,15 +414,51 @@ def _equals_conv():
     cases = _zhu_cases()
     stride1 = exhaustive(same, [c for c in cases if c[3] == 1], describe="s = 1 only, corrected P")
     printedP = exhaustive(lambda c: same(c, True), cases, describe="printed P")
+    corr_x = exhaustive(corrected, cases, describe="m, n <= 4, r <= min(m, n), s <= 3; loop build and isomat zhu_conv_matrix")
     return decide(
         exhaustive(same, cases, describe="m, n <= 4, r <= min(m, n), s <= 3, corrected P", witness=witness),
         correction=("Standard valid convolution with 2-d stride s is a row selection of W_conv: output (i, j) is row "
                     "p = i·n + j (window start s(in + j)); the other rows of W_conv are windows that wrap across "
                     "image rows, or (s > 1) start off the 2-d stride grid, and are no convolution output",
-                    exhaustive(corrected, cases, describe="m, n <= 4, r <= min(m, n), s <= 3; loop build and isomat zhu_conv_matrix")),
+                    _row_selection_proof(lambda: corr_x)),
+        correction_crosscheck=_crosscheck(corr_x),
         stride_1_only=dict(stride1.evidence, counterexample=stride1.counterexample),
         with_printed_P=dict(printedP.evidence, counterexample=printedP.counterexample),
     )
+
+
+def _valid_conv_vars():
+    """Symbols and hypotheses of a valid r×r convolution with stride s on an m×n image, output pixel (i, j),
+    input pixel (u, v) (column c = un + v), tap (a, b)."""
+    m, n, r, s, i, j, u, v, a, b = ints("m n r s i j u v a b")
+    o1, o2 = fdiv(m - r, s) + 1, fdiv(n - r, s) + 1
+    hyp = [m >= 1, n >= 1, r >= 1, r <= m, r <= n, s >= 1, 0 <= i, i < o1, 0 <= j, j < o2, 0 <= u, u < m, 0 <= v, v < n]
+    fa = ("for all m, n >= 1, 1 <= r <= min(m, n), s >= 1, outputs 0 <= i < ⌊(m−r)/s⌋+1, 0 <= j < ⌊(n−r)/s⌋+1, "
+          "input pixels 0 <= u < m, 0 <= v < n (column c = un + v)")
+    return (m, n, r, s, i, j, u, v, a, b), o1, o2, hyp, fa
+
+
+def _row_selection_proof(fallback):
+    """zhu2025 §4.2.1 corrected: output (i, j) of the valid stride-s convolution is row p = in + j of W_conv."""
+    (m, n, r, s, i, j, u, v, a, b), o1, o2, hyp, fa = _valid_conv_vars()
+    c, p = u * n + v, i * n + j
+    mx = (r - 1) * n + (r - 1)
+    O2 = fdiv(n + 2 * 0 - 1 * (r - 1) - 1, s) + 1  # the O_2 term of conv2d_tap at padding 0, dilation 1
+    du, dv = u - i * s, v - j * s
+    steps = lambda: [  # noqa: E731
+        _proved(p < fdiv(m * n - 1 - mx, s) + 1, assuming=hyp, for_all=fa,
+                describe="row p = in + j exists: p < P = ⌊(L − 1 − max N_0)/s⌋ + 1 (<= the printed P)"),
+        _proved(a * n + b + p * s == (i * s + a) * n + (j * s + b), assuming=hyp, for_all=fa + ", taps (a, b)",
+                describe="the paper's column x + ps of tap x = an + b in row p = in + j is the flat index of the pixel "
+                         "(is + a, js + b) that the convolution's output (i, j) reads with tap (a, b)"),
+        _proved(_conv.zhu_conv_tap(p, c, n, r, s) == _conv.conv2d_tap(i * o2 + j, c, m, n, r, r, stride=(s, s)),
+                assuming=hyp, for_all=fa,
+                describe="isomat's entry rules agree on every column: zhu_conv_tap at row in + j equals conv2d_tap "
+                         "(stride s, no padding) at output row i·o2 + j (both tested equal to their builders)",
+                lemmas=[FLATTEN_DIV_MOD.at(u, v, n), FLATTEN_DIV_MOD.at(du, dv, n), FLATTEN_DIV_MOD.at(du - 1, dv + n, n),
+                        FLATTEN_DIV_MOD.at(i, j, O2)]),
+    ]
+    return _settle(steps, fallback)
 
 
 @claim(
@@ -355,8 +470,10 @@ def _equals_conv():
               "r×r kernel) with stride s has W[row, c] = 0 for c < row. All H, W ≤ 4, r ≤ min(H, W), s ≤ 3, smallest "
               "first. The verdict depends on the reading: with the zero padding ⌊K/2⌋ of Theorem 4.1 it fails "
               "(evidence 'padded_reading', minimal counterexample); the paper never calls that matrix upper-triangular "
-              "(it calls it banded).",
-    methods=["exhaustive", "exact"],
+              "(it calls it banded). Proved (Z3) for all m, n >= 1, 1 <= r <= min(m, n), s >= 1: by direct index "
+              "arithmetic (output (i, j) reads column (is + a)n + js + b >= i·o2 + j) and for isomat's entry rule "
+              "conv.conv2d_tap; the loop build above is the cross-check.",
+    methods=["symbolic", "exhaustive", "exact"],
 )
 def _upper_padded():
     def upper(c):
@@ -371,7 +488,20 @@ def _upper_padded():
     pad = exhaustive(upper, padded, describe="H, W <= 3, K in {1,3}, zero padding K//2, stride <= 2",
                      witness=lambda c: {"W": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), stride=(c[4],) * 2,
                                                               pad=(c[3],) * 2)})
-    return decide(exhaustive(upper, valid, describe="H, W <= 4, r <= min(H, W), padding 0, stride <= 3"),
+    (m, n, r, s, i, j, u, v, a, b), o1, o2, hyp, fa = _valid_conv_vars()
+    row, c = i * o2 + j, u * n + v
+    O2 = fdiv(n + 2 * 0 - 1 * (r - 1) - 1, s) + 1  # the O_2 term of conv2d_tap at padding 0, dilation 1
+    proof = lambda: [  # noqa: E731
+        _proved((i * s + a) * n + (j * s + b) >= i * o2 + j, assuming=hyp + [0 <= a, a < r, 0 <= b, b < r],
+                for_all=fa + ", taps 0 <= a, b < r",
+                describe="direct index arithmetic: output (i, j) (row i·o2 + j) reads pixel (is + a, js + b), whose "
+                         "column (is + a)n + js + b is >= the row"),
+        _proved(z3.Implies(_conv.conv2d_tap(row, c, m, n, r, r, stride=(s, s)) >= 0, c >= row), assuming=hyp, for_all=fa,
+                describe="isomat's entry rule conv2d_tap (stride s, no padding; tested equal to conv_matrix): a nonzero "
+                         "entry (row, c) has c >= row",
+                lemmas=[FLATTEN_DIV_MOD.at(u, v, n), FLATTEN_DIV_MOD.at(i, j, O2)])]
+    ex = exhaustive(upper, valid, describe="H, W <= 4, r <= min(H, W), padding 0, stride <= 3")
+    return decide(_settle(proof, lambda: ex), exhaustive_crosscheck=_crosscheck(ex),
                   padded_reading=dict(pad.evidence, ok=pad.ok, counterexample=pad.counterexample))
 
 
@@ -391,8 +521,9 @@ def _pool_cases(bound=6):
               "equals the number of outputs of p×p average pooling with stride p (direct loops). All m, n ≤ 6 divisible "
               "by p ∈ {2, 3}. The verdict depends on the reading: when only p² | mn (the formula's own integrality "
               "condition) Q counts windows that do not exist (evidence 'p2_divides_L_reading', minimal counterexample); "
-              "in general the count is ⌊m/p⌋·⌊n/p⌋.",
-    methods=["exhaustive", "exact"],
+              "in general the count is ⌊m/p⌋·⌊n/p⌋. Proved (Z3) for all p >= 2 and m, n multiples of p: "
+              "L/p² = ⌊m/p⌋·⌊n/p⌋ (the direct loop's window count); cross-check: loops, m, n <= 6.",
+    methods=["symbolic", "exhaustive", "exact"],
 )
 def _pool_q():
     def ok(c):
@@ -407,8 +538,17 @@ def _pool_q():
                       witness=lambda c: {"Q_printed": c[0] * c[1] // c[2] ** 2, "windows": (c[0] // c[2]) * (c[1] // c[2])})
     floor = exhaustive(general, [(m, n, p) for m in range(1, 7) for n in range(1, 7) for p in (2, 3)],
                        describe="floor(m/p) floor(n/p), all m, n <= 6, p in {2,3}")
-    return decide(exhaustive(ok, [c for c in _pool_cases() if c[0] % c[2] == 0 and c[1] % c[2] == 0],
-                             describe="m, n <= 6, p in {2,3}, p | m, p | n"),
+    ex = exhaustive(ok, [c for c in _pool_cases() if c[0] % c[2] == 0 and c[1] % c[2] == 0],
+                    describe="m, n <= 6, p in {2,3}, p | m, p | n")
+    ma, nb, p = ints("ma nb p")
+    m, n = p * ma, p * nb
+    proof = _proved(fdiv(m * n, p * p) == fdiv(m, p) * fdiv(n, p), assuming=[ma >= 1, nb >= 1, p >= 2],
+                    for_all="for all p >= 2 and m = p·a, n = p·b with a, b >= 1 (p | m, p | n)",
+                    describe="Q = L/p² = ⌊m/p⌋·⌊n/p⌋, the number of outputs of p×p pooling with stride p (the direct "
+                             "loop runs over ⌊m/p⌋ × ⌊n/p⌋ windows)",
+                    lemmas=[FLATTEN_DIV_MOD.at(ma * nb, 0, p * p), FLATTEN_DIV_MOD.at(ma, 0, p), FLATTEN_DIV_MOD.at(nb, 0, p)],
+                    fallback=lambda: ex)
+    return decide(proof, exhaustive_crosscheck=_crosscheck(ex),
                   p2_divides_L_reading=dict(weak.evidence, ok=weak.ok, counterexample=weak.counterexample),
                   general_count=dict(floor.evidence, ok=floor.ok))
 
@@ -459,8 +599,11 @@ def _pool_display():
           "Y = W_pool X yields the same downsampled output as classical average pooling",
     statement="With X the row-major vec of an m×n image (Assumption 4.1), W_pool X (isomat.algebra.zhu_pool_matrix, "
               "as printed) equals p×p average pooling with stride p (direct loops), exactly, with a generic image; "
-              "all m, n ≤ 6 divisible by p ∈ {2, 3}, smallest L first.",
-    methods=["exhaustive", "exact"],
+              "all m, n ≤ 6 divisible by p ∈ {2, 3}, smallest L first. The correction is proved (Z3) for all p >= 1 and "
+              "m, n multiples of p: the row-major formula's columns of row q are exactly the p² pixels of window q, and "
+              "under isomat's patch-major listing (entry rule pool.patch_major_pixel) position qp² + r is the same "
+              "pixel; cross-check: loops and isomat's zhu_pool_matrix, m, n <= 6.",
+    methods=["exhaustive", "exact", "symbolic"],
 )
 def _pool_index():
     cases = [c for c in _pool_cases() if c[0] % c[2] == 0 and c[1] % c[2] == 0]
@@ -500,8 +643,32 @@ def _pool_index():
                    for a in range(p) for b in range(p)) for q in range((m // p) * q_per_row)]
         return got == _flat(naive_avgpool(X, p))
 
-    corrected = all_of(exhaustive(check("patch-major"), cases, describe="patch-major, m, n <= 6, p | m, n"),
-                       exhaustive(row_major_formula, cases, describe="row-major index formula, m, n <= 6"))
+    corr_x = all_of(exhaustive(check("patch-major"), cases, describe="patch-major, m, n <= 6, p | m, n"),
+                    exhaustive(row_major_formula, cases, describe="row-major index formula, m, n <= 6"))
+    ma, nb, p, I, J, a, b, a2, b2 = ints("ma nb p I J a b a2 b2")
+    m, n = p * ma, p * nb
+    hyp = [ma >= 1, nb >= 1, p >= 1, 0 <= I, I < ma, 0 <= J, J < nb, 0 <= a, a < p, 0 <= b, b < p]
+    fa = ("for all p >= 1, m = p·m', n = p·n' (m', n' >= 1), windows 0 <= I < m/p, 0 <= J < n/p (output q = I·(n/p) + J), "
+          "offsets 0 <= a, b < p")
+    q, pix = I * nb + J, (p * I + a) * n + p * J + b  # output q of the direct loop reads pixel (pI + a, pJ + b)
+    col = (p * fdiv(q, fdiv(n, p)) + a) * n + p * fmod(q, fdiv(n, p)) + b
+    steps = lambda: [  # noqa: E731
+        _proved(z3.And(col == pix, 0 <= col, col < m * n), assuming=hyp, for_all=fa,
+                describe="row-major formula: column (p⌊q/(n/p)⌋ + a)n + p(q mod n/p) + b of row q is the pixel (pI + a, "
+                         "pJ + b) that average pooling's output q = I·(n/p) + J reads, inside [0, L)",
+                lemmas=[FLATTEN_DIV_MOD.at(I, J, nb), FLATTEN_DIV_MOD.at(nb, 0, p)]),
+        _proved(z3.Implies((p * I + a) * n + p * J + b == (p * I + a2) * n + p * J + b2, z3.And(a == a2, b == b2)),
+                assuming=hyp + [0 <= a2, a2 < p, 0 <= b2, b2 < p], for_all=fa,
+                describe="the p² columns of row q are distinct (so row q is 1/p² on exactly the window's p² pixels)",
+                lemmas=[prover.DIGITS_UNIQUE.at(p * I + a, p * J + b, p * I + a2, p * J + b2, n)]),
+        _proved(_pool.patch_major_pixel(q * (p * p) + a * p + b, n, p) == pix, assuming=hyp, for_all=fa,
+                describe="patch-major reading: position q·p² + (ap + b) of isomat's patch-major listing (entry rule "
+                         "pool.patch_major_pixel, tested equal to patch_major_order) is that same pixel, so the printed "
+                         "W_pool[q, qp² + r] averages window q",
+                lemmas=[FLATTEN_DIV_MOD.at(q, a * p + b, p * p), FLATTEN_DIV_MOD.at(I, J, nb), FLATTEN_DIV_MOD.at(a, b, p),
+                        FLATTEN_DIV_MOD.at(nb, 0, p)]),
+    ]
+    corrected = _settle(steps, lambda: corr_x)
     return decide(
         exhaustive(printed_by_loops, cases, describe="m, n <= 6, p in {2,3}, p | m, p | n",
                    witness=lambda c: {"row_0_columns_printed": list(range(c[2] ** 2)),
@@ -509,6 +676,7 @@ def _pool_index():
         correction=("The index formula holds for a patch-major flattening (pixels listed window by window); for the "
                     "row-major vec of Assumption 4.1 the entries are W[q, (p⌊q/(n/p)⌋ + a)n + p(q mod n/p) + b] = 1/p², "
                     "0 ≤ a, b < p", corrected),
+        correction_crosscheck=_crosscheck(corr_x),
         construction=dict(exhaustive(isomat_is_printed, cases, describe="isomat zhu_pool_matrix == loop build of the "
                                      "printed formula").evidence),
         printed_matrix_via_isomat=dict(exhaustive(check("row-major"), cases, describe="same check with isomat "
@@ -521,7 +689,9 @@ def _pool_index():
     quote="Max or average pooling can likewise be expressed as a sparse matrix multiplication",
     statement="Max pooling (p×p windows, stride p) is additive, as any matrix multiplication is: "
               "maxpool(x + y) = maxpool(x) + maxpool(y), tested exhaustively for 2×2 images and p = 2 over "
-              "x, y ∈ {−1, 0, 1}^4 in order of increasing |x| + |y|.",
+              "x, y ∈ {−1, 0, 1}^4 in order of increasing |x| + |y|. The correction S(x)·x is checked exactly on every "
+              "weak order of the values of a window (the arg-max selection depends on nothing else): the 75 weak orders "
+              "of a 2×2 image, and 75 4×4 images in which every window runs through all 75 orders.",
     methods=["exhaustive", "exact"],
 )
 def _maxpool():
@@ -538,20 +708,30 @@ def _maxpool():
                                                                          _flat(naive_maxpool(img(y), 2)))]
 
     def selection(c):
-        m, n, seed = c
-        rng = np.random.default_rng(seed)
-        X = rng.integers(-3, 4, size=(m, n))
-        S = _dense(_pool.maxpool_selection(X.astype(float), 2))
-        return list(S.dot(np.array(X.reshape(-1).tolist(), dtype=object))) == _flat(naive_maxpool(X.tolist(), 2))
+        m, n, vals = c
+        X = np.array(vals, dtype=np.int64).reshape(m, n)
+        S = _pool.maxpool_selection(X.astype(float), 2)  # a 0/1 matrix: S·x is exact in float64 for these integers
+        return [int(v) for v in S @ X.reshape(-1).astype(float)] == _flat(naive_maxpool(X.tolist(), 2))
 
-    sel_cases = [(m, n, seed) for m in (2, 4, 6) for n in (2, 4, 6) for seed in range(3)]
+    # the selection (an arg-max) depends on the order of the values in each window only: the 75 weak orders of 4
+    # values (as patterns in 0..3) are every 2×2 image up to order; 4×4 images: 75 images in which every one of the four
+    # windows runs through all 75 orders (window w shows order (i + 19w) mod 75 in image i)
+    orders = sorted({tuple(sorted(set(v)).index(x) for x in v) for v in itertools.product(range(4), repeat=4)})
+    sel_cases = sorted([(2, 2, o) for o in orders], key=lambda c: (sum(c[2]), c))
+    for i in range(len(orders)):
+        X = [[0] * 4 for _ in range(4)]
+        for w in range(4):
+            for t, val in enumerate(orders[(i + 19 * w) % len(orders)]):
+                X[2 * (w // 2) + t // 2][2 * (w % 2) + t % 2] = val
+        sel_cases.append((4, 4, tuple(x for row in X for x in row)))
     return decide(
         exhaustive(additive, pairs, describe="2x2 image, p = 2, x, y in {-1,0,1}^4",
                    witness=lambda xy: {"maxpool(x)": naive_maxpool(img(xy[0]), 2), "maxpool(y)": naive_maxpool(img(xy[1]), 2),
                                        "maxpool(x+y)": naive_maxpool(img([a + b for a, b in zip(*xy)]), 2)}),
         correction=("Max pooling is not linear, so it is no fixed matrix; for each input x it equals S(x)·x with a "
                     "data-dependent 0/1 selection matrix S(x) (one 1 per row, at the window's arg-max)",
-                    exhaustive(selection, sel_cases, describe="isomat maxpool_selection, m, n in {2,4,6}, p = 2, 3 integer images each")),
+                    exhaustive(selection, sel_cases, describe="isomat maxpool_selection, p = 2: the 75 weak orders of "
+                               "a 2×2 image, and 75 4×4 images in which each window runs through all 75 orders")),
     )
 
 
@@ -593,6 +773,99 @@ def _main_text_w_rnn(Wxh, Whh, m):
     return W
 
 
+# The unrolled recurrence for symbolic T, proved by Z3 by induction over the time step. Hidden vectors are elements
+# of an abstract sort with +, 0 and the linear map V (so the proof holds in R^M for every M, and for every input size N
+# and U: M×N, since only the input contributions U x_s enter); matrix power, the printed block product and the
+# recurrence are definitions (axioms named in the record); everything else is proved.
+_VEC_AXIOM_TEXT = {
+    "add-assoc": "vectors: (a + b) + c = a + (b + c)",
+    "add-comm": "vectors: a + b = b + a",
+    "add-zero": "vectors: a + 0 = a",
+    "V-additive": "V is linear: V(a + b) = Va + Vb",
+    "V-zero": "V is linear: V0 = 0",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _rnn_model(commuting_input_map=False):
+    """(Built and proved once per process: the lemmas are the same for every claim that uses them.) Z3 definitions of zhu2025's W_RNN (Theorem 4.2 / A.2, §4.3) and of the recurrence, and the lemmas proved about
+    them. Returns (symbols, axioms, lemmas). With ``commuting_input_map`` the input contribution is A x_s for a linear
+    map A that commutes with V (scalars a, b: §4.3's scalar case), and the printed block is A V^{t−s} (the main text's
+    order W_xh W_hh^{t−s})."""
+    Vec = z3.DeclareSort("Vec")
+    add, Vm = z3.Function("add", Vec, Vec, Vec), z3.Function("V", Vec, Vec)
+    zero = z3.Const("zero", Vec)
+    pw = z3.Function("Vpow", z3.IntSort(), Vec, Vec)  # Vpow(k, w) = V^k w
+    R = z3.Function("WX", z3.IntSort(), z3.IntSort(), Vec)  # WX(t, k) = Σ_{s<k} (block (t, s) of W_RNN) x_s
+    h = z3.Function("h", z3.IntSort(), Vec)
+    a_, b_, c_ = z3.Consts("a b c", Vec)
+    k, t = z3.Ints("k t")
+    ax = [prover.axiom("add-assoc", z3.ForAll([a_, b_, c_], add(add(a_, b_), c_) == add(a_, add(b_, c_))), text=_VEC_AXIOM_TEXT["add-assoc"]),
+          prover.axiom("add-comm", z3.ForAll([a_, b_], add(a_, b_) == add(b_, a_)), text=_VEC_AXIOM_TEXT["add-comm"]),
+          prover.axiom("add-zero", z3.ForAll([a_], add(a_, zero) == a_), text=_VEC_AXIOM_TEXT["add-zero"]),
+          prover.axiom("V-additive", z3.ForAll([a_, b_], Vm(add(a_, b_)) == add(Vm(a_), Vm(b_))), text=_VEC_AXIOM_TEXT["V-additive"]),
+          prover.axiom("V-zero", Vm(zero) == zero, text=_VEC_AXIOM_TEXT["V-zero"]),
+          prover.axiom("V-power", z3.ForAll([k, a_], pw(k, a_) == z3.If(k <= 0, a_, Vm(pw(k - 1, a_))), patterns=[pw(k, a_)]),
+                       text="definition of the matrix power: V^0 w = w, V^k w = V(V^(k−1) w) for k >= 1")]
+    lemmas = []
+    if commuting_input_map:
+        A, x = z3.Function("A", Vec, Vec), z3.Function("x", z3.IntSort(), Vec)
+        ax += [prover.axiom("A-additive", z3.ForAll([a_, b_], A(add(a_, b_)) == add(A(a_), A(b_))), text="A is linear: A(a + b) = Aa + Ab"),
+               prover.axiom("A-zero", A(zero) == zero, text="A is linear: A0 = 0"),
+               prover.axiom("AV=VA", z3.ForAll([a_], A(Vm(a_)) == Vm(A(a_))),
+                            text="A and V commute: A(Vw) = V(Aw) (scalars a, b: a·b·w = b·a·w)")]
+        comm = prover.induction("A-commutes-with-V^k", k, lambda k: A(pw(k, a_)) == pw(k, A(a_)), other=[a_],
+                                text="A V^k w = V^k A w for all k >= 0 and vectors w", axioms=ax, timeout_s=_Z3_S)
+        lemmas.append(comm)
+        u = lambda s_: A(x(s_))  # noqa: E731 -- the recurrence's input contribution W_xh x_s
+        block_x = lambda tt, s_: A(pw(tt - s_, x(s_)))  # noqa: E731 -- printed a·b^(t−s) x_s
+        ax.append(prover.axiom("W-printed", z3.ForAll([t, k], R(t, k) == z3.If(k <= 0, zero, add(
+            R(t, k - 1), z3.If(k - 1 <= t, block_x(t, k - 1), zero))), patterns=[R(t, k)]),
+            text="definition of (W_rnn X)_t as printed in §4.3: Σ_{s<k} [s <= t] W_xh W_hh^(t−s) x_s, built step by step in k"))
+    else:
+        u = z3.Function("Ux", z3.IntSort(), Vec)  # U x_s
+        ax.append(prover.axiom("W-printed", z3.ForAll([t, k], R(t, k) == z3.If(k <= 0, zero, add(
+            R(t, k - 1), z3.If(k - 1 <= t, pw(t - (k - 1), u(k - 1)), zero))), patterns=[R(t, k)]),
+            text="definition of (W_RNN X)_t with the printed blocks (t, s) = V^(t−s) U for s <= t, 0 for s > t: "
+                 "Σ_{s<k} [s <= t] V^(t−s) U x_s, built step by step in k"))
+    ax.append(prover.axiom("recurrence", z3.ForAll([t], h(t) == z3.If(t <= 0, add(u(0), Vm(zero)), add(u(t), Vm(h(t - 1)))),
+                                                   patterns=[h(t)]),
+                           text="definition of the recurrence: h_0 = U x_0 + V·0, h_t = U x_t + V h_(t−1) for t >= 1"))
+    if commuting_input_map:
+        bx = prover.lemma("printed-block-is-V^k-A", [t, k], z3.Implies(z3.And(0 <= k, k <= t), A(pw(t - k, x(k))) == pw(t - k, u(k))),
+                          text="A V^(t−s) x_s = V^(t−s) A x_s for 0 <= s <= t", using=[lemmas[0].at(t - k, x(k))], axioms=ax,
+                          timeout_s=_Z3_S)
+        lemmas.append(bx)
+        shift_using = [bx.at(t, k), bx.at(t + 1, k)]
+    else:
+        shift_using = []
+    shift = prover.induction("W-row-shift", k, lambda k: z3.Implies(k <= t + 1, R(t + 1, k) == Vm(R(t, k))),
+                             text="for all t >= 0 and 0 <= k <= t + 1: (W X)_(t+1) summed over s < k is V times (W X)_t "
+                                  "summed over s < k", other=[t], assuming=[t >= 0], using=shift_using, axioms=ax,
+                             timeout_s=_Z3_S)
+    rows = prover.induction("W-rows-are-the-recurrence", t, lambda t: R(t, t + 1) == h(t),
+                            text="for all t >= 0: Σ_{s<=t} (block (t, s)) x_s = h_t",
+                            using=[shift.at(t + 1, t)] + ([bx.at(t + 1, t + 1)] if commuting_input_map else []),
+                            axioms=ax, timeout_s=_Z3_S)
+    above = prover.induction("W-zero-above-diagonal", k, lambda k: z3.Implies(k >= t + 1, R(t, k) == R(t, t + 1)),
+                             text="for all t >= 0 and k >= t + 1: blocks (t, s) with s > t add nothing",
+                             other=[t], assuming=[t >= 0], axioms=ax, timeout_s=_Z3_S)
+    lemmas += [shift, rows, above]
+    return dict(R=R, h=h, pw=pw, u=u, zero=zero, Vm=Vm), ax, lemmas
+
+
+def _rnn_block_proof(describe, commuting_input_map=False):
+    """For every T >= 1 and step 0 <= t < T: block row t of (printed W_RNN)·X equals h_t (Z3, by induction)."""
+    sym, ax, lm = _rnn_model(commuting_input_map)
+    T, t = ints("T t")
+    rows, above = lm[-2], lm[-1]
+    return _proved(sym["R"](t, T) == sym["h"](t), assuming=[T >= 1, 0 <= t, t < T],
+                   for_all="for all T >= 1 and 0 <= t < T, every input sequence x_0..x_(T−1), hidden size M, input size N, "
+                           "U and V (vectors: any commutative monoid with V linear, e.g. R^M" +
+                           ("; W_xh = A, W_hh = V commuting, as scalars do)" if commuting_input_map else ")"),
+                   describe=describe, lemmas=[rows.at(t), above.at(T, t)] + lm[:-2], axioms=ax)
+
+
 def _rnn_cases():
     return sorted([(M, N) for M in range(1, 4) for N in range(1, 4)], key=lambda c: (c[0] + c[1], c))
 
@@ -603,7 +876,9 @@ def _rnn_cases():
           "feature dimension to the unrolled recurrence h_t = W_xh x_t + W_hh h_{t−1}",
     statement="With scalar weights W_xh = a, W_hh = b (symbols) and X ∈ R^{m×n} (symbols), every column of "
               "W_rnn X (the printed entry formula, built by loops) equals the scalar recurrence run on that column. "
-              "Symbolic, m ≤ 4, n ≤ 2.",
+              "Proved (Z3, induction on the step) for every number of steps m: with W_xh = A and W_hh = V linear maps "
+              "that commute (scalars), row t of W_rnn X, Σ_{s<=t} A V^(t−s) x_s, is h_t (definitions of the power, the "
+              "printed product and the recurrence are the named axioms). Cross-check: symbolic, m ≤ 4, n ≤ 2.",
     methods=["symbolic", "exhaustive"],
 )
 def _rnn_scalar():
@@ -621,7 +896,10 @@ def _rnn_scalar():
         return True
 
     t = exhaustive(ok, [(m, n) for m in range(1, 5) for n in range(1, 3)], describe="m <= 4, n <= 2, symbolic", method="symbolic")
-    return decide(t)
+    proof = _settle(lambda: _rnn_block_proof(
+        "row t of W_rnn X with the printed entries W_xh W_hh^(t−s) (s <= t), 0 above, equals h_t of the recurrence, for "
+        "every number of steps m and every column of X", commuting_input_map=True), lambda: t)
+    return decide(proof, exhaustive_crosscheck=_crosscheck(t))
 
 
 @claim(
@@ -629,7 +907,8 @@ def _rnn_scalar():
     quote="W_rnn[i, j] = W_xh W_hh^{i−j}",
     statement="With matrix weights of equal size (M = N), the printed blocks W_xh W_hh^{i−j} reproduce the "
               "recurrence h_t = W_xh x_t + W_hh h_{t−1}, h_0 = 0 (stacked vec X). Symbolic, non-commuting generic "
-              "matrices, M = N ≤ 3, m ≤ 3 steps, smallest first.",
+              "matrices, M = N ≤ 3, m ≤ 3 steps, smallest first. The correction W_hh^{i−j} W_xh is proved (Z3, induction "
+              "on the step) for every number of steps, hidden and input size; cross-check: symbolic, M = N <= 3, m <= 3.",
     methods=["symbolic", "exhaustive"],
 )
 def _rnn_order():
@@ -652,10 +931,14 @@ def _rnn_order():
         i, j = next((i, j) for i in range(D.rows) for j in range(D.cols) if D[i, j] != 0)
         return {"entry": [i, j], "printed_minus_recurrence": str(D[i, j])}
 
+    corr_x = exhaustive(lambda c: ok(c, True), cases, describe="M = N <= 3, steps <= 3, symbolic")
+    proof = _settle(lambda: _rnn_block_proof("with blocks (i, j) = W_hh^(i−j) W_xh (j <= i), 0 above, block row i of W_rnn X "
+                                             "is h_i"), lambda: corr_x)
     return decide(
         exhaustive(ok, cases, describe="M = N <= 3, steps <= 3, symbolic", witness=witness),
         correction=("Block (i, j) is W_hh^{i−j} W_xh (the order of the printed W_RNN matrix and of A.2's V^{i−j}U)",
-                    exhaustive(lambda c: ok(c, True), cases, describe="M = N <= 3, steps <= 3, symbolic")),
+                    proof),
+        correction_crosscheck=_crosscheck(corr_x),
     )
 
 
@@ -663,8 +946,11 @@ def _rnn_order():
     "zhu2025:sec4.3/main-text-shapes",
     quote="W_rnn ∈ R^{m×m} ... W_rnn[i, j] = W_xh W_hh^{i−j} ... H = W_rnn X ∈ R^{m×n}",
     statement="With input size N and hidden size M, the printed product W_xh W_hh^{i−j} (W_xh: M×N, W_hh: M×M) is "
-              "defined for every block (two steps or more). All M, N ≤ 3, smallest M + N first.",
-    methods=["exhaustive", "exact"],
+              "defined for every block (two steps or more). All M, N ≤ 3, smallest M + N first. The correction is "
+              "proved (Z3) for every M, N and number of steps: V^k is M×M (induction with the product's shape rule), "
+              "so every block W_hh^k W_xh is M×N and W_RNN is (mM)×(mN), and block row i of W_RNN X is h_i "
+              "(induction on the step); cross-check: symbolic, M, N <= 3, 2 steps.",
+    methods=["exhaustive", "exact", "symbolic"],
 )
 def _rnn_shapes():
     def defined(c):
@@ -681,12 +967,15 @@ def _rnn_shapes():
         W = _printed_w_rnn(U, V, 2)
         return W.shape == (2 * M, 2 * N) and (W - _rnn_ref_matrix(U, V, 2)).expand().is_zero_matrix
 
+    corr_x = exhaustive(corrected, _rnn_cases(), describe="M, N <= 3, 2 steps, symbolic")
+    proof = _settle(lambda: [_rnn_shape_proof(), _rnn_block_proof(
+        "with blocks W_hh^(i−j) W_xh, block row i of W_RNN times the stacked inputs is h_i")], lambda: corr_x)
     return decide(
         exhaustive(defined, _rnn_cases(), describe="M, N <= 3, 2 steps",
                    witness=lambda c: {"W_xh_shape": [c[0], c[1]], "W_hh_shape": [c[0], c[0]]}),
         correction=("For N ≠ M the blocks must be W_hh^{i−j} W_xh (M×N): W_RNN is (mM)×(mN), acts on the stacked "
-                    "inputs, and H has M (not n) columns",
-                    exhaustive(corrected, _rnn_cases(), describe="M, N <= 3, 2 steps, symbolic")),
+                    "inputs, and H has M (not n) columns", proof),
+        correction_crosscheck=_crosscheck(corr_x),
     )
 
 
@@ -698,7 +987,10 @@ def _rnn_shapes():
               "with U = W_xh, V = W_hh) has shape (MT)×(NT) and equals the matrix of the recurrence "
               "h_t = U x_t + V h_{t−1}, h_0 = 0, on the stacked vec X (direct loop on unit inputs). Symbolic "
               "non-commuting U (M×N), V (M×M), all M, N ≤ 3, T ≤ 3 (M ≠ N included); isomat.algebra.rnn_matrix is "
-              "checked equal to the block build on the same cases.",
+              "checked equal to the block build on the same cases. Proved (Z3) for every T, M, N: by induction on the "
+              "step, block row t of W_RNN X is h_t (vectors an abstract commutative monoid with V linear; matrix power, "
+              "block product and recurrence are the named definitions), and by induction on k, V^k is M×M so every "
+              "block is M×N. The symbolic check above is the cross-check.",
     methods=["symbolic", "exhaustive"],
 )
 def _rnn_block():
@@ -716,14 +1008,42 @@ def _rnn_block():
         return (sympy.Matrix(_rnn.rnn_matrix(U, V, T)) - _printed_w_rnn(U, V, T)).expand().is_zero_matrix
 
     t = exhaustive(ok, cases, describe="M, N, T <= 3, symbolic", method="symbolic")
-    return decide(t, construction=dict(exhaustive(isomat_same, cases, describe="isomat rnn_matrix == block build").evidence))
+    proof = _settle(lambda: [_rnn_block_proof("block row t of the displayed W_RNN (blocks V^(t−s)U for s <= t, 0 above) "
+                                              "times the stacked X is h_t, for every T"),
+                             _rnn_shape_proof()], lambda: t)
+    return decide(proof, exhaustive_crosscheck=_crosscheck(t),
+                  construction=dict(exhaustive(isomat_same, cases, describe="isomat rnn_matrix == block build").evidence))
+
+
+def _rnn_shape_proof():
+    """Shapes for every M, N, T: V^k is M×M (induction on k with the product's shape rule), V^k U is M×N, and T×T
+    blocks of M×N make an (MT)×(NT) matrix."""
+    M, N, T, k, k2 = ints("M N T k k2")
+    rws, cls, ok_ = z3.Function("rows_Vpow", z3.IntSort(), z3.IntSort()), z3.Function("cols_Vpow", z3.IntSort(), z3.IntSort()), \
+        z3.Function("defined_Vpow", z3.IntSort(), z3.BoolSort())
+    ax = [prover.axiom("shape-of-V^k", z3.ForAll([k2], z3.And(
+        z3.Implies(k2 == 0, z3.And(rws(k2) == M, cls(k2) == M, ok_(k2))),  # V^0 = I_M
+        z3.Implies(k2 >= 1, z3.And(rws(k2) == M, cls(k2) == cls(k2 - 1),  # V (M×M) times V^(k−1): rows of V, cols of V^(k−1)
+                                   ok_(k2) == z3.And(ok_(k2 - 1), rws(k2 - 1) == M)))), patterns=[rws(k2), cls(k2), ok_(k2)]),
+                          text="shape rule of the product V·V^(k−1) with V: M×M (defined iff inner sizes agree; rows of "
+                               "the left factor, columns of the right); V^0 = I_M")]
+    sq = prover.induction("V^k-is-MxM", k, lambda k: z3.And(ok_(k), rws(k) == M, cls(k) == M), other=[M],
+                          text="for all M >= 1 and k >= 0: V^k is defined and M×M", assuming=[M >= 1], axioms=ax,
+                          timeout_s=_Z3_S)
+    # V^k (M×M) times U (M×N) is defined iff cols(V^k) = rows(U) = M, and is then rows(V^k) × cols(U) = M×N
+    return _proved(z3.And(ok_(k), cls(k) == M, rws(k) == M), assuming=[M >= 1, N >= 1, T >= 1, 0 <= k, k < T],
+                   for_all="for all M, N, T >= 1 and block offsets 0 <= k < T", lemmas=[sq.at(k, M)], axioms=ax,
+                   describe="every block V^k U (k = t − s) is defined and M×N, so W_RNN (T×T blocks) is (MT)×(NT)")
 
 
 @claim(
     "zhu2025:thm4.2/strictly-lower-triangular",
     quote="W_RNN ∈ R^{MT×NT} is a strictly lower-triangular (block-banded) matrix",
     statement="The recurrence matrix (direct loop, generic symbolic U, V) is strictly lower-triangular: entry (r, c) "
-              "= 0 whenever c ≥ r. All M, N ≤ 2, T ≤ 2, smallest first.",
+              "= 0 whenever c ≥ r. All M, N ≤ 2, T ≤ 2, smallest first. The correction (block lower-triangular with U "
+              "on the diagonal, block (T−1, 0) = V^(T−1)U not identically 0) is proved (Z3) for every T, M, N: the "
+              "recurrence's matrix is the displayed W_RNN (induction on the step), and with the witness V = I the "
+              "corner block maps x_0 to U x_0; cross-check: symbolic, M, N, T <= 3.",
     methods=["symbolic", "exhaustive"],
 )
 def _rnn_strict():
@@ -750,7 +1070,28 @@ def _rnn_strict():
                       describe="M, N, T <= 3, symbolic", method="symbolic")
     return decide(t, correction=("W_RNN is block lower-triangular, not strictly: blocks (t, s) vanish for s > t, the "
                                  "diagonal blocks are U; and it is not block-banded: block (T−1, 0) = V^{T−1}U is "
-                                 "nonzero for generic V", corr))
+                                 "nonzero for generic V", _settle(_block_lower_proof, lambda: corr)),
+                  correction_crosscheck=_crosscheck(corr))
+
+
+def _block_lower_proof():
+    """Theorem 4.2 corrected, for every T: the recurrence's matrix is the displayed W_RNN (so its blocks (t, s) are
+    V^(t−s)U below and on the diagonal -- V^0 U = U -- and 0 above), and block (T−1, 0) is not identically 0."""
+    same = _rnn_block_proof("block row t of the displayed W_RNN times X is h_t for every input sequence, so the "
+                            "recurrence's matrix has the displayed blocks: V^(t−s)U for s <= t (V^0 U = U on the "
+                            "diagonal: definition of V^0) and 0 for s > t")
+    sym, ax, _ = _rnn_model(False)
+    pw, u, zero, Vm = sym["pw"], sym["u"], sym["zero"], sym["Vm"]
+    w = z3.Const("w", zero.sort())
+    k, T = ints("k T")
+    identity = prover.axiom("witness-V=I", z3.ForAll([w], Vm(w) == w), text="the witness V = I_M")
+    ipow = prover.induction("I^k=I", k, lambda k: pw(k, w) == w, other=[w], text="for all k >= 0 and w: I^k w = w",
+                            axioms=ax + [identity], timeout_s=_Z3_S)
+    corner = _proved(z3.Implies(u(0) != zero, pw(T - 1, u(0)) != zero), assuming=[T >= 1],
+                     for_all="for all T >= 1 (witness V = I_M; any U and x_0 with U x_0 ≠ 0)",
+                     describe="block (T−1, 0) = V^(T−1)U is not identically zero: with V = I it maps x_0 to U x_0 ≠ 0",
+                     lemmas=[ipow.at(T - 1, u(0))], axioms=ax + [identity])
+    return [same, corner]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -800,8 +1141,8 @@ def _remark():
     quote="In CNNs, nonlinear activations (e.g., ReLU) can be applied element-wise to the resulting feature map "
           "after the matrix multiplication. However, in RNNs the activation function σ(·) is applied repeatedly at "
           "each time step—a behavior not captured by a single linear mapping",
-    statement="(a) ReLU(conv(X)) = ReLU(W vec X) for the convolution matrix W (exact, 3×3 image, 3×3 kernel, "
-              "padding 1, 27 integer images); (b) the ReLU RNN x ↦ (h_1, …, h_T) is not a linear map: a pair x, y "
+    statement="(a) ReLU(conv(X)) = ReLU(W vec X) for the convolution matrix W (3×3 image, 3×3 integer kernel, "
+              "padding 1; W vec X equals the direct loops as polynomials in a symbolic X, so for every X); (b) the ReLU RNN x ↦ (h_1, …, h_T) is not a linear map: a pair x, y "
               "with RNN(x + y) ≠ RNN(x) + RNN(y) exists (exhaustive search, T ≤ 2, u, v, x_t ∈ {−1, 0, 1}).",
     methods=["exhaustive", "exact"],
 )
@@ -809,13 +1150,17 @@ def _sec8():
     K = [[1, -2, 3], [0, 1, -1], [2, 0, 1]]
     Wop = _conv.conv_matrix((3, 3), np.array(K, dtype=float), padding=1, backend=float_backend())
     W = np.asarray(to_numpy(Wop.toarray()), dtype=float)
+    X = sympy.Matrix(3, 3, lambda i, j: sympy.Symbol(f"x{i}{j}"))
 
-    def cnn(seed):
-        X = np.random.default_rng(seed).integers(-3, 4, size=(3, 3))
-        ref = [_relu(y) for y in _flat(naive_conv2d(X.tolist(), K, pad=(1, 1)))]
-        return ref == [_relu(int(round(y))) for y in W.dot(X.reshape(-1))]
+    def cnn(_):
+        # W's entries are small integers, exact in float64: W vec X and the direct loops agree as polynomials in a
+        # symbolic image X, hence ReLU of either is the same for every X
+        Wi = sympy.Matrix([[int(round(v)) for v in row] for row in W.tolist()])
+        return bool(np.all(np.abs(W - np.array(Wi.tolist(), dtype=float)) == 0)) and \
+            list(Wi * X.reshape(9, 1)) == [sympy.expand(y) for y in _flat(naive_conv2d(X.tolist(), K, pad=(1, 1)))]
 
-    a = exhaustive(cnn, range(27), describe="27 random integer 3x3 images in [-3, 3]")
+    a = exhaustive(cnn, ["symbolic 3x3 image"], describe="symbolic 3x3 image X (every X): W vec X = conv(X) exactly",
+                   method="symbolic")
 
     def additive(c):
         T, u, v, xs = c
@@ -842,9 +1187,11 @@ def _thm41_cases(bound=3):
           "acting on vec X ... W_{r,c} = k_{p,q} if r = (u−1)W + v, c = (u+p−1)W + (v+q)",
     statement="For K = 2b + 1, the printed entry formula of A.1 (1-based, out-of-range columns dropped) gives the "
               "matrix of Y_{u,v} = Σ k_{p,q} X_{u+p, v+q} with zero padding (direct loops, padding b), and "
-              "isomat.algebra.conv_matrix(padding=b) equals it. Exact, generic kernel, all H, W ≤ 4 with K ∈ {1, 3}, "
-              "and H, W ≤ 3 with K = 5.",
-    methods=["exhaustive", "exact"],
+              "isomat.algebra.conv_matrix(padding=b) equals it. Proved (Z3) for all H, W >= 1, b >= 0 and every entry: "
+              "A.1's printed entries are exactly the nonzeros of isomat's entry rule conv.conv2d_tap (padding b, stride "
+              "1; the builder is tested equal to the rule), each with the same tap. Cross-check: exact, generic kernel, "
+              "against direct loops, all H, W ≤ 4 with K ∈ {1, 3}, and H, W ≤ 3 with K = 5.",
+    methods=["symbolic", "exhaustive", "exact"],
 )
 def _thm41_forward():
     def ok(c):
@@ -855,7 +1202,32 @@ def _thm41_forward():
         return bool(np.all(a1_matrix(H, W, k.tolist()) == ref)) and bool(np.all(mine == ref))
 
     cases = _thm41_cases(4) + [(H, W, 5) for H, W in _sizes(3)]
-    return decide(exhaustive(ok, cases, describe="H, W <= 4, K in {1, 3}; H, W <= 3, K = 5"))
+    ex = exhaustive(ok, cases, describe="H, W <= 4, K in {1, 3}; H, W <= 3, K = 5")
+    H, W, b, u, v, p, q, u1, v1 = ints("H W b u v p q u1 v1")
+    K = 2 * b + 1
+    # (→) A.1 as printed, 1-based: r = (u−1)W + v, c = (u+p−1)W + (v+q) holds k_{p,q}
+    hyp = [H >= 1, W >= 1, b >= 0, 1 <= u, u <= H, 1 <= v, v <= W, -b <= p, p <= b, -b <= q, q <= b,
+           1 <= u + p, u + p <= H, 1 <= v + q, v + q <= W]
+    r, c = (u - 1) * W + v, (u + p - 1) * W + (v + q)
+    forward = lambda: _proved(  # noqa: E731
+        _conv.conv2d_tap(r - 1, c - 1, H, W, K, K, padding=(b, b)) == (p + b) * K + (q + b), assuming=hyp,
+                      for_all="for all H, W >= 1, b >= 0 (K = 2b + 1), pixels 1 <= u <= H, 1 <= v <= W, taps |p|, |q| <= b "
+                              "with 1 <= u + p <= H, 1 <= v + q <= W",
+                      describe="every entry A.1 prints, W_{r,c} = k_{p,q} at r = (u−1)W + v, c = (u+p−1)W + (v+q), is the "
+                               "entry of isomat's rule conv2d_tap (padding b, tested equal to conv_matrix)",
+                      lemmas=[FLATTEN_DIV_MOD.at(u - 1, v - 1, W), FLATTEN_DIV_MOD.at(u + p - 1, v + q - 1, W)])
+    # (←) every nonzero of the rule is one A.1 prints
+    hyp2 = [H >= 1, W >= 1, b >= 0, 0 <= u, u < H, 0 <= v, v < W, 0 <= u1, u1 < H, 0 <= v1, v1 < W]
+    t = _conv.conv2d_tap(u * W + v, u1 * W + v1, H, W, K, K, padding=(b, b))
+    pp, qq = u1 - u, v1 - v
+    backward = lambda: _proved(z3.Implies(t >= 0, z3.And(t == (pp + b) * K + (qq + b), -b <= pp, pp <= b, -b <= qq, qq <= b)),
+                       assuming=hyp2,
+                       for_all="for all H, W >= 1, b >= 0 (K = 2b + 1), rows uW + v and columns u'W + v' (0 <= u, u' < H, "
+                               "0 <= v, v' < W)",
+                       describe="every nonzero entry of conv2d_tap is one A.1 prints: its tap is (p + b, q + b) with "
+                                "p = u' − u, q = v' − v and |p|, |q| <= b",
+                       lemmas=[FLATTEN_DIV_MOD.at(u, v, W), FLATTEN_DIV_MOD.at(u1, v1, W)])
+    return decide(_settle(lambda: [forward(), backward()], lambda: ex), exhaustive_crosscheck=_crosscheck(ex))
 
 
 def _bandwidth(M):
@@ -869,8 +1241,11 @@ def _bandwidth(M):
     statement="The zero-padded K×K convolution matrix (K = 2b + 1, generic kernel, row-major vec) has half-bandwidth "
               "b: W_{ij} = 0 for |i − j| > b (Assumption 4.2). All H, W ≤ 4, K ∈ {1, 3}, smallest HW first. The "
               "counterexample's W is dense (every entry nonzero), so no other 'patch-to-row' ordering of the pixels "
-              "(the same permutation on rows and columns) can give half-bandwidth b either.",
-    methods=["exhaustive", "exact"],
+              "(the same permutation on rows and columns) can give half-bandwidth b either. The correction is proved (Z3) "
+              "for all H, W >= 1, b >= 0 about isomat's entry rule conv.conv2d_tap (tested equal to conv_matrix): every "
+              "nonzero lies within min(b, H−1)·W + min(b, W−1) <= bW + b of the diagonal, and entry (0, that bound) is "
+              "a tap; cross-check: the loop-built matrix, H, W <= 4.",
+    methods=["exhaustive", "exact", "symbolic"],
 )
 def _half_bandwidth():
     def mat(c):
@@ -887,6 +1262,25 @@ def _half_bandwidth():
         return bw == min(b, H - 1) * W + min(b, W - 1) and bw <= b * W + b
 
     cases = _thm41_cases(4)
+    corr_x = exhaustive(corrected, cases, describe="H, W <= 4, K in {1, 3}")
+    H, W, b, u, v, u1, v1 = ints("H W b u v u1 v1")
+    K = 2 * b + 1
+    B = ite(b <= H - 1, b, H - 1) * W + ite(b <= W - 1, b, W - 1)
+    row, col = u * W + v, u1 * W + v1
+    hyp = [H >= 1, W >= 1, b >= 0, 0 <= u, u < H, 0 <= v, v < W, 0 <= u1, u1 < H, 0 <= v1, v1 < W]
+    fa = "for all H, W >= 1, b >= 0 (K = 2b + 1)"
+    bound = lambda: _proved(z3.Implies(_conv.conv2d_tap(row, col, H, W, K, K, padding=(b, b)) >= 0,
+                               z3.And(row - col <= B, col - row <= B, B <= b * W + b)),
+                    assuming=hyp, for_all=fa + ", rows uW + v and columns u'W + v' (0 <= u, u' < H, 0 <= v, v' < W)",
+                    describe="every nonzero (row, col) of the rule conv2d_tap (padding b) has |row − col| <= "
+                             "min(b, H−1)·W + min(b, W−1) <= bW + b",
+                    lemmas=[FLATTEN_DIV_MOD.at(u, v, W), FLATTEN_DIV_MOD.at(u1, v1, W)])
+    attained = lambda: _proved(z3.And(0 <= B, B < H * W, _conv.conv2d_tap(0, B, H, W, K, K, padding=(b, b)) >= 0),
+                       assuming=[H >= 1, W >= 1, b >= 0], for_all=fa,
+                       describe="the bound is attained: entry (0, min(b, H−1)·W + min(b, W−1)) is a tap (nonzero for a "
+                                "generic kernel: each entry of the zero-padded matrix is a single tap)",
+                       lemmas=[FLATTEN_DIV_MOD.at(ite(b <= H - 1, b, H - 1), ite(b <= W - 1, b, W - 1), W),
+                               FLATTEN_DIV_MOD.at(0, 0, W)])
     return decide(
         exhaustive(printed, cases, describe="H, W <= 4, K in {1, 3}",
                    witness=lambda c: {"b": c[2] // 2, "half_bandwidth": _bandwidth(mat(c)), "bW_plus_b": (c[2] // 2) * c[1] + c[2] // 2,
@@ -894,7 +1288,8 @@ def _half_bandwidth():
                                       "W": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), pad=(c[2] // 2,) * 2)}),
         correction=("The half-bandwidth is min(b, H−1)·W + min(b, W−1) ≤ bW + b (A.1's bound, attained when "
                     "H, W > b), not b: a band of width b in the row-major vec cannot reach the pixel above",
-                    exhaustive(corrected, cases, describe="H, W <= 4, K in {1, 3}")),
+                    _settle(lambda: [bound(), attained()], lambda: corr_x)),
+        correction_crosscheck=_crosscheck(corr_x),
     )
 
 
@@ -990,8 +1385,12 @@ def _converse_indexing():
               "the K×K convolution with circular padding of width b = ⌊K/2⌋ (direct loops, indices mod H and W, "
               "row-major vec, generic kernel) is banded within A.1's own bound, W_ij = 0 for |i − j| > bW + b. All "
               "H, W ≤ 4, K ∈ {1, 3}, smallest HW first. Stricter readings are recorded in evidence: circular gives "
-              "the same matrix as zero padding ('same_matrix_reading'), or the same band ('same_band_reading').",
-    methods=["exhaustive", "exact"],
+              "the same matrix as zero padding ('same_matrix_reading'), or the same band ('same_band_reading'). The "
+              "correction W = Σ k_{p,q} C_H^{p−b} ⊗ C_W^{q−b} is proved (Z3) tap by tap for all H, W >= 1 and every tap "
+              "offset against the "
+              "circular convolution's index arithmetic; cross-check: the loop build and isomat's "
+              "conv_matrix(boundary='circular'), H, W <= 3.",
+    methods=["exhaustive", "exact", "symbolic"],
 )
 def _circular():
     def mats(c):
@@ -1036,6 +1435,25 @@ def _circular():
 
     cases = _thm41_cases(4)
     small = _thm41_cases(3)
+    corr_x = exhaustive(corrected, small, describe="H, W <= 3, K in {1, 3}, also vs isomat conv_matrix(boundary='circular')")
+    H, W, al, be, u, v, u1, v1 = ints("H W alpha beta u v u1 v1")
+
+    def cyc(n, shift, i, j):  # (C_n^shift)_{i,j} = [j = (i + shift) mod n]
+        return ite(j == fmod(i + shift, n), 1, 0)
+
+    # (A ⊗ B)_{uW+v, u'W+v'} = A_{u,u'} B_{v,v'} (row-major Kronecker product, 0 <= v, v' < W)
+    kron = cyc(H, al, u, u1) * cyc(W, be, v, v1)
+    # output (u, v) of the circular convolution reads, with the tap at offset (alpha, beta) = (a − b, b' − b), the pixel
+    # ((u + alpha) mod H, (v + beta) mod W)
+    direct = ite(u1 * W + v1 == fmod(u + al, H) * W + fmod(v + be, W), 1, 0)
+    proof = lambda: _proved(kron == direct,
+                    assuming=[H >= 1, W >= 1, 0 <= u, u < H, 0 <= v, v < W, 0 <= u1, u1 < H, 0 <= v1, v1 < W],
+                    for_all="for all H, W >= 1, every tap offset (alpha, beta) (integers: alpha = a − ⌊K/2⌋, beta = b' − "
+                            "⌊K/2⌋ for every K), rows uW + v and columns u'W + v' (0 <= u, u' < H, 0 <= v, v' < W)",
+                    describe="tap by tap: (C_H^alpha ⊗ C_W^beta)_{row, col} = 1 exactly when the circular convolution's "
+                             "output (u, v) reads pixel ((u + alpha) mod H, (v + beta) mod W) with that tap; so the sums "
+                             "over taps agree entry by entry",
+                    lemmas=[prover.DIGITS_UNIQUE.at(u1, v1, fmod(u + al, H), fmod(v + be, W), W)])
     t_same = exhaustive(same, small, describe="H, W <= 3, K in {1, 3}", witness=sym_witness)
     t_band = exhaustive(same_band, small, describe="H, W <= 3, K in {1, 3}", witness=sym_witness)
     return decide(
@@ -1044,8 +1462,8 @@ def _circular():
                                           bW_plus_b=(c[2] // 2) * c[1] + c[2] // 2)),
         correction=("Circular padding gives W = Σ_{p,q} k_{p,q} C_H^p ⊗ C_W^q (C_n the n×n cyclic shift): block-"
                     "circulant with circulant blocks, banded only cyclically; "
-                    "it equals the zero-padded matrix only when no tap wraps",
-                    exhaustive(corrected, small, describe="H, W <= 3, K in {1, 3}, also vs isomat conv_matrix(boundary='circular')")),
+                    "it equals the zero-padded matrix only when no tap wraps", _settle(proof, lambda: corr_x)),
+        correction_crosscheck=_crosscheck(corr_x),
         same_matrix_reading=dict(t_same.evidence, ok=t_same.ok, counterexample=t_same.counterexample),
         same_band_reading=dict(t_band.evidence, ok=t_band.ok, counterexample=t_band.counterexample),
     )
@@ -1164,8 +1582,9 @@ def _softmax_attn_exact(X, Wq, Wk, Wv):
               "Z(2X) = 2Z(X). Checked exactly (SymPy, e kept symbolic) with W_q = W_k = W_v = I_d and X ∈ {−1,0,1}^{N×d}, "
               "all N, d ≤ 2, smallest N·d then |X| first. Literal reading (rows of X itself, W_v ≠ I): evidence "
               "'literal_reading', float64 least-squares fit of a fixed C over 6 random X (residual ≤ 1e-9), "
-              "N, d ≤ 3. Note also that T's third index has size d while j runs over the N rows.",
-    methods=["exhaustive", "exact", "numeric"],
+              "N, d ≤ 3. Note also that T's third index has size d while j runs over the N rows. The correction (vec Z = "
+              "𝒲(x ⊗ x ⊗ x) without softmax) is checked symbolically: generic weights and X, T, d <= 2.",
+    methods=["exhaustive", "exact", "numeric", "symbolic"],
 )
 def _sec44():
     def fit(c):
@@ -1199,18 +1618,18 @@ def _sec44():
 
     def corrected(c):
         T, d = c
-        rng = np.random.default_rng(1)
-        Wq, Wk, Wv = (sympy.Matrix(rng.integers(-3, 4, size=(d, d)).tolist()) for _ in range(3))
-        X = sympy.Matrix(rng.integers(-3, 4, size=(T, d)).tolist())
+        Wq, Wk, Wv = _sym("q", d, d), _sym("k", d, d), _sym("v", d, d)  # generic weights and image: exact for all values
+        X = _sym("x", T, d)
         W3 = sympy.Matrix(_att.linear_attention_matrix(T, Wq, Wk, Wv))
         x = list(X.reshape(T * d, 1))
         lifted = sympy.Matrix([a * b * e for a in x for b in x for e in x])
         direct = (X * Wq) * (X * Wk).T * (X * Wv)
-        return W3 * lifted == direct.reshape(T * d, 1)
+        return (W3 * lifted - direct.reshape(T * d, 1)).expand().is_zero_matrix
 
     literal = exhaustive(lambda c: fit(c) <= 1e-9, _sizes(3), describe="N, d <= 3, 6 random X, lstsq residual <= 1e-9",
+                         method="numeric", strength="sampled",
                          witness=lambda c: {"N": c[0], "d": c[1], "lstsq_residual": fit(c)})
-    corr = exhaustive(corrected, _sizes(2), describe="T, d <= 2, integer weights and X in [-3, 3]", method="exact")
+    corr = exhaustive(corrected, _sizes(2), describe="T, d <= 2, symbolic weights and X", method="symbolic")
     printed = exhaustive(homogeneous, cases, describe="N, d <= 2, W = I, X in {-1,0,1}^{N x d}, exact", witness=witness, method="exact")
     return decide(
         printed,
@@ -1313,6 +1732,7 @@ def _w_sa():
         return {"W_Q": WQ, "W_K": WK, "W_V": WV, "x": x, "W_SA(x⊗x)": got, "y=V(K^T Q)": y}
 
     t = exhaustive(ok, instances(), describe="M = N = 1 over {-1,0,1}^4, then N <= M <= 3 random integer instances",
+                   strength="sampled",
                    witness=witness)
     M = N = 2
     WQ, WK, WV, x, lam = _sym("q", M, N), _sym("k", M, N), _sym("v", M, N), _sym("x", N, 1), sympy.Symbol("lam")
