@@ -1,0 +1,236 @@
+"""farag2025 §2: definition (1), stage structure (§2.1), forward recursion (2)-(4)."""
+
+from __future__ import annotations
+
+from ._common import *  # noqa: F401,F403  (shared references, imports and helpers)
+
+
+# ---------------------------------------------------------------------------------------------
+# §2: definition and forward recursion
+# ---------------------------------------------------------------------------------------------
+@claim(
+    "farag2025:eq1",
+    quote="y = D_out (∏_{ℓ=1}^L B_ℓ) D_in x + b   (1)",
+    statement=(
+        "Reading used (the paper's own: §2.2 defines the forward by the recursion (2)-(4)): ∏_{ℓ=1}^L B_ℓ is the "
+        "ordered product B_L ⋯ B_1, stage 1 applied first. Checked: D_out B_L ⋯ B_1 D_in x + b equals the recursion "
+        "z_0 = D_in x, z_ℓ = B_ℓ z_{ℓ-1}, y = D_out z_L + b written with naive loop-built stages, and equals isomat's "
+        "forward and layer matrix (+ b), symbolically for n = 3, L = 2 (rotation, symbolic angles, diagonals, "
+        "bias, x) and n = 4, L = 2 (general, symbolic entries). Other reading (not the paper's: (2)-(4) fix the "
+        "order): left-to-right B_1 ⋯ B_L, which differs from (2)-(4): minimal case by exhaustive search, smallest first."
+    ),
+    methods=["symbolic", "exhaustive"],
+    hypotheses=("n ≥ 2 coordinates, L = 2 stages of 2×2 blocks on disjoint pairs (§2.1)",
+                lambda c: isinstance(c, list) and c[0] >= 2 and len(c[1]) == 8),
+)
+def _eq1():
+    trials = []
+    for n, variant in ((3, "rotation"), (4, "general")):
+        L = 2
+        pairs = [np.array([[0, 1]] + ([[2, 3]] if n == 4 else [])), np.array([[1, 2]] + ([[0, 3]] if n == 4 else []))]
+        m = n // 2
+        if variant == "rotation":
+            P = np.array(sympy.symbols(f"t0:{L * m}"), dtype=object).reshape(L, m)
+            blocks = [[rot(P[e, k]) for k in range(m)] for e in range(L)]
+        else:
+            P = np.array(sympy.symbols(f"e0:{L * m * 4}"), dtype=object).reshape(L, m, 4)
+            blocks = [[tuple(P[e, k]) for k in range(m)] for e in range(L)]
+        di, do, bb = (list(sympy.symbols(f"{p}0:{n}")) for p in ("di", "do", "bb"))
+        xs = sympy.Matrix(sympy.symbols(f"x0:{n}"))
+        Bs = [naive_stage(n, pairs[e], blocks[e]) for e in range(L)]
+        # recursion (2)-(4), step by step
+        z = sympy.diag(*di) * xs
+        for B in Bs:
+            z = B * z
+        y_rec = sympy.diag(*do) * z + sympy.Matrix(bb)
+        y_eq1 = sympy.diag(*do) * (Bs[1] * Bs[0]) * sympy.diag(*di) * xs + sympy.Matrix(bb)
+        lay = spm_layer(n, pairs, P, variant=variant, d_in=di, d_out=do, bias=bb)
+        y_iso = sympy.Matrix(spm_forward(lay, np.array([list(xs)], dtype=object))[0].tolist())
+        y_mat = sympy.Matrix(layer_matrix(lay)) * xs + sympy.Matrix(bb)
+        trials += [symbolic_zero(y_eq1 - y_rec, describe=f"(1) read B_2 B_1 vs recursion (2)-(4), n={n}, {variant}"),
+                   symbolic_zero(y_eq1 - y_iso, describe=f"(1) vs isomat forward, n={n}, {variant}"),
+                   symbolic_zero(y_eq1 - y_mat, describe=f"(1) vs isomat layer_matrix x + b, n={n}, {variant}")]
+
+    # the other reading, B_1 B_2 ⋯ B_L: differs from the recursion (minimal case, smallest first)
+    def cases():
+        for n in (2, 3, 4):
+            for e in itertools.product(range(3), repeat=8):
+                yield (n, e)
+
+    def same(case):
+        n, e = case
+        p1, p2 = [(0, 1)], ([(0, 1)] if n == 2 else [(1, 2)])
+        B1, B2 = naive_stage(n, p1, [e[:4]]), naive_stage(n, p2, [e[4:]])
+        return B1 * B2 == B2 * B1
+
+    def witness(case):
+        n, e = case
+        p1, p2 = [(0, 1)], ([(0, 1)] if n == 2 else [(1, 2)])
+        B1, B2 = naive_stage(n, p1, [e[:4]]), naive_stage(n, p2, [e[4:]])
+        return {"B1": B1, "B2": B2, "B1*B2 (left-to-right reading)": B1 * B2, "B2*B1 (recursion)": B2 * B1}
+
+    other = exhaustive(same, cases(), describe="n=2..4, L=2, block entries in {0,1,2}^8", witness=witness)
+    return by_readings(
+        Reading("B_L ⋯ B_1", "∏_{ℓ=1}^L B_ℓ = B_L ⋯ B_1 (stage 1 first), as the recursion (2)-(4) defines it",
+                decide(all_of(*trials))),
+        Reading("B_1 ⋯ B_L", "∏_{ℓ=1}^L B_ℓ = B_1 B_2 ⋯ B_L (left to right); then (1) agrees with (2)-(4)",
+                decide(other), supported=False))
+
+
+def _recursion_check(which):
+    def ok(case):
+        n, L, seed = case
+        lay = _fspm(n, L, variant="general" if seed % 2 else "rotation", schedule="random", seed=seed,
+                    odd="scale" if seed % 3 == 0 else "pass")
+        _, di, do, b, _ = _host(lay)
+        X = np.random.default_rng(seed).standard_normal((3, n))
+        Y, zs = spm_forward(lay, _dev(X), return_cache=True)
+        Y, zs = to_numpy(Y), [to_numpy(z) for z in zs]
+        if which == "eq2":
+            return np.allclose(zs[0], X * di, rtol=1e-13, atol=1e-14)
+        if which == "eq3":
+            return all(np.allclose(zs[ell + 1], zs[ell] @ _naive_stage_float(lay, ell).T, rtol=1e-12, atol=1e-13)
+                       for ell in range(L))
+        return np.allclose(Y, zs[-1] * do + b, rtol=1e-13, atol=1e-14)
+
+    return property_search(ok, st.tuples(st.integers(1, 9), st.integers(1, 4), st.integers(0, 50)),
+                           describe="n in 1..9, L in 1..4, seeds 0..50, both variants, random pairings", max_examples=60)
+
+
+# (2)-(4) define the forward recursion: a definition is not a claim. isomat's forward against loop-built
+# stages (``_recursion_check``) is a test in tests/test_farag2025_claims.py.
+
+
+# Lemma (proved once, here; a general fact that could join the prover's flattening library):
+# a quotient stays below the block count.
+_j, _Nn, _K = prover.ints("j N K")
+QUOTIENT_BOUND = prover.lemma(
+    "quotient-bound", [_j, _Nn, _K],
+    z3.Implies(z3.And(_Nn > 0, 0 <= _j, _j < _Nn * _K), prover.fdiv(_j, _Nn) < _K),
+    text="for all N > 0 and 0 <= j < N·K: j div N < K",
+    patterns=[z3.MultiPattern(prover.fdiv(_j, _Nn), _Nn * _K)])
+
+
+def _butterfly_proofs() -> list[Trial]:
+    """The butterfly pairing at level ℓ (P = 2^ℓ) is a fixed-point-free involution of {0, …, n−1} whenever
+    2P divides n (in particular n = 2^L, ℓ < L), proved with Z3 about isomat's entry rule
+    :func:`isomat.algebra.spm.butterfly_partner` (that the rule is i XOR 2^ℓ, and what ``butterfly_pairings``
+    builds, is tests/test_spm.py's Hypothesis test)."""
+    P, Q, R, n, i = prover.ints("P Q R n i")
+    hyp = [P >= 1, Q >= 1, R == 2 * Q, n == P * R, 0 <= i, i < n]
+    fa = "for all P, Q >= 1, n = 2·P·Q (P = 2^ℓ; n = 2^L with ℓ < L is the case Q = 2^(L−ℓ−1)) and 0 <= i < n"
+    p = butterfly_partner(i, P)
+    q, r = prover.fdiv(i, P), prover.fmod(i, P)
+    # p(i) ∈ [0, n), as a chain of implications that Z3 settles quickly one by one (nonlinear in P, so each step is
+    # small); together with the parity split they give 0 <= p(i) < n
+    steps = [
+        ("q = i div P < 2Q", q < R, [QUOTIENT_BOUND]),
+        ("i = P·q + r with 0 <= r = i mod P < P", z3.And(i == P * q + r, 0 <= r, r < P), []),
+        ("q < 2Q and q even ⇒ q + 2 <= 2Q", z3.Implies(z3.And(q < R, prover.fmod(q, 2) == 0), q + 2 <= R), []),
+        ("q + 2 <= 2Q ⇒ P·(q + 2) <= P·2Q", z3.Implies(q + 2 <= R, P * (q + 2) <= P * R), []),
+        ("q even, P·(q + 2) <= n, i = P·q + r, r < P ⇒ 0 <= i + P < n",
+         z3.Implies(z3.And(prover.fmod(q, 2) == 0, P * (q + 2) <= P * R, i == P * q + r, r < P), z3.And(0 <= i + P, i + P < n)), []),
+        ("q even ⇒ p(i) = i + P", z3.Implies(prover.fmod(q, 2) == 0, p == i + P), []),
+        ("q odd ⇒ 0 <= p(i) = i − P < n", z3.Implies(prover.fmod(q, 2) != 0, z3.And(0 <= p, p < n)), []),
+    ]
+    out = [prover.prove(goal, assuming=hyp, for_all=fa, lemmas=lem, timeout_s=5.0).trial(what) for what, goal, lem in steps]
+    out += [
+        prover.prove(p != i, assuming=hyp, for_all=fa, timeout_s=5.0).trial("p(i) ≠ i (no fixed point)"),
+        prover.prove(butterfly_partner(p, P) == i, assuming=hyp, for_all=fa, timeout_s=5.0).trial("p(p(i)) = i (involution)"),
+        prover.prove(z3.Or(p - i == P, i - p == P), assuming=hyp, for_all=fa, timeout_s=5.0).trial("|p(i) − i| = P = 2^ℓ"),
+    ]
+    return out
+
+
+@claim(
+    "farag2025:sec2.1",
+    quote="Each stage B_ℓ is block-diagonal up to a permutation and consists of n/2 independent 2×2 blocks",
+    statement=(
+        "Stage structure (§2.1), for the butterfly schedule: the pairing of level ℓ, i ↦ i XOR 2^ℓ, written in integer "
+        "arithmetic as p(i) = i + P if (i div P) mod 2 = 0 else i − P with P = 2^ℓ (isomat's entry rule "
+        "butterfly_partner, which tests/test_spm.py checks against i XOR P and butterfly_pairings), is a fixed-point-free "
+        "involution of {0, …, n−1} with |p(i) − i| = P: proved with Z3 for all P, Q >= 1, n = 2PQ (so for n = 2^L and "
+        "every level ℓ < L). Hence "
+        "the n/2 pairs {i, p(i)} are disjoint and cover every coordinate, and B_ℓ (entries only at (i, i), (i, p(i))) "
+        "is, after the permutation listing the pairs consecutively, the direct sum of n/2 2×2 blocks. Cross-check "
+        "evidence: for every maximum matching of n = 2..8 coordinates, isomat's stage with symbolic blocks is "
+        "P^T B P = diag of ⌊n/2⌋ 2×2 blocks (plus a 1×1 block for odd n: ⌊n/2⌋, not n/2, blocks)."
+    ),
+    methods=["symbolic", "exhaustive"],
+)
+def _sec2_1():
+    def ok(n):
+        good = True
+        for m in _matchings(range(n)):
+            pairs = np.array(m, dtype=np.int64).reshape(-1, 2)
+            syms = sympy.symbols(f"e0:{4 * len(m)}")
+            lay = spm_layer(n, [pairs], np.array(syms, dtype=object).reshape(1, len(m), 4), variant="general")
+            B = sympy.Matrix(stage_matrix(lay, 0))
+            order = [int(v) for v in pairs.reshape(-1)] + [k for k in range(n) if k not in pairs]
+            Pb = B.extract(order, order)
+            expect = sympy.diag(*[sympy.Matrix(2, 2, syms[4 * k:4 * k + 4]) for k in range(len(m))],
+                                *([1] if n % 2 else []))
+            good &= Pb == expect
+        return bool(good)
+
+    t = exhaustive(ok, range(2, 9), describe="n = 2..8, every maximum matching")
+    return decide(all_of(*_butterfly_proofs()), matchings_crosscheck=_crosscheck(t))
+
+
+
+
+# ----- the abstract's "global" transformation with L constant -------------------------------------------
+_MIN_DEPTH: dict[int, int] = {}
+
+
+def _min_depth_cached(n):
+    if n not in _MIN_DEPTH:
+        _MIN_DEPTH[n] = _min_depth(n)
+    return _MIN_DEPTH[n]
+
+
+@claim(
+    "farag2025:abstract/global",
+    quote="An SPM layer implements a global linear transformation in O(nL) time with O(nL) parameters, where L is typically constant or log₂ n",
+    statement=(
+        "Reading the text supports: 'global' as the paper uses it (§2: global transformations built 'through "
+        "progressive, local pairwise mixing'; §9.3: 'SPM expresses global mixing progressively; tasks requiring "
+        "immediate global interaction may benefit from increased stage depth') means every output depends on every "
+        "input, and the sentence asserts it for L constant. Checked: for L = 1..3 and n = 2..8, some schedule of L "
+        "stages of maximum pairings (⌊n/2⌋ disjoint pairs each, §2.1, §5) makes every output depend on every input "
+        "(exhaustive breadth-first search over all schedules, dependence bitmasks; min depth recorded). Refuted: the "
+        "smallest case, by L then n, is L = 1, n = 3 (min depth 3). In general a stage pairs each coordinate with at "
+        "most one other, so after L stages an output depends on at most 2^L inputs: a constant L mixes globally only "
+        "for n ≤ 2^L. Evidence records the other choice the sentence names, L = log₂ n: isomat's butterfly mixes "
+        "fully in log₂ n stages for n = 2^k, k = 1..7 (networkx), while odd n need ⌈log₂ n⌉ + 1 stages "
+        "(beyond/min-depth). Other reading (not the text's use of 'global'): 'global linear' = a linear map of all of "
+        "R^n, which every SPM is by definition (isomat's layer is additive and homogeneous, n = 3, L = 1, symbolic)."
+    ),
+    methods=["exhaustive", "symbolic"],
+    hypotheses=("n ≥ 2 coordinates and L ≥ 1 stages of maximum pairings (§2.1, §5)",
+                lambda c: isinstance(c, list) and len(c) == 2 and c[0] >= 2 and c[1] >= 1),
+)
+def _abstract_global():
+    cases = [(n, L) for L in (1, 2, 3) for n in range(2, 9)]
+    const = exhaustive(lambda c: _min_depth_cached(c[0]) <= c[1], cases, describe="L = 1..3, n = 2..8 (by L, then n), all schedules",
+                       witness=lambda c: {"n": c[0], "L": c[1], "min_depth": _min_depth_cached(c[0]),
+                                          "inputs reachable per output after L stages at most": 2 ** c[1]})
+    log2 = exhaustive(lambda k: _full_dependence_nx(2**k, butterfly_pairings(2**k, k)), range(1, 8),
+                      describe="n = 2^k, k = 1..7, isomat's butterfly, L = log2 n")
+    global_l = decide(const, log2_choice=_crosscheck(log2), min_depths={n: _min_depth_cached(n) for n in range(2, 9)})
+    # the other reading: SPM(αx + βy) − b = α(SPM(x) − b) + β(SPM(y) − b), a linear map of all of R^n
+    al, be = sympy.symbols("alpha beta")
+    X, Y = (sympy.Matrix(sympy.symbols(f"{p}0:3")) for p in ("x", "y"))
+    t = np.array([[sympy.Symbol("t0")]], dtype=object)
+    lay = spm_layer(3, [np.array([[0, 2]])], t, d_in=list(sympy.symbols("di0:3")), d_out=list(sympy.symbols("do0:3")),
+                    bias=list(sympy.symbols("b0:3")))
+    f = lambda v: sympy.Matrix(spm_forward(lay, np.array([list(v)], dtype=object))[0].tolist()) - sympy.Matrix(lay.bias.tolist())  # noqa: E731
+    linear = decide(symbolic_zero(f(al * X + be * Y) - al * f(X) - be * f(Y), describe="SPM − b is linear, n = 3, L = 1"))
+    return by_readings(
+        Reading("every output depends on every input, L constant", "For a constant L, every output of the layer "
+                "depends on every input (for every n).", global_l),
+        Reading("a linear map of all of R^n", "The layer is a linear map of R^n (true of every SPM by definition).",
+                linear, supported=False))
+
+
+__all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]
