@@ -15,6 +15,7 @@ from .projection import (  # cheng2025 eq. 22
     project,
     projection,
     projection_operator,
+    projection_overlap,
 )
 
 from .conv import (  # zhu2025
@@ -129,6 +130,13 @@ from .spm import (  # farag2025
     spm_attention_backward,
 )
 
+from .padding import (  # torch's padding modes as a 0/1 matrix (isomat.torch)
+    PADDING_MODES,
+    padded_shape,
+    padding_index,
+    padding_matrix,
+)
+
 from .linear_operators import (  # matrix-free layers as scipy.sparse.linalg.LinearOperator
     MatrixFreeOperator,
     conv_linear_operator,
@@ -163,6 +171,9 @@ from .stp import (  # cheng2025
     stp_chain,
     stp_right,
     swap_matrix,
+    power_reducing_row,
+    retriever_entry,
+    swap_row,
 )
 
 from .logic import (  # cheng2025 (STP logic toolbox)
@@ -206,7 +217,7 @@ from .hyper import (  # cheng2025
     zero_padding_linear,
 )
 
-FAMILIES = ('projection', 'conv', 'diagonal', 'pool', 'rnn', 'attention', 'kron', 'matrix_layer', 'graph', 'ndlinear', 'spm', 'linear_operators', 'stp', 'logic', 'hyper')
+FAMILIES = ('projection', 'conv', 'diagonal', 'pool', 'rnn', 'attention', 'kron', 'matrix_layer', 'graph', 'ndlinear', 'spm', 'padding', 'linear_operators', 'stp', 'logic', 'hyper')
 
 __all__ = [
     "SparseOperator",
@@ -216,6 +227,7 @@ __all__ = [
     "project",
     "projection",
     "projection_operator",
+    "projection_overlap",
     "conv_apply",
     "conv_kron_factors",
     "conv_matrix",
@@ -298,6 +310,10 @@ __all__ = [
     "spm_gru_backward",
     "spm_attention_forward",
     "spm_attention_backward",
+    "PADDING_MODES",
+    "padded_shape",
+    "padding_index",
+    "padding_matrix",
     "MatrixFreeOperator",
     "conv_linear_operator",
     "conv_transpose_apply",
@@ -328,6 +344,9 @@ __all__ = [
     "stp_chain",
     "stp_right",
     "swap_matrix",
+    "power_reducing_row",
+    "retriever_entry",
+    "swap_row",
     "conjunction",
     "delta_form",
     "disjunction",
