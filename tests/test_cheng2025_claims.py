@@ -106,3 +106,43 @@ def test_float_checks_run_in_the_gpu_field(cupy_standin_module, cid):
     assert dev["verdict"] == host["verdict"], dev.get("error")
     moved = cupy_standin_module.TRANSFERS
     assert moved["h2d_bytes"] + moved["d2h_bytes"] > 0  # data went to or came back from the (stand-in) device
+
+
+#: floor on the number of claims proved for every size (issue 11); raise it, never lower it
+PROVED_FLOOR = 16
+
+
+def test_proved_floor_and_every_proof_says_what_it_quantified(ledger):
+    proved = [r for r in ledger.values() if r["strength"] == "proved"]
+    assert len(proved) >= PROVED_FLOOR, sorted(r["id"] for r in proved)
+    for r in proved:
+        ev = r["evidence"]
+        trials = [ev.get("printed"), ev.get("corrected")] if r["verdict"] == "holds-corrected" else [ev.get("printed")]
+        t = trials[-1]
+        assert t["strength"] == "proved" and t["for_all"], r["id"]
+        tools = _tools(t)
+        assert tools and all(tool.startswith(("z3", "sympy")) for tool in tools), r["id"]
+
+
+def _tools(trial):
+    """The tools of a proved trial and of every trial nested in it (all_of of all_of ...)."""
+    if "trials" in trial:
+        return [tool for x in trial["trials"] for tool in _tools(x)]
+    assert trial["strength"] == "proved" and trial["for_all"]
+    return [trial["tool"]]
+
+
+def test_the_entry_rule_proofs_refute_false_variants():
+    """The prover is not vacuous here: the same set-up refutes wrong statements with small sizes."""
+    from isomat.algebra.stp import swap_row
+    from isomat.proofs import prover
+    from isomat.proofs.cheng2025 import _ov_rule
+
+    m, n, k, i, j = prover.ints("m n k i j")
+    wrong = prover.prove(swap_row(k, m, n) == swap_row(k, n, m), assuming=[m >= 1, n >= 1, 0 <= k, k < m * n],
+                         for_all="for all m, n >= 1, 0 <= k < mn")
+    assert wrong.status == "counterexample"
+    # Π^m_n entries are not all ≤ 1/2 (ov ≤ m/2 fails for m = n = 1)
+    wrong = prover.prove(2 * _ov_rule(i, j, m, n) <= m, assuming=[m >= 1, n >= 1, 0 <= i, i < n, 0 <= j, j < m],
+                         for_all="for all m, n >= 1")
+    assert wrong.status == "counterexample" and wrong.counterexample["m"] == 1

@@ -100,3 +100,17 @@ def test_memory_bound_refuses_with_size():
     assert isomat.get_memory_limit() == 2 * 1024**3
     P = projection(10_000, 7_000)  # fine again once the bound is restored
     assert P.shape == (7_000, 10_000)
+
+
+@given(st.integers(1, 30), st.integers(1, 30))
+def test_builder_equals_entry_rule(m, n):
+    """The vectorized builder equals the scalar entry rule that cheng2025's proofs quantify over:
+    Π^m_n[i, j] = projection_overlap(i, j, m, n) / m (overlap of [im, (i+1)m) and [jn, (j+1)n))."""
+    import importlib
+
+    rule = importlib.import_module("isomat.algebra.projection").projection_overlap
+    P = projection(m, n, backend="sympy")
+    i, j = np.meshgrid(np.arange(n), np.arange(m), indexing="ij")
+    ov = rule(i, j, m, n)
+    assert all(P[a, b] == sympy.Rational(int(ov[a, b]), m) for a in range(n) for b in range(m))
+    assert rule(0, 0, 3, 2) == 2 and rule(1, 1, 3, 2) == 1 and rule(1, 0, 3, 2) == 0  # Π^3_2 = [[2/3, 1/3, 0], [0, 1/3, 2/3]]

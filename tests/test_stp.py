@@ -249,3 +249,33 @@ def test_memory_bound():
             stp(np.ones((50, 7)), np.ones((11, 50)))
         with pytest.raises(isomat.SizeLimitError):
             swap_matrix(100, 100)
+
+
+def _pattern(M):
+    """(row, col) pairs of the 1s of a 0/1 sparse matrix, with every stored value checked to be 1."""
+    C = M.tocoo()
+    assert np.all(C.data == 1)
+    return set(zip(C.row.tolist(), C.col.tolist()))
+
+
+@given(st.integers(1, 12), st.integers(1, 12))
+def test_swap_and_power_reducing_equal_their_entry_rules(m, n):
+    """The builders equal the scalar entry rules that cheng2025's proofs quantify over."""
+    from isomat.algebra.stp import power_reducing_row, swap_row
+
+    assert _pattern(swap_matrix(m, n)) == {(swap_row(k, m, n), k) for k in range(m * n)}
+    assert _pattern(power_reducing_matrix(m)) == {(power_reducing_row(c, m), c) for c in range(m)}
+
+
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=4), st.data())
+def test_retriever_and_dummies_equal_their_entry_rule(dims, data):
+    from isomat.algebra.stp import retriever_entry
+
+    i = data.draw(st.integers(1, len(dims)))
+    size, after = dims[i - 1], math.prod(dims[i:])
+    S = retriever(dims, i)
+    assert S.shape == (size, math.prod(dims))
+    assert _pattern(S) == {(r, c) for r in range(size) for c in range(S.shape[1]) if retriever_entry(r, c, size, after)}
+    p, q = dims[0], dims[-1]
+    assert _pattern(front_maintaining(p, q)) == {(r, c) for r in range(p) for c in range(p * q) if retriever_entry(r, c, p, q)}
+    assert _pattern(rear_maintaining(p, q)) == {(r, c) for r in range(q) for c in range(p * q) if retriever_entry(r, c, q, 1)}

@@ -91,7 +91,20 @@ def projection(m: int, n: int, *, backend: str = "numpy", format: str = "csr") -
     return render(projection_operator(m, n, backend=backend), format)
 
 
+def projection_overlap(i: Any, j: Any, m: Any, n: Any) -> Any:
+    r"""Entry rule of :math:`\Pi^m_n` (eq. 22), scaled: :math:`m\,\Pi^m_n[i, j]`.
 
+    The length of :math:`[i\,m,(i+1)\,m)\cap[j\,n,(j+1)\,n)`, i.e. the overlap of row block
+    :math:`[i/n,(i+1)/n)` and column block :math:`[j/m,(j+1)/m)` of :math:`[0, 1)` in units of
+    :math:`1/(mn)`; no ``lcm`` is needed (the builder's blocks of width :math:`t/n`, :math:`t/m`
+    are these scaled by :math:`t/(mn)`). Written with :func:`~isomat.proofs.prover.ite`, so it
+    means the same on ints, NumPy arrays and Z3 terms; ``Π^m_n[i, j] = projection_overlap(i, j, m, n) / m``.
+    """
+    from .._index import ite
+
+    lo = ite(i * m >= j * n, i * m, j * n)
+    hi = ite((i + 1) * m <= (j + 1) * n, (i + 1) * m, (j + 1) * n)
+    return ite(hi > lo, hi - lo, 0)
 
 
 def project(x: Any, n: int) -> Any:
@@ -159,4 +172,4 @@ def project(x: Any, n: int) -> Any:
         return sympy.Matrix(out.tolist())
     out = D * (n / t)
     return out.reshape(-1) if one_d else out
-__all__ = ["project", "projection", "projection_operator"]
+__all__ = ["project", "projection", "projection_operator", "projection_overlap"]

@@ -428,6 +428,30 @@ def nominal_add(x: Any, y: Any, r: int) -> Any:
 # ---------------------------------------------------------------------------------------------
 # The STP toolbox: swap, power-reducing, retriever, dummy operators, stacking, block transpose
 # ---------------------------------------------------------------------------------------------
+def swap_row(k: Any, m: Any, n: Any) -> Any:
+    r"""Entry rule of :math:`W_{[m,n]}`: column ``k = i n + j`` (index of :math:`x\otimes y`) has its
+    one 1 in row ``j m + i`` (index of :math:`y\otimes x`). Ints, NumPy arrays or Z3 terms
+    (:func:`~isomat.proofs.prover.fdiv` / ``fmod``)."""
+    from .._index import fdiv, fmod
+
+    return fmod(k, n) * m + fdiv(k, n)
+
+
+def power_reducing_row(c: Any, k: Any) -> Any:
+    r"""Entry rule of :math:`M_{r,k}`: column ``c`` has its one 1 in row ``c k + c``."""
+    return c * k + c
+
+
+def retriever_entry(r: Any, c: Any, size: Any, after: Any) -> Any:
+    r"""Entry rule of :math:`S_i=\mathbf 1^{\mathsf T}_{\text{before}}\otimes I_{n_i}\otimes\mathbf 1^{\mathsf T}_{\text{after}}`
+    (``size`` = :math:`n_i`, ``after`` = :math:`n_{i+1}\cdots n_d`): entry ``(r, c)`` is 1 exactly when
+    ``(c div after) mod size = r`` (a boolean; ints, NumPy arrays or Z3 terms). :math:`D_f^{[p,q]}` is
+    ``size=p, after=q``; :math:`D_r^{[p,q]}` is ``size=q, after=1``."""
+    from .._index import fdiv, fmod
+
+    return fmod(fdiv(c, after), size) == r
+
+
 def swap_matrix(m: int, n: int | None = None, *, backend: str = "numpy", format: str = "csr") -> Any:
     r"""Swap matrix :math:`W_{[m,n]}\in\mathcal M_{mn\times mn}` (Cheng, Qi & Zhao 2012, Def. 2.9).
 
@@ -443,7 +467,7 @@ def swap_matrix(m: int, n: int | None = None, *, backend: str = "numpy", format:
     xp = _backend.array_module(field)
     k = xp.arange(m * n)
     i, j = k // n, k % n  # column index of x ⊗ y: i n + j; maps to row j m + i
-    rows = j * m + i
+    rows = j * m + i  # = swap_row(k, m, n)
     vals = _backend.rational(xp.ones(m * n, dtype=xp.int64), 1, field, xp)
     return render(SparseOperator.build((m * n, m * n), rows, k, vals, field), format)
 
@@ -577,6 +601,9 @@ def block_transpose(A: Any, p: int, q: int) -> Any:
 
 
 __all__ = [
+    "power_reducing_row",
+    "retriever_entry",
+    "swap_row",
     "block_transpose",
     "bridge",
     "bridge_weighted",
