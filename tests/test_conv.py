@@ -25,6 +25,7 @@ from isomat.algebra import (
     zhu_conv_rows,
 )
 from isomat.testing import assert_matches_dense, dottest
+from isomat.testing.strategies import conv_layers
 
 from .conftest import requires_gpu, to_host
 
@@ -55,19 +56,10 @@ def loop_conv(X, K, stride, lo, dil, circular=False, groups=1):
     return Y
 
 
-@st.composite
-def conv_case(draw, dims=(1, 2, 3)):
-    d = draw(st.sampled_from(dims))
-    c_in = draw(st.integers(1, 3))
-    c_out = draw(st.integers(1, 3))
-    ks = tuple(draw(st.integers(1, 3)) for _ in range(d))
-    dil = tuple(draw(st.integers(1, 2)) for _ in range(d))
-    stride = tuple(draw(st.integers(1, 3)) for _ in range(d))
-    pad = tuple(draw(st.integers(0, 2)) for _ in range(d))
-    n = tuple(draw(st.integers(max(1, dl * (k - 1) + 1 - 2 * p), max(1, dl * (k - 1) + 1 - 2 * p) + (5 if d < 3 else 2)))
-              for k, dl, p in zip(ks, dil, pad))
-    seed = draw(st.integers(0, 2**16))
-    return d, c_in, c_out, ks, dil, stride, pad, n, seed
+def conv_case(dims=(1, 2, 3)):
+    """(d, c_in, c_out, ks, dil, stride, pad, n, seed): an int-padded, ungrouped layer drawn by the kit."""
+    return conv_layers(dims=dims, max_groups=1, paddings=("int",), boundaries=("zero",)).map(
+        lambda c: (c.d, c.c_in, c.c_out, c.kernel_size, c.dilation, c.stride, c.padding, c.spatial, c.seed))
 
 
 @given(conv_case())
@@ -85,12 +77,11 @@ def test_matches_direct_loops(case):
     dottest(W, rng=seed)
 
 
-@st.composite
-def grouped_case(draw):
-    d, _, _, ks, dil, stride, pad, n, seed = draw(conv_case(dims=(1, 2)))
-    groups = draw(st.integers(1, 3))
-    cpg, opg = draw(st.integers(1, 2)), draw(st.integers(1, 2))
-    return d, groups, cpg, opg, ks, dil, stride, pad, n, seed
+def grouped_case():
+    """(d, groups, cpg, opg, ks, dil, stride, pad, n, seed): a grouped layer drawn by the kit."""
+    return conv_layers(dims=(1, 2), max_channels=6, max_groups=3, paddings=("int",), boundaries=("zero",)).map(
+        lambda c: (c.d, c.groups, c.c_in // c.groups, c.c_out // c.groups, c.kernel_size, c.dilation, c.stride,
+                   c.padding, c.spatial, c.seed))
 
 
 @given(grouped_case(), st.booleans())

@@ -10,10 +10,9 @@ from hypothesis.extra.numpy import arrays
 
 from isomat.algebra import kron
 from isomat.testing import assert_matches_dense, dottest
+from isomat.testing.strategies import float_matrices, kron_shapes
 
-mats = st.tuples(st.integers(1, 4), st.integers(1, 4)).flatmap(
-    lambda s: arrays(np.float64, s, elements=st.sampled_from([0.0, 1.0, -2.0, 0.5, 3.0]))
-)
+mats = float_matrices(max_rows=4, max_cols=4, elements=(0.0, 1.0, -2.0, 0.5, 3.0))
 
 
 @given(mats, mats, mats)
@@ -128,7 +127,7 @@ def test_exact_detection_is_exact():
     assert is_kronecker(np.array(W2.tolist(), dtype=float), (2, 2), (2, 2))  # float cannot see it
 
 
-@given(st.lists(small, min_size=1, max_size=3), st.integers(0, 2**32 - 1))
+@given(kron_shapes(min_factors=1, max_factors=3, max_side=3), st.integers(0, 2**32 - 1))
 def test_kronecker_factors_recover_n_factors(shapes, seed):
     rng = np.random.default_rng(seed)
     Fs = [rng.integers(1, 5, s) * rng.choice([-1, 1], s) for s in shapes]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import isomat
 from isomat.algebra import avgpool_matrix, maxpool_selection, patch_major_order, pool_output_shape, zhu_pool_matrix
 from isomat.testing import dottest
+from isomat.testing.strategies import pool_layers
 
 
 def _out_size(n, k, s, p, ceil_mode):
@@ -47,15 +48,10 @@ def loop_pool(X, win, stride, pad, how, count_include_pad=True, ceil_mode=False,
     return Y
 
 
-@st.composite
-def pool_case(draw):
-    d = draw(st.sampled_from([1, 2, 3]))
-    win = tuple(draw(st.integers(1, 3)) for _ in range(d))
-    stride = tuple(draw(st.integers(1, 3)) for _ in range(d))
-    pad = tuple(draw(st.integers(0, k // 2)) for k in win)
-    n = tuple(draw(st.integers(max(1, k - 2 * p), max(1, k - 2 * p) + (4 if d < 3 else 2))) for k, p in zip(win, pad))
-    c = draw(st.integers(1, 3))
-    return d, win, stride, pad, n, c, draw(st.integers(0, 999))
+def pool_case():
+    """(d, win, stride, pad, n, c, seed), inputs smaller than the window included, drawn by the kit."""
+    return pool_layers(kinds=("avg",), torch_compatible=False, ceil_modes=(False,), divisors=(None,)).map(
+        lambda c: (c.d, c.window, c.stride, c.padding, c.spatial, c.channels, c.seed))
 
 
 @given(pool_case(), st.booleans())

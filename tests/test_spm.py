@@ -30,6 +30,7 @@ from isomat.algebra.spm import (
     stage_operator,
 )
 from isomat.testing import assert_matches_dense, dottest
+from isomat.testing.strategies import spm_layers
 
 from .conftest import to_host
 
@@ -64,11 +65,7 @@ def ref_matrix(layer):
     return np.diag(np.asarray(layer.d_out, float)) @ M @ np.diag(np.asarray(layer.d_in, float))
 
 
-layers = st.builds(
-    lambda n, L, v, odd, sched, seed: random_spm(n, L, variant=v, odd=odd, schedule=sched, seed=seed),
-    st.integers(1, 12), st.integers(1, 5), st.sampled_from(["rotation", "general"]), st.sampled_from(["pass", "scale"]),
-    st.sampled_from(["butterfly", "random"]), st.integers(0, 10**6),
-)
+layers = spm_layers(max_n=12, max_L=5)  # any n (odd, non-powers of two), both variants, schedules, odd modes
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,14 +18,12 @@ from isomat.algebra import (
     rear_maintaining, retriever, row_stack, row_unstack, sta, sta_sub, stp, stp_chain, stp_right, swap_matrix,
 )
 from isomat.testing import assert_matches_dense, dottest
+from isomat.testing.strategies import stp_dims
 
 from .conftest import to_host
 
 # dimension pairs: coprime, divisible, general
-small = st.integers(1, 9)
-coprime = st.tuples(small, small).filter(lambda t: math.gcd(*t) == 1)
-divisible = st.tuples(st.integers(1, 5), st.integers(1, 4)).flatmap(lambda t: st.sampled_from([(t[0], t[0] * t[1]), (t[0] * t[1], t[0])]))
-pairs = st.one_of(coprime, divisible, st.tuples(small, small))
+pairs = stp_dims(max_dim=9, max_ratio=4, relations=("coprime", "divisible", "any"))
 
 
 def kstp(A, B):

@@ -1,0 +1,682 @@
+r"""Hypothesis strategies for valid layer configurations and operands.
+
+Each strategy draws a small frozen dataclass that knows how to build the layer with isomat and
+(where torch has the layer) how to call torch, so a property test reads::
+
+    from hypothesis import given
+    from isomat.algebra import conv_matrix
+    from isomat.testing.strategies import conv_layers
+
+    @given(conv_layers(dims=(2,)))
+    def test_my_conv(cfg):
+        W = conv_matrix(cfg.input_shape, cfg.kernel(), **cfg.kwargs())
+        assert W.shape == (cfg.n_out, cfg.n_in)
+
+Every size is bounded by a parameter (defaults keep one example well under a millisecond to
+build). Configurations carry a ``seed`` from which ``kernel()`` / ``input()`` draw their data,
+so a failing example is reproduced by its printed configuration alone.
+
+Requires Hypothesis (the ``test`` extra: ``pip install 'isomat[test]'``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+try:
+    from hypothesis import strategies as st
+except ImportError as exc:  # pragma: no cover - exercised only without the test extra
+    raise ImportError(
+        "isomat.testing.strategies needs Hypothesis, which is part of isomat's 'test' extra: "
+        "pip install 'isomat[test]' (or pip install hypothesis)"
+    ) from exc
+
+import numpy as np
+import sympy
+
+__all__ = [
+    "ConvConfig", "PoolConfig", "SPMConfig", "STPPair",
+    "conv_layers", "pool_layers", "stp_dims", "stp_pairs", "kron_shapes", "kron_factors",
+    "spm_configs", "spm_layers", "integer_matrices", "rational_matrices", "symbolic_matrices",
+    "exact_matrices", "float_matrices", "sparse_matrices",
+]
+
+_SEEDS = st.integers(0, 2**32 - 1)
+
+
+def _tuple(v: Any, d: int) -> tuple[int, ...]:
+    return tuple(v) if isinstance(v, (tuple, list)) else (int(v),) * d
+
+
+def _rng(seed: int, salt: int) -> np.random.Generator:
+    return np.random.default_rng([int(seed), salt])
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolution
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ConvConfig:
+    """One valid N-d convolution layer, as ``torch.nn.functional.conv{1,2,3}d`` accepts it.
+
+    Attributes
+    ----------
+    input_shape : tuple of int
+        ``(C_in, n_1, ..., n_d)`` (no batch axis).
+    kernel_shape : tuple of int
+        ``(C_out, C_in / groups, k_1, ..., k_d)``.
+    stride, dilation : tuple of int
+        One per spatial axis.
+    padding : tuple of int or {"same", "valid"}
+        Symmetric padding per axis, or torch's string ("same" only with stride 1).
+    groups : int
+        Divides ``C_in`` and ``C_out``.
+    boundary : {"zero", "circular"}
+        isomat's ``boundary`` (torch's ``padding_mode`` "zeros" / "circular").
+    seed : int
+        Seed of :meth:`kernel` and :meth:`input`.
+    """
+
+    input_shape: tuple[int, ...]
+    kernel_shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: Any
+    dilation: tuple[int, ...]
+    groups: int
+    boundary: str
+    seed: int
+
+    # -- geometry -------------------------------------------------------------------------
+    @property
+    def d(self) -> int:
+        """Number of spatial axes."""
+        return len(self.input_shape) - 1
+
+    @property
+    def c_in(self) -> int:
+        return self.input_shape[0]
+
+    @property
+    def c_out(self) -> int:
+        return self.kernel_shape[0]
+
+    @property
+    def spatial(self) -> tuple[int, ...]:
+        return self.input_shape[1:]
+
+    @property
+    def kernel_size(self) -> tuple[int, ...]:
+        return self.kernel_shape[2:]
+
+    def pads(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Low and high padding per axis (``"same"``: the extra one on the high side, as torch)."""
+        if self.padding == "valid":
+            return (0,) * self.d, (0,) * self.d
+        if self.padding == "same":
+            total = tuple(dl * (k - 1) for dl, k in zip(self.dilation, self.kernel_size))
+            lo = tuple(t // 2 for t in total)
+            return lo, tuple(t - lo_ for t, lo_ in zip(total, lo))
+        return tuple(self.padding), tuple(self.padding)
+
+    @property
+    def output_shape(self) -> tuple[int, ...]:
+        """``(C_out, o_1, ..., o_d)``, from torch's formula (computed here, not by isomat)."""
+        lo, hi = self.pads()
+        out = tuple((n + a + b - dl * (k - 1) - 1) // s + 1 for n, a, b, dl, k, s in
+                    zip(self.spatial, lo, hi, self.dilation, self.kernel_size, self.stride))
+        return (self.c_out,) + out
+
+    @property
+    def n_in(self) -> int:
+        return math.prod(self.input_shape)
+
+    @property
+    def n_out(self) -> int:
+        return math.prod(self.output_shape)
+
+    # -- data -----------------------------------------------------------------------------
+    def kernel(self, dtype: Any = np.float64) -> np.ndarray:
+        """A standard-normal kernel of :attr:`kernel_shape` from :attr:`seed`."""
+        return _rng(self.seed, 1).standard_normal(self.kernel_shape).astype(dtype)
+
+    def input(self, dtype: Any = np.float64) -> np.ndarray:
+        """A standard-normal input of :attr:`input_shape` from :attr:`seed`."""
+        return _rng(self.seed, 2).standard_normal(self.input_shape).astype(dtype)
+
+    # -- calls ----------------------------------------------------------------------------
+    def kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`isomat.algebra.conv_matrix` / ``conv_apply`` (after
+        ``input_shape`` and the kernel)."""
+        return dict(stride=self.stride, padding=self.padding, dilation=self.dilation, groups=self.groups,
+                    boundary=self.boundary)
+
+    @property
+    def torch_function(self) -> str:
+        """``"conv1d"``, ``"conv2d"`` or ``"conv3d"`` (in ``torch.nn.functional``)."""
+        return f"conv{self.d}d"
+
+    def torch_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``torch.nn.functional.conv{d}d`` (after input and weight).
+
+        The functional form has no ``padding_mode``: for ``boundary="circular"`` this raises
+        ``ValueError``; use :meth:`torch_forward` or :meth:`torch_module_kwargs` instead.
+        """
+        if self.boundary != "zero":
+            raise ValueError("torch.nn.functional.conv*d has no circular padding: use cfg.torch_forward(x, w) "
+                             "or torch.nn.Conv*d(**cfg.torch_module_kwargs())")
+        return dict(stride=self.stride, padding=self.padding, dilation=self.dilation, groups=self.groups)
+
+    def torch_module_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``torch.nn.Conv{d}d`` (``bias=False``, ``padding_mode`` set)."""
+        return dict(in_channels=self.c_in, out_channels=self.c_out, kernel_size=self.kernel_size,
+                    stride=self.stride, padding=self.padding, dilation=self.dilation, groups=self.groups,
+                    bias=False, padding_mode="zeros" if self.boundary == "zero" else "circular")
+
+    def torch_forward(self, x: Any, weight: Any) -> Any:
+        """torch's output for the unbatched input ``x`` ``(C_in, *spatial)`` and ``weight``
+        (NumPy or torch; circular padding through ``torch.nn.functional.pad`` as ``nn.Conv*d``
+        does). Returns a torch tensor ``(C_out, *out)``."""
+        import warnings
+
+        import torch
+        import torch.nn.functional as F
+
+        xt = torch.as_tensor(x)[None]
+        wt = torch.as_tensor(weight)
+        f = getattr(F, self.torch_function)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "same" with an even kernel warns about a padded copy
+            if self.boundary == "zero":
+                return f(xt, wt, **self.torch_kwargs())[0]
+            lo, hi = self.pads()
+            pad: list[int] = []
+            for a, b in zip(reversed(lo), reversed(hi)):
+                pad += [a, b]
+            xt = F.pad(xt, pad, mode="circular")
+            return f(xt, wt, stride=self.stride, dilation=self.dilation, groups=self.groups)[0]
+
+
+@st.composite
+def conv_layers(draw: Any, *, dims: Sequence[int] = (1, 2, 3), max_channels: int = 3, max_groups: int = 3,
+                max_kernel: int = 3, max_stride: int = 3, max_padding: int = 2, max_dilation: int = 2,
+                max_extra: int = 4, paddings: Sequence[str] = ("int", "same", "valid"),
+                boundaries: Sequence[str] = ("zero", "circular"), torch_compatible: bool = True) -> ConvConfig:
+    """Valid convolution layers (:class:`ConvConfig`).
+
+    Parameters
+    ----------
+    dims : sequence of {1, 2, 3}
+        Spatial dimensions to draw from.
+    max_channels : int
+        Bound on ``C_in`` and ``C_out``.
+    max_groups : int
+        Bound on ``groups`` (drawn first; both channel counts are then multiples of it).
+    max_kernel, max_stride, max_padding, max_dilation : int
+        Bounds per axis (all drawn from 1, padding from 0).
+    max_extra : int
+        Input size per axis above the smallest that fits the kernel (halved, rounded up, for
+        3-d layers).
+    paddings : sequence of {"int", "same", "valid"}
+        Padding kinds: a tuple of ints, or torch's strings ("same" forces stride 1).
+    boundaries : sequence of {"zero", "circular"}
+        Padding modes isomat supports (torch's "zeros" and "circular").
+    torch_compatible : bool
+        Only configurations torch also accepts: circular padding at most the input size.
+
+    Returns
+    -------
+    SearchStrategy[ConvConfig]
+    """
+    d = draw(st.sampled_from(tuple(dims)))
+    g = draw(st.integers(1, max(1, min(max_groups, max_channels))))
+    c_in = g * draw(st.integers(1, max(1, max_channels // g)))
+    c_out = g * draw(st.integers(1, max(1, max_channels // g)))
+    ks = tuple(draw(st.integers(1, max_kernel)) for _ in range(d))
+    dil = tuple(draw(st.integers(1, max_dilation)) for _ in range(d))
+    kind = draw(st.sampled_from(tuple(paddings)))
+    boundary = draw(st.sampled_from(tuple(boundaries)))
+    if kind == "same":
+        stride = (1,) * d
+        padding: Any = "same"
+    else:
+        stride = tuple(draw(st.integers(1, max_stride)) for _ in range(d))
+        padding = "valid" if kind == "valid" else tuple(draw(st.integers(0, max_padding)) for _ in range(d))
+    cfg = ConvConfig((c_in,) + (1,) * d, (c_out, c_in // g) + ks, stride, padding, dil, g, boundary, 0)
+    lo, hi = cfg.pads()
+    extra = max_extra if d < 3 else (max_extra + 1) // 2
+    spatial = []
+    for k, dl, a, b in zip(ks, dil, lo, hi):
+        low = max(1, dl * (k - 1) + 1 - a - b)
+        if torch_compatible and boundary == "circular":
+            low = max(low, a, b)  # torch's circular pad wraps at most once
+        spatial.append(draw(st.integers(low, low + extra)))
+    seed = draw(_SEEDS)
+    return ConvConfig((c_in,) + tuple(spatial), cfg.kernel_shape, stride, padding, dil, g, boundary, seed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pooling
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PoolConfig:
+    """One valid pooling layer (average or max) over ``(C, n_1, ..., n_d)``.
+
+    Attributes
+    ----------
+    kind : {"avg", "max"}
+    input_shape : tuple of int
+        ``(C, n_1, ..., n_d)``.
+    window, stride, padding : tuple of int
+        Per spatial axis; ``padding`` at most half the window (torch's rule).
+    ceil_mode : bool
+    count_include_pad : bool
+        Average pooling only.
+    divisor_override : int or None
+        Average pooling only (never drawn for 1-d when torch-compatible: ``avg_pool1d`` lacks it).
+    seed : int
+    """
+
+    kind: str
+    input_shape: tuple[int, ...]
+    window: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...]
+    ceil_mode: bool
+    count_include_pad: bool
+    divisor_override: int | None
+    seed: int
+
+    @property
+    def d(self) -> int:
+        return len(self.window)
+
+    @property
+    def channels(self) -> int:
+        return self.input_shape[0]
+
+    @property
+    def spatial(self) -> tuple[int, ...]:
+        return self.input_shape[1:]
+
+    @property
+    def output_shape(self) -> tuple[int, ...]:
+        """``(C, o_1, ..., o_d)`` from torch's formula (computed here, not by isomat)."""
+        out = []
+        for n, k, s, p in zip(self.spatial, self.window, self.stride, self.padding):
+            if self.ceil_mode:
+                o = (n + 2 * p - k + s - 1) // s + 1
+                if (o - 1) * s >= n + p:
+                    o -= 1
+            else:
+                o = (n + 2 * p - k) // s + 1
+            out.append(o)
+        return (self.channels,) + tuple(out)
+
+    @property
+    def torch_accepts(self) -> bool:
+        """torch refuses an input smaller than the window along an axis, even when padded."""
+        return all(n >= k for n, k in zip(self.spatial, self.window)) and not (
+            self.kind == "avg" and self.d == 1 and self.divisor_override is not None)
+
+    def input(self, dtype: Any = np.float64) -> np.ndarray:
+        return _rng(self.seed, 2).standard_normal(self.input_shape).astype(dtype)
+
+    def kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`~isomat.algebra.avgpool_matrix` (``kind="avg"``) or
+        :func:`~isomat.algebra.maxpool_selection` (``"max"``), after the input (shape) and
+        :attr:`window`."""
+        kw: dict[str, Any] = dict(stride=self.stride, padding=self.padding, ceil_mode=self.ceil_mode)
+        if self.kind == "avg":
+            kw.update(count_include_pad=self.count_include_pad, divisor_override=self.divisor_override)
+        return kw
+
+    @property
+    def torch_function(self) -> str:
+        """``"avg_pool2d"``, ``"max_pool1d"``, ... (in ``torch.nn.functional``)."""
+        return f"{self.kind}_pool{self.d}d"
+
+    def torch_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``torch.nn.functional.{avg,max}_pool{d}d`` (after the input)."""
+        kw: dict[str, Any] = dict(kernel_size=self.window, stride=self.stride, padding=self.padding,
+                                  ceil_mode=self.ceil_mode)
+        if self.kind == "avg":
+            kw["count_include_pad"] = self.count_include_pad
+            if self.divisor_override is not None:
+                kw["divisor_override"] = self.divisor_override
+        return kw
+
+    def torch_forward(self, x: Any) -> Any:
+        """torch's output for the unbatched input ``x`` (NumPy or torch), a torch tensor."""
+        import torch
+        import torch.nn.functional as F
+
+        return getattr(F, self.torch_function)(torch.as_tensor(x)[None], **self.torch_kwargs())[0]
+
+
+@st.composite
+def pool_layers(draw: Any, *, kinds: Sequence[str] = ("avg", "max"), dims: Sequence[int] = (1, 2, 3),
+                max_channels: int = 3, max_window: int = 3, max_stride: int = 3, max_extra: int = 4,
+                ceil_modes: Sequence[bool] = (False, True), divisors: Sequence[int | None] = (None, 1, 3),
+                torch_compatible: bool = True) -> PoolConfig:
+    """Valid pooling layers (:class:`PoolConfig`): what :func:`~isomat.algebra.avgpool_matrix`
+    and :func:`~isomat.algebra.maxpool_selection` support today (window, stride, padding up to
+    half the window, ``ceil_mode``, ``count_include_pad``, a positive ``divisor_override``).
+
+    Parameters
+    ----------
+    kinds : sequence of {"avg", "max"}
+    dims : sequence of {1, 2, 3}
+    max_channels, max_window, max_stride : int
+    max_extra : int
+        Input size per axis above the smallest allowed (halved for 3-d).
+    ceil_modes : sequence of bool
+    divisors : sequence of int or None
+        ``divisor_override`` values for average pooling (``None``: none).
+    torch_compatible : bool
+        Only what torch also accepts: inputs at least the window, no ``divisor_override`` for
+        1-d. Without it, an input smaller than the window that padding makes fit is drawn too.
+
+    Returns
+    -------
+    SearchStrategy[PoolConfig]
+    """
+    kind = draw(st.sampled_from(tuple(kinds)))
+    d = draw(st.sampled_from(tuple(dims)))
+    win = tuple(draw(st.integers(1, max_window)) for _ in range(d))
+    stride = tuple(draw(st.integers(1, max_stride)) for _ in range(d))
+    pad = tuple(draw(st.integers(0, k // 2)) for k in win)
+    extra = max_extra if d < 3 else (max_extra + 1) // 2
+    spatial = []
+    for k, p in zip(win, pad):
+        low = k if torch_compatible else max(1, k - 2 * p)
+        spatial.append(draw(st.integers(low, low + extra)))
+    c = draw(st.integers(1, max_channels))
+    ceil_mode = draw(st.sampled_from(tuple(ceil_modes)))
+    cip = draw(st.booleans()) if kind == "avg" else True
+    div = None
+    if kind == "avg" and not (torch_compatible and d == 1):
+        div = draw(st.sampled_from(tuple(divisors)))
+    return PoolConfig(kind, (c,) + tuple(spatial), win, stride, pad, ceil_mode, cip, div, draw(_SEEDS))
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact and float matrices
+# ---------------------------------------------------------------------------------------------
+def _shape_strategy(shape: Any, max_rows: int, max_cols: int) -> Any:
+    if shape is None:
+        return st.tuples(st.integers(1, max_rows), st.integers(1, max_cols))
+    if isinstance(shape, st.SearchStrategy):
+        return shape
+    return st.just(tuple(shape))
+
+
+def integer_matrices(shape: Any = None, *, max_rows: int = 4, max_cols: int = 4, min_value: int = -4,
+                     max_value: int = 4) -> Any:
+    """Exact integer matrices (``sympy.Matrix``).
+
+    Parameters
+    ----------
+    shape : (rows, cols) or strategy of them, optional
+        Default: drawn up to ``max_rows`` x ``max_cols``.
+    min_value, max_value : int
+        Entry range.
+    """
+    return _shape_strategy(shape, max_rows, max_cols).flatmap(
+        lambda s: st.lists(st.integers(min_value, max_value), min_size=s[0] * s[1], max_size=s[0] * s[1])
+        .map(lambda v, s=s: sympy.Matrix(s[0], s[1], [sympy.Integer(x) for x in v])))
+
+
+def rational_matrices(shape: Any = None, *, max_rows: int = 4, max_cols: int = 4, max_numerator: int = 5,
+                      max_denominator: int = 5) -> Any:
+    """Exact rational matrices (``sympy.Matrix`` of ``sympy.Rational``), numerators in
+    ``[-max_numerator, max_numerator]`` and denominators in ``[1, max_denominator]``."""
+    q = st.builds(sympy.Rational, st.integers(-max_numerator, max_numerator), st.integers(1, max_denominator))
+    return _shape_strategy(shape, max_rows, max_cols).flatmap(
+        lambda s: st.lists(q, min_size=s[0] * s[1], max_size=s[0] * s[1])
+        .map(lambda v, s=s: sympy.Matrix(s[0], s[1], v)))
+
+
+def symbolic_matrices(shape: Any = None, *, max_rows: int = 3, max_cols: int = 3, prefix: str = "a",
+                      zeros: bool = True) -> Any:
+    """Symbolic matrices (``sympy.Matrix``): entry ``(i, j)`` the symbol ``{prefix}_{i}_{j}``
+    (real), or ``0`` where the draw says so (``zeros=True``: a structured pattern)."""
+
+    def build(s: tuple[int, int], mask: list[bool]) -> sympy.Matrix:
+        return sympy.Matrix(s[0], s[1], lambda i, j: sympy.Integer(0) if mask[i * s[1] + j]
+                            else sympy.Symbol(f"{prefix}_{i}_{j}", real=True))
+
+    return _shape_strategy(shape, max_rows, max_cols).flatmap(
+        lambda s: st.lists(st.booleans() if zeros else st.just(False), min_size=s[0] * s[1], max_size=s[0] * s[1])
+        .map(lambda m, s=s: build(s, m)))
+
+
+def exact_matrices(shape: Any = None, *, kinds: Sequence[str] = ("integer", "rational", "symbolic"),
+                   max_rows: int = 3, max_cols: int = 3) -> Any:
+    """One of :func:`integer_matrices`, :func:`rational_matrices`, :func:`symbolic_matrices`."""
+    make = {"integer": integer_matrices, "rational": rational_matrices, "symbolic": symbolic_matrices}
+    return st.one_of(*[make[k](shape, max_rows=max_rows, max_cols=max_cols) for k in kinds])
+
+
+def float_matrices(shape: Any = None, *, max_rows: int = 4, max_cols: int = 4, dtype: Any = np.float64,
+                   elements: Sequence[float] = (0.0, 1.0, -2.0, 0.5, 3.0)) -> Any:
+    """NumPy matrices with entries from ``elements`` (exactly representable by default, so sums
+    and products are exact and comparisons need no tolerance)."""
+    from hypothesis.extra.numpy import arrays
+
+    return _shape_strategy(shape, max_rows, max_cols).flatmap(
+        lambda s: arrays(dtype, tuple(s), elements=st.sampled_from(tuple(elements))))
+
+
+@st.composite
+def sparse_matrices(draw: Any, *, max_rows: int = 50, max_cols: int = 50, dtypes: Sequence[Any] = (
+        np.float64, np.float32, np.complex128), formats: Sequence[str] = ("csr",), empty: bool = True) -> Any:
+    """SciPy sparse arrays of any shape up to ``max_rows`` x ``max_cols``, density in [0, 1]
+    (empty rows and columns included; ``empty=False`` keeps at least one entry)."""
+    import scipy.sparse as sp
+
+    m, n = draw(st.integers(1, max_rows)), draw(st.integers(1, max_cols))
+    density = draw(st.floats(0.0 if empty else 1.0 / (m * n), 1.0))
+    dtype = draw(st.sampled_from(tuple(dtypes)))
+    fmt = draw(st.sampled_from(tuple(formats)))
+    return sp.random_array((m, n), density=density, format=fmt, rng=np.random.default_rng(draw(_SEEDS)), dtype=dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# STP operands
+# ---------------------------------------------------------------------------------------------
+def stp_dims(*, max_dim: int = 9, max_ratio: int = 4,
+             relations: Sequence[str] = ("coprime", "divisible", "any")) -> Any:
+    """Pairs ``(n, p)`` -- the column count of ``A`` and the row count of ``B`` of a semi-tensor
+    product -- with a chosen relation.
+
+    Every pair is STP-compatible (cheng2025: the STP and the DK-STP take any shapes); the
+    relation picks the interesting cases.
+
+    Parameters
+    ----------
+    max_dim : int
+        Bound on ``n`` and ``p`` for ``"coprime"``, ``"equal"`` and ``"any"``.
+    max_ratio : int
+        ``"divisible"`` pairs are ``(a, a r)`` or ``(a r, a)`` with ``a <= (max_dim + 1) // 2``
+        and ``r <= max_ratio`` (the classical STP cases, where one dimension divides the other).
+    relations : sequence of {"coprime", "divisible", "equal", "any"}
+        ``"coprime"``: :math:`\\gcd(n, p) = 1`; ``"equal"``: the ordinary product.
+
+    Returns
+    -------
+    SearchStrategy[tuple[int, int]]
+    """
+    small = st.integers(1, max_dim)
+    opts = {
+        "coprime": st.tuples(small, small).filter(lambda t: math.gcd(*t) == 1),
+        "divisible": st.tuples(st.integers(1, max(1, (max_dim + 1) // 2)), st.integers(1, max_ratio)).flatmap(
+            lambda t: st.sampled_from([(t[0], t[0] * t[1]), (t[0] * t[1], t[0])])),
+        "equal": small.map(lambda k: (k, k)),
+        "any": st.tuples(small, small),
+    }
+    return st.one_of(*[opts[r] for r in relations])
+
+
+@dataclass(frozen=True)
+class STPPair:
+    r"""Operands :math:`A\in\mathcal M_{m\times n}`, :math:`B\in\mathcal M_{p\times q}` of an STP.
+
+    ``A`` and ``B`` are NumPy float arrays or ``sympy.Matrix`` (exact), as drawn.
+    """
+
+    A: Any
+    B: Any
+
+    @property
+    def m(self) -> int:
+        return int(self.A.shape[0])
+
+    @property
+    def n(self) -> int:
+        return int(self.A.shape[1])
+
+    @property
+    def p(self) -> int:
+        return int(self.B.shape[0])
+
+    @property
+    def q(self) -> int:
+        return int(self.B.shape[1])
+
+    @property
+    def t(self) -> int:
+        """:math:`\\operatorname{lcm}(n, p)`."""
+        return math.lcm(self.n, self.p)
+
+    @property
+    def stp_shape(self) -> tuple[int, int]:
+        """Shape of the left (and right) STP: :math:`(mt/n, qt/p)`."""
+        return (self.m * self.t // self.n, self.q * self.t // self.p)
+
+    @property
+    def dk_shape(self) -> tuple[int, int]:
+        """Shape of the DK-STP :math:`A\\ltimes_{DK}B`: :math:`(m, q)`."""
+        return (self.m, self.q)
+
+
+@st.composite
+def stp_pairs(draw: Any, *, max_dim: int = 6, max_outer: int = 4,
+              relations: Sequence[str] = ("coprime", "divisible", "any"),
+              fields: Sequence[str] = ("float",)) -> STPPair:
+    """STP-compatible operand pairs (:class:`STPPair`).
+
+    Parameters
+    ----------
+    max_dim : int
+        Bound for ``n`` and ``p`` (see :func:`stp_dims`, with ``max_ratio=2``).
+    max_outer : int
+        Bound for ``m`` and ``q``.
+    relations : sequence of str
+        As :func:`stp_dims`.
+    fields : sequence of {"float", "integer", "rational", "symbolic"}
+        ``"float"``: standard-normal NumPy arrays; the others ``sympy.Matrix`` as
+        :func:`integer_matrices`, :func:`rational_matrices`, :func:`symbolic_matrices`.
+
+    Returns
+    -------
+    SearchStrategy[STPPair]
+    """
+    n, p = draw(stp_dims(max_dim=max_dim, max_ratio=2, relations=relations))
+    m, q = draw(st.integers(1, max_outer)), draw(st.integers(1, max_outer))
+    field = draw(st.sampled_from(tuple(fields)))
+    if field == "float":
+        rng = np.random.default_rng(draw(_SEEDS))
+        return STPPair(rng.standard_normal((m, n)), rng.standard_normal((p, q)))
+    if field == "symbolic":
+        return STPPair(draw(symbolic_matrices((m, n), prefix="a")), draw(symbolic_matrices((p, q), prefix="b")))
+    make = {"integer": integer_matrices, "rational": rational_matrices}[field]
+    return STPPair(draw(make((m, n))), draw(make((p, q))))
+
+
+# ---------------------------------------------------------------------------------------------
+# Kronecker factors
+# ---------------------------------------------------------------------------------------------
+def kron_shapes(*, min_factors: int = 2, max_factors: int = 3, max_side: int = 3) -> Any:
+    """Shapes ``((r_1, c_1), ..., (r_k, c_k))`` of Kronecker factors, each side in
+    ``[1, max_side]``, ``k`` in ``[min_factors, max_factors]``."""
+    side = st.tuples(st.integers(1, max_side), st.integers(1, max_side))
+    return st.lists(side, min_size=min_factors, max_size=max_factors).map(tuple)
+
+
+def kron_factors(*, min_factors: int = 2, max_factors: int = 3, max_side: int = 3,
+                 field: str = "float") -> Any:
+    """Tuples of Kronecker factors with shapes from :func:`kron_shapes`: ``"float"`` (NumPy,
+    exactly representable entries, see :func:`float_matrices`), ``"integer"``, ``"rational"``
+    or ``"symbolic"`` (``sympy.Matrix``; symbols named ``f{k}_i_j`` per factor ``k``)."""
+
+    def factors(shapes: tuple[tuple[int, int], ...]) -> Any:
+        if field == "float":
+            parts = [float_matrices(s) for s in shapes]
+        elif field == "symbolic":
+            parts = [symbolic_matrices(s, prefix=f"f{k}") for k, s in enumerate(shapes)]
+        else:
+            make = {"integer": integer_matrices, "rational": rational_matrices}[field]
+            parts = [make(s) for s in shapes]
+        return st.tuples(*parts)
+
+    return kron_shapes(min_factors=min_factors, max_factors=max_factors, max_side=max_side).flatmap(factors)
+
+
+# ---------------------------------------------------------------------------------------------
+# SPM
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SPMConfig:
+    """One SPM layer configuration (farag2025): what :func:`~isomat.algebra.spm.random_spm` takes.
+
+    Attributes
+    ----------
+    n : int
+        Dimension (any positive int: odd and non-powers of two included, unless drawn otherwise).
+    L : int
+        Number of stages.
+    variant : {"rotation", "general"}
+    schedule : {"butterfly", "random"}
+    odd : {"pass", "scale"}
+    seed : int
+    """
+
+    n: int
+    L: int
+    variant: str
+    schedule: str
+    odd: str
+    seed: int
+
+    def kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`~isomat.algebra.spm.random_spm` after ``n`` and ``L``."""
+        return dict(variant=self.variant, schedule=self.schedule, odd=self.odd, seed=self.seed)
+
+    def build(self, dtype: Any = np.float64, diagonals: bool = True) -> Any:
+        """The layer: ``random_spm(n, L, **kwargs())``."""
+        from ..algebra.spm import random_spm
+
+        return random_spm(self.n, self.L, dtype=dtype, diagonals=diagonals, **self.kwargs())
+
+
+@st.composite
+def spm_configs(draw: Any, *, max_n: int = 12, max_L: int = 5, powers_of_two: bool = False,
+                variants: Sequence[str] = ("rotation", "general"), schedules: Sequence[str] = ("butterfly", "random"),
+                odd_modes: Sequence[str] = ("pass", "scale"), max_seed: int = 10**6) -> SPMConfig:
+    """SPM configurations (:class:`SPMConfig`): ``n`` in ``[1, max_n]`` (or powers of two up to
+    ``max_n`` when ``powers_of_two``), ``L`` in ``[1, max_L]`` (any L: stages wrap around the
+    butterfly levels), both variants, schedules and odd modes."""
+    if powers_of_two:
+        n = 2 ** draw(st.integers(0, max(0, int(math.log2(max_n)))))
+    else:
+        n = draw(st.integers(1, max_n))
+    L = draw(st.integers(1, max_L))
+    return SPMConfig(n, L, draw(st.sampled_from(tuple(variants))), draw(st.sampled_from(tuple(schedules))),
+                     draw(st.sampled_from(tuple(odd_modes))), draw(st.integers(0, max_seed)))
+
+
+def spm_layers(**kwargs: Any) -> Any:
+    """Float SPM layers: :func:`spm_configs` (same keyword arguments) built with ``random_spm``."""
+    return spm_configs(**kwargs).map(lambda c: c.build())
