@@ -1,0 +1,323 @@
+"""zhu2025 §4.4 and Theorem 4.3 (Appendix A.3): attention."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import sympy
+
+from ...algebra import attention as _att
+from ..engine import Reading, by_readings, claim, compare_printed, decide, exhaustive
+from ._common import (
+    _sizes,
+    _sym,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# §4.4 and Theorem 4.3 (Appendix A.3): attention
+# ---------------------------------------------------------------------------------------------
+def _softmax_attn(X, Wq, Wk, Wv):
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    S = Q @ K.T / np.sqrt(X.shape[1])
+    S = np.exp(S - S.max(axis=1, keepdims=True))
+    return (S / S.sum(axis=1, keepdims=True)) @ V
+
+
+def _softmax_attn_exact(X, Wq, Wk, Wv):
+    """softmax(XW_q(XW_k)^T/√d) XW_v in exact SymPy arithmetic (E, sqrt kept symbolic)."""
+    d = X.cols
+    S = (X * Wq) * (X * Wk).T / sympy.sqrt(d)
+    A = sympy.Matrix(S.rows, S.cols, lambda i, j: sympy.exp(S[i, j]) / sum(sympy.exp(S[i, l]) for l in range(S.cols)))
+    return A * (X * Wv)
+
+
+@claim(
+    "zhu2025:sec4.4/third-order-tensor",
+    quote="These operations collapse into a third-order tensor T_att ∈ R^{N×N×d} such that each output row "
+          "Z_{k,:} = Σ_i Σ_j T_att[k, i, j] X_{j,:} matches the transformer block exactly",
+    statement="With softmax (as §4.4 prints it), Z = softmax(XW_q(XW_k)^T/√d)XW_v against a fixed tensor T "
+              "(independent of X; weights fixed). Two readings, both refuted. Value rows (headline, the most favourable "
+              "to the paper): X_{j,:} may stand for the value rows (XW_v)_{j,:}, so the printed form is Z = C·XW_v with "
+              "C_{kj} = Σ_i T[k,i,j] fixed; this forces Z(2X) = 2Z(X). Checked exactly (SymPy, e kept symbolic) with "
+              "W_q = W_k = W_v = I_d and X ∈ {−1,0,1}^{N×d}, all N, d ≤ 2, smallest N·d then |X| first. Literal (rows "
+              "of X itself, W_v ≠ I): float64 least-squares fit of a fixed C over 6 random X (residual ≤ 1e-9), N, d ≤ "
+              "3. Note also that T's third index has size d while j runs over the N rows. No fixed T is a correction: "
+              "the cubic form without softmax, vec Z = 𝒲(x ⊗ x ⊗ x), is isomat's result (zhu2025:beyond/attention-cubic-"
+              "form), not the paper's.",
+    methods=["exhaustive", "exact", "numeric"],
+    hypotheses=("N tokens of width d >= 1; fixed weights", lambda c: c[0] >= 1 and c[1] >= 1),
+)
+def _sec44():
+    def fit(c):
+        N, d = c
+        rng = np.random.default_rng(0)
+        Wq, Wk, Wv = (rng.integers(-2, 3, size=(d, d)).astype(float) for _ in range(3))
+        Xs = [rng.standard_normal((N, d)) for _ in range(6)]
+        A = np.vstack([X.T for X in Xs])            # (6d, N): Z^T = X^T C^T
+        B = np.vstack([_softmax_attn(X, Wq, Wk, Wv).T for X in Xs])
+        Ct, *_ = np.linalg.lstsq(A, B, rcond=None)
+        return float(np.abs(A @ Ct - B).max())
+
+    cases = []
+    for N, d in _sizes(2):
+        for v in sorted(itertools.product((-1, 0, 1), repeat=N * d), key=lambda t: (sum(map(abs, t)), t)):
+            cases.append((N, d, v))
+
+    def Zs(c):
+        N, d, v = c
+        X, I = sympy.Matrix(N, d, list(v)), sympy.eye(d)
+        return _softmax_attn_exact(X, I, I, I), _softmax_attn_exact(2 * X, I, I, I)
+
+    def homogeneous(c):
+        Z1, Z2 = Zs(c)
+        return all(sympy.simplify(e) == 0 for e in (Z2 - 2 * Z1))
+
+    def witness(c):
+        Z1, Z2 = Zs(c)
+        return {"X": sympy.Matrix(c[0], c[1], list(c[2])), "Z(X)": Z1.applyfunc(sympy.simplify),
+                "Z(2X)": Z2.applyfunc(sympy.simplify)}
+
+    literal = exhaustive(lambda c: fit(c) <= 1e-9, _sizes(3), describe="N, d <= 3, 6 random X, lstsq residual <= 1e-9",
+                         method="numeric", strength="sampled",
+                         witness=lambda c: {"N": c[0], "d": c[1], "lstsq_residual": fit(c)})
+    printed = exhaustive(homogeneous, cases, describe="N, d <= 2, W = I, X in {-1,0,1}^{N x d}, exact", witness=witness, method="exact")
+    return by_readings(
+        Reading("value rows", "X_{j,:} stands for (XW_v)_{j,:}: Z = C·XW_v with C fixed (so Z(2X) = 2Z(X)).",
+                decide(printed)),
+        Reading("literal", "X_{j,:} are the rows of X: Z = C·X with C fixed.", decide(literal)),
+    )
+
+
+def _cubic_case(c):
+    T, d = c
+    Wq, Wk, Wv = _sym("q", d, d), _sym("k", d, d), _sym("v", d, d)  # generic weights and image: exact for all values
+    X = _sym("x", T, d)
+    W3 = sympy.Matrix(_att.linear_attention_matrix(T, Wq, Wk, Wv))
+    x = list(X.reshape(T * d, 1))
+    lifted = sympy.Matrix([a * b * e for a in x for b in x for e in x])
+    direct = (X * Wq) * (X * Wk).T * (X * Wv)
+    return (W3 * lifted - direct.reshape(T * d, 1)).expand().is_zero_matrix
+
+
+@claim(
+    "zhu2025:beyond/attention-cubic-form",
+    quote="(isomat's result; §4.4 prints a fixed third-order T acting on rows of X, which fails: "
+          "sec4.4/third-order-tensor)",
+    statement="Without softmax, attention is a fixed cubic form: vec Z = 𝒲 (x ⊗ x ⊗ x), x = vec X (row-major), with "
+              "the fixed sparse 𝒲_{(k,c),((k,b),(i,e),(i,f))} = (W_q W_k^T)_{b,e} (W_v)_{f,c} (T²d⁴ entries; "
+              "isomat.algebra.linear_attention_matrix) equals (XW_q)(XW_k)^T(XW_v) computed directly. Symbolic "
+              "generic weights and X, T, d <= 2 (every value at those sizes).",
+    methods=["symbolic", "exhaustive"],
+)
+def _cubic_form():
+    return decide(exhaustive(_cubic_case, _sizes(2), describe="T, d <= 2, symbolic weights and X", method="symbolic"))
+
+
+def _a3_instance(M, N, seed):
+    rng = np.random.default_rng(seed)
+    mats = [sympy.Matrix(rng.integers(-3, 4, size=(M, N)).tolist()) for _ in range(3)]
+    x = sympy.Matrix(rng.integers(-3, 4, size=(N, 1)).tolist())
+    return mats, x
+
+
+def _a3_y(WQ, WK, WV, x):
+    q, k, v = WQ * x, WK * x, WV * x
+    return v * (k.T * q)[0, 0]
+
+
+@claim(
+    "zhu2025:thm4.3/shape",
+    quote="A(vec X) = W_V (W_K vec X)(W_Q vec X)^T ≈ W_SA vec X, where W_SA ∈ R^{M×N} is a (third-order) sparse matrix",
+    statement="The attention output of A.3, y = V(K^T Q) with Q = W_Q x, K = W_K x, V = W_V x (W_* ∈ R^{M×N}), is a "
+              "linear function of x, as y = W_SA x with W_SA ∈ R^{M×N} requires ('≈' read as equality; no linear map "
+              "approximates a cubic for all scalings of x): y(2x) = 2y(x). Symbolic W_*, x, all M, N ≤ 2, smallest "
+              "first. (A.3 also calls y 'a bilinear form in X'; it is cubic.)",
+    methods=["exhaustive", "symbolic"],
+    hypotheses=('W_Q, W_K, W_V ∈ R^{M×N}, M, N >= 1 (Theorem 4.3)',
+                lambda c: c[0] >= 1 and c[1] >= 1),
+)
+def _thm43_shape():
+    def inst(c):
+        M, N = c
+        return (_sym("q", M, N), _sym("k", M, N), _sym("v", M, N)), _sym("x", N, 1)
+
+    def linear(c):
+        (WQ, WK, WV), x = inst(c)
+        return (_a3_y(WQ, WK, WV, 2 * x) - 2 * _a3_y(WQ, WK, WV, x)).expand().is_zero_matrix
+
+    def corrected(c):
+        M, N = c
+        WQ, WK, WV = _sym("q", M, N), _sym("k", M, N), _sym("v", M, N)
+        x = _sym("x", N, 1)
+        G = WK.T * WQ
+        y3 = sympy.Matrix([sum(WV[m, i] * G[j, l] * x[i] * x[j] * x[l] for i in range(N) for j in range(N) for l in range(N))
+                           for m in range(M)])
+        return (y3 - _a3_y(WQ, WK, WV, x)).expand().is_zero_matrix
+
+    corr = exhaustive(corrected, _sizes(2), describe="M, N <= 2, symbolic", method="symbolic")
+    return decide(
+        exhaustive(linear, _sizes(2), describe="M, N <= 2, symbolic W_Q, W_K, W_V, x",
+                   witness=lambda c: {"y(x)": _a3_y(*inst(c)[0], inst(c)[1]),
+                                      "y(2x) - 2y(x)": (_a3_y(*inst(c)[0], 2 * inst(c)[1]) - 2 * _a3_y(*inst(c)[0], inst(c)[1])).expand()}),
+        correction=("y is cubic in x: y = W3 (x ⊗ x ⊗ x) with W3 ∈ R^{M×N³}, [W3]_{m,(i,j,l)} = [W_V]_{m,i} (W_K^T W_Q)_{j,l}; "
+                    "no M×N matrix reproduces it (the printed W_V (W_K x)(W_Q x)^T is moreover an M×M matrix, defined "
+                    "only when M = N)", corr),
+    )
+
+
+@claim(
+    "zhu2025:thm4.3/w-sa",
+    quote="y_m = Σ_i Σ_j [W_V]_{m,j} [W_K]_{j,i} [W_Q]_{m,i} X_i X_j ... [W_SA]_{m,(i,j)} = [W_V]_{m,j} [W_K]_{j,i} "
+          "[W_Q]_{m,i}, then y = W_SA X̃ (X̃ = vec X ⊗ vec X)",
+    statement="A.3's printed W_SA (entry formula built here by loops; defined when N ≤ M, since j indexes a row of "
+              "W_K) applied to x ⊗ x equals A.3's own attention output y = V(K^T Q), Q = W_Q x, K = W_K x, V = W_V x. "
+              "Exact: for M = N = 1 all instances q, k, v, x ∈ {−1, 0, 1} in order of increasing |q|+|k|+|v|+|x|, then "
+              "three random integer instances in [−3, 3] for each N ≤ M ≤ 3. Evidence: symbolically W_SA(x ⊗ x) is "
+              "homogeneous of degree 2 in x and y of degree 3 (M = N = 2), and isomat.algebra.zhu_w_sa equals the loop "
+              "build.",
+    methods=["exhaustive", "exact", "symbolic"],
+    hypotheses=('W_Q, W_K, W_V ∈ R^{M×N} with N <= M (A.3 indexes W_K by j <= N), softmax dropped',
+                lambda c: 1 <= c[1] <= c[0]),
+)
+def _w_sa():
+    def w_sa_loops(WQ, WK, WV):
+        M, N = WQ.shape
+        return sympy.Matrix(M, N * N, lambda m, col: WV[m, col % N] * WK[col % N, col // N] * WQ[m, col // N])
+
+    def instances():
+        for v in sorted(itertools.product((-1, 0, 1), repeat=4), key=lambda t: (sum(map(abs, t)), t)):
+            q, k, vv, x = v
+            yield (1, 1, (sympy.Matrix([[q]]), sympy.Matrix([[k]]), sympy.Matrix([[vv]])), sympy.Matrix([[x]]))
+        for Mi, Ni in sorted([(a, b) for a in range(1, 4) for b in range(1, a + 1)], key=lambda c: (c[0] * c[1], c)):
+            for seed in range(3):
+                mats, x = _a3_instance(Mi, Ni, 100 * Mi + 10 * Ni + seed)
+                yield (Mi, Ni, tuple(mats), x)
+
+    def parts(c):
+        _, N, (WQ, WK, WV), x = c
+        lifted = sympy.Matrix([x[i] * x[j] for i in range(N) for j in range(N)])
+        return w_sa_loops(WQ, WK, WV) * lifted, _a3_y(WQ, WK, WV, x)
+
+    def ok(c):
+        got, y = parts(c)
+        return got == y
+
+    def witness(c):
+        _, _, (WQ, WK, WV), x = c
+        got, y = parts(c)
+        return {"W_Q": WQ, "W_K": WK, "W_V": WV, "x": x, "W_SA(x⊗x)": got, "y=V(K^T Q)": y}
+
+    t = exhaustive(ok, instances(), describe="M = N = 1 over {-1,0,1}^4, then N <= M <= 3 random integer instances",
+                   strength="sampled",
+                   witness=witness)
+    M = N = 2
+    WQ, WK, WV, x, lam = _sym("q", M, N), _sym("k", M, N), _sym("v", M, N), _sym("x", N, 1), sympy.Symbol("lam")
+
+    def lift(z):
+        return sympy.Matrix([z[i] * z[j] for i in range(N) for j in range(N)])
+
+    Ws = w_sa_loops(WQ, WK, WV)
+    deg2 = ((Ws * lift(lam * x)) - lam ** 2 * (Ws * lift(x))).expand().is_zero_matrix
+    deg3 = (_a3_y(WQ, WK, WV, lam * x) - lam ** 3 * _a3_y(WQ, WK, WV, x)).expand().is_zero_matrix
+    same = all((sympy.Matrix(_att.zhu_w_sa(*_a3_instance(Mi, Ni, 5)[0])) - w_sa_loops(*_a3_instance(Mi, Ni, 5)[0])).is_zero_matrix
+               for Mi in range(1, 4) for Ni in range(1, Mi + 1))
+    return decide(t, degrees={"W_SA(x⊗x) homogeneous of degree 2": deg2, "y homogeneous of degree 3": deg3,
+                              "sizes": "M = N = 2, symbolic"},
+                  construction={"isomat zhu_w_sa == loop build, N <= M <= 3": same})
+
+
+@claim(
+    "zhu2025:thm4.3/vs-a3",
+    quote="A(X) = W_V (W_K X)(W_Q X)^T ≈ W_SA X, where W_SA ∈ R^{M×N} ... [A.3:] y = V (K^T Q) ... Notice this is a "
+          "bilinear form in X ... W_SA ∈ R^{M×N^2}",
+    statement="Theorem 4.3 against its proof A.3, recomputed from the printed formulas with symbolic W_Q, W_K, W_V "
+              "(M = 3, N = 2, and M = N = 2 where Theorem 4.3's product needs it) and x = vec X: (1) W_SA's shape -- "
+              "Theorem 4.3 says M×N, A.3's entry formula [W_SA]_{m,(i,j)} (a loop) gives M×N²; (2) the output's "
+              "shape -- Theorem 4.3's W_V (W_K x)(W_Q x)^T is an M×M matrix (defined only when M = N), A.3's "
+              "V(K^T Q) an M-vector; (3) 'bilinear' -- the total degree of A.3's y in x is 3, not 2.",
+    methods=["recompute", "symbolic"],
+)
+def _thm43_vs_a3():
+    M, N = 3, 2
+    Wq, Wk, Wv = _sym("q", M, N), _sym("k", M, N), _sym("v", M, N)
+    xs = sympy.symbols(f"x0:{N}")
+    x = sympy.Matrix(N, 1, list(xs))
+    W_sa = sympy.Matrix(M, N * N, lambda m, c: Wv[m, c % N] * Wk[c % N, c // N] * Wq[m, c // N])
+    y_a3 = (Wv * x) * ((Wk * x).T * (Wq * x))[0, 0]
+    Q2, K2, V2 = _sym("q", 2, 2), _sym("k", 2, 2), _sym("v", 2, 2)
+    x2 = sympy.Matrix(2, 1, sympy.symbols("x0:2"))
+    try:
+        Wv * (Wk * x)
+        thm_defined_at_M_ne_N = True
+    except sympy.ShapeError:
+        thm_defined_at_M_ne_N = False
+    y_thm = V2 * (K2 * x2) * (Q2 * x2).T
+    degree = max(sympy.Poly(sympy.expand(e), *xs).total_degree() for e in y_a3 if e != 0)
+    printed = {"W_SA shape": [M, N], "output shape (M = N = 2)": list(y_thm.shape), "degree of y in x ('bilinear')": 2}
+    recomputed = {"W_SA shape": list(W_sa.shape), "output shape (M = N = 2)": [2, 1], "degree of y in x ('bilinear')": degree}
+    return compare_printed(printed, recomputed, kind="inconsistent", method="symbolic", sizes={"M": M, "N": N},
+                           theorem_product_defined_for_M_ne_N=thm_defined_at_M_ne_N,
+                           a3_output_shape=list(y_a3.shape))
+
+
+@claim(
+    "zhu2025:thm4.3/sparsity",
+    quote="The sparsity pattern of W_SA follows from patch-based grouping: only pairs (i, j) within the same local "
+          "patch produce nonzero weights",
+    statement="Only pairs within one local patch interact. Two readings. Attention operator (headline): under "
+              "Assumption 4.2 with half-bandwidth b = 0 (diagonal symbolic W_Q, W_K, W_V, so each row covers a patch of "
+              "one position, K = 1), A.3's y = V(K^T Q) = (W_V x)((W_K x)^T(W_Q x)) has in y_m only monomials whose "
+              "positions lie within b of m; M = N ∈ {2, 3}, smallest first -- it fails at N = 2: y_m contains x_m x_j² "
+              "for j ≠ m, so the cubic operator couples patches. Printed W_SA formula with generic (symbolic) weights: "
+              "some pair (i, j), i ≠ j, has a zero entry (as it must if pairs in different patches vanish), all "
+              "2 <= N <= M <= 3. (The printed formula with diagonal weights is zero off i = j, but it does not compute "
+              "attention -- thm4.3/w-sa -- so its pattern says nothing about the layer: recorded, not supported.)",
+    methods=["exhaustive", "symbolic"],
+    hypotheses=("W_Q, W_K, W_V ∈ R^{M×N} with N <= M (A.3's indices), N >= 2 positions",
+                lambda c: 2 <= c[1] <= c[0]),
+)
+def _sparsity():
+    cases = sorted([(M, N) for M in range(1, 4) for N in range(2, M + 1)], key=lambda c: (c[0] * c[1], c))
+
+    def has_offpatch_zero(c):
+        M, N = c
+        Ws = sympy.Matrix(_att.zhu_w_sa(_sym("q", M, N), _sym("k", M, N), _sym("v", M, N)))
+        return any(Ws[m, i * N + j] == 0 for m in range(M) for i in range(N) for j in range(N) if i != j)
+
+    t = exhaustive(has_offpatch_zero, cases, describe="2 <= N <= M <= 3, symbolic weights",
+                   witness=lambda c: {"W_SA": sympy.Matrix(_att.zhu_w_sa(_sym("q", *c), _sym("k", *c), _sym("v", *c)))}, method="symbolic")
+
+    def banded(c):
+        M, N, b = c
+        xs = sympy.symbols(f"x0:{N}")
+        x = sympy.Matrix(N, 1, list(xs))
+        Wq, Wk, Wv = (sympy.Matrix(M, N, lambda i, j, n=n: sympy.Symbol(f"{n}{i}{j}") if abs(i - j) <= b else 0)
+                      for n in "qkv")
+        y = (Wv * x) * ((Wk * x).T * (Wq * x))[0, 0]
+        out = []
+        for m in range(M):
+            for mono in sympy.Poly(sympy.expand(y[m]), *xs).monoms():
+                far = [j for j, e in enumerate(mono) if e and abs(j - m) > b]
+                if far:
+                    out.append({"output": m, "monomial": str(sympy.Mul(*[xs[j] ** e for j, e in enumerate(mono)])),
+                                "positions_outside_patch": far})
+        return out
+
+    bcases = [(2, 2, 0), (3, 3, 0), (3, 3, 1)]
+    layer = exhaustive(lambda c: not banded(c), bcases, describe="M = N in {2, 3}, banded symbolic weights, b = 0 (and b = 1 at N = 3)",
+                       witness=lambda c: {"b": c[2], "couplings": banded(c)[:2]}, method="symbolic")
+    diag_formula = exhaustive(
+        lambda c: all(
+            sympy.Matrix(_att.zhu_w_sa(*(sympy.diag(*sympy.symbols(f"{n}0:{c[1]}")) for n in "qkv")))[m, i * c[1] + j] == 0
+            for m in range(c[0]) for i in range(c[1]) for j in range(c[1]) if i != j),
+        [(2, 2), (3, 3)], describe="M = N in {2, 3}, diagonal symbolic weights", method="symbolic")
+    return by_readings(
+        Reading("attention operator under Assumption 4.2", "Under banded weights the layer y = V(K^T Q) couples only "
+                "positions within one patch.", decide(layer)),
+        Reading("printed W_SA, generic weights", "The printed W_SA has zeros off the patch pairs for generic weights.",
+                decide(t)),
+        Reading("printed W_SA, diagonal weights", "With diagonal weights the printed W_SA vanishes off i = j (it does "
+                "not compute attention: thm4.3/w-sa).", decide(diag_formula), supported=False),
+    )
