@@ -429,7 +429,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    return args.func(args, out or sys.stdout, err or sys.stderr)
+    try:
+        return args.func(args, out or sys.stdout, err or sys.stderr)
+    except BrokenPipeError:
+        # the reader went away (`isomat verify --json | head`): end quietly, as a Unix filter does
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

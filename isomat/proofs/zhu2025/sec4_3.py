@@ -210,8 +210,9 @@ def _row_layout(M, N, T, hidden_cols=None):
     quote="W_rnn[i, j] = W_xh W_hh^{i−j}",
     statement="The printed block order W_xh W_hh^{i−j} reproduces the recurrence. Two readings. Row-vector layout "
               "(headline; §4.3's X = [x_0, …, x_{m−1}]^T has the inputs as rows): h_t^T = x_t^T W_xh + h_{t−1}^T W_hh, "
-              "and H[i, :] = Σ_j X[j, :] W_xh W_hh^{i−j} -- symbolic generic matrices, all hidden M, input N ≤ 3, "
-              "m ≤ 3 steps. Column-vector layout (the printed h_t = W_xh x_t + W_hh h_{t−1} and A.2): with M = N the "
+              "and H[i, :] = Σ_j X[j, :] W_xh W_hh^{i−j} -- proved (Z3, induction on the step) for every number of "
+              "steps and all sizes, right multiplication by W_xh and W_hh being linear maps of the abstract model; "
+              "cross-check: symbolic generic matrices, all hidden M, input N ≤ 3, m ≤ 3 steps. Column-vector layout (the printed h_t = W_xh x_t + W_hh h_{t−1} and A.2): with M = N the "
               "blocks W_xh W_hh^{i−j} on the stacked vec X -- symbolic, M = N ≤ 3, m ≤ 3, smallest first; the "
               "correction W_hh^{i−j} W_xh is proved (Z3, induction on the step) for every number of steps, hidden and "
               "input size; cross-check: symbolic, M = N <= 3, m <= 3.",
@@ -249,10 +250,18 @@ def _rnn_order():
     )
     rcases = sorted(((M, N, T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)),
                     key=lambda c: (c[0] * c[1] * c[2], c))
-    row = decide(exhaustive(lambda c: _row_layout(*c), rcases, describe="hidden M, input N <= 3, steps <= 3, symbolic"))
+    row_x = exhaustive(lambda c: _row_layout(*c), rcases, describe="hidden M, input N <= 3, steps <= 3, symbolic")
+    # In the row layout x ↦ x W_xh and h ↦ h W_hh are linear maps U, V, and X[j, :] W_xh W_hh^(i−j) applies U, then
+    # V^(i−j): exactly the block rule V^(i−j) U that the abstract model proves for every linear U, V.
+    row_proof = _settle(lambda: _rnn_block_proof(
+        "row-vector layout: with U: x ↦ x W_xh and V: h ↦ h W_hh (linear maps acting on the right), the printed "
+        "X[j, :] W_xh W_hh^(i−j) is V^(i−j)(U(x_j)), and block row i of the unrolled map is h_i^T"), lambda: row_x)
+    row = decide(row_proof, exhaustive_crosscheck=_crosscheck(row_x))
     return by_readings(
         Reading("row-vector layout", "Rows of X are x_t^T and h_t^T = x_t^T W_xh + h_{t−1}^T W_hh: then "
-                "H[i, :] = Σ_{j<=i} X[j, :] W_xh W_hh^{i−j}, the printed order.", row),
+                "H[i, :] = Σ_{j<=i} X[j, :] W_xh W_hh^{i−j}, the printed order -- proved (Z3, induction on the step) "
+                "for every number of steps and sizes, the right multiplications by W_xh and W_hh being linear maps "
+                "of the abstract model; cross-check: symbolic, M, N <= 3, 3 steps.", row),
         Reading("column-vector layout", "h_t = W_xh x_t + W_hh h_{t−1} on column vectors (the printed recurrence, "
                 "A.2): block (i, j) of W_rnn must be W_hh^{i−j} W_xh; the printed W_xh W_hh^{i−j} fails.", column),
     )
