@@ -272,8 +272,8 @@ def _rnn_order():
     quote="W_rnn ∈ R^{m×m} ... W_rnn[i, j] = W_xh W_hh^{i−j} ... H = W_rnn X ∈ R^{m×n}",
     statement="With input size N and hidden size M, the printed product W_xh W_hh^{i−j} is defined for every block "
               "(two steps or more). Two readings. Row-vector layout (headline; rows of X are x_t^T, W_xh: N×M): every "
-              "block W_xh W_hh^{i−j} is N×M, and Σ_j X[j, :] W_xh W_hh^{i−j} is the recurrence's h_i^T (symbolic, all "
-              "M, N ≤ 3, 2 steps); H is then m×M, so the printed H ∈ R^{m×n} needs M = n. Column-vector layout (W_xh: "
+              "block W_xh W_hh^{i−j} is N×M, and Σ_j X[j, :] W_xh W_hh^{i−j} is the recurrence's h_i^T (proved, Z3, for "
+              "every M, N and number of steps; cross-check symbolic, all M, N ≤ 3, 2 steps); H is then m×M, so the printed H ∈ R^{m×n} needs M = n. Column-vector layout (W_xh: "
               "M×N, W_hh: M×M): the product is undefined unless M = N, all M, N ≤ 3, smallest M + N first. Its "
               "correction is proved (Z3) for every M, N and number of steps: V^k is M×M (induction with the product's "
               "shape rule), so every block W_hh^k W_xh is M×N and W_RNN is (mM)×(mN), and block row i of W_RNN X is h_i "
@@ -315,10 +315,16 @@ def _rnn_shapes():
             return False
         return _row_layout(M, N, 2)
 
-    row = decide(exhaustive(row_defined, _rnn_cases(), describe="M, N <= 3, 2 steps, symbolic"))
+    row_x = exhaustive(row_defined, _rnn_cases(), describe="M, N <= 3, 2 steps, symbolic")
+    row_proof = _settle(lambda: [_rnn_shape_proof(row_layout=True), _rnn_block_proof(
+        "row-vector layout: with U: x ↦ x W_xh and V: h ↦ h W_hh (linear maps acting on the right), the printed "
+        "X[j, :] W_xh W_hh^(i−j) is V^(i−j)(U(x_j)), and block row i of the unrolled map is h_i^T")], lambda: row_x)
+    row = decide(row_proof, exhaustive_crosscheck=_crosscheck(row_x))
     return by_readings(
         Reading("row-vector layout", "W_xh is N×M and acts on the right of the rows x_t^T: every block W_xh W_hh^{i−j} "
-                "is defined (N×M) and gives the recurrence; H is m×M (the printed m×n when M = n).", row),
+                "is defined (N×M) and gives the recurrence; H is m×M (the printed m×n when M = n). Proved (Z3) for "
+                "every M, N and number of steps: V^k is M×M by induction, so W_xh V^k is N×M, and the blocks give "
+                "h_i^T (induction on the step); cross-check: symbolic, M, N <= 3, 2 steps.", row),
         Reading("column-vector layout", "W_xh is M×N as in h_t = W_xh x_t + W_hh h_{t−1}: W_xh W_hh^{i−j} is "
                 "undefined unless M = N; blocks W_hh^{i−j} W_xh are.", column),
     )
@@ -360,9 +366,10 @@ def _rnn_block():
                   construction=dict(exhaustive(isomat_same, cases, describe="isomat rnn_matrix == block build").evidence))
 
 
-def _rnn_shape_proof():
+def _rnn_shape_proof(row_layout=False):
     """Shapes for every M, N, T: V^k is M×M (induction on k with the product's shape rule), V^k U is M×N, and T×T
-    blocks of M×N make an (MT)×(NT) matrix."""
+    blocks of M×N make an (MT)×(NT) matrix. With ``row_layout`` the same fact read for W_xh (N×M) acting on the
+    left of V^k: W_xh V^k is defined (rows of V^k = M) and N×M."""
     M, N, T, k, k2 = ints("M N T k k2")
     rws, cls, ok_ = z3.Function("rows_Vpow", z3.IntSort(), z3.IntSort()), z3.Function("cols_Vpow", z3.IntSort(), z3.IntSort()), \
         z3.Function("defined_Vpow", z3.IntSort(), z3.BoolSort())
@@ -378,7 +385,9 @@ def _rnn_shape_proof():
     # V^k (M×M) times U (M×N) is defined iff cols(V^k) = rows(U) = M, and is then rows(V^k) × cols(U) = M×N
     return _proved(z3.And(ok_(k), cls(k) == M, rws(k) == M), assuming=[M >= 1, N >= 1, T >= 1, 0 <= k, k < T],
                    for_all="for all M, N, T >= 1 and block offsets 0 <= k < T", lemmas=[sq.at(k, M)], axioms=ax,
-                   describe="every block V^k U (k = t − s) is defined and M×N, so W_RNN (T×T blocks) is (MT)×(NT)")
+                   describe=("row layout: every printed block W_xh V^k (W_xh: N×M, k = i − j) is defined, since V^k is "
+                             "M×M, and is N×M" if row_layout else
+                             "every block V^k U (k = t − s) is defined and M×N, so W_RNN (T×T blocks) is (MT)×(NT)"))
 
 
 @claim(
