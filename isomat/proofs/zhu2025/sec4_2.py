@@ -349,8 +349,10 @@ def _data2matrix():
     quote="This bijective mapping establishes an algebraic isomorphism: both operations realize equivalent linear "
           "transformations on the input space",
     statement="Two readings of 'bijective'. Kernel ↔ matrix (headline; the sentence pairs the matrix with the "
-              "convolution it reproduces): kernel ↦ W_cnn (valid convolution, direct loops) is one-to-one -- rank of "
-              "the r² unit-kernel matrices is r², all m, n ≤ 4, r ≤ min(m, n). Literal: X ↦ W_cnn vec X is a bijection "
+              "convolution it reproduces): kernel ↦ W_cnn (valid convolution) is one-to-one -- proved (Z3) for every "
+              "m, n >= r on the entry rule conv2d_tap (every tap has an entry in row 0; named axiom: disjoint supports "
+              "are independent); cross-check: rank of the r² unit-kernel matrices by direct loops is r², all m, n ≤ 4, "
+              "r ≤ min(m, n). Literal: X ↦ W_cnn vec X is a bijection "
               "of R^{mn} -- W_cnn has P = (m − r + 1)(n − r + 1) rows, fewer than mn once r >= 2, so it is not "
               "(minimal: 2×2 image, 2×2 kernel); the same holds for §4.2.2's W_pool ('algebraic isomorphism'), Q = "
               "L/p² < L rows (recorded as evidence).",
@@ -380,9 +382,29 @@ def _bijective():
                                             "rank": generic_rank(c)})
     pool_rank = sympy.Matrix([[1 if (c // 4) // 2 == q // 2 and (c % 4) // 2 == q % 2 else 0 for c in range(16)]
                               for q in range(4)]).rank()
+    kx = exhaustive(kmap, cases, describe="m, n <= 4, r <= min(m, n), unit kernels")
+
+    def every_tap():
+        m, n, r, a, b = ints("m n r a b")
+        col = a * n + b
+        t = _proved(z3.And(0 <= col, col < m * n, _conv.conv2d_tap(0, col, m, n, r, r) == a * r + b),
+                    assuming=[1 <= r, r <= m, r <= n, 0 <= a, a < r, 0 <= b, b < r],
+                    for_all="for all m, n >= r >= 1 and every tap 0 <= a, b < r",
+                    lemmas=[FLATTEN_DIV_MOD.at(a, b, n), prover.FLAT_INDEX_RANGE.at(a, b, n, m)],
+                    describe="valid convolution (entry rule conv2d_tap, padding 0, stride 1): tap (a, b) is the tap of "
+                             "entry (0, a·n + b), so every unit kernel maps to a nonzero matrix")
+        # each entry holds one tap (conv2d_tap is a function), so the unit kernels' images have disjoint supports
+        t.evidence["axioms"] = [{"name": "disjoint-supports-independent",
+                                 "statement": "nonzero matrices with pairwise disjoint supports are linearly independent, "
+                                              "so a linear map sending the unit kernels to them is one-to-one"}]
+        return t
+
     return by_readings(
-        Reading("kernel-matrix correspondence", "kernel ↦ W_cnn is one-to-one.",
-                decide(exhaustive(kmap, cases, describe="m, n <= 4, r <= min(m, n), unit kernels"))),
+        Reading("kernel-matrix correspondence", "kernel ↦ W_cnn is one-to-one -- proved (Z3) for every m, n >= r >= 1 on "
+                "the entry rule conv2d_tap (every tap is the tap of an entry of row 0), with the named axiom that "
+                "nonzero matrices of disjoint supports are independent; cross-check: rank of the unit-kernel matrices "
+                "by direct loops, m, n <= 4.",
+                decide(_settle(every_tap, lambda: kx), exhaustive_crosscheck=_crosscheck(kx))),
         Reading("literal: X ↦ W_cnn vec X", "X ↦ W_cnn vec X is a bijection of R^{mn}.",
                 decide(literal, w_pool_4x4_p2_rank_vs_L=[pool_rank, 16])),
     )
