@@ -381,13 +381,19 @@ def prove(
     instances = [x for x in offered_all if isinstance(x, LemmaInstance)]
     assuming, lemmas, axioms = list(assuming), _lemma_closure(x for x in offered_all if isinstance(x, Lemma)), list(axioms)
     t0 = time.perf_counter()
-    goal_text = str(goal) if len(str(goal)) <= 600 else str(goal)[:599] + "…"
+    # the goal as recorded: Z3's own SMT-LIB text (its Python pretty-printer is far too slow for
+    # large index terms: it once took most of the ledger's time)
+    text = goal.sexpr()
+    goal_text = text if len(text) <= 600 else text[:599] + "…"
     # Quantified lemmas can slow Z3 down on goals it settles without them, so a proof first tries
-    # the goal with the hypotheses and axioms alone (half the time when lemmas are offered), and
-    # only then with the lemmas. A lemma is recorded only where the solver's unsat core used it.
-    attempts = [((), rlimit // 2 if lemmas else rlimit)]
-    if lemmas:
-        attempts.append((lemmas, rlimit // 2))
+    # the goal with the hypotheses and axioms alone (a small budget when lemmas are offered: what
+    # goes through without them does so quickly), and only then with the lemmas. A lemma is recorded only where the solver's unsat core used it.
+    if lemmas and any(z3.is_quantifier(ax.statement) for ax in axioms):
+        # with quantified definitions the goal is never quantifier-free: offer the lemmas at once
+        attempts = [(lemmas, rlimit)]
+    else:
+        first = min(rlimit // 6, 2_000_000) if lemmas else rlimit
+        attempts = [((), first)] + ([(lemmas, rlimit - first)] if lemmas else [])
     reason = "unknown"
     integer_only = _integer_only(goal, *assuming, *(x.statement for x in (*instances, *lemmas, *axioms)))
     for offered, limit in attempts:
@@ -424,8 +430,8 @@ def prove(
 def _counterexample(s: z3.Solver, ctx: z3.Context, goal: z3.BoolRef, assuming: list[z3.BoolRef],
                     minimize: Sequence[z3.ArithRef] | None, *, rlimit: int, timeout_s: float,
                     integer_only: bool = True) -> dict[str, Any] | str:
-    """Shrink the solver's model of ``not goal`` -- each step asks a fresh solver, with the same
-    deterministic budget, for a model whose sum of |unknowns| is smaller -- then check the values
+    """Shrink the solver's model of ``not goal`` -- each step asks a fresh solver, with a sixth of
+    the deterministic budget, for a model whose sum of |unknowns| is smaller -- then check the values
     by substitution. Returns them, or why they are no counterexample (a model of quantified
     axioms or uninterpreted functions need not be a concrete counterexample of the goal itself:
     that is ``unknown``, never a refutation)."""
@@ -442,7 +448,9 @@ def _counterexample(s: z3.Solver, ctx: z3.Context, goal: z3.BoolRef, assuming: l
         total = z3.Sum([z3.If(v >= 0, v, -v) for v in objective])
         for _ in range(64):
             current = z3.simplify(z3.substitute(total, *[(v, _value(v, values[str(v)])) for v in unknowns])).as_long()
-            step, c = _solver(rlimit, timeout_s, integer_only)
+            # a smaller model, when there is one, is found quickly; the last step (none smaller) would
+            # otherwise spend a whole budget proving that
+            step, c = _solver(max(1, rlimit // 6), timeout_s, integer_only)
             for h in (*assuming, z3.Not(goal), total < current):
                 step.add(h.translate(c))
             # (the lemmas and axioms are left out here: a smaller model is re-checked below anyway)
