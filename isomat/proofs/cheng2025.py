@@ -73,7 +73,13 @@ _SIZES = ("all dimensions (m, n, p, q, r, s, n_i, n0, d, ...) are positive integ
 
 
 def naive_projection(m: int, n: int) -> sympy.Matrix:
-    """Eq. (22): Π^m_n = (n/t) (I_n ⊗ 1ᵀ_{t/n}) (I_m ⊗ 1_{t/m})."""
+    """Eq. (22): Π^m_n = (n/t) (I_n ⊗ 1ᵀ_{t/n}) (I_m ⊗ 1_{t/m}) (a fresh copy: callers may modify it)."""
+    return _naive_projection(int(m), int(n)).copy()
+
+
+@lru_cache(maxsize=None)
+def _naive_projection(m: int, n: int) -> sympy.Matrix:
+    # the same Π^m_n is asked for by many claims; building it from eq. (22) is the slow part of the ledger
     t = math.lcm(m, n)
     left = _kron(sympy.eye(n), _ones(t // n).T)
     right = _kron(sympy.eye(m), _ones(t // m))

@@ -301,6 +301,16 @@ class Proof:
         return t
 
 
+def _has_quantifier(e: z3.ExprRef) -> bool:
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if z3.is_quantifier(x):
+            return True
+        stack.extend(x.children())
+    return False
+
+
 def _integer_only(*exprs: Any) -> bool:
     """Every term of ``exprs`` is an integer, a Boolean or a function over them (the fragment the
     ``UFNIA`` solver decides); bit-vectors, reals, arrays and the rest need Z3's general solver."""
@@ -388,7 +398,7 @@ def prove(
     # Quantified lemmas can slow Z3 down on goals it settles without them, so a proof first tries
     # the goal with the hypotheses and axioms alone (a small budget when lemmas are offered: what
     # goes through without them does so quickly), and only then with the lemmas. A lemma is recorded only where the solver's unsat core used it.
-    if lemmas and any(z3.is_quantifier(ax.statement) for ax in axioms):
+    if lemmas and any(_has_quantifier(ax.statement) for ax in axioms):
         # with quantified definitions the goal is never quantifier-free: offer the lemmas at once
         attempts = [(lemmas, rlimit)]
     else:
