@@ -31,7 +31,9 @@ def validate_record(r: dict) -> None:
         assert r.get("counterexample") not in (None, {}, []), f"{r['id']}: no counterexample"
     if r["verdict"] == "holds-corrected":
         assert isinstance(r.get("correction"), str) and r["correction"].strip()
-    if r["verdict"] in ("misprint", "inconsistent"):
+    if r["verdict"] == "misprint" or (r["verdict"] == "inconsistent" and "counterexample" not in r):
+        # a misprint lists every wrong entry; an inconsistency is shown by its discrepancies or, where two
+        # statements of the paper contradict each other on one case, by that case
         assert r.get("discrepancies"), f"{r['id']}: no discrepancies"
         for d in r["discrepancies"]:
             assert set(d) == {"where", "printed", "correct"}
