@@ -463,6 +463,36 @@ def _upper_padded():
 # ---------------------------------------------------------------------------------------------
 # §4.2.2 pooling
 # ---------------------------------------------------------------------------------------------
+
+def _window_hypotheses(ma, nb, p, I, J, a, b):
+    """Sizes, window and offset ranges of p×p average pooling with stride p, and their for_all text."""
+    hyp = [ma >= 1, nb >= 1, p >= 1, 0 <= I, I < ma, 0 <= J, J < nb, 0 <= a, a < p, 0 <= b, b < p]
+    fa = ("for all p >= 1, m = p·m', n = p·n' (m', n' >= 1), windows 0 <= I < m/p, 0 <= J < n/p (output q = I·(n/p) + J), "
+          "offsets 0 <= a, b < p")
+    return hyp, fa
+
+
+def _row_major_window_proofs():
+    """Z3, for every size: row q of the row-major pooling matrix, W[q, (p⌊q/(n/p)⌋ + a)n + p(q mod n/p) + b] = 1/p²,
+    holds 1/p² on exactly the p² pixels that average pooling's output q reads (the columns are those pixels, inside
+    [0, L), and pairwise distinct).  Used by the index formula's correction and by the isomorphism's same-map
+    reading (two claims, two proof runs of the same statement)."""
+    ma, nb, p, I, J, a, b, a2, b2 = ints("ma nb p I J a b a2 b2")
+    m, n = p * ma, p * nb
+    hyp, fa = _window_hypotheses(ma, nb, p, I, J, a, b)
+    q, pix = I * nb + J, (p * I + a) * n + p * J + b  # output q of the direct loop reads pixel (pI + a, pJ + b)
+    col = (p * fdiv(q, fdiv(n, p)) + a) * n + p * fmod(q, fdiv(n, p)) + b
+    return [
+        _proved(z3.And(col == pix, 0 <= col, col < m * n), assuming=hyp, for_all=fa,
+                describe="row-major formula: column (p⌊q/(n/p)⌋ + a)n + p(q mod n/p) + b of row q is the pixel (pI + a, "
+                         "pJ + b) that average pooling's output q = I·(n/p) + J reads, inside [0, L)",
+                lemmas=[FLATTEN_DIV_MOD.at(I, J, nb), FLATTEN_DIV_MOD.at(nb, 0, p)]),
+        _proved(z3.Implies((p * I + a) * n + p * J + b == (p * I + a2) * n + p * J + b2, z3.And(a == a2, b == b2)),
+                assuming=hyp + [0 <= a2, a2 < p, 0 <= b2, b2 < p], for_all=fa,
+                describe="the p² columns of row q are distinct (so row q is 1/p² on exactly the window's p² pixels)",
+                lemmas=[prover.DIGITS_UNIQUE.at(p * I + a, p * J + b, p * I + a2, p * J + b2, n)]),
+    ]
+
 def _pool_cases(bound=6):
     return sorted([(m, n, p) for m in range(1, bound + 1) for n in range(1, bound + 1) for p in range(2, 4)
                    if (m * n) % (p * p) == 0], key=lambda c: (c[0] * c[1], c))
@@ -518,11 +548,13 @@ def _pool_q():
           "W_pool[q, qp^2 + r] = 1/p^2, r = 0,…,p^2 − 1",
     statement="The displayed W_pool is the matrix of row-major average pooling: its row 0 holds p runs of p entries "
               "1/p², separated by n − p zeros (the display's '1/p² ⋯ 1/p² 0 ⋯ 0 1/p² ⋯'). Two readings. Against "
-              "average pooling (headline): row 0 of the pooling matrix, built by direct loops on unit images, has "
-              "exactly that pattern for every m, n ≤ 6 with p ∈ {2, 3} dividing both and n > p. Against the printed "
+              "average pooling (headline): proved (Z3) for all p and all m, n multiples of p with n > p, a column of "
+              "row 0 is in one of the display's runs iff its pixel is in the first pooling window; cross-check: row 0 "
+              "of the pooling matrix built by direct loops on unit images has exactly that pattern for every m, "
+              "n ≤ 6 with p ∈ {2, 3} dividing both and n > p. Against the printed "
               "index formula W_pool[q, qp² + r] = 1/p²: the formula gives row 0 a single run of p² consecutive "
               "columns, so display and formula disagree -- the formula is the wrong one (sec4.2.2/index-formula).",
-    methods=["recompute", "exhaustive"],
+    methods=["symbolic", "recompute", "exhaustive"],
     hypotheses=("p divides m and n, n > p", lambda c: c[0] % c[2] == 0 and c[1] % c[2] == 0 and c[1] > c[2]),
 )
 def _pool_display():
@@ -550,9 +582,31 @@ def _pool_display():
         m, n, p = c
         return [i * n + j for i in range(p) for j in range(p)]  # p runs of p columns, gaps n - p
 
-    pooling = decide(exhaustive(lambda c: pooling_row0(c) == display_pattern(c), cases,
-                                describe="m, n <= 6, p in {2,3} | m, n, n > p: row 0 of average pooling (loops)",
-                                witness=lambda c: {"pooling_row0": pooling_row0(c), "display_row0": display_pattern(c)}))
+    pooling_x = exhaustive(lambda c: pooling_row0(c) == display_pattern(c), cases,
+                           describe="m, n <= 6, p in {2,3} | m, n, n > p: row 0 of average pooling (loops)",
+                           witness=lambda c: {"pooling_row0": pooling_row0(c), "display_row0": display_pattern(c)})
+    ma, nb, p, col, k, r = ints("ma nb p col k r")
+    m, n = p * ma, p * nb
+    hyp = [ma >= 1, nb >= 2, p >= 1]
+    fa = "for all p >= 1, m = p·m' (m' >= 1), n = p·n' (n' >= 2, so n > p)"
+
+    def in_window0(c):  # average pooling's output 0 reads the row-major pixel (⌊c/n⌋, c mod n) iff it is in window (0, 0)
+        return z3.And(0 <= c, c < m * n, fdiv(fdiv(c, n), p) == 0, fdiv(fmod(c, n), p) == 0)
+
+    # the display's row 0: p runs of p entries, each followed by n − p zeros, so run k covers columns [k·n, k·n + p)
+    steps = lambda: [  # noqa: E731
+        _proved(in_window0(k * n + r), assuming=hyp + [0 <= k, k < p, 0 <= r, r < p],
+                for_all=fa + ", runs 0 <= k < p, offsets 0 <= r < p",
+                describe="every column k·n + r of the display's runs (k, r < p) is a pixel of pooling window (0, 0)",
+                lemmas=[FLATTEN_DIV_MOD.at(k, r, n)]),
+        _proved(z3.Implies(in_window0(col), z3.And(fdiv(col, n) < p, fdiv(col, n) * n <= col,
+                                                   col < fdiv(col, n) * n + p)),
+                assuming=hyp, for_all=fa + ", columns col",
+                describe="every column whose pixel is in window (0, 0) lies in run k = ⌊col/n⌋ < p of the display",
+                lemmas=[prover.DIV_MOD_RECOMPOSE.at(col, n)]),
+    ]
+    pooling = decide(_settle(steps, lambda: pooling_x),
+        crosscheck=_crosscheck(pooling_x))
     printed = {"row 0 has more than one run of 1/p^2": 1}
     recomputed = {"row 0 has more than one run of 1/p^2": int(any(runs(formula_row0(c)) > 1 for c in cases))}
     formula = compare_printed(printed, recomputed, kind="inconsistent", sizes="m, n <= 6, p in {2,3} | m, n, n > p",
@@ -620,22 +674,11 @@ def _pool_index():
 
     corr_x = all_of(exhaustive(check("patch-major"), cases, describe="patch-major, m, n <= 6, p | m, n"),
                     exhaustive(row_major_formula, cases, describe="row-major index formula, m, n <= 6"))
-    ma, nb, p, I, J, a, b, a2, b2 = ints("ma nb p I J a b a2 b2")
+    ma, nb, p, I, J, a, b = ints("ma nb p I J a b")
     m, n = p * ma, p * nb
-    hyp = [ma >= 1, nb >= 1, p >= 1, 0 <= I, I < ma, 0 <= J, J < nb, 0 <= a, a < p, 0 <= b, b < p]
-    fa = ("for all p >= 1, m = p·m', n = p·n' (m', n' >= 1), windows 0 <= I < m/p, 0 <= J < n/p (output q = I·(n/p) + J), "
-          "offsets 0 <= a, b < p")
-    q, pix = I * nb + J, (p * I + a) * n + p * J + b  # output q of the direct loop reads pixel (pI + a, pJ + b)
-    col = (p * fdiv(q, fdiv(n, p)) + a) * n + p * fmod(q, fdiv(n, p)) + b
-    steps = lambda: [  # noqa: E731
-        _proved(z3.And(col == pix, 0 <= col, col < m * n), assuming=hyp, for_all=fa,
-                describe="row-major formula: column (p⌊q/(n/p)⌋ + a)n + p(q mod n/p) + b of row q is the pixel (pI + a, "
-                         "pJ + b) that average pooling's output q = I·(n/p) + J reads, inside [0, L)",
-                lemmas=[FLATTEN_DIV_MOD.at(I, J, nb), FLATTEN_DIV_MOD.at(nb, 0, p)]),
-        _proved(z3.Implies((p * I + a) * n + p * J + b == (p * I + a2) * n + p * J + b2, z3.And(a == a2, b == b2)),
-                assuming=hyp + [0 <= a2, a2 < p, 0 <= b2, b2 < p], for_all=fa,
-                describe="the p² columns of row q are distinct (so row q is 1/p² on exactly the window's p² pixels)",
-                lemmas=[prover.DIGITS_UNIQUE.at(p * I + a, p * J + b, p * I + a2, p * J + b2, n)]),
+    hyp, fa = _window_hypotheses(ma, nb, p, I, J, a, b)
+    q, pix = I * nb + J, (p * I + a) * n + p * J + b
+    steps = lambda: _row_major_window_proofs() + [  # noqa: E731
         _proved(_pool.patch_major_pixel(q * (p * p) + a * p + b, n, p) == pix, assuming=hyp, for_all=fa,
                 describe="patch-major reading: position q·p² + (ap + b) of isomat's patch-major listing (entry rule "
                          "pool.patch_major_pixel, tested equal to patch_major_order) is that same pixel, so the printed "
@@ -664,10 +707,11 @@ def _pool_index():
     quote="yields the same downsampled output as classical average pooling. This construction establishes an "
           "algebraic isomorphism between matrix-based pooling and standard layer operations",
     statement="Two readings of 'algebraic isomorphism' for W_pool. Same map (headline): the displayed W_pool (row q = "
-              "the q-th p×p window in row-major order, entries 1/p²) times vec X equals average pooling by direct "
-              "loops, for every unit image, all m, n ≤ 6 with p ∈ {2, 3} dividing both. Literal: X ↦ W_pool vec X is "
+              "the q-th p×p window in row-major order, entries 1/p²) times vec X equals average pooling, proved (Z3) "
+              "for all p >= 1 and m, n multiples of p; cross-check by direct loops on every unit image, all m, n ≤ 6 "
+              "with p ∈ {2, 3} dividing both. Literal: X ↦ W_pool vec X is "
               "a bijection of R^L -- W_pool has Q = L/p² < L rows, so it is not (minimal: 2×2 image, p = 2).",
-    methods=["exhaustive", "exact"],
+    methods=["symbolic", "exhaustive", "exact"],
     hypotheses=("p×p windows with stride p, p divides m and n", lambda c: c[0] % c[2] == 0 and c[1] % c[2] == 0),
 )
 def _pool_isomorphism():
@@ -695,9 +739,12 @@ def _pool_isomorphism():
     literal = exhaustive(lambda c: sympy.Matrix(display_matrix(c)).rank() == c[0] * c[1], cases,
                          describe="m, n <= 6, p in {2,3} | m, n",
                          witness=lambda c: {"rows": (c[0] // c[2]) * (c[1] // c[2]), "L": c[0] * c[1]})
+    same_x = exhaustive(same, cases, describe="m, n <= 6, p in {2,3} | m, n, unit images (loops)")
+    same_map = _settle(_row_major_window_proofs, lambda: same_x)
     return by_readings(
-        Reading("same map", "W_pool vec X is average pooling of X.",
-                decide(exhaustive(same, cases, describe="m, n <= 6, p in {2,3} | m, n, unit images (loops)"))),
+        Reading("same map", "W_pool vec X is average pooling of X: proved (Z3) for all p >= 1 and m, n multiples of p "
+                "(row q of the display holds 1/p² on exactly the p² pixels of window q); cross-check by loops on unit "
+                "images, m, n <= 6.", decide(same_map, crosscheck=_crosscheck(same_x))),
         Reading("literal: bijection", "X ↦ W_pool vec X is a bijection of R^L.", decide(literal)),
     )
 
