@@ -138,8 +138,8 @@ def test_committed_ledger_md_matches_computed_verdicts(ledger_json):
 
 #: The number of claims of the five papers (their tallies: beyond results not counted) proved for
 #: every size. It may only grow: a change that loses a proof must say why and lower this floor in
-#: the same commit. (Issue 11 asks for at least 100.)
-PROVED_FLOOR = 100
+#: the same commit. (Issue 11 asks for at least 100; 102 are proved.)
+PROVED_FLOOR = 102
 
 
 def test_proved_claims_never_fall(ledger_json):

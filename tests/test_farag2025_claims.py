@@ -160,7 +160,7 @@ def test_float_checks_run_in_the_gpu_field(cupy_standin_module):
 # ---------------------------------------------------------------------------------------------
 # Proofs for every size (issue 11)
 # ---------------------------------------------------------------------------------------------
-PROVED_FLOOR = 39  # issue 12: eq5, eq6, eq10, eq11 left the ledger (definitions); sec6.3/g-r, sec6.4, sec7.1, sec7.2/cost came in
+PROVED_FLOOR = 41  # issue 12: eq5, eq6, eq10, eq11 left the ledger (definitions); sec6.3/g-r, sec6.4, sec7.1, sec7.2/cost came in; sec6.5 and sec8.4/stages proved for every n (rotation stages)
 
 
 @pytest.fixture(scope="module")

@@ -46,6 +46,7 @@ from ..engine import (
     symbolic_zero,
 )
 from .. import prover
+from ...errors import CheckError
 
 # ---------------------------------------------------------------------------------------------
 # Independent references
@@ -185,6 +186,65 @@ def _rotation_stage_orthogonal(c):
     lay = spm_layer(n, butterfly_pairings(n, 1), t, odd=odd, **kw)
     B = sympy.Matrix(stage_matrix(lay, 0))
     return trig_zero(B.T * B - sympy.eye(n))
+
+
+def _rotation_stage_gram_proof() -> Trial:
+    """Z3, for every n and every pairing: BᵀB = I for a rotation stage (§5, trigonometric variant).
+
+    The stage is named as a definition (axiom ``rotation-stage``): an involution pi of [0, n) (a coordinate
+    passed through has pi(k) = k), row k holding c_k on the diagonal and t_k at column pi(k) ≠ k, with
+    c_pi(k) = c_k, t_pi(k) = −t_k (the block [[c, −s], [s, c]], either sign convention) and c_k² + t_k² = 1.
+    (BᵀB)[i, j] = Σ_k B[k, i] B[k, j] is a prefix sum G(i, j, n) (axioms ``gram-prefix-*``, the definition of
+    the matrix product); the lemma ``gram-column-support`` -- only k = i and k = pi(i) contribute, as column i of
+    B is zero elsewhere -- is proved by induction on the prefix length, and the goal then follows."""
+    n, i, j, k, N = prover.ints("n i j k N")
+    pi = z3.Function("pi", z3.IntSort(), z3.IntSort())
+    c = z3.Function("c", z3.IntSort(), z3.RealSort())
+    t = z3.Function("t", z3.IntSort(), z3.RealSort())
+    zero = z3.RealVal(0)
+
+    def B(r, col):  # the stage's entry rule
+        return z3.If(col == r, c(r), z3.If(z3.And(col == pi(r), pi(r) != r), t(r), zero))
+
+    G = z3.Function("G", z3.IntSort(), z3.IntSort(), z3.IntSort(), z3.RealSort())
+    stage = prover.axiom("rotation-stage", z3.ForAll([k], z3.Implies(z3.And(0 <= k, k < n), z3.And(
+        0 <= pi(k), pi(k) < n, pi(pi(k)) == k, c(pi(k)) == c(k), t(pi(k)) == -t(k),
+        c(k) * c(k) + t(k) * t(k) == 1)), patterns=[pi(k)]),
+        text="a rotation stage of size n: pi is an involution of [0, n) (pi(k) = k for a coordinate passed through); "
+             "row k holds c_k on the diagonal and t_k at column pi(k) ≠ k, with c_pi(k) = c_k, t_pi(k) = −t_k (the 2×2 "
+             "block [[c, −s], [s, c]]) and c_k² + t_k² = 1 (so t_k = 0, c_k = ±1 for a coordinate passed through)")
+    g0 = prover.axiom("gram-prefix-0", z3.ForAll([i, j], G(i, j, 0) == 0, patterns=[G(i, j, 0)]), text="G(i, j, 0) = 0")
+    g1 = prover.axiom(
+        "gram-prefix-step",
+        z3.ForAll([i, j, N], z3.Implies(N >= 0, G(i, j, N + 1) == G(i, j, N) + B(N, i) * B(N, j)), patterns=[G(i, j, N + 1)]),
+        text="G(i, j, N+1) = G(i, j, N) + B[N, i]·B[N, j], i.e. G(i, j, N) = Σ_{k<N} B[k, i] B[k, j] and (BᵀB)[i, j] = "
+             "G(i, j, n) (definition of the matrix product)")
+    support = prover.induction(
+        "gram-column-support", N,
+        lambda N: z3.Implies(N <= n, G(i, j, N) == z3.If(i < N, B(i, i) * B(i, j), zero)
+                             + z3.If(z3.And(pi(i) != i, pi(i) < N), B(pi(i), i) * B(pi(i), j), zero)),
+        other=[i, j, n], assuming=[0 <= i, i < n, 0 <= j, j < n], axioms=[stage, g0, g1], timeout_s=10,
+        text="for all 0 <= i, j < n and 0 <= N <= n: Σ_{k<N} B[k, i] B[k, j] has only the terms k = i and k = pi(i) "
+             "(column i of a rotation stage is zero elsewhere)")
+    return prover.prove(
+        G(i, j, n) == z3.If(i == j, z3.RealVal(1), zero), assuming=[n >= 1, 0 <= i, i < n, 0 <= j, j < n],
+        for_all="for all n >= 1, every pairing of [0, n) (any matching; unpaired coordinates passed through), every "
+                "angle of every block, 0 <= i, j < n",
+        lemmas=[support.at(n, i, j, n)], axioms=[stage], timeout_s=10,
+    ).trial("BᵀB = I for a rotation stage: (BᵀB)[i, i] = c_i² + t_i² = 1, (BᵀB)[i, pi(i)] = c_i t_i − t_i c_i = 0, "
+            "and 0 elsewhere")
+
+
+def _orthogonal_product_proof() -> Trial:
+    """SymPy, noncommutative symbols: if BᵀB = I and PᵀP = I then (BP)ᵀ(BP) = PᵀBᵀBP = I -- the induction step
+    on L that carries stage orthogonality to B_L⋯B_1 (base L = 1: the stage itself)."""
+    B_, Bt, P_, Pt = sympy.symbols("B Bt P Pt", commutative=False)
+    lhs = sympy.expand(Pt * Bt * B_ * P_).subs(Bt * B_, 1)
+    return symbolic_zero(sympy.expand(lhs).subs(Pt * P_, 1) - 1,
+                         describe="step L − 1 → L: (B_L P)ᵀ(B_L P) = Pᵀ B_Lᵀ B_L P = PᵀP = I with P = B_{L−1}⋯B_1 "
+                                  "((XY)ᵀ = YᵀXᵀ; BᵀB = I and PᵀP = I as rewrite rules)",
+                         for_all="every L >= 1, every size, every B_L with B_LᵀB_L = I and P with PᵀP = I "
+                                 "(noncommutative symbols)")
 
 
 def _rotation_product_orthogonal(c):
