@@ -322,3 +322,13 @@ def test_sec7_1_detects_a_wrong_cost_model(monkeypatch):
     monkeypatch.setattr(F.sec7, "_PROJ", lambda T, d: 3 * T * d * d)
     with pytest.raises(Exception):
         F.sec7._sec7_1()
+
+
+def test_rotation_stage_proof_is_not_vacuous():
+    # the axioms that prove BᵀB = I for rotation stages must not prove it for [[c, s], [s, c]] blocks
+    from isomat.errors import CheckError
+    from isomat.proofs.farag2025._common import _rotation_stage_gram_proof
+
+    assert _rotation_stage_gram_proof().strength == "proved"
+    with pytest.raises(CheckError):
+        _rotation_stage_gram_proof(partner_sign=+1)

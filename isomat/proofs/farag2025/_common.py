@@ -188,7 +188,7 @@ def _rotation_stage_orthogonal(c):
     return trig_zero(B.T * B - sympy.eye(n))
 
 
-def _rotation_stage_gram_proof() -> Trial:
+def _rotation_stage_gram_proof(partner_sign: int = -1) -> Trial:
     """Z3, for every n and every pairing: BᵀB = I for a rotation stage (§5, trigonometric variant).
 
     The stage is named as a definition (axiom ``rotation-stage``): an involution pi of [0, n) (a coordinate
@@ -196,7 +196,10 @@ def _rotation_stage_gram_proof() -> Trial:
     c_pi(k) = c_k, t_pi(k) = −t_k (the block [[c, −s], [s, c]], either sign convention) and c_k² + t_k² = 1.
     (BᵀB)[i, j] = Σ_k B[k, i] B[k, j] is a prefix sum G(i, j, n) (axioms ``gram-prefix-*``, the definition of
     the matrix product); the lemma ``gram-column-support`` -- only k = i and k = pi(i) contribute, as column i of
-    B is zero elsewhere -- is proved by induction on the prefix length, and the goal then follows."""
+    B is zero elsewhere -- is proved by induction on the prefix length, and the goal then follows.
+
+    ``partner_sign`` is −1 for a rotation; the tests pass +1 (blocks [[c, s], [s, c]], not orthogonal) to see that
+    the same axioms do not prove a false statement."""
     n, i, j, k, N = prover.ints("n i j k N")
     pi = z3.Function("pi", z3.IntSort(), z3.IntSort())
     c = z3.Function("c", z3.IntSort(), z3.RealSort())
@@ -208,7 +211,7 @@ def _rotation_stage_gram_proof() -> Trial:
 
     G = z3.Function("G", z3.IntSort(), z3.IntSort(), z3.IntSort(), z3.RealSort())
     stage = prover.axiom("rotation-stage", z3.ForAll([k], z3.Implies(z3.And(0 <= k, k < n), z3.And(
-        0 <= pi(k), pi(k) < n, pi(pi(k)) == k, c(pi(k)) == c(k), t(pi(k)) == -t(k),
+        0 <= pi(k), pi(k) < n, pi(pi(k)) == k, c(pi(k)) == c(k), t(pi(k)) == partner_sign * t(k),
         c(k) * c(k) + t(k) * t(k) == 1)), patterns=[pi(k)]),
         text="a rotation stage of size n: pi is an involution of [0, n) (pi(k) = k for a coordinate passed through); "
              "row k holds c_k on the diagonal and t_k at column pi(k) ≠ k, with c_pi(k) = c_k, t_pi(k) = −t_k (the 2×2 "
