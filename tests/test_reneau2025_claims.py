@@ -39,8 +39,12 @@ def test_non_holds_details(records):
     llama = recs["reneau2025:tab1/llama3-8b"]
     assert llama["discrepancies"] == [{"where": "lora-r4", "printed": "10.48M", "correct": "10.49M"}]
     assert llama["evidence"]["exact_counts"]["lora-r4"] == 10485760
-    # no single rounding rule reproduces Table 1: truncation breaks the Qwen3 entries
-    assert llama["evidence"]["reading_truncation"]["reproduces_all"] is False
+    # no single rounding rule reproduces Table 1: truncation fits LLaMA3 and breaks the Qwen3 entries
+    readings = lambda rid: {r["reading"]: r for r in recs[rid]["readings"]}  # noqa: E731
+    trunc = "millions, 2 decimals, truncated"
+    assert readings("reneau2025:tab1/llama3-8b")[trunc]["verdict"] == "holds"
+    assert readings("reneau2025:tab1/qwen3-1.7b")[trunc]["verdict"] == "misprint"
+    assert readings("reneau2025:tab1/qwen3-1.7b")[trunc]["supported"] is False
     assert recs["reneau2025:tab1/qwen3-1.7b"]["evidence"]["reproducing_architectures"] == [
         "square-small-first, bias=False", "square-large-first, bias=False"]
     sec22 = recs["reneau2025:sec2.2"]
@@ -52,14 +56,25 @@ def test_non_holds_details(records):
 
 def test_other_readings_are_recorded(records):
     recs, _ = records
+
+    def reading(rid, name):
+        return {r["reading"]: r for r in recs[rid]["readings"]}[name]
+
     ex = recs["reneau2025:eq1/example"]["evidence"]
     assert ex["exact_flops"] == {"dense": 2 * 32**6, "ndlinear": 6 * 32**4}
-    assert ex["reading_flop_formulas"]["printed_values_match"] is False
-    assert recs["reneau2025:sec4.2.1"]["evidence"]["reading_min_max"] == {"printed": [4, 9], "recomputed": [8, 9], "matches": False}
+    assert reading("reneau2025:eq1/example", "'≈' is the FLOP count")["verdict"] == "misprint"
+    assert reading("reneau2025:sec4.2.1", "'4x to 9x' as the smallest and largest reduction")["discrepancies"] == [
+        {"where": "'4x to 9x' vs LoRA r=8: smallest and largest reduction", "printed": [4, 9], "correct": [8, 9]}]
     tab6 = recs["reneau2025:tab6/cola"]["evidence"]
     assert tab6["reproducing_linear"] == [{"features": 768, "hidden": 2}]
-    assert tab6["reading_hidden_128_is_head_width"]["linear_head_count"] == 98690
-    assert recs["reneau2025:sec4.3.2"]["evidence"]["reading_half_up"] == {"largest": 48, "matches": False}
+    # App. D.1's hidden size 128 as the head's width contradicts Table 6: its own claim
+    h128 = recs["reneau2025:appd.1/hidden-128"]
+    assert h128["verdict"] == "inconsistent" and h128["discrepancies"][0]["correct"] == 98690
+    # 'up to 47%': the paper rounds half up (58% for 57.58%), giving 48; truncation is recorded, unsupported
+    sec = recs["reneau2025:sec4.3.2"]
+    assert sec["verdict"] == "inconsistent" and sec["discrepancies"][0]["correct"] == 48
+    assert reading("reneau2025:sec4.3.2", "truncated")["verdict"] == "holds"
+    assert reading("reneau2025:sec4.3.2", "truncated")["supported"] is False
     c100 = recs["reneau2025:tab8/cifar-100"]["evidence"]["reproducing_architectures"]
     assert [(r["c1"], r["c2"], r["kernel"], r["spatial"], r["batchnorm"]) for r in c100] == [(32, 64, 3, 8, False)]
 
@@ -155,7 +170,8 @@ def test_appc_memory_counterexample_and_correction(records):
     recs, _ = records
     rec = recs["reneau2025:appc/memory"]
     assert rec["verdict"] == "holds-corrected"
-    assert rec["counterexample"]["intermediates"] == ["n**2", "n"]
+    assert rec["counterexample"]["family"]["intermediates"] == ["n**2", "n"]
+    assert rec["counterexample"]["case"] == [[1, 2], [2, 1]]
     assert rec["counterexample"]["smallest instance"] == {"case": [[1, 2], [2, 1]], "input": 2, "output": 2,
                                                           "intermediates": [4, 2]}
     assert all(v["monotone"] and v["peak"] <= max(v["input"], v["output"]) for v in rec["evidence"]["paper_shapes"].values())
