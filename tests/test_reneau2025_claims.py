@@ -26,6 +26,14 @@ def _rerun(cid):
     return run_claim(REGISTRY[cid])
 
 
+def _module_of(cid):
+    """The section module of the reneau2025 package that declares claim ``cid`` (where its names are looked up)."""
+    import sys
+
+    proofs.load(["reneau2025"])
+    return sys.modules[REGISTRY[cid].check.__module__]
+
+
 def test_budget_and_expected(records):
     recs, seconds = records
     assert seconds < 9.0  # proofs for every size (Z3) added ~3.6 s to the ~2.4 s of exact checks
@@ -80,9 +88,7 @@ def test_other_readings_are_recorded(records):
 
 
 def test_checks_detect_a_wrong_construction(monkeypatch):
-    import isomat.proofs.reneau2025 as R
-
-    proofs.load(["reneau2025"])
+    R = _module_of("reneau2025:alg1")
     orig = R._isomat_flat
     swap = {"outer": "inner", "inner": "outer"}
     monkeypatch.setattr(R, "_isomat_flat", lambda Wp, bs, order: orig(Wp, bs, swap[order]))
@@ -126,27 +132,27 @@ def test_table1_cross_check_flags_a_wrong_library_count(monkeypatch):
 def test_a_wrong_printed_value_changes_the_verdict(monkeypatch, name, key, value, cid, verdict):
     import copy
 
-    import isomat.proofs.reneau2025 as R
-
+    R = _module_of(cid)
     table = copy.deepcopy(getattr(R, name))
     target = table
     for k in key[:-1]:
         target = target[k]
     target[key[-1]] = value
     monkeypatch.setattr(R, name, table)
-    R._tab6_search.cache_clear()
+    from isomat.proofs.reneau2025.tables import _tab6_search
+
+    _tab6_search.cache_clear()
     try:
         rec = _rerun(cid)
     finally:
-        R._tab6_search.cache_clear()
+        _tab6_search.cache_clear()
     assert rec["verdict"] == verdict, rec
 
 
 def test_sec4_2_1_range_fails_when_a_reduction_leaves_it(monkeypatch):
     import copy
 
-    import isomat.proofs.reneau2025 as R
-
+    R = _module_of("reneau2025:sec4.2.1")
     tab = copy.deepcopy(R.TAB1_PRINTED)
     tab["Qwen3-1.7B"]["ndlinear-lora"] = "0.50M"  # 8.72 / 0.50 = 17.4x, outside 4x-9x
     monkeypatch.setattr(R, "TAB1_PRINTED", tab)
@@ -178,8 +184,7 @@ def test_appc_memory_counterexample_and_correction(records):
 
 
 def test_appc_memory_bookkeeping_is_checked(monkeypatch):
-    import isomat.proofs.reneau2025 as R
-
+    R = _module_of("reneau2025:appc/memory")
     orig = R._alg1_sizes
     monkeypatch.setattr(R, "_alg1_sizes", lambda D, H, order="outer": [s + 1 for s in orig(D, H, order)])
     with pytest.raises(Exception, match="correction does not verify"):
@@ -199,8 +204,7 @@ def test_table9_advantage_falls_with_depth(records):
 def test_table9_check_can_hold(monkeypatch):
     import copy
 
-    import isomat.proofs.reneau2025 as R
-
+    R = _module_of("reneau2025:sec4.5.1/table9")
     tab = copy.deepcopy(R.TAB9)
     for ds in tab:  # make the naive baseline fall behind more at depth: the advantage then rises with blocks
         for b, row in tab[ds].items():
@@ -240,8 +244,11 @@ def test_step_proof_refutes_a_wrong_entry_rule(monkeypatch):
 
 
 def test_counting_proofs_detect_a_wrong_formula(monkeypatch):
-    import isomat.proofs.reneau2025 as R
+    import sys
 
+    import isomat.proofs.reneau2025 as pkg
+
+    R = sys.modules[pkg._eq1_proof.__module__]  # the section module whose _alg1_steps the proof looks up
     orig = R._alg1_steps
     # a bookkeeping that forgets to update the transformed mode's size
     monkeypatch.setattr(R, "_alg1_steps", lambda D, H, order="outer": [(r, d, h) for (r, d, h) in orig(D, D, order)])
