@@ -1,0 +1,267 @@
+"""cheng2025 §III-§V, further statements: positional encoding (39), sizes in (84), Example 4.5, eqs. (46), (69), Def. 4.13's linearity."""
+
+from __future__ import annotations
+
+from ._common import *  # noqa: F401,F403  (shared imports, references and proofs)
+from .sec2_pi import *  # noqa: F401,F403
+from .sec2 import *  # noqa: F401,F403
+from .sec3 import *  # noqa: F401,F403
+from .sec4 import *  # noqa: F401,F403
+from .sec5 import *  # noqa: F401,F403
+from .sec6 import *  # noqa: F401,F403
+
+
+# Further §III-§V statements: positional encoding (39), sizes in (84), Example 4.5
+# =============================================================================================
+@claim(
+    "cheng2025:eq39",
+    quote=(
+        "PE(pos, 2i) = sin(pos/10000^{2i/d_model}), PE(pos, 2i+1) = cos(...)  (37); d := n0 = 2r; "
+        "P = [sin(k/10000^{0/d}) cos(k/10000^{0/d}); ...; sin(k/10000^{1/d}) ...; ...; sin(k/10000^{r/d}) ...]  (39)"
+    ),
+    statement=(
+        "The frequencies written in the position matrix (39) against (37): (39) uses the exponents j/d for "
+        "j = 0, 1, ..., r (r + 1 sin/cos pairs), (37) gives 2i/d for i = 0, ..., r − 1 (r pairs, d = 2r columns). "
+        "Compared exponent by exponent for d = 8 (r = 4), and the number of pairs."
+    ),
+    methods=["recompute"],
+)
+def _eq39():
+    d, r = 8, 4
+    printed = {f"exponent of pair {j} (d = {d})": sympy.Rational(j, d) for j in range(r + 1)}
+    printed[f"number of sin/cos pairs (d = {d})"] = r + 1
+    recomputed = {f"exponent of pair {j} (d = {d})": (sympy.Rational(2 * j, d) if j < r else "no such pair (only r = 4)")
+                  for j in range(r + 1)}
+    recomputed[f"number of sin/cos pairs (d = {d})"] = d // 2
+    return compare_printed(printed, recomputed, kind="inconsistent", reference="eq. (37), the encoding of [18]")
+
+
+@claim(
+    "cheng2025:def4.13/linear",
+    quote="The linear mapping π_A : R^{n_1×⋯×n_s} → R^{n_1×⋯×n_s}, denoted by A ⋄ X ... Since ⋄ is a linear mapping",
+    statement=(
+        "A ⋄ X built naively from Steps 1-3 ((71)-(73): x̃^i = Π^{n_i}_{n0} x^i with Π of (22), Ξ̃ = A X̃, "
+        "ξ^i = Π^{n0}_{n_i} ξ̃^i) is linear in X: A ⋄ (αX + βY) = α(A ⋄ X) + β(A ⋄ Y), and isomat's diamond equals the "
+        "naive construction. Exact, generic (symbolic) A, X, Y, α, β, every dims tuple of length s ≤ 2 with n_i ≤ 3, "
+        "and (1, 2, 3), (3, 2, 2)."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _def413_linear():
+    al, be = sympy.symbols("alpha beta")
+
+    def naive(A, X):  # X a list of columns
+        n0 = max(x.rows for x in X)
+        Xt = sympy.Matrix.vstack(*[(naive_projection(x.rows, n0) * x).T for x in X])
+        Xi = A * Xt
+        return [naive_projection(n0, x.rows) * Xi[i, :].T for i, x in enumerate(X)]
+
+    def ok(dims):
+        s_ = len(dims)
+        A = _grand(s_, s_, 1)
+        X, Y = [_grand(n, 1, 10 + i) for i, n in enumerate(dims)], [_grand(n, 1, 20 + i) for i, n in enumerate(dims)]
+        lhs = naive(A, [al * x + be * y for x, y in zip(X, Y)])
+        rhs = [al * a + be * b for a, b in zip(naive(A, X), naive(A, Y))]
+        iso = [sympy.Matrix(v) for v in _hyper.diamond(A, X).values()]
+        return all(_same(a, b) for a, b in zip(lhs, rhs)) and all(_same(a, b) for a, b in zip(iso, naive(A, X)))
+
+    return decide(_exact_exhaustive(ok, _hv_cases(2, 3) + [(1, 2, 3), (3, 2, 2)],
+                                    "dims of length <= 2 with n_i <= 3, and (1, 2, 3), (3, 2, 2)"))
+
+
+@claim(
+    "cheng2025:eq69",
+    quote="X ⊙_w Y := (X ⊗ Y) ∘ W ∈ M_{s×t}   (69), W = [√w_{i,j}] ∈ M_{s×t} (68)",
+    statement=(
+        "The Hadamard product with W ∈ M_{s×t} needs an s×t left factor; X ⊗ Y as printed (Kronecker product of the "
+        "homogeneous X ∈ M_{s×d}, Y ∈ M_{t×d}, built with np.kron) has shape (st)×d², which is s×t only when "
+        "t = d = 1: compared for every s, t, d in [1, 3]. The misprint counts once with its grid of shapes; the "
+        "formula that (70) and the rest of the paper use is (X ⊙ Y) ∘ W (eq70 checks it)."
+    ),
+    methods=["recompute"],
+)
+def _eq69():
+    printed, recomputed = {}, {}
+    for s_, t, d in itertools.product(range(1, 4), repeat=3):
+        key = f"shape of the left factor of ∘ W in (69), s = {s_}, t = {t}, d = {d}"
+        printed[key] = list(np.kron(np.ones((s_, d)), np.ones((t, d))).shape)
+        recomputed[key] = [s_, t]
+    return compare_printed(printed, recomputed, kind="misprint", method="shape of np.kron(X, Y) against W's",
+                           correct_formula="X ⊙_w Y = (X ⊙ Y) ∘ W")
+
+
+@claim(
+    "cheng2025:eq46",
+    quote="Col_j(V') := ×_{i=1}^ℓ Col_j(V'_i) ∈ R^r, j ∈ [1, s],  r = Π_{i=1}^ℓ r_i   (46)",
+    statement=(
+        "Read with × the STP of vectors (= Kronecker product, eq. 12 with n = 1): the product of ℓ columns of sizes "
+        "r_1, ..., r_ℓ lies in R^r with r = Π r_i, and it is the Kronecker product np.kron of the columns. Exact, "
+        "generic (symbolic) columns and isomat's stp, every ℓ in [1, 3] with r_i in [1, 3]."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _eq46():
+    def ok(dims):
+        cols = [_grand(r, 1, 10 + i) for i, r in enumerate(dims)]
+        out = cols[0]
+        for c in cols[1:]:
+            out = sympy.Matrix(_stp_mod.stp(out, c))
+        ref = cols[0]
+        for c in cols[1:]:
+            ref = sympy.Matrix(np.kron(np.array(ref.tolist(), dtype=object), np.array(c.tolist(), dtype=object)).tolist())
+        return out.shape == (math.prod(dims), 1) and _same(out, ref)
+
+    return decide(_exact_exhaustive(ok, _hv_cases(3, 3), "ℓ in [1, 3], r_i in [1, 3]"))
+
+
+@claim(
+    "cheng2025:sec3c/step4-counts",
+    quote=("W ∈ R^{r0×s×r1×...×rℓ×s} is a hypermatrix of the order ℓ + 3. It can be expressed as a matrix M_W ∈ "
+           "M_{m×n}, where m = r0 s and n = r1 ... rℓ s"),
+    statement=(
+        "Counted from the map W : R^{r1×...×rℓ×s} → R^{r0×s} of Step 4: the index tuple (r0, s, r1, ..., rℓ, s) has "
+        "ℓ + 3 entries, and unfolding W (numpy reshape) to an m×n matrix with m = r0·s, n = r1⋯rℓ·s makes M_W vec(V') "
+        "= vec(W applied to V') (np.tensordot over the input indices), for every ℓ in [1, 3], r_i, r0, s in [1, 2]; "
+        "exact for all W and V': W with the injective integer encoding entry t ↦ 1000^t (both sides are linear in W "
+        "with coefficients 0/±1) and every basis input V' (both sides are linear in V')."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _step4():
+    def ok(c):
+        ell, r0, s_, rs = c
+        shape = (r0, s_) + rs + (s_,)
+        W = np.array([1000 ** t for t in range(math.prod(shape))], dtype=object).reshape(shape)  # injective encoding
+        m, n = r0 * s_, math.prod(rs) * s_
+        M = W.reshape(m, n)
+        basis_ok = all(np.array_equal(M @ e.reshape(-1), np.tensordot(W, e, axes=ell + 1).reshape(-1))
+                       for e in np.eye(n, dtype=np.int64).astype(object).reshape((n,) + rs + (s_,)))
+        return len(shape) == ell + 3 and M.shape == (m, n) and basis_ok
+
+    cases = [(ell, r0, s_, rs) for ell in range(1, 4) for r0 in (1, 2) for s_ in (1, 2)
+             for rs in itertools.product((1, 2), repeat=ell)]
+    return decide(_exact_exhaustive(ok, cases, "ℓ in [1, 3]; r0, s, r_i in [1, 2]"))
+
+
+@claim(
+    "cheng2025:sec3a/ds-new-vectors",
+    quote="After positional encoding (PE), we have ds new vectors. ... compounded vectors x_j − p_k, j ∈ [1, s], k ∈ [1, d]",
+    statement=(
+        "The number of new vectors after PE, counted from the paper's own PE(X) = X + P (38), X ∈ M_{s×d}, so P is "
+        "the s×d matrix of (37) (row j the encoding of position j; (39)'s printed layout is eq39's finding): PE(X) has s rows x_j + p_j, one per word and its own "
+        "position, not the ds word-position pairs x_j − p_k of the text. Counted (rows of X + P built in float64 "
+        "from (37)) for every s in [1, 4] and d = 2r in {2, 4, 6}: ds ≠ s for every d >= 2, so the text contradicts "
+        "(38): inconsistent. (The sign '−' against (38)'s '+' is noted, not counted.)"
+    ),
+    methods=["recompute"],
+)
+def _sec3a_ds():
+    printed, recomputed = {}, {}
+    for s_, d in itertools.product(range(1, 5), (2, 4, 6)):
+        pos, i = np.arange(s_)[:, None], np.arange(d // 2)[None, :]
+        P = np.zeros((s_, d))
+        P[:, 0::2], P[:, 1::2] = np.sin(pos / 10000 ** (2 * i / d)), np.cos(pos / 10000 ** (2 * i / d))
+        X = np.arange(s_ * d, dtype=float).reshape(s_, d)
+        key = f"number of new vectors after PE, s = {s_}, d = {d}"
+        printed[key] = d * s_
+        recomputed[key] = (X + P).shape[0]
+    return compare_printed(printed, recomputed, kind="inconsistent", method="count the rows of PE(X) = X + P (38)",
+                           against="(38) PE(X) = X + P, P ∈ M_{s×d} (39)")
+
+
+@claim(
+    "cheng2025:eq84",
+    quote="X ∈ M_{s0×d};  Qᵀ = W^q Xᵀ, W^q ∈ M_{s×d}; ... where W^q, W^k, W^v ∈ M_{s×s}   (84)",
+    statement=(
+        "(84) gives W^q (likewise W^k, W^v) two sizes: M_{s×d} in the display and M_{s×s} in the next line; they "
+        "differ whenever s ≠ d (compared for every s, d in [1, 3]): inconsistent. Neither makes Qᵀ = W^q Xᵀ defined "
+        "with Q ∈ M_{s0×d} like X (the nominal case, all dimensions d): checked for both printed sizes on every "
+        "s, s0, d in [1, 3]; correction W^q ∈ M_{d×d} (as in (36), n0 = d), checked on the same cases."
+    ),
+    methods=["exact", "exhaustive"],
+    hypotheses=_SIZES,
+)
+def _eq84():
+    cases = sorted(itertools.product(range(1, 4), repeat=3), key=lambda c: (sum(c), c))
+
+    def ok(c, shape):
+        s, s0, d = c
+        W, X = sympy.zeros(*shape(s, d)), sympy.zeros(s0, d)  # a question of shapes only: entries play no part
+        return W.cols == X.T.rows and (W * X.T).T.shape == (s0, d)
+
+    printed = all_of(_exact_exhaustive(lambda c: ok(c, lambda s, d: (s, d)), cases, "W^q ∈ M_{s×d}; s, s0, d in [1, 3]"),
+                     _exact_exhaustive(lambda c: ok(c, lambda s, d: (s, s)), cases, "W^q ∈ M_{s×s}; s, s0, d in [1, 3]"))
+    corrected = _exact_exhaustive(lambda c: ok(c, lambda s, d: (d, d)), cases, "s, s0, d in [1, 3]")
+    sd = [(s, d) for s in range(1, 4) for d in range(1, 4)]
+    o = compare_printed({f"size of W^q in the display of (84), s = {s}, d = {d}": [s, d] for s, d in sd},
+                        {f"size of W^q in the display of (84), s = {s}, d = {d}": [s, s] for s, d in sd},
+                        kind="inconsistent", method="compare the two printed sizes",
+                        other_size_printed="where W^q, W^k, W^v ∈ M_{s×s} (the line after (84))",
+                        either_size_makes_Q_s0_by_d=_crosscheck(printed), corrected_d_by_d=_crosscheck(corrected))
+    if not corrected.ok:
+        raise CheckError("the correction W^q ∈ M_{d×d} does not verify")
+    o.counterexample, o.correction = printed.counterexample, "W^q, W^k, W^v ∈ M_{d×d}"
+    return o
+
+
+@claim(
+    "cheng2025:ex4.5",
+    quote="(i) softmax(x) ∈ Υ^n;  (ii) X ∈ M_{s×n0} ⇒ softmax(X)ᵀ ∈ Υ_{n0×s}",
+    statement=(
+        "With the row-wise softmax of (43) and Def. 4.4 (columns in Υ): entries positive and the columns of "
+        "softmax(X)ᵀ sum to 1 — exact (SymPy exp), generic real (symbolic) X, so for every real X at each size, all s, "
+        "n0 in [1, 3]."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _ex45():
+    def ok(c):
+        s, n0 = c
+        S = _hyper.softmax_rows(sympy.Matrix(s, n0, lambda i, j: sympy.Symbol(f"x_{i}_{j}", real=True))).T
+        return S.shape == (n0, s) and all(v.is_positive for v in S) and all(sympy.simplify(sum(S[:, j]) - 1) == 0 for j in range(s))
+
+    return decide(_exact_exhaustive(ok, _dims(2, 3), "s, n0 in [1, 3]"))
+
+
+@claim(
+    "cheng2025:rem5.7",
+    quote=(
+        "v_0^k = v_1^k +_{b^0} v_2^k +_{b^0} ... +_{b^0} v_ℓ^k  (99);  V_c^i = diag(Π^{b^i_k}_{b^0_k}) V_{V'_i}  (100);  "
+        "V_{V'_c} = Σ_i V_c^i  (101);  Rem. 5.7: (101) can be replaced by Σ_i w_i V_c^i, w_i ≥ 0 (say Σ w_i = 1)  (103)"
+    ),
+    statement=(
+        "(99), read as the iterated nominal addition (23) with r = b^0_k for vector k, equals (100)-(101); (103) with "
+        "all w_i = 1 is (101); and with w_i ≥ 0, Σ w_i = 1, ℓ identical heads give back the projected head while (101) "
+        "gives ℓ times it — symbolic heads, isomat's df_concat, ℓ ∈ {2, 3}, s ≤ 2 vectors of sizes ≤ 3, all b^0_k = r ≤ 3 "
+        "plus two mixed-size cases."
+    ),
+    methods=["symbolic", "exhaustive"],
+)
+def _rem57():
+    cases = [(ell, dims, (r,) * len(dims)) for ell in (2, 3) for dims in _hv_cases(2, 3) for r in (1, 2, 3)] + \
+        [(2, (2, 3), (3, 1)), (2, (3, 1), (2, 3))]
+
+    def ok(c):
+        ell, dims, out = c
+        heads = [_sym_hv(dims, name=f"h{i}_") for i in range(ell)]
+        cat = _hyper.df_concat(heads, out)
+        for k, r in enumerate(out):
+            chain = heads[0][k]
+            chain = naive_projection(chain.rows, r) * chain
+            for h in heads[1:]:
+                chain = naive_projection(r, r) * chain + naive_projection(h[k].rows, r) * h[k]
+            if not (cat[k] - chain).expand().is_zero_matrix:
+                return False
+        ones = _hyper.df_concat(heads, out, weights=[1] * ell)
+        w = [sympy.Rational(1, ell)] * ell
+        same = _hyper.df_concat([heads[0]] * ell, out, weights=w)
+        plain = _hyper.df_concat([heads[0]] * ell, out)
+        return all((a - b).expand().is_zero_matrix for a, b in zip(ones, cat)) and all(
+            (a - naive_projection(h.rows, r) * h).expand().is_zero_matrix and (b - ell * a).expand().is_zero_matrix
+            for a, b, h, r in zip(same, plain, heads[0], out))
+
+    tr = exhaustive(ok, cases, describe="ℓ in {2, 3}; head dims of length <= 2, sizes <= 3; b^0_k = r <= 3; 2 mixed cases", method="symbolic")
+    return decide(tr)
+
+
+__all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]
