@@ -136,14 +136,18 @@ def _row_stochastic():
         "uses its special case (26)"
     ),
     statement=(
-        "Π^k_r Π^m_k = Π^m_r for all positive m, k, r — checked exactly for every triple with "
-        "m, k, r ≤ 8, in order of increasing m + k + r. The correction (m | k or r | k) is proved for all sizes on "
-        "the entry rule of Π: for m | k, Π^m_k = I_m ⊗ 1_{k/m} and (26); for r | k, Π^k_r = (r/k)(I_r ⊗ 1ᵀ_{k/r}) "
-        "and a block sum of overlaps (proved prefix-sum lemma); exact cross-check for m, k, r ≤ 8. The condition is "
-        "sufficient, not necessary: the triples up to 8 that compose without it (e.g. (m, k, r) = (2, 5, 3)) are "
-        "recorded in evidence; the exact condition is not settled."
+        "Π^k_r Π^m_k = Π^m_r for all positive m, k, r — checked exactly for every triple with m, k, r ≤ 10, in order "
+        "of increasing m + k + r; it fails (smallest: (m, k, r) = (2, 1, 2), Π^1_2 Π^2_1 ≠ I_2). The exact condition, read off Π as the "
+        "averaging map of step functions on the partitions of [0, 1) into m, k, r cells (Π^m_n x averages onto the "
+        "n-partition): the composition equals Π^m_r iff no cell [q/k, (q+1)/k) of the k-partition holds, strictly "
+        "inside, both a point l/m (0 < l < m) and a point j/r (0 < j < r) -- then averaging on that cell mixes mass "
+        "that the direct average keeps apart. Checked as an equivalence on every triple m, k, r ≤ 10 (exact; "
+        "(2, 5, 3) composes although neither m nor r divides k). Its two families m | k (every l/m is a cell "
+        "boundary) and r | k (every j/r is) are proved for all sizes on the entry rule of Π: for m | k, Π^m_k = "
+        "I_m ⊗ 1_{k/m} and (26); for r | k, Π^k_r = (r/k)(I_r ⊗ 1ᵀ_{k/r}) and a block sum of overlaps (proved "
+        "prefix-sum lemma)."
     ),
-    methods=["exact", "exhaustive"],
+    methods=["exact", "exhaustive", "symbolic"],
     hypotheses=_SIZES,
 )
 def _composition():
@@ -155,31 +159,31 @@ def _composition():
         m, k, r = mkr
         return {"lhs": _exact(k, r).dot(_exact(m, k)), "rhs": _exact(m, r)}
 
-    def triples(bound):
-        return sorted(itertools.product(range(1, bound + 1), repeat=3), key=lambda c: (sum(c), c))
+    def no_cell_mixes(mkr):
+        """No cell of the k-partition holds, strictly inside, both a boundary l/m and a boundary j/r."""
+        m, k, r = mkr
+        inner_m = {(l * k) // m for l in range(1, m) if (l * k) % m}
+        inner_r = {(j * k) // r for j in range(1, r) if (j * k) % r}
+        return not inner_m & inner_r
 
-    printed = exhaustive(composes, triples(8), describe="1 <= m, k, r <= 8, by m+k+r", witness=witness)
-    corrected = exhaustive(
-        composes,
-        [c for c in triples(8) if c[1] % c[0] == 0 or c[1] % c[2] == 0],
-        describe="1 <= m, k, r <= 8 with m | k or r | k",
-    )
-    holding = [c for c in triples(8) if composes(c)]
-    n_hold = len(holding)
-    # the correction's condition is sufficient, not necessary: triples that compose without m | k or r | k
+    triples = sorted(itertools.product(range(1, 11), repeat=3), key=lambda c: (sum(c), c))
+    printed = exhaustive(composes, triples, describe="1 <= m, k, r <= 10, by m+k+r", witness=witness)
+    exact_condition = exhaustive(lambda c: composes(c) == no_cell_mixes(c), triples,
+                                 describe="1 <= m, k, r <= 10: composes iff no k-cell holds both an l/m and a j/r",
+                                 witness=lambda c: {"composes": composes(c), "condition": no_cell_mixes(c)},
+                                 method="exact")
+    families = _textbook(_composition_proof(), "matmul-entry", "kron-entry", "matmul-associative")
+    holding = [c for c in triples if composes(c)]
     extra = [list(c) for c in holding if c[1] % c[0] and c[1] % c[2]]
     return decide(
         printed,
         correction=(
-            "Π^k_r Π^m_k = Π^m_r whenever m | k (Π^m_k is then the lossless refinement x ⊗ 1_{k/m}) "
-            "or r | k (tower property of block averages); it fails in general",
-            _textbook(_composition_proof(), "matmul-entry", "kron-entry", "matmul-associative"),
-        ),
-        triples_that_compose_up_to_8=f"{n_hold} of {8**3}",
-        compose_without_m_or_r_dividing_k={"note": "the condition m | k or r | k is sufficient, not necessary; the exact "
-                                                   "condition is not settled here", "triples": extra[:20],
-                                           "count_up_to_8": len(extra)},
-        corrected_exhaustive_crosscheck=_crosscheck(corrected),
+            "Π^k_r Π^m_k = Π^m_r exactly when no cell [q/k, (q+1)/k) holds, strictly inside, both a point l/m and a "
+            "point j/r (0 < l < m, 0 < j < r); in particular whenever m | k (Π^m_k is then the lossless refinement "
+            "x ⊗ 1_{k/m}) or r | k (tower property of block averages)", exact_condition),
+        families_proved={"ok": families.ok, "strength": families.strength, "evidence": families.evidence},
+        triples_that_compose_up_to_10=f"{len(holding)} of {10**3}",
+        compose_without_m_or_r_dividing_k={"triples": extra[:20], "count_up_to_10": len(extra)},
     )
 
 
