@@ -238,7 +238,8 @@ def _eq52():
         "most favourable to the paper: only the weights W_1 ∈ M_{α×s}, W_2 ∈ M_{s×α} can then break it), commutes with "
         "the cyclic shift of the rows, exactly, for all s, n0, α in [1, 3] (s = 1 is equivariant for all values, P = I), on "
         "X = (1, 2, ...) row by row, W_1 = [1 0 ... 0] in every row, W_2 = e_1 1ᵀ_α, b = 0; "
-        "the correction is compared with torch Linear-ReLU-Linear."
+        "the correction, stated in the paper's own convention (36) (Qᵀ = W^q Xᵀ: weights on the left of Xᵀ), is "
+        "compared with torch Linear-ReLU-Linear and checked to commute with the row shift."
         + SAMPLED_WHY
     ),
     methods=["exact", "exhaustive", "numeric"],
@@ -275,10 +276,13 @@ def _eq53():
     printed = _exact_exhaustive(printed_ok, _dims(3, 3), "s, n0, α in [1, 3]", witness)
 
     def corr(c):
-        s, n0, dff = c
-        X, V1, V2 = _rnd((s, n0), sum(c)), _rnd((n0, dff), sum(c) + 1), _rnd((dff, n0), sum(c) + 2)
+        s, n0, dff = c  # d_ff = α, the hidden width
+        X = _rnd((s, n0), sum(c))
+        W1, W2 = _rnd((dff, n0), sum(c) + 1), _rnd((n0, dff), sum(c) + 2)  # (36)'s convention: weights on the left of Xᵀ
         b1, b2 = _rnd(dff, sum(c) + 3), _rnd(n0, sum(c) + 4)
-        mine = relu(X @ V1 + b1) @ V2 + b2
+        fixed_t = W2 @ relu(W1 @ X.T + np.outer(b1, np.ones(s))) + np.outer(b2, np.ones(s))  # FFN(X)ᵀ, the fix of (53)
+        mine = fixed_t.T
+        V1, V2 = W1.T, W2.T
         net = torch.nn.Sequential(torch.nn.Linear(n0, dff), torch.nn.ReLU(), torch.nn.Linear(dff, n0)).double()
         with torch.no_grad():
             net[0].weight.copy_(torch.tensor(V1.T, dtype=torch.float64)); net[0].bias.copy_(torch.tensor(b1, dtype=torch.float64))
@@ -288,8 +292,9 @@ def _eq53():
         return _close(mine, ref) and np.array_equal(relu(P @ X @ V1 + b1) @ V2 + b2, P @ mine)
 
     return decide(printed, correction=(
-        "FFN(X) = ReLU(X W_1 + 1_s b_1ᵀ) W_2 + 1_s b_2ᵀ with W_1 ∈ M_{n0×d_ff}, W_2 ∈ M_{d_ff×n0}: the weights act on the "
-        "feature dimension of each token, not across the s tokens",
+        "In the paper's own convention (36), Qᵀ = W^q Xᵀ: FFN(X)ᵀ = W_2 ReLU(W_1 Xᵀ + b_1 1ᵀ_s) + b_2 1ᵀ_s with W_1 ∈ "
+        "M_{α×n0}, W_2 ∈ M_{n0×α} (β = n0), b_1 ∈ R^α, b_2 ∈ R^{n0} -- the minimal fix of (53): Xᵀ for X and n0 for s "
+        "in W_1's shape; the weights then act on the features of each token, not across the s tokens",
         _num_exhaustive(corr, _dims(3, 3), "s, n0, d_ff in [1, 3], vs torch Linear-ReLU-Linear")))
 
 
