@@ -77,7 +77,10 @@ _EX53_ETA = [  # q^3 = (1/30) η x^3
         "k = 1..4 and i = 1..6, Π^6_3, Π^6_4, Π^6_5, and the 9 + 16 + 25 entries of μ, λ, η) recomputed exactly: Π from "
         "the naive formula (22), the zero-padded Q by (85)-(87), X̃ by (88)-(89), q̃ = W^q x̃ (as the example computes, "
         "Q̃ᵀ = W^q X̃ᵀ), q^k = Π^6_{n_k} q̃^k; μ = 2·[∂q^1/∂x^1], λ = 3·[∂q^2/∂x^2], η = 30·[∂q^3/∂x^3]. Compared as "
-        "polynomials; isomat's project_padding_linear / zero_padding_linear must give the same q's."
+        "polynomials; isomat's project_padding_linear / zero_padding_linear must give the same q's. Also in the list: "
+        "zero-padding Step 1 pads to n0 = 6 where Algorithm 5.1's Step 1 says d = max{n_α, m_β} = 5; Step 2 prints "
+        "q̃^i = W^q x^i (undefined: x^i has 3, 4 or 5 entries) for W^q x̃^i; projection-padding Step 2 gives Q̃ᵀ = "
+        "W^q X̃ᵀ the shape M_{4×6}, but W^q X̃ᵀ is 6×4."
     ),
     methods=["recompute", "symbolic"],
 )
@@ -89,7 +92,13 @@ def _ex53():
         printed[key] = p
         recomputed[key] = sympy.expand(r)
 
-    # zero padding
+    # zero padding. Algorithm 5.1's Step 1 pads to d = max{n_α, m_β} (here Q has the dims of X): the example
+    # pads to n0 = 6 instead; Step 2 prints q̃^i = W^q x^i, a product that is undefined (W^q is 6×6, x^i has n_i < 6
+    # entries) -- what is computed, and meant, is q̃^i = W^q x̃^i
+    put("zero-padding Step 1: padded width d = max{n_α, m_β} of Algorithm 5.1 (printed n0 = 6)", 6,
+        sympy.Integer(max(_EX53_DIMS)))
+    put("zero-padding Step 2: the product defining q̃^i (x^i has n_i entries, W^q is 6×6)",
+        sympy.Symbol("W^q x^i"), sympy.Symbol("W^q x̃^i") if any(n != _W6.cols for n in _EX53_DIMS) else sympy.Symbol("W^q x^i"))
     Xz = sympy.Matrix([[x[j] if j < x.rows else 0 for j in range(6)] for x in xs])
     Qz = (_W6 * Xz.T).T
     for k, n in zip(range(4), _EX53_DIMS):
@@ -118,6 +127,8 @@ def _ex53():
             put(f"X̃[{k + 1},{j + 1}]", _P(_EX53_XT[k][j]), Xt[k, j])
     # step 2
     Qt = _W6 * Xt.T  # column k is q̃^k
+    put("projection-padding Step 2: shape of Q̃ᵀ = W^q X̃ᵀ (printed M_{4×6})", sympy.Symbol("M_{4×6}"),
+        sympy.Symbol(f"M_{{{Qt.rows}×{Qt.cols}}}"))
     for k in range(4):
         for i in range(6):
             put(f"q̃^{k + 1}_{i + 1}", _P(_EX53_QT[k + 1].format(i=i + 1)), Qt[i, k])
