@@ -69,8 +69,13 @@ def test_example_5_3_discrepancies(ledger):
     r = ledger["cheng2025:ex5.3"]
     assert r["verdict"] == "misprint"
     wheres = [d["where"] for d in r["discrepancies"]]
-    assert wheres == (["source dimension in the printed label Π^?_6(x^3)", "X̃[2,4]"]
+    assert wheres == (["zero-padding Step 1: padded width d = max{n_α, m_β} of Algorithm 5.1 (printed n0 = 6)",
+                       "zero-padding Step 2: the product defining q̃^i (x^i has n_i entries, W^q is 6×6)",
+                       "source dimension in the printed label Π^?_6(x^3)", "X̃[2,4]",
+                       "projection-padding Step 2: shape of Q̃ᵀ = W^q X̃ᵀ (printed M_{4×6})"]
                       + [f"q̃^3_{i}" for i in range(1, 7)] + ["η[1,5]", "η[3,4]", "η[3,5]"])
+    by_where = {d["where"]: d for d in r["discrepancies"]}
+    assert by_where["zero-padding Step 1: padded width d = max{n_α, m_β} of Algorithm 5.1 (printed n0 = 6)"]["correct"] == 5
     assert r["evidence"]["entries_compared"] > 250
 
 
