@@ -22,7 +22,9 @@ from .sec6 import *  # noqa: F401,F403
     statement=(
         "The frequencies written in the position matrix (39) against (37): (39) uses the exponents j/d for "
         "j = 0, 1, ..., r (r + 1 sin/cos pairs), (37) gives 2i/d for i = 0, ..., r − 1 (r pairs, d = 2r columns). "
-        "Compared exponent by exponent for d = 8 (r = 4), and the number of pairs."
+        "Compared exponent by exponent for d = 8 (r = 4), and the number of pairs. The shape too: (39) stacks one "
+        "block of s rows per frequency ((r + 1)·s rows of sin/cos pairs), while (38)'s PE(X) = X + P needs P ∈ "
+        "M_{s×d}, position by row and the i-th pair in columns 2i, 2i + 1 as (37) indexes it (s = 3, d = 8)."
     ),
     methods=["recompute"],
 )
@@ -33,7 +35,14 @@ def _eq39():
     recomputed = {f"exponent of pair {j} (d = {d})": (sympy.Rational(2 * j, d) if j < r else "no such pair (only r = 4)")
                   for j in range(r + 1)}
     recomputed[f"number of sin/cos pairs (d = {d})"] = d // 2
-    return compare_printed(printed, recomputed, kind="inconsistent", reference="eq. (37), the encoding of [18]")
+    # the shape: (39) stacks one block of s rows (positions 0..s-1) per frequency, each block a sin/cos column
+    # pair, so P has (r + 1)·s rows; (38) adds P to X ∈ M_{s×n0}, which needs P ∈ M_{s×d} (row = position,
+    # columns 2i, 2i + 1 = the i-th sin/cos pair, as (37) indexes PE(pos, 2i), PE(pos, 2i + 1))
+    s_tokens = 3
+    printed[f"rows of P (s = {s_tokens} tokens, d = {d})"] = (r + 1) * s_tokens
+    recomputed[f"rows of P (s = {s_tokens} tokens, d = {d})"] = s_tokens  # the rows of X in (38)
+    return compare_printed(printed, recomputed, kind="inconsistent", reference="eq. (37), the encoding of [18], and "
+                           "(38)'s X + P with X ∈ M_{s×n0}")
 
 
 @claim(
