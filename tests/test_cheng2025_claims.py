@@ -254,3 +254,11 @@ def test_eq69_misprint_grid(ledger):
     r = ledger["cheng2025:eq69"]
     assert r["verdict"] == "misprint"
     assert all("t = 1, d = 1" not in d["where"] for d in r["discrepancies"]) and len(r["discrepancies"]) == 27 - 3
+
+
+def test_eq44_head_projections_mix_tokens(ledger):
+    # (44)'s T V with V ∈ M_{s×n0} (a token per row) combines tokens; the fix in (36)'s convention is (V^i)ᵀ = T Vᵀ
+    r = ledger["cheng2025:eq44"]
+    assert r["verdict"] == "holds-corrected" and r["counterexample"]["case"] == [2, 1]
+    assert r["counterexample"]["T(PV)"] != r["counterexample"]["P(TV)"]
+    assert "(V^i)ᵀ = T_v^i Vᵀ" in r["correction"]

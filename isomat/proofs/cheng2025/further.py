@@ -273,4 +273,61 @@ def _rem57():
     return decide(tr)
 
 
+
+@claim(
+    "cheng2025:eq44",
+    quote="Through different linear transforms the inputs V, K, Q can be converted into ℓ different forms. "
+          "V^i = T_v^i V, K^i = T_k^i K, Q^i = T_q^i Q, i ∈ [1, ℓ]  (44)",
+    statement=(
+        "(44) is the per-head projection of multi-head attention, which acts on the features of each token and so "
+        "commutes with permutations of the tokens. V, K, Q ∈ M_{s×n0} hold one token per row ((32), (36)), so T_v^i V "
+        "combines the rows, i.e. the tokens; read with the most favourable shape T_v^i ∈ M_{s×s} (the only one for "
+        "which a token permutation P acts on both sides), T(PV) = P(TV) fails: T = e_1 e_1ᵀ (keep token 1), V = "
+        "(1, 2, ...) row by row, P the cyclic row shift, exact, for s, n0 in [1, 3], smallest first. Correction in the "
+        "paper's own convention (36): (V^i)ᵀ = T_v^i Vᵀ with T_v^i ∈ M_{d_i×n0}, i.e. V^i = V (T_v^i)ᵀ = "
+        "torch.nn.functional.linear(V, T_v^i); checked exactly with generic (symbolic) V, T for s, n0, d_i in [1, 3] "
+        "(it commutes with the cyclic row shift), and against torch F.linear in float64 on integer data."
+    ),
+    methods=["exact", "exhaustive", "symbolic", "numeric"],
+    hypotheses=_SIZES,
+)
+def _eq44():
+    torch = _torch()
+
+    def data(c):
+        s, n0 = c
+        V = np.arange(1, s * n0 + 1, dtype=np.int64).reshape(s, n0)
+        T = np.zeros((s, s), dtype=np.int64)
+        T[0, 0] = 1
+        P = np.roll(np.eye(s, dtype=np.int64), 1, axis=0)
+        return V, T, P
+
+    def printed_ok(c):
+        V, T, P = data(c)
+        return np.array_equal(T @ (P @ V), P @ (T @ V))
+
+    def witness(c):
+        V, T, P = data(c)
+        return {"V": V.tolist(), "T": T.tolist(), "P (cyclic row shift)": P.tolist(),
+                "T(PV)": (T @ (P @ V)).tolist(), "P(TV)": (P @ (T @ V)).tolist()}
+
+    printed = _exact_exhaustive(printed_ok, _dims(2, 3), "s, n0 in [1, 3]", witness)
+
+    def corrected_ok(c):
+        s, n0, d = c
+        V = np.array([[sympy.Symbol(f"v{i}_{j}") for j in range(n0)] for i in range(s)], dtype=object)
+        T = np.array([[sympy.Symbol(f"t{i}_{j}") for j in range(n0)] for i in range(d)], dtype=object)
+        P = np.roll(np.eye(s, dtype=np.int64), 1, axis=0).astype(object)
+        head = (T @ V.T).T  # (V^i)ᵀ = T Vᵀ
+        same = all(sympy.expand(e) == 0 for e in ((T @ (P @ V).T).T - P @ head).ravel())
+        Vn, Tn = _rnd((s, n0), sum(c)), _rnd((d, n0), sum(c) + 1)
+        ref = torch.nn.functional.linear(torch.tensor(Vn, dtype=torch.float64), torch.tensor(Tn, dtype=torch.float64)).numpy()
+        return same and _close((Tn @ Vn.T).T, ref)
+
+    corrected = _exact_exhaustive(corrected_ok, _dims(3, 3), "s, n0, d_i in [1, 3], generic V, T; float64 vs torch F.linear")
+    return decide(printed, correction=(
+        "In the paper's own convention (36): (V^i)ᵀ = T_v^i Vᵀ, (K^i)ᵀ = T_k^i Kᵀ, (Q^i)ᵀ = T_q^i Qᵀ with T^i ∈ "
+        "M_{d_i×n0}: the head projections act on the features of each token, not across the s tokens", corrected))
+
+
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]
