@@ -330,4 +330,52 @@ def _eq44():
         "M_{d_i×n0}: the head projections act on the features of each token, not across the s tokens", corrected))
 
 
+
+@claim(
+    "cheng2025:def4.11",
+    quote="X +_r Y = [(x^1 +_r y^1)ᵀ; (x^2 +_r y^2)ᵀ; ...; (x^s +_r y^t)ᵀ] ∈ M_{s×r}  (65); k = lcm(s, t): "
+          "X +_r Y = (X ⊗ 1_{k/s}) +_r (Y ⊗ 1_{k/t}) ∈ M_{k×r}  (66)",
+    statement=(
+        "What Def. 4.11 asserts beyond naming: (65)'s rows pair x^i with y^i and its last row is x^s +_r y^t, so (65) "
+        "is the case s = t, where (66) must reduce to it; and (66)'s result, X ⊗ 1_{k/s} repeating each x^i k/s "
+        "times (rows of the stacked X), has k = lcm(s, t) rows of length r. Checked exactly with generic (symbolic) "
+        "hypervectors and Π from the naive formula (22), row by row from (23): (66) at s = t equals (65), and (66) "
+        "has shape k×r, for s, t in [1, 3] with mixed vector dimensions ((1), (2), (1, 2), (2, 1), (1, 2, 1), "
+        "(2, 1, 2)) and r in [1, 3]; isomat's "
+        "hv_nominal_add must give the same matrices."
+    ),
+    methods=["exact", "exhaustive", "symbolic"],
+    hypotheses=_SIZES,
+)
+def _def4_11():
+    def nominal(x, y, r):  # (23): x +_r y = Π^m_r x + Π^n_r y
+        return naive_projection(x.rows, r) * x + naive_projection(y.rows, r) * y
+
+    def eq65(X, Y, r):  # rows (x^i +_r y^i)ᵀ, i = 1..s (s = t)
+        return sympy.Matrix.vstack(*[nominal(x, y, r).T for x, y in zip(X, Y)])
+
+    def eq66(X, Y, r):  # (X ⊗ 1_{k/s}) repeats each x^i k/s times, then (65) row by row
+        k = math.lcm(len(X), len(Y))
+        Xk = [X[i // (k // len(X))] for i in range(k)]
+        Yk = [Y[i // (k // len(Y))] for i in range(k)]
+        return eq65(Xk, Yk, r)
+
+    hvs = [(1,), (2,), (1, 2), (2, 1), (1, 2, 1), (2, 1, 2)]  # s = 1, 2, 3 with mixed dimensions
+    cases = sorted(((dx, dy, r) for dx in hvs for dy in hvs for r in (1, 2, 3)),
+                   key=lambda c: (len(c[0]) + len(c[1]) + sum(c[0]) + sum(c[1]) + c[2], c))
+
+    def ok(c):
+        dx, dy, r = c
+        X, Y = _sym_hv(dx, "x"), _sym_hv(dy, "y")
+        M = eq66(X, Y, r)
+        k = math.lcm(len(X), len(Y))
+        iso = sympy.Matrix(_hyper.hv_nominal_add(X, Y, r).tolist())
+        if not (iso - M).expand().is_zero_matrix:
+            raise CheckError(f"isomat's hv_nominal_add disagrees with (66) at {c}")
+        reduces = len(X) != len(Y) or (M - eq65(X, Y, r)).expand().is_zero_matrix
+        return M.shape == (k, r) and reduces
+
+    return decide(_exact_exhaustive(ok, cases, "s, t in [1, 3], mixed dimensions, r in [1, 3]"))
+
+
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]
