@@ -378,4 +378,51 @@ def _def4_11():
     return decide(_exact_exhaustive(ok, cases, "s, t in [1, 3], mixed dimensions, r in [1, 3]"))
 
 
+
+@claim(
+    "cheng2025:alg5.1",
+    quote="we consider zero-padding, which is commonly used nowadays ... Step 1. d = max{n_α, m_β}; X̃ (85) ... "
+          "Step 2. Q̃ᵀ = W^q X̃ᵀ (86) ... Step 3. q^i_j = q̃_{i,j}, j ≤ m_i (87)",
+    statement=(
+        "Algorithm 5.1 is the zero-padding in common use: pad each x^i with zeros to d = max{n_α, m_β}, apply the "
+        "d×d W^q to every padded token, keep the first m_i entries -- which is q^i = W^q[1:m_i, 1:n_i] x^i, the "
+        "top-left m_i×n_i block of W^q. Checked exactly: the printed steps (85)-(87), written out here, equal the "
+        "block form with generic (symbolic) W^q and x^i, for s in [1, 3] tokens with input and output dimensions in "
+        "[1, 3] (d as Step 1 defines it); isomat's zero_padding_linear must agree; float cross-check against "
+        "torch (F.pad, F.linear, slicing) on integer data."
+    ),
+    methods=["exact", "exhaustive", "symbolic", "numeric"],
+    hypotheses=_SIZES,
+)
+def _alg5_1():
+    torch = _torch()
+    dims = [(1,), (2,), (3,), (1, 2), (2, 3), (3, 1), (1, 3, 2)]
+    cases = sorted(((n, m) for n in dims for m in dims if len(n) == len(m)), key=lambda c: (sum(c[0]) + sum(c[1]), c))
+
+    def ok(c):
+        n, m = c
+        d = max(*n, *m)  # Step 1
+        W = sympy.Matrix(d, d, lambda i, j: sympy.Symbol(f"w{i + 1}_{j + 1}"))
+        xs = _sym_hv(n)
+        Xt = sympy.Matrix([[x[j] if j < x.rows else 0 for j in range(d)] for x in xs])  # (85)
+        Qt_T = W * Xt.T  # (86): column i is q̃^i
+        q = [Qt_T[:mi, i] for i, mi in enumerate(m)]  # (87)
+        block = [W[:mi, :ni] * x for mi, ni, x in zip(m, n, xs)]
+        iso = _hyper.zero_padding_linear(W, xs, m)
+        if not all((sympy.Matrix(a) - b).expand().is_zero_matrix for a, b in zip(iso.values(), q)):
+            raise CheckError(f"isomat's zero_padding_linear disagrees with the printed steps at {c}")
+        # float cross-check: the common implementation, pad -> linear -> slice, in torch
+        Wn = _rnd((d, d), sum(n) + sum(m))
+        xn = [_rnd((ni,), 7 * i + ni) for i, ni in enumerate(n)]
+        tor = [torch.nn.functional.linear(torch.nn.functional.pad(torch.tensor(v, dtype=torch.float64), (0, d - len(v))),
+                                          torch.tensor(Wn, dtype=torch.float64)).numpy()[:mi] for v, mi in zip(xn, m)]
+        subs = {W[i, j]: int(Wn[i, j]) for i in range(d) for j in range(d)}
+        for x, v in zip(xs, xn):
+            subs.update({x[j]: int(v[j]) for j in range(x.rows)})
+        floats = all(_close(np.array(a.subs(subs), dtype=float).ravel(), b) for a, b in zip(q, tor))
+        return all((a - b).expand().is_zero_matrix for a, b in zip(q, block)) and floats
+
+    return decide(_exact_exhaustive(ok, cases, "s in [1, 3], n_i, m_i in [1, 3], generic W^q, x^i; torch float cross-check"))
+
+
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]
