@@ -210,7 +210,7 @@ def test_item5_verdict_classes(ledger):
 
 def test_item3_unstated_results_are_beyond_with_their_proofs(ledger):
     beyond = {k: r for k, r in ledger.items() if k.startswith("cheng2025:beyond/")}
-    assert len(beyond) == 12 and all(r.get("beyond") for r in beyond.values())
+    assert len(beyond) == 13 and all(r.get("beyond") for r in beyond.values())
     assert not [k for k in ledger if k.startswith(("cheng2025:def2.5/", "cheng2025:eq22/composition"))]
     assert {k for k, r in beyond.items() if r["strength"] == "proved"} == {
         "cheng2025:beyond/swap-matrix", "cheng2025:beyond/unpad"}

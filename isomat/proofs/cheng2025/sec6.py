@@ -69,7 +69,7 @@ def _g_mat(n, seed):
     quote="(i) If W^{qk} := (W^q)ᵀ W^k remains the same for different W^q and W^k, the mapping Σ remains the same",
     statement=(
         "Replace W^q → G W^q, W^k → G^{-T} W^k (G unit lower-triangular integer, so W^{qk} is unchanged): Σ of §VI "
-        "(steps 1-3 as printed) is unchanged; float64 tol 1e-10, s, n in [1, 3]. (The standard attention: sec6/i-standard.)"
+        "(steps 1-3 as printed) is unchanged; float64 tol 1e-10, s, n in [1, 3]. (The standard attention: cheng2025:beyond/i-standard.)"
         + SAMPLED_WHY
     ),
     methods=["numeric", "exhaustive"],
@@ -85,7 +85,7 @@ def _sec6i():
 
 
 @claim(
-    "cheng2025:sec6/i-standard",
+    "cheng2025:beyond/i-standard",
     quote="(§VI (i) asked of standard attention) softmax(QKᵀ/√n)V unchanged when W^{qk} = (W^q)ᵀ W^k is unchanged",
     statement=(
         "Whether non-identifiability (i) also holds for the standard scaled dot-product attention (torch SDPA): "
