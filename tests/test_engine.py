@@ -238,3 +238,17 @@ def test_any_source_key_is_open_to_users(monkeypatch):
         lambda: decide(exhaustive(lambda k: True, range(2), describe="r")))
     c = engine.REGISTRY["nobody2020:thm1"]
     assert c.paper == "nobody2020" and run_claim(c)["verdict"] == "holds"
+
+
+def test_compare_printed_takes_its_counterexample_and_correction_from_trials():
+    from isomat.proofs.engine import Trial, compare_printed
+
+    bad = Trial(False, "exact", {"cases": "n <= 3"}, {"case": [2]})
+    good = Trial(True, "exact", {"cases": "n <= 3"})
+    out = compare_printed({"a": 1}, {"a": 2}, kind="inconsistent", witness=bad, correction=("use 2", good))
+    assert out.verdict == "inconsistent" and out.counterexample == {"case": [2]} and out.correction == "use 2"
+    assert out.evidence["printed_vs_reference"]["ok"] is False and out.evidence["corrected"]["ok"] is True
+    with pytest.raises(CheckError, match="does not verify"):
+        compare_printed({"a": 1}, {"a": 2}, kind="inconsistent", correction=("use 3", bad))
+    # a passing witness contributes no counterexample
+    assert compare_printed({"a": 1}, {"a": 2}, kind="inconsistent", witness=good).counterexample is None

@@ -373,6 +373,8 @@ def compare_printed(
     kind: str = "misprint",
     rel_tol: float = 0.0,
     method: str = "recompute",
+    witness: Trial | None = None,
+    correction: tuple[str, Trial] | None = None,
     **evidence: Any,
 ) -> Outcome:
     """Compare printed values with values recomputed from the paper's own definitions.
@@ -382,9 +384,21 @@ def compare_printed(
     anything mismatches: ``misprint`` (printed value vs definition) or ``inconsistent``
     (the paper's numbers vs each other). ``rel_tol`` 0 means exact comparison; a printed
     number rounded to k digits is compared with its stated rounding.
+
+    ``witness`` is a trial of the printed form against an independent reference; when it fails,
+    its computed counterexample becomes the outcome's (checked against the claim's hypotheses
+    like any other). ``correction`` is ``(text, trial)``: the consistent form, recorded only when
+    its trial verifies (else :class:`~isomat.errors.CheckError`) -- never typed in after the fact.
     """
     if kind not in ("misprint", "inconsistent"):
         raise ValueError(f"kind must be 'misprint' or 'inconsistent', got {kind!r}")
+    if witness is not None:
+        evidence = {**evidence, "printed_vs_reference": _trial_evidence(witness)}
+    if correction is not None:
+        text, trial = correction
+        evidence = {**evidence, "corrected": _trial_evidence(trial)}
+        if not trial.ok:
+            raise CheckError(f"the stated correction does not verify: {text!r}; counterexample {trial.counterexample!r}")
     missing = [k for k in printed if k not in recomputed]
     if missing:
         raise CheckError(f"no recomputed value for printed entries {missing}")
@@ -395,7 +409,9 @@ def compare_printed(
     ]
     ev = {"method": method, "entries_compared": len(printed), "rel_tol": rel_tol, **evidence}
     if discrepancies:
-        return Outcome(kind, ev, discrepancies=discrepancies)
+        cx = witness.counterexample if witness is not None and not witness.ok else None
+        return Outcome(kind, ev, discrepancies=discrepancies, counterexample=cx,
+                       correction=correction[0] if correction is not None else None)
     return Outcome("holds", ev, strength="recompute")
 
 

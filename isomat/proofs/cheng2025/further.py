@@ -202,15 +202,11 @@ def _eq84():
                      _exact_exhaustive(lambda c: ok(c, lambda s, d: (s, s)), cases, "W^q ∈ M_{s×s}; s, s0, d in [1, 3]"))
     corrected = _exact_exhaustive(lambda c: ok(c, lambda s, d: (d, d)), cases, "s, s0, d in [1, 3]")
     sd = [(s, d) for s in range(1, 4) for d in range(1, 4)]
-    o = compare_printed({f"size of W^q in the display of (84), s = {s}, d = {d}": [s, d] for s, d in sd},
-                        {f"size of W^q in the display of (84), s = {s}, d = {d}": [s, s] for s, d in sd},
-                        kind="inconsistent", method="compare the two printed sizes",
-                        other_size_printed="where W^q, W^k, W^v ∈ M_{s×s} (the line after (84))",
-                        either_size_makes_Q_s0_by_d=_crosscheck(printed), corrected_d_by_d=_crosscheck(corrected))
-    if not corrected.ok:
-        raise CheckError("the correction W^q ∈ M_{d×d} does not verify")
-    o.counterexample, o.correction = printed.counterexample, "W^q, W^k, W^v ∈ M_{d×d}"
-    return o
+    return compare_printed({f"size of W^q in the display of (84), s = {s}, d = {d}": [s, d] for s, d in sd},
+                           {f"size of W^q in the display of (84), s = {s}, d = {d}": [s, s] for s, d in sd},
+                           kind="inconsistent", method="compare the two printed sizes",
+                           other_size_printed="where W^q, W^k, W^v ∈ M_{s×s} (the line after (84))",
+                           witness=printed, correction=("W^q, W^k, W^v ∈ M_{d×d}", corrected))
 
 
 @claim(
