@@ -184,3 +184,15 @@ def test_closed_pipe_ends_quietly(tmp_path):
     proc = subprocess.run(f"{sys.executable} -m isomat.cli verify --paper reneau2025 | head -1", shell=True,
                           capture_output=True, text=True, timeout=300)
     assert proc.stdout.startswith("id") and "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+def test_every_counterexample_comes_with_the_claims_hypotheses(ledger_json):
+    # issue 12: a counterexample must satisfy what the paper assumes. The engine checks each one against
+    # the claim's declared hypotheses (a violation is an error record); this test makes sure every claim
+    # that shows a counterexample, in its headline or in any reading, declared them.
+    _, data, _ = ledger_json
+    undeclared = [r["id"] for r in data["claims"]
+                  if (r.get("counterexample") is not None
+                      or any(rd.get("counterexample") is not None for rd in r.get("readings", [])))
+                  and not r.get("hypotheses")]
+    assert not undeclared, f"counterexamples without declared hypotheses: {undeclared}"
