@@ -324,7 +324,8 @@ def test_zhu_rows_are_valid_convolution_after_selection(m, n, r, s):
         (((4, 4), np.ones((3, 3))), {"padding": -1}, ValueError, "padding must be an integer >= 0, got -1"),
         (((4, 4), np.ones((3, 3))), {"padding": "full"}, ValueError, "padding must be one of"),
         (((4, 4), np.ones((3, 3))), {"padding": "same", "stride": 2}, ValueError, "padding='same' needs stride 1"),
-        (((4, 4), np.ones((3, 3))), {"boundary": "reflect"}, ValueError, "boundary must be one of"),
+        (((4, 4), np.ones((3, 3))), {"boundary": "symmetric"}, ValueError, "boundary must be one of"),
+        (((2, 4), np.ones((3, 3))), {"boundary": "reflect", "padding": 2}, ValueError, "needs padding < the input size"),
         (((2, 2), np.ones((3, 3))), {}, ValueError, "kernel extent 3 .* larger than the padded input 2"),
         (((3, 4, 4), np.ones((2, 2, 3, 3))), {}, ValueError, "kernel has C_in = 2 input channels"),
         (((4, 4), np.ones((3,))), {}, ValueError, "does not fit input_shape"),
@@ -426,3 +427,48 @@ def test_zhu_conv_tap_is_the_entry_rule_of_zhu_conv_matrix(m, n, r, s):
     p, c = np.meshgrid(np.arange(A.shape[0]), np.arange(A.shape[1]), indexing="ij")
     tap = zhu_conv_tap(p, c, n, r, s)
     np.testing.assert_array_equal(A, np.where(tap >= 0, tap + 1, 0))
+
+
+
+def _loop_conv_padded(X, K, stride, pad, dil, mode):
+    """Pad with NumPy's np.pad (reflect / edge), then a valid convolution by direct loops: no isomat code."""
+    Xp = np.pad(X, [(0, 0)] + [(p, p) for p in pad], mode={"reflect": "reflect", "replicate": "edge"}[mode])
+    return loop_conv(Xp, K, stride, (0,) * len(pad), dil)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@given(case=conv_case(dims=(1, 2)))
+def test_reflect_and_replicate_match_loops_and_torch_padding_mode(mode, case):
+    d, c_in, c_out, ks, dil, stride, pad, n, seed = case
+    if mode == "reflect":
+        assume(all(p < m for p, m in zip(pad, n)))
+    rng = np.random.default_rng(seed)
+    K = rng.standard_normal((c_out, c_in) + ks)
+    X = rng.standard_normal((c_in,) + n)
+    kw = dict(stride=stride, padding=pad, dilation=dil, boundary=mode)
+    W = conv_matrix(X.shape, K, **kw)
+    ref = _loop_conv_padded(X, K, stride, pad, dil, mode)
+    np.testing.assert_allclose(W @ X.ravel(), ref.ravel(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(conv_apply(X, K, **kw), ref, rtol=1e-12, atol=1e-12)
+    assert W.has_canonical_format  # taps that land on one column are summed
+    dottest(W, rng=seed)
+    try:
+        import torch
+    except ImportError:
+        return
+    layer = {1: torch.nn.Conv1d, 2: torch.nn.Conv2d}[d](c_in, c_out, ks, stride=stride, padding=pad, dilation=dil,
+                                                         bias=False, padding_mode=mode).double()
+    with torch.no_grad():
+        layer.weight.copy_(torch.tensor(K))
+        tref = layer(torch.tensor(X)[None])[0].numpy()
+    np.testing.assert_allclose(W @ X.ravel(), tref.ravel(), rtol=1e-10, atol=1e-12)
+
+
+def test_reflect_and_replicate_exact():
+    a, b, c = sympy.symbols("a b c")
+    k = np.array([a, b, c], dtype=object)
+    # padded reflect: (x1, x0, x1, x2, x3, x2); replicate: (x0, x0, x1, x2, x3, x3)
+    assert conv_matrix((4,), k, padding=1, boundary="reflect", backend="sympy") == sympy.Matrix(
+        [[b, a + c, 0, 0], [a, b, c, 0], [0, a, b, c], [0, 0, a + c, b]])
+    assert conv_matrix((4,), k, padding=1, boundary="replicate", backend="sympy") == sympy.Matrix(
+        [[a + b, c, 0, 0], [a, b, c, 0], [0, a, b, c], [0, 0, a, b + c]])

@@ -41,7 +41,7 @@ from .. import _validate
 from . import _backend
 from ._operator import SparseOperator, check_size, render
 
-_BOUNDARIES = ("zero", "circular")
+_BOUNDARIES = ("zero", "circular", "reflect", "replicate")
 _IM2COL_BYTES = 256 * 2**20  # largest stacked-shifts buffer conv_apply builds; above it, one GEMM per tap
 _SCRATCH = threading.local()
 
@@ -162,6 +162,12 @@ class _Plan:
         self.dilation = _validate.int_tuple("dilation", dilation, d, minimum=1)
         self.boundary = _validate.choice("boundary", boundary, _BOUNDARIES)
         self.lo, self.hi = _padding(padding, d, self.ktaps, self.dilation, self.stride)
+        if self.boundary == "reflect":  # torch: "Padding size should be less than the corresponding input dimension"
+            for i in range(d):
+                if max(self.lo[i], self.hi[i]) >= self.spatial[i]:
+                    raise ValueError(f"boundary='reflect' needs padding < the input size along each axis (as torch's "
+                                     f"padding_mode='reflect'), got padding ({self.lo[i]}, {self.hi[i]}) for size "
+                                     f"{self.spatial[i]} along spatial axis {i}")
         if extra_hi is not None:  # pooling's ceil_mode: windows may run past the padded input
             self.hi = tuple(h + e for h, e in zip(self.hi, extra_hi))
         out = []
@@ -185,6 +191,13 @@ class _Plan:
         n = self.spatial[i]
         if self.boundary == "circular":
             return idx % n, None
+        if self.boundary == "replicate":  # the edge value repeated (torch's padding_mode="replicate", NumPy "edge")
+            return xp.clip(idx, 0, n - 1), None
+        if self.boundary == "reflect":  # mirrored without repeating the edge (torch's "reflect"), period 2(n - 1)
+            if n == 1:
+                return xp.zeros_like(idx), None
+            r = idx % (2 * n - 2)
+            return xp.where(r < n, r, 2 * n - 2 - r), None
         return idx, (idx >= 0) & (idx < n)
 
 
@@ -352,15 +365,13 @@ def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads:
     check_size("conv_matrix", shape, nnz, field=field, staging=not (field == "numpy" and format == "csr"))
     nthreads = threads or min(2, os.cpu_count() or 1)
     indptr, cols, vals = _fill(plan, kflat, r0, r1, field, xp, nthreads)
-    may_repeat = plan.boundary == "circular" and any(
-        any((dl * delta) % n == 0 for delta in range(1, k)) for dl, k, n in zip(plan.dilation, plan.ktaps, plan.spatial)
-    )
     if field == "numpy" and format == "csr":
         A = sp.csr_array((vals, cols, indptr.astype(cols.dtype, copy=False)), shape=shape, copy=False)
-        if plan.boundary == "circular":
+        if plan.boundary != "zero":
+            # wrapped, mirrored or clamped taps may land on one column twice (and out of order): sum them
             A.has_sorted_indices = False
             A.sum_duplicates()
-        elif not may_repeat:
+        else:
             A.has_sorted_indices = True
             A.has_canonical_format = True
         return A
@@ -386,7 +397,8 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
 
         W_{(c,o),(c',j)} = \sum_{t:\; j_i = o_i s_i-\ell_i+t_i\delta_i\ \forall i} k_{c,c',t}
 
-    (indices taken modulo :math:`n_i` for ``boundary="circular"``).
+    (indices taken modulo :math:`n_i` for ``boundary="circular"``, mirrored for ``"reflect"``, clamped
+    for ``"replicate"``: torch's ``padding_mode``).
 
     Parameters
     ----------
@@ -400,8 +412,10 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     padding : int, tuple of int, "valid" or "same"
         Symmetric padding per axis; "same" pads ``dilation*(k-1)`` in total, the extra one on the
         high side, as torch (stride 1 only).
-    boundary : {"zero", "circular"}
-        Value read outside the input: zero, or the periodic continuation.
+    boundary : {"zero", "circular", "reflect", "replicate"}
+        Value read outside the input, as torch's ``padding_mode`` (``"zeros"``, ``"circular"``,
+        ``"reflect"``, ``"replicate"``): zero, the periodic continuation, the mirror image without
+        repeating the edge (padding must be smaller than the input, as in torch), or the edge value.
     groups : int
         As torch: the channels split into ``groups`` groups, output channel ``c`` reading only
         the input channels of group ``c // (C_out / groups)`` (``groups = C_in``: depthwise).
@@ -560,7 +574,8 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     xp = _backend.array_module(field)
     pad = [(0, 0)] + list(zip(plan.lo, plan.hi))
     if any(p != (0, 0) for p in pad):
-        xpad = xp.pad(xv, pad, mode="constant" if plan.boundary == "zero" else "wrap")
+        xpad = xp.pad(xv, pad, mode={"zero": "constant", "circular": "wrap", "reflect": "reflect",
+                                     "replicate": "edge"}[plan.boundary])
     else:
         xpad = xv
     d = plan.d
