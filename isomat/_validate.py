@@ -40,13 +40,16 @@ def nonnegative_int(name: str, value: Any) -> int:
 
 
 def int_tuple(name: str, value: Any, length: int, *, minimum: int = 1) -> tuple[int, ...]:
-    """An int broadcast to ``length`` entries, or a sequence of exactly ``length`` ints."""
+    """An int -- or a 1-entry sequence, as torch's convolution and pooling accept -- broadcast to
+    ``length`` entries, or a sequence of exactly ``length`` ints."""
     if isinstance(value, (numbers.Integral,)) and not isinstance(value, bool):
         return (integer(name, value, minimum=minimum),) * length
     if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
         raise TypeError(
             f"{name} must be an integer or a sequence of {length} integers, got {_describe(value)}"
         )
+    if len(value) == 1 and length != 1:
+        return (integer(f"{name}[0]", value[0], minimum=minimum),) * length
     if len(value) != length:
         raise ValueError(f"{name} must have {length} entries, got {len(value)}: {tuple(value)!r}")
     return tuple(integer(f"{name}[{i}]", v, minimum=minimum) for i, v in enumerate(value))

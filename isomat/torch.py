@@ -290,17 +290,10 @@ def _pool_args(module: nn.Module, d: int) -> tuple[tuple[int, ...], tuple[int, .
 def _avgpool(module: nn.Module, d: int, shape: tuple[int, ...]) -> tuple[Any, np.ndarray]:
     _need_shape(module, shape, d + 1, "(C, " + ", ".join(f"n{i + 1}" for i in range(d)) + ")")
     window, stride, padding = _pool_args(module, d)
-    div = getattr(module, "divisor_override", None)
-    sign = 1.0
-    if div is not None:
-        div = int(div)
-        if div == 0:
-            raise ValueError(f"{type(module).__name__}: divisor_override must be non-zero, got 0")
-        sign, div = (-1.0 if div < 0 else 1.0), abs(div)
+    div = getattr(module, "divisor_override", None)  # torch's semantics, negative divisors included
     W = avgpool_matrix(shape, window, stride=stride, padding=padding, ceil_mode=bool(module.ceil_mode),
-                       count_include_pad=bool(module.count_include_pad), divisor_override=div)
-    if sign < 0:
-        W = -W
+                       count_include_pad=bool(module.count_include_pad),
+                       divisor_override=None if div is None else int(div))
     return W, np.zeros(W.shape[0])
 
 
@@ -313,18 +306,10 @@ def _maxpool(module: nn.Module, d: int, shape: tuple[int, ...], x: Any) -> tuple
     dilation = _tuple("dilation", module.dilation, d, module)
     xt = x if isinstance(x, torch.Tensor) else torch.as_tensor(np.asarray(x))
     xt = xt.detach().cpu()
-    if all(dl == 1 for dl in dilation) and not xt.is_complex():
-        S = maxpool_selection(xt.numpy(), window, stride=stride, padding=padding, ceil_mode=bool(module.ceil_mode))
-    else:
-        # max-pooling dilation (isomat's maxpool_selection has none): torch's own arg-max indices
-        fn = {1: torch.nn.functional.max_pool1d_with_indices, 2: torch.nn.functional.max_pool2d_with_indices,
-              3: torch.nn.functional.max_pool3d_with_indices}[d]
-        _, idx = fn(xt.unsqueeze(0), window, stride, padding, dilation, bool(module.ceil_mode), True)
-        idx = idx[0].reshape(shape[0], -1).numpy().astype(np.int64)
-        plane = math.prod(shape[1:])
-        cols = (idx + np.arange(shape[0])[:, None] * plane).reshape(-1)
-        S = sp.csr_array((np.ones(cols.shape[0]), (np.arange(cols.shape[0]), cols)),
-                         shape=(cols.shape[0], math.prod(shape)))
+    if xt.is_complex():
+        raise TypeError(f"{type(module).__name__}: x must be real (max pooling compares values), got {xt.dtype}")
+    S = maxpool_selection(xt.numpy(), window, stride=stride, padding=padding, dilation=dilation,
+                          ceil_mode=bool(module.ceil_mode))
     return S, np.zeros(S.shape[0])
 
 

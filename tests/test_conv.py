@@ -472,3 +472,16 @@ def test_reflect_and_replicate_exact():
         [[b, a + c, 0, 0], [a, b, c, 0], [0, a, b, c], [0, 0, a + c, b]])
     assert conv_matrix((4,), k, padding=1, boundary="replicate", backend="sympy") == sympy.Matrix(
         [[a + b, c, 0, 0], [a, b, c, 0], [0, a, b, c], [0, 0, a, b + c]])
+
+
+
+def test_a_kernel_that_reads_two_ways_is_refused():
+    # issue 13: (3, 32, 32) with a (3, 3, 3) kernel is a 3-d volume or 3 channels with C_out missing: never a guess
+    with pytest.raises(ValueError, match=r"reads two ways.*\(C_out, 3, 3, 3\).*\(1, 1, 3, 3, 3\)"):
+        conv_matrix((3, 32, 32), np.ones((3, 3, 3)))
+    with pytest.raises(ValueError, match="reads two ways"):
+        conv_apply(np.ones((3, 8, 8)), np.ones((3, 3, 3)))
+    assert conv_matrix((1, 3, 8, 8), np.ones((1, 1, 3, 3, 3))).shape == (6 * 6, 3 * 64)  # the 3-d reading, explicit
+    assert conv_matrix((3, 8, 8), np.ones((2, 3, 3, 3))).shape == (2 * 36, 3 * 64)  # the channel reading, explicit
+    assert conv_matrix((5, 8, 8), np.ones((3, 3, 3))).shape == (3 * 36, 5 * 64)  # a volume whose first axis differs
+    assert conv_matrix((3, 3), np.ones((3, 3))).shape == (1, 9)  # 2-d single channel (zhu2025's images) stays

@@ -43,7 +43,7 @@ CASES = {
     "kron": ("kron", lambda dev, b: _m("kron").kron(dev(A23), dev(B32))),
     "conv": ("conv", lambda dev, b: _m("conv").conv_matrix((2, 6, 5), dev(K_CONV), padding=1)),
     "conv-rows": ("conv", lambda dev, b: _m("conv").conv_matrix((2, 6, 5), dev(K_CONV), padding=1, rows=(7, 41))),
-    "avgpool": ("pool", lambda dev, b: _m("pool").avgpool_matrix((2, 6, 6), 2, backend=b)),
+    "avgpool": ("pool", lambda dev, b: _m("pool").avgpool_matrix((2, 6, 6), (2, 2), backend=b)),
     "rnn": ("rnn", lambda dev, b: _m("rnn").rnn_matrix(dev(U34), dev(V44), 3)),
     "linear-attention": ("attention", lambda dev, b: _m("attention").linear_attention_matrix(2, dev(A23.T), dev(A23.T), dev(B32))),
     "zhu-w-sa": ("attention", lambda dev, b: _m("attention").zhu_w_sa(dev(V44), dev(V44), dev(V44))),

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import sympy
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import isomat
@@ -103,7 +103,7 @@ def test_ceil_mode_exact_example():
     h = sympy.Rational(1, 2)
     assert A == sympy.Matrix([[h, h, 0, 0, 0], [0, 0, h, h, 0], [0, 0, 0, 0, 1]])
     assert avgpool_matrix((5,), 2, ceil_mode=True, divisor_override=3, backend="sympy")[2, 4] == sympy.Rational(1, 3)
-    with pytest.raises(ValueError, match="divisor_override must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match="divisor_override must be a non-zero integer"):
         avgpool_matrix((5,), 2, divisor_override=0)
     with pytest.raises(TypeError, match="ceil_mode must be a bool"):
         avgpool_matrix((5,), 2, ceil_mode=1)
@@ -131,9 +131,9 @@ def test_maxpool_selection_matches_loops_and_torch(case, ties):
 
 def test_maxpool_selection_exact_and_data_dependent():
     X = sympy.Matrix([[1, sympy.Rational(5, 2)], [-3, 2]])
-    S = maxpool_selection(np.array(X.tolist(), dtype=object), 2)
+    S = maxpool_selection(np.array(X.tolist(), dtype=object), (2, 2))
     assert isinstance(S, sympy.SparseMatrix) and S * X.reshape(4, 1) == sympy.Matrix([[sympy.Rational(5, 2)]])
-    S2 = maxpool_selection(-np.array([[1.0, 2.5], [-3, 2]]), 2)
+    S2 = maxpool_selection(-np.array([[1.0, 2.5], [-3, 2]]), 2, ndim=2)
     assert S2.toarray().tolist() == [[0.0, 0.0, 1.0, 0.0]]  # another x, another matrix
 
 
@@ -148,7 +148,7 @@ def test_avgpool_exact_rationals():
 def test_zhu_pool_row_major_vs_patch_major(a, b, p):
     m, n = a * p, b * p
     X = np.random.default_rng(m * 7 + n).standard_normal((m, n))
-    ref = avgpool_matrix((m, n), p) @ X.ravel()
+    ref = avgpool_matrix((m, n), (p, p)) @ X.ravel()
     Wpm = zhu_pool_matrix((m, n), p, flattening="patch-major")
     np.testing.assert_allclose(Wpm @ X.ravel(), ref, rtol=1e-13)
     printed = zhu_pool_matrix((m, n), p)
@@ -161,15 +161,17 @@ def test_zhu_pool_row_major_vs_patch_major(a, b, p):
 @pytest.mark.parametrize(
     "fn, args, kwargs, exc, words",
     [
-        (avgpool_matrix, ((4, 4), 2), {"padding": 2}, ValueError, "padding must be at most half the window"),
-        (avgpool_matrix, ((4, 4), 0), {}, ValueError, "window must be a positive integer, got 0"),
-        (avgpool_matrix, ((4, 4), 2), {"stride": (1, 2, 3)}, ValueError, "stride must have 2 entries"),
-        (avgpool_matrix, ((4, 4), 2), {"count_include_pad": 1}, TypeError, "count_include_pad must be a bool"),
-        (avgpool_matrix, ((2, 4, 4, 4, 4), (2, 2)), {}, ValueError, "must have 2 or 3 entries"),
+        (avgpool_matrix, ((4, 4), (2, 2)), {"padding": 2}, ValueError, "padding must be at most half the"),
+        (avgpool_matrix, ((4, 4), (0, 0)), {}, ValueError, r"window\[0\] must be a positive integer, got 0"),
+        (avgpool_matrix, ((4, 4), 0), {"ndim": 2}, ValueError, "window must be a positive integer, got 0"),
+        (avgpool_matrix, ((4, 4), (2, 2)), {"stride": (1, 2, 3)}, ValueError, "stride must have 2 entries"),
+        (avgpool_matrix, ((4, 4), (2, 2)), {"count_include_pad": 1}, TypeError, "count_include_pad must be a bool"),
+        (avgpool_matrix, ((2, 4, 4, 4, 4), (2, 2)), {}, ValueError, r"must be \(n1..n2\) or \(C, n1..n2\)"),
+        (maxpool_selection, (np.ones((4, 4), dtype=complex), (2, 2)), {}, TypeError, "x must be real"),
         (zhu_pool_matrix, ((3, 3), 2), {}, ValueError, r"Q = L / p\^2 must be an integer: L = 9, p = 2"),
         (zhu_pool_matrix, ((2, 8), 4), {"flattening": "patch-major"}, ValueError, "p = 4 must divide both image sides"),
         (zhu_pool_matrix, ((4, 4), 2), {"flattening": "col-major"}, ValueError, "flattening must be one of"),
-        (maxpool_selection, (np.ones((4, 4)), 2), {"padding": -1}, ValueError, "padding must be an integer >= 0"),
+        (maxpool_selection, (np.ones((4, 4)), (2, 2)), {"padding": -1}, ValueError, "padding must be an integer >= 0"),
     ],
 )
 def test_bad_arguments(fn, args, kwargs, exc, words):
@@ -204,3 +206,59 @@ def test_patch_major_pixel_is_the_entry_rule_of_patch_major_order(a, b, p):
     k = np.arange(m * n)
     np.testing.assert_array_equal(patch_major_pixel(k, n, p), patch_major_order((m, n), p))
     assert patch_major_pixel(m * n - 1, n, p) == patch_major_order((m, n), p)[-1]
+
+
+
+def test_one_meaning_per_shape_int_windows_need_ndim():
+    # issue 13: (3, 32, 32) with an int window is 3 channels for avg_pool2d and one volume for avg_pool3d: refused
+    with pytest.raises(ValueError, match=r"window=2 does not say how many of the 3 axes .* pass ndim="):
+        avgpool_matrix((3, 32, 32), 2)
+    with pytest.raises(ValueError, match="does not say how many"):
+        maxpool_selection(np.zeros((3, 4, 4)), 2)
+    with pytest.raises(ValueError, match=r"must be \(n1..n1\) or \(C, n1..n1\) for a 1-d window"):
+        pool_output_shape((3, 8, 8), (2,))  # a 1-tuple window is a 1-d window
+    assert avgpool_matrix((3, 32, 32), 2, ndim=2).shape == (768, 3072)  # torch's avg_pool2d: per channel
+    assert avgpool_matrix((3, 32, 32), (2, 2)).shape == (768, 3072)
+    assert avgpool_matrix((4, 32, 32), 2, ndim=3).shape == (2 * 16 * 16, 4 * 32 * 32)  # one volume
+    assert avgpool_matrix((6,), 2).shape == (3, 6)  # a single axis is unambiguous
+    with pytest.raises(ValueError, match=r"must be \(n1..n2\) or \(C, n1..n2\)"):
+        avgpool_matrix((2, 3, 8, 8), (2, 2))
+    with pytest.raises(ValueError, match="contradicts"):
+        avgpool_matrix((3, 8, 8), (2, 2), ndim=3)
+
+
+@given(st.integers(1, 3), st.integers(3, 7), st.integers(3, 7), st.integers(1, 3), st.integers(1, 2), st.integers(1, 2),
+       st.integers(0, 1), st.booleans(), st.integers(0, 2**16))
+def test_maxpool_dilation_matches_torch(c, h, w, k, dil, stride, pad, ceil, seed):
+    torch = pytest.importorskip("torch")
+    assume(2 * pad <= k and dil * (k - 1) + 1 <= min(h, w) + 2 * pad)
+    X = np.random.default_rng(seed).standard_normal((c, h, w))
+    S = maxpool_selection(X, (k, k), stride=stride, padding=pad, dilation=dil, ceil_mode=ceil)
+    ref = torch.nn.functional.max_pool2d(torch.tensor(X)[None], k, stride=stride, padding=pad, dilation=dil,
+                                         ceil_mode=ceil)[0].numpy()
+    assert pool_output_shape(X.shape, (k, k), stride=stride, padding=pad, dilation=dil, ceil_mode=ceil) == ref.shape
+    np.testing.assert_array_equal(S @ X.ravel(), ref.ravel())
+    # against direct loops: the maximum over the dilated window, padding read as -inf
+    oh, ow = ref.shape[1:]
+    loop = np.full(ref.shape, -np.inf)
+    for ch in range(c):
+        for i in range(oh):
+            for j in range(ow):
+                for a in range(k):
+                    for b in range(k):
+                        u, v = i * stride - pad + a * dil, j * stride - pad + b * dil
+                        if 0 <= u < h and 0 <= v < w:
+                            loop[ch, i, j] = max(loop[ch, i, j], X[ch, u, v])
+    np.testing.assert_array_equal(ref, loop)
+
+
+def test_one_tuple_broadcast_and_divisor_override_as_torch():
+    torch = pytest.importorskip("torch")
+    x = np.arange(1.0, 17.0).reshape(1, 4, 4)
+    for div in (-2, 3):
+        A = avgpool_matrix(x.shape, 2, stride=(1,), padding=(1,), divisor_override=div, ndim=2)
+        ref = torch.nn.functional.avg_pool2d(torch.tensor(x), (2,), stride=(1,), padding=(1,), divisor_override=div)
+        np.testing.assert_allclose(A @ x.ravel(), ref.numpy().ravel(), rtol=1e-15)
+    assert avgpool_matrix((4,), 2, divisor_override=-2, backend="sympy")[0, 0] == sympy.Rational(-1, 2)
+    with pytest.raises(ValueError, match="divisor_override must be a non-zero integer"):
+        avgpool_matrix((4,), 2, divisor_override=0)

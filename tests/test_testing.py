@@ -70,7 +70,7 @@ def test_conv_layers_build_and_match_torch(cfg):
             t = f(torch.as_tensor(X)[None], torch.as_tensor(K), **cfg.torch_kwargs())[0]
         np.testing.assert_allclose(t.numpy().ravel(), y, rtol=1e-10, atol=1e-12)
     else:
-        with pytest.raises(ValueError, match="circular"):
+        with pytest.raises(ValueError, match=f"no {cfg.boundary} padding"):
             cfg.torch_kwargs()
 
 
@@ -87,7 +87,7 @@ def test_pool_layers_build_and_match_torch(cfg):
     X = cfg.input()
     assert all(2 * p <= k for p, k in zip(cfg.padding, cfg.window))
     assert pool_output_shape(cfg.input_shape, cfg.window, stride=cfg.stride, padding=cfg.padding,
-                             ceil_mode=cfg.ceil_mode) == cfg.output_shape
+                             ceil_mode=cfg.ceil_mode, dilation=cfg.dilations) == cfg.output_shape
     if cfg.kind == "avg":
         A = avgpool_matrix(cfg.input_shape, cfg.window, **cfg.kwargs())
         y = A @ X.ravel()

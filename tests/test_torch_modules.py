@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
+from isomat.testing import strategies as kit  # noqa: E402
 from isomat.torch import LinearRNN, from_module  # noqa: E402
 
 pytestmark = pytest.mark.torch
@@ -68,41 +69,13 @@ def _made(factory, seed, dtype):
 # ---------------------------------------------------------------------------------------------
 # convolutions
 # ---------------------------------------------------------------------------------------------
-@st.composite
-def conv_layers(draw):
-    d = draw(st.integers(1, 3))
-    g = draw(st.integers(1, 3))
-    cin, cout = g * draw(st.integers(1, 2)), g * draw(st.integers(1, 2))
-    ks = tuple(draw(st.integers(1, 3)) for _ in range(d))
-    dil = tuple(draw(st.integers(1, 2)) for _ in range(d))
-    mode = draw(st.sampled_from(["zeros", "circular", "reflect", "replicate"]))
-    kind = draw(st.sampled_from(["int", "same", "valid"]))
-    if kind == "same":
-        stride, padding = (1,) * d, "same"
-        pads = [((dl * (k - 1)) // 2, dl * (k - 1) - (dl * (k - 1)) // 2) for dl, k in zip(dil, ks)]
-    else:
-        stride = tuple(draw(st.integers(1, 3)) for _ in range(d))
-        padding = "valid" if kind == "valid" else tuple(draw(st.integers(0, 2)) for _ in range(d))
-        pads = [(0, 0)] * d if kind == "valid" else [(p, p) for p in padding]
-    spatial = []
-    for k, dl, (lo, hi) in zip(ks, dil, pads):
-        low = max(1, dl * (k - 1) + 1 - lo - hi)
-        if mode == "circular":
-            low = max(low, lo, hi)
-        if mode == "reflect":
-            low = max(low, lo + 1, hi + 1)
-        spatial.append(draw(st.integers(low, low + (3 if d < 3 else 1))))
-    kw = dict(stride=stride, padding=padding, dilation=dil, groups=g, padding_mode=mode, bias=draw(st.booleans()))
-    return d, cin, cout, ks, kw, (cin,) + tuple(spatial)
-
-
 @EXAMPLES
-@given(conv_layers(), SEEDS, DTYPES)
-def test_conv(cfg, seed, dtype):
-    d, cin, cout, ks, kw, shape = cfg
-    cls = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}[d]
-    m = _made(lambda: cls(cin, cout, ks, **kw), seed, dtype)
-    _check(m, shape, seed, dtype)
+@given(kit.conv_layers(boundaries=("zero", "circular", "reflect", "replicate")), st.booleans(), SEEDS, DTYPES)
+def test_conv(cfg, bias, seed, dtype):
+    """The kit's layers (every padding kind and padding_mode, groups, dilation), biases on and off."""
+    cls = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}[cfg.d]
+    m = _made(lambda: cls(**{**cfg.torch_module_kwargs(), "bias": bias}), seed, dtype)
+    _check(m, cfg.input_shape, seed, dtype)
 
 
 @st.composite
@@ -146,42 +119,26 @@ def test_conv_transpose_output_padding_past_stride():
 # ---------------------------------------------------------------------------------------------
 # pooling
 # ---------------------------------------------------------------------------------------------
-@st.composite
-def pool_layers(draw, kind):
-    d = draw(st.integers(1, 3))
-    win = tuple(draw(st.integers(1, 3)) for _ in range(d))
-    stride = draw(st.one_of(st.none(), st.tuples(*[st.integers(1, 3)] * d)))
-    padding = tuple(draw(st.integers(0, k // 2)) for k in win)
-    kw = dict(kernel_size=win, stride=stride, padding=padding, ceil_mode=draw(st.booleans()))
-    dil = (1,) * d
-    if kind == "avg":
-        kw["count_include_pad"] = draw(st.booleans())
-        if d > 1:
-            kw["divisor_override"] = draw(st.sampled_from([None, 1, 3, -2]))
-    else:
-        dil = tuple(draw(st.integers(1, 2)) for _ in range(d))
-        kw["dilation"] = dil
-    spatial = tuple(draw(st.integers(dl * (k - 1) + 1, dl * (k - 1) + (4 if d < 3 else 2)))
-                    for k, dl in zip(win, dil))
-    return d, kw, (draw(st.integers(1, 3)),) + spatial
+POOLS = {("avg", 1): nn.AvgPool1d, ("avg", 2): nn.AvgPool2d, ("avg", 3): nn.AvgPool3d,
+         ("max", 1): nn.MaxPool1d, ("max", 2): nn.MaxPool2d, ("max", 3): nn.MaxPool3d}
 
 
 @EXAMPLES
-@given(pool_layers("avg"), SEEDS, DTYPES)
+@given(kit.pool_layers(kinds=("avg",)), SEEDS, DTYPES)
 def test_avgpool(cfg, seed, dtype):
-    d, kw, shape = cfg
-    m = {1: nn.AvgPool1d, 2: nn.AvgPool2d, 3: nn.AvgPool3d}[d](**kw)
-    _check(m, shape, seed, dtype, pass_x=True)  # parameter-free: dtype follows x
+    """The kit's average pooling layers: ceil_mode, count_include_pad, divisor_override (negative too)."""
+    m = POOLS["avg", cfg.d](**cfg.torch_module_kwargs())
+    _check(m, cfg.input_shape, seed, dtype, pass_x=True)  # parameter-free: dtype follows x
 
 
 @EXAMPLES
-@given(pool_layers("max"), SEEDS, DTYPES, st.booleans())
+@given(kit.pool_layers(kinds=("max",)), SEEDS, DTYPES, st.booleans())
 def test_maxpool(cfg, seed, dtype, ties):
-    d, kw, shape = cfg
-    m = {1: nn.MaxPool1d, 2: nn.MaxPool2d, 3: nn.MaxPool3d}[d](**kw)
+    """The kit's max pooling layers, dilation included; with ties torch keeps the first maximum."""
+    m = POOLS["max", cfg.d](**cfg.torch_module_kwargs())
     gen = torch.Generator().manual_seed(seed)
-    x = torch.randint(-2, 3, shape, generator=gen).to(dtype) if ties else None  # ties: torch keeps the first
-    W, b = _check(m, shape, seed, dtype, x=x, pass_x=True)
+    x = torch.randint(-2, 3, cfg.input_shape, generator=gen).to(dtype) if ties else None
+    W, b = _check(m, cfg.input_shape, seed, dtype, x=x, pass_x=True)
     assert not b.any() and np.all(W.data == 1) and np.all(np.diff(W.indptr) == 1)
 
 

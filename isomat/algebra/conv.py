@@ -78,6 +78,15 @@ def _geometry(input_shape: Any, kshape: tuple[int, ...],
     (``(C_out, C_in / groups, k1, ..., kd)``, as torch)."""
     shape = _validate.shape("input_shape", input_shape)
     if len(kshape) == len(shape):  # single channel: kernel (k1..kd) on input (n1..nd)
+        if len(shape) >= 3 and kshape[0] == shape[0]:
+            # (3, 32, 32) with a (3, 3, 3) kernel: one 3-d volume, or 3 channels of a 2-d layer whose kernel
+            # lacks its C_out axis? torch's layout makes the leading axis channels; refuse rather than guess
+            k, n = tuple(kshape), shape
+            raise ValueError(
+                f"kernel of shape {k} on input_shape {n} reads two ways: a single-channel {len(n)}-d convolution, or a "
+                f"{len(n) - 1}-d convolution over C_in = {n[0]} channels whose kernel lacks its C_out axis. Pass the "
+                f"kernel as (C_out, {n[0]}, {', '.join(map(str, k[1:]))}) for the channels, or as "
+                f"{(1, 1) + k} with input_shape {(1,) + n} for the single-channel {len(n)}-d convolution")
         if groups != 1:
             raise ValueError(f"groups must be 1 for a single-channel kernel of shape {tuple(kshape)}, got {groups}")
         return len(shape), 1, 1, shape, tuple(kshape), True
@@ -563,6 +572,7 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     if flat:
         raise ValueError("x given flat needs its shape: pass x reshaped to input_shape")
     if kd == xv.ndim:
+        _geometry(tuple(xv.shape), tuple(k.shape), groups)  # refuses a layer that reads two ways, as conv_matrix
         k = k.reshape((1, 1) + k.shape)
         xv = xv.reshape((1,) + xv.shape)
         single = True

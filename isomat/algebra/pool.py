@@ -24,19 +24,39 @@ from .conv import _blocks, _build, _Plan
 
 
 def _window_plan(input_shape: Any, window: Any, stride: Any, padding: Any, ndim: int | None,
-                 ceil_mode: bool = False) -> _Plan:
+                 ceil_mode: bool = False, dilation: Any = 1) -> _Plan:
+    """The pooling geometry. ``input_shape`` is ``(C, n1..nd)`` or ``(n1..nd)``, as in torch; the number ``d``
+    of spatial axes comes from a tuple ``window`` or from ``ndim``, never from a guess: an int window with a
+    shape of more than one axis is ambiguous (``(3, 32, 32)`` is three channels of 32×32 for torch's avg_pool2d,
+    one 3×32×32 volume for avg_pool3d) and is refused."""
     shape = _validate.shape("input_shape", input_shape)
-    if isinstance(window, (tuple, list)):
+    if ndim is not None:
+        ndim = _validate.positive_int("ndim", ndim)
+    if isinstance(window, (tuple, list)):  # its length is the number of spatial axes
         d = len(window)
+        if ndim is not None and ndim != d:
+            raise ValueError(f"ndim={ndim} contradicts the {d}-entry window {tuple(window)}")
     elif ndim is not None:
-        d = _validate.positive_int("ndim", ndim)
+        d = ndim
+    elif len(shape) == 1:
+        d = 1
     else:
-        d = len(shape)
+        spatial = ", ".join(f"n{i + 1}" for i in range(len(shape) - 1))
+        raise ValueError(
+            f"window={window!r} does not say how many of the {len(shape)} axes of input_shape={shape} are spatial: "
+            f"pass ndim= (ndim={len(shape) - 1} reads it as (C, {spatial}), torch's layout for "
+            f"avg_pool{len(shape) - 1}d; ndim={len(shape)} pools all axes of one channel) or a window with one "
+            f"entry per spatial axis")
+    if len(shape) not in (d, d + 1):
+        raise ValueError(f"input_shape={shape} must be (n1..n{d}) or (C, n1..n{d}) for a {d}-d window; "
+                         f"{len(shape)} axes given")
+    # torch broadcasts a single int -- or a 1-entry tuple -- to every spatial axis
     win = _validate.int_tuple("window", window, d, minimum=1)
     st = win if stride is None else _validate.int_tuple("stride", stride, d, minimum=1)
     pad = _validate.int_tuple("padding", padding, d, minimum=0)
-    for i, (p, k) in enumerate(zip(pad, win)):
-        if 2 * p > k:
+    dil = _validate.int_tuple("dilation", dilation, d, minimum=1)
+    for p, k in zip(pad, win):
+        if 2 * p > k:  # torch's rule, whatever the dilation
             raise ValueError(f"padding must be at most half the window (as torch), got padding {pad} for window {win}")
     if not isinstance(ceil_mode, bool):
         raise TypeError(f"ceil_mode must be a bool, got {ceil_mode!r}")
@@ -44,12 +64,13 @@ def _window_plan(input_shape: Any, window: Any, stride: Any, padding: Any, ndim:
     if ceil_mode:  # torch's output size: rounded up, but the last window starts inside input + left padding
         spatial = shape[-d:]
         extra = []
-        for n, k, s, p in zip(spatial, win, st, pad):
-            out = (n + 2 * p - k + s - 1) // s + 1
+        for n, k, s, p, dl in zip(spatial, win, st, pad, dil):
+            ext = dl * (k - 1) + 1
+            out = (n + 2 * p - ext + s - 1) // s + 1
             if (out - 1) * s >= n + p:
                 out -= 1
-            extra.append(max(0, (out - 1) * s + k - (n + 2 * p)))
-    return _Plan(shape, win, st, pad, 1, "zero", depthwise=True, extra_hi=extra)
+            extra.append(max(0, (out - 1) * s + ext - (n + 2 * p)))
+    return _Plan(shape, win, st, pad, dil, "zero", depthwise=True, extra_hi=extra)
 
 
 def _divisors(plan: _Plan, pad: tuple[int, ...], count_include_pad: bool) -> np.ndarray:
@@ -79,7 +100,10 @@ def avgpool_matrix(input_shape: Any, window: Any, *, stride: Any = None, padding
     input_shape : tuple of int
         ``(n1, ..., nd)`` or ``(C, n1, ..., nd)``.
     window : int or tuple of int
-        Window; a tuple fixes ``d``, an int means ``d = len(input_shape)`` unless ``ndim`` is given.
+        Window; a tuple fixes the number ``d`` of spatial axes. An int needs ``ndim`` unless
+        ``input_shape`` has a single axis: ``(3, 32, 32)`` with ``window=2`` is refused, since torch
+        reads it as 3 channels (``avg_pool2d``) or one volume (``avg_pool3d``). ``stride``,
+        ``padding`` and ``dilation`` given as 1-tuples are broadcast to every axis, as torch does.
     stride : int or tuple, optional
         Default: the window (non-overlapping).
     padding : int or tuple
@@ -91,7 +115,10 @@ def avgpool_matrix(input_shape: Any, window: Any, *, stride: Any = None, padding
         Divide by the window size -- clipped to the padded input, which only a ``ceil_mode``
         window exceeds (torch's default) -- or by the taps inside the input.
     divisor_override : int, optional
-        Divide every window sum by this instead (torch's ``divisor_override``).
+        Divide every window sum by this non-zero integer instead (torch's ``divisor_override``; a
+        negative divisor flips the sign, as in torch).
+    ndim : int, optional
+        Number of spatial axes (the trailing ones), for an int window.
     backend : {"numpy", "sympy", "cupy"}
         ``"sympy"`` gives exact Rationals.
     """
@@ -99,7 +126,9 @@ def avgpool_matrix(input_shape: Any, window: Any, *, stride: Any = None, padding
     if not isinstance(count_include_pad, bool):
         raise TypeError(f"count_include_pad must be a bool, got {count_include_pad!r}")
     if divisor_override is not None:
-        divisor_override = _validate.positive_int("divisor_override", divisor_override)
+        divisor_override = _validate.integer("divisor_override", divisor_override)
+        if divisor_override == 0:
+            raise ValueError("divisor_override must be a non-zero integer (torch divides every window sum by it), got 0")
     plan = _window_plan(input_shape, window, stride, padding, ndim, ceil_mode)
     xp = _backend.array_module(field)
     K = plan.K
@@ -122,8 +151,8 @@ def avgpool_matrix(input_shape: Any, window: Any, *, stride: Any = None, padding
     return render(SparseOperator.build(op.shape, op.rows, op.cols, vals, field), format)
 
 
-def maxpool_selection(x: Any, window: Any, *, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-                      ndim: int | None = None, format: str = "csr") -> Any:
+def maxpool_selection(x: Any, window: Any, *, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                      ceil_mode: bool = False, ndim: int | None = None, format: str = "csr") -> Any:
     r"""The data-dependent 0/1 matrix :math:`S(x)` with :math:`S(x)\,x=\operatorname{maxpool}(x)`.
 
     Row :math:`(c, o)` has a single 1 at the first (row-major) position of the maximum of window
@@ -134,12 +163,16 @@ def maxpool_selection(x: Any, window: Any, *, stride: Any = None, padding: Any =
     ----------
     x : array
         ``(n1..nd)`` or ``(C, n1..nd)``, NumPy or SymPy (exact comparisons).
-    window, stride, padding, ceil_mode
+    window, stride, padding, ceil_mode, ndim
         As :func:`avgpool_matrix` (and torch's ``max_pool``).
+    dilation : int or tuple of int
+        Spacing of the window's taps (torch's ``max_pool`` ``dilation``).
     """
     field = _backend.field_of(x)
     xv = _backend.as_values(x, field, name="x")
-    plan = _window_plan(tuple(xv.shape), window, stride, padding, ndim, ceil_mode)
+    if isinstance(x, complex) or (hasattr(xv, "dtype") and xv.dtype.kind == "c"):
+        raise TypeError("x must be real: max pooling compares values, and complex numbers have no order")
+    plan = _window_plan(tuple(xv.shape), window, stride, padding, ndim, ceil_mode, dilation)
     check_size("maxpool_selection", (plan.n_out, plan.n_in), plan.n_out, field=field)
     xp = _backend.array_module(field)
     flat = xv.reshape(-1)
@@ -228,9 +261,9 @@ def zhu_pool_matrix(image_shape: Any, p: Any, *, flattening: str = "row-major", 
 
 
 def pool_output_shape(input_shape: Any, window: Any, *, stride: Any = None, padding: Any = 0,
-                      ceil_mode: bool = False, ndim: int | None = None) -> tuple[int, ...]:
-    """Output shape of :func:`avgpool_matrix` / :func:`maxpool_selection`."""
-    plan = _window_plan(input_shape, window, stride, padding, ndim, ceil_mode)
+                      ceil_mode: bool = False, dilation: Any = 1, ndim: int | None = None) -> tuple[int, ...]:
+    """Output shape of :func:`avgpool_matrix` / :func:`maxpool_selection` (``dilation``: max pooling's)."""
+    plan = _window_plan(input_shape, window, stride, padding, ndim, ceil_mode, dilation)
     return plan.out if plan.single else (plan.c_in,) + plan.out
 
 

@@ -160,11 +160,11 @@ class ConvConfig:
     def torch_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``torch.nn.functional.conv{d}d`` (after input and weight).
 
-        The functional form has no ``padding_mode``: for ``boundary="circular"`` this raises
-        ``ValueError``; use :meth:`torch_forward` or :meth:`torch_module_kwargs` instead.
+        The functional form has no ``padding_mode``: for a ``boundary`` other than ``"zero"`` this
+        raises ``ValueError``; use :meth:`torch_forward` or :meth:`torch_module_kwargs` instead.
         """
         if self.boundary != "zero":
-            raise ValueError("torch.nn.functional.conv*d has no circular padding: use cfg.torch_forward(x, w) "
+            raise ValueError(f"torch.nn.functional.conv*d has no {self.boundary} padding: use cfg.torch_forward(x, w) "
                              "or torch.nn.Conv*d(**cfg.torch_module_kwargs())")
         return dict(stride=self.stride, padding=self.padding, dilation=self.dilation, groups=self.groups)
 
@@ -172,12 +172,12 @@ class ConvConfig:
         """Keyword arguments of ``torch.nn.Conv{d}d`` (``bias=False``, ``padding_mode`` set)."""
         return dict(in_channels=self.c_in, out_channels=self.c_out, kernel_size=self.kernel_size,
                     stride=self.stride, padding=self.padding, dilation=self.dilation, groups=self.groups,
-                    bias=False, padding_mode="zeros" if self.boundary == "zero" else "circular")
+                    bias=False, padding_mode="zeros" if self.boundary == "zero" else self.boundary)
 
     def torch_forward(self, x: Any, weight: Any) -> Any:
         """torch's output for the unbatched input ``x`` ``(C_in, *spatial)`` and ``weight``
-        (NumPy or torch; circular padding through ``torch.nn.functional.pad`` as ``nn.Conv*d``
-        does). Returns a torch tensor ``(C_out, *out)``."""
+        (NumPy or torch; circular, reflect or replicate padding through ``torch.nn.functional.pad``,
+        as ``nn.Conv*d`` does). Returns a torch tensor ``(C_out, *out)``."""
         import warnings
 
         import torch
@@ -194,7 +194,7 @@ class ConvConfig:
             pad: list[int] = []
             for a, b in zip(reversed(lo), reversed(hi)):
                 pad += [a, b]
-            xt = F.pad(xt, pad, mode="circular")
+            xt = F.pad(xt, pad, mode=self.boundary)
             return f(xt, wt, stride=self.stride, dilation=self.dilation, groups=self.groups)[0]
 
 
@@ -202,7 +202,8 @@ class ConvConfig:
 def conv_layers(draw: Any, *, dims: Sequence[int] = (1, 2, 3), max_channels: int = 3, max_groups: int = 3,
                 max_kernel: int = 3, max_stride: int = 3, max_padding: int = 2, max_dilation: int = 2,
                 max_extra: int = 4, paddings: Sequence[str] = ("int", "same", "valid"),
-                boundaries: Sequence[str] = ("zero", "circular"), torch_compatible: bool = True) -> ConvConfig:
+                boundaries: Sequence[str] = ("zero", "circular", "reflect", "replicate"),
+                torch_compatible: bool = True) -> ConvConfig:
     """Valid convolution layers (:class:`ConvConfig`).
 
     Parameters
@@ -220,10 +221,11 @@ def conv_layers(draw: Any, *, dims: Sequence[int] = (1, 2, 3), max_channels: int
         3-d layers).
     paddings : sequence of {"int", "same", "valid"}
         Padding kinds: a tuple of ints, or torch's strings ("same" forces stride 1).
-    boundaries : sequence of {"zero", "circular"}
-        Padding modes isomat supports (torch's "zeros" and "circular").
+    boundaries : sequence of {"zero", "circular", "reflect", "replicate"}
+        Padding modes (torch's ``padding_mode``: "zeros", "circular", "reflect", "replicate").
     torch_compatible : bool
-        Only configurations torch also accepts: circular padding at most the input size.
+        Only configurations torch also accepts: circular padding at most the input size (reflect
+        padding is always drawn smaller than the input, which isomat requires as torch does).
 
     Returns
     -------
@@ -251,6 +253,8 @@ def conv_layers(draw: Any, *, dims: Sequence[int] = (1, 2, 3), max_channels: int
         low = max(1, dl * (k - 1) + 1 - a - b)
         if torch_compatible and boundary == "circular":
             low = max(low, a, b)  # torch's circular pad wraps at most once
+        if boundary == "reflect":
+            low = max(low, a + 1, b + 1)  # the mirror image needs padding < the input size (torch and isomat)
         spatial.append(draw(st.integers(low, low + extra)))
     seed = draw(_SEEDS)
     return ConvConfig((c_in,) + tuple(spatial), cfg.kernel_shape, stride, padding, dil, g, boundary, seed)
@@ -274,8 +278,11 @@ class PoolConfig:
     count_include_pad : bool
         Average pooling only.
     divisor_override : int or None
-        Average pooling only (never drawn for 1-d when torch-compatible: ``avg_pool1d`` lacks it).
+        Average pooling only, non-zero (negative flips the sign, as torch); never drawn for 1-d
+        when torch-compatible: ``avg_pool1d`` lacks it.
     seed : int
+    dilation : tuple of int
+        Max pooling only (``()`` means 1 along every axis).
     """
 
     kind: str
@@ -287,6 +294,7 @@ class PoolConfig:
     count_include_pad: bool
     divisor_override: int | None
     seed: int
+    dilation: tuple[int, ...] = ()
 
     @property
     def d(self) -> int:
@@ -301,23 +309,28 @@ class PoolConfig:
         return self.input_shape[1:]
 
     @property
+    def dilations(self) -> tuple[int, ...]:
+        return self.dilation or (1,) * self.d
+
+    @property
     def output_shape(self) -> tuple[int, ...]:
         """``(C, o_1, ..., o_d)`` from torch's formula (computed here, not by isomat)."""
         out = []
-        for n, k, s, p in zip(self.spatial, self.window, self.stride, self.padding):
+        for n, k, s, p, dl in zip(self.spatial, self.window, self.stride, self.padding, self.dilations):
+            e = dl * (k - 1) + 1
             if self.ceil_mode:
-                o = (n + 2 * p - k + s - 1) // s + 1
+                o = (n + 2 * p - e + s - 1) // s + 1
                 if (o - 1) * s >= n + p:
                     o -= 1
             else:
-                o = (n + 2 * p - k) // s + 1
+                o = (n + 2 * p - e) // s + 1
             out.append(o)
         return (self.channels,) + tuple(out)
 
     @property
     def torch_accepts(self) -> bool:
         """torch refuses an input smaller than the window along an axis, even when padded."""
-        return all(n >= k for n, k in zip(self.spatial, self.window)) and not (
+        return all(n >= dl * (k - 1) + 1 for n, k, dl in zip(self.spatial, self.window, self.dilations)) and not (
             self.kind == "avg" and self.d == 1 and self.divisor_override is not None)
 
     def input(self, dtype: Any = np.float64) -> np.ndarray:
@@ -330,6 +343,8 @@ class PoolConfig:
         kw: dict[str, Any] = dict(stride=self.stride, padding=self.padding, ceil_mode=self.ceil_mode)
         if self.kind == "avg":
             kw.update(count_include_pad=self.count_include_pad, divisor_override=self.divisor_override)
+        else:
+            kw["dilation"] = self.dilations
         return kw
 
     @property
@@ -345,7 +360,13 @@ class PoolConfig:
             kw["count_include_pad"] = self.count_include_pad
             if self.divisor_override is not None:
                 kw["divisor_override"] = self.divisor_override
+        else:
+            kw["dilation"] = self.dilations
         return kw
+
+    def torch_module_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``torch.nn.{Avg,Max}Pool{d}d``."""
+        return self.torch_kwargs()
 
     def torch_forward(self, x: Any) -> Any:
         """torch's output for the unbatched input ``x`` (NumPy or torch), a torch tensor."""
@@ -358,11 +379,12 @@ class PoolConfig:
 @st.composite
 def pool_layers(draw: Any, *, kinds: Sequence[str] = ("avg", "max"), dims: Sequence[int] = (1, 2, 3),
                 max_channels: int = 3, max_window: int = 3, max_stride: int = 3, max_extra: int = 4,
-                ceil_modes: Sequence[bool] = (False, True), divisors: Sequence[int | None] = (None, 1, 3),
-                torch_compatible: bool = True) -> PoolConfig:
+                ceil_modes: Sequence[bool] = (False, True), divisors: Sequence[int | None] = (None, 1, 3, -2),
+                max_dilation: int = 2, torch_compatible: bool = True) -> PoolConfig:
     """Valid pooling layers (:class:`PoolConfig`): what :func:`~isomat.algebra.avgpool_matrix`
-    and :func:`~isomat.algebra.maxpool_selection` support today (window, stride, padding up to
-    half the window, ``ceil_mode``, ``count_include_pad``, a positive ``divisor_override``).
+    and :func:`~isomat.algebra.maxpool_selection` support (window, stride, padding up to half the
+    window, ``ceil_mode``, ``count_include_pad``, a non-zero ``divisor_override``, max
+    pooling's ``dilation``).
 
     Parameters
     ----------
@@ -373,7 +395,9 @@ def pool_layers(draw: Any, *, kinds: Sequence[str] = ("avg", "max"), dims: Seque
         Input size per axis above the smallest allowed (halved for 3-d).
     ceil_modes : sequence of bool
     divisors : sequence of int or None
-        ``divisor_override`` values for average pooling (``None``: none).
+        ``divisor_override`` values for average pooling (``None``: none; non-zero).
+    max_dilation : int
+        Bound on max pooling's dilation per axis.
     torch_compatible : bool
         Only what torch also accepts: inputs at least the window, no ``divisor_override`` for
         1-d. Without it, an input smaller than the window that padding makes fit is drawn too.
@@ -386,11 +410,13 @@ def pool_layers(draw: Any, *, kinds: Sequence[str] = ("avg", "max"), dims: Seque
     d = draw(st.sampled_from(tuple(dims)))
     win = tuple(draw(st.integers(1, max_window)) for _ in range(d))
     stride = tuple(draw(st.integers(1, max_stride)) for _ in range(d))
-    pad = tuple(draw(st.integers(0, k // 2)) for k in win)
+    dil = tuple(draw(st.integers(1, max_dilation)) for _ in range(d)) if kind == "max" else (1,) * d
+    ext = tuple(dl * (k - 1) + 1 for k, dl in zip(win, dil))
+    pad = tuple(draw(st.integers(0, k // 2)) for k in win)  # torch: at most half the window, whatever the dilation
     extra = max_extra if d < 3 else (max_extra + 1) // 2
     spatial = []
-    for k, p in zip(win, pad):
-        low = k if torch_compatible else max(1, k - 2 * p)
+    for e, p in zip(ext, pad):
+        low = e if torch_compatible else max(1, e - 2 * p)
         spatial.append(draw(st.integers(low, low + extra)))
     c = draw(st.integers(1, max_channels))
     ceil_mode = draw(st.sampled_from(tuple(ceil_modes)))
@@ -398,7 +424,8 @@ def pool_layers(draw: Any, *, kinds: Sequence[str] = ("avg", "max"), dims: Seque
     div = None
     if kind == "avg" and not (torch_compatible and d == 1):
         div = draw(st.sampled_from(tuple(divisors)))
-    return PoolConfig(kind, (c,) + tuple(spatial), win, stride, pad, ceil_mode, cip, div, draw(_SEEDS))
+    return PoolConfig(kind, (c,) + tuple(spatial), win, stride, pad, ceil_mode, cip, div, draw(_SEEDS),
+                      dil if kind == "max" else ())
 
 
 # ---------------------------------------------------------------------------------------------

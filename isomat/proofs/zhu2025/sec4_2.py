@@ -777,7 +777,7 @@ def _maxpool():
     def selection(c):
         m, n, vals = c
         X = np.array(vals, dtype=np.int64).reshape(m, n)
-        S = _pool.maxpool_selection(X.astype(float), 2)  # a 0/1 matrix: S·x is exact in float64 for these integers
+        S = _pool.maxpool_selection(X.astype(float), (2, 2))  # a 0/1 matrix: S·x is exact in float64 for these integers
         return [int(v) for v in S @ X.reshape(-1).astype(float)] == _flat(naive_maxpool(X.tolist(), 2))
 
     # the selection (an arg-max) depends on the order of the values in each window only: the 75 weak orders of 4
