@@ -39,6 +39,14 @@ def nonnegative_int(name: str, value: Any) -> int:
     return integer(name, value, minimum=0)
 
 
+def threads(value: Any, name: str = "threads") -> int | None:
+    """``None`` (the default: as many as the machine offers, at most 2) or a positive int; refuses
+    0, negatives and bools, which would otherwise be taken silently as the default."""
+    if value is None:
+        return None
+    return positive_int(name, value)
+
+
 def int_tuple(name: str, value: Any, length: int, *, minimum: int = 1) -> tuple[int, ...]:
     """An int -- or a 1-entry sequence, as torch's convolution and pooling accept -- broadcast to
     ``length`` entries, or a sequence of exactly ``length`` ints."""

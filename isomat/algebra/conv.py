@@ -462,8 +462,7 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     if format == "diagonal" and field != "numpy":
         raise ValueError(f"format='diagonal' stores float values; the kernel gives the {field} field")
     kflat = k.reshape(plan.c_out, plan.cpg * plan.K)
-    if threads is not None:
-        threads = _validate.positive_int("threads", threads)
+    threads = _validate.threads(threads)
     if format == "diagonal":
         from .diagonal import diagonal_blocks
 
@@ -564,6 +563,7 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     threads : int, optional
         Worker threads (default: ``min(2, os.cpu_count())``).
     """
+    threads = _validate.threads(threads)
     field = _backend.field_of(x, kernel)
     xv = _backend.as_values(x, field, name="x")
     k = _kernel_values(kernel, field)
@@ -666,11 +666,21 @@ def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None, b
     x = np.asarray(x)
     if x.shape != (A.shape[1],):
         raise ValueError(f"x must have shape ({A.shape[1]},), got {x.shape}")
-    nthreads = threads or min(2, os.cpu_count() or 1)
+    nthreads = _validate.threads(threads) or min(2, os.cpu_count() or 1)
     blocks_per_thread = _validate.positive_int("blocks_per_thread", blocks_per_thread)
-    y = np.empty(A.shape[0], dtype=np.result_type(A.dtype, x.dtype)) if out is None else out
-    if out is not None and (out.shape != (A.shape[0],) or out.dtype != y.dtype):
-        raise ValueError(f"out must have shape ({A.shape[0]},) and dtype {y.dtype}, got {out.shape} {out.dtype}")
+    dtype = np.result_type(A.dtype, x.dtype)
+    if out is None:
+        y = np.empty(A.shape[0], dtype=dtype)
+    else:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"out must be a NumPy array, got {type(out).__name__}")
+        if out.shape != (A.shape[0],) or out.dtype != dtype:
+            # a narrower out (int64 for a float product) would silently truncate the result
+            raise ValueError(f"out must have shape ({A.shape[0]},) and dtype {dtype} (the product's), "
+                             f"got shape {out.shape} and dtype {out.dtype}")
+        if not (out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError("out must be a writeable, C-contiguous array")
+        y = out
     indptr = A.indptr
     nblocks = nthreads * blocks_per_thread if nthreads > 1 else 1
     cuts = np.searchsorted(indptr, np.linspace(0, A.nnz, nblocks + 1)).clip(0, A.shape[0])
@@ -714,6 +724,16 @@ def _pool(n: int) -> ThreadPoolExecutor:
     if n not in _POOLS:
         _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="isomat")
     return _POOLS[n]
+
+
+def _forget_pools_in_child() -> None:
+    # a fork()ed child inherits the pools' bookkeeping but not their threads: submitting to an
+    # inherited pool would wait forever (multiprocessing's fork start method, Dask process workers)
+    _POOLS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools_in_child)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Sequence, cast
@@ -789,16 +790,19 @@ class SPMKernel:
         self.parts = [(int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds) if hi > lo]
         self.scratch = [(np.empty(2 * b * n + 2, dt), np.empty(2 * b * n + 2, dt), np.empty(b * n, dt)) for _ in self.parts]
         self._pool: ThreadPoolExecutor | None = None
+        self._pool_pid = os.getpid()
         self._fplan: list[Any] = [None] * len(self.parts)
         self._bplan: list[Any] = [None] * len(self.parts)
 
     def _map(self, fn: Any) -> list[Any]:
         if len(self.parts) == 1:
             return [fn(0)]
-        if self._pool is None:
+        if self._pool is None or self._pool_pid != os.getpid():
+            # (re)made in this process: a pool inherited through fork() has no threads and would hang
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(len(self.parts))
+            self._pool_pid = os.getpid()
         return list(self._pool.map(fn, range(len(self.parts))))
 
     def __del__(self) -> None:
