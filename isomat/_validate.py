@@ -47,6 +47,23 @@ def threads(value: Any, name: str = "threads") -> int | None:
     return positive_int(name, value)
 
 
+def seed(value: Any, name: str = "seed") -> int | None:
+    """``None`` (fresh entropy) or a non-negative int, as NumPy's ``default_rng`` takes it; refuses
+    floats, bools and negatives at the boundary with the argument's name."""
+    if value is None:
+        return None
+    return integer(name, value, minimum=0)
+
+
+def finite_real(name: str, value: Any) -> float:
+    """A finite real number (not NaN, not infinite, not complex, not a string or bool)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite real number, got {_describe(value)}")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    return value
+
+
 def int_tuple(name: str, value: Any, length: int, *, minimum: int = 1) -> tuple[int, ...]:
     """An int -- or a 1-entry sequence, as torch's convolution and pooling accept -- broadcast to
     ``length`` entries, or a sequence of exactly ``length`` ints."""
@@ -68,6 +85,8 @@ def shape(name: str, value: Any, *, ndim: int | Sequence[int] | None = None) -> 
     if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a tuple of positive integers, got {_describe(value)}")
     dims = tuple(positive_int(f"{name}[{i}]", v) for i, v in enumerate(value))
+    if not dims:
+        raise ValueError(f"{name} must have at least one entry, got ()")
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if len(dims) not in allowed:

@@ -345,6 +345,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ImportError as exc:
         print(f"{prog}: error: {exc}", file=err)
         return 2
+    except OSError as exc:  # the disk, not the arguments: one line, no traceback
+        print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
+        return 1
     M = export.to_scipy(op)
     print(f"seed {seed}", file=out)
     print(f"wrote {path}: {args.kind} operator {M.shape[0]}x{M.shape[1]}, {M.nnz} stored entries, "

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
+from . import _validate
 from .gpu import is_cupy_array, is_cupy_sparse, to_cpu
 
 FORMATS = ("mtx", "npz", "pt")
@@ -90,6 +91,43 @@ def _path(path: Any, suffix: str) -> Path:
     return p
 
 
+def _write_atomic(p: Path, write: Callable[[str], None], check: Callable[[Path], None]) -> Path:
+    """Write through ``write(temporary path)`` in ``p``'s directory, read the header back with
+    ``check``, then rename onto ``p``: a failure leaves no partial file and never reports a path
+    that was not written (SciPy's ``mmwrite`` silently writes nothing into a missing directory)."""
+    import os
+    import tempfile
+
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"path {str(p)!r}: the directory {str(parent)!r} does not exist (create it first)")
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix, dir=parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        if not Path(tmp).is_file() or Path(tmp).stat().st_size == 0:
+            raise OSError(f"writing {str(p)!r} produced no data")
+        check(Path(tmp))
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
+
+
+def _mtx_header_ok(t: Path) -> None:
+    with open(t, "rb") as fh:
+        if not fh.readline().startswith(b"%%MatrixMarket"):
+            raise OSError(f"{str(t)!r} does not start with a MatrixMarket header")
+
+
+def _zip_ok(t: Path) -> None:
+    import zipfile
+
+    if not zipfile.is_zipfile(t):  # .npz and torch's .pt are zip archives
+        raise OSError(f"{str(t)!r} is not a readable zip archive")
+
+
 def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | None = None) -> Path:
     """Write ``A`` as a MatrixMarket coordinate file (``.mtx``); returns the path.
 
@@ -105,8 +143,8 @@ def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | N
     """
     p = _path(path, ".mtx")
     M = to_scipy(A, "coo")
-    scipy.io.mmwrite(str(p), M, comment=comment, precision=17 if precision is None else int(precision))
-    return p
+    precision = 17 if precision is None else _validate.positive_int("precision", precision)
+    return _write_atomic(p, lambda t: scipy.io.mmwrite(t, M, comment=comment, precision=precision), _mtx_header_ok)
 
 
 def read_matrix_market(path: Any) -> sp.csr_array:
@@ -117,8 +155,8 @@ def read_matrix_market(path: Any) -> sp.csr_array:
 def to_npz(A: Any, path: Any, *, compressed: bool = True) -> Path:
     """Write ``A`` with ``scipy.sparse.save_npz`` (CSR) to ``path`` (``.npz``); returns the path."""
     p = _path(path, ".npz")
-    sp.save_npz(str(p), to_scipy(A, "csr"), compressed=compressed)
-    return p
+    M = to_scipy(A, "csr")
+    return _write_atomic(p, lambda t: sp.save_npz(t, M, compressed=compressed), _zip_ok)
 
 
 def read_npz(path: Any) -> sp.csr_array:
@@ -184,8 +222,8 @@ def from_torch(t: Any) -> sp.csr_array:
 def save_torch(A: Any, path: Any, format: str = "coo") -> Path:
     """``torch.save`` the tensor of :func:`to_torch` to ``path`` (``.pt``); returns the path."""
     p = _path(path, ".pt")
-    _torch().save(to_torch(A, format), str(p))
-    return p
+    T = to_torch(A, format)
+    return _write_atomic(p, lambda t: _torch().save(T, t), _zip_ok)
 
 
 def load_torch(path: Any) -> Any:
@@ -372,7 +410,12 @@ def _matrix_from_file(path: str, what: str) -> np.ndarray:
     p = Path(path)
     if p.suffix != ".npy":
         raise ValueError(f"{what} must be a .npy file, got {path!r}")
-    return np.load(p, allow_pickle=False)
+    if not p.is_file():
+        raise ValueError(f"{what} {path!r}: no such file")
+    try:
+        return np.load(p, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{what} {path!r} is not a readable .npy array ({exc})") from None
 
 
 # -- projection (cheng2025 eq. 22) ----------------------------------------------------------------

@@ -70,3 +70,133 @@ def test_thread_pools_survive_dask_process_workers():
             distributed.Client(cluster) as client:
         got = client.submit(_threaded_work, pure=False).result(timeout=120)
     assert got == pytest.approx(_threaded_work(), rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# accepted-but-meaningless inputs (issue 17): each now a clear error naming the argument
+# ---------------------------------------------------------------------------------------------
+def _graph():
+    import networkx as nx
+
+    return nx.path_graph(3)
+
+
+@pytest.mark.parametrize("call, exc, words", [
+    (lambda A: A.chebyshev_filter(_graph(), [1.0, 2.0], lambda_max=float("nan")), ValueError, "lambda_max must be a finite"),
+    (lambda A: A.chebyshev_filter(_graph(), [1.0], lambda_max="2"), TypeError, "lambda_max must be a finite"),
+    (lambda A: A.random_spm(4, 2, schedule="bogus"), ValueError, "schedule must be one of"),
+    (lambda A: A.random_spm(4, 2, variant="bogus"), ValueError, "variant must be one of"),
+    (lambda A: A.random_spm(4, 2, seed=2.5), TypeError, "seed must be an integer"),
+    (lambda A: A.random_spm(4, 2, seed=-1), ValueError, "seed must be an integer >= 0"),
+    (lambda A: A.random_pairings(4, 2, seed=True), TypeError, "seed must be an integer"),
+    (lambda A: A.as_operator(np.eye(2), field="bogus"), ValueError, "backend must be one of"),
+    (lambda A: A.estimate_bytes(-1, 3), ValueError, "nnz must be an integer >= 0"),
+    (lambda A: A.estimate_bytes(2.5, 3), TypeError, "nnz must be an integer"),
+    (lambda A: A.pool_output_shape((), 2), ValueError, "input_shape must have at least one entry"),
+    (lambda A: A.maxpool_selection(np.ones((2, 2), dtype=complex), (2, 2)), TypeError, "x must be real"),
+])
+def test_meaningless_input_is_refused(call, exc, words):
+    import isomat.algebra as A
+
+    with pytest.raises(exc, match=words):
+        call(A)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda A: A.random_pairings(10**12, 1), "random_pairings"),
+    (lambda A: A.butterfly_pairings(10**12), "butterfly_pairings"),
+    (lambda A: A.logical_vector(1, 10**12), "logical_vector"),
+    (lambda A: A.conjunction(10**7), "conjunction"),
+    (lambda A: A.negation(10**12), "negation"),
+])
+def test_unbounded_work_is_refused_before_allocating(call, words):
+    # these used to allocate terabytes (MemoryError) or hang; they are refused, with the size, at once
+    import isomat.algebra as A
+    from isomat.errors import SizeLimitError
+
+    with pytest.raises(SizeLimitError, match=f"{words}.*over the memory bound"):
+        call(A)
+
+
+# ---------------------------------------------------------------------------------------------
+# every write checked (issue 17 item 3)
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("writer, ext", [("to_matrix_market", ".mtx"), ("to_npz", ".npz"), ("save_torch", ".pt")])
+def test_writes_are_atomic_and_refuse_a_missing_directory(tmp_path, writer, ext):
+    from isomat import export
+
+    if writer == "save_torch":
+        pytest.importorskip("torch")
+    M = conv_matrix(X.shape, K)
+    fn = getattr(export, writer)
+    with pytest.raises(ValueError, match="does not exist"):
+        fn(M, tmp_path / "missing" / f"x{ext}")
+    assert not (tmp_path / "missing").exists()
+    p = fn(M, tmp_path / f"x{ext}")
+    assert p.is_file() and p.stat().st_size > 0
+    assert sorted(q.name for q in tmp_path.iterdir()) == [f"x{ext}"]  # no temporary file left behind
+    back = export.read(p)
+    assert abs(back - M).max() == 0
+
+
+def test_a_failed_write_leaves_no_file(tmp_path, monkeypatch):
+    import scipy.io
+
+    from isomat import export
+
+    def broken(target, *a, **k):
+        with open(target, "w") as fh:
+            fh.write("%%MatrixMarket partial")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(scipy.io, "mmwrite", broken)
+    with pytest.raises(OSError, match="disk full"):
+        export.to_matrix_market(conv_matrix(X.shape, K), tmp_path / "x.mtx")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_precision_and_kernel_file_are_checked(tmp_path):
+    from isomat import export
+    from isomat.cli import main
+
+    with pytest.raises(ValueError, match="precision must be a positive integer"):
+        export.to_matrix_market(conv_matrix(X.shape, K), tmp_path / "x.mtx", precision=-1)
+    import io
+
+    err = io.StringIO()
+    code = main(["export", "conv", "--input-shape", "1,8,8", "--kernel", str(tmp_path / "missing.npy"),
+                 "-o", str(tmp_path / "c.mtx")], out=io.StringIO(), err=err)
+    assert code == 2 and err.getvalue().count("\n") == 1 and "no such file" in err.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# the memory guard on every path (issue 17 item 2): refused before allocating, peak RSS measured
+# ---------------------------------------------------------------------------------------------
+REFUSED = {
+    "conv_matrix": "conv_matrix((30000, 30000), np.ones((3, 3)))",
+    "avgpool_matrix": "avgpool_matrix((40000, 40000), (2, 2))",
+    "conv_apply": "conv_apply(np.zeros((1, 2, 2)), np.ones((1, 1, 3, 3)), padding=10**5)",
+    "random_pairings": "random_pairings(10**12, 1)",
+    "logical_vector": "logical_vector(1, 10**12)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_oversize_calls_allocate_nothing_near_their_size(name):
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, numpy as np\n"
+        "from isomat.algebra import *\n"
+        "from isomat.errors import SizeLimitError\n"
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        f"try:\n    {REFUSED[name]}\n    print('NOT REFUSED')\n"
+        "except SizeLimitError as e:\n    print('REFUSED', str(e).split(':')[0])\n"
+        "print('GROWTH_KIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    assert f"REFUSED {name}" in out, out
+    growth_kib = int(out.split("GROWTH_KIB")[1])
+    # the requests are tens of GiB to TiB; the refusal itself must stay within a few MiB
+    assert growth_kib < 64 * 1024, out

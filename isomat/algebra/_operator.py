@@ -19,6 +19,7 @@ import sympy
 from .._config import get_memory_limit
 from ..errors import SizeLimitError
 from ..gpu import cupy_sparse
+from .. import _validate
 from . import _backend
 
 
@@ -26,6 +27,11 @@ def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: 
                    staging: bool = True) -> int:
     """Bytes of a CSR result with ``nnz`` stored entries (values, column indices, row pointer),
     plus, when ``staging``, the COO arrays a construction builds first."""
+    nnz = _validate.nonnegative_int("nnz", nnz)
+    n_rows = _validate.nonnegative_int("n_rows", n_rows)
+    value_bytes = _validate.positive_int("value_bytes", value_bytes)
+    if index_bytes is not None:
+        index_bytes = _validate.positive_int("index_bytes", index_bytes)
     if index_bytes is None:
         index_bytes = _backend.index_dtype(nnz, n_rows).itemsize
     csr = nnz * (value_bytes + index_bytes) + (n_rows + 1) * index_bytes
@@ -47,6 +53,16 @@ def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "num
             f"about {_human(need)}, over the memory bound of {_human(limit)} "
             f"(raise it with isomat.set_memory_limit or ISOMAT_MEMORY_LIMIT)"
         )
+
+
+def check_bytes(what: str, nbytes: int, detail: str = "") -> None:
+    """Refuse, before allocating, work whose arrays would hold more than the memory bound: dense
+    results, index arrays and temporaries of matrix-free applies, permutations of huge sizes."""
+    limit = get_memory_limit()
+    if nbytes > limit:
+        raise SizeLimitError(
+            f"{what}: {detail + ' ' if detail else ''}would need about {_human(int(nbytes))}, over the memory bound "
+            f"of {_human(limit)} (raise it with isomat.set_memory_limit or ISOMAT_MEMORY_LIMIT)")
 
 
 def _human(n: int) -> str:
@@ -194,6 +210,8 @@ def render(op: SparseOperator, format: str) -> Any:
 def as_operator(M: Any, *, field: str | None = None, name: str = "M") -> SparseOperator:
     """Wrap a matrix (NumPy/CuPy array, SymPy matrix, SciPy/CuPy sparse, or a SparseOperator) as
     a :class:`SparseOperator` holding its nonzero entries, in ``field`` (default: the input's)."""
+    if field is not None:
+        field = _validate.backend(field)  # "bogus" used to pass through unchecked
     if isinstance(M, SparseOperator):
         if field is None or field == M.field:
             return M

@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_size, render
+from ._operator import SparseOperator, check_bytes, check_size, render
 
 _BOUNDARIES = ("zero", "circular", "reflect", "replicate")
 _IM2COL_BYTES = 256 * 2**20  # largest stacked-shifts buffer conv_apply builds; above it, one GEMM per tap
@@ -365,13 +365,26 @@ def _max_entries(plan: _Plan, R: int) -> int:
     return R * plan.cpg * plan.K
 
 
+def _check_stored(plan: _Plan, r0: int, r1: int, field: str, staging: bool, what: str = "conv_matrix") -> None:
+    """Refuse before anything proportional to the output exists. The stored entries factor over the
+    axes (taps inside the input along each axis), so their number costs O(sum of the axis lengths)."""
+    per_plane = 1
+    for i in range(plan.d):
+        _, valid = plan.axis_taps(np.arange(plan.out[i], dtype=np.int64), i, np)
+        per_plane *= plan.out[i] * plan.ktaps[i] if valid is None else int(valid.sum())
+    bound = min(plan.c_out * plan.cpg * per_plane, (r1 - r0) * plan.cpg * plan.K)
+    check_size(what, (r1 - r0, plan.n_in), bound, field=field, staging=staging)
+
+
 def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads: int | None = None) -> Any:
     r0, r1 = _row_range(rows, plan.n_out)
     shape = (r1 - r0, plan.n_in)
     xp = _backend.array_module(field)
+    staging = not (field == "numpy" and format == "csr")
+    _check_stored(plan, r0, r1, field, staging)
     nnz = int(_counts(plan, r0, r1, xp).sum()) if r1 > r0 else 0
     # the NumPy CSR path fills indptr/indices/data in place: no COO staging arrays
-    check_size("conv_matrix", shape, nnz, field=field, staging=not (field == "numpy" and format == "csr"))
+    check_size("conv_matrix", shape, nnz, field=field, staging=staging)
     nthreads = threads or min(2, os.cpu_count() or 1)
     indptr, cols, vals = _fill(plan, kflat, r0, r1, field, xp, nthreads)
     if field == "numpy" and format == "csr":
@@ -581,6 +594,11 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     else:
         raise ValueError(f"x of shape {tuple(xv.shape)} does not fit kernel of shape {tuple(k.shape)}")
     plan = _Plan(tuple(xv.shape), tuple(k.shape), stride, padding, dilation, boundary, groups=groups)
+    item = 8 if field != "sympy" else 64
+    padded = plan.c_in * math.prod(n + a + b for n, a, b in zip(plan.spatial, plan.lo, plan.hi))
+    # the output, the padded copy of the input and the per-tap temporaries (at most the im2col buffer)
+    check_bytes("conv_apply", item * (2 * plan.n_out + padded) + min(_IM2COL_BYTES, item * plan.c_in * plan.K * math.prod(plan.out)),
+                f"an output of {plan.n_out:,} and a padded input of {padded:,} values")
     xp = _backend.array_module(field)
     pad = [(0, 0)] + list(zip(plan.lo, plan.hi))
     if any(p != (0, 0) for p in pad):

@@ -277,6 +277,8 @@ def chebyshev_filter(G: Any, theta: Sequence[Any], *, lambda_max: Any = None, ki
         dense = _backend.to_numpy(L.toarray())
         ev = np.linalg.eigvalsh(dense) if kind != "random-walk" else np.linalg.eigvals(dense).real
         lambda_max = float(ev.max())
+    if field != "sympy" or not isinstance(lambda_max, sympy.Basic):
+        _validate.finite_real("lambda_max", lambda_max)  # NaN or inf would give NaN entries silently
     lam = _backend.as_values(np.array([lambda_max], dtype=object), "sympy" if field == "sympy" else "numpy",
                              name="lambda_max")[0]
     if lam == 0:

@@ -28,7 +28,7 @@ import sympy
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_size, render
+from ._operator import SparseOperator, check_bytes, check_size, render
 
 
 def logical_vector(i: int, k: int = 2, *, backend: str = "numpy") -> Any:
@@ -41,6 +41,7 @@ def logical_vector(i: int, k: int = 2, *, backend: str = "numpy") -> Any:
     if i > k:
         raise ValueError(f"i must be in [1, k] = [1, {k}], got {i}")
     field = _validate.backend(backend)
+    check_bytes("logical_vector", k * (8 if field != "sympy" else 64), f"a dense vector of length k = {k:,}")
     if field == "sympy":
         return sympy.Matrix([1 if r == i - 1 else 0 for r in range(k)])
     xp = _backend.array_module(field)
@@ -119,6 +120,9 @@ _BINARY: dict[str, Callable[[np.ndarray, np.ndarray, int], np.ndarray]] = {
 def _structure(name: str, k: int, form: str, backend: str, format: str) -> Any:
     k = _validate.integer("k", k, minimum=2)
     form = _validate.choice("form", form, ("matrix", "delta"))
+    arity = 1 if name in _UNARY else 2
+    # the truth table holds k^arity entries (and the matrix as many columns): refuse before building it
+    check_bytes(name, 5 * 8 * k ** arity, f"a truth table of k^{arity} = {k ** arity:,} entries")
     top = k - 1
     vals = _values(k)
     if name in _UNARY:
@@ -222,6 +226,7 @@ def structure_matrix(expr: Any, variables: Sequence[Any] | int, *, k: int = 2, f
         symbols = list(variables)
     else:
         raise TypeError(f"variables must be a non-empty sequence of symbols or a positive int, got {variables!r}")
+    check_bytes("structure_matrix", 8 * (nvar + 2) * k**nvar, f"the truth table of {nvar} variables over k = {k} values")
     check_size("structure_matrix", (k, k**nvar), k**nvar, field=_validate.backend(backend))
     # all assignments, first variable most significant, δ^1 (True / top value) first
     grid = np.indices((k,) * nvar).reshape(nvar, -1)  # 0-based δ indices

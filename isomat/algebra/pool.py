@@ -20,7 +20,7 @@ import numpy as np
 from .. import _validate
 from . import _backend
 from ._operator import SparseOperator, check_size, render
-from .conv import _blocks, _build, _Plan
+from .conv import _blocks, _build, _check_stored, _Plan
 
 
 def _window_plan(input_shape: Any, window: Any, stride: Any, padding: Any, ndim: int | None,
@@ -130,6 +130,8 @@ def avgpool_matrix(input_shape: Any, window: Any, *, stride: Any = None, padding
         if divisor_override == 0:
             raise ValueError("divisor_override must be a non-zero integer (torch divides every window sum by it), got 0")
     plan = _window_plan(input_shape, window, stride, padding, ndim, ceil_mode)
+    # refuse before the per-window divisors (one per output position) are computed
+    _check_stored(plan, 0, plan.n_out, field, staging=not (field == "numpy" and format == "csr"), what="avgpool_matrix")
     xp = _backend.array_module(field)
     K = plan.K
     pad = plan.lo  # the caller's padding (ceil_mode only adds on the high side)

@@ -38,7 +38,7 @@ import sympy
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_size, render
+from ._operator import SparseOperator, check_bytes, check_size, render
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -90,6 +90,7 @@ def butterfly_pairings(n: int, L: int | None = None) -> list[np.ndarray]:
     n = _validate.positive_int("n", n)
     m = max(1, math.ceil(math.log2(n))) if n > 1 else 1
     L = m if L is None else _validate.positive_int("L", L)
+    check_bytes("butterfly_pairings", 8 * n * (L + 4), f"{L} stages of {n:,} indices")
     idx = np.arange(n, dtype=np.int64)
     out = []
     for ell in range(L):
@@ -125,6 +126,8 @@ def random_pairings(n: int, L: int, *, seed: int | None = 0) -> list[np.ndarray]
     """``L`` independent uniformly random (maximum) matchings of ``{0..n-1}`` from ``seed``."""
     n = _validate.positive_int("n", n)
     L = _validate.positive_int("L", L)
+    seed = _validate.seed(seed)
+    check_bytes("random_pairings", 2 * 8 * n * L, f"{L} permutations of {n:,} indices")
     rng = np.random.default_rng(seed)
     m = n // 2
     return [rng.permutation(n)[: 2 * m].reshape(m, 2).astype(np.int64) for _ in range(L)]
@@ -298,6 +301,11 @@ def random_spm(n: int, L: int | None = None, *, variant: str = "rotation", sched
     near one, small bias) for tests and benchmarks."""
     n = _validate.positive_int("n", n)
     L = (max(1, math.ceil(math.log2(n))) if n > 1 else 1) if L is None else _validate.positive_int("L", L)
+    variant = _validate.choice("variant", variant, VARIANTS)
+    schedule = _validate.choice("schedule", schedule, ("butterfly", "random"))
+    seed = _validate.seed(seed)
+    if seed is None:  # random_pairings below needs an int seed of its own
+        seed = int(np.random.default_rng().integers(2**62))
     rng = np.random.default_rng(seed)
     m = n // 2
     params = rng.uniform(-np.pi, np.pi, (L, m)) if variant == "rotation" else rng.standard_normal((L, m, 4)) / np.sqrt(2)
