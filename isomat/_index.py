@@ -14,11 +14,33 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["both", "either", "fdiv", "fmod", "ite"]
+__all__ = ["both", "either", "fdiv", "fmod", "index_operands", "ite"]
 
 
 def _is_z3(*xs: Any) -> bool:
     return any(type(x).__module__.startswith("z3") for x in xs)
+
+
+def index_operands(where: str, **values: Any) -> None:
+    """Refuse what an entry rule cannot mean: an entry rule is a formula over the integers (Python
+    ints, integer NumPy arrays, Z3 integer terms), so ``None``, bools, floats, complex numbers,
+    strings and non-integer arrays are a ``TypeError`` naming the argument -- never a formula
+    evaluated on a value that only looks like an index."""
+    import numbers
+
+    import numpy as np
+
+    for name, v in values.items():
+        if _is_z3(v):
+            continue
+        if isinstance(v, np.ndarray):
+            ok = v.dtype.kind in "iu"
+        else:
+            ok = isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+        if not ok:
+            text = repr(v) if len(repr(v)) <= 40 else repr(v)[:37] + "..."
+            raise TypeError(f"{where}: {name} must be an integer, an integer NumPy array or a Z3 integer term, "
+                            f"got {text} ({type(v).__name__})")
 
 
 def fdiv(a: Any, b: Any) -> Any:

@@ -36,6 +36,9 @@ def row_blocks(n_rows: int, n_blocks: int) -> list[tuple[int, int]]:
     n_blocks = _validate.positive_int("n_blocks", n_blocks)
     if n_blocks > n_rows:
         raise ValueError(f"n_blocks must be at most n_rows = {n_rows}, got {n_blocks}")
+    from .algebra._operator import check_bytes
+
+    check_bytes("row_blocks", 3 * 8 * (n_blocks + 1), f"{n_blocks:,} blocks")  # the edges and the list of pairs
     edges = np.linspace(0, n_rows, n_blocks + 1).round().astype(np.int64)
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
 

@@ -55,7 +55,7 @@ def to_scipy(A: Any, format: str = "csr") -> sp.sparray:
 
     from .algebra._operator import SparseOperator
 
-    if format not in ("csr", "csc", "coo"):
+    if not isinstance(format, str) or format not in ("csr", "csc", "coo"):
         raise ValueError(f"format must be 'csr', 'csc' or 'coo', got {format!r}")
     if isinstance(A, SparseOperator):
         return A.to_scipy(format)
@@ -144,6 +144,8 @@ def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | N
     p = _path(path, ".mtx")
     M = to_scipy(A, "coo")
     precision = 17 if precision is None else _validate.positive_int("precision", precision)
+    if precision > 30:  # 17 digits round-trip float64 exactly; SciPy's writer fails on absurd values
+        raise ValueError(f"precision must be at most 30 significant digits, got {precision}")
     return _write_atomic(p, lambda t: scipy.io.mmwrite(t, M, comment=comment, precision=precision), _mtx_header_ok)
 
 
@@ -256,6 +258,8 @@ def to_jax_bcoo(A: Any, dtype: Any = None) -> Any:
 
 def from_jax_bcoo(M: Any) -> sp.csr_array:
     """A ``csr_array`` from a 2-d ``BCOO`` matrix (duplicates summed)."""
+    if not all(hasattr(M, a) for a in ("data", "indices", "shape")):
+        raise TypeError(f"M must be a jax.experimental.sparse.BCOO matrix, got {type(M).__name__}")
     data = np.asarray(M.data)
     idx = np.asarray(M.indices)
     if idx.ndim != 2 or idx.shape[1] != 2:
@@ -285,10 +289,12 @@ def to_dlpack(A: Any) -> Any:
         return A
     if isinstance(A, sympy.MatrixBase) or sp.issparse(A):
         return np.ascontiguousarray(to_scipy(A).toarray())
-    arr = np.ascontiguousarray(np.asarray(A))
+    arr = np.asarray(A)
     if arr.dtype.kind not in "biufc":
-        raise TypeError(f"A must be numeric, got dtype {arr.dtype}")
-    return arr
+        raise TypeError(f"A must be a numeric matrix, got {type(A).__name__} (dtype {arr.dtype})")
+    if arr.ndim != 2:
+        raise ValueError(f"A must be a matrix (2-d), got shape {arr.shape}")
+    return np.ascontiguousarray(arr)
 
 
 def from_dlpack(x: Any) -> np.ndarray:
@@ -300,7 +306,12 @@ def from_dlpack(x: Any) -> np.ndarray:
 
 def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", torch_layout: str = "coo") -> Path:
     """Write ``A`` in ``format`` (``mtx``, ``npz`` or ``pt``; default: the file's suffix)."""
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
     p = Path(path)
+    if format is not None and not isinstance(format, str):
+        raise TypeError(f"format must be one of {', '.join(FORMATS)} or None (the path's suffix), got {format!r}")
+    torch_layout = _validate.choice("torch_layout", torch_layout, ("coo", "csr"))
     fmt = format or p.suffix.lstrip(".")
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -315,6 +326,8 @@ def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", to
 
 def read(path: Any) -> sp.csr_array:
     """Read a file written by :func:`write` (by its suffix) as a ``csr_array``."""
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
     p = Path(path)
     if p.suffix == ".mtx":
         return read_matrix_market(p)
@@ -743,3 +756,9 @@ class _Logic:
 
         idx = args.indices if args.indices is not None else tuple(int(i) for i in rng.integers(1, args.k + 1, args.k))
         return logical_matrix(list(idx), args.k, format="operator")
+
+
+#: the library API of this module (the CLI's family registry and argument parsers are not part of it)
+__all__ = ["FORMATS", "from_dlpack", "from_jax_bcoo", "from_torch", "load_torch", "read", "read_matrix_market",
+           "read_npz", "save_torch", "to_dlpack", "to_jax_bcoo", "to_matrix_market", "to_npz", "to_scipy", "to_torch",
+           "write"]

@@ -73,7 +73,7 @@ def test_printed_w_sa_is_quadratic_not_the_cubic_output(M, N, seed):
         (linear_attention_matrix, (0, np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2))), ValueError, "T must be a positive integer"),
         (linear_attention_matrix, (2, np.ones((2, 2)), np.ones((2, 3)), np.ones((2, 2))), ValueError, "Wk must have the shape of Wq"),
         (linear_attention_matrix, (2, np.ones((2, 2)), np.ones((2, 2)), np.ones((3, 2))), ValueError, "Wv must have d = 2 rows"),
-        (linear_attention_matrix, (2, np.ones(2), np.ones((2, 2)), np.ones((2, 2))), ValueError, "Wq must be a matrix"),
+        (linear_attention_matrix, (2, np.ones(2), np.ones((2, 2)), np.ones((2, 2))), ValueError, "Wq must be a non-empty matrix"),
         (zhu_w_sa, (np.ones((2, 2)), np.ones((3, 2)), np.ones((2, 2))), ValueError, "must all be M x N"),
     ],
 )

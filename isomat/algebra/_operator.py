@@ -200,10 +200,9 @@ class SparseOperator:
 
 def render(op: SparseOperator, format: str) -> Any:
     """Render ``op`` in its own field, or return it as is when ``format == "operator"``."""
+    format = _validate.choice("format", format, ("csr", "csc", "coo", "operator"))
     if format == "operator":
         return op
-    if format not in ("csr", "csc", "coo"):
-        raise ValueError(f"format must be 'csr', 'csc', 'coo' or 'operator', got {format!r}")
     return op.render(format)
 
 

@@ -26,9 +26,14 @@ from ._operator import SparseOperator, check_size, render
 
 def _mat(name: str, M: Any, field: str) -> Any:
     arr = _backend.as_values(M, field, name=name)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a matrix (2-d), got an array of shape {tuple(arr.shape)}")
+    if arr.ndim != 2 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty matrix (2-d), got an array of shape {tuple(arr.shape)}")
     return arr
+
+
+def _need_rows(what: str, name: str, M: Any, rows: int) -> None:
+    if M.shape[0] != rows:
+        raise ValueError(f"{name} must have {rows} rows ({what}), got shape {tuple(M.shape)}")
 
 
 def _mm(a, b, field):
@@ -43,14 +48,38 @@ def linear_attention(X: Any, Wq: Any, Wk: Any, Wv: Any) -> Any:
     r""":math:`(XW_q)(XW_k)^{\mathsf T}(XW_v)` computed directly (the reference map)."""
     field = _backend.field_of(X, Wq, Wk, Wv)
     Xa, A, B, C = (_mat(n, v, field) for n, v in (("X", X), ("Wq", Wq), ("Wk", Wk), ("Wv", Wv)))
+    for n, W in (("Wq", A), ("Wk", B), ("Wv", C)):
+        _need_rows(f"X W with X of shape {tuple(Xa.shape)}", n, W, Xa.shape[1])
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"Wq and Wk must have the same number of columns (Q Kᵀ), got {tuple(A.shape)} and {tuple(B.shape)}")
     Q, K, V = _mm(Xa, A, field), _mm(Xa, B, field), _mm(Xa, C, field)
     return _mm(_mm(Q, K.T, field), V, field)
 
 
+def _real_matrix(name: str, M: Any) -> np.ndarray:
+    """A non-empty 2-d real float64 array, or a TypeError / ValueError naming ``name``."""
+    if M is None or isinstance(M, (str, bytes)):
+        raise TypeError(f"{name} must be a 2-d real array, got {type(M).__name__}")
+    try:
+        a = np.asarray(M, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a 2-d real array, got {type(M).__name__}") from None
+    if a.ndim != 2 or a.size == 0:
+        raise ValueError(f"{name} must be a non-empty 2-d array, got shape {a.shape}")
+    return a
+
+
 def softmax_attention(X: Any, Wq: Any, Wk: Any, Wv: Any) -> np.ndarray:
     r""":math:`\operatorname{softmax}(QK^{\mathsf T}/\sqrt{d})V` in float64 (zhu2025 §4.4)."""
-    Xa = np.asarray(X, dtype=float)
-    Q, K, V = Xa @ np.asarray(Wq, float), Xa @ np.asarray(Wk, float), Xa @ np.asarray(Wv, float)
+    Xa = _real_matrix("X", X)
+    Ws = [_real_matrix(n, W) for n, W in (("Wq", Wq), ("Wk", Wk), ("Wv", Wv))]
+    for n, W in zip(("Wq", "Wk", "Wv"), Ws):
+        if W.shape[0] != Xa.shape[1]:
+            raise ValueError(f"{n} must have X.shape[1] = {Xa.shape[1]} rows (X W is X's tokens times {n}), "
+                             f"got shape {W.shape}")
+    if Ws[0].shape[1] != Ws[1].shape[1]:
+        raise ValueError(f"Wq and Wk must have the same number of columns (Q Kᵀ), got {Ws[0].shape} and {Ws[1].shape}")
+    Q, K, V = Xa @ Ws[0], Xa @ Ws[1], Xa @ Ws[2]
     S = Q @ K.T / np.sqrt(Xa.shape[1])
     S = np.exp(S - S.max(axis=1, keepdims=True))
     return (S / S.sum(axis=1, keepdims=True)) @ V
@@ -59,7 +88,10 @@ def softmax_attention(X: Any, Wq: Any, Wk: Any, Wv: Any) -> np.ndarray:
 def lift3(x: Any) -> Any:
     r""":math:`x\otimes x\otimes x` (row-major Kronecker) of a vector."""
     field = _backend.field_of(x)
-    v = _backend.as_values(x, field, name="x").reshape(-1)
+    v = _backend.as_values(x, field, name="x")
+    if v.ndim == 0 or v.size == 0 or (v.ndim == 2 and 1 not in v.shape) or v.ndim > 2:
+        raise ValueError(f"x must be a non-empty vector (1-d, or a row / column), got shape {tuple(v.shape)}")
+    v = v.reshape(-1)
     n = v.shape[0]
     return (v[:, None, None] * v[None, :, None] * v[None, None, :]).reshape(n ** 3)
 
@@ -153,6 +185,11 @@ def zhu_a3_output(W_Q: Any, W_K: Any, W_V: Any, x: Any) -> Any:
     field = _backend.field_of(W_Q, W_K, W_V, x)
     Q, K, V = _mat("W_Q", W_Q, field), _mat("W_K", W_K, field), _mat("W_V", W_V, field)
     xv = _backend.as_values(x, field, name="x").reshape(-1, 1)
+    for n, W in (("W_Q", Q), ("W_K", K), ("W_V", V)):
+        if W.shape[1] != xv.shape[0]:
+            raise ValueError(f"{n} must have len(x) = {xv.shape[0]} columns (W x), got shape {tuple(W.shape)}")
+    if Q.shape[0] != K.shape[0]:
+        raise ValueError(f"W_Q and W_K must have the same number of rows (KᵀQ), got {tuple(Q.shape)} and {tuple(K.shape)}")
     q, k, v = _mm(Q, xv, field), _mm(K, xv, field), _mm(V, xv, field)
     return (v * _mm(k.T, q, field)[0, 0]).reshape(-1)
 

@@ -370,6 +370,9 @@ def _check_stored(plan: _Plan, r0: int, r1: int, field: str, staging: bool, what
     axes (taps inside the input along each axis), so their number costs O(sum of the axis lengths)."""
     per_plane = 1
     for i in range(plan.d):
+        if plan.out[i] * plan.ktaps[i] > 1 << 22:  # a long axis: its upper bound (no per-tap mask built)
+            per_plane *= plan.out[i] * plan.ktaps[i]
+            continue
         _, valid = plan.axis_taps(np.arange(plan.out[i], dtype=np.int64), i, np)
         per_plane *= plan.out[i] * plan.ktaps[i] if valid is None else int(valid.sum())
     bound = min(plan.c_out * plan.cpg * per_plane, (r1 - r0) * plan.cpg * plan.K)
@@ -470,8 +473,7 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     field = _backend.resolve_field(backend, kernel)
     k = _kernel_values(kernel, field)
     plan = _Plan(input_shape, tuple(k.shape), stride, padding, dilation, boundary, groups=groups)
-    if format not in ("csr", "csc", "coo", "operator", "diagonal"):
-        raise ValueError(f"format must be 'csr', 'csc', 'coo', 'operator' or 'diagonal', got {format!r}")
+    format = _validate.choice("format", format, ("csr", "csc", "coo", "operator", "diagonal"))
     if format == "diagonal" and field != "numpy":
         raise ValueError(f"format='diagonal' stores float values; the kernel gives the {field} field")
     kflat = k.reshape(plan.c_out, plan.cpg * plan.K)
@@ -629,7 +631,7 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
         # rows per block: ~512 KiB of float64 keeps acc/tmp in L2, yet each ufunc call is long
         # enough that two threads do not convoy on the GIL between calls (16K elements did)
         block = max(1, 65536 // max(row_len, 1))
-        nthreads = threads or min(2, os.cpu_count() or 1)
+        nthreads = min(threads or min(2, os.cpu_count() or 1), o0)  # an upper bound: at most a thread per row
         chunk = -(-o0 // nthreads)
         y = xp.empty(y_shape, dtype=out_dtype)
 
@@ -700,7 +702,9 @@ def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None, b
             raise ValueError("out must be a writeable, C-contiguous array")
         y = out
     indptr = A.indptr
-    nblocks = nthreads * blocks_per_thread if nthreads > 1 else 1
+    # threads and blocks are upper bounds: never more blocks than rows, never more threads than blocks
+    nblocks = min(nthreads * blocks_per_thread, max(A.shape[0], 1)) if nthreads > 1 else 1
+    nthreads = min(nthreads, nblocks)
     cuts = np.searchsorted(indptr, np.linspace(0, A.nnz, nblocks + 1)).clip(0, A.shape[0])
     cuts[0], cuts[-1] = 0, A.shape[0]
     try:

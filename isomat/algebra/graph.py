@@ -57,7 +57,10 @@ def _read(G: Any, nodelist: Sequence[Any] | None, weight: str | None, field: str
                         f"collapse parallel edges first (e.g. nx.Graph(G))")
     if weight is not None and not isinstance(weight, str):
         raise TypeError(f"weight must be an edge-attribute name (str) or None, got {type(weight).__name__}")
-    nodes = list(G.nodes) if nodelist is None else list(nodelist)
+    nodes = _nodes(G, nodelist)
+    if weight is not None and G.number_of_edges() and not any(weight in d for *_, d in G.edges(data=True)):
+        # a misspelled attribute would silently give the unweighted graph
+        raise ValueError(f"weight={weight!r} is not an attribute of any edge of G (None for an unweighted graph)")
     if len(nodes) == 0:
         raise ValueError("G has no nodes; expected a graph with at least one node")
     if len(set(nodes)) != len(nodes) or set(nodes) != set(G.nodes):
@@ -112,7 +115,11 @@ def _names(nodes: list) -> Callable[[Any], list]:
 
 
 def _nodes(G: Any, nodelist: Any) -> list:
-    return list(G.nodes) if nodelist is None else list(nodelist)
+    if nodelist is None:
+        return list(G.nodes)
+    if isinstance(nodelist, (str, bytes)) or not hasattr(nodelist, "__iter__"):
+        raise TypeError(f"nodelist must be a sequence of the nodes of G, got {type(nodelist).__name__}")
+    return list(nodelist)
 
 
 def _identity(n: int, field: str) -> tuple[Any, Any, Any]:
@@ -279,6 +286,8 @@ def chebyshev_filter(G: Any, theta: Sequence[Any], *, lambda_max: Any = None, ki
         lambda_max = float(ev.max())
     if field != "sympy" or not isinstance(lambda_max, sympy.Basic):
         _validate.finite_real("lambda_max", lambda_max)  # NaN or inf would give NaN entries silently
+        if lambda_max <= 0:  # the largest eigenvalue of a Laplacian (positive semidefinite, not zero)
+            raise ValueError(f"lambda_max must be positive (the largest eigenvalue of L), got {lambda_max!r}")
     lam = _backend.as_values(np.array([lambda_max], dtype=object), "sympy" if field == "sympy" else "numpy",
                              name="lambda_max")[0]
     if lam == 0:

@@ -108,7 +108,7 @@ class Hypervector:
     @classmethod
     def from_addition_form(cls, v: Any, dims: Sequence[int]) -> "Hypervector":
         """Split :math:`V_X` back into vectors of sizes ``dims`` (inverse of eq. 56)."""
-        dims = _validate.shape("dims", tuple(dims))
+        dims = _validate.shape("dims", tuple(dims) if isinstance(dims, (list, tuple, range, np.ndarray)) else dims)
         field = _backend.field_of(v)
         arr = _as_dense(v, "v", field, vector=True)
         if arr.shape[0] != sum(dims):
@@ -163,7 +163,7 @@ def factor_product_form(x: Any, dims: Sequence[int], *, normalize: bool = True) 
     ``ValueError`` when ``x`` is zero, is not a product form of the given dims (tensor rank > 1),
     or (with ``normalize``) when some factor sums to zero.
     """
-    dims = _validate.shape("dims", tuple(dims))
+    dims = _validate.shape("dims", tuple(dims) if isinstance(dims, (list, tuple, range, np.ndarray)) else dims)
     field = _backend.field_of(x)
     v = _as_dense(x, "x", field, vector=True)
     N = int(np.prod(dims, dtype=object))
@@ -250,7 +250,7 @@ def truncate_rows(M: Any, dims: Sequence[int]) -> Hypervector:
     r"""Un-padding by the padding mask (Alg. 5.1 step 3, eq. 87): :math:`q^i_j=\tilde q_{i,j}`, :math:`j\le m_i`."""
     field = _backend.field_of(M)
     arr = _as_dense(M, "M", field)
-    dims = _validate.shape("dims", tuple(dims))
+    dims = _validate.shape("dims", tuple(dims) if isinstance(dims, (list, tuple, range, np.ndarray)) else dims)
     if len(dims) != arr.shape[0] or max(dims) > arr.shape[1]:
         raise ValueError(f"dims {dims} must give one size <= {arr.shape[1]} per row of the {arr.shape[0]}-row matrix")
     return _rebuild([arr[i, : dims[i]] for i in range(len(dims))], field)
@@ -261,7 +261,7 @@ def project_rows(M: Any, dims: Sequence[int]) -> Hypervector:
     :math:`q^i=\Pi^{d}_{m_i}\,\operatorname{Row}_i(M)^{\mathsf T}`."""
     field = _backend.field_of(M)
     arr = _as_dense(M, "M", field)
-    dims = _validate.shape("dims", tuple(dims))
+    dims = _validate.shape("dims", tuple(dims) if isinstance(dims, (list, tuple, range, np.ndarray)) else dims)
     if len(dims) != arr.shape[0]:
         raise ValueError(f"dims must give one size per row: {arr.shape[0]} rows, got {len(dims)} dims")
     return _rebuild([_proj_vec(arr[i], dims[i], field) for i in range(len(dims))], field)
@@ -351,7 +351,7 @@ def diamond_matrix(A: Any, dims: Sequence[int], *, format: str = "csr") -> Any:
     and Example 4.15 uses :math:`W\otimes I_3=W\otimes I_{n_0}` (ledger ``cheng2025:eq82``).
     Sparse in the field of ``A``.
     """
-    dims = _validate.shape("dims", tuple(dims))
+    dims = _validate.shape("dims", tuple(dims) if isinstance(dims, (list, tuple, range, np.ndarray)) else dims)
     field = _backend.field_of(A)
     Ad = _as_dense(A, "A", field)
     s = len(dims)
@@ -523,12 +523,14 @@ def relu(X: Any) -> Hypervector:
 
 def attention_scores(Q: Any, K: Any, *, weighted: bool = True) -> Any:
     r""":math:`A=\operatorname{softmax}(Q\odot_w K)` (eq. 93), or :math:`\operatorname{softmax}(Q\odot K)` (eq. 94) with ``weighted=False``."""
+    Q, K = _hv(Q, "Q"), _hv(K, "K")
     G = hv_inner_weighted(Q, K) if weighted else hv_inner(Q, K)
     return softmax_rows(G)
 
 
 def df_attention(Q: Any, K: Any, V: Any, *, weighted: bool = True) -> Hypervector:
     r"""Dimension-varying attention :math:`A\diamond V` with :math:`A` of (93) (cheng2025, eq. 96)."""
+    V = _hv(V, "V")
     A = attention_scores(Q, K, weighted=weighted)
     return diamond(A, V)
 

@@ -20,6 +20,8 @@ k-valued connectives follow Cheng's convention: :math:`\neg p=1-p`, :math:`p\wed
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,6 +29,7 @@ import numpy as np
 import sympy
 
 from .. import _validate
+from ..errors import SizeLimitError
 from . import _backend
 from ._operator import SparseOperator, check_bytes, check_size, render
 
@@ -87,8 +90,8 @@ def delta_form(L: Any) -> tuple[int, tuple[int, ...]]:
         arr = np.asarray(_backend.to_numpy(L))
     if arr.ndim == 1:
         arr = arr.reshape(-1, 1)
-    if arr.ndim != 2:
-        raise ValueError(f"L must be a matrix, got an array of shape {arr.shape}")
+    if arr.ndim != 2 or arr.size == 0:
+        raise ValueError(f"L must be a non-empty matrix, got an array of shape {arr.shape}")
     ones = np.array([[v == 1 for v in row] for row in arr.tolist()], dtype=bool)
     zeros = np.array([[v == 0 for v in row] for row in arr.tolist()], dtype=bool)
     if not np.all(ones | zeros) or not np.all(ones.sum(axis=0) == 1):
@@ -226,6 +229,9 @@ def structure_matrix(expr: Any, variables: Sequence[Any] | int, *, k: int = 2, f
         symbols = list(variables)
     else:
         raise TypeError(f"variables must be a non-empty sequence of symbols or a positive int, got {variables!r}")
+    if nvar * math.log2(k) > 62:  # k**nvar itself would be astronomically large (and slow to form)
+        raise SizeLimitError(f"structure_matrix: {nvar} variables over k = {k} values make a truth table of "
+                             f"k^{nvar} > 2^62 entries, over any memory bound")
     check_bytes("structure_matrix", 8 * (nvar + 2) * k**nvar, f"the truth table of {nvar} variables over k = {k} values")
     check_size("structure_matrix", (k, k**nvar), k**nvar, field=_validate.backend(backend))
     # all assignments, first variable most significant, δ^1 (True / top value) first

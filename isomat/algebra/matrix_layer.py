@@ -318,8 +318,14 @@ def matrix_layer2(Up: Any, Vp: Any, Uq: Any, Vq: Any, B: Any = None, *, order: s
 # Forwards (plain NumPy, dense)
 # ---------------------------------------------------------------------------------------------
 def sigm(x: Any) -> Any:
-    r"""Logistic sigmoid :math:`1/(1+e^{-x})`, elementwise."""
-    return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float)))
+    r"""Logistic sigmoid :math:`1/(1+e^{-x})`, elementwise (real numbers and real arrays)."""
+    if x is None or isinstance(x, (str, bytes, bool)):
+        raise TypeError(f"x must be a real number or a real array, got {type(x).__name__}")
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"x must be a real number or a real array, got {type(x).__name__}") from None
+    return 1.0 / (1.0 + np.exp(-a))
 
 
 def _dense(name: str, M: Any) -> np.ndarray:
@@ -407,6 +413,9 @@ def matrix_rnn_cell(X: Any, H: Any, theta_h: Any, theta_y: Any, *, sigma_h: Acti
 
     ``theta_h`` is ``(Up, Vp, Uq, Vq, B)``, ``theta_y`` is ``(U, V, B)``.
     """
+    for name, th, parts in (("theta_h", theta_h, "(Up, Vp, Uq, Vq, B)"), ("theta_y", theta_y, "(U, V, B)")):
+        if not isinstance(th, (tuple, list)) or len(th) != parts.count(",") + 1:
+            raise TypeError(f"{name} must be a tuple {parts}, got {type(th).__name__}")
     Hn = sigma_h(mat2(X, H, theta_h))
     return sigma_y(mat1(Hn, theta_y)), Hn
 

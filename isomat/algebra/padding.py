@@ -32,6 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _validate
+from ._operator import check_bytes
 
 PADDING_MODES = ("zeros", "circular", "reflect", "replicate", "symmetric")
 
@@ -43,6 +44,7 @@ def padding_index(n: int, lo: int, hi: int, mode: str = "zeros") -> np.ndarray:
     lo = _validate.nonnegative_int("lo", lo)
     hi = _validate.nonnegative_int("hi", hi)
     mode = _validate.choice("mode", mode, PADDING_MODES)
+    check_bytes("padding_index", 3 * 8 * (n + lo + hi), f"{n + lo + hi:,} padded positions")
     u = np.arange(n + lo + hi, dtype=np.int64) - lo
     if mode == "zeros":
         return np.where((u >= 0) & (u < n), u, -1)

@@ -123,6 +123,7 @@ def avgpool_matrix(input_shape: Any, window: Any, *, stride: Any = None, padding
         ``"sympy"`` gives exact Rationals.
     """
     field = _validate.backend(backend)
+    format = _validate.choice("format", format, ("csr", "csc", "coo", "operator"))
     if not isinstance(count_include_pad, bool):
         raise TypeError(f"count_include_pad must be a bool, got {count_include_pad!r}")
     if divisor_override is not None:
@@ -170,8 +171,11 @@ def maxpool_selection(x: Any, window: Any, *, stride: Any = None, padding: Any =
     dilation : int or tuple of int
         Spacing of the window's taps (torch's ``max_pool`` ``dilation``).
     """
+    format = _validate.choice("format", format, ("csr", "csc", "coo", "operator"))
     field = _backend.field_of(x)
     xv = _backend.as_values(x, field, name="x")
+    if xv.ndim == 0 or xv.size == 0:
+        raise ValueError(f"x must be a non-empty array (n1..nd) or (C, n1..nd), got shape {tuple(xv.shape)}")
     if isinstance(x, complex) or (hasattr(xv, "dtype") and xv.dtype.kind == "c"):
         raise TypeError("x must be real: max pooling compares values, and complex numbers have no order")
     plan = _window_plan(tuple(xv.shape), window, stride, padding, ndim, ceil_mode, dilation)

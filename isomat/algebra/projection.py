@@ -100,8 +100,9 @@ def projection_overlap(i: Any, j: Any, m: Any, n: Any) -> Any:
     are these scaled by :math:`t/(mn)`). Written with :func:`~isomat.proofs.prover.ite`, so it
     means the same on ints, NumPy arrays and Z3 terms; ``Π^m_n[i, j] = projection_overlap(i, j, m, n) / m``.
     """
-    from .._index import ite
+    from .._index import index_operands, ite
 
+    index_operands("projection_overlap", i=i, j=j, m=m, n=n)
     lo = ite(i * m >= j * n, i * m, j * n)
     hi = ite((i + 1) * m <= (j + 1) * n, (i + 1) * m, (j + 1) * n)
     return ite(hi > lo, hi - lo, 0)

@@ -21,13 +21,19 @@ import numpy as np
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_size, render
+from ._operator import check_bytes, SparseOperator, check_size, render
 
 
 def _matrix(name: str, M: Any, field: str) -> Any:
+    if isinstance(M, (bool, np.bool_, complex, np.complexfloating)):
+        raise TypeError(f"{name} must be a real number or a real matrix, got {type(M).__name__}")
     arr = _backend.as_values(M, field, name=name)
+    if field != "sympy" and arr.dtype.kind in "fc" and not bool(np.all(np.isfinite(_backend.to_numpy(arr)))):
+        raise ValueError(f"{name} must have finite entries (no NaN or infinity)")
     if arr.ndim == 0:
         arr = arr.reshape(1, 1)
+    if arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty matrix, got shape {tuple(arr.shape)}")
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a matrix (2-d), got an array of shape {tuple(arr.shape)}")
     return arr
@@ -105,6 +111,10 @@ def zhu_rnn_main_text(W_xh: Any, W_hh: Any, m: Any, *, backend: str | None = Non
             f"W_xh W_hh^(i-j) is undefined: W_xh has shape {tuple(A.shape)} and W_hh {tuple(B.shape)} "
             f"(needs W_xh.shape[1] == W_hh.shape[0])"
         )
+    # m powers of W_hh and an m(m+1)/2-block result: refuse before the loop (m = 10^12 never ended)
+    a, b = A.shape
+    check_bytes("zhu_rnn_main_text", 8 * (m * (a * b + b * b) + m * (m + 1) // 2 * a * b),
+                f"{m:,} blocks of {a}x{b}")
     blocks = [A]
     Bk = None
     for _ in range(1, m):

@@ -304,6 +304,9 @@ def random_spm(n: int, L: int | None = None, *, variant: str = "rotation", sched
     variant = _validate.choice("variant", variant, VARIANTS)
     schedule = _validate.choice("schedule", schedule, ("butterfly", "random"))
     seed = _validate.seed(seed)
+    if not isinstance(diagonals, bool):
+        raise TypeError(f"diagonals must be a bool, got {diagonals!r}")
+    check_bytes("random_spm", 8 * L * n * 4 + 8 * 6 * n, f"{L} stages of {n:,} features")
     if seed is None:  # random_pairings below needs an int seed of its own
         seed = int(np.random.default_rng().integers(2**62))
     rng = np.random.default_rng(seed)
@@ -323,9 +326,15 @@ def random_spm(n: int, L: int | None = None, *, variant: str = "rotation", sched
 # ---------------------------------------------------------------------------------------------
 # Matrices
 # ---------------------------------------------------------------------------------------------
+def _need_layer(layer: Any) -> None:
+    if not isinstance(layer, SPM):
+        raise TypeError(f"layer must be an SPM (see spm_layer, random_spm), got {type(layer).__name__}")
+
+
 def stage_operator(layer: SPM, ell: int) -> SparseOperator:
     r"""Stage :math:`B_{\ell}` (0-based ``ell``) as a :class:`SparseOperator` with
     :math:`4\lfloor n/2\rfloor + (n \bmod 2)` stored entries."""
+    _need_layer(layer)
     ell = _validate.nonnegative_int("ell", ell)
     if ell >= layer.L:
         raise ValueError(f"ell must be in [0, {layer.L - 1}], got {ell}")
@@ -371,9 +380,9 @@ def layer_matrix(layer: SPM, *, part: str = "layer", format: str = "csr") -> Any
     without the bias). The product can fill in up to :math:`n^2` entries, checked against the
     memory bound first.
     """
+    _need_layer(layer)
     part = _validate.choice("part", part, ("product", "layer"))
-    if format not in ("csr", "csc", "coo"):
-        raise ValueError(f"format must be 'csr', 'csc' or 'coo', got {format!r}")
+    format = _validate.choice("format", format, ("csr", "csc", "coo"))
     n = layer.n
     check_size("spm product", (n, n), min(n * n, n * 2 ** min(layer.L, 62)), field=layer.field)
     ops = [stage_operator(layer, ell) for ell in range(layer.L)]
@@ -395,6 +404,7 @@ def layer_matrix(layer: SPM, *, part: str = "layer", format: str = "csr") -> Any
 # Matrix-free forward and backward (§2.2, §3, §4)
 # ---------------------------------------------------------------------------------------------
 def _as_batch(name: str, X: Any, layer: SPM) -> Any:
+    _need_layer(layer)
     if layer.field == "sympy":
         A = _backend.as_values(X, "sympy", name=name)
     elif layer.field == "cupy":

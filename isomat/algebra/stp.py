@@ -432,13 +432,19 @@ def swap_row(k: Any, m: Any, n: Any) -> Any:
     r"""Entry rule of :math:`W_{[m,n]}`: column ``k = i n + j`` (index of :math:`x\otimes y`) has its
     one 1 in row ``j m + i`` (index of :math:`y\otimes x`). Ints, NumPy arrays or Z3 terms
     (:func:`~isomat.proofs.prover.fdiv` / ``fmod``)."""
-    from .._index import fdiv, fmod
+    from .._index import fdiv, fmod, index_operands
 
+    index_operands("swap_row", k=k, m=m, n=n)
+    if isinstance(n, int) and n < 1:  # a divisor (Z3 terms carry it in the proof's hypotheses)
+        raise ValueError(f"swap_row: n must be a positive integer (W_[m,n] with n >= 1), got {n}")
     return fmod(k, n) * m + fdiv(k, n)
 
 
 def power_reducing_row(c: Any, k: Any) -> Any:
     r"""Entry rule of :math:`M_{r,k}`: column ``c`` has its one 1 in row ``c k + c``."""
+    from .._index import index_operands
+
+    index_operands("power_reducing_row", c=c, k=k)
     return c * k + c
 
 
@@ -447,7 +453,12 @@ def retriever_entry(r: Any, c: Any, size: Any, after: Any) -> Any:
     (``size`` = :math:`n_i`, ``after`` = :math:`n_{i+1}\cdots n_d`): entry ``(r, c)`` is 1 exactly when
     ``(c div after) mod size = r`` (a boolean; ints, NumPy arrays or Z3 terms). :math:`D_f^{[p,q]}` is
     ``size=p, after=q``; :math:`D_r^{[p,q]}` is ``size=q, after=1``."""
-    from .._index import fdiv, fmod
+    from .._index import fdiv, fmod, index_operands
+
+    index_operands("retriever_entry", r=r, c=c, size=size, after=after)
+    for name, v in (("size", size), ("after", after)):
+        if isinstance(v, int) and v < 1:  # divisors (Z3 terms carry them in the proof's hypotheses)
+            raise ValueError(f"retriever_entry: {name} must be a positive integer, got {v}")
 
     return fmod(fdiv(c, after), size) == r
 

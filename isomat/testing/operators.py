@@ -313,6 +313,8 @@ def dottest(A: Any, *, shape: Any = None, rmatvec: Any = None, matvec: Any = Non
         raise TypeError("dottest needs the adjoint of a callable operator: pass rmatvec=g with g(y) = A^H y")
     gen = np.random.default_rng(rng)
     m, n = op.shape
+    if m == 0 or n == 0:  # both inner products would be 0: a test that could not fail
+        raise ValueError(f"dottest needs a non-empty operator, got shape {op.shape}")
     x = _gaussian(gen, (n, 1), op.dtype)
     y = _gaussian(gen, (m, 1), op.dtype)
     Ax = np.asarray(op.matmat(x)).reshape(-1).astype(np.complex128 if _is_complex(op.dtype) else np.float64)
@@ -509,6 +511,12 @@ def assert_matches_dense(structured: Any, dense: Any, *, rtol: float = 1e-12, at
     Densifies both: for small operators. For large ones use :func:`assert_same_operator`.
     """
     import sympy
+
+    for name, M in (("structured", structured), ("dense", dense)):
+        if not hasattr(M, "shape") or len(getattr(M, "shape", ())) != 2:
+            raise TypeError(f"{name} must be a matrix (an object with a 2-d shape), got {type(M).__name__}")
+        if 0 in tuple(M.shape):  # an empty comparison would pass whatever the operators are
+            raise ValueError(f"{name} must be a non-empty matrix, got shape {tuple(M.shape)}")
 
     if isinstance(structured, sympy.MatrixBase) or isinstance(dense, sympy.MatrixBase):
         S, D = sympy.Matrix(structured), sympy.Matrix(dense)
