@@ -104,8 +104,8 @@ def _pair(name: str, value: Any) -> tuple[int, int]:
 def kron_rearrange(W: Any, shape_a: Any, shape_b: Any) -> Any:
     r"""The Van Loan--Pitsianis rearrangement :math:`\mathcal R(W)` of ``W``.
 
-    For :math:`W\in\mathcal M_{m_1m_2	imes n_1n_2}` split into :math:`m_1	imes n_1` blocks
-    :math:`W_{i_1j_1}\in\mathcal M_{m_2	imes n_2}`, row :math:`i_1n_1+j_1` of
+    For :math:`W\in\mathcal M_{m_1m_2\times n_1n_2}` split into :math:`m_1\times n_1` blocks
+    :math:`W_{i_1j_1}\in\mathcal M_{m_2\times n_2}`, row :math:`i_1n_1+j_1` of
     :math:`\mathcal R(W)` is the row-major ``vec`` of block :math:`W_{i_1j_1}`, so that
 
     .. math:: \mathcal R(A\otimes B) = \operatorname{vec}(A)\,\operatorname{vec}(B)^{\mathsf T},
@@ -205,7 +205,7 @@ Vert_F` (Van Loan--Pitsianis).
 
     With :math:`\mathcal R(W)=\sum_i \sigma_i u_iv_i^{\mathsf T}` (see :func:`kron_rearrange`),
     :math:`\operatorname{vec}A=\sqrt{\sigma_1}u_1`, :math:`\operatorname{vec}B=\sqrt{\sigma_1}v_1`
-    and the residual is :math:`igl(\sum_{i\ge2}\sigma_i^2igr)^{1/2}`.
+    and the residual is :math:`\bigl(\sum_{i\ge2}\sigma_i^2\bigr)^{1/2}`.
 
     Parameters
     ----------

@@ -38,7 +38,7 @@ from .kron import kron_operator, kronecker_factors
 ORDERS = ("outer", "inner")
 
 #: Public architecture facts of the two models of reneau2025 Table 1, transcribed from their
-#: published configuration files as collected in ``../shared/data/model-configs.json``.
+#: published configuration files (``config.json`` of Qwen/Qwen3-1.7B and meta-llama/Meta-Llama-3-8B).
 TRANSFORMER_CONFIGS: dict[str, dict[str, int]] = {
     "Qwen3-1.7B": {"num_hidden_layers": 28, "hidden_size": 2048, "intermediate_size": 6144,
                    "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128},

@@ -1,6 +1,6 @@
 """Claims of cheng2025, "On Dimension-Free Transformer: An Application of STP to AI".
 
-Paper: ../shared/papers/cheng2025-dimension-free-transformer.txt. Vectors are columns; Kronecker
+Paper: Daizhan Cheng, arXiv:2504.14514. Vectors are columns; Kronecker
 products follow the paper's formulas; ``t = lcm`` as in eq. (12)-(22).
 """
 

@@ -1,6 +1,6 @@
 """Claims of do2017, "Learning Deep Matrix Representations" (Do, Tran, Venkatesh).
 
-Paper: ../shared/papers/do2017-matrix-neural-nets.txt. Row-major ``vec`` (C order) unless a
+Paper: Kien Do, Truyen Tran, Svetha Venkatesh, "Learning Deep Matrix Representations", arXiv:1703.01454. Row-major ``vec`` (C order) unless a
 claim says otherwise: vec_C(A X B) = (A ⊗ Bᵀ) vec_C(X); Fortran: vec_F(A X B) = (Bᵀ ⊗ A) vec_F(X).
 References here (``sympy.kronecker_product``, ``np.kron``, direct loops over networkx
 neighbourhoods, ``numpy.linalg.eigh``, ``scipy.signal.stft``) share no code with

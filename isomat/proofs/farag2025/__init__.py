@@ -1,6 +1,6 @@
 """Claims of farag2025, "Rethinking Dense Linear Transformations: Stagewise Pairwise Mixing (SPM)".
 
-Paper: ../shared/papers/farag2025-stagewise-pairwise-mixers.md. Vectors are columns in the
+Paper: Peter Farag, arXiv:2512.23905. Vectors are columns in the
 formulas; batches are rows (``X`` of shape ``(B, n)``), so a batch forward is ``X M^T + b``.
 The layer matrix is ``D_out B_L ... B_1 D_in`` (stage 1 applied first, eq. 2-4).
 

@@ -1,7 +1,7 @@
 """Claims of reneau2025, "NdLinear: Don't Flatten! Building Superior Neural Architectures by
 Preserving N-D Structure".
 
-Paper: ../shared/papers/reneau2025-ndlinear.txt. The paper writes the mode-k weight as
+Paper: Alex Reneau et al., arXiv:2503.17353 (v2, the version the ledger quotes). The paper writes the mode-k weight as
 :math:`W_k\\in\\mathbb R^{D_k\\times H_k}` acting on the right of the mode-k fibres (Algorithm 1:
 ``Y_matrix = X_matrix W_k + b_k``); isomat stores ``nn.Linear`` weights :math:`W_k^{\\mathsf T}`
 (``(H_k, D_k)``). ``vec`` is row-major, so the flattened layer is

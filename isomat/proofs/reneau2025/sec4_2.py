@@ -42,7 +42,7 @@ def _split(n: int, small_first: bool) -> tuple[int, int]:
 
 @cache
 def _tab1(model: str):
-    c = _nd.TRANSFORMER_CONFIGS[model]  # public config facts (shared/data/model-configs.json)
+    c = _nd.TRANSFORMER_CONFIGS[model]  # public config facts (the models' published config.json)
     L, mods = c["num_hidden_layers"], _modules(c)
     ranks = {f"lora-r{r}": L * sum(r * (a + b) for _, a, b in mods) for r in (4, 8)}
     candidates = {}
@@ -88,7 +88,7 @@ def _tab1_claim(model: str):
 _TAB1_STATEMENT = (
     "LoRA: r·(d_in + d_out) per adapted projection (q, k, v, o, gate, up, down; App. D.1) times the layers, from "
     "the public configs (isomat.algebra.ndlinear.TRANSFORMER_CONFIGS, transcribed from "
-    "shared/data/model-configs.json); counted here independently and cross-checked against "
+    "the models' published config.json files); counted here independently and cross-checked against "
     "isomat.lora_param_count / ndlinear_lora_param_count. NdLinear-LoRA (an NdLinear replaces the two rank-r "
     "matrices; mode sizes unstated): 2-mode NdLinear from the closest-to-square split of d_in to that of "
     "d_out (either factor order), with or without biases (§2.2: biases optional); the reproducing "

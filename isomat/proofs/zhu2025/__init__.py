@@ -1,6 +1,6 @@
 """Claims of zhu2025, "Unified Sparse-Matrix Representations for Diverse Neural Architectures".
 
-Paper: ../shared/papers/zhu2025-unified-sparse-matrix.txt (no numbered equations; claims are
+Paper: Yuzhou Zhu, arXiv:2506.01966 (see docs/conventions.md; no numbered equations; claims are
 labelled by section, theorem, appendix and table). Conventions: row-major ``vec``
 (Assumption 4.1); "convolution" is cross-correlation as torch; 0-based indices in code.
 

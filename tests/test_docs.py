@@ -1,0 +1,102 @@
+"""Issue 14: the repository stands on its own -- conventions, schema, docstrings, no outside paths."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import io
+import json
+import pkgutil
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import isomat
+from isomat.cli import main
+from isomat.proofs.engine import PAPERS, STRENGTHS, VERDICTS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tracked() -> list[Path]:
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    return [ROOT / line for line in out.splitlines() if line]
+
+
+def test_nothing_refers_to_a_path_outside_the_repository():
+    outside = re.compile(r"\.\./shared|shared/(conventions|papers|data)|/work/")
+    hits = []
+    for path in _tracked():
+        if path.suffix in {".npz", ".pt", ".png"} or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="ignore")
+        hits += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in outside.finditer(text)]
+    assert not hits, hits
+
+
+def _modules():
+    for m in pkgutil.walk_packages(isomat.__path__, "isomat."):
+        if m.name.endswith("__main__"):
+            continue
+        try:
+            yield importlib.import_module(m.name)
+        except ImportError:  # an optional dependency (torch, cupy) is missing
+            continue
+
+
+def test_no_docstring_holds_a_control_character():
+    # '\times' in a non-raw docstring is a tab plus 'imes'; '\bigl' a backspace: help() prints garbage
+    bad = []
+    for mod in _modules():
+        objs = [mod] + [o for _, o in inspect.getmembers(mod)
+                        if (inspect.isfunction(o) or inspect.isclass(o)) and getattr(o, "__module__", "") == mod.__name__]
+        for o in objs:
+            doc = o.__doc__ or ""
+            found = sorted({repr(c) for c in doc if ord(c) < 32 and c != "\n"})
+            if found:
+                bad.append(f"{mod.__name__}.{getattr(o, '__qualname__', '')}: {found}")
+    assert not bad, bad
+
+
+def test_conventions_hold_everything_users_need():
+    text = (ROOT / "docs" / "conventions.md").read_text(encoding="utf-8")
+    for v in VERDICTS:
+        assert f"`{v}`" in text, v
+    for s in STRENGTHS:
+        assert f"`{s}`" in text, s
+    for key in PAPERS:
+        assert f"`{key}`" in text, key
+    assert len(re.findall(r"arXiv:\d{4}\.\d{4,5}", text)) >= len(PAPERS)
+    for word in ("row-major", "readings", "hypotheses", "beyond", "ledger.schema.json"):
+        assert word in text, word
+
+
+def test_verify_json_validates_against_the_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(isomat.__file__).parent / "proofs" / "ledger.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["verify", "--paper", "reneau2025", "--json"], out=out, err=err) == 0, err.getvalue()
+    data = json.loads(out.getvalue())
+    errors = [f"{list(e.path)}: {e.message}" for e in jsonschema.Draft202012Validator(schema).iter_errors(data)]
+    assert not errors, errors[:5]
+    # the schema is not vacuous: a record without a verdict, or with an unknown strength, is refused
+    broken = json.loads(out.getvalue())
+    del broken["claims"][0]["verdict"]
+    broken["claims"][1]["strength"] = "probably"
+    messages = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(broken)]
+    assert "'verdict' is a required property" in messages
+    assert any("'probably' is not one of" in m for m in messages)
+
+
+def test_project_files_exist():
+    for name in ("LICENSE", "CHANGELOG.md", "CITATION.cff", "docs/conventions.md"):
+        assert (ROOT / name).is_file(), name
+    assert "MIT License" in (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert isomat.__version__ in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"version: {isomat.__version__}" in (ROOT / "CITATION.cff").read_text(encoding="utf-8")
