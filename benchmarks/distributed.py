@@ -37,7 +37,11 @@ def _product(client, size: int, n_blocks: int, kernel: np.ndarray, x: np.ndarray
 
 
 def run(*, size: int = 1536, big: int = 8192, repeats: int = 5) -> dict:
-    from distributed import Client, LocalCluster
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:  # the distributed extra is optional: skip with the reason, exit 0
+        return {"benchmark": "distributed", "skipped": f"dask.distributed is not installed ({exc}); "
+                "pip install 'isomat[distributed]'", "figures": [], "ratios": [], "notes": []}
 
     from isomat.algebra.conv import conv_matrix
 

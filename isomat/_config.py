@@ -9,19 +9,40 @@ from collections.abc import Iterator
 _DEFAULT_LIMIT = 2 * 1024**3  # 2 GiB
 
 
+_UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1000, "KIB": 1024, "M": 1024**2, "MB": 1000**2, "MIB": 1024**2,
+          "G": 1024**3, "GB": 1000**3, "GIB": 1024**3, "T": 1024**4, "TB": 1000**4, "TIB": 1024**4}
+
+
+def parse_size(value: object, name: str = "memory limit") -> int:
+    """Bytes from an int or a string with an optional unit: ``4G``, ``512M``, ``1.5GiB``, ``2e9``.
+
+    Binary units for the single letters and ``KiB`` / ``MiB`` / ``GiB`` / ``TiB``; decimal ones for
+    ``KB`` / ``MB`` / ``GB`` / ``TB``. Refuses anything that is not a positive number of bytes."""
+    import re
+
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a number of bytes or a size like '4G', got {value!r}")
+    if isinstance(value, int):
+        nbytes = value
+    elif isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*", value)
+        if not m or m.group(2).upper() not in _UNITS:
+            raise ValueError(f"{name} must be a number of bytes or a size like '4G', '512M', '1.5GiB', got {value!r}")
+        nbytes = int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+    elif hasattr(value, "__index__"):
+        nbytes = int(value.__index__())  # type: ignore[attr-defined]
+    else:
+        raise TypeError(f"{name} must be a number of bytes or a size like '4G', got {type(value).__name__}")
+    if nbytes <= 0:
+        raise ValueError(f"{name} must be positive, got {value!r}")
+    return nbytes
+
+
 def _initial_limit() -> int:
     raw = os.environ.get("ISOMAT_MEMORY_LIMIT")
     if raw is None:
         return _DEFAULT_LIMIT
-    try:
-        value = int(float(raw))
-    except ValueError:
-        raise ValueError(
-            f"ISOMAT_MEMORY_LIMIT must be a number of bytes, got {raw!r}"
-        ) from None
-    if value <= 0:
-        raise ValueError(f"ISOMAT_MEMORY_LIMIT must be positive, got {raw!r}")
-    return value
+    return parse_size(raw, "ISOMAT_MEMORY_LIMIT")
 
 
 _limit = _initial_limit()
@@ -32,19 +53,14 @@ def get_memory_limit() -> int:
     return _limit
 
 
-def set_memory_limit(nbytes: int) -> None:
-    """Set the memory bound, in bytes, that constructions refuse to exceed."""
+def set_memory_limit(nbytes: int | str) -> None:
+    """Set the memory bound that constructions refuse to exceed: bytes, or a size like ``"4G"``."""
     global _limit
-    if isinstance(nbytes, bool) or not isinstance(nbytes, (int,)) and not hasattr(nbytes, "__index__"):
-        raise TypeError(f"nbytes must be an integer number of bytes, got {type(nbytes).__name__}")
-    nbytes = int(nbytes)
-    if nbytes <= 0:
-        raise ValueError(f"nbytes must be positive, got {nbytes}")
-    _limit = nbytes
+    _limit = parse_size(nbytes, "nbytes")
 
 
 @contextlib.contextmanager
-def memory_limit(nbytes: int) -> Iterator[None]:
+def memory_limit(nbytes: int | str) -> Iterator[None]:
     """Temporarily set the memory bound: ``with isomat.memory_limit(10**8): ...``."""
     old = _limit
     set_memory_limit(nbytes)

@@ -327,6 +327,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+def _bench_dir(given: str | None) -> str:
+    """The benchmarks directory: the one given, else ./benchmarks, else the checkout's (found from the package),
+    so `isomat bench` works from any directory of a source checkout."""
+    from pathlib import Path
+
+    if given is not None:
+        return given
+    here = Path("benchmarks")
+    if here.is_dir():
+        return str(here)
+    beside = Path(__file__).resolve().parent.parent / "benchmarks"
+    return str(beside) if beside.is_dir() else str(here)
+
+
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import numpy as np
 
@@ -336,6 +350,10 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     seed = args.seed if args.seed is not None else export.new_seed()
     prog = f"isomat export {args.kind}"
     try:
+        if args.memory_limit is not None:
+            from ._config import set_memory_limit
+
+            set_memory_limit(args.memory_limit)
         op = fam.build(args, np.random.default_rng(seed))
         path = export.write(op, args.output, args.format, torch_layout=args.torch_layout,
                             comment=f" isomat {__version__} export {args.kind}, seed {seed}")
@@ -359,7 +377,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .bench import run_benchmarks
 
     try:
-        report = run_benchmarks(args.dir, json_path=args.json, markdown_path=args.markdown, quick=args.quick,
+        report = run_benchmarks(_bench_dir(args.dir), json_path=args.json, markdown_path=args.markdown, quick=args.quick,
                                 only=args.only, timeout=args.timeout, log=err)
     except ValueError as exc:
         print(f"isomat bench: error: {exc}", file=err)
@@ -389,6 +407,8 @@ def _add_export(sub: Any) -> None:
                        help="file format (default: from the suffix of FILE)")
         g.add_argument("--seed", type=int, default=None, help="seed of the random values (default: fresh, printed)")
         g.add_argument("--torch-layout", choices=["coo", "csr"], default="coo", help="sparse layout for --format pt")
+        g.add_argument("--memory-limit", default=None, metavar="SIZE",
+                       help="memory bound for the build, bytes or a size like 4G, 512M (default: ISOMAT_MEMORY_LIMIT or 2G)")
         k.set_defaults(func=cmd_export)
         usages.append("  " + " ".join(k.format_usage().split())[len("usage: "):])
     e.epilog = "kinds and their options:\n" + "\n".join(usages)
@@ -396,7 +416,9 @@ def _add_export(sub: Any) -> None:
 
 def _add_bench(sub: Any) -> None:
     b = sub.add_parser("bench", help="run benchmarks/*.py and write bench-report.json and bench-report.md")
-    b.add_argument("--dir", default="benchmarks", help="directory of benchmark scripts (default benchmarks)")
+    b.add_argument("--dir", default=None,
+                   help="directory of benchmark scripts (default: ./benchmarks, else the checkout's benchmarks/ next to "
+                        "the isomat package)")
     b.add_argument("--json", default="bench-report.json", metavar="FILE", help="JSON report (default bench-report.json)")
     b.add_argument("--markdown", default="bench-report.md", metavar="FILE", help="Markdown report (default bench-report.md)")
     b.add_argument("--quick", action="store_true", help="pass --quick to the scripts (small sizes, few repeats)")

@@ -51,7 +51,7 @@ def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "num
         raise SizeLimitError(
             f"{what}: a {shape[0]}x{shape[1]} operator with {nnz:,} stored entries would need "
             f"about {_human(need)}, over the memory bound of {_human(limit)} "
-            f"(raise it with isomat.set_memory_limit or ISOMAT_MEMORY_LIMIT)"
+            f"(raise it with isomat.set_memory_limit, ISOMAT_MEMORY_LIMIT or isomat export --memory-limit)"
         )
 
 
@@ -62,7 +62,7 @@ def check_bytes(what: str, nbytes: int, detail: str = "") -> None:
     if nbytes > limit:
         raise SizeLimitError(
             f"{what}: {detail + ' ' if detail else ''}would need about {_human(int(nbytes))}, over the memory bound "
-            f"of {_human(limit)} (raise it with isomat.set_memory_limit or ISOMAT_MEMORY_LIMIT)")
+            f"of {_human(limit)} (raise it with isomat.set_memory_limit, ISOMAT_MEMORY_LIMIT or isomat export --memory-limit)")
 
 
 def _human(n: int) -> str:

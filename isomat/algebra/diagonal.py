@@ -385,7 +385,7 @@ def diagonal_blocks(A: Any, *, block: int | None = None, max_fill: float = 1.5,
     if need > get_memory_limit():
         raise SizeLimitError(
             f"diagonal_blocks: storing {stored:,} values would need about {_human(need)}, over the memory "
-            f"bound of {_human(get_memory_limit())} (raise it with isomat.set_memory_limit or ISOMAT_MEMORY_LIMIT)")
+            f"bound of {_human(get_memory_limit())} (raise it with isomat.set_memory_limit, ISOMAT_MEMORY_LIMIT or isomat export --memory-limit)")
     data = np.zeros((n_br, n_d, n_bc * b), dtype=A.dtype)
     flat = data.reshape(-1)
     span = n_bc * b

@@ -84,7 +84,7 @@ def _check_entries(what: str, entries: int, itemsize: int) -> None:
     if need > limit:
         raise SizeLimitError(
             f"{what}: its work arrays would hold {int(entries):,} values, about {_human(need)}, over the memory "
-            f"bound of {_human(limit)} (raise it with isomat.set_memory_limit or ISOMAT_MEMORY_LIMIT, "
+            f"bound of {_human(limit)} (raise it with isomat.set_memory_limit, ISOMAT_MEMORY_LIMIT or isomat export --memory-limit, "
             f"or apply fewer columns at a time)")
 
 
