@@ -209,8 +209,8 @@ def _full_record(r: dict[str, Any]) -> str:
     for d in r.get("discrepancies") or []:
         lines += block("discrepancy", f"{d['where']}: printed {d['printed']}, correct {d['correct']}")
     for x in r.get("readings") or []:
-        tag = f"reading '{x['reading']}'"
-        lines += block(tag[:15], f"{x['reading']}: {x['verdict']} ({x.get('strength') or '-'})"
+        # the label column is 15 wide: the reading's name goes in the text, whole, never cut
+        lines += block("reading", f"{x['reading']}: {x['verdict']} ({x.get('strength') or '-'})"
                        + (" — the headline" if x.get("headline") else "")
                        + ("" if x.get("supported", True) else " — not supported by the text")
                        + f". {x['statement']}")
