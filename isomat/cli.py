@@ -354,9 +354,21 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from ._config import set_memory_limit
 
             set_memory_limit(args.memory_limit)
-        op = fam.build(args, np.random.default_rng(seed))
-        path = export.write(op, args.output, args.format, torch_layout=args.torch_layout,
-                            comment=f" isomat {__version__} export {args.kind}, seed {seed}")
+        rng = np.random.default_rng(seed)
+        before = rng.bit_generator.state
+        op = fam.build(args, rng)
+        random_values = rng.bit_generator.state != before  # the seed matters only when values were drawn
+        M0 = export.to_scipy(op)
+        skip = {"func", "command", "kind", "output", "format", "seed", "torch_layout", "memory_limit", "dtype"}
+        params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(vars(args).items())
+                  if k not in skip and v is not None and not callable(v)}
+        metadata = {"isomat_version": __version__, "kind": args.kind, "parameters": params,
+                    "shape": list(M0.shape), "rows": "outputs", "columns": "inputs",
+                    "order": "row-major (C) flattening of input and output", "convention": "y = W x",
+                    **({"seed": seed} if random_values else {})}
+        path = export.write(op, args.output, args.format, torch_layout=args.torch_layout, metadata=metadata,
+                            dtype=args.dtype,
+                            comment=f" isomat {__version__} export {args.kind}" + (f", seed {seed}" if random_values else ""))
     except (ValueError, TypeError) as exc:
         print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
         return 2
@@ -367,7 +379,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
         return 1
     M = export.to_scipy(op)
-    print(f"seed {seed}", file=out)
+    if random_values:
+        print(f"seed {seed}", file=out)
     print(f"wrote {path}: {args.kind} operator {M.shape[0]}x{M.shape[1]}, {M.nnz} stored entries, "
           f"format {path.suffix.lstrip('.')}", file=out)
     return 0
@@ -407,6 +420,8 @@ def _add_export(sub: Any) -> None:
                        help="file format (default: from the suffix of FILE)")
         g.add_argument("--seed", type=int, default=None, help="seed of the random values (default: fresh, printed)")
         g.add_argument("--torch-layout", choices=["coo", "csr"], default="coo", help="sparse layout for --format pt")
+        g.add_argument("--dtype", choices=["float32", "float64", "complex64", "complex128"], default=None,
+                       help="value type written (default: the construction's, float64 for real values)")
         g.add_argument("--memory-limit", default=None, metavar="SIZE",
                        help="memory bound for the build, bytes or a size like 4G, 512M (default: ISOMAT_MEMORY_LIMIT or 2G)")
         k.set_defaults(func=cmd_export)

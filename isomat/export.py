@@ -22,6 +22,7 @@ construction family (see :data:`FAMILIES`) and writes it with these functions.
 from __future__ import annotations
 
 import argparse
+import json
 import secrets
 import warnings
 from collections.abc import Callable
@@ -143,9 +144,14 @@ def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | N
     """
     p = _path(path, ".mtx")
     M = to_scipy(A, "coo")
-    precision = 17 if precision is None else _validate.positive_int("precision", precision)
-    if precision > 30:  # 17 digits round-trip float64 exactly; SciPy's writer fails on absurd values
-        raise ValueError(f"precision must be at most 30 significant digits, got {precision}")
+    # 17 significant digits round-trip float64 exactly, 9 float32. SciPy's writer (fast_matrix_market)
+    # corrupts float32 values asked for more than ~10 digits -- NUL bytes, lost exponents, a reader that
+    # segfaults -- so single precision is capped at the 9 digits that carry it
+    single = M.dtype in (np.float32, np.complex64)
+    most = 9 if single else 30
+    precision = (9 if single else 17) if precision is None else _validate.positive_int("precision", precision)
+    if precision > most:
+        raise ValueError(f"precision must be at most {most} significant digits for {M.dtype} values, got {precision}")
     return _write_atomic(p, lambda t: scipy.io.mmwrite(t, M, comment=comment, precision=precision), _mtx_header_ok)
 
 
@@ -154,11 +160,18 @@ def read_matrix_market(path: Any) -> sp.csr_array:
     return sp.csr_array(scipy.io.mmread(str(_path(path, ".mtx"))))
 
 
-def to_npz(A: Any, path: Any, *, compressed: bool = True) -> Path:
-    """Write ``A`` with ``scipy.sparse.save_npz`` (CSR) to ``path`` (``.npz``); returns the path."""
+def to_npz(A: Any, path: Any, *, compressed: bool = True, metadata: dict[str, Any] | None = None) -> Path:
+    """Write ``A`` as CSR in ``scipy.sparse.save_npz``'s layout to ``path`` (``.npz``); returns the path.
+
+    ``metadata`` (a JSON-serializable dict) is stored beside the arrays as ``isomat_metadata``;
+    ``scipy.sparse.load_npz`` ignores it and :func:`read_metadata` returns it."""
     p = _path(path, ".npz")
     M = to_scipy(A, "csr")
-    return _write_atomic(p, lambda t: sp.save_npz(t, M, compressed=compressed), _zip_ok)
+    arrays = dict(indices=M.indices, indptr=M.indptr, format=np.array("csr"), shape=np.array(M.shape), data=M.data)
+    if metadata is not None:
+        arrays["isomat_metadata"] = np.array(_metadata_json(metadata))
+    save = np.savez_compressed if compressed else np.savez
+    return _write_atomic(p, lambda t: save(t, **arrays), _zip_ok)
 
 
 def read_npz(path: Any) -> sp.csr_array:
@@ -221,16 +234,56 @@ def from_torch(t: Any) -> sp.csr_array:
     raise ValueError(f"t has layout {t.layout}; expected sparse_coo, sparse_csr or strided")
 
 
-def save_torch(A: Any, path: Any, format: str = "coo") -> Path:
-    """``torch.save`` the tensor of :func:`to_torch` to ``path`` (``.pt``); returns the path."""
+def save_torch(A: Any, path: Any, format: str = "coo", *, metadata: dict[str, Any] | None = None) -> Path:
+    """``torch.save`` the tensor of :func:`to_torch` to ``path`` (``.pt``); returns the path.
+
+    With ``metadata`` the file holds ``{"matrix": tensor, "metadata": dict}`` (both load with
+    ``weights_only=True``); :func:`load_torch` returns the tensor either way."""
     p = _path(path, ".pt")
     T = to_torch(A, format)
-    return _write_atomic(p, lambda t: _torch().save(T, t), _zip_ok)
+    obj = T if metadata is None else {"matrix": T, "metadata": json.loads(_metadata_json(metadata))}
+    return _write_atomic(p, lambda t: _torch().save(obj, t), _zip_ok)
 
 
 def load_torch(path: Any) -> Any:
     """Load a tensor written by :func:`save_torch` (``weights_only=True``)."""
-    return _torch().load(str(_path(path, ".pt")), weights_only=True)
+    obj = _torch().load(str(_path(path, ".pt")), weights_only=True)
+    return obj["matrix"] if isinstance(obj, dict) else obj
+
+
+def _metadata_json(metadata: dict[str, Any]) -> str:
+    if not isinstance(metadata, dict):
+        raise TypeError(f"metadata must be a dict, got {type(metadata).__name__}")
+    try:
+        return json.dumps(metadata, sort_keys=True, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"metadata must be JSON-serializable: {exc}") from None
+
+
+_MTX_TAG = "isomat-metadata: "
+
+
+def read_metadata(path: Any) -> dict[str, Any]:
+    """The metadata :func:`write` stored with a matrix (``.mtx`` comment, ``.npz`` array, ``.pt`` dict);
+    ``{}`` when the file has none."""
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
+    p = Path(path)
+    if p.suffix == ".mtx":
+        with open(p, encoding="utf-8") as fh:
+            for line in fh:
+                if not line.startswith("%"):
+                    break
+                if line.startswith("%" + _MTX_TAG) or line.startswith("% " + _MTX_TAG):
+                    return json.loads(line.split(_MTX_TAG, 1)[1])
+        return {}
+    if p.suffix == ".npz":
+        with np.load(p, allow_pickle=False) as z:
+            return json.loads(str(z["isomat_metadata"])) if "isomat_metadata" in z.files else {}
+    if p.suffix == ".pt":
+        obj = _torch().load(str(p), weights_only=True)
+        return dict(obj["metadata"]) if isinstance(obj, dict) else {}
+    raise ValueError(f"path must end in .mtx, .npz or .pt, got {str(p)!r}")
 
 
 def to_jax_bcoo(A: Any, dtype: Any = None) -> Any:
@@ -304,24 +357,46 @@ def from_dlpack(x: Any) -> np.ndarray:
     return np.from_dlpack(x)
 
 
-def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", torch_layout: str = "coo") -> Path:
-    """Write ``A`` in ``format`` (``mtx``, ``npz`` or ``pt``; default: the file's suffix)."""
+def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", torch_layout: str = "coo",
+          metadata: dict[str, Any] | None = None, dtype: Any = None) -> Path:
+    """Write ``A`` in ``format`` (``mtx``, ``npz`` or ``pt``; default: the file's suffix).
+
+    ``metadata`` (what the matrix is: kind, layer parameters, shapes, order, convention, dtype,
+    version, seed) goes into the file -- the MatrixMarket comment, an ``npz`` array, the torch
+    dict -- and :func:`read_metadata` reads it back. ``dtype`` (``float32`` / ``float64``, or a
+    complex one for complex values) converts the values first."""
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
     p = Path(path)
     if format is not None and not isinstance(format, str):
         raise TypeError(f"format must be one of {', '.join(FORMATS)} or None (the path's suffix), got {format!r}")
     torch_layout = _validate.choice("torch_layout", torch_layout, ("coo", "csr"))
+    if metadata is not None and not isinstance(metadata, dict):
+        raise TypeError(f"metadata must be a dict (JSON-serializable), got {type(metadata).__name__}")
     fmt = format or p.suffix.lstrip(".")
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if p.suffix != "." + fmt:
         raise ValueError(f"-o/path must end in '.{fmt}' for format {fmt!r}, got {str(p)!r}")
+    if dtype is not None:
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"dtype must be float32, float64, complex64 or complex128, got {dtype!r}") from None
+        if dt not in (np.float32, np.float64, np.complex64, np.complex128):
+            raise ValueError(f"dtype must be float32, float64, complex64 or complex128, got {dt}")
+        M = to_scipy(A, "csr")
+        if np.iscomplexobj(M.data) and dt.kind != "c":
+            raise ValueError(f"the values are complex: dtype must be complex64 or complex128, got {dt}")
+        A = M.astype(dt)
+    if metadata is not None:
+        metadata = {**metadata, "dtype": str(to_scipy(A, "csr").dtype)}
     if fmt == "mtx":
-        return to_matrix_market(A, p, comment=comment)
+        text = comment + ("\n" + _MTX_TAG + _metadata_json(metadata) if metadata is not None else "")
+        return to_matrix_market(A, p, comment=text)
     if fmt == "npz":
-        return to_npz(A, p)
-    return save_torch(A, p, torch_layout)
+        return to_npz(A, p, metadata=metadata)
+    return save_torch(A, p, torch_layout, metadata=metadata)
 
 
 def read(path: Any) -> sp.csr_array:
@@ -760,5 +835,5 @@ class _Logic:
 
 #: the library API of this module (the CLI's family registry and argument parsers are not part of it)
 __all__ = ["FORMATS", "from_dlpack", "from_jax_bcoo", "from_torch", "load_torch", "read", "read_matrix_market",
-           "read_npz", "save_torch", "to_dlpack", "to_jax_bcoo", "to_matrix_market", "to_npz", "to_scipy", "to_torch",
+           "read_metadata", "read_npz", "save_torch", "to_dlpack", "to_jax_bcoo", "to_matrix_market", "to_npz", "to_scipy", "to_torch",
            "write"]

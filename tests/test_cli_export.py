@@ -54,12 +54,47 @@ def test_export_round_trip(tmp_path, kind, fmt):
     path = tmp_path / f"{kind}.{fmt}"
     code, out, err = run_cli("export", kind, *EXAMPLES[kind], "--format", fmt, "-o", str(path), "--seed", "7")
     assert code == 0, err
-    assert re.search(r"^seed 7$", out, re.M)
     back = export.read(path)
-    expected = export.to_scipy(export.FAMILIES[kind].build(_parse(kind), np.random.default_rng(7)))
+    rng = np.random.default_rng(7)
+    state = rng.bit_generator.state
+    expected = export.to_scipy(export.FAMILIES[kind].build(_parse(kind), rng))
+    drew = rng.bit_generator.state != state
+    # the seed is printed (and stored) exactly when the family drew random values
+    assert bool(re.search(r"^seed 7$", out, re.M)) == drew
     assert back.shape == expected.shape
     np.testing.assert_array_equal(back.toarray(), expected.toarray())
     assert f"{back.shape[0]}x{back.shape[1]}" in out
+    # every format carries what the matrix is
+    meta = export.read_metadata(path)
+    assert meta["kind"] == kind and meta["shape"] == list(expected.shape) and meta["convention"] == "y = W x"
+    assert meta["order"].startswith("row-major") and meta["isomat_version"] and meta["dtype"] == str(back.dtype)
+    assert ("seed" in meta) == drew and (meta.get("seed") == 7 if drew else True)
+
+
+@pytest.mark.parametrize("fmt", ["mtx", "npz", "pt"])
+def test_export_float32_on_request(tmp_path, fmt):
+    if fmt == "pt":
+        torch = pytest.importorskip("torch")
+    path = tmp_path / f"c.{fmt}"
+    code, out, err = run_cli("export", "conv", "--input-shape", "1,8,8", "--kernel-size", "3", "--dtype", "float32",
+                             "--seed", "3", "-o", str(path))
+    assert code == 0, err
+    assert export.read_metadata(path)["dtype"] == "float32"
+    if fmt == "pt":  # a float32 tensor multiplies torch's default float32 vectors
+        T = export.load_torch(path)
+        assert T.dtype == torch.float32 and (T @ torch.ones(64)).shape == (36,)
+    if fmt == "npz":
+        assert export.read(path).dtype == np.float32
+
+
+def test_matrix_market_float32_precision_is_capped(tmp_path):
+    # SciPy's writer corrupts float32 values asked for 11+ digits (NUL bytes; its reader then segfaults)
+    M = export.to_scipy(export.FAMILIES["projection"].build(_parse("projection"), np.random.default_rng(0)))
+    with pytest.raises(ValueError, match="at most 9 significant digits for float32"):
+        export.to_matrix_market(M.astype(np.float32), tmp_path / "x.mtx", precision=17)
+    p = export.to_matrix_market(M.astype(np.float32), tmp_path / "x.mtx")  # default: 9 digits
+    assert b"\x00" not in p.read_bytes()
+    np.testing.assert_array_equal(export.read(p).toarray().astype(np.float32), M.astype(np.float32).toarray())
 
 
 def _parse(kind):
