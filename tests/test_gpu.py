@@ -221,3 +221,44 @@ def test_transfer_counter_catches_a_cpu_build(cupy_standin_module):
     cp.reset_transfers()
     projection(500, 300, backend="cupy", format="operator")
     assert cp.TRANSFERS["h2d_bytes"] < 4 * op.nnz
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 15: the probe does real work with each library, and refuses a CuPy older than isomat needs
+# ---------------------------------------------------------------------------------------------
+def test_probe_runs_a_kernel_a_sparse_and_a_dense_product(cupy_standin_module):
+    from isomat.gpu import gpu_status
+
+    ok, reason = gpu_status(refresh=True)
+    assert ok and "kernels, cuSPARSE and cuBLAS ran" in reason and "14.2" in reason
+
+
+@pytest.mark.parametrize("break_what, words", [
+    ("ElementwiseKernel", "cannot compile and run a kernel (NVRTC"),
+    ("sparse", "cannot run a sparse product (cuSPARSE"),
+    ("version", "older than the 14.1 isomat needs"),
+])
+def test_probe_names_what_is_missing(cupy_standin_module, monkeypatch, break_what, words):
+    import sys
+
+    from isomat.gpu import gpu_status
+
+    cp = cupy_standin_module
+    if break_what == "ElementwiseKernel":
+        def broken(*a, **k):
+            raise RuntimeError("nvrtc: cannot open libnvrtc.so.13")
+
+        monkeypatch.setattr(cp, "ElementwiseKernel", broken)
+    elif break_what == "sparse":
+        sparse = sys.modules["cupyx.scipy.sparse"]
+
+        def broken_csr(*a, **k):
+            raise ImportError("libcusparse.so.12: cannot open shared object file")
+
+        monkeypatch.setattr(sparse, "csr_matrix", broken_csr)
+    else:
+        monkeypatch.setattr(cp, "__version__", "13.6.0")
+    ok, reason = gpu_status(refresh=True)
+    assert not ok and words in reason, reason
+    monkeypatch.undo()
+    gpu_status(refresh=True)

@@ -4,10 +4,11 @@
 ``cupy.zeros(1)`` works. Everything here imports CuPy lazily (through :mod:`importlib`, so a
 module placed in ``sys.modules`` is honoured), so isomat imports and runs on machines without it.
 
-The reason string of :func:`gpu_status` says which of the three things is missing:
-``"no cupy: ..."`` (not installed, or its import fails), ``"... no usable CUDA driver: ..."``
-(the driver is missing or too old) or ``"... no usable CUDA device: ..."`` (no device, or it
-cannot allocate).
+The reason string of :func:`gpu_status` says what is missing: ``"no cupy: ..."`` (not installed,
+or its import fails), a CuPy older than :data:`MIN_CUPY`, ``"... no usable CUDA driver: ..."``
+(the driver is missing or too old), ``"... no usable CUDA device: ..."`` (no device, or it cannot
+allocate), or the library that fails real work: NVRTC (a compiled elementwise kernel), cuSPARSE (a
+CSR product) or cuBLAS (a dense product).
 """
 
 from __future__ import annotations
@@ -32,12 +33,48 @@ def _probe() -> tuple[bool, str]:
     except (ImportError, RuntimeError) as exc:
         what = "no usable CUDA driver" if _mentions_driver(exc) else "cupy does not import"
         return False, f"no cupy ({what}): {type(exc).__name__}: {exc}"
+    version = getattr(cupy, "__version__", "0")
+    if _version_tuple(version) < MIN_CUPY:
+        # before 14.1 cupy.repeat refuses device repeats and cupyx sparse matrices cast int64 indices to
+        # int32 (a matrix with an extent >= 2**31 would be silently corrupted)
+        return False, (f"cupy {version} is older than the {'.'.join(map(str, MIN_CUPY))} isomat needs "
+                       f"(pip install 'isomat[gpu]' or 'isomat[gpu-cuda13]')")
     try:
         cupy.zeros(1)
     except Exception as exc:  # CUDARuntimeError, CUDADriverError, RuntimeError...
         what = "driver" if _mentions_driver(exc) else "device"
         return False, f"cupy imports but no usable CUDA {what}: {type(exc).__name__}: {exc}"
-    return True, "usable CUDA device"
+    # cupy.zeros is a memset: it succeeds without NVRTC, cuSPARSE or cuBLAS. Do real work with each.
+    try:
+        twice = cupy.ElementwiseKernel("float64 x", "float64 y", "y = 2 * x", "isomat_probe_twice")
+        if float(twice(cupy.arange(4, dtype=cupy.float64)).sum()) != 12.0:
+            return False, "cupy runs but a compiled kernel computed a wrong value"
+    except Exception as exc:  # noqa: BLE001 - any failure here means the kernel path is unusable
+        return False, f"cupy cannot compile and run a kernel (NVRTC missing or broken?): {type(exc).__name__}: {exc}"
+    try:
+        sparse = importlib.import_module("cupyx.scipy.sparse")
+        A = sparse.csr_matrix((cupy.asarray([1.0, 2.0]), cupy.asarray([0, 1]), cupy.asarray([0, 1, 2])), shape=(2, 2))
+        if float((A @ cupy.ones(2)).sum()) != 3.0:
+            return False, "cuSPARSE ran but its product was wrong"
+    except Exception as exc:  # noqa: BLE001
+        return False, f"cupy cannot run a sparse product (cuSPARSE missing or broken?): {type(exc).__name__}: {exc}"
+    try:
+        if float((cupy.ones((2, 2)) @ cupy.ones(2)).sum()) != 4.0:
+            return False, "cuBLAS ran but its product was wrong"
+    except Exception as exc:  # noqa: BLE001
+        return False, f"cupy cannot run a dense product (cuBLAS missing or broken?): {type(exc).__name__}: {exc}"
+    return True, f"usable CUDA device (cupy {version}: kernels, cuSPARSE and cuBLAS ran)"
+
+
+#: the oldest CuPy isomat supports (device ``repeats`` in ``cupy.repeat``; int64 sparse indices kept)
+MIN_CUPY = (14, 1)
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    import re
+
+    parts = re.findall(r"\d+", str(version).split("+")[0])[:2]
+    return tuple(int(p) for p in parts) if parts else (0,)
 
 
 def _mentions_driver(exc: BaseException) -> bool:

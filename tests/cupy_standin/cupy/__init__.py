@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as _np
 
-__version__ = "0.0.0+standin"
+__version__ = "14.2.0"  # the CuPy release the stand-in imitates (isomat needs >= 14.1)
 STANDIN = True
 
 _ALLOWED_KINDS = "biufc"
@@ -326,3 +326,21 @@ def _linalg_fn(name: str):
 linalg = types.SimpleNamespace(**{n: _linalg_fn(n) for n in
                                   ("svd", "norm", "qr", "solve", "eigh", "eigvalsh", "lstsq", "matrix_rank",
                                    "inv", "pinv", "det", "slogdet", "cholesky")})
+
+
+class ElementwiseKernel:
+    """``cupy.ElementwiseKernel(in_params, out_params, operation, name)``: the stand-in runs the
+    operation -- a C statement such as ``y = 2 * x`` -- on the host arrays (the probe's kernels are
+    simple assignments, which read the same in C and Python)."""
+
+    def __init__(self, in_params: str, out_params: str, operation: str, name: str = "kernel") -> None:
+        self._ins = [p.split()[-1] for p in in_params.split(",")]
+        self._out = out_params.split()[-1]
+        self._op = operation.strip().rstrip(";")
+        self.name = name
+
+    def __call__(self, *args: Any) -> "ndarray":
+        env = {n: _unwrap(a, strict=True) for n, a in zip(self._ins, args)}
+        exec(self._op, {}, env)  # noqa: S102 - a test stand-in running the probe's own statement
+        return ndarray(_a=_np.asarray(env[self._out]))
+
