@@ -262,3 +262,16 @@ def test_probe_names_what_is_missing(cupy_standin_module, monkeypatch, break_wha
     assert not ok and words in reason, reason
     monkeypatch.undo()
     gpu_status(refresh=True)
+
+
+def test_device_memory_guard_refuses_before_building(cupy_standin_module, monkeypatch):
+    # issue 15: a cupy-field build whose temporaries exceed the device's free memory is a SizeLimitError
+    from isomat.algebra import conv_matrix
+    from isomat.errors import SizeLimitError
+
+    cp = cupy_standin_module
+    monkeypatch.setattr(cp.cuda.Device, "mem_info", property(lambda self: (10_000, 8 << 30)))
+    with pytest.raises(SizeLimitError, match="free on the device"):
+        conv_matrix((64, 64), cp.asarray(np.ones((3, 3))))
+    monkeypatch.setattr(cp.cuda.Device, "mem_info", property(lambda self: (8 << 30, 8 << 30)))
+    assert conv_matrix((64, 64), cp.asarray(np.ones((3, 3)))).shape == (62 * 62, 64 * 64)

@@ -53,6 +53,31 @@ def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "num
             f"about {_human(need)}, over the memory bound of {_human(limit)} "
             f"(raise it with isomat.set_memory_limit, ISOMAT_MEMORY_LIMIT or isomat export --memory-limit)"
         )
+    if field == "cupy":
+        _check_device(what, shape, int(nnz))
+
+
+#: device bytes a cupy-field build holds at its peak, per stored entry of the result: the COO triplets
+#: (int64 rows and columns, float64 values), the sort's permutation and scratch, and the final CSR --
+#: about 2.5x the CSR's own 20 bytes per entry (the estimate of issue 15 for the 8192^2 convolution; to be
+#: measured on a real device)
+DEVICE_BYTES_PER_ENTRY = 50
+
+
+def _check_device(what: str, shape: tuple[int, int], nnz: int) -> None:
+    """Refuse a cupy-field build whose device temporaries exceed the device's free memory -- a
+    SizeLimitError with the sizes, never an OutOfMemoryError half-way through."""
+    import importlib
+
+    try:
+        free, _total = importlib.import_module("cupy").cuda.Device().mem_info
+    except Exception:  # noqa: BLE001 - no device to ask (the field itself will say why)
+        return
+    need = DEVICE_BYTES_PER_ENTRY * nnz + 16 * (int(shape[0]) + 1)
+    if need > free:
+        raise SizeLimitError(
+            f"{what}: building a {shape[0]}x{shape[1]} operator with {nnz:,} stored entries on the GPU would "
+            f"hold about {_human(need)} of device memory at its peak, over the {_human(int(free))} free on the device")
 
 
 def check_bytes(what: str, nbytes: int, detail: str = "") -> None:
