@@ -32,8 +32,8 @@ def test_nothing_refers_to_a_path_outside_the_repository():
     outside = re.compile(r"\.\./shared|shared/(conventions|papers|data)|/work/")
     hits = []
     for path in _tracked():
-        if path.suffix in {".npz", ".pt", ".png"} or not path.is_file():
-            continue
+        if path.suffix in {".npz", ".pt", ".png"} or not path.is_file() or path == Path(__file__).resolve():
+            continue  # (this file names the patterns it looks for)
         text = path.read_text(encoding="utf-8", errors="ignore")
         hits += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in outside.finditer(text)]
     assert not hits, hits
