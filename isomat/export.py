@@ -350,11 +350,33 @@ def to_dlpack(A: Any) -> Any:
     return np.ascontiguousarray(arr)
 
 
-def from_dlpack(x: Any) -> np.ndarray:
-    """A NumPy array from any host object with ``__dlpack__`` (``numpy.from_dlpack``)."""
+#: DLPack device types (dlpack.h): host memory, and device memory NumPy cannot read
+_DLPACK_CPU = (1, 3)  # kDLCPU, kDLCUDAHost (pinned host memory)
+
+
+def from_dlpack(x: Any, *, device: str = "same") -> Any:
+    """The array behind any object with ``__dlpack__``, without a copy where it can stay put.
+
+    Host data (CPU DLPack device) gives a NumPy array (``numpy.from_dlpack``). Device data -- a
+    CuPy array, a torch tensor on ``cuda:0``, a JAX array on a GPU -- stays on the device as a
+    CuPy array with ``device="same"`` (``cupy.from_dlpack``, zero-copy), or is copied to a NumPy
+    array with ``device="host"`` (``numpy.from_dlpack`` cannot read device memory).
+    """
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"x must export __dlpack__, got {type(x).__name__}")
-    return np.from_dlpack(x)
+    device = _validate.choice("device", device, ("same", "host"))
+    kind = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 1
+    if int(kind) in _DLPACK_CPU:
+        return np.from_dlpack(x)
+    import importlib
+
+    from .gpu import require_cupy
+
+    cupy = require_cupy()
+    on_device = cupy.from_dlpack(x) if not is_cupy_array(x) else x
+    if device == "host":
+        return importlib.import_module("cupy").asnumpy(on_device)
+    return on_device
 
 
 def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", torch_layout: str = "coo",

@@ -275,3 +275,25 @@ def test_device_memory_guard_refuses_before_building(cupy_standin_module, monkey
         conv_matrix((64, 64), cp.asarray(np.ones((3, 3))))
     monkeypatch.setattr(cp.cuda.Device, "mem_info", property(lambda self: (8 << 30, 8 << 30)))
     assert conv_matrix((64, 64), cp.asarray(np.ones((3, 3)))).shape == (62 * 62, 64 * 64)
+
+
+def test_dlpack_from_the_device_stays_there_or_comes_home(cupy_standin_module):
+    # issue 15: from_dlpack(to_dlpack(gpu operator)) used to call numpy.from_dlpack on device memory
+    from isomat.algebra import conv_matrix
+    from isomat.export import from_dlpack, to_dlpack
+
+    cp = cupy_standin_module
+    A = conv_matrix((6, 6), cp.asarray(np.arange(9.0).reshape(3, 3)), format="operator")
+    d = to_dlpack(A)
+    assert is_cupy_array(d) and d.__dlpack_device__()[0] == 2
+    with pytest.raises(BufferError):
+        np.from_dlpack(d)  # what the old from_dlpack did
+    same = from_dlpack(d)
+    assert is_cupy_array(same)
+    host = from_dlpack(d, device="host")
+    assert isinstance(host, np.ndarray)
+    ref = conv_matrix((6, 6), np.arange(9.0).reshape(3, 3)).toarray()
+    np.testing.assert_array_equal(host, ref)
+    np.testing.assert_array_equal(from_dlpack(np.ones(3)), np.ones(3))  # host data: NumPy, as before
+    with pytest.raises(ValueError, match="device must be one of"):
+        from_dlpack(d, device="cuda")

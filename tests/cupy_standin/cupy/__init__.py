@@ -53,6 +53,14 @@ class ndarray:  # noqa: N801 - CuPy's name
     def set(self, arr: _np.ndarray, stream: Any = None) -> None:
         self._a[...] = arr
 
+    # -- DLPack: the data live on a (pretend) CUDA device --------------------------------------
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)  # kDLCUDA, device 0 -- as a real CuPy array reports
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        # a host consumer (numpy.from_dlpack) cannot read device memory; real CuPy fails there too
+        raise BufferError("the array lives on a CUDA device: a host DLPack consumer cannot read it")
+
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(
             "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly."
@@ -343,4 +351,13 @@ class ElementwiseKernel:
         env = {n: _unwrap(a, strict=True) for n, a in zip(self._ins, args)}
         exec(self._op, {}, env)  # noqa: S102 - a test stand-in running the probe's own statement
         return ndarray(_a=_np.asarray(env[self._out]))
+
+
+def from_dlpack(x: Any) -> "ndarray":
+    """``cupy.from_dlpack``: a device array stays as it is; host data is copied to the device."""
+    if isinstance(x, ndarray):
+        return x
+    a = _np.from_dlpack(x)
+    TRANSFERS["h2d_bytes"] += a.nbytes
+    return ndarray(_a=_np.array(a))
 
