@@ -108,6 +108,9 @@ def test_sec8_float_check_builds_in_the_gpu_field(cupy_standin_module, monkeypat
         seen.append((kwargs.get("backend"), is_cupy_sparse(out)))
         return out
 
+    from isomat import proofs
+
+    proofs.load(["zhu2025"])  # the registry, whatever ran before (the test alone used to miss it)
     monkeypatch.setattr(conv, "conv_matrix", spy)
     with engine.using_float_backend("cupy"):
         rec = engine.run_claim(engine.REGISTRY["zhu2025:sec8/nonlinearity"])
