@@ -142,8 +142,8 @@ class ndarray:  # noqa: N801 - CuPy's name
         return _wrap(_np.asarray(self._a[_unwrap_index(key)]))
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        # CuPy (14.x, _routines_indexing) refuses a host numpy.ndarray as the assigned value of a basic
-        # slice: no silent host -> device copy. Python and NumPy scalars are fine.
+        # issue 15's read of CuPy 14.x (_routines_indexing): a host numpy.ndarray as the assigned value of a basic
+        # slice raises (no silent host -> device copy); to confirm on a real device. Scalars are fine.
         if isinstance(value, _np.ndarray) and value.ndim > 0:
             raise TypeError(f"Unsupported type {type(value)} (a host array assigned into a device array)")
         self._a[_unwrap_index(key)] = _unwrap(value, strict=False)
