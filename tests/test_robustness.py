@@ -172,12 +172,20 @@ def test_precision_and_kernel_file_are_checked(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # the memory guard on every path (issue 17 item 2): refused before allocating, peak RSS measured
 # ---------------------------------------------------------------------------------------------
-REFUSED = {
+REFUSED = {  # one oversize call per family (the refusal names the function)
     "conv_matrix": "conv_matrix((30000, 30000), np.ones((3, 3)))",
     "avgpool_matrix": "avgpool_matrix((40000, 40000), (2, 2))",
     "conv_apply": "conv_apply(np.zeros((1, 2, 2)), np.ones((1, 1, 3, 3)), padding=10**5)",
     "random_pairings": "random_pairings(10**12, 1)",
     "logical_vector": "logical_vector(1, 10**12)",
+    "swap_matrix": "swap_matrix(10**6, 10**6)",
+    "rnn_matrix": "rnn_matrix(np.ones((1, 1)), np.ones((1, 1)), 10**6)",
+    "padding_matrix": "padding_matrix((30000, 30000), 1)",
+    "power_reducing_matrix": "power_reducing_matrix(10**7)",
+    "zhu_pool_matrix": "zhu_pool_matrix((40000, 40000), 2)",
+    "stp": "stp(np.ones((1, 99991)), np.ones((99989, 1)))",
+    "linear_attention_matrix": "linear_attention_matrix(10**4, np.ones((64, 64)), np.ones((64, 64)), np.ones((64, 64)))",
+    "kron": "kron(np.ones((300, 300)), np.ones((300, 300)))",  # small factors, a 8.1e9-entry product
 }
 
 
@@ -196,7 +204,49 @@ def test_refused_oversize_calls_allocate_nothing_near_their_size(name):
         "print('GROWTH_KIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
-    assert f"REFUSED {name}" in out, out
+    assert f"REFUSED {name}" in out, out  # (the first word of the refusal is the refusing function)
     growth_kib = int(out.split("GROWTH_KIB")[1])
     # the requests are tens of GiB to TiB; the refusal itself must stay within a few MiB
     assert growth_kib < 64 * 1024, out
+
+
+
+NEAR_BOUND = {  # builds that fit a 64 MiB bound with little room: their real peak must stay under the estimate
+    "conv_matrix": ("conv_matrix((700, 700), np.ones((3, 3)))", None),
+    "conv_matrix coo": ("conv_matrix((300, 300), np.ones((3, 3)), format='coo')", None),
+    "avgpool_matrix": ("avgpool_matrix((1, 1200, 1200), (2, 2))", None),
+    "swap_matrix": ("swap_matrix(1000, 1000)", None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEAR_BOUND))
+def test_the_estimate_is_an_upper_bound_of_the_real_peak(name):
+    """Build near a 64 MiB bound in a fresh process and compare the RSS it really grew by with the
+    bytes isomat's estimate allowed: the estimate must bound the real peak (CSR, staging arrays,
+    index temporaries), so a refusal is never needed after allocation."""
+    import subprocess
+    import sys
+
+    call, _ = NEAR_BOUND[name]
+    code = (
+        "import resource, numpy as np, isomat\n"
+        "from isomat.algebra import *\n"
+        "from isomat.algebra import _operator\n"
+        "seen = []\n"
+        "real = _operator.estimate_bytes\n"
+        "def spy(*a, **k):\n    v = real(*a, **k); seen.append(v); return v\n"
+        "_operator.estimate_bytes = spy\n"
+        "x = np.ones(10)  # warm NumPy and the allocator before the baseline\n"
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        "isomat.set_memory_limit('64M')\n"
+        f"M = {call}\n"
+        "grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base\n"
+        "print('ESTIMATE', max(seen), 'GREW', grew)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "ESTIMATE" in out.stdout, out.stderr[-2000:]
+    words = out.stdout.split()
+    estimate, grew = int(words[words.index("ESTIMATE") + 1]), int(words[words.index("GREW") + 1])
+    assert estimate > 8 * 2**20, (name, estimate)  # a build near the bound, not a toy
+    # RSS is page-grained and the allocator keeps freed pages: allow 16 MiB over the estimate
+    assert grew <= estimate + 16 * 2**20, (name, estimate, grew)

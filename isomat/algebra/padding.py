@@ -132,6 +132,9 @@ def padding_matrix(input_shape: Any, padding: Any, mode: str = "zeros", *, dtype
     lead = len(shape) - len(pads)
     out_shape = shape[:lead] + tuple(n + lo + hi for n, (lo, hi) in zip(shape[lead:], pads))
     n_in, n_out = math.prod(shape), math.prod(out_shape)
+    # the column of every output position, its mask, the kept rows and columns, then the CSR itself:
+    # refused before any of them exists
+    check_bytes("padding_matrix", 8 * 5 * n_out + 4 * n_in, f"a {n_out:,}x{n_in:,} 0/1 matrix")
     # per axis: the source index of every output position (identity on unpadded axes)
     maps = [np.arange(n, dtype=np.int64) for n in shape[:lead]]
     maps += [padding_index(n, lo, hi, mode) for n, (lo, hi) in zip(shape[lead:], pads)]
