@@ -212,10 +212,11 @@ def test_refused_oversize_calls_allocate_nothing_near_their_size(name):
 
 
 NEAR_BOUND = {  # builds that fit a 64 MiB bound with little room: their real peak must stay under the estimate
-    "conv_matrix": ("conv_matrix((700, 700), np.ones((3, 3)))", None),
-    "conv_matrix coo": ("conv_matrix((300, 300), np.ones((3, 3)), format='coo')", None),
-    "avgpool_matrix": ("avgpool_matrix((1, 1200, 1200), (2, 2))", None),
-    "swap_matrix": ("swap_matrix(1000, 1000)", None),
+    "conv_matrix": ("conv_matrix((700, 700), np.ones((3, 3)))", "conv_matrix((20, 20), np.ones((3, 3)))"),
+    "conv_matrix coo": ("conv_matrix((250, 250), np.ones((3, 3)), format='coo')",
+                        "conv_matrix((20, 20), np.ones((3, 3)), format='coo')"),
+    "avgpool_matrix": ("avgpool_matrix((1, 1200, 1200), (2, 2))", "avgpool_matrix((1, 24, 24), (2, 2))"),
+    "swap_matrix": ("swap_matrix(800, 800)", "swap_matrix(20, 20)"),
 }
 
 
@@ -227,7 +228,7 @@ def test_the_estimate_is_an_upper_bound_of_the_real_peak(name):
     import subprocess
     import sys
 
-    call, _ = NEAR_BOUND[name]
+    call, small = NEAR_BOUND[name]
     code = (
         "import resource, numpy as np, isomat\n"
         "from isomat.algebra import *\n"
@@ -236,7 +237,8 @@ def test_the_estimate_is_an_upper_bound_of_the_real_peak(name):
         "real = _operator.estimate_bytes\n"
         "def spy(*a, **k):\n    v = real(*a, **k); seen.append(v); return v\n"
         "_operator.estimate_bytes = spy\n"
-        "x = np.ones(10)  # warm NumPy and the allocator before the baseline\n"
+        f"eval({small!r})  # a small build first: lazy imports and first-use caches are not the build's\n"
+        "seen.clear()\n"
         "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
         "isomat.set_memory_limit('64M')\n"
         f"M = {call}\n"
@@ -248,5 +250,6 @@ def test_the_estimate_is_an_upper_bound_of_the_real_peak(name):
     words = out.stdout.split()
     estimate, grew = int(words[words.index("ESTIMATE") + 1]), int(words[words.index("GREW") + 1])
     assert estimate > 8 * 2**20, (name, estimate)  # a build near the bound, not a toy
-    # RSS is page-grained and the allocator keeps freed pages: allow 16 MiB over the estimate
+    # a fixed 16 MiB for what is not proportional to the matrix: worker-thread stacks, allocator arenas,
+    # the builders' cache-sized block scratch (measured 11.6 MiB on conv and avgpool at 2 threads)
     assert grew <= estimate + 16 * 2**20, (name, estimate, grew)

@@ -26,10 +26,10 @@ from . import _backend
 def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: int | None = None,
                    staging: bool = True) -> int:
     """Bytes of a CSR result with ``nnz`` stored entries (values, column indices, row pointer),
-    plus, when ``staging``, what a construction holds on the way: the COO triplets it builds first
-    (int64 rows and columns, the values) and SciPy's COO -> CSR conversion, which copies them once
-    more (measured: a staged build peaks near twice its triplets plus the CSR; tests/test_robustness.py
-    checks that this estimate bounds the real peak RSS)."""
+    plus the per-row counts every build computes first, plus, when ``staging``, what a construction
+    holds on the way: the COO triplets it builds (int64 rows and columns, the values) and their copies
+    in SciPy's COO -> CSR conversion -- three sets of triplets at the peak, measured on swap_matrix
+    (85 bytes per entry). tests/test_robustness.py checks that this estimate bounds the real peak RSS."""
     nnz = _validate.nonnegative_int("nnz", nnz)
     n_rows = _validate.nonnegative_int("n_rows", n_rows)
     value_bytes = _validate.positive_int("value_bytes", value_bytes)
@@ -38,8 +38,8 @@ def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: 
     if index_bytes is None:
         index_bytes = _backend.index_dtype(nnz, n_rows).itemsize
     csr = nnz * (value_bytes + index_bytes) + (n_rows + 1) * index_bytes
-    coo = 2 * nnz * (value_bytes + 2 * 8) if staging else 0
-    return csr + coo
+    coo = 3 * nnz * (value_bytes + 2 * 8) if staging else 0
+    return csr + coo + 8 * n_rows
 
 
 def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "numpy", staging: bool = True) -> None:
