@@ -9,6 +9,31 @@ or its import fails), a CuPy older than :data:`MIN_CUPY`, ``"... no usable CUDA 
 (the driver is missing or too old), ``"... no usable CUDA device: ..."`` (no device, or it cannot
 allocate), or the library that fails real work: NVRTC (a compiled elementwise kernel), cuSPARSE (a
 CSR product) or cuBLAS (a dense product).
+
+Sparse types: one per field, and how they differ
+------------------------------------------------
+The CPU field (``backend="numpy"``) returns ``scipy.sparse`` *arrays* (``csr_array``,
+``csc_array``, ``coo_array``); the GPU field (``backend="cupy"``, and :func:`to_gpu`) returns
+``cupyx.scipy.sparse`` *matrices* (``csr_matrix``, ``csc_matrix``, ``coo_matrix``). CuPy 14.1, the
+oldest CuPy isomat supports (:data:`MIN_CUPY`), has no sparse array classes; CuPy 14.2 added
+``cupyx.scipy.sparse.csr_array`` and its siblings, and the GPU field can move to them once isomat
+requires 14.2. Until then these operations differ between the fields (``A`` sparse, ``x`` dense):
+
+* ``A * x`` -- GPU: the matrix-vector product (``A @ x``); CPU: the broadcast elementwise product.
+* ``A * B`` (both sparse) -- GPU: the matrix product; CPU: the elementwise (Hadamard) product.
+* ``x * A`` (dense on the left) -- GPU: ``x @ A``; CPU: elementwise.
+* ``A ** 2`` -- GPU: the matrix power ``A @ A``; CPU: elementwise square.
+* ``A.sum(axis=1)`` / ``A.sum(axis=0)`` -- GPU: a 2-d ``cupy.ndarray`` of shape ``(m, 1)`` /
+  ``(1, n)`` (CuPy has no ``numpy.matrix``); CPU: 1-d, ``(m,)`` / ``(n,)``. ``sum()`` is 0-d in both.
+* ``A.A`` -- GPU: ``toarray()`` with a DeprecationWarning; CPU: no such attribute.
+* ``A.get()`` -- GPU: a host ``scipy.sparse`` *matrix* (``csr_matrix``); CPU: no such method.
+  :func:`to_cpu` gives the ``*_array`` of the CPU field instead.
+
+The same in both: ``A @ x`` and ``A @ B`` (the product; a scalar operand of ``@`` is a
+ValueError), ``A * 2.0`` (scaling), ``A.multiply(B)`` (elementwise), ``A.T`` (``csr`` becomes
+``csc``, same kind), ``A.toarray()`` (a 2-d dense array of the field). Code meant for both fields
+writes ``@``, ``.multiply()``, ``.toarray()`` and ``.ravel()`` on sums; ``tests/test_gpu_sparse_types.py``
+checks each line above through the CuPy stand-in, and ``docs/gpu.md`` has the same table.
 """
 
 from __future__ import annotations

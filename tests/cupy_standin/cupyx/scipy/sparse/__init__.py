@@ -1,12 +1,23 @@
 """Stand-in ``cupyx.scipy.sparse`` (test-only): SciPy sparse matrices behind a device type.
 
-As in cuSPARSE, indices are int32 and values bool/float32/float64/complex64/complex128; the
-``(data, (row, col))`` and ``(data, indices, indptr)`` constructors want device arrays
+Only the ``*_matrix`` classes isomat uses (``coo``, ``csr``, ``csc``), with CuPy's *matrix*
+semantics (``cupyx/scipy/sparse/_base.py``, identical in 14.1 and 14.2): ``*`` is the matrix product
+(``x * A`` for a dense ``x`` is ``x @ A``), ``@`` refuses a scalar with a ValueError, ``sum(axis=0|1)``
+is a 2-d ``cupy.ndarray`` of shape ``(1, n)`` / ``(m, 1)`` (CuPy has no ``numpy.matrix``), ``.A`` is
+``toarray()`` with a DeprecationWarning, ``.get()`` gives the SciPy ``*_matrix`` of the same format.
+CuPy 14.2's ``*_array`` classes are not imitated (isomat, supporting 14.1, does not use them).
+
+Index dtype as in CuPy >= 14.1 (and SciPy): the ``(data, (row, col))`` and ``(data, indices,
+indptr)`` constructors choose int32 when ``max(shape)`` and the index values fit, int64 otherwise
+(``_sputils.get_index_dtype(..., check_contents=True)``), so an int64 index with an extent
+>= 2**31 is kept, never cast to int32; a SciPy matrix keeps its own index dtype. Values are
+bool/float32/float64/complex64/complex128; the tuple constructors want device arrays
 (``cupy.ndarray``), and products with a host ``numpy.ndarray`` are refused.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as _np
@@ -20,6 +31,30 @@ _DTYPES = "?fdFD"
 
 def _dev(a: _np.ndarray) -> "_cp.ndarray":
     return _cp.ndarray(_a=a)
+
+
+_INT32 = _np.iinfo(_np.int32)
+
+
+def get_index_dtype(arrays: Any = (), maxval: Any = None, check_contents: bool = False) -> Any:
+    """``cupyx.scipy.sparse.get_index_dtype`` (``_sputils.py``): int32 unless ``maxval`` or an index
+    array (by type, or with ``check_contents`` by value) needs int64."""
+    dtype = _np.int32
+    if maxval is not None and maxval > _INT32.max:
+        dtype = _np.int64
+    if isinstance(arrays, (_cp.ndarray, _np.ndarray)):
+        arrays = (arrays,)
+    for arr in arrays:
+        a = arr._a if isinstance(arr, _cp.ndarray) else _np.asarray(arr)
+        if not _np.can_cast(a.dtype, _np.int32):
+            if check_contents:
+                if a.size == 0:
+                    continue
+                if a.dtype.kind in "iu" and a.min() >= _INT32.min and a.max() <= _INT32.max:
+                    continue
+            dtype = _np.int64
+            break
+    return dtype
 
 
 def _need_device(x: Any, what: str) -> _np.ndarray:
@@ -41,12 +76,14 @@ class spmatrix:
     format = ""
     _scipy = None
     ndim = 2
+    __array_priority__ = 101  # as CuPy's _spbase: a cupy.ndarray operand defers to the sparse matrix
 
     def __init__(self, arg1: Any, shape: Any = None, dtype: Any = None, copy: bool = False) -> None:
+        idx_dtype = None
         if isinstance(arg1, _Internal):  # a conversion inside the stand-in: data already on the "device"
             m = arg1.m
         else:
-            m = self._convert(arg1, shape, dtype, copy)
+            m, idx_dtype = self._convert(arg1, shape, dtype, copy)
         m = self._scipy(m)
         if dtype is not None:
             m = m.astype(dtype)
@@ -54,28 +91,30 @@ class spmatrix:
             if m.dtype.kind in "iu":  # CuPy refuses integer data; be as strict
                 raise ValueError("Only bool, float32, float64, complex64 and complex128 are supported")
             raise ValueError(f"unsupported dtype {m.dtype}")
-        for name in ("row", "col", "indices", "indptr"):
-            if hasattr(m, name):
-                setattr(m, name, getattr(m, name).astype(_np.int32, copy=False))
+        if idx_dtype is not None:  # CuPy's choice for the tuple constructors (SciPy's may differ)
+            for name in ("row", "col", "indices", "indptr"):
+                if hasattr(m, name):
+                    setattr(m, name, getattr(m, name).astype(idx_dtype, copy=False))
         self._m = m
 
     @staticmethod
-    def _convert(arg1: Any, shape: Any, dtype: Any, copy: bool) -> Any:
+    def _convert(arg1: Any, shape: Any, dtype: Any, copy: bool) -> tuple[Any, Any]:
+        """``(host SciPy matrix, index dtype CuPy would choose or None to keep the matrix's)``."""
         if isinstance(arg1, spmatrix):
-            return arg1._m.copy() if copy else arg1._m
-        if _sp.issparse(arg1):  # host scipy sparse -> device (allowed in CuPy)
+            return (arg1._m.copy() if copy else arg1._m), None
+        if _sp.issparse(arg1):  # host scipy sparse -> device (allowed in CuPy; its index dtype kept)
             out = arg1.copy()
             _cp.TRANSFERS["h2d_bytes"] += out.data.nbytes + sum(
                 getattr(out, n).nbytes for n in ("row", "col", "indices", "indptr") if hasattr(out, n))
-            return out
+            return out, None
         if isinstance(arg1, _cp.ndarray):
             if arg1.ndim != 2:
                 raise ValueError("expected dimension <= 2 array or matrix")
-            return _sp.coo_matrix(arg1._a)
+            return _sp.coo_matrix(arg1._a), None
         if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[0], tuple):
-            return _sp.coo_matrix(arg1, dtype=dtype)  # (M, N) empty
+            return _sp.coo_matrix(arg1, dtype=dtype), None  # (M, N) empty
         if isinstance(arg1, tuple) and len(arg1) == 2 and _np.isscalar(arg1[0]):
-            return _sp.coo_matrix(arg1, dtype=dtype)
+            return _sp.coo_matrix(arg1, dtype=dtype), get_index_dtype(maxval=max(arg1))
         if isinstance(arg1, tuple) and len(arg1) == 2:
             data, (row, col) = arg1
             d = _need_device(data, "data")
@@ -85,11 +124,13 @@ class spmatrix:
                 raise ValueError("row, column, and data arrays must be 1-D")
             if shape is None:
                 raise ValueError("the stand-in needs shape= for (data, (row, col))")
-            return _sp.coo_matrix((d, (r, c)), shape=shape)
+            idx = get_index_dtype((r, c), maxval=max(shape), check_contents=True)
+            return _sp.coo_matrix((d, (r.astype(idx), c.astype(idx))), shape=shape), idx
         if isinstance(arg1, tuple) and len(arg1) == 3:
             data, indices, indptr = arg1
-            return _sp.csr_matrix((_need_device(data, "data"), _need_device(indices, "indices"),
-                                   _need_device(indptr, "indptr")), shape=shape)
+            ind, ptr = _need_device(indices, "indices"), _need_device(indptr, "indptr")
+            idx = get_index_dtype((ind, ptr), maxval=max(shape) if shape is not None else None, check_contents=True)
+            return _sp.csr_matrix((_need_device(data, "data"), ind.astype(idx), ptr.astype(idx)), shape=shape), idx
         if isinstance(arg1, _np.ndarray):
             raise TypeError("a host numpy.ndarray cannot make a cupyx sparse matrix; use cupy.asarray first")
         raise ValueError(f"Unsupported initializer format: {type(arg1).__name__}")
@@ -133,6 +174,12 @@ class spmatrix:
         return _dev(self._m.toarray())
 
     def todense(self, order: Any = None, out: Any = None) -> "_cp.ndarray":
+        return self.toarray()
+
+    @property
+    def A(self) -> "_cp.ndarray":
+        """``toarray()``, deprecated in CuPy's ``spmatrix`` (it warns, and sparse arrays lack it)."""
+        warnings.warn("`spmatrix.A` is deprecated; use `.toarray()` instead.", DeprecationWarning, stacklevel=2)
         return self.toarray()
 
     def copy(self) -> "spmatrix":
@@ -181,20 +228,27 @@ class spmatrix:
         return _dev(_np.asarray(r))
 
     def __matmul__(self, other: Any) -> Any:
+        if _np.isscalar(other) or (isinstance(other, _cp.ndarray) and other.ndim == 0):
+            raise ValueError("Scalar operands are not allowed, use '*' instead")
         o = self._operand(other)
-        if o is None or _np.isscalar(o):
+        if o is None:
             return NotImplemented
         return self._result(self._m @ o)
 
     def __rmatmul__(self, other: Any) -> Any:
+        if _np.isscalar(other) or (isinstance(other, _cp.ndarray) and other.ndim == 0):
+            raise ValueError("Scalar operands are not allowed, use '*' instead")
         o = self._operand(other)
-        if o is None or _np.isscalar(o):
+        if o is None:
             return NotImplemented
         return self._result(o @ self._m)
 
     def dot(self, other: Any) -> Any:
         return self.__matmul__(other)
 
+    # matrix semantics: * is the matrix product (CuPy's spmatrix.__mul__ -> _matmul_dispatch); a
+    # cupy.ndarray on the left defers to __rmul__ (sparse __array_priority__ 101 > ndarray's 100),
+    # which is (A.T * x.T).T = x @ A
     def __mul__(self, other: Any) -> Any:
         o = self._operand(other)
         if o is None:
@@ -203,9 +257,17 @@ class spmatrix:
 
     def __rmul__(self, other: Any) -> Any:
         o = self._operand(other)
-        if o is None or not _np.isscalar(o):
+        if o is None:
             return NotImplemented
-        return self._result(o * self._m)
+        return self._result(o * self._m if _np.isscalar(o) else o @ self._m)
+
+    def __pow__(self, other: Any) -> Any:
+        """Matrix power, as CuPy's ``spmatrix.__pow__`` (square matrix, integer exponent)."""
+        if not isinstance(other, (int, _np.integer)):
+            raise ValueError("exponent must be an integer")
+        if self.shape[0] != self.shape[1]:
+            raise TypeError("matrix is not square")
+        return self._result(self._m ** int(other))
 
     def __truediv__(self, other: Any) -> Any:
         if not _np.isscalar(other):
