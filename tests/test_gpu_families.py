@@ -103,3 +103,5 @@ def test_family_in_gpu_field(gpu_field, case):
         allowed = max(4 * nnz, 256) + HOST_INPUT_BYTES.get(case, 0)
         assert moved["h2d_bytes"] < allowed, (case, moved, nnz)
         assert moved["d2h_bytes"] < max(4 * nnz, 256), (case, moved, nnz)
+        # CuPy wraps out-of-bounds integer-array indices where NumPy raises: no build may produce one
+        assert cp.INDEX_WRAPS["count"] == 0, f"{case}: an out-of-bounds index was wrapped on the device"

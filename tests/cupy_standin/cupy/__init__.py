@@ -7,6 +7,7 @@ name and meaning in CuPy (checked against the CuPy reference). Anything else is 
 
 from __future__ import annotations
 
+import builtins
 import types
 from typing import Any
 
@@ -21,10 +22,15 @@ _ALLOWED_KINDS = "biufc"
 # tests reset and read these to check that a construction builds on the device
 TRANSFERS = {"h2d_bytes": 0, "d2h_bytes": 0}
 
+# out-of-bounds integer-array indices that were wrapped around (as CuPy does, where NumPy raises
+# IndexError); a stand-in-only counter so that tests can show a GPU build never relies on them
+INDEX_WRAPS = {"count": 0}
+
 
 def reset_transfers() -> None:
     TRANSFERS["h2d_bytes"] = 0
     TRANSFERS["d2h_bytes"] = 0
+    INDEX_WRAPS["count"] = 0
 
 
 def _check_dtype(a: _np.ndarray) -> _np.ndarray:
@@ -139,14 +145,29 @@ class ndarray:  # noqa: N801 - CuPy's name
         return self._a.__index__()
 
     def __getitem__(self, key: Any) -> "ndarray":
-        return _wrap(_np.asarray(self._a[_unwrap_index(key)]))
+        return _wrap(_np.asarray(self._a[_unwrap_index(key, self._a.shape)]))
 
     def __setitem__(self, key: Any, value: Any) -> None:
         # issue 15's read of CuPy 14.x (_routines_indexing): a host numpy.ndarray as the assigned value of a basic
         # slice raises (no silent host -> device copy); to confirm on a real device. Scalars are fine.
         if isinstance(value, _np.ndarray) and value.ndim > 0:
             raise TypeError(f"Unsupported type {type(value)} (a host array assigned into a device array)")
-        self._a[_unwrap_index(key)] = _unwrap(value, strict=False)
+        self._a[_unwrap_index(key, self._a.shape)] = _unwrap(value, strict=False)
+
+    # -- CuPy's own semantics where they differ from NumPy's -----------------------------------
+    def take(self, indices: Any, axis: Any = None, out: Any = None) -> "ndarray":
+        """``ndarray.take``: out-of-bounds indices wrap around (CuPy's ``cupy_take`` kernel computes
+        ``indices % index_range``); there is no ``mode`` argument."""
+        n = self._a.size if axis is None else self._a.shape[axis]
+        idx = _wrap_indices(_unwrap(indices, strict=False), n)
+        r = _np.take(self._a, idx, axis=axis)
+        if out is not None:
+            out._a[...] = r
+            return out
+        return _wrap(_np.asarray(r))
+
+    def repeat(self, repeats: Any, axis: Any = None) -> "ndarray":
+        return _repeat(self, repeats, axis)
 
     def __hash__(self) -> int:
         raise TypeError("unhashable type: 'cupy.ndarray'")
@@ -174,7 +195,7 @@ for _name in ("neg", "pos", "abs", "invert"):
 
 _METHODS = frozenset("""
 reshape ravel flatten copy sum prod max min argmax argmin any all mean cumsum argsort sort nonzero
-transpose swapaxes repeat take clip conj conjugate dot fill squeeze view diagonal round
+transpose swapaxes clip conj conjugate dot fill squeeze view diagonal round
 """.split())
 
 
@@ -190,10 +211,50 @@ def _unwrap(x: Any, *, strict: bool) -> Any:
     return x
 
 
-def _unwrap_index(key: Any) -> Any:
-    if isinstance(key, tuple):
-        return tuple(_unwrap(k, strict=False) for k in key)
-    return _unwrap(key, strict=False)
+def _wrap_indices(idx: Any, n: int) -> Any:
+    """CuPy's treatment of an integer index *array* on an axis of extent ``n``: wrapped around
+    (``i % n``, as the ``cupy_take`` / scatter kernels compute), where NumPy raises IndexError.
+    Python integers are left alone (CuPy bounds-checks a scalar index and raises IndexError)."""
+    if isinstance(idx, list):
+        idx = _np.asarray(idx)
+    if not isinstance(idx, _np.ndarray) or idx.dtype.kind not in "iu" or n == 0:
+        return idx
+    if idx.size and bool(((idx < -n) | (idx >= n)).any()):
+        INDEX_WRAPS["count"] += 1  # some index was out of bounds: NumPy would have raised IndexError
+    return _np.mod(idx, n)
+
+
+def _unwrap_index(key: Any, shape: tuple[int, ...] | None = None) -> Any:
+    """Host form of an index; integer arrays (device, host or lists) wrap around per axis, as in
+    CuPy's ``_prepare_multiple_array_indexing`` ("wrap all out-of-bound indices")."""
+    parts = list(key) if isinstance(key, tuple) else [key]
+    parts = [_unwrap(k, strict=False) for k in parts]
+    if shape is None:
+        return tuple(parts) if isinstance(key, tuple) else parts[0]
+
+    def consumed(k: Any) -> int:
+        if k is None:
+            return 0
+        if isinstance(k, _np.ndarray) and k.dtype == bool:
+            return builtins.max(k.ndim, 1)
+        return 1
+
+    n_ell = builtins.sum(1 for k in parts if k is Ellipsis)  # (this module's own sum is cupy.sum)
+    used = builtins.sum(consumed(k) for k in parts if k is not Ellipsis)
+    axis = 0
+    out = []
+    for k in parts:
+        if k is Ellipsis and n_ell == 1:
+            axis += len(shape) - used
+            out.append(k)
+            continue
+        if (isinstance(k, list) or (isinstance(k, _np.ndarray) and k.dtype.kind in "iu")) and axis < len(shape):
+            arr = _np.asarray(k)
+            if arr.dtype.kind in "iu":
+                k = _wrap_indices(arr, shape[axis])
+        out.append(k)
+        axis += consumed(k)
+    return tuple(out) if isinstance(key, tuple) else out[0]
 
 
 def _wrap(x: Any) -> Any:
@@ -245,6 +306,71 @@ for _name in _HOST_OK:
     _FUNCTIONS[_name] = _device_fn(_name, host_ok=True)
 for _name in _DEVICE:
     _FUNCTIONS[_name] = _device_fn(_name)
+
+
+def _repeat(a: Any, repeats: Any, axis: Any = None) -> ndarray:
+    """``cupy.repeat`` as CuPy >= 14.1 has it (``_routines_manipulation.pyx: _repeat``): ``repeats``
+    may be an int, a sequence or a device array (safely castable to intp, at most 1-d); a host
+    ``numpy.ndarray`` is refused with a TypeError; negative counts are a ValueError."""
+    if not isinstance(a, ndarray):
+        raise TypeError(f"Unsupported type {type(a)} (cupy.repeat of a host array)")
+    if isinstance(repeats, ndarray):
+        reps = repeats._a
+        if not _np.can_cast(reps.dtype, _np.intp, casting="safe"):
+            raise TypeError(f"Cannot cast array data from dtype('{reps.dtype}') to dtype('{_np.dtype(_np.intp)}') "
+                            "according to the rule 'safe'")
+        if reps.ndim > 1:
+            raise ValueError("object too deep for desired array")
+        reps = reps.astype(_np.intp)
+    elif isinstance(repeats, _np.ndarray):
+        raise TypeError("'repeats' does not accept numpy.ndarray; convert with cupy.array() first")
+    else:
+        import operator
+
+        try:
+            reps = operator.index(repeats)
+        except TypeError:
+            if not isinstance(repeats, (list, tuple)):
+                raise ValueError(f"'repeats' should be int or sequence: {repeats}") from None
+            reps = _np.asarray(repeats, dtype=_np.intp)
+            if reps.ndim > 1:
+                raise ValueError("object too deep for desired array") from None
+    src = a._a.ravel() if axis is None else a._a
+    ax = 0 if axis is None else axis
+    if isinstance(reps, _np.ndarray) and reps.size != 1:
+        if reps.size != src.shape[ax]:
+            raise ValueError(f"'repeats' and 'axis' of 'a' should be same length: {src.shape[ax]} != {reps.size}")
+        if reps.size and reps.min() < 0:
+            raise ValueError("all elements of 'repeats' should not be negative")
+        return _wrap(_np.repeat(src, reps, axis=ax))
+    rep = int(reps.reshape(-1)[0]) if isinstance(reps, _np.ndarray) else int(reps)
+    if rep < 0:
+        raise ValueError(f"'repeats' should not be negative: {rep}")
+    return _wrap(_np.repeat(src, rep, axis=ax))
+
+
+def _take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> ndarray:
+    """``cupy.take``: no ``mode``; out-of-bounds indices wrap around."""
+    if not isinstance(a, ndarray):
+        raise TypeError(f"Unsupported type {type(a)} (cupy.take of a host array)")
+    if isinstance(indices, _np.ndarray):
+        raise TypeError("Unsupported type <class 'numpy.ndarray'> (host indices in a device function)")
+    return a.take(indices, axis, out)
+
+
+def _take_along_axis(a: Any, indices: Any, axis: Any) -> ndarray:
+    """``cupy.take_along_axis``: built on integer-array indexing, so out-of-bounds indices wrap."""
+    if not isinstance(a, ndarray) or not isinstance(indices, ndarray):
+        raise TypeError("take_along_axis takes device arrays")
+    if indices.dtype.kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    src = a._a.ravel() if axis is None else a._a
+    ax = 0 if axis is None else axis
+    idx = _wrap_indices(indices._a, src.shape[ax])
+    return _wrap(_np.take_along_axis(src, idx, axis=ax))
+
+
+_FUNCTIONS.update(repeat=_repeat, take=_take, take_along_axis=_take_along_axis)
 globals().update(_FUNCTIONS)
 
 
@@ -256,7 +382,7 @@ def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None) -> _n
 def get_array_module(*args: Any) -> types.ModuleType:
     import sys
 
-    return sys.modules[__name__] if any(isinstance(a, ndarray) for a in args) else _np
+    return sys.modules[__name__] if builtins.any(isinstance(a, ndarray) for a in args) else _np
 
 
 def isscalar(x: Any) -> bool:

@@ -4,7 +4,10 @@ STANDIN = True
 
 
 def scatter_add(a, slices, value):
-    """``cupyx.scatter_add``: unbuffered ``a[slices] += value`` (repeated indices accumulate)."""
+    """``cupyx.scatter_add``: unbuffered ``a[slices] += value`` (repeated indices accumulate).
+
+    As in CuPy (``_scatter_op`` prepares its indices like ``__setitem__``), out-of-bounds integer
+    array indices wrap around instead of raising."""
     import numpy as np
 
     import cupy
@@ -21,4 +24,4 @@ def scatter_add(a, slices, value):
             return tuple(un(v) for v in x)
         return x
 
-    np.add.at(a._a, un(slices), un(value))
+    np.add.at(a._a, cupy._unwrap_index(un(slices), a._a.shape), un(value))

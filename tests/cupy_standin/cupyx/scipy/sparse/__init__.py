@@ -97,16 +97,18 @@ class spmatrix:
                     setattr(m, name, getattr(m, name).astype(idx_dtype, copy=False))
         self._m = m
 
-    @staticmethod
-    def _convert(arg1: Any, shape: Any, dtype: Any, copy: bool) -> tuple[Any, Any]:
+    @classmethod
+    def _convert(cls, arg1: Any, shape: Any, dtype: Any, copy: bool) -> tuple[Any, Any]:
         """``(host SciPy matrix, index dtype CuPy would choose or None to keep the matrix's)``."""
+        fmt = cls.format or None
         if isinstance(arg1, spmatrix):
             return (arg1._m.copy() if copy else arg1._m), None
         if _sp.issparse(arg1):  # host scipy sparse -> device (allowed in CuPy; its index dtype kept)
-            out = arg1.copy()
+            out = arg1.asformat(fmt).copy() if fmt else arg1.copy()
             _cp.TRANSFERS["h2d_bytes"] += out.data.nbytes + sum(
                 getattr(out, n).nbytes for n in ("row", "col", "indices", "indptr") if hasattr(out, n))
-            return out, None
+            host = arg1.asformat(fmt) if fmt else arg1
+            return out, (host.row.dtype if hasattr(host, "row") else host.indices.dtype)
         if isinstance(arg1, _cp.ndarray):
             if arg1.ndim != 2:
                 raise ValueError("expected dimension <= 2 array or matrix")

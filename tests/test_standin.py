@@ -1,0 +1,153 @@
+"""Issue 15, item 1: the CuPy stand-in is as strict as CuPy >= 14.1, where CuPy differs from NumPy.
+
+Each behaviour is CuPy's, read from its source at tag v14.2.0 (14.1 agrees) and its "Differences
+between CuPy and NumPy" page:
+
+* ``cupy.repeat`` takes device repeats (``cupy/_core/_routines_manipulation.pyx: _repeat``);
+* out-of-bounds integer-array indices wrap around (``_routines_indexing.pyx``: "wrap all
+  out-of-bound indices", the ``cupy_take`` kernel's ``indices % index_range``);
+* sparse index dtypes follow ``cupyx/scipy/sparse/_sputils.py: get_index_dtype(...,
+  check_contents=True)`` -- int64 kept for an extent >= 2**31.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+pytestmark = pytest.mark.standin
+
+
+# -- cupy.repeat with device repeats (CuPy >= 14.1) ----------------------------------------------
+def test_repeat_takes_device_repeats(cupy_standin_module):
+    cp = cupy_standin_module
+    a = cp.asarray(np.array([10.0, 20.0, 30.0]))
+    r = cp.repeat(a, cp.asarray(np.array([2, 0, 3])))
+    assert isinstance(r, cp.ndarray)
+    np.testing.assert_array_equal(r.get(), [10, 10, 30, 30, 30])
+    np.testing.assert_array_equal(a.repeat(cp.asarray(np.array([1, 1, 1]))).get(), [10, 20, 30])  # the method
+    np.testing.assert_array_equal(cp.repeat(a, cp.asarray(np.array([2]))).get(), [10, 10, 20, 20, 30, 30])  # size 1
+    np.testing.assert_array_equal(cp.repeat(a, [1, 2, 0]).get(), [10, 20, 20])  # a host list is fine
+    np.testing.assert_array_equal(cp.repeat(a, 2).get(), [10, 10, 20, 20, 30, 30])
+    m = cp.asarray(np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(cp.repeat(m, cp.asarray(np.array([1, 2])), axis=0).get(),
+                                  np.repeat(np.arange(6.0).reshape(2, 3), [1, 2], axis=0))
+
+
+def test_repeat_refuses_what_cupy_refuses(cupy_standin_module):
+    cp = cupy_standin_module
+    a = cp.arange(3.0)
+    with pytest.raises(TypeError, match="does not accept numpy.ndarray"):
+        cp.repeat(a, np.array([1, 1, 1]))  # a host array of repeats
+    with pytest.raises(TypeError, match="rule 'safe'"):
+        cp.repeat(a, cp.asarray(np.array([1.0, 1.0, 1.0])))
+    with pytest.raises(ValueError, match="too deep"):
+        cp.repeat(a, cp.asarray(np.ones((3, 1), dtype=np.int64)))
+    with pytest.raises(ValueError, match="same length"):
+        cp.repeat(a, cp.asarray(np.array([1, 2])))
+    with pytest.raises(ValueError, match="negative"):
+        cp.repeat(a, cp.asarray(np.array([1, -1, 1])))
+    with pytest.raises(ValueError, match="negative"):
+        cp.repeat(a, -1)
+
+
+# -- out-of-bounds fancy indexing wraps around ---------------------------------------------------
+def test_out_of_bounds_integer_arrays_wrap(cupy_standin_module):
+    cp = cupy_standin_module
+    cp.reset_transfers()
+    a = cp.arange(3)
+    np.testing.assert_array_equal(a[[1, 3]].get(), [1, 0])  # the docs' example
+    np.testing.assert_array_equal(a[cp.asarray(np.array([-4, 5, 2]))].get(), [2, 2, 2])
+    x = cp.asarray(np.array([0, 1, 2]))
+    x[[1, 3]] = 10
+    np.testing.assert_array_equal(x.get(), [10, 10, 2])  # "array([10, 10,  2])" in CuPy's docs
+    M = cp.asarray(np.arange(12).reshape(3, 4))
+    np.testing.assert_array_equal(M[:, cp.asarray(np.array([4, 5]))].get(), [[0, 1], [4, 5], [8, 9]])
+    np.testing.assert_array_equal(M[..., [-5]].get(), [[3], [7], [11]])
+    np.testing.assert_array_equal(M[cp.asarray(np.array([3])), cp.asarray(np.array([4]))].get(), [0])
+    assert cp.INDEX_WRAPS["count"] == 7
+    cp.reset_transfers()
+    assert cp.INDEX_WRAPS["count"] == 0
+
+
+def test_take_and_scatter_add_wrap(cupy_standin_module):
+    cp = cupy_standin_module
+    cpx = sys.modules["cupyx"]
+    v = cp.asarray(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    np.testing.assert_array_equal(cp.take(v, cp.asarray(np.array([5, -6, 7]))).get(), [1, 5, 3])
+    np.testing.assert_array_equal(v.take(cp.asarray(np.array([9]))).get(), [5])
+    M = cp.asarray(np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(cp.take_along_axis(M, cp.asarray(np.array([[3], [4]])), 1).get(), [[0], [4]])
+    acc = cp.zeros(3)
+    cpx.scatter_add(acc, cp.asarray(np.array([0, 3, 4, -1])), cp.asarray(np.ones(4)))
+    np.testing.assert_array_equal(acc.get(), [2, 1, 1])
+    with pytest.raises(TypeError):
+        cp.take(v, np.array([0]))  # host indices into a device function
+
+
+def test_in_bounds_and_scalar_indices_are_unchanged(cupy_standin_module):
+    cp = cupy_standin_module
+    cp.reset_transfers()
+    a = cp.asarray(np.arange(5.0))
+    np.testing.assert_array_equal(a[cp.asarray(np.array([-1, 0, 4]))].get(), [4, 0, 4])
+    np.testing.assert_array_equal(a[a > 2].get(), [3, 4])  # boolean masks are not wrapped
+    np.testing.assert_array_equal(a[1:3].get(), [1, 2])
+    assert cp.INDEX_WRAPS["count"] == 0
+    with pytest.raises(IndexError):
+        a[5]  # a scalar index is bounds-checked by CuPy too ("Index 5 is out of bounds")
+
+
+# -- int64 sparse indices (CuPy >= 14.1) ---------------------------------------------------------
+BIG = 2**31 + 5
+
+
+def test_int64_indices_kept_for_a_large_extent(cupy_standin_module):
+    cp = cupy_standin_module
+    cpx = sys.modules["cupyx.scipy.sparse"]
+    data = cp.asarray(np.array([1.0, 2.0]))
+    rows = cp.asarray(np.array([0, 0], dtype=np.int64))
+    cols = cp.asarray(np.array([3, BIG - 1], dtype=np.int64))
+    A = cpx.coo_matrix((data, (rows, cols)), shape=(1, BIG))
+    assert A.row.dtype == A.col.dtype == np.int64
+    assert int(A.col.get()[1]) == BIG - 1  # not wrapped to a negative int32
+    C = A.tocsr()
+    assert C.indices.dtype == np.int64 and int(C.indices.get().max()) == BIG - 1
+    C2 = cpx.csr_matrix((data, cols, cp.asarray(np.array([0, 2], dtype=np.int64))), shape=(1, BIG))
+    assert C2.indices.dtype == np.int64
+    # even int32 input indices are widened when the shape needs it (maxval > int32 max)
+    B = cpx.coo_matrix((data, (cp.asarray(np.array([0, 0], dtype=np.int32)),
+                                cp.asarray(np.array([1, 2], dtype=np.int32)))), shape=(1, BIG))
+    assert B.col.dtype == np.int64
+
+
+def test_small_matrices_get_int32_indices(cupy_standin_module):
+    """CuPy's matrices check contents: int64 indices that fit (and a small shape) become int32."""
+    cp = cupy_standin_module
+    cpx = sys.modules["cupyx.scipy.sparse"]
+    idx = cp.asarray(np.array([0, 1], dtype=np.int64))
+    A = cpx.coo_matrix((cp.asarray(np.ones(2)), (idx, idx)), shape=(2, 2))
+    assert A.row.dtype == np.int32
+    C = cpx.csr_matrix((cp.asarray(np.ones(2)), idx, cp.asarray(np.array([0, 1, 2], dtype=np.int64))), shape=(2, 2))
+    assert C.indices.dtype == C.indptr.dtype == np.int32
+    S = sp.csr_matrix(np.eye(2))
+    S.indices, S.indptr = S.indices.astype(np.int64), S.indptr.astype(np.int64)
+    assert cpx.csr_matrix(S).indices.dtype == np.int64  # SciPy input keeps its own dtype, as in CuPy
+
+
+def test_kron_of_two_long_sparse_vectors_keeps_int64(cupy_standin_module):
+    """The device checklist's int64 check: kron of two 1 x 70000 sparse vectors (extent 4.9e9)."""
+    from isomat.algebra import kron
+    from isomat.gpu import is_cupy_sparse, to_gpu
+
+    a = sp.random_array((1, 70000), density=1e-4, rng=1, format="csr")
+    b = sp.random_array((1, 70000), density=1e-4, rng=2, format="csr")
+    K = kron(to_gpu(a), to_gpu(b))
+    assert is_cupy_sparse(K) and K.shape == (1, 70000 * 70000)
+    assert K.indices.dtype == np.int64
+    ref = sp.kron(sp.csr_matrix(a), sp.csr_matrix(b), format="csr")
+    host = K.get()
+    assert host.nnz == ref.nnz and int(host.indices.max()) == int(ref.indices.max()) > 2**31
+    assert abs(host - ref).max() == 0
