@@ -9,7 +9,13 @@ same strictness as a device would impose:
   as it does for real CuPy, and mixing a host ``numpy.ndarray`` into an arithmetic operation
   raises ``TypeError``;
 * object (SymPy) dtypes are refused;
-* sparse matrices hold int32 indices and float/complex values only, like cuSPARSE.
+* sparse matrices hold float/complex values only, like cuSPARSE, and choose int32 or int64
+  indices as CuPy >= 14.1 does (int64 kept for an extent >= 2**31); they are CuPy's ``*_matrix``
+  classes, with its matrix semantics (``*`` is the product, ``sum(axis=1)`` is 2-d);
+* ``cupy.repeat`` takes device repeats, and out-of-bounds integer-array indices wrap around
+  instead of raising (counted in ``cupy.INDEX_WRAPS``), as in CuPy.
+
+What each behaviour imitates, and where in CuPy's source it was read: ``docs/gpu.md``.
 
 ``tests/conftest.py`` installs these modules in ``sys.modules`` for the ``cupy-standin`` field
 parameter, so that every field-parametrized test also runs the GPU glue on a CPU.
