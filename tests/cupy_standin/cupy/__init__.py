@@ -440,8 +440,63 @@ def _device_properties(device: int) -> dict[str, Any]:
             "memoryClockRate": 1_000_000, "memoryBusWidth": 64}
 
 
+class _Event:
+    """``cupy.cuda.Event`` (``cupy/cuda/stream.pyx``): ``record()`` notes the host clock here (the
+    stand-in runs synchronously), ``synchronize()`` returns at once."""
+
+    def __init__(self, block: bool = False, disable_timing: bool = False, interprocess: bool = False) -> None:
+        self._t: float | None = None
+        self._timing = not disable_timing
+
+    def record(self, stream: Any = None) -> None:
+        import time
+
+        self._t = time.perf_counter()
+
+    def synchronize(self) -> None:
+        return None
+
+    @property
+    def done(self) -> bool:
+        return True
+
+
+def _get_elapsed_time(start_event: _Event, end_event: _Event) -> float:
+    """``cupy.cuda.get_elapsed_time``: milliseconds between two recorded events."""
+    if start_event._t is None or end_event._t is None or not (start_event._timing and end_event._timing):
+        raise RuntimeError("cudaErrorInvalidResourceHandle: an event was not recorded or has timing disabled")
+    return (end_event._t - start_event._t) * 1e3
+
+
+class _MemoryPool:
+    """``cupy.cuda.MemoryPool`` as ``cupy.get_default_memory_pool()`` returns it; the stand-in
+    allocates through NumPy, so the pool holds nothing (every count is 0)."""
+
+    def used_bytes(self) -> int:
+        return 0
+
+    def total_bytes(self) -> int:
+        return 0
+
+    def free_bytes(self) -> int:
+        return 0
+
+    def free_all_blocks(self, stream: Any = None) -> None:
+        return None
+
+
+_POOL = _MemoryPool()
+
+
+def get_default_memory_pool() -> _MemoryPool:
+    return _POOL
+
+
 cuda = types.SimpleNamespace(
     Device=_Device,
+    Event=_Event,
+    get_elapsed_time=_get_elapsed_time,
+    MemoryPool=_MemoryPool,
     runtime=types.SimpleNamespace(getDeviceProperties=_device_properties, getDeviceCount=lambda: 1,
                                   runtimeGetVersion=lambda: 0, driverGetVersion=lambda: 0),
 )
