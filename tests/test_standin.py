@@ -151,3 +151,58 @@ def test_kron_of_two_long_sparse_vectors_keeps_int64(cupy_standin_module):
     host = K.get()
     assert host.nnz == ref.nnz and int(host.indices.max()) == int(ref.indices.max()) > 2**31
     assert abs(host - ref).max() == 0
+
+
+# -- isomat never relies on NumPy's bounds check in the GPU field ----------------------------------
+def _dense(x):
+    if hasattr(x, "toarray"):
+        x = x.toarray()
+    return x.get() if hasattr(x, "get") else np.asarray(x)
+
+
+@pytest.mark.parametrize("case", ["maxpool-padded", "maxpool-dilated", "conv-circular", "conv-reflect",
+                                  "conv-replicate", "zhu-pool"])
+def test_index_heavy_builds_never_wrap_an_index(cupy_standin_module, case):
+    """Builds that gather with computed indices (padding, dilation, boundary modes): in the GPU
+    field no index is ever out of bounds -- CuPy would wrap it silently where NumPy raises.
+    (test_gpu_families asserts the same for every family.) Indices a user passes (logical_matrix's,
+    SPM pairings, conv rows=, graph nodelists) are validated on the host before they reach the device."""
+    import importlib
+
+    from isomat.gpu import to_gpu
+
+    cp = cupy_standin_module
+    pool = importlib.import_module("isomat.algebra.pool")
+    conv = importlib.import_module("isomat.algebra.conv")
+    x = np.random.default_rng(0).standard_normal((2, 7, 7))
+    k = np.arange(9.0).reshape(3, 3)
+    builds = {
+        "maxpool-padded": lambda dev, b: pool.maxpool_selection(dev(x), (3, 3), stride=2, padding=1),
+        "maxpool-dilated": lambda dev, b: pool.maxpool_selection(dev(x), (2, 2), dilation=2),
+        "conv-circular": lambda dev, b: conv.conv_matrix((5, 6), dev(k), padding=1, boundary="circular"),
+        "conv-reflect": lambda dev, b: conv.conv_matrix((5, 6), dev(k), padding=1, boundary="reflect"),
+        "conv-replicate": lambda dev, b: conv.conv_matrix((5, 6), dev(k), padding=2, boundary="replicate",
+                                                          stride=2, dilation=2),
+        "zhu-pool": lambda dev, b: pool.zhu_pool_matrix((4, 4), 2, backend=b),
+    }
+    ref = _dense(builds[case](lambda a: a, "numpy"))
+    cp.reset_transfers()
+    out = builds[case](to_gpu, "cupy")
+    assert cp.INDEX_WRAPS["count"] == 0, f"{case}: an out-of-bounds index was wrapped on the device"
+    np.testing.assert_allclose(_dense(out), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_user_indices_are_checked_on_the_host_in_the_gpu_field(cupy_standin_module):
+    """An out-of-range index from the user is refused in the cupy field as in the numpy field,
+    before anything reaches the device (where it would wrap)."""
+    from isomat.algebra import logical_matrix
+    from isomat.algebra.spm import spm_layer
+
+    cp = cupy_standin_module
+    cp.reset_transfers()
+    for backend in ("numpy", "cupy"):
+        with pytest.raises(ValueError, match=r"\[1, k\]"):
+            logical_matrix([1, 3], 2, backend=backend)
+        with pytest.raises((ValueError, IndexError)):
+            spm_layer(4, [np.array([[0, 1], [2, 4]])], np.zeros((1, 2)), backend=backend)
+    assert cp.INDEX_WRAPS["count"] == 0
