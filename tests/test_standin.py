@@ -203,6 +203,6 @@ def test_user_indices_are_checked_on_the_host_in_the_gpu_field(cupy_standin_modu
     for backend in ("numpy", "cupy"):
         with pytest.raises(ValueError, match=r"\[1, k\]"):
             logical_matrix([1, 3], 2, backend=backend)
-        with pytest.raises((ValueError, IndexError)):
+        with pytest.raises(ValueError, match="indices in"):
             spm_layer(4, [np.array([[0, 1], [2, 4]])], np.zeros((1, 2)), backend=backend)
     assert cp.INDEX_WRAPS["count"] == 0
