@@ -95,11 +95,11 @@ def shape(name: str, value: Any, *, ndim: int | Sequence[int] | None = None) -> 
     return dims
 
 
-def backend(value: Any) -> str:
+def backend(value: Any, name: str = "backend") -> str:
     if not isinstance(value, str):
-        raise TypeError(f"backend must be one of {BACKENDS}, got {_describe(value)}")
+        raise TypeError(f"{name} must be one of {BACKENDS}, got {_describe(value)}")
     if value not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {value!r}")
+        raise ValueError(f"{name} must be one of {BACKENDS}, got {value!r}")
     return value
 
 
@@ -109,3 +109,70 @@ def choice(name: str, value: Any, options: Sequence[str]) -> str:
     if value not in options:
         raise ValueError(f"{name} must be one of {tuple(options)}, got {value!r}")
     return value
+
+
+def boolean(name: str, value: Any) -> bool:
+    """``True`` or ``False`` (NumPy's bools too); refuses ``None``, numbers and strings, which would
+    otherwise be read by their truth value (``weighted=0.0`` silently unweighted)."""
+    import numpy as np
+
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_describe(value)}")
+    return bool(value)
+
+
+def function(name: str, value: Any, *, optional: bool = False) -> Any:
+    """A callable (an activation, a filter); ``None`` too where ``optional``."""
+    if value is None and optional:
+        return None
+    if not callable(value):
+        expected = "a callable or None" if optional else "a callable"
+        raise TypeError(f"{name} must be {expected}, got {_describe(value)}")
+    return value
+
+
+def tolerance(name: str, value: Any, *, optional: bool = True) -> float | None:
+    """A finite real number >= 0, or (where ``optional``) ``None`` for the callee's default."""
+    if value is None and optional:
+        return None
+    value = finite_real(name, value)
+    if value < 0:
+        raise ValueError(f"{name} must be a finite real number >= 0, got {value!r}")
+    return value
+
+
+def dtype(name: str, value: Any, *, kinds: str = "biufc") -> Any:
+    """A NumPy dtype of one of ``kinds`` (``None`` is NumPy's float64), with the argument's name in
+    the refusal instead of NumPy's 'Cannot interpret ... as a data type'."""
+    import numpy as np
+
+    try:
+        dt = np.dtype(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a NumPy dtype, got {_describe(value)}") from exc
+    if dt.kind not in kinds:
+        raise TypeError(f"{name} must be a numeric NumPy dtype, got {dt}")
+    return dt
+
+
+def rng(value: Any, name: str = "rng") -> Any:
+    """``None``, a non-negative int seed or a ``numpy.random.Generator``."""
+    import numpy as np
+
+    if value is None or isinstance(value, np.random.Generator):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be None, a non-negative integer seed or a numpy.random.Generator, "
+                        f"got {_describe(value)}")
+    return integer(name, value, minimum=0)
+
+
+def dims(name: str, value: Any) -> tuple[int, ...]:
+    """A sequence (list, tuple, range, 1-d array) of positive ints, named ``name``."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = tuple(value.tolist())
+    elif isinstance(value, range):
+        value = tuple(value)
+    return shape(name, value)

@@ -133,6 +133,10 @@ def apply_row_blocks(build_block: Callable[[int, int], Any], n_rows: int, x: Any
         raise TypeError(f"build_block must be callable (start, stop) -> matrix, got {type(build_block).__name__}")
     device = _validate.choice("device", device, ("cpu", "gpu"))
     n_rows = _validate.positive_int("n_rows", n_rows)
+    return_info = _validate.boolean("return_info", return_info)
+    if workers is not None and (isinstance(workers, (str, bytes)) or not isinstance(workers, Sequence)
+                                or not all(isinstance(w, str) for w in workers)):
+        raise TypeError(f"workers must be None or a sequence of worker addresses (str), got {workers!r:.80}")
     from .gpu import is_cupy_array
 
     if is_cupy_array(x):

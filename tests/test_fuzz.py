@@ -49,6 +49,9 @@ import isomat.export as E
 import isomat.testing as T
 from isomat.errors import SizeLimitError
 
+from . import _fuzz_calls
+from ._fuzz_calls import MORE_CALLS, Call
+
 ISOMAT_DIR = os.path.dirname(isomat.__file__)
 EXAMPLES = int(os.environ.get("ISOMAT_FUZZ_EXAMPLES", "12"))
 TIME_LIMIT_S = 10
@@ -218,8 +221,24 @@ VALID_CALLS: dict[str, Callable[[], tuple]] = {
     "isomat.algebra.chebyshev_filter": lambda: (__import__("networkx").path_graph(4), [1.0, 0.5]),
     "isomat.export.to_matrix_market": lambda: (np.eye(2), os.path.join(_TMP, "k.mtx")),
     "isomat.export.write": lambda: (np.eye(2), os.path.join(_TMP, "w.npz")),
+    **MORE_CALLS,  # every other callable with defaulted keyword arguments (tests/_fuzz_calls.py)
 }
 _TMP = os.environ.get("PYTEST_FUZZ_TMP", "/tmp")
+
+
+def _valid_call(name: str) -> tuple[tuple, dict]:
+    """The positional and required keyword-only arguments of a valid call of ``name``."""
+    c = VALID_CALLS[name]()
+    return (c.args, dict(c.kwargs)) if isinstance(c, Call) else (tuple(c), {})
+
+
+def _has_defaulted_keywords(f: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.default is not p.empty and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+               and p.name not in _SKIP_KW for p in params)
 
 #: keyword arguments for which a drawn value is valid: None where None is the default, and the
 #: values of the right kind for parameters that accept any value of that kind
@@ -230,9 +249,9 @@ def _keyword_cases() -> list[tuple[str, str]]:
     cases = []
     for name in sorted(VALID_CALLS):
         f = SURFACE[name]
-        given_positionally = len(VALID_CALLS[name]())
+        args, kwargs = _valid_call(name)
         for i, p in enumerate(inspect.signature(f).parameters.values()):
-            if i < given_positionally and p.kind != p.KEYWORD_ONLY:
+            if (i < len(args) and p.kind != p.KEYWORD_ONLY) or p.name in kwargs:
                 continue
             if p.default is not p.empty and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in _SKIP_KW:
                 cases.append((name, p.name))
@@ -250,6 +269,24 @@ _VALID_KW = {
     "stride": lambda v: _is_int(v) and v > 0,
     "threads": lambda v: _is_int(v) and v > 0,
     "blocks_per_thread": lambda v: _is_int(v) and v > 0,
+    "chunk": lambda v: _is_int(v) and v > 0,  # diagonal_blocks' entries per pass: an upper bound too
+    # tolerances: any finite real >= 0 is one (0 is exact, 2.5 or 10**12 loose but meaningful)
+    "tol": lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
+    "rtol": lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
+    "atol": lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
+    # diagonal_blocks refuses storage over max_fill values per entry: any real >= 1 is a threshold
+    # (inf: no limit)
+    "max_fill": lambda v: _is_real(v) and v >= 1,
+    # ndlinear_flops counts FLOPs for a batch: any positive batch size is a number to count
+    "batch": lambda v: _is_int(v) and v > 0,
+    # assert_same_operator compares exactly below this many columns: any count >= 0 is valid
+    "exact_below": lambda v: _is_int(v) and v >= 0,
+    # counts of columns compared at a time / of random probes: upper bounds, the work they imply is
+    # memory-guarded (tests/test_robustness.py)
+    "block": lambda v: _is_int(v) and v > 0,
+    "probes": lambda v: _is_int(v) and v > 0,
+    # testing helpers take a seed (or None: fresh entropy) for their probes, like seed
+    "rng": lambda v: v is None or (_is_int(v) and v >= 0),
 }
 
 
@@ -260,6 +297,10 @@ def _acceptable(default: Any, value: Any, kw: str = "", name: str = "") -> bool:
         return True
     if kw == "padding" and name.endswith("_output_shape") and _is_int(value) and value > 0:
         return True  # a shape computation: a huge padding is a huge (valid) output shape
+    if kw == "padding" and name.endswith("conv_linear_operator") and _is_int(value) and value > 0:
+        return True  # matrix-free: nothing is allocated until applied, and conv_apply guards the apply
+    if kw in ("value_bytes", "index_bytes") and name.endswith("estimate_bytes") and _is_int(value) and value > 0:
+        return True  # a formula: any positive entry size gives a (large) valid estimate
     if value is None and default is None:
         return True
     if isinstance(default, bool):
@@ -269,9 +310,28 @@ def _acceptable(default: Any, value: Any, kw: str = "", name: str = "") -> bool:
     return False
 
 
-@pytest.mark.parametrize("name, kw", _keyword_cases())
+#: (callable, keyword) cases that fail in isomat/export.py, which another engineer is editing: reported
+#: there, expected to fail here until it is fixed (strict: a fix turns them into failures to remove)
+EXPORT_PENDING = {
+    ("isomat.export.to_jax_bcoo", "dtype"),  # NumPy's "Cannot interpret 'nan' as a data type", unnamed
+    ("isomat.export.to_torch", "format"),  # an array format: "truth value of an empty array is ambiguous"
+    ("isomat.export.write", "input_shape"),  # nan / 1j accepted as a shape
+    ("isomat.export.write", "output_shape"),  # nan / 1j accepted as a shape
+    ("isomat.export.load_jax_bcoo", "dtype"),  # NumPy's "Cannot interpret 'nan' as a data type", unnamed
+    ("isomat.export.to_mat", "input_shape"),  # nan / 1j accepted as a shape
+    ("isomat.export.to_mat", "output_shape"),  # nan / 1j accepted as a shape
+}
+
+
+def _keyword_params() -> list:
+    return [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason="export.py fix pending"))
+            if case in EXPORT_PENDING else case for case in _keyword_cases()]
+
+
+@pytest.mark.parametrize("name, kw", _keyword_params())
 def test_bad_keyword_arguments_get_a_clear_error(name, kw, tmp_path, monkeypatch):
     monkeypatch.setattr(__import__(__name__), "_TMP", str(tmp_path), raising=False)
+    monkeypatch.setattr(_fuzz_calls, "TMP", str(tmp_path))
     f = SURFACE[name]
     default = inspect.signature(f).parameters[kw].default
     bad = []
@@ -284,7 +344,8 @@ def test_bad_keyword_arguments_get_a_clear_error(name, kw, tmp_path, monkeypatch
             return
         global _TMP
         _TMP = str(tmp_path)
-        kind, detail = _call(f, VALID_CALLS[name](), {kw: value})
+        args, kwargs = _valid_call(name)
+        kind, detail = _call(f, args, {**kwargs, kw: value})
         TALLY[kind] += 1
         if kind != "clear":
             bad.append(f"{name}(..., {kw}={value!r}): {kind} {detail}")
@@ -293,11 +354,136 @@ def test_bad_keyword_arguments_get_a_clear_error(name, kw, tmp_path, monkeypatch
     assert not bad, "\n".join(bad[:5])
 
 
+# ---------------------------------------------------------------------------------------------
+# array layouts: Fortran order, strided views and integer arrays give the C-contiguous result
+# ---------------------------------------------------------------------------------------------
+def _float_arrays(obj: Any, path: tuple = ()) -> list[tuple]:
+    """Paths (indices and keys) to every float NumPy array in nested lists, tuples and dicts."""
+    if isinstance(obj, np.ndarray):
+        return [path] if obj.dtype.kind == "f" and obj.ndim > 0 else []
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, (list, tuple)) else ()
+    return [p for k, v in items for p in _float_arrays(v, path + (k,))]
+
+
+def _replace(obj: Any, path: tuple, f: Callable[[np.ndarray], np.ndarray]) -> Any:
+    if not path:
+        return f(obj)
+    k, rest = path[0], path[1:]
+    if isinstance(obj, dict):
+        return {**obj, k: _replace(obj[k], rest, f)}
+    out = list(obj)
+    out[k] = _replace(obj[k], rest, f)
+    return tuple(out) if isinstance(obj, tuple) else out
+
+
+def _strided(a: np.ndarray) -> np.ndarray:
+    """The values of ``a`` as a non-contiguous view (every other entry of a larger array)."""
+    big = np.zeros(tuple(2 * n for n in a.shape), dtype=a.dtype)
+    view = big[tuple(slice(None, None, 2) for _ in a.shape)]
+    view[...] = a
+    return view
+
+
+LAYOUTS = {"fortran": np.asfortranarray, "strided": _strided}
+
+
+def _dense_parts(result: Any, nested: bool = False) -> list[np.ndarray] | None:
+    """The arrays of a result (sparse ones and operators densified, the parts of tuples, dicts and
+    hypervectors, numbers inside them), or None for results that are not arrays or matrices."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import LinearOperator
+
+    from isomat.algebra import SPM, Hypervector, MatrixLayer, SparseOperator
+
+    if isinstance(result, os.PathLike) and os.path.splitext(result)[1] in (".npz", ".mtx", ".mat", ".pt"):
+        return _dense_parts(E.read(result))  # a written matrix: what reads back
+    if isinstance(result, MatrixLayer):
+        return _dense_parts(result.weight if result.bias is None else (result.weight, result.bias))
+    if isinstance(result, SPM):
+        return _dense_parts(A.layer_matrix(result))
+    if isinstance(result, np.ndarray):
+        return [result] if result.dtype.kind in "biufc" else None
+    if sp.issparse(result):
+        return [result.toarray()]
+    if isinstance(result, SparseOperator) and result.field != "sympy":
+        return [result.todense()]
+    if isinstance(result, LinearOperator) and np.prod(result.shape) <= 10**6:
+        return [np.asarray(result @ np.eye(result.shape[1]))]  # a matrix-free operator: its matrix
+    if type(result).__module__ == "torch" and hasattr(result, "to_dense"):
+        return [result.to_dense().numpy()]
+    if isinstance(result, Hypervector):
+        return _dense_parts(list(result.values()), True)
+    if nested and isinstance(result, (int, float, complex, np.number)) and not isinstance(result, bool):
+        return [np.asarray(result)]
+    if isinstance(result, (list, tuple)) and result:
+        parts = [_dense_parts(r, True) for r in result]
+        return None if any(p is None for p in parts) else [a for p in parts for a in p]
+    if isinstance(result, dict) and result:
+        parts = [_dense_parts(result[k], True) for k in sorted(result, key=str)]
+        return None if any(p is None for p in parts) else [a for p in parts for a in p]
+    return None
+
+
+def _same(got: Any, want: list[np.ndarray]) -> str:
+    parts = _dense_parts(got)
+    if parts is None or len(parts) != len(want):
+        return f"a result of another kind ({type(got).__name__})"
+    for i, (g, w) in enumerate(zip(parts, want)):
+        try:
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=0)
+        except AssertionError as e:
+            return f"part {i} differs: {str(e).strip().splitlines()[2] if len(str(e).splitlines()) > 2 else e}"
+    return ""
+
+
+LAYOUT_CALLS = sorted(n for n in VALID_CALLS if _float_arrays(_valid_call(n)[0]))
+
+
+@pytest.mark.parametrize("name", LAYOUT_CALLS)
+def test_array_layouts_give_the_c_contiguous_result(name, tmp_path, monkeypatch):
+    monkeypatch.setattr(_fuzz_calls, "TMP", str(tmp_path))
+    f = SURFACE[name]
+    args, kwargs = _valid_call(name)
+    want = _dense_parts(f(*args, **kwargs))
+    if want is None:
+        pytest.skip(f"{name} returns {type(f(*args, **kwargs)).__name__}, not arrays")
+    bad = []
+    for path in _float_arrays(args):
+        for layout, make in LAYOUTS.items():
+            a, kw = _valid_call(name)
+            err = _same(f(*_replace(a, path, make), **kw), want)
+            if err:
+                bad.append(f"{name}: argument {path} {layout}: {err}")
+        # the same integer values as an int array: rounded floats first, then their int64 copy
+        a, kw = _valid_call(name)
+        rounded = _replace(a, path, lambda x: np.rint(4 * x))
+        try:
+            want_int = _dense_parts(f(*rounded, **kw))
+        except (ValueError, TypeError, ArithmeticError):  # rounded values outside the valid set
+            continue
+        if want_int is None:
+            continue
+        a, kw = _valid_call(name)
+        err = _same(f(*_replace(a, path, lambda x: np.rint(4 * x).astype(np.int64)), **kw), want_int)
+        if err:
+            bad.append(f"{name}: argument {path} as int64: {err}")
+    assert not bad, "\n".join(bad)
+
+
 def test_the_surface_is_enumerated_from_all():
     # a newly exported callable is fuzzed without anyone listing it here
     assert len(SURFACE) > 100
     assert "isomat.algebra.conv_matrix" in SURFACE and "isomat.export.write" in SURFACE
     assert set(VALID_FOR) <= set(SURFACE) and set(VALID_CALLS) <= set(SURFACE)
+
+
+def test_every_callable_with_keyword_arguments_has_a_valid_call():
+    # a newly exported callable with defaulted keyword arguments fails here until it gets a builder
+    # (tests/_fuzz_calls.py), so its keyword arguments are fuzzed too
+    with_keywords = {n for n, f in SURFACE.items() if _has_defaulted_keywords(f)}
+    assert set(VALID_CALLS) == with_keywords, (sorted(with_keywords - set(VALID_CALLS)),
+                                                sorted(set(VALID_CALLS) - with_keywords))
+    assert {name for name, _ in _keyword_cases()} == with_keywords
 
 
 def test_zz_summary(capsys):

@@ -89,7 +89,7 @@ def _graph():
     (lambda A: A.random_spm(4, 2, seed=2.5), TypeError, "seed must be an integer"),
     (lambda A: A.random_spm(4, 2, seed=-1), ValueError, "seed must be an integer >= 0"),
     (lambda A: A.random_pairings(4, 2, seed=True), TypeError, "seed must be an integer"),
-    (lambda A: A.as_operator(np.eye(2), field="bogus"), ValueError, "backend must be one of"),
+    (lambda A: A.as_operator(np.eye(2), field="bogus"), ValueError, "field must be one of"),
     (lambda A: A.estimate_bytes(-1, 3), ValueError, "nnz must be an integer >= 0"),
     (lambda A: A.estimate_bytes(2.5, 3), TypeError, "nnz must be an integer"),
     (lambda A: A.pool_output_shape((), 2), ValueError, "input_shape must have at least one entry"),
@@ -186,6 +186,15 @@ REFUSED = {  # one oversize call per family (the refusal names the function)
     "stp": "stp(np.ones((1, 99991)), np.ones((99989, 1)))",
     "linear_attention_matrix": "linear_attention_matrix(10**4, np.ones((64, 64)), np.ones((64, 64)), np.ones((64, 64)))",
     "kron": "kron(np.ones((300, 300)), np.ones((300, 300)))",  # small factors, a 8.1e9-entry product
+    # found by the keyword fuzz: a padding of 10**12 reached NumPy's MemoryError (14.6 TiB)
+    "shift_matrix": "shift_matrix(6, 3, 1, padding=10**12)",
+    "conv_kron_factors": "conv_kron_factors((6, 6), np.ones((3, 3)), padding=10**12)",
+    # matrix-free applies: refused before their outputs and temporaries exist
+    "project_pad": "project_pad([np.ones(3), np.ones(4)], d=10**12)",
+    "ndlinear_apply": "ndlinear_apply(np.ones((10**5, 1)), [np.ones((1, 10**5)), np.ones((10**5, 1))], order='inner')",
+    "spm_attention_forward": "spm_attention_forward({k: random_spm(6, 2, seed=0) for k in 'QKVO'}, np.ones((10**5, 6)))",
+    "df_attention_general": "df_attention_general([np.ones(2)] * 10, [np.ones(2)] * 10**4, [np.ones(2)] * 9999)",
+    "rnn_apply": "rnn_apply(np.ones((1000, 1)), np.eye(1000), np.ones((10**6, 1)))",
 }
 
 
@@ -253,3 +262,121 @@ def test_the_estimate_is_an_upper_bound_of_the_real_peak(name):
     # a fixed 16 MiB for what is not proportional to the matrix: worker-thread stacks, allocator arenas,
     # the builders' cache-sized block scratch (measured 11.6 MiB on conv and avgpool at 2 threads)
     assert grew <= estimate + 16 * 2**20, (name, estimate, grew)
+
+
+# ---------------------------------------------------------------------------------------------
+# keyword arguments of every public callable (issue 17, the keyword fuzz of tests/test_fuzz.py)
+# ---------------------------------------------------------------------------------------------
+def _hv(*dims):
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(n) for n in dims]
+
+
+def _spm():
+    return random_spm(6, 2, seed=0)
+
+
+@pytest.mark.parametrize("call, exc, words", [
+    # flags used to be read by their truth value (weighted=nan weighted, staging=None unstaged)
+    (lambda A: A.df_attention(_hv(3, 4), _hv(3, 4), _hv(3, 4), weighted=float("nan")), TypeError, "weighted must be True or False"),
+    (lambda A: A.estimate_bytes(10, 3, staging=None), TypeError, "staging must be True or False"),
+    (lambda A: A.spm_forward(_spm(), np.ones((2, 6)), return_cache=1), TypeError, "return_cache must be True or False"),
+    # a keyword's refusal named another argument (field= said "backend", out_dims= said "dims")
+    (lambda A: A.diamond(np.eye(2), _hv(3, 4), out_dims=2.5), TypeError, "out_dims must be"),
+    # an array where a string or sequence is expected: NumPy's "truth value of an empty array is ambiguous"
+    (lambda A: A.diamond_matrix(np.eye(2), [2, 3], format=np.empty((0, 3))), TypeError, "format must be one of"),
+    (lambda A: A.df_concat([_hv(2, 3), _hv(4, 1)], (3, 2), weights=np.nan), TypeError, "weights must be None or a sequence"),
+    # max_fill=True passed as 1
+    (lambda A: A.diagonal_blocks(conv_matrix(X.shape, K), max_fill=True), TypeError, "max_fill must be a number"),
+    # tol=nan counted every singular value; tol="x" failed inside a product
+    (lambda A: A.kronecker_rank(np.ones((4, 4)), (2, 2), (2, 2), tol=float("nan")), ValueError, "tol must be a finite"),
+    # activations: "'float' object is not callable", SciPy's decorator message for rnn_apply
+    (lambda A: A.matrix_highway(np.ones((2, 2)), (np.eye(2), np.eye(2), np.zeros((2, 2))),
+                                (np.eye(2), np.eye(2), np.zeros((2, 2))), gate=1.0), TypeError, "gate must be a callable"),
+    (lambda A: A.rnn_apply(np.eye(2), np.eye(2), np.ones((3, 2)), activation=1j), TypeError, "activation must be a callable"),
+    # dtype: NumPy's "Cannot interpret 'nan' as a data type"
+    (lambda A: A.padding_matrix((2, 4), 1, dtype=float("nan")), TypeError, "dtype must be a NumPy dtype"),
+    # SPM: d_h=nan gave NaN outputs; a float cache failed on subscripting; seed unchecked with butterfly pairings
+    (lambda A: A.spm_attention_forward({k: _spm() for k in "QKVO"}, np.ones((3, 6)), d_h=float("nan")), TypeError, "d_h must be an integer"),
+    (lambda A: A.spm_attention_forward({k: _spm() for k in "QKVO"}, np.ones((3, 6)), d_h=7), ValueError, "d_h must be at most"),
+    (lambda A: A.spm_backward(_spm(), np.ones((2, 6)), np.ones((2, 6)), cache=1.0), TypeError, "cache must be None or the list"),
+    (lambda A: A.spm_layer(6, "butterfly", np.zeros((2, 3)), seed=1j), TypeError, "seed must be an integer"),
+])
+def test_bad_keyword_values_are_refused_with_their_name(call, exc, words):
+    import isomat.algebra as A
+
+    with pytest.raises(exc, match=words):
+        call(A)
+
+
+def test_apply_row_blocks_checks_workers_and_return_info():
+    from isomat.distributed import apply_row_blocks, construction_rows
+
+    from ._fuzz_calls import FakeClient
+
+    build = construction_rows(conv_matrix, X.shape, K)
+    with pytest.raises(TypeError, match="workers must be None or a sequence of worker addresses"):
+        apply_row_blocks(build, 196, X.ravel(), client=FakeClient(), workers=2.5)
+    with pytest.raises(TypeError, match="return_info must be True or False"):
+        apply_row_blocks(build, 196, X.ravel(), client=FakeClient(), return_info=None)
+
+
+def test_testing_helpers_check_their_tolerances_and_counts():
+    from isomat.testing import assert_matches_dense, assert_same_operator, dottest
+
+    M = np.arange(12.0).reshape(3, 4)
+    with pytest.raises(ValueError, match="rtol must be a finite"):  # NaN failed every dot test
+        dottest(M, rtol=float("nan"))
+    with pytest.raises(TypeError, match="rng must be None, a non-negative integer seed"):  # NumPy's SeedSequence message
+        dottest(M, rng=float("nan"))
+    with pytest.raises(TypeError, match="dtype must be a NumPy dtype"):  # accepted and ignored
+        dottest(M, dtype=float("nan"))
+    with pytest.raises(ValueError, match="atol must be a finite"):  # NaN: "operators differ" for equal operators
+        assert_same_operator(M, M, atol=float("nan"))
+    with pytest.raises(TypeError, match="probes must be an integer"):  # int(None) inside
+        assert_same_operator(M, M, probes=None)
+    with pytest.raises(TypeError, match="rtol must be a finite"):  # NumPy's format-string message
+        assert_matches_dense(M, M, rtol=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# matrix-free applies refuse, with the size, before allocating (issue 17 item 2)
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture
+def one_mib():
+    import isomat
+
+    with isomat.memory_limit(2**20):
+        yield
+
+
+def _many(k, n=1):
+    return [np.ones(n)] * k
+
+
+GUARDED = {  # each needs well over 1 MiB for its outputs and temporaries; its inputs stay small
+    "project": lambda A: A.project(np.ones(3), 10**6),
+    "project_pad": lambda A: A.project_pad(_hv(3, 4), d=10**6),
+    # the inner order's intermediate (10**3 x 10**3) used to be bounded by the outer order's (10**3)
+    "ndlinear_apply": lambda A: A.ndlinear_apply(np.ones((1000, 1)), [np.ones((1, 1000)), np.ones((1000, 1))],
+                                                 order="inner"),
+    "spm_forward": lambda A: A.spm_forward(_spm(), np.ones((10**4, 6))),
+    "spm_backward": lambda A: A.spm_backward(_spm(), np.ones((10**4, 6)), np.ones((10**4, 6))),
+    "spm_attention_forward": lambda A: A.spm_attention_forward({k: _spm() for k in "QKVO"}, np.ones((2000, 6))),
+    "rnn_apply": lambda A: A.rnn_apply(np.ones((100, 1)), np.eye(100), np.ones((10**4, 1))),
+    "attention_scores": lambda A: A.attention_scores(_many(1000), _many(1000)),
+    "df_attention": lambda A: A.df_attention(_many(1000), _many(1000), _many(1000)),
+    # 10 x 1000 scores fit; V repeated to lcm(1000, 999) rows does not
+    "df_attention_general": lambda A: A.df_attention_general(_many(10), _many(1000), _many(999)),
+    "assert_same_operator": lambda A: __import__("isomat.testing").testing.assert_same_operator(
+        np.ones((3, 3000)), np.ones((3, 3000)), probes=10**5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GUARDED))
+def test_matrix_free_applies_are_refused_before_allocating(name, one_mib):
+    import isomat.algebra as A
+    from isomat.errors import SizeLimitError
+
+    with pytest.raises(SizeLimitError, match=rf"^{name}: .*would need about [0-9.]+ [KMGT]iB, over the memory bound of 1.0 MiB"):
+        GUARDED[name](A)

@@ -35,6 +35,7 @@ def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: 
     value_bytes = _validate.positive_int("value_bytes", value_bytes)
     if index_bytes is not None:
         index_bytes = _validate.positive_int("index_bytes", index_bytes)
+    staging = _validate.boolean("staging", staging)
     if index_bytes is None:
         index_bytes = _backend.index_dtype(nnz, n_rows).itemsize
     csr = nnz * (value_bytes + index_bytes) + (n_rows + 1) * index_bytes
@@ -238,7 +239,7 @@ def as_operator(M: Any, *, field: str | None = None, name: str = "M") -> SparseO
     """Wrap a matrix (NumPy/CuPy array, SymPy matrix, SciPy/CuPy sparse, or a SparseOperator) as
     a :class:`SparseOperator` holding its nonzero entries, in ``field`` (default: the input's)."""
     if field is not None:
-        field = _validate.backend(field)  # "bogus" used to pass through unchecked
+        field = _validate.backend(field, "field")  # "bogus" used to pass through unchecked
     if isinstance(M, SparseOperator):
         if field is None or field == M.field:
             return M

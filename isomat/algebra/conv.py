@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_bytes, check_size, render
+from ._operator import SparseOperator, check_bytes, check_size, estimate_bytes, render
 
 _BOUNDARIES = ("zero", "circular", "reflect", "replicate")
 _IM2COL_BYTES = 256 * 2**20  # largest stacked-shifts buffer conv_apply builds; above it, one GEMM per tap
@@ -208,6 +208,12 @@ class _Plan:
             r = idx % (2 * n - 2)
             return xp.where(r < n, r, 2 * n - 2 - r), None
         return idx, (idx >= 0) & (idx < n)
+
+
+def _axis_tap_bytes(n_out: int, taps: int) -> int:
+    """Bytes :meth:`_Plan.axis_taps` holds for ``n_out`` outputs of ``taps`` taps: the positions, the
+    int64 index matrix and its temporaries, the boolean mask and its two comparisons."""
+    return 8 * n_out * (2 + 3 * taps)
 
 
 _BLOCK_ENTRIES = 1 << 17  # entries (before masking) generated per block: cache-sized
@@ -506,12 +512,14 @@ def shift_matrix(n: int, taps: int, tap: int, *, stride: int = 1, padding: Any =
         raise ValueError(f"tap must be < taps = {taps}, got {tap}")
     field = _validate.backend(backend)
     plan = _Plan((n,), (taps,), stride, padding, dilation, boundary)
+    # refused before the index arrays exist (a padding of 10**12 used to allocate 14.6 TiB first)
+    check_size("shift_matrix", (plan.out[0], plan.spatial[0]), plan.out[0], field=field)
+    check_bytes("shift_matrix", _axis_tap_bytes(plan.out[0], taps), f"the tap indices of {plan.out[0]:,} outputs")
     xp = _backend.array_module(field)
     o = xp.arange(plan.out[0], dtype=xp.int64)
     idx, valid = plan.axis_taps(o, 0, xp)
     j = idx[:, tap]
     keep = xp.ones(len(o), dtype=bool) if valid is None else valid[:, tap]
-    check_size("shift_matrix", (plan.out[0], n), int(len(o)), field=field)
     op = SparseOperator.build((plan.out[0], n), o[keep], j[keep],
                               _backend.rational(xp.ones(int(keep.sum()), dtype=xp.int64), 1, field, xp), field)
     return render(op, format)
@@ -536,6 +544,13 @@ def conv_kron_factors(image_shape: Any, kernel: Any, *, stride: Any = 1, padding
     if k.ndim != 2:
         raise ValueError(f"kernel must be 2-d (k1, k2) for conv_kron_factors, got shape {tuple(k.shape)}")
     plan = _Plan(image_shape, tuple(k.shape), stride, padding, dilation, boundary)
+    format = _validate.choice("format", format, ("csr", "csc", "coo", "operator"))
+    o1, o2 = plan.out
+    # every factor kept (k1 row selections S_a, k1 * k2 column selections T_b) and one axis' tap
+    # indices at a time: refused before any is built (a padding of 10**12 used to allocate 14.6 TiB)
+    held = k.shape[0] * estimate_bytes(o1, o1) + int(k.size) * estimate_bytes(o2, o2)
+    temp = max(_axis_tap_bytes(o1, k.shape[0]), _axis_tap_bytes(o2, k.shape[1]))
+    check_bytes("conv_kron_factors", held + temp, f"{int(k.size)} pairs of shift matrices with {o1:,} and {o2:,} rows")
     pad = tuple(zip(plan.lo, plan.hi))
     out = []
     for a in range(k.shape[0]):

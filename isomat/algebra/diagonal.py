@@ -23,6 +23,8 @@ and ``data[p, d, n + k]`` is zero whenever :math:`n + k` leaves block column :ma
 
 from __future__ import annotations
 
+import numbers
+
 import os
 from typing import Any
 
@@ -344,8 +346,10 @@ def diagonal_blocks(A: Any, *, block: int | None = None, max_fill: float = 1.5,
         A = A.astype(np.float64)
     n_rows, n_cols = A.shape
     b = _validate.positive_int("block", block) if block is not None else max(n_rows, n_cols, 1)
-    if not (isinstance(max_fill, (int, float)) and max_fill >= 1):
-        raise ValueError(f"max_fill must be a number >= 1, got {max_fill!r}")
+    if isinstance(max_fill, bool) or not isinstance(max_fill, numbers.Real):  # True used to pass as 1
+        raise TypeError(f"max_fill must be a number >= 1 (inf: no limit), got {max_fill!r}")
+    if not max_fill >= 1:  # NaN too
+        raise ValueError(f"max_fill must be a number >= 1 (inf: no limit), got {max_fill!r}")
     chunk = _validate.positive_int("chunk", chunk)
     n_br, n_bc = -(-n_rows // b), -(-n_cols // b)
     indptr, indices, values = A.indptr, A.indices, A.data

@@ -25,9 +25,9 @@ import sympy
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_size
+from ._operator import SparseOperator, check_bytes, check_size
 from .kron import kron_operator
-from .projection import project, projection_operator
+from .projection import project, project_bytes, projection_operator
 from .stp import _as_dense, _inner_dense, _out
 
 
@@ -164,6 +164,7 @@ def factor_product_form(x: Any, dims: Sequence[int], *, normalize: bool = True) 
     or (with ``normalize``) when some factor sums to zero.
     """
     dims = _validate.shape("dims", tuple(dims) if isinstance(dims, (list, tuple, range, np.ndarray)) else dims)
+    normalize = _validate.boolean("normalize", normalize)
     field = _backend.field_of(x)
     v = _as_dense(x, "x", field, vector=True)
     N = int(np.prod(dims, dtype=object))
@@ -242,6 +243,11 @@ def project_pad(X: Any, d: int | None = None) -> Any:
     """
     X = _hv(X, "X")
     d = max(X.dims) if d is None else _validate.positive_int("d", d)
+    # the s projected rows and their stacked s x d copy, plus one projection's work at a time:
+    # refused before any is made (d = 10**12 used to reach NumPy's MemoryError)
+    item = 8 if X.field != "sympy" else 64
+    check_bytes("project_pad", 2 * len(X) * d * item + max(project_bytes(n, d, 1, X.field) for n in X.dims),
+                f"{len(X)} rows padded to d = {d:,}")
     xp = _backend.array_module(X.field)
     return _out(xp.stack([_proj_vec(v, d, X.field) for v in X.values()]), X.field)
 
@@ -314,6 +320,8 @@ def diamond(A: Any, X: Any, *, out_dims: Sequence[int] | None = None) -> Hyperve
     rectangular :math:`A\in\mathcal M_{p\times s}` (used by (97)).
     """
     X = _hv(X, "X")
+    if out_dims is not None:
+        out_dims = _validate.dims("out_dims", out_dims)
     field = _field_of_all(X, A)
     Ad = _as_dense(A, "A", field)
     s = len(X)
@@ -352,6 +360,7 @@ def diamond_matrix(A: Any, dims: Sequence[int], *, format: str = "csr") -> Any:
     Sparse in the field of ``A``.
     """
     dims = _validate.shape("dims", tuple(dims) if isinstance(dims, (list, tuple, range, np.ndarray)) else dims)
+    format = _validate.choice("format", format, ("csr", "csc", "coo", "operator"))
     field = _backend.field_of(A)
     Ad = _as_dense(A, "A", field)
     s = len(dims)
@@ -464,10 +473,12 @@ def df_concat(heads: Sequence[Any], out_dims: Sequence[int], weights: Sequence[A
     if isinstance(heads, (str, bytes)) or not isinstance(heads, Sequence) or len(heads) == 0:
         raise TypeError(f"heads must be a non-empty sequence of hypervectors, got {type(heads).__name__}")
     H = [_hv(h, f"heads[{i}]") for i, h in enumerate(heads)]
-    out_dims = _validate.shape("out_dims", tuple(out_dims))
+    out_dims = _validate.dims("out_dims", out_dims)
+    if weights is not None and (isinstance(weights, (str, bytes)) or not isinstance(weights, (Sequence, np.ndarray))):
+        raise TypeError(f"weights must be None or a sequence of one number per head, got {type(weights).__name__}")
     if any(len(h) != len(out_dims) for h in H):
         raise ValueError(f"every head must have s = {len(out_dims)} vectors (one per out_dims entry), got {[len(h) for h in H]}")
-    field = _field_of_all(*H, *(weights or []))
+    field = _field_of_all(*H, *(() if weights is None else weights))
     if weights is None:
         w = [sympy.Integer(1) if field == "sympy" else 1.0] * len(H)
     else:
@@ -521,16 +532,37 @@ def relu(X: Any) -> Hypervector:
     return _rebuild([_relu_vals(v, X.field) for v in X.values()], X.field)
 
 
+def _check_attention(what: str, Q: Hypervector, K: Hypervector, V: Hypervector | None = None, t: int = 0) -> None:
+    """Refuse, before any is made, attention whose arrays exceed the memory bound: the p x q scores,
+    weights, softmax and its temporaries; with ``V``, the p x t repeated scores (``t`` the number of
+    value rows after repetition), the t x n0 project-padded values, the p x n0 product and its
+    projected rows, and one projection's work."""
+    item = 8 if _field_of_all(Q, K, *(() if V is None else (V,))) != "sympy" else 64
+    p, q = len(Q), len(K)
+    need = item * 5 * p * q
+    detail = f"{p:,} x {q:,} attention scores"
+    if V is not None:
+        t = t or len(V)
+        n0 = max(V.dims)
+        need += item * (p * t + 2 * t * n0 + 3 * p * n0) + max(project_bytes(n, n0, 1) for n in V.dims)
+        detail += f" over {t:,} value rows of length {n0:,}"
+    check_bytes(what, need, detail)
+
+
 def attention_scores(Q: Any, K: Any, *, weighted: bool = True) -> Any:
     r""":math:`A=\operatorname{softmax}(Q\odot_w K)` (eq. 93), or :math:`\operatorname{softmax}(Q\odot K)` (eq. 94) with ``weighted=False``."""
+    weighted = _validate.boolean("weighted", weighted)
     Q, K = _hv(Q, "Q"), _hv(K, "K")
+    _check_attention("attention_scores", Q, K)
     G = hv_inner_weighted(Q, K) if weighted else hv_inner(Q, K)
     return softmax_rows(G)
 
 
 def df_attention(Q: Any, K: Any, V: Any, *, weighted: bool = True) -> Hypervector:
     r"""Dimension-varying attention :math:`A\diamond V` with :math:`A` of (93) (cheng2025, eq. 96)."""
-    V = _hv(V, "V")
+    weighted = _validate.boolean("weighted", weighted)
+    Q, K, V = _hv(Q, "Q"), _hv(K, "K"), _hv(V, "V")
+    _check_attention("df_attention", Q, K, V)
     A = attention_scores(Q, K, weighted=weighted)
     return diamond(A, V)
 
@@ -545,7 +577,11 @@ def df_attention_general(Q: Any, K: Any, V: Any, *, weighted: bool = True,
     from :math:`n_0` (the largest dimension of V) to ``out_dims[i]`` (default: the dimensions
     of Q); eq. (98) prints the source dimension as :math:`(t/d)n_0`, see ``cheng2025:eq98``.
     """
+    weighted = _validate.boolean("weighted", weighted)
+    if out_dims is not None:
+        out_dims = _validate.dims("out_dims", out_dims)
     Q, K, V = _hv(Q, "Q"), _hv(K, "K"), _hv(V, "V")
+    _check_attention("df_attention_general", Q, K, V, math.lcm(len(K), len(V)))  # V repeated to lcm(q, r) rows
     A = attention_scores(Q, K, weighted=weighted)
     field = _field_of_all(Q, K, V)
     Ad = _backend.as_values(A, field)

@@ -171,10 +171,9 @@ def kronecker_rank(W: Any, shape_a: Any, shape_b: Any, *, tol: float | None = No
     :math:`\mathcal R(W)` for float input: singular values above ``tol * s_max`` count
     (default ``tol = max(shape) * eps``).
     """
+    tol = _validate.tolerance("tol", tol)  # NaN used to pass (every singular value then counted as 0)
     arr, field = _dense(W, "W")
     R = _rearranged(arr, _pair("shape_a", shape_a), _pair("shape_b", shape_b))
-    if tol is not None and (isinstance(tol, bool) or not isinstance(tol, (int, float)) or tol < 0):
-        raise ValueError(f"tol must be a non-negative float, got {tol!r}")
     return _exact_rank(R) if field == "sympy" else _float_rank(R, tol)
 
 
@@ -268,6 +267,7 @@ def kronecker_factors(W: Any, shapes: Any, *, tol: float | None = None) -> list[
     if isinstance(shapes, (str, bytes)) or not hasattr(shapes, "__len__") or len(shapes) == 0:
         raise TypeError(f"shapes must be a non-empty sequence of (rows, cols) pairs, got {shapes!r}")
     shp = [_pair(f"shapes[{i}]", s) for i, s in enumerate(shapes)]
+    tol = _validate.tolerance("tol", tol)
     arr, field = _dense(W, "W")
     want = (math.prod(s[0] for s in shp), math.prod(s[1] for s in shp))
     if tuple(arr.shape) != want:

@@ -394,6 +394,7 @@ def matrix_highway(H: Any, theta_z: Any, theta_h: Any, *, sigma: Activation = np
     (claim ``do2017:sec2.2/highway``). The output shape equals the input shape, so
     :math:`U, V` must be square.
     """
+    sigma, gate = _validate.function("sigma", sigma), _validate.function("gate", gate)
     H = _dense("H", H)
     Z = gate(mat1(H, theta_z))
     Ht = sigma(mat1(H, theta_h))
@@ -413,6 +414,7 @@ def matrix_rnn_cell(X: Any, H: Any, theta_h: Any, theta_y: Any, *, sigma_h: Acti
 
     ``theta_h`` is ``(Up, Vp, Uq, Vq, B)``, ``theta_y`` is ``(U, V, B)``.
     """
+    sigma_h, sigma_y = _validate.function("sigma_h", sigma_h), _validate.function("sigma_y", sigma_y)
     for name, th, parts in (("theta_h", theta_h, "(Up, Vp, Uq, Vq, B)"), ("theta_y", theta_y, "(U, V, B)")):
         if not isinstance(th, (tuple, list)) or len(th) != parts.count(",") + 1:
             raise TypeError(f"{name} must be a tuple {parts}, got {type(th).__name__}")
@@ -433,6 +435,7 @@ def matrix_lstm_cell(X: Any, H: Any, C: Any, thetas: Any, *, gate: Activation = 
 
     ``thetas`` is a mapping with keys ``"i", "f", "o", "c"``, each ``(Up, Vp, Uq, Vq, B)``.
     """
+    gate, tanh = _validate.function("gate", gate), _validate.function("tanh", tanh)
     th = _gates("thetas", thetas, ("i", "f", "o", "c"))
     C = _dense("C", C)
     I = gate(mat2(X, H, th["i"]))  # noqa: E741
@@ -461,6 +464,7 @@ def matrix_gru_cell(X: Any, H: Any, thetas: Any, *, gate: Activation = sigm,
     identity on :math:`H_{t-1}` (claim ``do2017:appa/gru``); :math:`\tilde H_t` is used here.
     ``thetas`` has keys ``"z", "r", "h"``.
     """
+    gate, sigma = _validate.function("gate", gate), _validate.function("sigma", sigma)
     th = _gates("thetas", thetas, ("z", "r", "h"))
     H = _dense("H", H)
     Z = gate(mat2(X, H, th["z"]))
@@ -485,6 +489,7 @@ def matrix_layer_parameter_count(in_shape: Any, out_shape: Any, *, bias: bool = 
     """
     r, c = _validate.shape("in_shape", in_shape, ndim=2)
     rp, cp = _validate.shape("out_shape", out_shape, ndim=2)
+    bias = _validate.boolean("bias", bias)
     return r * rp + c * cp + (rp * cp if bias else 0)
 
 

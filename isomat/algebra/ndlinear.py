@@ -32,7 +32,7 @@ import sympy
 
 from .. import _validate
 from . import _backend
-from ._operator import check_size, render
+from ._operator import check_bytes, render
 from .kron import kron_operator, kronecker_factors
 
 ORDERS = ("outer", "inner")
@@ -243,8 +243,16 @@ def ndlinear_apply(X: Any, weights: Any, biases: Any = None, order: str = "outer
     lead = tuple(x.shape[: x.ndim - N])
     batch = math.prod(lead)
     out_dims = tuple(w.shape[0] for w in ws)
-    largest = batch * max(math.prod(out_dims[:k]) * math.prod(dims[k:]) for k in range(N + 1))
-    check_size("ndlinear_apply", (largest, 1), largest, field=field)
+    # the largest intermediate of the chosen order: after modes 0..k-1 ("outer") it holds
+    # out_dims[:k] x dims[k:], after modes N-1..k ("inner") dims[:k] x out_dims[k:] (the inner order
+    # used to be bounded by the outer order's sizes, which can be far smaller)
+    if order == "outer":
+        largest = batch * max(math.prod(out_dims[:k]) * math.prod(dims[k:]) for k in range(N + 1))
+    else:
+        largest = batch * max(math.prod(dims[:k]) * math.prod(out_dims[k:]) for k in range(N + 1))
+    # the current tensor, a mode's product, its bias sum and the converted input: four at most
+    check_bytes("ndlinear_apply", 4 * largest * (8 if field != "sympy" else 64),
+                f"intermediates of up to {largest:,} values ({order} order, batch {batch:,})")
     shape = [batch, *dims]
     cur = x.reshape(shape)
     xp = _backend.array_module(field)

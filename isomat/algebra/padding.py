@@ -128,6 +128,7 @@ def padding_matrix(input_shape: Any, padding: Any, mode: str = "zeros", *, dtype
     shape = _validate.shape("input_shape", input_shape)
     mode = _validate.choice("mode", mode, PADDING_MODES)
     format = _validate.choice("format", format, ("csr", "csc", "coo"))
+    dtype = _validate.dtype("dtype", dtype)
     pads = _pads(padding, len(shape))
     lead = len(shape) - len(pads)
     out_shape = shape[:lead] + tuple(n + lo + hi for n, (lo, hi) in zip(shape[lead:], pads))

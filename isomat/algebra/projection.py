@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_size, render
+from ._operator import SparseOperator, check_bytes, check_size, render
 
 
 def _breakpoints(m: int, n: int, a: int, b: int, xp: Any, dt: Any) -> Any:
@@ -108,6 +108,15 @@ def projection_overlap(i: Any, j: Any, m: Any, n: Any) -> Any:
     return ite(hi > lo, hi - lo, 0)
 
 
+def project_bytes(m: int, n: int, k: int, field: str = "numpy") -> int:
+    """Bytes :func:`project` holds at its peak for an ``m x k`` input and ``n`` outputs: the merged
+    breakpoints and their offsets (int64, ``m + n + 1`` each, several copies while ``union1d``
+    sorts), the output positions, the prefix sums and padded input (``(m + 1) x k``), the gathered
+    terms, their difference and the scaled result (``(n + 1) x k`` each)."""
+    item = 8 if field != "sympy" else 64
+    return 8 * (6 * (m + n + 2) + 4 * (n + 1)) + item * (2 * (m + 1) * k + 6 * (n + 1) * k)
+
+
 def project(x: Any, n: int) -> Any:
     r"""Apply :math:`\Pi^m_n` to ``x`` without building the matrix (cheng2025, eqs. 21-22).
 
@@ -137,7 +146,7 @@ def project(x: Any, n: int) -> Any:
     if arr.ndim != 2 or arr.shape[0] == 0:
         raise ValueError(f"x must be a non-empty vector or matrix, got an array of shape {tuple(arr.shape)}")
     m, k = arr.shape
-    check_size("project", (n, k), n * k, field=field)
+    check_bytes("project", project_bytes(m, n, k, field), f"projecting {k:,} column(s) of length {m:,} to {n:,}")
     xp = _backend.array_module(field)
     t = m // math.gcd(m, n) * n
     a, b = t // m, t // n

@@ -128,10 +128,14 @@ def zhu_rnn_main_text(W_xh: Any, W_hh: Any, m: Any, *, backend: str | None = Non
 def rnn_apply(U: Any, V: Any, X: Any, *, activation: Any = None) -> Any:
     r"""Run :math:`h_t=\sigma(Ux_t+Vh_{t-1})`, :math:`h_0=0`, over the rows of ``X`` (T x N);
     returns ``H`` (T x M). ``activation=None`` is the linear recurrence of Theorem 4.2."""
+    activation = _validate.function("activation", activation, optional=True)
     field = _backend.field_of(U, V, X)
     Ua, Va, Xa = _matrix("U", U, field), _matrix("V", V, field), _matrix("X", X, field)
     if Xa.shape[1] != Ua.shape[1]:
         raise ValueError(f"X must have N = {Ua.shape[1]} columns (U.shape[1]), got shape {tuple(Xa.shape)}")
+    T, M = int(Xa.shape[0]), int(Ua.shape[0])
+    # the T states kept, then stacked into H: two T x M arrays (SymPy objects: a rough lower bound)
+    check_bytes("rnn_apply", 2 * T * M * (8 if field != "sympy" else 64), f"{T:,} steps of {M:,} hidden units")
     h = np.zeros((Ua.shape[0], 1), dtype=object if field == "sympy" else Ua.dtype)
     if field == "sympy":
         h[:] = 0

@@ -255,6 +255,7 @@ def spm_layer(
     n = _validate.positive_int("n", n)
     variant = _validate.choice("variant", variant, VARIANTS)
     odd = _validate.choice("odd", odd, ODD_MODES)
+    seed = _validate.seed(seed)  # checked whatever the schedule (it used to be read only for "random")
     field = _backend.resolve_field(backend, params, d_in, d_out, bias, odd_scale)
     P = _backend.as_values(params, field, name="params")
     m = n // 2
@@ -441,10 +442,14 @@ def spm_forward(layer: SPM, X: Any, *, return_cache: bool = False) -> Any:
     With ``return_cache`` also returns the list :math:`[\mathbf z_0,\dots,\mathbf z_L]` that
     :func:`spm_backward` reuses.
     """
+    return_cache = _validate.boolean("return_cache", return_cache)
     X = _as_batch("X", X, layer)
     rows = int(np.prod(X.shape[:-1]))
-    check_size("spm forward activations", (rows, layer.n), rows * layer.n * ((layer.L + 2) if return_cache else 3),
-               field=layer.field)
+    # the activations (all L + 1 when cached), a stage's copy, its gathered pairs (two half-width
+    # arrays and their products) and the output: refused before any is made
+    n_arrays = (layer.L + 5) if return_cache else 5
+    check_bytes("spm_forward", rows * layer.n * n_arrays * (8 if layer.field != "sympy" else 64),
+                f"the spm forward activations ({n_arrays} arrays of {rows:,} x {layer.n:,})")
     blk = layer.blocks()
     z = X * layer.d_in  # eq. (2)
     zs = [z]
@@ -475,6 +480,17 @@ def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, 
     G = _as_batch("G", G, layer)
     if G.shape != X.shape:
         raise ValueError(f"G must have the shape of X {tuple(X.shape)}, got {tuple(G.shape)}")
+    if cache is not None and (not isinstance(cache, (list, tuple)) or len(cache) != layer.L + 1
+                              or any(np.shape(z) != tuple(X.shape) for z in cache)):
+        got = f"{type(cache).__name__} of length {len(cache)}" if isinstance(cache, (list, tuple)) else type(cache).__name__
+        raise TypeError(f"cache must be None or the list of L + 1 = {layer.L + 1} activations of X's shape "
+                        f"{tuple(X.shape)} that spm_forward(..., return_cache=True) returns, got {got}")
+    rows = int(np.prod(X.shape[:-1]))
+    # the L + 1 cached activations (when computed here), the gradient, its next stage and the
+    # gathered pairs (four half-width arrays), the input gradient: refused before any is made
+    n_arrays = (layer.L + 1 if cache is None else 0) + 6
+    check_bytes("spm_backward", rows * layer.n * n_arrays * (8 if layer.field != "sympy" else 64),
+                f"{n_arrays} arrays of {rows:,} x {layer.n:,} activations")
     zs = spm_forward(layer, X, return_cache=True)[1] if cache is None else cache
     axes = tuple(range(X.ndim - 1))
     red = (lambda a: a.sum(axis=axes)) if axes else (lambda a: a)
@@ -646,11 +662,17 @@ def spm_attention_forward(maps: dict[str, SPM], X: Any, *, d_h: Any = None) -> t
     """
     maps = _check_maps("maps", maps, ATTN_MAPS)
     n = maps["Q"].n
-    if d_h is None:
-        d_h = n
-    Q, K, V = spm_forward(maps["Q"], X), spm_forward(maps["K"], X), spm_forward(maps["V"], X)
-    if Q.ndim != 2:
+    d_h = n if d_h is None else _validate.positive_int("d_h", d_h)  # NaN used to give a NaN output
+    if d_h > n:
+        raise ValueError(f"d_h must be at most the model dimension d = {n} (a head's width), got {d_h}")
+    Xb = _as_batch("X", X, maps["Q"])
+    if Xb.ndim != 2:
         raise ValueError(f"X must have shape (T, {n}), got {tuple(np.shape(X))}")
+    T = int(Xb.shape[0])
+    # Q, K, V, H, Y (T x n) and the scores, their exponentials and the weights (T x T), before any
+    check_bytes("spm_attention_forward", (5 * T * n + 4 * T * T) * (8 if maps["Q"].field != "sympy" else 64),
+                f"attention over {T:,} tokens of {n:,} features")
+    Q, K, V = spm_forward(maps["Q"], X), spm_forward(maps["K"], X), spm_forward(maps["V"], X)
     exact = Q.dtype == object
     scale = 1 / sympy.sqrt(d_h) if exact else 1.0 / math.sqrt(float(d_h))
     S = (Q @ K.T) * scale

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validate
+
 __all__ = ["SameOperatorReport", "assert_matches_dense", "assert_same_operator", "default_rtol", "dottest"]
 
 #: Default relative tolerance of :func:`dottest` and :func:`assert_same_operator` per precision:
@@ -308,6 +310,10 @@ def dottest(A: Any, *, shape: Any = None, rmatvec: Any = None, matvec: Any = Non
     >>> D = np.diff(np.eye(5), axis=0)                       # a 4 x 5 difference operator
     >>> rel = dottest(lambda x: np.diff(x), shape=(4, 5), rmatvec=lambda y: D.T @ y)
     """
+    if dtype is not None:
+        _validate.dtype("dtype", dtype, kinds="fc")  # a vector dtype: float or complex
+    rng = _validate.rng(rng)
+    rtol = _validate.tolerance("rtol", rtol)  # NaN used to fail every test, a complex one to crash
     op = _as_op(A, shape, matvec, rmatvec, dtype)
     if op.rmatmat is None:
         raise TypeError("dottest needs the adjoint of a callable operator: pass rmatvec=g with g(y) = A^H y")
@@ -435,6 +441,13 @@ def assert_same_operator(A: Any, B: Any, *, rtol: float | None = None, atol: flo
         When the shapes or any compared entry differ; the message names the first differing
         entry (exact mode) or probe, and the failure probability.
     """
+    rtol, atol = _validate.tolerance("rtol", rtol), _validate.tolerance("atol", atol)
+    exact_below = _validate.nonnegative_int("exact_below", exact_below)
+    probes = _validate.positive_int("probes", probes)
+    block = _validate.positive_int("block", block)
+    rng = _validate.rng(rng)
+    if shape is not None:
+        _shape2("shape", shape)
     opA = _as_op(A, shape if callable(A) and not hasattr(A, "shape") else None, name="A")
     opB = _as_op(B, shape if callable(B) and not hasattr(B, "shape") else None, name="B")
     if opA.shape != opB.shape:
@@ -474,6 +487,13 @@ def assert_same_operator(A: Any, B: Any, *, rtol: float | None = None, atol: flo
                 f"{tau[i, j]:.3e} ({int(bad.sum())} entries over tolerance in this block)"
             )
 
+    # the basis block or the probes (n x cols), both products, their difference, magnitudes and
+    # tolerances (m x cols each, complex at most): refused before allocating (probes=10**12)
+    cols = min(block, n) if n <= exact_below else probes
+    from ..algebra._operator import check_bytes
+
+    check_bytes("assert_same_operator", 16 * cols * (n + 6 * m),
+                f"{cols:,} {'basis vectors' if n <= exact_below else 'probes'} of a {m:,}x{n:,} operator")
     if n <= exact_below:
         for c0 in range(0, n, block):
             c1 = min(n, c0 + block)
@@ -512,6 +532,8 @@ def assert_matches_dense(structured: Any, dense: Any, *, rtol: float = 1e-12, at
     """
     import sympy
 
+    rtol = _validate.tolerance("rtol", rtol, optional=False)
+    atol = _validate.tolerance("atol", atol, optional=False)
     for name, M in (("structured", structured), ("dense", dense)):
         if not hasattr(M, "shape") or len(getattr(M, "shape", ())) != 2:
             raise TypeError(f"{name} must be a matrix (an object with a 2-d shape), got {type(M).__name__}")
