@@ -346,7 +346,7 @@ def test_bad_keyword_arguments_get_a_clear_error(name, kw, tmp_path, monkeypatch
         _TMP = str(tmp_path)
         args, kwargs = _valid_call(name)
         kind, detail = _call(f, args, {**kwargs, kw: value})
-        TALLY[kind] += 1
+        TALLY[kind if kind == "clear" or (name, kw) not in EXPORT_PENDING else f"{kind} (export.py pending)"] += 1
         if kind != "clear":
             bad.append(f"{name}(..., {kw}={value!r}): {kind} {detail}")
 

@@ -368,6 +368,8 @@ GUARDED = {  # each needs well over 1 MiB for its outputs and temporaries; its i
     "df_attention": lambda A: A.df_attention(_many(1000), _many(1000), _many(1000)),
     # 10 x 1000 scores fit; V repeated to lcm(1000, 999) rows does not
     "df_attention_general": lambda A: A.df_attention_general(_many(10), _many(1000), _many(999)),
+    # lcm(1000, 999) rows of length 10
+    "hv_nominal_add": lambda A: A.hv_nominal_add(_many(1000), _many(999), 10),
     "assert_same_operator": lambda A: __import__("isomat.testing").testing.assert_same_operator(
         np.ones((3, 3000)), np.ones((3, 3000)), probes=10**5),
 }

@@ -439,6 +439,10 @@ def hv_nominal_add(X: Any, Y: Any, r: int) -> Any:
     field = _field_of_all(X, Y)
     s, t = len(X), len(Y)
     k = math.lcm(s, t)
+    # k = lcm(s, t) rows of length r, kept and then stacked, and one row's projections at a time
+    item = 8 if field != "sympy" else 64
+    check_bytes("hv_nominal_add", 2 * k * r * item + 3 * max(project_bytes(n, r, 1, field) for n in X.dims + Y.dims),
+                f"{k:,} rows of length {r:,}")
     xp = _backend.array_module(field)
     rows = []
     for i in range(k):
