@@ -206,3 +206,27 @@ def test_user_indices_are_checked_on_the_host_in_the_gpu_field(cupy_standin_modu
         with pytest.raises(ValueError, match="indices in"):
             spm_layer(4, [np.array([[0, 1], [2, 4]])], np.zeros((1, 2)), backend=backend)
     assert cp.INDEX_WRAPS["count"] == 0
+
+
+# -- assigning host data into a device array -----------------------------------------------------
+def test_setitem_from_the_host_as_cupy_does(cupy_standin_module):
+    """CuPy 14.2 (_routines_indexing.pyx, _scatter_op): a basic-index assignment of host data goes
+    through fill(), scalars only -- a host array or a list is a ValueError; an integer- or boolean-
+    array assignment copies a host value to the device."""
+    cp = cupy_standin_module
+    a = cp.zeros(4)
+    with pytest.raises(ValueError, match="non-scalar numpy.ndarray cannot be used for fill"):
+        a[1:3] = np.array([1.0, 2.0])
+    with pytest.raises(ValueError, match="fill"):
+        a[...] = [1.0, 2.0, 3.0, 4.0]
+    a[1:3] = 5.0  # a scalar is fine
+    a[0] = np.float64(7.0)
+    a[3:] = np.array(9.0)  # so is a 0-d host array
+    np.testing.assert_array_equal(a.get(), [7, 5, 5, 9])
+    a[1:3] = cp.asarray(np.array([1.0, 2.0]))  # a device value
+    idx = cp.asarray(np.array([0, 3]))
+    cp.reset_transfers()
+    a[idx] = np.array([-1.0, -2.0])  # advanced: copied to the device
+    assert cp.TRANSFERS["h2d_bytes"] == 16
+    a[a.get() > 1.5] = 0.0
+    np.testing.assert_array_equal(a.get(), [-1, 1, 0, -2])

@@ -148,11 +148,24 @@ class ndarray:  # noqa: N801 - CuPy's name
         return _wrap(_np.asarray(self._a[_unwrap_index(key, self._a.shape)]))
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        # issue 15's read of CuPy 14.x (_routines_indexing): a host numpy.ndarray as the assigned value of a basic
-        # slice raises (no silent host -> device copy); to confirm on a real device. Scalars are fine.
-        if isinstance(value, _np.ndarray) and value.ndim > 0:
-            raise TypeError(f"Unsupported type {type(value)} (a host array assigned into a device array)")
-        self._a[_unwrap_index(key, self._a.shape)] = _unwrap(value, strict=False)
+        """CuPy 14.2's ``_scatter_op`` (``cupy/_core/_routines_indexing.pyx``): with only basic
+        indices (ints, slices, ``...``, ``None``) a value that is not a device array goes through
+        ``fill``, which takes scalars only -- a host ``numpy.ndarray`` or a list is a ValueError
+        ("Refuse assignment from CPU arrays, see gh-2079"); with an integer or boolean index array,
+        a host value is copied to the device (``core.array(value)``), counted here as a transfer."""
+        if isinstance(value, ndarray):
+            self._a[_unwrap_index(key, self._a.shape)] = value._a
+            return
+        if not _is_advanced(key):
+            v = _np.asarray(value, dtype=self._a.dtype)
+            if v.shape != ():
+                raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
+            self._a[_unwrap_index(key, self._a.shape)] = v[()]
+            return
+        v = _np.asarray(value, dtype=self._a.dtype)
+        if isinstance(value, (_np.ndarray, list, tuple)):
+            TRANSFERS["h2d_bytes"] += v.nbytes
+        self._a[_unwrap_index(key, self._a.shape)] = v
 
     # -- CuPy's own semantics where they differ from NumPy's -----------------------------------
     def take(self, indices: Any, axis: Any = None, out: Any = None) -> "ndarray":
@@ -209,6 +222,13 @@ def _unwrap(x: Any, *, strict: bool) -> Any:
     if isinstance(x, (list, tuple)):
         return type(x)(_unwrap(v, strict=strict) for v in x)
     return x
+
+
+def _is_advanced(key: Any) -> bool:
+    """Whether an index holds an integer or boolean array (device, host or a list): CuPy's advanced
+    indexing; ints, slices, ``...`` and ``None`` alone are basic."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return builtins.any(isinstance(k, (ndarray, _np.ndarray, list)) for k in parts)
 
 
 def _wrap_indices(idx: Any, n: int) -> Any:
