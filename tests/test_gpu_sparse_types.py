@@ -169,3 +169,12 @@ def test_the_differences_are_documented():
                    "A ** 2", "@", "14.2"):
         assert needle in text, f"docs/gpu.md does not mention {needle!r}"
         assert needle in doc, f"isomat.gpu's docstring does not mention {needle!r}"
+
+
+def test_the_standin_has_no_sparse_array_classes(cupy_standin_module):
+    """CuPy 14.2 has csr_array & co., 14.1 -- which isomat supports -- has not: the stand-in leaves
+    them out so that a GPU-field code path that reached for them fails here, not on a 14.1 install.
+    When isomat requires 14.2 and moves the GPU field to sparse arrays, add them to the stand-in."""
+    cpx = sys.modules["cupyx.scipy.sparse"]
+    for name in ("csr_array", "csc_array", "coo_array", "sparray"):
+        assert not hasattr(cpx, name), name
