@@ -144,9 +144,12 @@ def test_a_failed_write_leaves_no_file(tmp_path, monkeypatch):
 
     from isomat import export
 
-    def broken(target, *a, **k):
-        with open(target, "w") as fh:
-            fh.write("%%MatrixMarket partial")
+    def broken(target, *a, **k):  # a partial write, then a failure (to a path or, as export.py now
+        if hasattr(target, "write"):  # writes the header, to an in-memory buffer)
+            target.write(b"%%MatrixMarket partial")
+        else:
+            with open(target, "w") as fh:
+                fh.write("%%MatrixMarket partial")
         raise OSError("disk full")
 
     monkeypatch.setattr(scipy.io, "mmwrite", broken)
