@@ -293,15 +293,17 @@ def main(argv: list[str] | None = None, *, out: Any = None) -> int:
 
     t0 = time.perf_counter()
     ok, reason = gpu_status(refresh=True)
-    summary: dict[str, Any] = {"checklist": "isomat device checklist (issue 15)", "argv": list(argv or sys.argv[1:]),
-                               "checks": []}
+    summary: dict[str, Any] = {"checklist": "isomat device checklist (issue 15)", "benchmark": "device_checklist",
+                               "argv": list(argv or sys.argv[1:]), "checks": []}
     if not ok:
         message = f"no usable CUDA device: {reason}"
         _line("SKIP", "device checklist", message, out)
         if not args.allow_skip:
             print(f"device_checklist: nothing was checked (exit status {EXIT_NO_DEVICE}); "
                   "--allow-skip exits 0 without a device", file=sys.stderr)
-        summary.update(status="skipped", reason=message, exit_status=0 if args.allow_skip else EXIT_NO_DEVICE)
+        # "skipped" as benchmarks/README.md spells it, so that a report reading this JSON says why
+        summary.update(status="skipped", reason=message, skipped=message,
+                       exit_status=0 if args.allow_skip else EXIT_NO_DEVICE)
         _write(args.json, summary)
         return summary["exit_status"]
     summary["device"] = device_info()
