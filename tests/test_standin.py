@@ -230,3 +230,18 @@ def test_setitem_from_the_host_as_cupy_does(cupy_standin_module):
     assert cp.TRANSFERS["h2d_bytes"] == 16
     a[a.get() > 1.5] = 0.0
     np.testing.assert_array_equal(a.get(), [-1, 1, 0, -2])
+
+
+def test_compressed_constructors_read_their_own_format(cupy_standin_module):
+    """(data, indices, indptr) is CSC for csc_matrix and CSR for csr_matrix, as in CuPy; coo_matrix
+    refuses it ('invalid input format')."""
+    cp = cupy_standin_module
+    cpx = sys.modules["cupyx.scipy.sparse"]
+    D = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])
+    for cls, host in ((cpx.csr_matrix, sp.csr_matrix(D)), (cpx.csc_matrix, sp.csc_matrix(D))):
+        M = cls((cp.asarray(host.data), cp.asarray(host.indices), cp.asarray(host.indptr)), shape=D.shape)
+        assert M.format == host.format
+        np.testing.assert_array_equal(M.toarray().get(), D)
+    h = sp.csr_matrix(D)
+    with pytest.raises(TypeError, match="invalid input format"):
+        cpx.coo_matrix((cp.asarray(h.data), cp.asarray(h.indices), cp.asarray(h.indptr)), shape=D.shape)

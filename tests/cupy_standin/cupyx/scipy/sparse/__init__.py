@@ -131,8 +131,11 @@ class spmatrix:
         if isinstance(arg1, tuple) and len(arg1) == 3:
             data, indices, indptr = arg1
             ind, ptr = _need_device(indices, "indices"), _need_device(indptr, "indptr")
+            if fmt == "coo":
+                raise TypeError("invalid input format")  # CuPy's coo_matrix takes no (data, indices, indptr)
             idx = get_index_dtype((ind, ptr), maxval=max(shape) if shape is not None else None, check_contents=True)
-            return _sp.csr_matrix((_need_device(data, "data"), ind.astype(idx), ptr.astype(idx)), shape=shape), idx
+            compressed = _sp.csc_matrix if fmt == "csc" else _sp.csr_matrix  # read in the class's own format
+            return compressed((_need_device(data, "data"), ind.astype(idx), ptr.astype(idx)), shape=shape), idx
         if isinstance(arg1, _np.ndarray):
             raise TypeError("a host numpy.ndarray cannot make a cupyx sparse matrix; use cupy.asarray first")
         raise ValueError(f"Unsupported initializer format: {type(arg1).__name__}")
