@@ -5,9 +5,9 @@
 strength; ``--backend cupy`` runs the float checks on the
 GPU. Exit status 1 when a computed verdict differs from the expected-verdict file or a check raises.
 
-``isomat export KIND [options] --format mtx|npz|pt -o FILE`` writes an operator of a construction
-family (random values from a printed seed; ``isomat export --help`` lists the kinds,
-``isomat export KIND --help`` their options).
+``isomat export KIND [options] --format mtx|npz|pt|mat|jax [--order C|F] [--force] -o FILE`` writes
+an operator of a construction family (random values from a printed seed; ``isomat export --help``
+lists the kinds, ``isomat export KIND --help`` their options).
 
 ``isomat bench`` runs the scripts in ``benchmarks/`` and writes a JSON and a Markdown report.
 """
@@ -356,18 +356,24 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             set_memory_limit(args.memory_limit)
         rng = np.random.default_rng(seed)
         before = rng.bit_generator.state
+        # refuse a bad target before the build (which may take a while)
+        export.write_target(args.output, args.format, overwrite=args.force)
         op = fam.build(args, rng)
         random_values = rng.bit_generator.state != before  # the seed matters only when values were drawn
-        M0 = export.to_scipy(op)
-        skip = {"func", "command", "kind", "output", "format", "seed", "torch_layout", "memory_limit", "dtype"}
+        M = export.to_scipy(op, "csr")  # held once: the build's CSR itself where the family builds CSR
+        del op
+        in_shape, out_shape = fam.shapes(args, M.shape)
+        skip = {"func", "command", "kind", "output", "format", "seed", "torch_layout", "memory_limit", "dtype",
+                "order", "force"}
         params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(vars(args).items())
                   if k not in skip and v is not None and not callable(v)}
         metadata = {"isomat_version": __version__, "kind": args.kind, "parameters": params,
-                    "shape": list(M0.shape), "rows": "outputs", "columns": "inputs",
-                    "order": "row-major (C) flattening of input and output", "convention": "y = W x",
+                    "shape": list(M.shape), "input_shape": list(in_shape), "output_shape": list(out_shape),
+                    "rows": "outputs", "columns": "inputs", "convention": "y = W x",
                     **({"seed": seed} if random_values else {})}
-        path = export.write(op, args.output, args.format, torch_layout=args.torch_layout, metadata=metadata,
-                            dtype=args.dtype,
+        path = export.write(M, args.output, args.format, torch_layout=args.torch_layout, metadata=metadata,
+                            dtype=args.dtype, order=args.order, input_shape=in_shape, output_shape=out_shape,
+                            overwrite=args.force,
                             comment=f" isomat {__version__} export {args.kind}" + (f", seed {seed}" if random_values else ""))
     except (ValueError, TypeError) as exc:
         print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
@@ -378,7 +384,6 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:  # the disk, not the arguments: one line, no traceback
         print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
         return 1
-    M = export.to_scipy(op)
     if random_values:
         print(f"seed {seed}", file=out)
     print(f"wrote {path}: {args.kind} operator {M.shape[0]}x{M.shape[1]}, {M.nnz} stored entries, "
@@ -407,17 +412,22 @@ def _add_export(sub: Any) -> None:
     e = sub.add_parser("export", help="write an operator of a construction family to a file",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Build an operator of a construction family (random values from a seed, "
-                                   "which is printed) and write it as MatrixMarket, NumPy .npz or a PyTorch "
-                                   "sparse tensor. Kinds and their options: isomat export KIND --help.")
+                                   "which is printed) and write it as MatrixMarket, NumPy .npz, a PyTorch "
+                                   "sparse tensor, a MATLAB .mat or a JAX BCOO .npz. Kinds and their options: "
+                                   "isomat export KIND --help.")
     kinds = e.add_subparsers(dest="kind", required=True, metavar="KIND", parser_class=_Parser)
     usages: list[str] = []
     for name, fam in export.FAMILIES.items():
         k = kinds.add_parser(name, help=fam.help, description=fam.help)
         fam.add_options(k)
         g = k.add_argument_group("output")
-        g.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write (.mtx, .npz or .pt)")
+        g.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write (.mtx, .npz, .pt or .mat)")
         g.add_argument("--format", choices=export.FORMATS, default=None,
-                       help="file format (default: from the suffix of FILE)")
+                       help="file format (default: from the suffix of FILE; jax: the arrays of a JAX BCOO in an .npz)")
+        g.add_argument("--order", choices=["C", "F"], default="C",
+                       help="flattening of input and output: C row-major (default, NumPy/torch), F column-major "
+                            "(MATLAB's x(:), Fortran, Julia)")
+        g.add_argument("--force", action="store_true", help="replace FILE if it exists (default: refuse)")
         g.add_argument("--seed", type=int, default=None, help="seed of the random values (default: fresh, printed)")
         g.add_argument("--torch-layout", choices=["coo", "csr"], default="coo", help="sparse layout for --format pt")
         g.add_argument("--dtype", choices=["float32", "float64", "complex64", "complex128"], default=None,

@@ -12,11 +12,22 @@ MatrixMarket ``.mtx``     :func:`to_matrix_market`                    :func:`rea
 NumPy ``.npz``            :func:`to_npz` (``scipy.sparse.save_npz``)  :func:`read_npz`
 PyTorch COO/CSR tensor    :func:`to_torch`; file: :func:`save_torch`  :func:`from_torch`, :func:`load_torch`
 JAX BCOO                  :func:`to_jax_bcoo` (needs jax)             :func:`from_jax_bcoo`
+JAX BCOO file ``.npz``    :func:`to_jax_npz`                          :func:`load_jax_bcoo`
+MATLAB ``.mat``           :func:`to_mat` (``order="F"`` for ``x(:)``)  :func:`read_mat`
 DLPack (dense)            :func:`to_dlpack`                           :func:`from_dlpack`
 ========================  ==========================================  =======================
 
-The command line ``isomat export KIND ... --format mtx|npz|pt -o FILE`` builds an operator of a
-construction family (see :data:`FAMILIES`) and writes it with these functions.
+:func:`write` picks the writer from the format or the file's suffix and stores what the matrix
+is (:func:`read_metadata` reads it back); :func:`read` reads any of the files. Every writer
+writes to a temporary file beside the target, reads its header back, then renames it onto the
+target: a failure leaves no partial file, and ``overwrite=False`` keeps an existing one.
+
+Matrices are written as they are held -- the CSR arrays stream into ``.npz`` members, the torch
+CSR tensor shares SciPy's index arrays, the ``.mat`` sparse element is written in column bands
+-- so that a write holds little beyond the matrix itself (``benchmarks/export.py`` measures it).
+
+The command line ``isomat export KIND ... --format mtx|npz|pt|mat|jax -o FILE`` builds an operator
+of a construction family (see :data:`FAMILIES`) and writes it with these functions.
 """
 
 from __future__ import annotations
@@ -37,7 +48,9 @@ import scipy.sparse as sp
 from . import _validate
 from .gpu import is_cupy_array, is_cupy_sparse, to_cpu
 
-FORMATS = ("mtx", "npz", "pt")
+#: file suffix of each format of :func:`write` (``jax``: a BCOO matrix's arrays in an ``.npz``)
+SUFFIXES = {"mtx": ".mtx", "npz": ".npz", "pt": ".pt", "mat": ".mat", "jax": ".npz"}
+FORMATS = tuple(SUFFIXES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -67,6 +80,10 @@ def to_scipy(A: Any, format: str = "csr") -> sp.sparray:
 
         return as_operator(A).to_scipy(format)
     if sp.issparse(A):
+        if A.format == format and A.dtype.kind in "fc" and getattr(A, "has_canonical_format", False) and A.ndim == 2:
+            # already what is asked for: share its arrays (a copy of a large matrix is what makes a write
+            # hold twice the matrix); canonical, so nothing below would change them
+            return {"csr": sp.csr_array, "csc": sp.csc_array, "coo": sp.coo_array}[format](A, copy=False)
         out = sp.coo_array(A)
         out.sum_duplicates()
         return out.asformat(format)
@@ -92,27 +109,43 @@ def _path(path: Any, suffix: str) -> Path:
     return p
 
 
-def _write_atomic(p: Path, write: Callable[[str], None], check: Callable[[Path], None]) -> Path:
-    """Write through ``write(temporary path)`` in ``p``'s directory, read the header back with
-    ``check``, then rename onto ``p``: a failure leaves no partial file and never reports a path
-    that was not written (SciPy's ``mmwrite`` silently writes nothing into a missing directory)."""
-    import os
-    import tempfile
-
+def _check_target(p: Path, overwrite: bool) -> None:
+    """Refuse, before any work, a target in a missing directory or one that exists (``overwrite=False``)."""
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise ValueError(f"path {str(p)!r}: the directory {str(parent)!r} does not exist (create it first)")
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix, dir=parent)
+    if not overwrite and (p.exists() or p.is_symlink()):
+        raise ValueError(f"path {str(p)!r} exists: pass overwrite=True (isomat export --force) to replace it")
+
+
+def _write_atomic(p: Path, write: Callable[[str], None], check: Callable[[Path], None], overwrite: bool = True) -> Path:
+    """Write through ``write(temporary path)`` in ``p``'s directory, read the header back with
+    ``check``, then rename onto ``p``: a failure leaves no partial file and never reports a path
+    that was not written (SciPy's ``mmwrite`` silently writes nothing into a missing directory).
+    With ``overwrite=False`` the temporary file is linked to ``p``, which fails (atomically) if
+    ``p`` appeared meanwhile, instead of replacing it."""
+    import os
+    import tempfile
+
+    _validate.boolean("overwrite", overwrite)
+    _check_target(p, overwrite)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix, dir=p.parent if str(p.parent) else Path("."))
     os.close(fd)
     try:
         write(tmp)
         if not Path(tmp).is_file() or Path(tmp).stat().st_size == 0:
             raise OSError(f"writing {str(p)!r} produced no data")
         check(Path(tmp))
-        os.replace(tmp, p)
-    except BaseException:
+        if overwrite:
+            os.replace(tmp, p)
+        else:
+            try:
+                os.link(tmp, p)
+            except FileExistsError:
+                raise ValueError(f"path {str(p)!r} exists: pass overwrite=True (isomat export --force) "
+                                 "to replace it") from None
+    finally:
         Path(tmp).unlink(missing_ok=True)
-        raise
     return p
 
 
@@ -129,7 +162,8 @@ def _zip_ok(t: Path) -> None:
         raise OSError(f"{str(t)!r} is not a readable zip archive")
 
 
-def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | None = None) -> Path:
+def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | None = None,
+                     overwrite: bool = True) -> Path:
     """Write ``A`` as a MatrixMarket coordinate file (``.mtx``); returns the path.
 
     Parameters
@@ -141,9 +175,21 @@ def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | N
         Written in the header (e.g. the construction and its seed).
     precision : int, optional
         Significant digits; default: enough to round-trip float64 exactly (17).
+    overwrite : bool
+        Replace an existing file (default); ``False`` refuses instead.
+
+    Notes
+    -----
+    Written as a ``general`` coordinate matrix in row order, a block of rows at a time (SciPy's
+    writer formats each block; this function writes the header with the total count), so the
+    write holds one block's text beyond the matrix -- ``scipy.io.mmwrite`` of the whole matrix
+    would hold its COO triplets and several copies of the text.
     """
     p = _path(path, ".mtx")
-    M = to_scipy(A, "coo")
+    _check_target(p, _validate.boolean("overwrite", overwrite))
+    if not isinstance(comment, str):
+        raise TypeError(f"comment must be a str, got {type(comment).__name__}")
+    M = to_scipy(A, "csr")
     # 17 significant digits round-trip float64 exactly, 9 float32. SciPy's writer (fast_matrix_market)
     # corrupts float32 values asked for more than ~10 digits -- NUL bytes, lost exponents, a reader that
     # segfaults -- so single precision is capped at the 9 digits that carry it
@@ -152,7 +198,39 @@ def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | N
     precision = (9 if single else 17) if precision is None else _validate.positive_int("precision", precision)
     if precision > most:
         raise ValueError(f"precision must be at most {most} significant digits for {M.dtype} values, got {precision}")
-    return _write_atomic(p, lambda t: scipy.io.mmwrite(t, M, comment=comment, precision=precision), _mtx_header_ok)
+    return _write_atomic(p, lambda t: _write_mtx_blocks(t, M, comment, precision), _mtx_header_ok, overwrite)
+
+
+def _write_mtx_blocks(path: str, M: sp.csr_array, comment: str, precision: int, block_entries: int = 1 << 20) -> None:
+    import io
+
+    field = "complex" if M.dtype.kind == "c" else "real"
+
+    def body(block: sp.coo_array) -> bytes:
+        buf = io.BytesIO()
+        scipy.io.mmwrite(buf, block, precision=precision, field=field, symmetry="general")
+        text = buf.getvalue()
+        pos = 0
+        while text.startswith(b"%", pos):  # the banner and comment lines
+            pos = text.index(b"\n", pos) + 1
+        return text[text.index(b"\n", pos) + 1:]  # after the size line
+
+    with open(path, "wb") as fh:
+        head = io.BytesIO()
+        scipy.io.mmwrite(head, sp.coo_array(M.shape, dtype=M.dtype), comment=comment, precision=precision,
+                         field=field, symmetry="general")
+        text = head.getvalue().rstrip(b"\n")
+        comments = text[text.index(b"\n") + 1:text.rindex(b"\n") + 1]  # SciPy's rendering of the comment
+        fh.write(f"%%MatrixMarket matrix coordinate {field} general\n".encode() + comments
+                 + f"{M.shape[0]} {M.shape[1]} {M.nnz}\n".encode())
+        step = max(1, M.shape[0] // max(1, -(-M.nnz // block_entries)))
+        for r0 in range(0, M.shape[0], step):
+            r1 = min(r0 + step, M.shape[0])
+            a, b = int(M.indptr[r0]), int(M.indptr[r1])
+            if a == b:
+                continue
+            rows = np.repeat(np.arange(r0, r1, dtype=np.int64), np.diff(M.indptr[r0:r1 + 1]))
+            fh.write(body(sp.coo_array((M.data[a:b], (rows, M.indices[a:b])), shape=M.shape)))
 
 
 def read_matrix_market(path: Any) -> sp.csr_array:
@@ -160,23 +238,52 @@ def read_matrix_market(path: Any) -> sp.csr_array:
     return sp.csr_array(scipy.io.mmread(str(_path(path, ".mtx"))))
 
 
-def to_npz(A: Any, path: Any, *, compressed: bool = True, metadata: dict[str, Any] | None = None) -> Path:
+def _write_npz(path: str, arrays: dict[str, Any], compressed: bool) -> None:
+    """``numpy.savez`` for arrays and for ``(dtype, shape, chunks)`` triples whose chunks (C-order
+    pieces) are generated while the member is written, so a derived array is never held whole."""
+    import zipfile
+
+    from numpy.lib import format as npy
+
+    mode = zipfile.ZIP_DEFLATED if compressed else zipfile.ZIP_STORED
+    with zipfile.ZipFile(path, "w", compression=mode, allowZip64=True) as zf:
+        for name, value in arrays.items():
+            with zf.open(name + ".npy", "w", force_zip64=True) as fh:
+                if isinstance(value, tuple):
+                    dtype, shape, chunks = value
+                    npy.write_array_header_2_0(fh, {"descr": npy.dtype_to_descr(np.dtype(dtype)),
+                                                    "fortran_order": False, "shape": tuple(shape)})
+                    for chunk in chunks:
+                        fh.write(np.ascontiguousarray(chunk, dtype=dtype).tobytes())
+                else:
+                    npy.write_array(fh, np.asanyarray(value), allow_pickle=False)
+
+
+def to_npz(A: Any, path: Any, *, compressed: bool = True, metadata: dict[str, Any] | None = None,
+           overwrite: bool = True) -> Path:
     """Write ``A`` as CSR in ``scipy.sparse.save_npz``'s layout to ``path`` (``.npz``); returns the path.
 
     ``metadata`` (a JSON-serializable dict) is stored beside the arrays as ``isomat_metadata``;
-    ``scipy.sparse.load_npz`` ignores it and :func:`read_metadata` returns it."""
+    ``scipy.sparse.load_npz`` ignores it and :func:`read_metadata` returns it. The CSR arrays are
+    streamed into the archive (no copy)."""
     p = _path(path, ".npz")
+    compressed = _validate.boolean("compressed", compressed)
+    _check_target(p, _validate.boolean("overwrite", overwrite))
     M = to_scipy(A, "csr")
     arrays = dict(indices=M.indices, indptr=M.indptr, format=np.array("csr"), shape=np.array(M.shape), data=M.data)
     if metadata is not None:
         arrays["isomat_metadata"] = np.array(_metadata_json(metadata))
-    save = np.savez_compressed if compressed else np.savez
-    return _write_atomic(p, lambda t: save(t, **arrays), _zip_ok)
+    return _write_atomic(p, lambda t: _write_npz(t, arrays, compressed), _zip_ok, overwrite)
 
 
 def read_npz(path: Any) -> sp.csr_array:
-    """Read a file written by :func:`to_npz` as a ``csr_array``."""
-    return sp.csr_array(sp.load_npz(str(_path(path, ".npz"))))
+    """Read a file written by :func:`to_npz` (or :func:`to_jax_npz`) as a ``csr_array``."""
+    p = _path(path, ".npz")
+    with np.load(p, allow_pickle=False) as z:
+        if "isomat_layout" in z.files and str(z["isomat_layout"]) == "bcoo":
+            idx = z["indices"]
+            return sp.csr_array(sp.coo_array((z["data"], (idx[:, 0], idx[:, 1])), shape=tuple(z["shape"])))
+    return sp.csr_array(sp.load_npz(str(p)))
 
 
 def _torch() -> Any:
@@ -194,21 +301,35 @@ def to_torch(A: Any, format: str = "coo") -> Any:
     ----------
     A : operator (see :func:`to_scipy`)
     format : {"coo", "csr"}
-        Layout of the tensor. Indices are int64, values float64 (complex128 for complex input).
+        Layout of the tensor. Values keep their dtype (float64, or complex128 for complex input,
+        unless the input holds float32). COO indices are int64 (torch's only COO index type); CSR
+        indices keep SciPy's int32 where they fit, shared with the SciPy matrix without a copy
+        (torch multiplies int32 and int64 CSR tensors alike).
     """
     torch = _torch()
     if format == "coo":
-        M = to_scipy(A, "coo")
-        idx = torch.from_numpy(np.vstack([M.row, M.col]).astype(np.int64))
-        return torch.sparse_coo_tensor(idx, torch.from_numpy(np.ascontiguousarray(M.data)), M.shape,
-                                       check_invariants=True).coalesce()
+        # canonical CSR is coalesced COO in row-major order: fill the int64 (row, col) pairs in row
+        # chunks (no full-size temporaries) and share the values
+        M = to_scipy(A, "csr")
+        M.sum_duplicates()  # a no-op on a canonical matrix (to_scipy shares only those)
+        idx = np.empty((2, M.nnz), dtype=np.int64)
+        idx[1] = M.indices
+        step = max(1, M.shape[0] // max(1, M.nnz >> 22))
+        for r0 in range(0, M.shape[0], step):
+            r1 = min(r0 + step, M.shape[0])
+            idx[0, M.indptr[r0]:M.indptr[r1]] = np.repeat(np.arange(r0, r1, dtype=np.int64), np.diff(M.indptr[r0:r1 + 1]))
+        # the pairs come from a canonical CSR (SciPy checked the indices; sorted, no duplicates): torch's
+        # invariant check would copy all 16 bytes an entry again, to find what holds by construction
+        return torch.sparse_coo_tensor(torch.from_numpy(idx), torch.from_numpy(np.ascontiguousarray(M.data)), M.shape,
+                                       check_invariants=False, is_coalesced=True)
     if format == "csr":
         M = to_scipy(A, "csr")
         M.sort_indices()
         with warnings.catch_warnings():  # "Sparse CSR tensor support is in beta state"
             warnings.filterwarnings("ignore", message=".*Sparse CSR tensor support is in beta.*")
-            return torch.sparse_csr_tensor(torch.from_numpy(M.indptr.astype(np.int64)),
-                                           torch.from_numpy(M.indices.astype(np.int64)),
+            index = np.result_type(M.indptr.dtype, M.indices.dtype)
+            return torch.sparse_csr_tensor(torch.from_numpy(M.indptr.astype(index, copy=False)),
+                                           torch.from_numpy(M.indices.astype(index, copy=False)),
                                            torch.from_numpy(np.ascontiguousarray(M.data)), M.shape,
                                            check_invariants=True)
     raise ValueError(f"format must be 'coo' or 'csr', got {format!r}")
@@ -234,15 +355,26 @@ def from_torch(t: Any) -> sp.csr_array:
     raise ValueError(f"t has layout {t.layout}; expected sparse_coo, sparse_csr or strided")
 
 
-def save_torch(A: Any, path: Any, format: str = "coo", *, metadata: dict[str, Any] | None = None) -> Path:
+def save_torch(A: Any, path: Any, format: str = "coo", *, metadata: dict[str, Any] | None = None,
+               overwrite: bool = True) -> Path:
     """``torch.save`` the tensor of :func:`to_torch` to ``path`` (``.pt``); returns the path.
 
     With ``metadata`` the file holds ``{"matrix": tensor, "metadata": dict}`` (both load with
-    ``weights_only=True``); :func:`load_torch` returns the tensor either way."""
+    ``weights_only=True``); :func:`load_torch` returns the tensor either way. A CSR tensor shares
+    the matrix's arrays; a COO one adds its int64 (row, col) pairs (16 bytes an entry)."""
+    from .algebra._operator import check_bytes
+
     p = _path(path, ".pt")
+    _check_target(p, _validate.boolean("overwrite", overwrite))
+    format = _validate.choice("format", format, ("coo", "csr"))
+    if format == "coo":
+        M = to_scipy(A, "csr")
+        check_bytes("save_torch (COO)", 16 * M.nnz, f"the int64 (row, col) pairs of {M.nnz} stored entries "
+                    "(use format='csr' / --torch-layout csr to share the matrix's arrays)")
+        A = M
     T = to_torch(A, format)
     obj = T if metadata is None else {"matrix": T, "metadata": json.loads(_metadata_json(metadata))}
-    return _write_atomic(p, lambda t: _torch().save(obj, t), _zip_ok)
+    return _write_atomic(p, lambda t: _torch().save(obj, t), _zip_ok, overwrite)
 
 
 def load_torch(path: Any) -> Any:
@@ -283,7 +415,172 @@ def read_metadata(path: Any) -> dict[str, Any]:
     if p.suffix == ".pt":
         obj = _torch().load(str(p), weights_only=True)
         return dict(obj["metadata"]) if isinstance(obj, dict) else {}
-    raise ValueError(f"path must end in .mtx, .npz or .pt, got {str(p)!r}")
+    if p.suffix == ".mat":
+        data = scipy.io.loadmat(str(p), variable_names=["isomat_metadata_json"])
+        return json.loads(str(data["isomat_metadata_json"][0])) if "isomat_metadata_json" in data else {}
+    raise ValueError(f"path must end in .mtx, .npz, .pt or .mat, got {str(p)!r}")
+
+
+def flatten_permutation(shape: Any) -> np.ndarray:
+    """``perm[i]``: the column-major (Fortran, MATLAB ``x(:)``) position of the entry at row-major
+    position ``i`` of a tensor of ``shape``."""
+    shape = _validate.shape("shape", shape)
+    from .algebra._operator import check_bytes
+
+    n = int(np.prod(shape, dtype=object))
+    check_bytes("flatten_permutation", 16 * n, f"the permutation of {n} positions")
+    return np.arange(n, dtype=np.int64).reshape(shape, order="F").ravel(order="C")
+
+
+def _order_maps(M: sp.sparray, order: str, input_shape: Any, output_shape: Any) -> tuple[Any, Any]:
+    """(row map, column map) taking the row-major matrix to the one of ``order`` (None: identity)."""
+    order = _validate.choice("order", order, ("C", "F"))
+    if order == "C":
+        return None, None
+    if input_shape is None or output_shape is None:
+        raise ValueError("order='F' needs input_shape and output_shape (the tensors the matrix maps between)")
+    maps = []
+    for name, shape, n in (("output_shape", output_shape, M.shape[0]), ("input_shape", input_shape, M.shape[1])):
+        shape = _validate.shape(name, shape)
+        if int(np.prod(shape, dtype=object)) != n:
+            raise ValueError(f"{name} {shape} has {int(np.prod(shape, dtype=object))} entries; the matrix has {n} "
+                             f"{'rows' if name == 'output_shape' else 'columns'}")
+        maps.append(flatten_permutation(shape) if len(shape) > 1 else None)
+    return maps[0], maps[1]
+
+
+def column_major(A: Any, input_shape: Any, output_shape: Any) -> sp.csr_array:
+    r"""The matrix acting on column-major flattenings: :math:`W_F = P_{out} W P_{in}^{\mathsf T}`.
+
+    isomat's matrices act on row-major (C) flattenings, ``vec(Y) = W vec(X)`` with NumPy's
+    ``ravel()``. MATLAB's ``x(:)``, Fortran and Julia flatten column-major: for them the same layer
+    is ``W_F``, with ``W_F[p_out(i), p_in(j)] = W[i, j]`` where ``p(i)`` is the column-major
+    position of the entry at row-major position ``i`` (:func:`flatten_permutation`).
+
+    Parameters
+    ----------
+    A : operator (see :func:`to_scipy`)
+    input_shape, output_shape : tuple of int
+        The tensors ``X`` and ``Y`` (``prod(input_shape)`` columns, ``prod(output_shape)`` rows).
+    """
+    M = to_scipy(A, "csr")
+    rmap, cmap = _order_maps(M, "F", input_shape, output_shape)
+    C = M.tocoo()
+    rows = rmap[C.row] if rmap is not None else C.row
+    cols = cmap[C.col] if cmap is not None else C.col
+    return sp.csr_array(sp.coo_array((C.data, (rows, cols)), shape=M.shape))
+
+
+def to_mat(A: Any, path: Any, *, name: str = "W", order: str = "C", input_shape: Any = None,
+           output_shape: Any = None, metadata: dict[str, Any] | None = None, overwrite: bool = True) -> Path:
+    """Write ``A`` as a MATLAB sparse matrix (``.mat``, v5) named ``name``; returns the path.
+
+    MATLAB flattens column-major: ``x(:)`` of an ``m x n`` array stacks its columns, while isomat's
+    matrices act on row-major flattenings. ``order="F"`` (with the tensors' ``input_shape`` and
+    ``output_shape``) writes :func:`column_major` of ``A`` -- the matrix for which ``W * x(:)``
+    equals the layer's ``y(:)`` in MATLAB; ``order="C"`` writes ``A`` as it is. ``metadata`` goes
+    in as a struct ``isomat_metadata`` and as the JSON text ``isomat_metadata_json``.
+
+    MATLAB's sparse matrices hold double (or complex double) values with int32 indices, at most
+    4 GiB per variable in the v5 format; anything else is refused before writing. The sparse
+    element is streamed in column bands from the CSR (``scipy.io.savemat`` would hold about three
+    copies); ``scipy.io.loadmat`` reads it back as ``csc_matrix``.
+    """
+    from . import _matfile
+
+    p = _path(path, ".mat")
+    if not isinstance(name, str) or not name.isidentifier() or len(name) > 63:
+        raise ValueError(f"name must be a MATLAB variable name (a letter, then letters, digits or _), got {name!r}")
+    _check_target(p, _validate.boolean("overwrite", overwrite))
+    M = to_scipy(A, "csr")
+    if M.dtype not in (np.float64, np.complex128):
+        raise ValueError(f"A has {M.dtype} values: MATLAB sparse matrices hold double values (float64 or complex128)")
+    _matfile.check_writable(M.shape, M.nnz, M.dtype.kind == "c", name)
+    rmap, cmap = _order_maps(M, order, input_shape, output_shape)
+    variables: dict[str, Any] = {}
+    if metadata is not None:
+        text = _metadata_json(metadata)
+        variables = {"isomat_metadata": _mat_struct(json.loads(text)), "isomat_metadata_json": text}
+    return _write_atomic(p, lambda t: _matfile.write_mat(t, M, name, variables, row_map=rmap, col_map=cmap),
+                         lambda t: _mat_ok(t, name, M.shape), overwrite)
+
+
+def _mat_struct(value: Any) -> Any:
+    """JSON values as savemat takes them: dicts -> structs, number lists -> arrays, None -> []."""
+    if isinstance(value, dict):
+        return {k: _mat_struct(v) for k, v in value.items()}
+    if value is None:
+        return np.zeros((0, 0))
+    if isinstance(value, list):
+        if value and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            return np.array(value)
+        cell = np.empty(len(value), dtype=object)
+        cell[:] = [_mat_struct(v) for v in value]
+        return cell
+    return value
+
+
+def _mat_ok(t: Path, name: str, shape: tuple[int, int]) -> None:
+    found = {v[0]: v for v in scipy.io.whosmat(str(t))}
+    if name not in found or tuple(found[name][1]) != tuple(shape) or found[name][2] != "sparse":
+        raise OSError(f"{str(t)!r} does not read back a sparse {shape[0]}x{shape[1]} variable {name!r}")
+
+
+def read_mat(path: Any, name: str = "W") -> sp.csr_array:
+    """Read the sparse variable ``name`` of a ``.mat`` file as a ``csr_array``."""
+    p = _path(path, ".mat")
+    data = scipy.io.loadmat(str(p), variable_names=[name])
+    if name not in data:
+        raise ValueError(f"{str(p)!r} has no variable {name!r}")
+    return sp.csr_array(data[name])
+
+
+def to_jax_npz(A: Any, path: Any, *, metadata: dict[str, Any] | None = None, compressed: bool = True,
+               overwrite: bool = True) -> Path:
+    """Write ``A`` as the arrays of a JAX ``BCOO`` matrix in an ``.npz``; returns the path.
+
+    The archive holds ``data`` (the values, as stored), ``indices`` (``(nnz, 2)`` (row, column)
+    pairs, int32 where they fit, as JAX indexes), ``shape``, ``isomat_layout = "bcoo"`` and the
+    metadata. :func:`load_jax_bcoo` makes the ``BCOO`` (``BCOO((data, indices), shape=shape)`` by
+    hand); :func:`read` gives the SciPy matrix. The index pairs are generated in row chunks while
+    they are written (never held whole).
+    """
+    p = _path(path, ".npz")
+    compressed = _validate.boolean("compressed", compressed)
+    _check_target(p, _validate.boolean("overwrite", overwrite))
+    M = to_scipy(A, "csr")
+    index = np.int32 if max(M.shape) < 2**31 else np.int64
+
+    def pairs() -> Any:
+        step = max(1, M.shape[0] // max(1, M.nnz >> 21))
+        for r0 in range(0, M.shape[0], step):
+            r1 = min(r0 + step, M.shape[0])
+            a, b = M.indptr[r0], M.indptr[r1]
+            chunk = np.empty((b - a, 2), dtype=index)
+            chunk[:, 0] = np.repeat(np.arange(r0, r1, dtype=index), np.diff(M.indptr[r0:r1 + 1]))
+            chunk[:, 1] = M.indices[a:b]
+            yield chunk
+
+    arrays: dict[str, Any] = {"data": M.data, "indices": (index, (M.nnz, 2), pairs()), "shape": np.array(M.shape),
+                              "isomat_layout": np.array("bcoo")}
+    if metadata is not None:
+        arrays["isomat_metadata"] = np.array(_metadata_json(metadata))
+    return _write_atomic(p, lambda t: _write_npz(t, arrays, compressed), _zip_ok, overwrite)
+
+
+def load_jax_bcoo(path: Any, dtype: Any = None) -> Any:
+    """The ``jax.experimental.sparse.BCOO`` matrix of a file written by :func:`to_jax_npz`.
+
+    As :func:`to_jax_bcoo`: 64-bit values need ``jax_enable_x64``, or ``dtype=np.float32`` to
+    load them rounded."""
+    p = _path(path, ".npz")
+    with np.load(p, allow_pickle=False) as z:
+        if "isomat_layout" not in z.files or str(z["isomat_layout"]) != "bcoo":
+            raise ValueError(f"{str(p)!r} is not a BCOO archive (written by to_jax_npz / --format jax)")
+        data, idx, shape = z["data"], z["indices"], tuple(int(v) for v in z["shape"])
+    M = sp.coo_array((data, (idx[:, 0], idx[:, 1])), shape=shape)
+    M.has_canonical_format = True  # written from canonical CSR, row-major
+    return to_jax_bcoo(M, dtype)
 
 
 def to_jax_bcoo(A: Any, dtype: Any = None) -> Any:
@@ -379,27 +676,67 @@ def from_dlpack(x: Any, *, device: str = "same") -> Any:
     return on_device
 
 
-def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", torch_layout: str = "coo",
-          metadata: dict[str, Any] | None = None, dtype: Any = None) -> Path:
-    """Write ``A`` in ``format`` (``mtx``, ``npz`` or ``pt``; default: the file's suffix).
-
-    ``metadata`` (what the matrix is: kind, layer parameters, shapes, order, convention, dtype,
-    version, seed) goes into the file -- the MatrixMarket comment, an ``npz`` array, the torch
-    dict -- and :func:`read_metadata` reads it back. ``dtype`` (``float32`` / ``float64``, or a
-    complex one for complex values) converts the values first."""
+def write_target(path: Any, format: str | None = None, *, overwrite: bool = True) -> tuple[Path, str]:
+    """``(path, format)`` of a :func:`write` call, checked before anything is built: the format is
+    known (or follows from the suffix), the suffix matches it, the directory exists and, with
+    ``overwrite=False``, the file does not."""
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
     p = Path(path)
     if format is not None and not isinstance(format, str):
         raise TypeError(f"format must be one of {', '.join(FORMATS)} or None (the path's suffix), got {format!r}")
+    by_suffix = {v: k for k, v in SUFFIXES.items() if k != "jax"}
+    fmt = format if format is not None else by_suffix.get(p.suffix, p.suffix.lstrip("."))
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)} (or a path ending in "
+                         f"{', '.join(sorted(set(SUFFIXES.values())))}), got {fmt!r}")
+    if p.suffix != SUFFIXES[fmt]:
+        raise ValueError(f"-o/path must end in '{SUFFIXES[fmt]}' for format {fmt!r}, got {str(p)!r}")
+    if fmt == "jax":
+        try:
+            import jax  # noqa: F401
+        except ImportError as exc:
+            raise ImportError(f"format 'jax' needs JAX to load the file: pip install jax ({exc})") from None
+    _check_target(p, _validate.boolean("overwrite", overwrite))
+    return p, fmt
+
+
+def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", torch_layout: str = "coo",
+          metadata: dict[str, Any] | None = None, dtype: Any = None, order: str = "C", input_shape: Any = None,
+          output_shape: Any = None, overwrite: bool = True) -> Path:
+    """Write ``A`` in ``format`` (``mtx``, ``npz``, ``pt``, ``mat`` or ``jax``; default: the file's suffix).
+
+    Parameters
+    ----------
+    A : operator (see :func:`to_scipy`)
+    path : str or Path
+        Ends in the format's suffix (:data:`SUFFIXES`; ``jax`` writes an ``.npz``).
+    format : {"mtx", "npz", "pt", "mat", "jax"}, optional
+    comment : str
+        MatrixMarket header text.
+    torch_layout : {"coo", "csr"}
+        Layout of the ``pt`` tensor (``csr`` shares the matrix's arrays; ``coo`` adds 16 bytes an entry).
+    metadata : dict, optional
+        What the matrix is (kind, layer parameters, shapes, order, convention, dtype, version,
+        seed): it goes into the file -- the MatrixMarket comment, an ``npz`` array, the torch
+        dict, the ``.mat`` struct -- and :func:`read_metadata` reads it back (with ``dtype`` and
+        ``order`` filled in).
+    dtype : {"float32", "float64", "complex64", "complex128"}, optional
+        Converts the values first (the indices are shared, not copied).
+    order : {"C", "F"}
+        ``"F"``: write :func:`column_major` of ``A`` (needs ``input_shape`` and ``output_shape``),
+        the matrix for column-major ``x(:)`` (MATLAB, Fortran, Julia).
+    overwrite : bool
+        Replace an existing file (default); ``False`` refuses (``isomat export`` without ``--force``).
+    """
     torch_layout = _validate.choice("torch_layout", torch_layout, ("coo", "csr"))
+    order = _validate.choice("order", order, ("C", "F"))
+    if not isinstance(comment, str):
+        raise TypeError(f"comment must be a str, got {type(comment).__name__}")
     if metadata is not None and not isinstance(metadata, dict):
         raise TypeError(f"metadata must be a dict (JSON-serializable), got {type(metadata).__name__}")
-    fmt = format or p.suffix.lstrip(".")
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    if p.suffix != "." + fmt:
-        raise ValueError(f"-o/path must end in '.{fmt}' for format {fmt!r}, got {str(p)!r}")
+    p, fmt = write_target(path, format, overwrite=overwrite)
+    M = to_scipy(A, "csr")
     if dtype is not None:
         try:
             dt = np.dtype(dtype)
@@ -407,18 +744,30 @@ def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", to
             raise TypeError(f"dtype must be float32, float64, complex64 or complex128, got {dtype!r}") from None
         if dt not in (np.float32, np.float64, np.complex64, np.complex128):
             raise ValueError(f"dtype must be float32, float64, complex64 or complex128, got {dt}")
-        M = to_scipy(A, "csr")
         if np.iscomplexobj(M.data) and dt.kind != "c":
             raise ValueError(f"the values are complex: dtype must be complex64 or complex128, got {dt}")
-        A = M.astype(dt)
+        if fmt == "mat" and dt not in (np.float64, np.complex128):
+            raise ValueError(f"dtype {dt}: MATLAB sparse matrices hold double values (float64 or complex128)")
+        if dt != M.dtype:  # new values, shared indices (scipy's astype would copy the indices too)
+            M = sp.csr_array((M.data.astype(dt), M.indices, M.indptr), shape=M.shape, copy=False)
+            M.has_canonical_format = True
     if metadata is not None:
-        metadata = {**metadata, "dtype": str(to_scipy(A, "csr").dtype)}
+        flat = ("column-major (Fortran, MATLAB x(:)) flattening of input and output" if order == "F"
+                else "row-major (C) flattening of input and output")
+        metadata = {**metadata, "dtype": str(M.dtype), "order": flat}
+    if fmt == "mat":  # renumbers while it streams: no permuted copy
+        return to_mat(M, p, order=order, input_shape=input_shape, output_shape=output_shape, metadata=metadata,
+                      overwrite=overwrite)
+    if order == "F":
+        M = column_major(M, input_shape, output_shape)
     if fmt == "mtx":
         text = comment + ("\n" + _MTX_TAG + _metadata_json(metadata) if metadata is not None else "")
-        return to_matrix_market(A, p, comment=text)
+        return to_matrix_market(M, p, comment=text, overwrite=overwrite)
     if fmt == "npz":
-        return to_npz(A, p, metadata=metadata)
-    return save_torch(A, p, torch_layout, metadata=metadata)
+        return to_npz(M, p, metadata=metadata, overwrite=overwrite)
+    if fmt == "jax":
+        return to_jax_npz(M, p, metadata=metadata, overwrite=overwrite)
+    return save_torch(M, p, torch_layout, metadata=metadata, overwrite=overwrite)
 
 
 def read(path: Any) -> sp.csr_array:
@@ -432,7 +781,9 @@ def read(path: Any) -> sp.csr_array:
         return read_npz(p)
     if p.suffix == ".pt":
         return from_torch(load_torch(p))
-    raise ValueError(f"path must end in .mtx, .npz or .pt, got {str(p)!r}")
+    if p.suffix == ".mat":
+        return read_mat(p)
+    raise ValueError(f"path must end in .mtx, .npz, .pt or .mat, got {str(p)!r}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -450,6 +801,10 @@ class ExportFamily:
     help: str
     add_options: Callable[[argparse.ArgumentParser], None]
     build: Callable[[argparse.Namespace, np.random.Generator], Any]
+    #: ``shapes(args, matrix_shape)``: the (input, output) tensor shapes the matrix maps between,
+    #: whose flattening ``--order`` chooses; default: vectors
+    shapes: Callable[[argparse.Namespace, tuple[int, int]], tuple[tuple[int, ...], tuple[int, ...]]] = (
+        lambda args, shape: ((shape[1],), (shape[0],)))
 
 
 FAMILIES: dict[str, ExportFamily] = {}
@@ -476,7 +831,8 @@ def family(name: str, help: str) -> Callable[[_FamilyT], _FamilyT]:
     """
 
     def deco(cls: _FamilyT) -> _FamilyT:
-        FAMILIES[name] = ExportFamily(name, help, cls.options, cls.build)
+        extra = {"shapes": cls.shapes} if hasattr(cls, "shapes") else {}
+        FAMILIES[name] = ExportFamily(name, help, cls.options, cls.build, **extra)
         return cls
 
     return deco
@@ -578,6 +934,11 @@ class _Kron:
         factors = [rng.standard_normal(s) * (rng.random(s) < args.density) for s in args.factors]
         return kron_operator(*factors)
 
+    @staticmethod
+    def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        # (F_1 (x) F_2) vec(X) = vec(F_1 X F_2^T) for row-major vec: X is q_1 x q_2, Y is p_1 x p_2
+        return tuple(s[1] for s in args.factors), tuple(s[0] for s in args.factors)
+
 
 # -- conv (zhu2025 §4.2.1) -------------------------------------------------------------------------
 def _padding(text: str) -> Any:
@@ -628,8 +989,23 @@ class _Conv:
             if shape[0] % args.groups:
                 raise ValueError(f"--groups {args.groups} must divide C_in = {shape[0]}")
             kernel = rng.standard_normal((args.out_channels, shape[0] // args.groups, *ks))
+        # CSR directly: the NumPy CSR path fills the arrays in place, without COO staging
         return conv_matrix(shape, kernel, stride=args.stride, padding=args.padding, dilation=args.dilation,
-                           boundary=args.boundary, groups=args.groups, format="operator")
+                           boundary=args.boundary, groups=args.groups, format="csr")
+
+    @staticmethod
+    def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        from .algebra.conv import conv_output_shape
+
+        if args.kernel is not None:
+            kshape = np.load(args.kernel, mmap_mode="r", allow_pickle=False).shape
+        else:
+            d = len(args.input_shape) - 1
+            ks = args.kernel_size if isinstance(args.kernel_size, tuple) else (args.kernel_size,) * d
+            kshape = (args.out_channels, args.input_shape[0] // args.groups, *ks)
+        out = conv_output_shape(args.input_shape, kshape, stride=args.stride, padding=args.padding,
+                                dilation=args.dilation, groups=args.groups)
+        return tuple(args.input_shape), (tuple(out) if len(out) == len(args.input_shape) else (1, *out))
 
 
 # -- pool (zhu2025 §4.2.2) -------------------------------------------------------------------------
@@ -654,7 +1030,15 @@ class _Pool:
             raise ValueError(f"--input-shape must be C,n1,...,nd with at least one spatial axis, got {shape}")
         return avgpool_matrix(shape, args.kernel_size, stride=args.stride, padding=args.padding,
                               ceil_mode=args.ceil_mode, count_include_pad=not args.exclude_pad,
-                              divisor_override=args.divisor_override, ndim=len(shape) - 1, format="operator")
+                              divisor_override=args.divisor_override, ndim=len(shape) - 1, format="csr")
+
+    @staticmethod
+    def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        from .algebra.pool import pool_output_shape
+
+        out = pool_output_shape(args.input_shape, args.kernel_size, stride=args.stride, padding=args.padding,
+                                ceil_mode=args.ceil_mode, ndim=len(args.input_shape) - 1)
+        return tuple(args.input_shape), tuple(out)
 
 
 # -- rnn (zhu2025 App. A.2) ------------------------------------------------------------------------
@@ -673,7 +1057,12 @@ class _Rnn:
         M, N = args.hidden_size, args.input_size
         U = rng.standard_normal((M, N)) / np.sqrt(N)
         V = rng.standard_normal((M, M)) / np.sqrt(M)
-        return rnn_matrix(U, V, args.steps, format="operator")
+        return rnn_matrix(U, V, args.steps, format="csr")
+
+    @staticmethod
+    def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        # block (t, s) of the matrix maps x_s to h_t: rows (t, m), columns (s, n), row-major
+        return (args.steps, args.input_size), (args.steps, args.hidden_size)
 
 
 # -- attention (zhu2025 §4.2.4) --------------------------------------------------------------------
@@ -692,7 +1081,13 @@ class _Attention:
 
         d, dk, dv = args.dim, args.dim_k or args.dim, args.dim_v or args.dim
         return linear_attention_matrix(args.tokens, rng.standard_normal((d, dk)), rng.standard_normal((d, dk)),
-                                       rng.standard_normal((d, dv)), format="operator")
+                                       rng.standard_normal((d, dv)), format="csr")
+
+    @staticmethod
+    def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        # vec Z of the (T, d_v) output from x (x) x (x) x, x = vec X of the (T, d) tokens
+        T, d = args.tokens, args.dim
+        return (T, d, T, d, T, d), (T, args.dim_v or d)
 
 
 # -- stp, dk_stp (cheng2025 Def. 2.5, Def. 2.4) ----------------------------------------------------
@@ -737,7 +1132,6 @@ class _MatrixLayer:
     def options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--in-shape", type=int_list, required=True, help="m,n of the input P")
         p.add_argument("--out-shape", type=int_list, required=True, help="p,q of the output Y")
-        p.add_argument("--order", choices=["C", "F"], default="C", help="vec order (default C, row-major)")
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
@@ -748,7 +1142,12 @@ class _MatrixLayer:
                 raise ValueError(f"{opt} must be ROWS,COLS, got {','.join(map(str, s))}")
         (m, n), (p, q) = args.in_shape, args.out_shape
         U, V = rng.standard_normal((m, p)), rng.standard_normal((n, q))
-        return matrix_layer(U, V, order=args.order, format="operator").weight
+        # row-major; --order F (the output option) renumbers it into do2017's column-major vec
+        return matrix_layer(U, V, order="C", format="csr").weight
+
+    @staticmethod
+    def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        return tuple(args.in_shape), tuple(args.out_shape)
 
 
 # -- graph (do2017 §3, app. B) ---------------------------------------------------------------------
@@ -781,7 +1180,7 @@ class _Graph:
 
         G = nx.gnp_random_graph(args.nodes, args.p, seed=int(rng.integers(2**31)))
         G.add_edges_from((i, i + 1) for i in range(args.nodes - 1))  # a path keeps every node connected
-        return getattr(graph, args.operator)(G, format="operator")
+        return getattr(graph, args.operator)(G, format="csr")
 
 
 # -- ndlinear (reneau2025 Alg. 1) ------------------------------------------------------------------
@@ -791,8 +1190,6 @@ class _NdLinear:
     def options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--input-dims", type=int_list, required=True, help="D1,...,DN")
         p.add_argument("--hidden-dims", type=int_list, required=True, help="H1,...,HN (same count)")
-        p.add_argument("--order", choices=["outer", "inner"], default="outer",
-                       help="which mode is applied first (see isomat.algebra.ndlinear)")
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
@@ -802,7 +1199,12 @@ class _NdLinear:
             raise ValueError(f"--hidden-dims needs {len(args.input_dims)} values (one per input dim), "
                              f"got {len(args.hidden_dims)}")
         weights = [rng.standard_normal((h, d)) / np.sqrt(d) for d, h in zip(args.input_dims, args.hidden_dims)]
-        return ndlinear_matrix(weights, order=args.order, format="operator")[0]
+        # W_1 (x) ... (x) W_N for either mode order (the order changes only the bias, not written)
+        return ndlinear_matrix(weights, format="csr")[0]
+
+    @staticmethod
+    def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        return tuple(args.input_dims), tuple(args.hidden_dims)
 
 
 # -- spm (farag2025 eq. 1) -------------------------------------------------------------------------
@@ -836,7 +1238,7 @@ class _Hyper:
         from .algebra.hyper import diamond_matrix
 
         s = len(args.dims)
-        return diamond_matrix(rng.standard_normal((s, s)), args.dims, format="operator")
+        return diamond_matrix(rng.standard_normal((s, s)), args.dims, format="csr")
 
 
 # -- logic (cheng2025 §2, logical matrices) --------------------------------------------------------
@@ -852,10 +1254,11 @@ class _Logic:
         from .algebra.logic import logical_matrix
 
         idx = args.indices if args.indices is not None else tuple(int(i) for i in rng.integers(1, args.k + 1, args.k))
-        return logical_matrix(list(idx), args.k, format="operator")
+        return logical_matrix(list(idx), args.k, format="csr")
 
 
 #: the library API of this module (the CLI's family registry and argument parsers are not part of it)
-__all__ = ["FORMATS", "from_dlpack", "from_jax_bcoo", "from_torch", "load_torch", "read", "read_matrix_market",
-           "read_metadata", "read_npz", "save_torch", "to_dlpack", "to_jax_bcoo", "to_matrix_market", "to_npz", "to_scipy", "to_torch",
-           "write"]
+__all__ = ["FORMATS", "SUFFIXES", "column_major", "flatten_permutation", "from_dlpack", "from_jax_bcoo", "from_torch",
+           "load_jax_bcoo", "load_torch", "read", "read_mat", "read_matrix_market", "read_metadata", "read_npz",
+           "save_torch", "to_dlpack", "to_jax_bcoo", "to_jax_npz", "to_mat", "to_matrix_market", "to_npz", "to_scipy",
+           "to_torch", "write"]
