@@ -867,6 +867,19 @@ def int_or_tuple(text: str) -> int | tuple[int, ...]:
     return t[0] if len(t) == 1 else t
 
 
+def normal(rng: np.random.Generator, shape: Any, what: str) -> np.ndarray:
+    """Gaussian values of ``shape`` for a family's random operand, refused before drawing when the
+    draw alone would pass the memory bound (an option like ``--dim-k 1000000000000``)."""
+    from .algebra._operator import check_bytes
+
+    shape = tuple(int(s) for s in shape)
+    if min(shape, default=1) < 1:
+        raise ValueError(f"the random {what} needs positive sizes, got shape {shape}")
+    check_bytes(f"isomat export: the random {what}", 8 * int(np.prod(shape, dtype=object)),
+                f"{'x'.join(map(str, shape))} values")
+    return rng.standard_normal(shape)
+
+
 def new_seed() -> int:
     """A fresh seed (printed by the CLI so the run can be repeated with ``--seed``)."""
     return secrets.randbelow(2**31)
@@ -931,7 +944,7 @@ class _Kron:
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
         from .algebra.kron import kron_operator
 
-        factors = [rng.standard_normal(s) * (rng.random(s) < args.density) for s in args.factors]
+        factors = [normal(rng, s, f"factor {s}") * (rng.random(s) < args.density) for s in args.factors]
         return kron_operator(*factors)
 
     @staticmethod
@@ -988,7 +1001,7 @@ class _Conv:
                 raise ValueError(f"--kernel-size needs {d} values for a {d}-d input, got {len(ks)}")
             if shape[0] % args.groups:
                 raise ValueError(f"--groups {args.groups} must divide C_in = {shape[0]}")
-            kernel = rng.standard_normal((args.out_channels, shape[0] // args.groups, *ks))
+            kernel = normal(rng, (args.out_channels, shape[0] // args.groups, *ks), "kernel")
         # CSR directly: the NumPy CSR path fills the arrays in place, without COO staging
         return conv_matrix(shape, kernel, stride=args.stride, padding=args.padding, dilation=args.dilation,
                            boundary=args.boundary, groups=args.groups, format="csr")
@@ -1055,8 +1068,8 @@ class _Rnn:
         from .algebra.rnn import rnn_matrix
 
         M, N = args.hidden_size, args.input_size
-        U = rng.standard_normal((M, N)) / np.sqrt(N)
-        V = rng.standard_normal((M, M)) / np.sqrt(M)
+        U = normal(rng, (M, N), "U") / np.sqrt(N)
+        V = normal(rng, (M, M), "V") / np.sqrt(M)
         return rnn_matrix(U, V, args.steps, format="csr")
 
     @staticmethod
@@ -1080,8 +1093,8 @@ class _Attention:
         from .algebra.attention import linear_attention_matrix
 
         d, dk, dv = args.dim, args.dim_k or args.dim, args.dim_v or args.dim
-        return linear_attention_matrix(args.tokens, rng.standard_normal((d, dk)), rng.standard_normal((d, dk)),
-                                       rng.standard_normal((d, dv)), format="csr")
+        return linear_attention_matrix(args.tokens, normal(rng, (d, dk), "Wq"), normal(rng, (d, dk), "Wk"),
+                                       normal(rng, (d, dv), "Wv"), format="csr")
 
     @staticmethod
     def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -1100,7 +1113,7 @@ def _stp_operands(args: argparse.Namespace, rng: np.random.Generator) -> tuple[n
     for opt, s in (("--a-shape", args.a_shape), ("--b-shape", args.b_shape)):
         if len(s) != 2 or min(s) < 1:
             raise ValueError(f"{opt} must be ROWS,COLS with positive sizes, got {','.join(map(str, s))}")
-    return rng.standard_normal(args.a_shape), rng.standard_normal(args.b_shape)
+    return normal(rng, args.a_shape, "A"), normal(rng, args.b_shape, "B")
 
 
 @family("stp", "cheng2025 left semi-tensor product A |x B of random A, B (Def. 2.5, eq. 12)")
@@ -1141,7 +1154,7 @@ class _MatrixLayer:
             if len(s) != 2:
                 raise ValueError(f"{opt} must be ROWS,COLS, got {','.join(map(str, s))}")
         (m, n), (p, q) = args.in_shape, args.out_shape
-        U, V = rng.standard_normal((m, p)), rng.standard_normal((n, q))
+        U, V = normal(rng, (m, p), "U"), normal(rng, (n, q), "V")
         # row-major; --order F (the output option) renumbers it into do2017's column-major vec
         return matrix_layer(U, V, order="C", format="csr").weight
 
@@ -1178,7 +1191,14 @@ class _Graph:
 
         from .algebra import graph
 
-        G = nx.gnp_random_graph(args.nodes, args.p, seed=int(rng.integers(2**31)))
+        from .algebra._operator import check_bytes
+
+        # a networkx graph costs a few hundred bytes a node and an edge; fast_gnp samples the edges in
+        # O(n + m) where gnp_random_graph visits all n^2 / 2 pairs
+        edges = args.nodes + args.p * args.nodes * (args.nodes - 1) / 2
+        check_bytes("isomat export graph", int(300 * (args.nodes + edges)),
+                    f"a networkx G({args.nodes}, {args.p}) graph with ~{int(edges)} edges")
+        G = nx.fast_gnp_random_graph(args.nodes, args.p, seed=int(rng.integers(2**31)))
         G.add_edges_from((i, i + 1) for i in range(args.nodes - 1))  # a path keeps every node connected
         return getattr(graph, args.operator)(G, format="csr")
 
@@ -1198,7 +1218,8 @@ class _NdLinear:
         if len(args.input_dims) != len(args.hidden_dims):
             raise ValueError(f"--hidden-dims needs {len(args.input_dims)} values (one per input dim), "
                              f"got {len(args.hidden_dims)}")
-        weights = [rng.standard_normal((h, d)) / np.sqrt(d) for d, h in zip(args.input_dims, args.hidden_dims)]
+        weights = [normal(rng, (h, d), f"W_{k + 1}") / np.sqrt(d)
+                   for k, (d, h) in enumerate(zip(args.input_dims, args.hidden_dims))]
         # W_1 (x) ... (x) W_N for either mode order (the order changes only the bias, not written)
         return ndlinear_matrix(weights, format="csr")[0]
 
@@ -1238,7 +1259,7 @@ class _Hyper:
         from .algebra.hyper import diamond_matrix
 
         s = len(args.dims)
-        return diamond_matrix(rng.standard_normal((s, s)), args.dims, format="csr")
+        return diamond_matrix(normal(rng, (s, s), "A"), args.dims, format="csr")
 
 
 # -- logic (cheng2025 §2, logical matrices) --------------------------------------------------------
@@ -1253,6 +1274,10 @@ class _Logic:
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
         from .algebra.logic import logical_matrix
 
+        if args.indices is None:
+            from .algebra._operator import check_bytes
+
+            check_bytes("isomat export logic: the random indices", 8 * args.k, f"{args.k} indices (one per column)")
         idx = args.indices if args.indices is not None else tuple(int(i) for i in rng.integers(1, args.k + 1, args.k))
         return logical_matrix(list(idx), args.k, format="csr")
 

@@ -26,6 +26,11 @@ def _isomat(*argv, cwd=None, env=None):
       "-o", "{tmp}/big.mtx"], "--memory-limit"),
     (["export", "bogus-kind", "-o", "{tmp}/x.mtx"], "invalid choice"),
     (["verify", "--paper", "nosuch2030"], "nosuch2030"),
+    # a family's random operand is refused before it is drawn (found by tests/test_cli_fuzz.py)
+    (["export", "attention", "--tokens", "2", "--dim", "2", "--dim-k", "1000000000000", "-o", "{tmp}/a.npz"],
+     "the random Wq"),
+    (["export", "graph", "--nodes", "100000000", "--p", "0.5", "-o", "{tmp}/g.npz"], "networkx G(100000000, 0.5)"),
+    (["export", "logic", "--k", "1000000000000", "-o", "{tmp}/l.npz"], "random indices"),
 ])
 def test_user_errors_are_one_line_without_a_traceback(tmp_path, argv, words):
     proc = _isomat(*[a.format(tmp=tmp_path) for a in argv])
