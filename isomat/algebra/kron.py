@@ -109,9 +109,8 @@ def kron_rearrange(W: Any, shape_a: Any, shape_b: Any) -> Any:
     :math:`\mathcal R(W)` is the row-major ``vec`` of block :math:`W_{i_1j_1}`, so that
 
     .. math:: \mathcal R(A\otimes B) = \operatorname{vec}(A)\,\operatorname{vec}(B)^{\mathsf T},
-       \qquad \lVert W - A\otimes B
-Vert_F = \lVert \mathcal R(W) - \operatorname{vec}(A)\operatorname{vec}(B)^{\mathsf T}
-Vert_F .
+       \qquad \lVert W - A\otimes B\rVert_F
+       = \lVert \mathcal R(W) - \operatorname{vec}(A)\operatorname{vec}(B)^{\mathsf T}\rVert_F .
 
     Parameters
     ----------
@@ -199,8 +198,8 @@ def _exact_rank_one(R: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def nearest_kronecker(W: Any, shape_a: Any, shape_b: Any) -> KroneckerFactors:
-    r"""Nearest Kronecker product :math:`\min_{A,B}\lVert W - A\otimes B
-Vert_F` (Van Loan--Pitsianis).
+    r"""Nearest Kronecker product :math:`\min_{A,B}\lVert W - A\otimes B\rVert_F`
+    (Van Loan--Pitsianis).
 
     With :math:`\mathcal R(W)=\sum_i \sigma_i u_iv_i^{\mathsf T}` (see :func:`kron_rearrange`),
     :math:`\operatorname{vec}A=\sqrt{\sigma_1}u_1`, :math:`\operatorname{vec}B=\sqrt{\sigma_1}v_1`
