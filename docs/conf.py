@@ -1,0 +1,128 @@
+"""Sphinx configuration for isomat's documentation site.
+
+Build: ``.venv/bin/python -m sphinx -W --keep-going -b html docs docs/_build/html``
+(the ``docs`` extra: sphinx, myst-nb, numpydoc, furo). Everything is offline: no intersphinx,
+and the notebooks are shown with their stored outputs (``nb_execution_mode = "off"``; the test
+``tests/test_notebooks.py`` executes them and fails when the stored outputs are stale).
+
+Two folders are written here at build time and are not tracked: ``api/`` (one page per module,
+listing the names of its ``__all__``; autosummary adds a page per name under ``api/generated``)
+and ``notebooks/`` (a copy of the repository's ``notebooks/*.ipynb``, since Sphinx reads only
+files under this folder).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))
+
+import isomat  # noqa: E402
+
+project = "isomat"
+author = "isomat developers"
+copyright = "isomat developers (MIT licence)"
+release = version = isomat.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "numpydoc",
+    "sphinx.ext.mathjax",
+    "myst_nb",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints", "api/generated/*.md"]
+root_doc = "index"
+
+html_theme = "furo"
+html_title = f"isomat {release}"
+html_static_path: list[str] = []
+
+# --- API reference: the public names of each module's __all__ --------------------------------
+API_MODULES = [
+    ("isomat", "Package: memory limit, errors, version"),
+    ("isomat.algebra", "Constructions: every layer as an exact or float sparse matrix"),
+    ("isomat.export", "Export: SciPy, MatrixMarket, npz, torch, JAX, DLPack"),
+    ("isomat.testing", "Testing kit: dot tests and operator comparisons for your own layers"),
+    ("isomat.distributed", "Row blocks on Dask"),
+    ("isomat.torch", "torch modules in: exact (W, b) of a torch layer"),
+    ("isomat.proofs", "The claims ledger"),
+]
+
+autosummary_generate = True
+autosummary_generate_overwrite = False
+autosummary_imported_members = True
+autodoc_typehints = "none"  # numpydoc's Parameters sections say the types
+autodoc_member_order = "bysource"
+autodoc_mock_imports: list[str] = []
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks: set[str] = set()
+
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3
+nb_execution_mode = "off"
+nb_merge_streams = True
+
+suppress_warnings = [
+    # MyST notebooks start their first heading at level 1 and go on at level 2 or 3 freely
+    "myst.header",
+]
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _kind(obj) -> str:
+    if inspect.isclass(obj):
+        return "class"
+    if callable(obj):
+        return "function"
+    return "data"
+
+
+def _api_pages() -> None:
+    """Write ``api/<module>.rst`` for each module: its docstring and an autosummary of ``__all__``."""
+    api = DOCS / "api"
+    for name, _title in API_MODULES:
+        mod = importlib.import_module(name)
+        names = [n for n in getattr(mod, "__all__", []) if not n.startswith("__")]
+        groups: dict[str, list[str]] = {"class": [], "function": [], "data": []}
+        for n in names:
+            groups[_kind(getattr(mod, n))].append(n)
+        lines = [name, "=" * len(name), "", f".. automodule:: {name}", "   :no-members:", "",
+                 f".. currentmodule:: {name}", ""]
+        for kind, heading in (("function", "Functions"), ("class", "Classes"), ("data", "Constants")):
+            if not groups[kind]:
+                continue
+            lines += [heading, "-" * len(heading), "", ".. autosummary::", "   :toctree: generated",
+                      "   :nosignatures:", ""]
+            lines += [f"   {n}" for n in groups[kind]] + [""]
+        _write_if_changed(api / f"{name}.rst", "\n".join(lines))
+
+
+def _copy_notebooks() -> None:
+    """Copy ``notebooks/*.ipynb`` to ``docs/notebooks/`` (Sphinx reads only this folder)."""
+    dst = DOCS / "notebooks"
+    dst.mkdir(exist_ok=True)
+    wanted = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
+    for p in dst.glob("*.ipynb"):
+        if p.name not in wanted:
+            p.unlink()
+    for p in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        _write_if_changed(dst / p.name, p.read_text(encoding="utf-8"))
+
+
+_api_pages()
+_copy_notebooks()
