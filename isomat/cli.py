@@ -227,6 +227,14 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import proofs
 
     papers = [args.paper] if args.paper else None
+    if args.memory_limit is not None:
+        from ._config import set_memory_limit
+
+        try:
+            set_memory_limit(args.memory_limit)
+        except (ValueError, TypeError) as exc:
+            print(f"isomat verify: error: --memory-limit: {exc}", file=err)
+            return 2
     if args.backend == "cupy":
         from .gpu import gpu_status
 
@@ -392,8 +400,18 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import os
+
     from .bench import run_benchmarks
 
+    if args.memory_limit is not None:
+        from ._config import parse_size
+
+        try:
+            os.environ["ISOMAT_MEMORY_LIMIT"] = str(parse_size(args.memory_limit))  # the scripts inherit it
+        except (ValueError, TypeError) as exc:
+            print(f"isomat bench: error: --memory-limit: {exc}", file=err)
+            return 2
     try:
         report = run_benchmarks(_bench_dir(args.dir), json_path=args.json, markdown_path=args.markdown, quick=args.quick,
                                 only=args.only, timeout=args.timeout, log=err)
@@ -449,6 +467,8 @@ def _add_bench(sub: Any) -> None:
     b.add_argument("--quick", action="store_true", help="pass --quick to the scripts (small sizes, few repeats)")
     b.add_argument("--only", action="append", metavar="NAME", help="run only this script (repeatable; name without .py)")
     b.add_argument("--timeout", type=float, default=900.0, help="seconds per script (default 900)")
+    b.add_argument("--memory-limit", default=None, metavar="SIZE",
+                   help="memory bound for the scripts' builds (passed as ISOMAT_MEMORY_LIMIT), e.g. 8G")
     b.set_defaults(func=cmd_bench)
 
 
@@ -468,6 +488,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--markdown", metavar="FILE", help="also write the ledger as a Markdown table to FILE")
     v.add_argument("--backend", choices=["numpy", "cupy"], default="numpy",
                    help="field for the float checks (default numpy; cupy needs a usable GPU)")
+    v.add_argument("--memory-limit", default=None, metavar="SIZE",
+                   help="memory bound for the checks' builds, bytes or a size like 4G, 512M "
+                        "(default: ISOMAT_MEMORY_LIMIT or 2G)")
     v.add_argument("--write-expected", action="store_true",
                    help="record the computed verdicts as the regression guard (for developers)")
     v.set_defaults(func=cmd_verify)

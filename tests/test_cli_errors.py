@@ -26,6 +26,8 @@ def _isomat(*argv, cwd=None, env=None):
       "-o", "{tmp}/big.mtx"], "--memory-limit"),
     (["export", "bogus-kind", "-o", "{tmp}/x.mtx"], "invalid choice"),
     (["verify", "--paper", "nosuch2030"], "nosuch2030"),
+    (["verify", "--claim", "zhu2025.thm4.1", "--memory-limit", "4X"], "--memory-limit"),
+    (["bench", "--memory-limit", "-3G"], "--memory-limit"),
     # a family's random operand is refused before it is drawn (found by tests/test_cli_fuzz.py)
     (["export", "attention", "--tokens", "2", "--dim", "2", "--dim-k", "1000000000000", "-o", "{tmp}/a.npz"],
      "the random Wq"),
