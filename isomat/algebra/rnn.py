@@ -134,8 +134,10 @@ def rnn_apply(U: Any, V: Any, X: Any, *, activation: Any = None) -> Any:
     if Xa.shape[1] != Ua.shape[1]:
         raise ValueError(f"X must have N = {Ua.shape[1]} columns (U.shape[1]), got shape {tuple(Xa.shape)}")
     T, M = int(Xa.shape[0]), int(Ua.shape[0])
-    # the T states kept, then stacked into H: two T x M arrays (SymPy objects: a rough lower bound)
-    check_bytes("rnn_apply", 2 * T * M * (8 if field != "sympy" else 64), f"{T:,} steps of {M:,} hidden units")
+    # the T states kept (one small array each: ~0.5 KiB of object overhead measured per step at
+    # M = 1), then stacked into H (SymPy objects: a rough lower bound)
+    item = 8 if field != "sympy" else 64
+    check_bytes("rnn_apply", T * (2 * M * item + 1024) + 4 * M * item, f"{T:,} steps of {M:,} hidden units")
     h = np.zeros((Ua.shape[0], 1), dtype=object if field == "sympy" else Ua.dtype)
     if field == "sympy":
         h[:] = 0

@@ -445,9 +445,9 @@ def spm_forward(layer: SPM, X: Any, *, return_cache: bool = False) -> Any:
     return_cache = _validate.boolean("return_cache", return_cache)
     X = _as_batch("X", X, layer)
     rows = int(np.prod(X.shape[:-1]))
-    # the activations (all L + 1 when cached), a stage's copy, its gathered pairs (two half-width
-    # arrays and their products) and the output: refused before any is made
-    n_arrays = (layer.L + 5) if return_cache else 5
+    # the L + 1 activations (kept whether or not they are returned), a stage's gathered pairs and
+    # their products, the output and its temporary: refused before any is made
+    n_arrays = layer.L + 6
     check_bytes("spm_forward", rows * layer.n * n_arrays * (8 if layer.field != "sympy" else 64),
                 f"the spm forward activations ({n_arrays} arrays of {rows:,} x {layer.n:,})")
     blk = layer.blocks()
@@ -488,7 +488,7 @@ def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, 
     rows = int(np.prod(X.shape[:-1]))
     # the L + 1 cached activations (when computed here), the gradient, its next stage and the
     # gathered pairs (four half-width arrays), the input gradient: refused before any is made
-    n_arrays = (layer.L + 1 if cache is None else 0) + 6
+    n_arrays = (layer.L + 1 if cache is None else 0) + 7
     check_bytes("spm_backward", rows * layer.n * n_arrays * (8 if layer.field != "sympy" else 64),
                 f"{n_arrays} arrays of {rows:,} x {layer.n:,} activations")
     zs = spm_forward(layer, X, return_cache=True)[1] if cache is None else cache
