@@ -306,6 +306,7 @@ def to_torch(A: Any, format: str = "coo") -> Any:
         indices keep SciPy's int32 where they fit, shared with the SciPy matrix without a copy
         (torch multiplies int32 and int64 CSR tensors alike).
     """
+    format = _validate.choice("format", format, ("coo", "csr"))
     torch = _torch()
     if format == "coo":
         # canonical CSR is coalesced COO in row-major order: fill the int64 (row, col) pairs in row
@@ -435,18 +436,21 @@ def flatten_permutation(shape: Any) -> np.ndarray:
 def _order_maps(M: sp.sparray, order: str, input_shape: Any, output_shape: Any) -> tuple[Any, Any]:
     """(row map, column map) taking the row-major matrix to the one of ``order`` (None: identity)."""
     order = _validate.choice("order", order, ("C", "F"))
-    if order == "C":
-        return None, None
-    if input_shape is None or output_shape is None:
-        raise ValueError("order='F' needs input_shape and output_shape (the tensors the matrix maps between)")
-    maps = []
+    shapes = []
     for name, shape, n in (("output_shape", output_shape, M.shape[0]), ("input_shape", input_shape, M.shape[1])):
+        if shape is None:  # needed for F only; checked whenever given
+            shapes.append(None)
+            continue
         shape = _validate.shape(name, shape)
         if int(np.prod(shape, dtype=object)) != n:
             raise ValueError(f"{name} {shape} has {int(np.prod(shape, dtype=object))} entries; the matrix has {n} "
                              f"{'rows' if name == 'output_shape' else 'columns'}")
-        maps.append(flatten_permutation(shape) if len(shape) > 1 else None)
-    return maps[0], maps[1]
+        shapes.append(shape)
+    if order == "C":
+        return None, None
+    if None in shapes:
+        raise ValueError("order='F' needs input_shape and output_shape (the tensors the matrix maps between)")
+    return tuple(flatten_permutation(s) if len(s) > 1 else None for s in shapes)
 
 
 def column_major(A: Any, input_shape: Any, output_shape: Any) -> sp.csr_array:
@@ -574,6 +578,8 @@ def load_jax_bcoo(path: Any, dtype: Any = None) -> Any:
     As :func:`to_jax_bcoo`: 64-bit values need ``jax_enable_x64``, or ``dtype=np.float32`` to
     load them rounded."""
     p = _path(path, ".npz")
+    if dtype is not None:
+        dtype = _validate.dtype("dtype", dtype, kinds="fc")
     with np.load(p, allow_pickle=False) as z:
         if "isomat_layout" not in z.files or str(z["isomat_layout"]) != "bcoo":
             raise ValueError(f"{str(p)!r} is not a BCOO archive (written by to_jax_npz / --format jax)")
@@ -596,6 +602,8 @@ def to_jax_bcoo(A: Any, dtype: Any = None) -> Any:
         from jax.experimental import sparse as jsparse
     except ImportError as exc:
         raise ImportError("JAX export needs jax: pip install jax") from exc
+    if dtype is not None:
+        dtype = _validate.dtype("dtype", dtype, kinds="fc")
     M = to_scipy(A, "coo")
     values = M.data if dtype is None else M.data.astype(dtype)
     if values.dtype.itemsize > 4 * (2 if values.dtype.kind == "c" else 1) and not jax.config.jax_enable_x64:
@@ -755,6 +763,7 @@ def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", to
         flat = ("column-major (Fortran, MATLAB x(:)) flattening of input and output" if order == "F"
                 else "row-major (C) flattening of input and output")
         metadata = {**metadata, "dtype": str(M.dtype), "order": flat}
+    _order_maps(M, "C", input_shape, output_shape)  # the shapes are checked whatever the order
     if fmt == "mat":  # renumbers while it streams: no permuted copy
         return to_mat(M, p, order=order, input_shape=input_shape, output_shape=output_shape, metadata=metadata,
                       overwrite=overwrite)
