@@ -385,3 +385,48 @@ def test_matrix_free_applies_are_refused_before_allocating(name, one_mib):
 
     with pytest.raises(SizeLimitError, match=rf"^{name}: .*would need about [0-9.]+ [KMGT]iB, over the memory bound of 1.0 MiB"):
         GUARDED[name](A)
+
+
+APPLY_NEAR_BOUND = {  # matrix-free applies near a 64 MiB bound (call, a small warm-up call)
+    "spm_forward": ("spm_forward(random_spm(64, 6, seed=0), np.ones((10000, 64)))",
+                    "spm_forward(random_spm(64, 6, seed=0), np.ones((4, 64)))"),
+    "rnn_apply": ("rnn_apply(np.ones((1, 1)), np.full((1, 1), 0.5), np.ones((60000, 1)))",
+                  "rnn_apply(np.ones((1, 1)), np.full((1, 1), 0.5), np.ones((4, 1)))"),
+    "hv_nominal_add": ("hv_nominal_add([np.ones(2)] * 200, [np.ones(3)] * 199, 20)",
+                       "hv_nominal_add([np.ones(2)] * 2, [np.ones(3)] * 3, 20)"),
+    "df_attention_general": ("df_attention_general([np.ones(4)] * 100, [np.ones(4)] * 150, [np.ones(3)] * 149)",
+                             "df_attention_general([np.ones(4)] * 2, [np.ones(4)] * 3, [np.ones(3)] * 2)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(APPLY_NEAR_BOUND))
+def test_apply_guards_bound_the_real_peak(name):
+    """As for the builds above: in a fresh process, the RSS an apply really grew by is at most the
+    bytes its guard counted (plus the fixed 16 MiB of allocator arenas), so the guard refuses
+    before allocation whatever would not fit."""
+    import subprocess
+    import sys
+
+    call, small = APPLY_NEAR_BOUND[name]
+    code = (
+        "import resource, sys, numpy as np, isomat\n"
+        "from isomat.algebra import *\n"
+        "seen = []\n"
+        "mods = [sys.modules['isomat.algebra.' + m] for m in ('spm', 'hyper', 'rnn', 'projection')]\n"
+        "real = mods[0].check_bytes\n"
+        "def spy(what, nbytes, detail=''):\n    seen.append(nbytes); return real(what, nbytes, detail)\n"
+        "for m in mods:\n    m.check_bytes = spy\n"
+        f"{small}  # warm-up: lazy imports and first-use caches are not the apply's\n"
+        "seen.clear()\n"
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        "isomat.set_memory_limit('64M')\n"
+        f"r = {call}\n"
+        "grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base\n"
+        "print('ESTIMATE', max(seen), 'GREW', grew)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "ESTIMATE" in out.stdout, out.stderr[-2000:]
+    words = out.stdout.split()
+    estimate, grew = int(words[words.index("ESTIMATE") + 1]), int(words[words.index("GREW") + 1])
+    assert estimate > 16 * 2**20, (name, estimate)  # near the bound, not a toy
+    assert grew <= estimate + 16 * 2**20, (name, estimate, grew)
