@@ -178,3 +178,112 @@ def test_conv_matrix_renders_by_diagonals():
         conv_matrix((4, 4), np.ones((3, 3)), padding=1, backend="sympy", format="diagonal")
     with pytest.raises(ValueError, match=r"format must be one of \('csr', 'csc', 'coo', 'operator', 'diagonal'\)"):
         conv_matrix((4, 4), np.ones((3, 3)), format="dia")
+
+
+# -- the cupy field: diagonals on the device, the product a CUDA kernel (issue 15, item 8) ------------
+# Run for the stand-in (the same CUDA source compiled for the host, tests/cupy_standin RawKernel) and a
+# real device when there is one. References: NumPy's dense product, SciPy's CSR product, the field's own
+# CSR product (cupyx/cuSPARSE) and the CPU DiagonalBlocks.
+from .conftest import to_host  # noqa: E402
+
+
+def _dev(field, a):
+    if field != "cupy":
+        return a
+    from isomat.gpu import to_gpu
+
+    return to_gpu(a)
+
+
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 50), st.floats(0.0, 1.0),
+       st.sampled_from([np.float64, np.float32]), st.integers(0, 2**31 - 1))
+def test_product_in_every_float_field(float_field, n_rows, n_cols, block, density, dtype, seed):
+    # blocks that do not divide the shape, empty rows and blocks, several block rows and columns
+    rng = np.random.default_rng(seed)
+    A = sp.random_array((n_rows, n_cols), density=density, format="csr", rng=rng, dtype=dtype)
+    D = diagonal_blocks(_dev(float_field, A), block=block, max_fill=np.inf)
+    assert D.field == float_field
+    x = rng.standard_normal(n_cols).astype(dtype)
+    y = rng.standard_normal(n_rows).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    Ax, ATy = D @ _dev(float_field, x), D.rmatvec(_dev(float_field, y))
+    assert Ax.dtype == dtype and ATy.dtype == dtype  # float32 stays float32 on the device
+    dense = A.toarray()
+    np.testing.assert_allclose(to_host(Ax), dense @ x, rtol=tol, atol=tol)
+    np.testing.assert_allclose(to_host(ATy), dense.T @ y, rtol=tol, atol=tol)
+    # beside the field's own CSR product (cuSPARSE on a device) and the CPU storage
+    np.testing.assert_allclose(to_host(Ax), to_host(_dev(float_field, A) @ _dev(float_field, x)), rtol=tol, atol=tol)
+    cpu = diagonal_blocks(A, block=block, max_fill=np.inf)
+    np.testing.assert_array_equal(to_host(D.data), cpu.data)
+    np.testing.assert_array_equal(D.offsets, cpu.offsets)
+    np.testing.assert_array_equal(to_host(D.toarray()), dense)
+
+
+@pytest.mark.parametrize("c_in,c_out,h,w,k", [(1, 1, 7, 9, 3), (3, 2, 6, 5, 3), (2, 3, 12, 11, 5)])
+def test_convolution_built_and_applied_in_the_field(float_field, c_in, c_out, h, w, k):
+    # conv_matrix(..., format="diagonal") in the field: the product equals scipy.ndimage.correlate
+    # summed over input channels, and the adjoint passes the dot test
+    rng = np.random.default_rng(c_in * 100 + k)
+    K, X = rng.standard_normal((c_out, c_in, k, k)), rng.standard_normal((c_in, h, w))
+    D = conv_matrix((c_in, h, w), _dev(float_field, K), padding="same", format="diagonal")
+    assert isinstance(D, DiagonalBlocks) and D.field == float_field and D.block == h * w
+    ref = np.stack([sum(ndi.correlate(X[i], K[o, i], mode="constant") for i in range(c_in)) for o in range(c_out)])
+    np.testing.assert_allclose(to_host(D @ _dev(float_field, X.ravel())), ref.ravel(), rtol=1e-12, atol=1e-12)
+    u, v = rng.standard_normal(D.shape[1]), rng.standard_normal(D.shape[0])
+    lhs = float(v @ to_host(D @ _dev(float_field, u)))
+    rhs = float(to_host(D.rmatvec(_dev(float_field, v))) @ u)
+    assert lhs == pytest.approx(rhs, rel=1e-12)
+
+
+def test_device_storage_moves_between_fields(cupy_standin_module):
+    cp = cupy_standin_module
+    W = conv_matrix((2, 6, 7), np.random.default_rng(1).standard_normal((2, 2, 3, 3)), padding=1)
+    H = diagonal_blocks(W, block=42)
+    G = diagonal_blocks(W, block=42, field="cupy")  # converted on the host, diagonals copied once
+    assert G.field == "cupy" and isinstance(G.data, cp.ndarray) and "field='cupy'" in repr(G)
+    assert H.to_field("numpy") is H and G.to_field("cupy") is G
+    back = G.to_field("numpy")
+    assert back.field == "numpy" and isinstance(back.data, np.ndarray)
+    np.testing.assert_array_equal(back.data, H.data)
+    x = np.random.default_rng(2).standard_normal(W.shape[1])
+    np.testing.assert_allclose((G @ cp.asarray(x)).get(), W @ x, rtol=1e-13, atol=1e-13)
+    # a device matrix asked for on the host is converted there
+    assert diagonal_blocks(cp_csr(W), block=42, field="numpy").field == "numpy"
+    out = cp.empty(W.shape[0])
+    assert G.matvec(cp.asarray(x), out=out) is out
+    # the device kernel reads contiguous storage: a strided view of x gives the same product
+    xx = cp.asarray(np.repeat(x, 2))[::2]
+    np.testing.assert_allclose((G @ xx).get(), W @ x, rtol=1e-13, atol=1e-13)
+
+
+def cp_csr(W):
+    from isomat.gpu import to_gpu
+
+    return to_gpu(W)
+
+
+def test_device_product_refuses_bad_input_with_names(cupy_standin_module):
+    cp = cupy_standin_module
+    W = conv_matrix((5, 5), np.ones((3, 3)), padding=1)
+    G = diagonal_blocks(W, field="cupy")
+    with pytest.raises(TypeError, match="x must be a CuPy array .* got ndarray"):
+        G @ np.ones(25)  # no silent host -> device copy per product
+    with pytest.raises(TypeError, match="y must be a CuPy array"):
+        G.rmatvec(np.ones(25))
+    with pytest.raises(ValueError, match=r"x must have shape \(25,\), got \(24,\)"):
+        G @ cp.ones(24)
+    with pytest.raises(TypeError, match="x: the device product takes float32 or float64 values, got complex128"):
+        G @ cp.ones(25, dtype=cp.complex128)
+    with pytest.raises(ValueError, match=r"out must be a contiguous CuPy array of shape \(25,\) and dtype float64"):
+        G.matvec(cp.ones(25), out=cp.empty(25, dtype=cp.float32))
+    with pytest.raises(ValueError, match="tile must be a positive integer"):
+        G.matvec(cp.ones(25), tile=0)
+    with pytest.raises(ValueError, match=r"field must be one of \('numpy', 'cupy'\), got 'gpu'"):
+        diagonal_blocks(W, field="gpu")
+    with pytest.raises(TypeError, match="A: the device product takes float32 or float64 values"):
+        diagonal_blocks(W.astype(np.complex128), field="cupy")
+    with pytest.raises(TypeError, match="to_field"):
+        G.aslinearoperator()
+    with pytest.raises(SizeLimitError, match="over the memory bound"):
+        with isomat.memory_limit(1000):
+            diagonal_blocks(cp_csr(W))

@@ -245,3 +245,51 @@ def test_compressed_constructors_read_their_own_format(cupy_standin_module):
     h = sp.csr_matrix(D)
     with pytest.raises(TypeError, match="invalid input format"):
         cpx.coo_matrix((cp.asarray(h.data), cp.asarray(h.indices), cp.asarray(h.indptr)), shape=D.shape)
+
+
+# -- cupy.RawKernel: the CUDA source compiled for the host (cupy/_core/raw.pyx, cuda/function.pyx) ---
+_SAXPY = r'''
+extern "C" __global__ void saxpy(const double* x, double* y, double a, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)
+    y[i] += a * x[i];
+}
+'''
+
+
+def test_raw_kernel_runs_the_cuda_source_per_thread(cupy_standin_module):
+    cp = cupy_standin_module
+    k = cp.RawKernel(_SAXPY, "saxpy")
+    x, y = cp.arange(10, dtype=cp.float64), cp.ones(10)
+    k((2,), (3,), (x, y, 2.0, 10))  # 6 threads, grid-stride: every i once; Python float/int pass as float64/int64
+    np.testing.assert_array_equal(y.get(), 1.0 + 2.0 * np.arange(10))
+    # a view is passed as its data pointer, strides ignored (RawKernel ignores views, as CuPy says)
+    z = cp.zeros(4)
+    k((1,), (4,), (x[::2], z, np.float64(1.0), np.int64(4)))
+    np.testing.assert_array_equal(z.get(), [0.0, 1.0, 2.0, 3.0])
+    # a size-one host array passes by value
+    z2 = cp.zeros(3)
+    k((1,), (1,), (x, z2, np.array([3.0]), np.array(3, dtype=np.int64)))
+    np.testing.assert_array_equal(z2.get(), [0.0, 3.0, 6.0])
+
+
+def test_raw_kernel_refuses_what_cupy_or_the_device_refuses(cupy_standin_module):
+    cp = cupy_standin_module
+    k = cp.RawKernel(_SAXPY, "saxpy")
+    x, y = cp.ones(4), cp.ones(4)
+    with pytest.raises(TypeError, match="Only numpy.ndarrays of size one can be passed by value"):
+        k((1,), (4,), (np.ones(4), y, 1.0, 4))
+    with pytest.raises(TypeError, match="expected tuple, got int"):
+        k(1, (4,), (x, y, 1.0, 4))
+    with pytest.raises(RuntimeError, match="invalid argument"):
+        k((1,), (2048,), (x, y, 1.0, 4))  # over 1024 threads a block
+    # an int32 where the kernel declares long long: a device misreads it, the stand-in refuses it
+    with pytest.raises(TypeError, match=r"argument 3 is a int32 scalar \(4 bytes\) but the parameter is 'long long'"):
+        k((1,), (4,), (x, y, 1.0, np.int32(4)))
+    with pytest.raises(TypeError, match="takes 4 arguments, 3 given"):
+        k((1,), (4,), (x, y, 1.0))
+    with pytest.raises(RuntimeError, match="named symbol not found"):
+        cp.RawKernel(_SAXPY, "daxpy")((1,), (1,), (x, y, 1.0, 4))
+    shared = 'extern "C" __global__ void f(double* y) { __shared__ double s[32]; y[0] = s[0]; }'
+    with pytest.raises(NotImplementedError, match="__shared__"):
+        cp.RawKernel(shared, "f")((1,), (1,), (y,))
+    np.testing.assert_array_equal(y.get(), np.ones(4))  # nothing above ran the kernel

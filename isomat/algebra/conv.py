@@ -460,7 +460,8 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
         ``"diagonal"``: float only, the values stored by the diagonals of each channel block
         (:func:`isomat.algebra.diagonal_blocks` with ``block = prod(n)``), for fast repeated
         products; a stride-1 convolution whose output keeps the input's spatial shape
-        (``padding="same"``) is banded so, and any other is refused.
+        (``padding="same"``) is banded so, and any other is refused. In the cupy field the
+        diagonals are converted and stored on the device, and the product is a CUDA kernel.
     threads : int, optional
         Threads filling row blocks of a NumPy result (default ``min(2, os.cpu_count())``).
 
@@ -480,7 +481,7 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     k = _kernel_values(kernel, field)
     plan = _Plan(input_shape, tuple(k.shape), stride, padding, dilation, boundary, groups=groups)
     format = _validate.choice("format", format, ("csr", "csc", "coo", "operator", "diagonal"))
-    if format == "diagonal" and field != "numpy":
+    if format == "diagonal" and field == "sympy":
         raise ValueError(f"format='diagonal' stores float values; the kernel gives the {field} field")
     kflat = k.reshape(plan.c_out, plan.cpg * plan.K)
     threads = _validate.threads(threads)

@@ -19,6 +19,14 @@ block-column boundaries without testing them: for a "virtual row" :math:`n = q b
     y_{p b + i} = \sum_q z_{q b + i},
 
 and ``data[p, d, n + k]`` is zero whenever :math:`n + k` leaves block column :math:`q`.
+
+On the GPU (``field="cupy"``) the diagonals live on the device and the product is one CUDA
+kernel (a CuPy ``RawKernel``): a thread per output row :math:`r = p b + i` sums
+:math:`\mathrm{data}[p, d, q b + i + k_d]\, x_{q b + i + k_d}` over the diagonals and block
+columns, so the threads of a warp read consecutive values of each diagonal (coalesced) and the
+matrix streams at 8 bytes an entry in float64 where cuSPARSE's CSR reads 12 (value and int32
+column index) plus the row pointers. cupyx's own ``dia_matrix`` is no substitute: its product
+converts to CSC and then CSR on every call (``cupyx/scipy/sparse/_dia.py``, CuPy 14.2).
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ import scipy.sparse as sp
 from .. import _validate
 from .._config import get_memory_limit
 from ..errors import SizeLimitError
+from ..gpu import cupy_sparse, is_cupy_array, is_cupy_sparse, require_cupy
 from ._operator import SparseOperator, _human
 
 try:  # SciPy's compiled DIA kernel: y[n] += data[n] * x[n] along one diagonal, GIL released
@@ -98,7 +107,8 @@ class DiagonalBlocks:
 
     Build one with :func:`diagonal_blocks`. ``A @ x`` / :meth:`matvec` applies it on several
     threads, :meth:`rmatvec` applies :math:`A^{\mathsf T}`, :meth:`tocsr` gives the SciPy matrix
-    back.
+    back. In the ``cupy`` field (``data`` a CuPy array) both products run as CUDA kernels on
+    CuPy arrays; :meth:`to_field` moves the storage between host and device.
 
     Attributes
     ----------
@@ -107,17 +117,24 @@ class DiagonalBlocks:
         The block size :math:`b`.
     offsets : ndarray of int64, shape (n_diagonals,)
         The block diagonals :math:`k = j - i` that hold entries, increasing.
-    data : ndarray, shape (n_block_rows, n_diagonals, n_block_cols * block)
+    data : ndarray (NumPy or CuPy), shape (n_block_rows, n_diagonals, n_block_cols * block)
         ``data[p, d, c]`` is entry :math:`(p b + (c \bmod b) - k_d,\ c)`; zero where there is none.
     nnz : int
         Stored entries of the matrix it was built from (before zero fill).
+    field : {"numpy", "cupy"}
+        Where ``data`` lives (the CPU, or the GPU through CuPy).
     """
 
     def __init__(self, shape: tuple[int, int], block: int, offsets: np.ndarray, data: np.ndarray, nnz: int):
         self.shape = (_validate.nonnegative_int("shape[0]", shape[0]), _validate.nonnegative_int("shape[1]", shape[1]))
         self.block = _validate.positive_int("block", block)
-        self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.data = np.ascontiguousarray(data)  # the kernel takes contiguous slices
+        # offsets stay on the host in both fields (a few numbers the Python loops and the checks
+        # read); the device kernel gets its own copy, made once
+        self.offsets = np.asarray(offsets.get() if is_cupy_array(offsets) else offsets, dtype=np.int64)
+        self.field = "cupy" if is_cupy_array(data) else "numpy"
+        # the kernels take contiguous storage (a CUDA RawKernel ignores strides altogether)
+        self.data = (require_cupy().ascontiguousarray(data) if self.field == "cupy" else np.ascontiguousarray(data))
+        self._device_offsets: Any = None
         self.nnz = _validate.nonnegative_int("nnz", nnz)
         b = self.block
         expected = (-(-self.shape[0] // b), self.offsets.size, -(-self.shape[1] // b) * b)
@@ -135,8 +152,18 @@ class DiagonalBlocks:
         return self.data.size / max(self.nnz, 1)
 
     def __repr__(self) -> str:
+        where = ", field='cupy'" if self.field == "cupy" else ""
         return (f"DiagonalBlocks(shape={self.shape}, block={self.block}, diagonals={len(self.offsets)}, "
-                f"nnz={self.nnz:,}, fill={self.fill:.3f}, dtype={self.dtype})")
+                f"nnz={self.nnz:,}, fill={self.fill:.3f}, dtype={self.dtype}{where})")
+
+    def to_field(self, field: str) -> "DiagonalBlocks":
+        """The same matrix with its diagonals in ``field`` (``"numpy"``: host, ``"cupy"``: device);
+        ``self`` when already there. The values are copied once, host <-> device."""
+        field = _validate.choice("field", field, ("numpy", "cupy"))
+        if field == self.field:
+            return self
+        data = require_cupy().asarray(self.data) if field == "cupy" else self.data.get()
+        return DiagonalBlocks(self.shape, self.block, self.offsets, data, self.nnz)
 
     def _rows_in(self, p: int) -> int:
         return min(self.block, self.shape[0] - p * self.block)
@@ -162,7 +189,16 @@ class DiagonalBlocks:
             Contiguous, of the result dtype; returned.
         tile : int, optional
             Rows per kernel call (default :data:`DEFAULT_TILE`).
+
+        In the ``cupy`` field ``x`` (and ``out``) are CuPy arrays, the product is one CUDA kernel
+        launch and ``threads`` / ``tile`` are checked but unused (the device schedules its own).
         """
+        if self.field == "cupy":
+            if threads is not None:
+                _validate.positive_int("threads", threads)
+            if tile is not None:
+                _validate.positive_int("tile", tile)
+            return self._device_product(x, out, transpose=False)
         x = np.asarray(x)
         if x.ndim != 1 or x.shape[0] != self.shape[1]:
             raise ValueError(f"x must have shape ({self.shape[1]},), got {x.shape}")
@@ -250,7 +286,10 @@ class DiagonalBlocks:
 
     def rmatvec(self, y: Any) -> np.ndarray:
         r""":math:`x = A^{\mathsf T} y` (one thread): each diagonal read once against a copy of
-        the block row's part of ``y`` repeated over the block columns."""
+        the block row's part of ``y`` repeated over the block columns. In the ``cupy`` field, one
+        CUDA kernel launch (a thread per column) on a CuPy ``y``."""
+        if self.field == "cupy":
+            return self._device_product(y, None, transpose=True)
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != self.shape[0]:
             raise ValueError(f"y must have shape ({self.shape[0]},), got {y.shape}")
@@ -273,17 +312,61 @@ class DiagonalBlocks:
                     _axpy(data[p, d, lo + k:hi + k], yv[lo:hi], out[lo + k:hi + k])
         return out[:n_cols]
 
+    def _device_product(self, v: Any, out: Any, *, transpose: bool) -> Any:
+        """``A v`` (or ``A^T v``) in the cupy field: one launch of :func:`_device_kernel`."""
+        cp = require_cupy()
+        name, n_in, n_out = ("y", self.shape[0], self.shape[1]) if transpose else ("x", self.shape[1], self.shape[0])
+        if not is_cupy_array(v):
+            # no silent host -> device copy per product: the caller moves x once
+            raise TypeError(f"{name} must be a CuPy array for a DiagonalBlocks in the cupy field, got "
+                            f"{type(v).__name__} (move it with isomat.gpu.to_gpu)")
+        if v.ndim != 1 or v.shape[0] != n_in:
+            raise ValueError(f"{name} must have shape ({n_in},), got {tuple(v.shape)}")
+        dtype = np.result_type(self.data.dtype, v.dtype)
+        if dtype not in (np.float32, np.float64):
+            raise TypeError(f"{name}: the device product takes float32 or float64 values, got {dtype} "
+                            "(complex matrices: use the numpy field)")
+        v = cp.ascontiguousarray(v, dtype=dtype)
+        data = self.data if self.data.dtype == dtype else self.data.astype(dtype)
+        if out is None:
+            out = cp.empty(n_out, dtype=dtype)
+        elif (not is_cupy_array(out) or tuple(out.shape) != (n_out,) or out.dtype != dtype
+              or not out.flags.c_contiguous):
+            raise ValueError(f"out must be a contiguous CuPy array of shape ({n_out},) and dtype {dtype}, "
+                             f"got {getattr(out, 'shape', type(out).__name__)} {getattr(out, 'dtype', '')}")
+        if n_out == 0:
+            return out
+        if self.offsets.size == 0:
+            out.fill(0)
+            return out
+        if self._device_offsets is None:
+            self._device_offsets = cp.asarray(self.offsets)
+        threads = 256
+        blocks = min(-(-n_out // threads), 1 << 20)  # the kernels loop over the rest (grid-stride)
+        i64 = np.int64
+        args = (data, self._device_offsets, v, out, i64(self.shape[0]), i64(self.shape[1]), i64(self.block),
+                i64(self.offsets.size), i64(data.shape[2]))
+        if transpose:
+            args += (i64(data.shape[0]),)
+        _device_kernel(cp, dtype, transpose)((blocks,), (threads,), args)
+        return out
+
     def __matmul__(self, x: Any) -> np.ndarray:
         return self.matvec(x)
 
     def aslinearoperator(self) -> Any:
-        """A ``scipy.sparse.linalg.LinearOperator`` with this matvec and rmatvec."""
+        """A ``scipy.sparse.linalg.LinearOperator`` with this matvec and rmatvec (numpy field)."""
+        if self.field == "cupy":
+            raise TypeError("aslinearoperator gives a SciPy (host) operator: call to_field('numpy') first")
         from scipy.sparse.linalg import LinearOperator
 
         return LinearOperator(self.shape, matvec=self.matvec, rmatvec=self.rmatvec, dtype=self.dtype)
 
     def tocsr(self) -> sp.csr_array:
-        """The matrix as a SciPy CSR array (stored zeros dropped)."""
+        """The matrix as a SciPy CSR array (stored zeros dropped); in the cupy field a
+        ``cupyx.scipy.sparse.csr_matrix`` (converted on the host: a checking aid, not a fast path)."""
+        if self.field == "cupy":
+            return cupy_sparse().csr_matrix(sp.csr_matrix(self.to_field("numpy").tocsr()))
         b, (n_rows, n_cols) = self.block, self.shape
         n_br, _, span = self.data.shape
         c = np.arange(span)
@@ -302,17 +385,82 @@ class DiagonalBlocks:
         return A.tocsr()
 
     def toarray(self) -> np.ndarray:
+        """Dense rendering in the field (a NumPy or CuPy array)."""
         return self.tocsr().toarray()
 
 
+# The two device kernels, one per value type. A thread per result entry, grid-stride so that any
+# grid covers any size; 64-bit index arithmetic because data holds n_block_rows * diagonals * span
+# values, which passes 2**31 for large layers. Threads of a warp take consecutive rows i of one
+# block row, so for each diagonal d and block column q they read consecutive data[p, d, q b + i + k]
+# (and x) entries: the loads coalesce, and the matrix streams once at 8 bytes an entry (float64).
+_MATVEC_SOURCE = r"""
+extern "C" __global__ void isomat_dia_blocks_matvec_NAME(
+    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ x, T* __restrict__ y,
+    long long n_rows, long long n_cols, long long block, long long n_diag, long long span)
+{
+  const long long step = (long long)blockDim.x * gridDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n_rows; r += step) {
+    const long long p = r / block, i = r - p * block;
+    const T* band = data + p * n_diag * span;
+    T acc = 0;
+    for (long long d = 0; d < n_diag; ++d) {
+      const long long j = i + offsets[d];  /* column inside each block */
+      if (j < 0 || j >= block) continue;
+      const T* diag = band + d * span;
+      for (long long c = j; c < n_cols; c += block) acc += diag[c] * x[c];
+    }
+    y[r] = acc;
+  }
+}
+"""
+# A^T y: a thread per column c = q b + j sums data[p, d, c] y[p b + j - k_d] over block rows p and
+# diagonals d; consecutive threads read consecutive c, so these loads coalesce too.
+_RMATVEC_SOURCE = r"""
+extern "C" __global__ void isomat_dia_blocks_rmatvec_NAME(
+    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ y, T* __restrict__ x,
+    long long n_rows, long long n_cols, long long block, long long n_diag, long long span, long long n_brows)
+{
+  const long long step = (long long)blockDim.x * gridDim.x;
+  for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < n_cols; c += step) {
+    const long long j = c % block;
+    T acc = 0;
+    for (long long d = 0; d < n_diag; ++d) {
+      const long long i = j - offsets[d];  /* row inside each block */
+      if (i < 0 || i >= block) continue;
+      for (long long p = 0; p < n_brows; ++p) {
+        const long long r = p * block + i;
+        if (r >= n_rows) break;
+        acc += data[(p * n_diag + d) * span + c] * y[r];
+      }
+    }
+    x[c] = acc;
+  }
+}
+"""
+_KERNELS: dict[tuple, Any] = {}
+
+
+def _device_kernel(cp: Any, dtype: np.dtype, transpose: bool) -> Any:
+    """The compiled kernel for ``dtype`` (float32 or float64), made once per CuPy module."""
+    key = (id(cp), np.dtype(dtype).name, transpose)
+    if key not in _KERNELS:
+        ctype, suffix = ("double", "f64") if np.dtype(dtype) == np.float64 else ("float", "f32")
+        source = (_RMATVEC_SOURCE if transpose else _MATVEC_SOURCE).replace("NAME", suffix)
+        name = f"isomat_dia_blocks_{'rmatvec' if transpose else 'matvec'}_{suffix}"
+        _KERNELS[key] = cp.RawKernel(f"typedef {ctype} T;\n" + source, name)
+    return _KERNELS[key]
+
+
 def diagonal_blocks(A: Any, *, block: int | None = None, max_fill: float = 1.5,
-                    chunk: int = 1 << 22) -> DiagonalBlocks:
+                    chunk: int = 1 << 22, field: str | None = None) -> DiagonalBlocks:
     r"""Store a sparse matrix by the diagonals of its :math:`b\times b` blocks.
 
     Parameters
     ----------
-    A : scipy.sparse array or matrix, or SparseOperator (numpy field)
-        The materialized matrix, for example ``conv_matrix(...)``.
+    A : scipy.sparse or cupyx.scipy.sparse matrix, or SparseOperator (numpy or cupy field)
+        The materialized matrix, for example ``conv_matrix(...)`` (``backend="cupy"`` for one on
+        the device).
     block : int, optional
         Block size :math:`b`. The default, ``max(A.shape)``, is one block: right for a
         single-channel convolution. For a multi-channel layer acting on ``(C, *spatial)`` use the
@@ -323,24 +471,50 @@ def diagonal_blocks(A: Any, *, block: int | None = None, max_fill: float = 1.5,
         random sparsity).
     chunk : int
         Entries converted per vectorized step (bounds the temporary index arrays).
+    field : {"numpy", "cupy"}, optional
+        Where the diagonals are stored and the product runs. Default: the field of ``A`` (a
+        cupyx matrix or a cupy-field operator is converted on the device, with CuPy; host input
+        on the host). A host ``A`` with ``field="cupy"`` is converted on the host and its
+        diagonals copied to the device once.
 
     Raises
     ------
     ValueError
         ``block`` not a positive integer, or the fill over ``max_fill``.
     SizeLimitError
-        The stored values would exceed the memory bound.
+        The stored values would exceed the memory bound (or, in the cupy field, the device's
+        free memory).
     """
+    if field is not None:
+        field = _validate.choice("field", field, ("numpy", "cupy"))
     if isinstance(A, SparseOperator):
-        if A.field != "numpy":
-            raise TypeError(f"A must be a float operator (numpy field), got the {A.field} field")
-        A = A.to_scipy("csr")
+        if A.field == "sympy":
+            raise TypeError(f"A must be a float operator (numpy or cupy field), got the {A.field} field")
+        A = A.to_cupy("csr") if A.field == "cupy" and field != "numpy" else A.to_scipy("csr")
+    if is_cupy_sparse(A):
+        if field == "numpy":
+            A = A.get()
+        else:
+            return _diagonal_blocks_xp(A.tocsr(), require_cupy(), block, max_fill, chunk)
     if type(A).__module__.startswith("sympy"):
         raise TypeError("A must be a float operator: a SymPy matrix holds exact entries, which the diagonal "
                         "storage does not (build it with backend='numpy')")
     if not sp.issparse(A):
-        raise TypeError(f"A must be a scipy.sparse array or matrix or a SparseOperator, got {type(A).__name__}")
-    A = sp.csr_array(A)
+        raise TypeError(f"A must be a scipy.sparse array or matrix, a cupyx.scipy.sparse matrix or a "
+                        f"SparseOperator, got {type(A).__name__}")
+    if field == "cupy" and A.dtype.kind == "c":  # refused before the host conversion, not after it
+        raise TypeError("A: the device product takes float32 or float64 values, got a complex matrix "
+                        "(use field='numpy')")
+    D = _diagonal_blocks_xp(sp.csr_array(A), np, block, max_fill, chunk)
+    return D.to_field("cupy") if field == "cupy" else D
+
+
+def _diagonal_blocks_xp(A: Any, xp: Any, block: int | None, max_fill: float, chunk: int) -> DiagonalBlocks:
+    """:func:`diagonal_blocks` of a CSR matrix ``A`` of the array module ``xp`` (NumPy or CuPy),
+    written once against ``xp`` so that a device matrix is converted on the device."""
+    if xp is not np and A.dtype.kind == "c":
+        raise TypeError("A: the device product takes float32 or float64 values, got a complex matrix "
+                        "(use field='numpy')")
     A.sum_duplicates()
     if A.dtype.kind not in "fc":
         A = A.astype(np.float64)
@@ -357,28 +531,28 @@ def diagonal_blocks(A: Any, *, block: int | None = None, max_fill: float = 1.5,
 
     def entries(lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Row, column and block diagonal of stored entries lo..hi."""
-        r0 = int(np.searchsorted(indptr, lo, side="right")) - 1
-        r1 = int(np.searchsorted(indptr, hi, side="left"))
-        counts = np.diff(np.clip(indptr[r0:r1 + 1], lo, hi))
-        r = np.repeat(np.arange(r0, r0 + counts.size, dtype=np.int64), counts)
-        c = indices[lo:hi].astype(np.int64)
+        r0 = int(xp.searchsorted(indptr, lo, side="right")) - 1
+        r1 = int(xp.searchsorted(indptr, hi, side="left"))
+        counts = xp.diff(xp.clip(indptr[r0:r1 + 1], lo, hi))
+        r = xp.repeat(xp.arange(r0, r0 + counts.size, dtype=xp.int64), counts)
+        c = indices[lo:hi].astype(xp.int64)
         return r, c, (c - r if single else c % b - r % b)
 
     # which block diagonals hold entries (a mask over -(b-1)..b-1, or a sort when b is huge)
     use_mask = 2 * b - 1 <= max(4 * A.nnz, 1 << 20)
-    present = np.zeros(2 * b - 1, dtype=bool) if use_mask else None
+    present = xp.zeros(2 * b - 1, dtype=bool) if use_mask else None
     seen: list[np.ndarray] = []
     for lo in range(0, A.nnz, chunk):
         k = entries(lo, min(lo + chunk, A.nnz))[2]
         if present is not None:
             present[k + (b - 1)] = True
         else:
-            seen.append(np.unique(k))
+            seen.append(xp.unique(k))
     if present is not None:
-        offsets = np.flatnonzero(present) - (b - 1)
+        offsets = xp.flatnonzero(present) - (b - 1)
     else:
-        offsets = np.unique(np.concatenate(seen)) if seen else np.zeros(0, dtype=np.int64)
-    n_d = offsets.size
+        offsets = xp.unique(xp.concatenate(seen)) if seen else xp.zeros(0, dtype=xp.int64)
+    n_d = int(offsets.size)
     stored = n_br * n_d * n_bc * b
     if stored > max_fill * max(A.nnz, 1) and A.nnz:
         raise ValueError(
@@ -390,16 +564,23 @@ def diagonal_blocks(A: Any, *, block: int | None = None, max_fill: float = 1.5,
         raise SizeLimitError(
             f"diagonal_blocks: storing {stored:,} values would need about {_human(need)}, over the memory "
             f"bound of {_human(get_memory_limit())} (raise it with isomat.set_memory_limit, ISOMAT_MEMORY_LIMIT or isomat export --memory-limit)")
-    data = np.zeros((n_br, n_d, n_bc * b), dtype=A.dtype)
+    if xp is not np:
+        # on the device the bound that bites is its free memory: refuse with the sizes rather than
+        # fail with an OutOfMemoryError half-way (the chunk's index arrays: 4 int64s an entry)
+        free = int(xp.cuda.Device().mem_info[0])
+        if need + 32 * min(chunk, A.nnz) > free:
+            raise SizeLimitError(f"diagonal_blocks: storing {stored:,} values on the GPU would need about "
+                                 f"{_human(need)}, over the {_human(free)} free on the device")
+    data = xp.zeros((n_br, n_d, n_bc * b), dtype=A.dtype)
     flat = data.reshape(-1)
     span = n_bc * b
     if present is not None:  # diagonal number by table look-up (a binary search per entry is slower)
-        number = np.zeros(2 * b - 1, dtype=np.int64)
-        number[offsets + (b - 1)] = np.arange(n_d)
+        number = xp.zeros(2 * b - 1, dtype=xp.int64)
+        number[offsets + (b - 1)] = xp.arange(n_d)
     for lo in range(0, A.nnz, chunk):  # entries recomputed, not kept from the first pass: nnz int64s
         hi = min(lo + chunk, A.nnz)
         r, c, k = entries(lo, hi)
-        d = number[k + (b - 1)] if present is not None else np.searchsorted(offsets, k)
+        d = number[k + (b - 1)] if present is not None else xp.searchsorted(offsets, k)
         if not single:
             d += (r // b) * n_d
         flat[d * span + c] = values[lo:hi]

@@ -566,3 +566,170 @@ def from_dlpack(x: Any) -> "ndarray":
     TRANSFERS["h2d_bytes"] += a.nbytes
     return ndarray(_a=_np.array(a))
 
+
+
+# -- RawKernel: the CUDA source itself, compiled for the host ----------------------------------------
+class RawKernel:
+    """``cupy.RawKernel(code, name, options=(), backend="nvrtc", ...)`` (``cupy/_core/raw.pyx``).
+
+    CPU emulation of the same CUDA source: on the first call the code is compiled with the host
+    C++ compiler (``$CXX`` or ``g++``) behind a prelude that defines ``__global__``,
+    ``threadIdx``/``blockIdx``/``blockDim``/``gridDim``, and the kernel runs once per (block,
+    thread) in order. Arguments are passed as ``cuLaunchKernel`` receives them from CuPy
+    (``cupy/cuda/function.pyx: _pointer``): a ``cupy.ndarray`` as its data pointer (views ignored,
+    as RawKernel ignores them), ``None`` as a null pointer, a size-one ``numpy.ndarray`` by value, a
+    larger one refused with CuPy's TypeError, and scalars by value with CuPy's dtype
+    (``_scalar.pyx``: Python ``int`` -> int64, ``float`` -> float64, NumPy scalars their own dtype).
+
+    Stricter than a device where a device would compute garbage: an argument whose size differs
+    from the declared parameter's (an int64 passed for an ``int``) is a TypeError, not a misread;
+    a block of more than 1024 threads is refused as CUDA refuses it. Kernels that need threads to
+    run concurrently (``__shared__``, ``__syncthreads``, atomics, warp intrinsics) are refused with
+    NotImplementedError: a sequential emulation cannot show their races.
+    """
+
+    _UNSUPPORTED = ("__shared__", "__syncthreads", "atomic", "__shfl", "cooperative_groups", "__ballot")
+
+    def __init__(self, code: str, name: str, options: tuple = (), backend: str = "nvrtc", *,
+                 translate_cucomplex: bool = False, enable_cooperative_groups: bool = False,
+                 jitify: Any = None) -> None:
+        if not isinstance(code, str) or not isinstance(name, str):
+            raise TypeError("RawKernel takes the code and the kernel name as str")
+        if not isinstance(options, tuple):
+            raise TypeError(f"Argument 'options' has incorrect type (expected tuple, got {type(options).__name__})")
+        self.code, self.name, self.options, self.backend = code, name, options, backend
+        self.__name__ = name
+        self._lib: Any = None
+        self._params: list[str] = []
+
+    def _compile(self) -> None:
+        # (this module defines cupy.max, cupy.min, ...: the builtins are spelled out below)
+        import ctypes
+        import hashlib
+        import os
+        import re
+        import shutil
+        import subprocess
+        import tempfile
+
+        for word in self._UNSUPPORTED:
+            if word in self.code:
+                raise NotImplementedError(f"the cupy stand-in runs kernels one thread at a time and cannot emulate {word!r}")
+        m = re.search(r'extern\s+"C"\s+__global__\s+void\s+' + re.escape(self.name) + r"\s*\(([^)]*)\)", self.code)
+        if m is None:  # cuModuleGetFunction fails: CUDA_ERROR_NOT_FOUND
+            raise RuntimeError(f"CUDA_ERROR_NOT_FOUND: named symbol not found ({self.name!r}: no extern \"C\" __global__ "
+                               "kernel of that name in the code)")
+        params = [p.strip() for p in m.group(1).split(",") if p.strip()]
+        types_ = [re.sub(r"\b[A-Za-z_]\w*\s*$", "", p).strip() for p in params]
+        self._params = types_
+        call = ", ".join(f"*({t}*)args[{i}]" for i, t in enumerate(types_))
+        sizes = "".join(f"out[{i}] = sizeof({t}); " for i, t in enumerate(types_))
+        source = (_RAW_PRELUDE + "\n#line 1\n" + self.code + "\n" + _RAW_DRIVER.replace("KERNEL", self.name)
+                  .replace("CALL", call).replace("SIZES", sizes))
+        cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
+        if cxx is None:
+            raise RuntimeError("the cupy stand-in compiles RawKernel code with a host C++ compiler, and none was found "
+                               "(set CXX or install g++)")
+        key = hashlib.sha256((source + cxx).encode()).hexdigest()[:20]
+        cache = _RAW_CACHE.setdefault("dir", tempfile.mkdtemp(prefix="cupy-standin-raw-"))
+        lib = os.path.join(cache, f"{key}.so")
+        if not os.path.exists(lib):
+            src = os.path.join(cache, f"{key}.cpp")
+            with open(src, "w") as f:
+                f.write(source)
+            proc = subprocess.run([cxx, "-std=c++17", "-O2", "-shared", "-fPIC", "-w", src, "-o", lib + ".tmp"],
+                                  capture_output=True, text=True)
+            if proc.returncode:  # NVRTC's CompileException carries the log the same way
+                raise RuntimeError(f"compilation of {self.name!r} failed:\n{proc.stderr}")
+            os.replace(lib + ".tmp", lib)
+        self._lib = ctypes.CDLL(lib)
+        n = len(types_)
+        out = (ctypes.c_size_t * builtins.max(n, 1))()
+        self._lib.standin_sizes(out)
+        self._sizes = [int(out[i]) for i in range(n)]
+
+    def __call__(self, grid: tuple, block: tuple, args: Any, shared_mem: int = 0, stream: Any = None,
+                 enable_cooperative_groups: bool = False) -> None:
+        import ctypes
+
+        for what, dims in (("grid", grid), ("block", block)):
+            if not isinstance(dims, tuple):
+                raise TypeError(f"Argument '{what}' has incorrect type (expected tuple, got {type(dims).__name__})")
+        g = tuple(int(v) for v in (grid + (1, 1))[:3])
+        b = tuple(int(v) for v in (block + (1, 1))[:3])
+        if builtins.min(g + b) < 1 or b[0] * b[1] * b[2] > 1024 or b[2] > 64:
+            raise RuntimeError(f"CUDA_ERROR_INVALID_VALUE: invalid argument (grid {g}, block {b})")
+        if self._lib is None:
+            self._compile()
+        args = tuple(args)
+        if len(args) != len(self._params):
+            # a device reads past the argument buffer; refuse instead
+            raise TypeError(f"{self.name} takes {len(self._params)} arguments, {len(args)} given")
+        keep, ptrs = [], (ctypes.c_void_p * builtins.max(len(args), 1))()
+        for i, a in enumerate(args):
+            if isinstance(a, ndarray) or a is None:
+                slot = ctypes.c_void_p(a._a.ctypes.data if a is not None else 0)
+                nbytes, what = ctypes.sizeof(ctypes.c_void_p), "a pointer"
+            else:
+                if isinstance(a, _np.ndarray):
+                    if a.size != 1:
+                        raise TypeError(
+                            f"You are trying to pass a numpy.ndarray of shape {a.shape} as a kernel parameter. Only "
+                            "numpy.ndarrays of size one can be passed by value. If you meant to pass a pointer to "
+                            "__global__ memory, you need to pass a cupy.ndarray instead.")
+                    v = _np.ascontiguousarray(a).reshape(())
+                elif type(a) is bool:
+                    v = _np.asarray(a, dtype=_np.bool_)
+                elif type(a) is int:
+                    v = _np.asarray(a, dtype=_np.uint64 if a >= 0x8000000000000000 else _np.int64)
+                elif type(a) is float:
+                    v = _np.asarray(a, dtype=_np.float64)
+                elif type(a) is complex:
+                    v = _np.asarray(a, dtype=_np.complex128)
+                elif isinstance(a, _np.generic):
+                    v = _np.asarray(a)
+                else:
+                    raise TypeError(f"Unsupported type {type(a)}")
+                slot = _np.array(v)  # owned, aligned storage for the value
+                nbytes, what = slot.itemsize, f"a {slot.dtype} scalar"
+            if nbytes != self._sizes[i]:
+                raise TypeError(f"{self.name}: argument {i} is {what} ({nbytes} bytes) but the parameter is "
+                                f"'{self._params[i]}' ({self._sizes[i]} bytes); a device would misread it")
+            keep.append(slot)
+            ptrs[i] = ctypes.addressof(slot) if isinstance(slot, ctypes.c_void_p) else slot.ctypes.data
+        self._lib.standin_launch(*[ctypes.c_uint(v) for v in g + b], ptrs)
+
+    @property
+    def attributes(self) -> dict:
+        return {"max_threads_per_block": 1024}
+
+
+_RAW_CACHE: dict[str, str] = {}
+_RAW_PRELUDE = r"""
+#include <cstddef>
+#include <cmath>
+struct uint3 { unsigned int x, y, z; };
+struct dim3 { unsigned int x, y, z; };
+static uint3 threadIdx, blockIdx;
+static dim3 blockDim, gridDim;
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __restrict__ __restrict
+#define __ldg(p) (*(p))
+"""
+_RAW_DRIVER = r"""
+extern "C" void standin_sizes(size_t* out) { SIZES }
+extern "C" void standin_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                               void** args) {
+  gridDim = {gx, gy, gz}; blockDim = {bx, by, bz};
+  for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) {
+    blockIdx = {x, y, z};
+    for (unsigned tz = 0; tz < bz; ++tz) for (unsigned ty = 0; ty < by; ++ty) for (unsigned tx = 0; tx < bx; ++tx) {
+      threadIdx = {tx, ty, tz};
+      KERNEL(CALL);
+    }
+  }
+}
+"""
