@@ -11,12 +11,16 @@
    The memory pool's high-water mark during a build (``total_bytes`` after a build started from
    an emptied pool) is recorded against the device memory guard's estimate
    (``DEVICE_BYTES_PER_ENTRY`` per stored entry, ``isomat/algebra/_operator.py``).
-2. SPM (farag2025) forward at n = 4096, batch 256, float32 end to end (angles, ``d_in``,
+2. Diagonal-block product (issue 15, item 8) on the same matrix: ``diagonal_blocks`` converts
+   the CSR on the device (8 bytes an entry, no column indices) and its CUDA kernel is timed beside
+   the cuSPARSE CSR SpMV, same x, same run (CUDA events, medians), with the bytes each reads, the
+   effective bandwidths, the speedup and the largest difference between the two products.
+3. SPM (farag2025) forward at n = 4096, batch 256, float32 end to end (angles, ``d_in``,
    ``d_out``, bias and the batch; the output's dtype is recorded), against ``X @ W`` with a dense
    4096 x 4096 float32 ``W`` (cuBLAS), same run.
 
 Each leg runs on its own: one that fails leaves its error in ``errors`` and the JSON is still
-written (exit status 1); the other leg's figures stand. On a machine without a usable CUDA device
+written (exit status 1); the other legs' figures stand. On a machine without a usable CUDA device
 it writes ``skipped`` with the reason and exits 0.
 Run: ``python benchmarks/gpu.py [--quick] [--json OUT]``.
 """
@@ -124,6 +128,50 @@ def conv_spmv(cp: Any, size: int, repeats: int, build_repeats: int = 3) -> tuple
     return figs, ratios, notes
 
 
+def diagonal_vs_csr(cp: Any, size: int, repeats: int) -> tuple[list, list, list]:
+    """Figures, ratios and notes of the diagonal-block product against cuSPARSE's CSR SpMV on the
+    same convolution matrix (CUDA events, medians)."""
+    import isomat
+    from isomat.algebra.conv import conv_matrix
+    from isomat.algebra.diagonal import diagonal_blocks
+
+    kernel = cp.random.default_rng(0).standard_normal((3, 3))
+    n = size * size
+    with isomat.memory_limit(max(isomat.get_memory_limit(), 64 * 9 * n + (1 << 30))):
+        A = conv_matrix((size, size), kernel, padding="same", backend="cupy", format="csr")
+        t_convert, D = event_seconds(cp, lambda: diagonal_blocks(A))
+    x = cp.random.default_rng(1).standard_normal(n)
+    y_csr, y_dia = A @ x, D @ x  # first calls: cuSPARSE setup, NVRTC compile of the kernel
+    diff = float(cp.abs(y_dia - y_csr).max()) / max(float(cp.abs(y_csr).max()), 1e-300)
+    t_csr = _event_median(cp, lambda: A @ x, repeats)
+    t_dia = _event_median(cp, lambda: D @ x, repeats)
+    vb = x.dtype.itemsize
+    csr_bytes = A.nnz * (A.data.dtype.itemsize + A.indices.dtype.itemsize) + (n + 1) * A.indptr.dtype.itemsize + 2 * n * vb
+    dia_bytes = D.data.size * D.data.dtype.itemsize + D.offsets.size * 8 + 2 * n * vb
+    params = dict(image=f"{size}x{size}", kernel="3x3", nnz=int(A.nnz), diagonals=int(D.offsets.size),
+                  fill=round(D.fill, 4), timer="CUDA events")
+    f_csr = figure("CSR SpMV time (cuSPARSE, same matrix)", t_csr, "s", repeats=repeats, **params)
+    f_dia = figure("diagonal-block product time (RawKernel)", t_dia, "s", repeats=repeats, **params)
+    f_csr_bw = figure("CSR SpMV effective bandwidth", csr_bytes / t_csr, "B/s", repeats=repeats, bytes_moved=int(csr_bytes))
+    f_dia_bw = figure("diagonal-block product effective bandwidth", dia_bytes / t_dia, "B/s", repeats=repeats,
+                      bytes_moved=int(dia_bytes))
+    f_conv = figure("diagonal-block conversion from CSR on device", t_convert, "s", repeats=1, stat="single",
+                    timer="CUDA events")
+    f_diff = figure("max |diagonal product - CSR product| / max |CSR product|", diff, "1", stat="single")
+    notes = [f"the diagonal storage reads {dia_bytes / csr_bytes:.2f} of the CSR bytes"]
+    if not diff <= 1e-12:
+        notes.append(f"the diagonal-block product DIFFERS from the CSR product (relative {diff:.3g})")
+    return ([f_csr, f_dia, f_csr_bw, f_dia_bw, f_conv, f_diff],
+            [ratio("speedup of the diagonal-block product over CSR SpMV", f_csr, f_dia)], notes)
+
+
+def _event_median(cp: Any, fn: Any, repeats: int) -> float:
+    """Median over ``repeats`` of ``fn()``'s device time between CUDA events."""
+    import statistics
+
+    return statistics.median(event_seconds(cp, fn)[0] for _ in range(max(int(repeats), 1)))
+
+
 def spm_vs_cublas(cp: Any, n: int, batch: int, repeats: int) -> tuple[list, list, list]:
     """Figures, ratios and notes of SPM forward against a dense cuBLAS matmul."""
     sync = cp.cuda.Device().synchronize
@@ -160,6 +208,7 @@ def run(*, size: int = 8192, n: int = 4096, batch: int = 256, repeats: int = 9,
     cp = require_cupy()
     result: dict[str, Any] = {"benchmark": "gpu", "figures": [], "ratios": [], "notes": [], "errors": []}
     legs = [("conv", lambda: conv_spmv(cp, size, repeats, build_repeats)),
+            ("diagonal", lambda: diagonal_vs_csr(cp, size, repeats)),
             ("spm", lambda: spm_vs_cublas(cp, n, batch, repeats))]
     for name, leg in legs:
         try:
