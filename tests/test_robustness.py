@@ -430,3 +430,36 @@ def test_apply_guards_bound_the_real_peak(name):
     estimate, grew = int(words[words.index("ESTIMATE") + 1]), int(words[words.index("GREW") + 1])
     assert estimate > 16 * 2**20, (name, estimate)  # near the bound, not a toy
     assert grew <= estimate + 16 * 2**20, (name, estimate, grew)
+
+
+# -- issue 17's list, the cases a scalar-valued fuzz cannot draw --------------------------------------
+@pytest.mark.parametrize("name", ["is_kronecker", "kronecker_rank", "nearest_kronecker", "ndlinear_from_dense"])
+def test_nan_matrices_are_refused_before_the_svd(name):
+    # LAPACK's "SVD did not converge" (numpy.linalg.LinAlgError) used to be the answer
+    import isomat.algebra as A
+
+    W = np.eye(4)
+    W[1, 2] = np.nan
+    with pytest.raises(ValueError, match="W must have finite entries") as info:
+        getattr(A, name)(W, (2, 2), (2, 2))
+    assert "isomat" in info.traceback[-1].path.as_posix()
+
+
+def test_symbolic_max_pooling_is_refused_by_name():
+    import sympy
+
+    from isomat.algebra import maxpool_selection
+
+    with pytest.raises(TypeError, match="x must hold real numbers, not symbols"):
+        maxpool_selection(sympy.Matrix(2, 2, sympy.symbols("a:4")), 2, ndim=2)
+    exact = maxpool_selection(sympy.Matrix([[1, sympy.Rational(3, 2)], [sympy.sqrt(2), 0]]), 2, ndim=2)
+    assert sympy.Matrix(exact).tolist() == [[0, 1, 0, 0]]  # exact numbers still compare
+
+
+def test_patch_major_order_is_refused_before_allocating():
+    from isomat._config import memory_limit
+    from isomat.algebra import patch_major_order
+    from isomat.errors import SizeLimitError
+
+    with memory_limit("64M"), pytest.raises(SizeLimitError, match="patch_major_order"):
+        patch_major_order((10**6, 10**6), 2)  # 7.3 TiB of positions (MemoryError before)

@@ -82,8 +82,10 @@ class KroneckerFactors(NamedTuple):
     residual: Any
 
 
-def _dense(W: Any, name: str) -> tuple[Any, str]:
-    """``W`` as a dense 2-d value array of its field (object array of SymPy numbers when exact)."""
+def _dense(W: Any, name: str, *, finite: bool = False) -> tuple[Any, str]:
+    """``W`` as a dense 2-d value array of its field (object array of SymPy numbers when exact);
+    ``finite``: float entries must be finite (for an SVD, which has no answer for NaN or inf and
+    would fail inside LAPACK with "SVD did not converge")."""
     if isinstance(W, SparseOperator):
         W = W.todense()
     if hasattr(W, "toarray") and not isinstance(W, sympy.MatrixBase):
@@ -94,6 +96,12 @@ def _dense(W: Any, name: str) -> tuple[Any, str]:
     arr = _backend.as_values(W, field, name=name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a matrix (2-d), got an array of shape {tuple(arr.shape)}")
+    if finite and field != "sympy":
+        xp = _backend.array_module(field)
+        bad = int((~xp.isfinite(arr)).sum())
+        if bad:
+            raise ValueError(f"{name} must have finite entries (its singular values decide the structure), "
+                             f"got {bad} NaN or infinite of {arr.size}")
     return arr, field
 
 
@@ -171,7 +179,7 @@ def kronecker_rank(W: Any, shape_a: Any, shape_b: Any, *, tol: float | None = No
     (default ``tol = max(shape) * eps``).
     """
     tol = _validate.tolerance("tol", tol)  # NaN used to pass (every singular value then counted as 0)
-    arr, field = _dense(W, "W")
+    arr, field = _dense(W, "W", finite=True)
     R = _rearranged(arr, _pair("shape_a", shape_a), _pair("shape_b", shape_b))
     return _exact_rank(R) if field == "sympy" else _float_rank(R, tol)
 
@@ -218,7 +226,7 @@ def nearest_kronecker(W: Any, shape_a: Any, shape_b: Any) -> KroneckerFactors:
         otherwise the nearest factors involve irrational singular vectors and a ``ValueError``
         asks for float input.
     """
-    arr, field = _dense(W, "W")
+    arr, field = _dense(W, "W", finite=True)
     sa, sb = _pair("shape_a", shape_a), _pair("shape_b", shape_b)
     R = _rearranged(arr, sa, sb)
     if field == "sympy":
@@ -267,7 +275,7 @@ def kronecker_factors(W: Any, shapes: Any, *, tol: float | None = None) -> list[
         raise TypeError(f"shapes must be a non-empty sequence of (rows, cols) pairs, got {shapes!r}")
     shp = [_pair(f"shapes[{i}]", s) for i, s in enumerate(shapes)]
     tol = _validate.tolerance("tol", tol)
-    arr, field = _dense(W, "W")
+    arr, field = _dense(W, "W", finite=True)
     want = (math.prod(s[0] for s in shp), math.prod(s[1] for s in shp))
     if tuple(arr.shape) != want:
         raise ValueError(f"W must have shape {want} for shapes={shp}, got {tuple(arr.shape)}")

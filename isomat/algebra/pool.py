@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_size, render
+from ._operator import SparseOperator, check_bytes, check_size, render
 from .conv import _blocks, _build, _check_stored, _Plan
 
 
@@ -178,6 +178,12 @@ def maxpool_selection(x: Any, window: Any, *, stride: Any = None, padding: Any =
         raise ValueError(f"x must be a non-empty array (n1..nd) or (C, n1..nd), got shape {tuple(xv.shape)}")
     if isinstance(x, complex) or (hasattr(xv, "dtype") and xv.dtype.kind == "c"):
         raise TypeError("x must be real: max pooling compares values, and complex numbers have no order")
+    if field == "sympy":
+        # the selection is decided by comparing values: a symbol or a complex number has no order
+        unordered = [v for v in xv.reshape(-1) if not getattr(v, "is_extended_real", False) or getattr(v, "free_symbols", None)]
+        if unordered:
+            raise TypeError(f"x must hold real numbers, not symbols: max pooling compares values, and {unordered[0]} cannot be "
+                            f"ordered ({len(unordered)} such entries)")
     plan = _window_plan(tuple(xv.shape), window, stride, padding, ndim, ceil_mode, dilation)
     check_size("maxpool_selection", (plan.n_out, plan.n_in), plan.n_out, field=field)
     xp = _backend.array_module(field)
@@ -211,6 +217,8 @@ def patch_major_order(image_shape: Any, p: Any) -> np.ndarray:
     p = _validate.positive_int("p", p)
     if m % p or n % p:
         raise ValueError(f"p = {p} must divide both image sides for a patch-major order, got image_shape {(m, n)}")
+    # the row-major positions and their transposed copy: two int64 arrays of m n entries
+    check_bytes("patch_major_order", 16 * m * n, f"the permutation of an {m}x{n} image")
     a = np.arange(m * n).reshape(m // p, p, n // p, p)
     return a.transpose(0, 2, 1, 3).reshape(-1)
 
