@@ -1,26 +1,187 @@
-"""Every notebook in notebooks/ runs top to bottom (nbclient), as in CI."""
+"""Every notebook in notebooks/ runs top to bottom (nbclient), as in CI, and its stored outputs are fresh.
+
+The notebooks are stored *with* their outputs, so that figures and results show wherever the
+repository is browsed and on the documentation site (myst-nb renders the stored outputs, it does
+not execute). The test executes each notebook and fails when a cell raises, or when the stored
+outputs are stale: the text outputs of the fresh run (``text/plain`` and stream text, whitespace
+collapsed, solver timings masked) must equal the stored ones, cell by cell, and every stored
+image must still be produced. Image bytes and execution counts are not compared.
+
+After changing a notebook or what it prints, store it again, executed::
+
+    .venv/bin/python -m tests.test_notebooks --write              # every notebook
+    .venv/bin/python -m tests.test_notebooks --write zhu2025      # one (by stem)
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+
+# values that differ from run to run by nature: wall-clock timings printed inside ledger records
+# ("seconds": 0.0484, solver_seconds 0.05) and object addresses; they are masked before comparing
+_VOLATILE = [
+    (re.compile(r"(seconds\"?'?\s*[:=]?\s*)-?\d+(?:\.\d*)?(?:e-?\d+)?"), r"\1<time>"),
+    (re.compile(r"0x[0-9a-fA-F]{6,}"), "0x<address>"),
+]
+
+
+def _normalize(text: str) -> str:
+    for pattern, repl in _VOLATILE:
+        text = pattern.sub(repl, text)
+    return " ".join(text.split())
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def cell_outputs(cell) -> list[dict]:
+    """A code cell's outputs as comparable items: consecutive streams merged, rich outputs by text."""
+    items: list[dict] = []
+    for out in cell.get("outputs", []):
+        kind = out.get("output_type")
+        if kind == "stream":
+            name = f"stream {out.get('name', 'stdout')}"
+            if items and items[-1]["kind"] == name:
+                items[-1]["text"] += _text(out.get("text", ""))
+            else:
+                items.append({"kind": name, "text": _text(out.get("text", "")), "image": False})
+        elif kind in ("execute_result", "display_data"):
+            data = out.get("data", {})
+            items.append({"kind": "result", "text": _text(data.get("text/plain", "")),
+                          "image": any(k.startswith("image/") for k in data)})
+        elif kind == "error":
+            items.append({"kind": "error", "text": f"{out.get('ename')}: {out.get('evalue')}", "image": False})
+    return items
+
+
+def execute(path: Path, cwd: str, timeout: int = 600):
+    """Run a notebook with nbclient in ``cwd`` (this checkout's isomat importable); return it executed."""
+    import nbclient
+    import nbformat
+
+    env_backup = {k: os.environ.get(k) for k in ("MPLBACKEND", "PYTHONPATH", "PYTHONHASHSEED")}
+    os.environ["MPLBACKEND"] = "Agg"  # the notebooks select the inline backend; nothing opens a window
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env_backup["PYTHONPATH"]]))
+    try:
+        nb = nbformat.read(path, as_version=4)
+        client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                                         resources={"metadata": {"path": cwd}})
+        client.execute()
+    finally:
+        for k, v in env_backup.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return nb
+
+
+def _where(path: Path, index: int, cell) -> str:
+    first = next((line for line in _text(cell.source).splitlines() if line.strip()), "")
+    return f"{path.parent.name}/{path.name}, cell {index} (code starting {first[:60]!r})"
+
+
+def stale_outputs(path: Path, stored, fresh) -> list[str]:
+    """Messages naming each cell whose stored outputs differ from the fresh run's."""
+    problems = []
+    for index, (old, new) in enumerate(zip(stored.cells, fresh.cells)):
+        if old.cell_type != "code":
+            continue
+        where = _where(path, index, old)
+        if old.get("execution_count") is None:
+            problems.append(f"{where}: stored without being executed")
+        a, b = cell_outputs(old), cell_outputs(new)
+        if [o["kind"] for o in a] != [o["kind"] for o in b]:
+            problems.append(f"{where}: stored outputs {[o['kind'] for o in a]}, a fresh run gives "
+                            f"{[o['kind'] for o in b]}")
+            continue
+        for k, (o, n) in enumerate(zip(a, b)):
+            if _normalize(o["text"]) != _normalize(n["text"]):
+                problems.append(f"{where}, output {k} ({o['kind']}) is stale:\n--- stored\n{o['text'].rstrip()}"
+                                f"\n--- fresh run\n{n['text'].rstrip()}")
+            if o["image"] and not n["image"]:
+                problems.append(f"{where}, output {k}: an image is stored, a fresh run shows none")
+    return problems
 
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs(path, tmp_path, monkeypatch):
+def test_notebook_runs_and_outputs_are_fresh(path, tmp_path):
     nbformat = pytest.importorskip("nbformat", reason="notebooks extra not installed")
-    nbclient = pytest.importorskip("nbclient", reason="notebooks extra not installed")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    # the kernel runs in tmp_path: make this checkout's isomat importable even when not installed
-    repo = str(Path(__file__).resolve().parent.parent)
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")])))
-    nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
-    assert not errors
+    pytest.importorskip("nbclient", reason="notebooks extra not installed")
+    stored = nbformat.read(path, as_version=4)
+    fresh = execute(path, str(tmp_path))
+    errors = [f"{_where(path, i, c)}: {o['text']}" for i, c in enumerate(fresh.cells) if c.cell_type == "code"
+              for o in cell_outputs(c) if o["kind"] == "error"]
+    assert not errors, "a cell raised:\n" + "\n".join(errors)
+    problems = stale_outputs(path, stored, fresh)
+    assert not problems, (
+        "stored outputs are stale (store the notebook again: "
+        f".venv/bin/python -m tests.test_notebooks --write {path.stem}):\n" + "\n".join(problems))
+
+
+
+def test_stale_outputs_are_named():
+    """The comparison itself (no kernel): a changed text, a lost image, a timing, an unexecuted cell."""
+    nbformat = pytest.importorskip("nbformat", reason="notebooks extra not installed")
+    import copy
+
+    path = REPO / "notebooks" / "zhu2025.ipynb"
+    stored = nbformat.read(path, as_version=4)
+    assert not stale_outputs(path, stored, copy.deepcopy(stored))
+    codes = [i for i, c in enumerate(stored.cells) if c.cell_type == "code"]
+    assert all(stored.cells[i].get("execution_count") is not None for i in codes), "stored unexecuted"
+    with_image = next(i for i in codes if any(o["image"] for o in cell_outputs(stored.cells[i])))
+    with_stream = next(i for i in codes if any(o["kind"] == "stream stdout" for o in cell_outputs(stored.cells[i])))
+
+    fresh = copy.deepcopy(stored)
+    out = next(o for o in fresh.cells[with_stream].outputs if o.output_type == "stream")
+    out.text = out.text + "one more line\n"
+    (msg,) = stale_outputs(path, stored, fresh)
+    assert f"notebooks/zhu2025.ipynb, cell {with_stream}" in msg and "one more line" in msg
+
+    fresh = copy.deepcopy(stored)
+    for o in fresh.cells[with_image].outputs:
+        o.get("data", {}).pop("image/png", None)
+    (msg,) = stale_outputs(path, stored, fresh)
+    assert f"cell {with_image}" in msg and "image" in msg
+
+    a, b = copy.deepcopy(stored), copy.deepcopy(stored)
+    a.cells[with_stream].outputs = [nbformat.v4.new_output("stream", name="stdout", text='"seconds": 0.0484\n')]
+    b.cells[with_stream].outputs = [nbformat.v4.new_output("stream", name="stdout", text='"seconds": 1.5\n')]
+    assert not stale_outputs(path, a, b)
+    a.cells[with_stream].execution_count = None
+    assert "stored without being executed" in stale_outputs(path, a, b)[0]
+
+def write(stems: list[str]) -> None:
+    """Execute the notebooks and store them with their outputs (``--write``)."""
+    import nbformat
+
+    for path in NOTEBOOKS:
+        if stems and path.stem not in stems:
+            continue
+        with tempfile.TemporaryDirectory() as cwd:
+            nb = execute(path, cwd)
+        bad = [o for c in nb.cells if c.cell_type == "code" for o in cell_outputs(c) if o["kind"] == "error"]
+        if bad:
+            raise SystemExit(f"{path.name}: a cell raised: {bad[0]['text']}")
+        nbformat.write(nb, path)
+        print(f"stored {path.relative_to(REPO)} with its outputs")
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if not args or args[0] != "--write":
+        raise SystemExit("usage: python -m tests.test_notebooks --write [STEM ...]")
+    write(args[1:])
