@@ -210,6 +210,12 @@ class SparseOperator:
         coo.sum_duplicates()
         return coo.asformat(format)
 
+    def to_field(self, field: str) -> "SparseOperator":
+        """The same operator in ``field`` (``"sympy"``, ``"numpy"`` or ``"cupy"``): its pattern and
+        values moved or converted (``self`` when already there). :func:`isomat.gpu.to_gpu` and
+        :func:`~isomat.gpu.to_cpu` call this, so that the GPU glue needs no algebra types."""
+        return as_operator(self, field=_validate.backend(field, "field"), name="values")
+
     def render(self, format: str = "csr") -> Any:
         """Render in the operator's own field."""
         if self.field == "sympy":

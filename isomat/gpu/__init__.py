@@ -1,5 +1,13 @@
 """CuPy glue: finding a usable device, and moving arrays and operators on and off it.
 
+Layering: this package sits *below* the algebra core. It imports nothing from
+:mod:`isomat.algebra` (``tests/test_gpu_layering.py`` checks it, by reading the source and by
+importing it in a fresh interpreter), and the algebra core reaches the device only through it
+(:func:`require_cupy`, :func:`cupy_sparse`, :func:`is_cupy_array`). Objects that know their own
+field -- a :class:`~isomat.algebra.SparseOperator`, a :class:`~isomat.algebra.DiagonalBlocks` --
+move themselves with their ``to_field(field)`` method; :func:`to_gpu` and :func:`to_cpu` call it
+and handle plain arrays, SciPy sparse and SymPy matrices here.
+
 ``import cupy`` succeeding proves nothing: a usable device is one where allocating
 ``cupy.zeros(1)`` works. Everything here imports CuPy lazily (through :mod:`importlib`, so a
 module placed in ``sys.modules`` is honoured), so isomat imports and runs on machines without it.
@@ -178,7 +186,8 @@ def to_gpu(x: Any, *, format: str | None = None) -> Any:
         NumPy arrays become CuPy arrays; SciPy sparse becomes ``cupyx.scipy.sparse`` in the same
         format (``coo``, ``csr``, ``csc``; others as ``csr``) unless ``format`` is given; a
         :class:`~isomat.algebra.SparseOperator` is re-expressed in the ``cupy`` field (its
-        pattern and values become device arrays); a SymPy matrix becomes a float CuPy array.
+        pattern and values become device arrays; any object with ``field`` and ``to_field``,
+        such as :class:`~isomat.algebra.DiagonalBlocks`, moves itself); a SymPy matrix becomes a float CuPy array.
         CuPy data is returned as is.
     format : {"coo", "csr", "csc"}, optional
         Sparse format of the result for sparse input.
@@ -191,12 +200,10 @@ def to_gpu(x: Any, *, format: str | None = None) -> Any:
     import scipy.sparse as sp
     import sympy
 
-    from ..algebra._operator import SparseOperator, as_operator
-
     if format is not None and format not in ("coo", "csr", "csc"):
         raise ValueError(f"format must be 'coo', 'csr' or 'csc', got {format!r}")
-    if isinstance(x, SparseOperator):
-        return as_operator(x, field="cupy")
+    if _knows_its_field(x):  # SparseOperator, DiagonalBlocks: the algebra side moves its own types
+        return x.to_field("cupy")
     if is_cupy_array(x):
         return x.asformat(format) if (format and is_cupy_sparse(x)) else x
     cp = require_cupy()
@@ -209,9 +216,7 @@ def to_gpu(x: Any, *, format: str | None = None) -> Any:
         cls = {"coo": cpx.coo_matrix, "csr": cpx.csr_matrix, "csc": cpx.csc_matrix}[fmt]
         return cls(host)
     if isinstance(x, sympy.MatrixBase):
-        from ..algebra._backend import as_values
-
-        return as_values(x, "cupy", name="x")
+        return cp.asarray(_sympy_to_float(x))
     if isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex)):
         return cp.asarray(x)
     raise TypeError(f"to_gpu: cannot move a {type(x).__name__} to the device; expected a NumPy array, "
@@ -227,16 +232,33 @@ def to_cpu(x: Any) -> Any:
     """
     import scipy.sparse as sp
 
-    from ..algebra._operator import SparseOperator, as_operator
-
-    if isinstance(x, SparseOperator):
-        return as_operator(x, field="numpy") if x.field == "cupy" else x
+    if _knows_its_field(x):
+        return x.to_field("numpy") if x.field == "cupy" else x
     if is_cupy_sparse(x):
         host = x.get()
         return {"coo": sp.coo_array, "csr": sp.csr_array, "csc": sp.csc_array}[host.format](host)
     if is_cupy_array(x):
         return x.get()
     return x
+
+
+def _knows_its_field(x: Any) -> bool:
+    """An isomat object that moves itself between fields (``field`` and ``to_field``), recognised
+    without importing the algebra package that defines it."""
+    return isinstance(getattr(x, "field", None), str) and callable(getattr(x, "to_field", None))
+
+
+def _sympy_to_float(M: Any) -> Any:
+    """A float (or complex) NumPy array of a numeric SymPy matrix; TypeError for symbols."""
+    import numpy as np
+
+    entries = M.tolist()
+    try:
+        cplx = any(v.is_real is False for row in entries for v in row)
+        return np.array([[complex(v) if cplx else float(v) for v in row] for row in entries],
+                        dtype=complex if cplx else float).reshape(M.shape)
+    except TypeError:
+        raise TypeError("x holds symbolic entries that have no float value; use the sympy backend") from None
 
 
 __all__ = ["gpu_status", "gpu_available", "require_cupy", "cupy_sparse", "is_cupy_array", "is_cupy_sparse",
