@@ -141,7 +141,12 @@ def _tail(text: str, n: int = 4000) -> str:
 
 
 def run_script(script: Path, *, quick: bool = False, timeout: float = 900.0) -> dict[str, Any]:
-    """Run one script in a subprocess and collect its JSON result (or its output)."""
+    """Run one script in a subprocess and collect its JSON result (or its output).
+
+    The entry's ``status`` is ``"skipped"`` (with the ``reason``) when the script wrote a JSON
+    result whose ``"skipped"`` key is set and which holds no figures -- whatever its exit status --,
+    ``"failed"`` for any other non-zero exit, a time-out or an unreadable JSON result, else ``"ok"``.
+    """
     source = script.read_text(encoding="utf-8", errors="replace")
     uses_json = "--json" in source
     cmd = [sys.executable, str(script)]
@@ -173,14 +178,20 @@ def run_script(script: Path, *, quick: bool = False, timeout: float = 900.0) -> 
                 result = json.loads(out_json.read_text(encoding="utf-8"))
             except json.JSONDecodeError as exc:
                 entry["error"] = f"invalid JSON result: {exc}"
-    if proc.returncode != 0:
+    skipped = isinstance(result, dict) and bool(result.get("skipped")) and not result.get("figures")
+    if proc.returncode != 0 and not skipped:
         entry.update(status="failed", stdout=_tail(proc.stdout), stderr=_tail(proc.stderr))
+        return entry
+    if skipped:
+        # a script that wrote a skip (benchmarks/README.md's "skipped" key) skipped, whatever its exit
+        # status: benchmarks/device_checklist.py exits 2 without a GPU so that a shell run notices
+        entry.update(status="skipped", reason=str(result["skipped"]), result=result)
         return entry
     if result is None:
         entry.update(status="ok" if "error" not in entry else "failed", stdout=_tail(proc.stdout))
         return entry
     entry["result"] = result
-    entry["status"] = "skipped" if result.get("skipped") and not result.get("figures") else "ok"
+    entry["status"] = "ok"
     return entry
 
 

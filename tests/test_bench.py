@@ -116,3 +116,55 @@ def test_gpu_benchmark_code_runs_through_standin(cupy_standin_module):
     assert any(r["name"] == "SpMV bandwidth / theoretical peak" for r in res["ratios"])
     spm = [f for f in res["figures"] if f["name"].startswith("SPM")]
     assert spm or any(n.startswith("spm") for n in res["notes"]), res["notes"]
+
+
+SKIP_SCRIPT = textwrap.dedent('''
+    import argparse, json, sys
+    ap = argparse.ArgumentParser(); ap.add_argument("--json"); ap.add_argument("--code", type=int, default=CODE)
+    a = ap.parse_args()
+    json.dump({"benchmark": "NAME", SKIPPED "figures": [], "ratios": [], "notes": []}, open(a.json, "w"))
+    print("SKIP  no device", file=sys.stderr)
+    sys.exit(a.code)
+''')
+
+
+@pytest.mark.parametrize("name,code,skipped,status", [
+    ("skip_exit2", 2, '"skipped": "no usable CUDA device: none here",', "skipped"),  # the checklist's way
+    ("skip_exit0", 0, '"skipped": "no usable CUDA device: none here",', "skipped"),
+    ("noskip_exit2", 2, "", "failed"),  # a JSON without the key does not excuse the exit status
+    ("emptyskip_exit2", 2, '"skipped": "",', "failed"),
+])
+def test_a_written_skip_is_a_skip_whatever_the_exit_status(tmp_path, name, code, skipped, status):
+    from isomat.bench import run_script
+
+    script = tmp_path / "benchmarks" / f"{name}.py"
+    script.parent.mkdir()
+    script.write_text(SKIP_SCRIPT.replace("CODE", str(code)).replace("NAME", name).replace("SKIPPED", skipped))
+    entry = run_script(script, timeout=60)
+    assert entry["status"] == status, entry
+    assert entry["returncode"] == code
+    if status == "skipped":
+        assert entry["reason"] == "no usable CUDA device: none here"
+        assert entry["result"]["skipped"] == entry["reason"]
+        report = run_benchmarks(script.parent, json_path=tmp_path / "r.json", markdown_path=tmp_path / "r.md")
+        (b,) = report["benchmarks"]
+        assert b["status"] == "skipped"
+        text = (tmp_path / "r.md").read_text()
+        assert "Skipped: no usable CUDA device: none here" in text and "Failed" not in text
+    else:
+        assert "reason" not in entry and "SKIP  no device" in entry["stderr"]
+
+
+def test_device_checklist_is_a_skip_in_the_bench_report_without_a_device():
+    # benchmarks/device_checklist.py exits 2 without a GPU (a shell run notices); isomat bench reads
+    # its JSON and reports a skip with the probe's reason, not a failure
+    from isomat.bench import run_script
+    from isomat.gpu import gpu_status
+
+    ok, reason = gpu_status()
+    if ok:
+        pytest.skip("a usable device exists: the checklist runs")
+    entry = run_script(ROOT / "benchmarks" / "device_checklist.py", quick=True, timeout=300)
+    assert entry["returncode"] == 2, entry
+    assert entry["status"] == "skipped", entry
+    assert reason in entry["reason"]
