@@ -213,9 +213,12 @@ def check_dask() -> str:
     ref = conv_matrix((64, 64), kernel, padding="same") @ x
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        y = apply_row_blocks(build, 64 * 64, x, client=client, n_blocks=4, device="gpu")
+        y, info = apply_row_blocks(build, 64 * 64, x, client=client, n_blocks=4, device="gpu", return_info=True)
     np.testing.assert_allclose(y, ref, rtol=1e-12, atol=1e-12)
-    return "conv 4096 x 4096 in 4 row blocks on 2 workers, device='gpu', equal to the CPU product"
+    where = sorted({i["built_on"] for i in info})
+    if where != ["device"]:  # construction_rows recipes build on the device with device="gpu"
+        raise AssertionError(f"blocks were built on {where}, expected on the device")
+    return "conv 4096 x 4096 in 4 row blocks on 2 workers, device='gpu', built on the device, equal to the CPU product"
 
 
 def check_bench(timeout: float) -> str:

@@ -7,6 +7,33 @@ blocks :math:`[s,t)`. Each Dask worker receives only the *recipe* of its blocks 
 and returns its piece of :math:`y`; no process ever holds the whole matrix. Blocks run on the CPU
 (SciPy) or on the worker's GPU (``device="gpu"``: CuPy).
 
+Dask on GPUs
+------------
+With ``device="gpu"`` each block is *built* on the device, not built on the host and copied: the
+recipe is called as ``build_block(start, stop, backend="cupy")`` (a :func:`construction_rows`
+recipe passes ``backend="cupy"`` on to the construction, whose pattern and values are then made
+with CuPy), multiplied there with cuSPARSE, and only the block's piece of :math:`y` comes back to
+the host. A recipe that takes no ``backend`` keyword is called as ``build_block(start, stop)``
+and a host result is copied to the device (the record's ``built_on`` says which happened).
+
+Each worker should own one GPU, and one thread (``threads_per_worker=1``): CuPy works on the
+process's current device, device 0 of what the process can see. Pin a worker to GPU ``i`` by
+starting it with ``CUDA_VISIBLE_DEVICES=i`` in its environment, one worker per GPU::
+
+    dask scheduler &
+    CUDA_VISIBLE_DEVICES=0 dask worker tcp://SCHEDULER:8786 --nworkers 1 --nthreads 1 &
+    CUDA_VISIBLE_DEVICES=1 dask worker tcp://SCHEDULER:8786 --nworkers 1 --nthreads 1 &
+
+or, where ``dask_cuda`` is installed, let ``dask_cuda.LocalCUDACluster()`` start one worker per
+visible GPU and set each worker's ``CUDA_VISIBLE_DEVICES`` for it::
+
+    from dask_cuda import LocalCUDACluster
+    with LocalCUDACluster(threads_per_worker=1) as cluster, Client(cluster) as client:
+        y = apply_row_blocks(build, n_rows, x, client=client, device="gpu")
+
+Blocks go round-robin over the workers (``workers=`` chooses them), so with one worker per GPU
+every GPU builds and multiplies its own blocks.
+
 Example
 -------
 >>> from dask.distributed import Client, LocalCluster                       # doctest: +SKIP
@@ -43,15 +70,31 @@ def row_blocks(n_rows: int, n_blocks: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
 
 
-def _call_rows(func: Callable[..., Any], args: tuple, kwargs: dict, start: int, stop: int) -> Any:
+def _call_rows(func: Callable[..., Any], args: tuple, kwargs: dict, start: int, stop: int, *,
+               backend: str | None = None) -> Any:
+    if backend is not None:  # the field the worker asks for (device="gpu": cupy) wins over the recipe's
+        kwargs = {**kwargs, "backend": backend}
     return func(*args, rows=(start, stop), format="csr", **kwargs)
+
+
+def _takes_backend(build_block: Callable[..., Any]) -> bool:
+    """Whether ``build_block`` accepts a ``backend=`` keyword (a named parameter or ``**kwargs``)."""
+    import inspect
+
+    try:
+        params = inspect.signature(build_block).parameters.values()
+    except (TypeError, ValueError):  # builtins and some C callables have no signature
+        return False
+    return any(p.name == "backend" and p.kind != p.POSITIONAL_ONLY or p.kind == p.VAR_KEYWORD for p in params)
 
 
 def construction_rows(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[int, int], Any]:
     """A picklable ``build_block(start, stop)`` calling ``func(*args, rows=(start, stop), format="csr", **kwargs)``.
 
     ``func`` is a construction that supports building a row range alone (a ``rows=`` keyword),
-    such as :func:`isomat.algebra.conv_matrix`.
+    such as :func:`isomat.algebra.conv_matrix`. The recipe also takes ``backend=``
+    (``build_block(start, stop, backend="cupy")``), which replaces any ``backend`` in ``kwargs``:
+    :func:`apply_row_blocks` passes it with ``device="gpu"`` so that blocks are built on the device.
     """
     if not callable(func):
         raise TypeError(f"func must be a construction (callable), got {type(func).__name__}")
@@ -60,13 +103,22 @@ def construction_rows(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Ca
 
 class BlockInfo(dict):
     """Per-block record: ``start``, ``stop``, ``nnz``, ``build_seconds``, ``apply_seconds`` (wall),
-    ``cpu_seconds`` (CPU time of the worker process while it built and multiplied), ``worker``."""
+    ``cpu_seconds`` (CPU time of the worker process while it built and multiplied), ``worker``,
+    ``built_on`` (``"host"`` or ``"device"``: where the block's matrix was made)."""
 
 
 def _apply_block(build_block: Callable[[int, int], Any], start: int, stop: int, x: Any, device: str) -> tuple[Any, dict]:
+    from .gpu import is_cupy_array
+
     c0, t0 = time.process_time(), time.perf_counter()
-    block = build_block(start, stop)
+    if device == "gpu" and _takes_backend(build_block):
+        block = build_block(start, stop, backend="cupy")  # built on the device: no host build, no copy
+    else:
+        block = build_block(start, stop)
     from .algebra._operator import SparseOperator
+
+    built_on = "device" if (block.field == "cupy" if isinstance(block, SparseOperator) else is_cupy_array(block)) \
+        else "host"
 
     if isinstance(block, SparseOperator):
         block = block.render("csr")
@@ -76,9 +128,9 @@ def _apply_block(build_block: Callable[[int, int], Any], start: int, stop: int, 
     if device == "gpu":
         from .gpu import to_cpu, to_gpu
 
-        y = to_cpu(to_gpu(block) @ to_gpu(x))
+        y = to_cpu(to_gpu(block) @ to_gpu(x))  # to_gpu returns a device block as it is
     else:
-        from .gpu import is_cupy_array, to_cpu
+        from .gpu import to_cpu
 
         if is_cupy_array(block):
             block = to_cpu(block)
@@ -92,7 +144,7 @@ def _apply_block(build_block: Callable[[int, int], Any], start: int, stop: int, 
     except (ImportError, ValueError):
         worker = None
     info = {"start": start, "stop": stop, "nnz": int(block.nnz), "build_seconds": t1 - t0,
-            "apply_seconds": t2 - t1, "cpu_seconds": cpu, "worker": worker}
+            "apply_seconds": t2 - t1, "cpu_seconds": cpu, "worker": worker, "built_on": built_on}
     return np.asarray(y), info
 
 
@@ -115,7 +167,9 @@ def apply_row_blocks(build_block: Callable[[int, int], Any], n_rows: int, x: Any
     n_blocks : int, optional
         Number of row blocks (default: the number of workers).
     device : {"cpu", "gpu"}
-        Multiply with SciPy, or on the worker's GPU with CuPy.
+        Multiply with SciPy, or on the worker's GPU with CuPy; with ``"gpu"`` a recipe that takes
+        ``backend=`` (every :func:`construction_rows` recipe) builds its block on the device. Pin
+        one worker to each GPU (module docstring: "Dask on GPUs").
     workers : list of str, optional
         Worker addresses; block ``i`` runs on ``workers[i % len(workers)]`` (default: all of the
         client's workers, round-robin, so each worker builds only its own blocks).

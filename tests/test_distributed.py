@@ -94,6 +94,65 @@ def test_gpu_blocks_through_the_standin(client, cupy_standin_module):
     np.testing.assert_allclose(y, W @ x, rtol=1e-12, atol=1e-12)
 
 
+BACKENDS_SEEN: list = []
+
+
+def recording_conv(*args, **kwargs):
+    # a construction that notes the field each block is asked for, then builds it
+    BACKENDS_SEEN.append(kwargs.get("backend"))
+    return conv_matrix(*args, **kwargs)
+
+
+@pytest.mark.parametrize("recipe_backend", [None, "numpy"])
+def test_gpu_blocks_are_built_on_the_device(client, cupy_standin_module, recipe_backend):
+    # issue 15, item 9: device="gpu" calls the recipe with backend="cupy" (it wins over the recipe's own
+    # backend), so each block is built by CuPy -- no host build and no copy of the block to the device
+    cp = cupy_standin_module
+    rng = np.random.default_rng(4)
+    kernel = rng.standard_normal((2, 1, 3, 3))
+    extra = {} if recipe_backend is None else {"backend": recipe_backend}
+    build = construction_rows(recording_conv, (1, 12, 12), kernel, padding=1, **extra)
+    W = conv_matrix((1, 12, 12), kernel, padding=1)
+    x = rng.standard_normal(W.shape[1])
+    BACKENDS_SEEN.clear()
+    cp.reset_transfers()
+    y, info = apply_row_blocks(build, W.shape[0], x, client=client, device="gpu", n_blocks=3, return_info=True)
+    np.testing.assert_allclose(y, W @ x, rtol=1e-12, atol=1e-12)
+    assert BACKENDS_SEEN == ["cupy"] * 3
+    assert [i["built_on"] for i in info] == ["device"] * 3
+    # what crossed to the device: x and the 3x3 kernel per block, never a block's 12 bytes per entry
+    moved = cp.TRANSFERS["h2d_bytes"]
+    assert moved <= 3 * (x.nbytes + kernel.nbytes), moved
+    assert moved < 12 * W.nnz
+
+
+def test_gpu_blocks_of_a_recipe_without_backend_are_copied(client, cupy_standin_module):
+    # a recipe that takes no backend= is built as it builds (here on the host), and copied
+    rng = np.random.default_rng(5)
+    W = conv_matrix((10, 10), rng.standard_normal((3, 3)), padding=1)
+    x = rng.standard_normal(W.shape[1])
+
+    def host_rows(start, stop):
+        return W[start:stop]
+
+    y, info = apply_row_blocks(host_rows, W.shape[0], x, client=client, device="gpu", n_blocks=2, return_info=True)
+    np.testing.assert_allclose(y, W @ x, rtol=1e-12, atol=1e-12)
+    assert [i["built_on"] for i in info] == ["host", "host"]
+    y, info = apply_row_blocks(host_rows, W.shape[0], x, client=client, n_blocks=2, return_info=True)
+    assert [i["built_on"] for i in info] == ["host", "host"]
+
+
+def test_which_recipes_take_a_backend():
+    from isomat.distributed import _takes_backend
+
+    assert _takes_backend(construction_rows(conv_matrix, (4, 4), np.ones((3, 3))))
+    assert _takes_backend(lambda a, b, backend=None: None)
+    assert _takes_backend(lambda a, b, **kw: None)
+    assert not _takes_backend(lambda a, b: None)
+    assert not _takes_backend(lambda a, b, backend, /: None)  # positional-only: not a keyword
+    assert not _takes_backend(max)  # no signature
+
+
 def test_bad_arguments(client):
     with pytest.raises(TypeError, match="client"):
         apply_row_blocks(lambda a, b: None, 3, np.ones(3), client=None)
