@@ -632,7 +632,12 @@ class RawKernel:
             raise RuntimeError("the cupy stand-in compiles RawKernel code with a host C++ compiler, and none was found "
                                "(set CXX or install g++)")
         key = hashlib.sha256((source + cxx).encode()).hexdigest()[:20]
-        cache = _RAW_CACHE.setdefault("dir", tempfile.mkdtemp(prefix="cupy-standin-raw-"))
+        if "dir" not in _RAW_CACHE:  # one build directory per process, removed when it exits
+            import atexit
+
+            _RAW_CACHE["dir"] = tempfile.mkdtemp(prefix="cupy-standin-raw-")
+            atexit.register(shutil.rmtree, _RAW_CACHE["dir"], ignore_errors=True)
+        cache = _RAW_CACHE["dir"]
         lib = os.path.join(cache, f"{key}.so")
         if not os.path.exists(lib):
             src = os.path.join(cache, f"{key}.cpp")
