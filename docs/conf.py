@@ -57,8 +57,7 @@ API_MODULES = [
 ]
 
 autosummary_generate = True
-autosummary_generate_overwrite = False
-autosummary_imported_members = True
+templates_path = ["_templates"]  # autosummary/class.rst: a class page documents its methods
 autodoc_typehints = "none"  # numpydoc's Parameters sections say the types
 autodoc_member_order = "bysource"
 autodoc_mock_imports: list[str] = []
