@@ -672,7 +672,10 @@ def from_dlpack(x: Any, *, device: str = "same") -> Any:
     device = _validate.choice("device", device, ("same", "host"))
     kind = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 1
     if int(kind) in _DLPACK_CPU:
-        return np.from_dlpack(x)
+        try:
+            return np.from_dlpack(x)
+        except BufferError as exc:  # e.g. an object array: DLPack carries numbers only
+            raise TypeError(f"x cannot be exchanged through DLPack: {exc}") from None
     import importlib
 
     from .gpu import require_cupy

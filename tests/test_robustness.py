@@ -463,3 +463,34 @@ def test_patch_major_order_is_refused_before_allocating():
 
     with memory_limit("64M"), pytest.raises(SizeLimitError, match="patch_major_order"):
         patch_major_order((10**6, 10**6), 2)  # 7.3 TiB of positions (MemoryError before)
+
+
+# -- found when the fuzz drew arrays with NaN, 3-d arrays, object arrays and symbols -----------------
+def test_non_finite_values_in_the_exact_field_are_refused_by_name():
+    import sympy
+
+    from isomat.algebra import conv_apply, linear_attention
+
+    x = sympy.Symbol("x")
+    with pytest.raises(ValueError, match="no exact value"):  # Fraction's 'cannot convert NaN' before
+        conv_apply(np.full((2, 2), np.nan), sympy.Matrix([[x]]))
+    with pytest.raises(ValueError, match="no exact value"):  # an OverflowError crash before
+        linear_attention(np.array([[np.inf]]), sympy.Matrix([[x]]), sympy.Matrix([[1]]), sympy.Matrix([[1]]))
+
+
+def test_refusals_name_the_callers_argument():
+    import networkx as nx
+
+    from isomat.algebra import adjacency, conv_kron_factors, df_concat, matrix_highway
+    from isomat.export import from_dlpack
+
+    with pytest.raises(TypeError, match="image_shape"):
+        conv_kron_factors("bogus", np.ones((2, 2)))
+    with pytest.raises(TypeError, match="theta_z must be a tuple"):
+        matrix_highway(np.ones((2, 2)), None, None)
+    with pytest.raises(TypeError, match="nodelist must list nodes of G"):
+        adjacency(nx.path_graph(2), nodelist=np.ones((2, 2)))
+    with pytest.raises(TypeError, match="weights must hold one number per head"):
+        df_concat([[np.ones(2)], [np.ones(2)]], [2], weights=np.ones((2, 2, 2)))
+    with pytest.raises(TypeError, match="x cannot be exchanged through DLPack"):
+        from_dlpack(np.array([object(), object()], dtype=object))

@@ -110,6 +110,8 @@ def _to_sympy_number(v: Any, name: str) -> sympy.Expr:
     if isinstance(v, Fraction):
         return sympy.Rational(v.numerator, v.denominator)
     if isinstance(v, (float, np.floating)):
+        if not np.isfinite(v):  # no Rational is NaN or infinite (Fraction raises deep inside)
+            raise ValueError(f"{name}: {float(v)} has no exact value; the exact (SymPy) field needs finite numbers")
         # exact field: keep the binary value exactly rather than rounding it to a decimal
         return sympy.Rational(Fraction(float(v)))
     try:

@@ -540,6 +540,7 @@ def conv_kron_factors(image_shape: Any, kernel: Any, *, stride: Any = 1, padding
     :func:`shift_matrix` selections of the two axes (row-major vec, so
     :math:`(S_a\otimes T_b)\operatorname{vec}X=\operatorname{vec}(S_a X T_b^{\mathsf T})`).
     """
+    image_shape = _validate.shape("image_shape", image_shape, ndim=2)  # named as the caller knows it
     field = _backend.resolve_field(backend, kernel)
     k = _kernel_values(kernel, field)
     if k.ndim != 2:
@@ -597,6 +598,8 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     threads = _validate.threads(threads)
     field = _backend.field_of(x, kernel)
     xv = _backend.as_values(x, field, name="x")
+    if xv.size == 0:  # refused here by its own name (the plan would call it input_shape)
+        raise ValueError(f"x must be a non-empty array (C_in, n1..nd) or (n1..nd), got shape {tuple(xv.shape)}")
     k = _kernel_values(kernel, field)
     kd = k.ndim
     flat = xv.ndim == 1 and kd > 1

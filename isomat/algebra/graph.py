@@ -119,7 +119,14 @@ def _nodes(G: Any, nodelist: Any) -> list:
         return list(G.nodes)
     if isinstance(nodelist, (str, bytes)) or not hasattr(nodelist, "__iter__"):
         raise TypeError(f"nodelist must be a sequence of the nodes of G, got {type(nodelist).__name__}")
-    return list(nodelist)
+    nodes = list(nodelist)
+    for v in nodes:
+        try:
+            hash(v)
+        except TypeError:  # networkx nodes are hashable; an array row is not (e.g. a 2-d array given)
+            raise TypeError(f"nodelist must list nodes of G (hashable values), got an entry of type "
+                            f"{type(v).__name__}") from None
+    return nodes
 
 
 def _identity(n: int, field: str) -> tuple[Any, Any, Any]:

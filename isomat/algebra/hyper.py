@@ -489,7 +489,10 @@ def df_concat(heads: Sequence[Any], out_dims: Sequence[int], weights: Sequence[A
     else:
         if len(weights) != len(H):
             raise ValueError(f"weights must have one entry per head ({len(H)}), got {len(weights)}")
-        w = [sympy.sympify(x) if field == "sympy" else float(x) for x in weights]
+        try:
+            w = [sympy.sympify(x) if field == "sympy" else float(x) for x in weights]
+        except (TypeError, ValueError, sympy.SympifyError):
+            raise TypeError(f"weights must hold one number per head, got entries like {weights[0]!r}") from None
     out = []
     for k, d in enumerate(out_dims):
         acc = None

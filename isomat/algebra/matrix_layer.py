@@ -349,12 +349,17 @@ def mat1(P: Any, theta: Any) -> np.ndarray:
 
     ``theta`` is ``(U, V, B)``. Object arrays (SymPy entries) work too.
     """
-    U, V, B = _theta("theta", theta, 3)
+    return _mat1(P, theta, "theta")
+
+
+def _mat1(P: Any, theta: Any, name: str) -> np.ndarray:
+    """:func:`mat1` whose refusals name ``theta`` as the caller's argument (``theta_z``, ...)."""
+    U, V, B = _theta(name, theta, 3)
     P = _dense("P", P)
     if P.shape != (U.shape[0], V.shape[0]):
         raise ValueError(f"P has shape {P.shape}, expected {(U.shape[0], V.shape[0])} (U's rows x V's rows)")
     if B.shape != (U.shape[1], V.shape[1]):
-        raise ValueError(f"theta[2] (B) has shape {B.shape}, expected {(U.shape[1], V.shape[1])}")
+        raise ValueError(f"{name}[2] (B) has shape {B.shape}, expected {(U.shape[1], V.shape[1])}")
     return U.T @ P @ V + B
 
 
@@ -363,7 +368,12 @@ def mat2(P: Any, Q: Any, theta: Any) -> np.ndarray:
 
     ``theta`` is ``(Up, Vp, Uq, Vq, B)``.
     """
-    Up, Vp, Uq, Vq, B = _theta("theta", theta, 5)
+    return _mat2(P, Q, theta, "theta")
+
+
+def _mat2(P: Any, Q: Any, theta: Any, name: str) -> np.ndarray:
+    """:func:`mat2` whose refusals name ``theta`` as the caller's argument (``thetas['i']``, ...)."""
+    Up, Vp, Uq, Vq, B = _theta(name, theta, 5)
     P, Q = _dense("P", P), _dense("Q", Q)
     if P.shape != (Up.shape[0], Vp.shape[0]):
         raise ValueError(f"P has shape {P.shape}, expected {(Up.shape[0], Vp.shape[0])} (Up's rows x Vp's rows)")
@@ -396,8 +406,8 @@ def matrix_highway(H: Any, theta_z: Any, theta_h: Any, *, sigma: Activation = np
     """
     sigma, gate = _validate.function("sigma", sigma), _validate.function("gate", gate)
     H = _dense("H", H)
-    Z = gate(mat1(H, theta_z))
-    Ht = sigma(mat1(H, theta_h))
+    Z = gate(_mat1(H, theta_z, "theta_z"))
+    Ht = sigma(_mat1(H, theta_h, "theta_h"))
     if Z.shape != H.shape:
         raise ValueError(f"the highway output shape {Z.shape} must equal H's shape {H.shape} (square U, V)")
     return (1 - Z) * H + Z * Ht
@@ -418,8 +428,8 @@ def matrix_rnn_cell(X: Any, H: Any, theta_h: Any, theta_y: Any, *, sigma_h: Acti
     for name, th, parts in (("theta_h", theta_h, "(Up, Vp, Uq, Vq, B)"), ("theta_y", theta_y, "(U, V, B)")):
         if not isinstance(th, (tuple, list)) or len(th) != parts.count(",") + 1:
             raise TypeError(f"{name} must be a tuple {parts}, got {type(th).__name__}")
-    Hn = sigma_h(mat2(X, H, theta_h))
-    return sigma_y(mat1(Hn, theta_y)), Hn
+    Hn = sigma_h(_mat2(X, H, theta_h, "theta_h"))
+    return sigma_y(_mat1(Hn, theta_y, "theta_y")), Hn
 
 
 def matrix_lstm_cell(X: Any, H: Any, C: Any, thetas: Any, *, gate: Activation = sigm,
@@ -438,10 +448,10 @@ def matrix_lstm_cell(X: Any, H: Any, C: Any, thetas: Any, *, gate: Activation = 
     gate, tanh = _validate.function("gate", gate), _validate.function("tanh", tanh)
     th = _gates("thetas", thetas, ("i", "f", "o", "c"))
     C = _dense("C", C)
-    I = gate(mat2(X, H, th["i"]))  # noqa: E741
-    F = gate(mat2(X, H, th["f"]))
-    O = gate(mat2(X, H, th["o"]))  # noqa: E741
-    Ch = tanh(mat2(X, H, th["c"]))
+    I = gate(_mat2(X, H, th["i"], "thetas['i']"))  # noqa: E741
+    F = gate(_mat2(X, H, th["f"], "thetas['f']"))
+    O = gate(_mat2(X, H, th["o"], "thetas['o']"))  # noqa: E741
+    Ch = tanh(_mat2(X, H, th["c"], "thetas['c']"))
     if C.shape != Ch.shape:
         raise ValueError(f"C has shape {C.shape}, expected {Ch.shape} (the hidden shape)")
     Cn = F * C + I * Ch
@@ -467,9 +477,9 @@ def matrix_gru_cell(X: Any, H: Any, thetas: Any, *, gate: Activation = sigm,
     gate, sigma = _validate.function("gate", gate), _validate.function("sigma", sigma)
     th = _gates("thetas", thetas, ("z", "r", "h"))
     H = _dense("H", H)
-    Z = gate(mat2(X, H, th["z"]))
-    R = gate(mat2(X, H, th["r"]))
-    Ht = sigma(mat2(X, R * H, th["h"]))
+    Z = gate(_mat2(X, H, th["z"], "thetas['z']"))
+    R = gate(_mat2(X, H, th["r"], "thetas['r']"))
+    Ht = sigma(_mat2(X, R * H, th["h"], "thetas['h']"))
     return (1 - Z) * H + Z * Ht
 
 
