@@ -36,6 +36,7 @@ from isomat import export
 from isomat._config import memory_limit
 from isomat.cli import build_parser, main
 
+pytestmark = pytest.mark.fuzz
 EXAMPLES = 2 * int(os.environ.get("ISOMAT_FUZZ_EXAMPLES", "12"))
 TALLY: collections.Counter = collections.Counter()
 TIME_LIMIT_S = 30

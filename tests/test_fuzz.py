@@ -54,6 +54,7 @@ from . import _fuzz_calls
 from ._fuzz_calls import MORE_CALLS, Call
 
 ISOMAT_DIR = os.path.dirname(isomat.__file__)
+pytestmark = pytest.mark.fuzz
 EXAMPLES = int(os.environ.get("ISOMAT_FUZZ_EXAMPLES", "12"))
 TIME_LIMIT_S = 10
 
