@@ -13,7 +13,7 @@ NumPy ``.npz``            :func:`to_npz` (``scipy.sparse.save_npz``)  :func:`rea
 PyTorch COO/CSR tensor    :func:`to_torch`; file: :func:`save_torch`  :func:`from_torch`, :func:`load_torch`
 JAX BCOO                  :func:`to_jax_bcoo` (needs jax)             :func:`from_jax_bcoo`
 JAX BCOO file ``.npz``    :func:`to_jax_npz`                          :func:`load_jax_bcoo`
-MATLAB ``.mat``           :func:`to_mat` (``order="F"`` for ``x(:)``)  :func:`read_mat`
+MATLAB ``.mat``           :func:`to_mat`, :func:`column_major`         :func:`read_mat`
 DLPack (dense)            :func:`to_dlpack`                           :func:`from_dlpack`
 ========================  ==========================================  =======================
 
