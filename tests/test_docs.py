@@ -100,3 +100,22 @@ def test_project_files_exist():
     assert "MIT License" in (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert isomat.__version__ in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert f"version: {isomat.__version__}" in (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+
+
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def test_every_relative_link_resolves():
+    # README, CONTRIBUTING, the docs' Markdown, benchmarks/README: a relative link names a file or
+    # folder of the repository (web links are left to the reader: CI has no network)
+    broken, checked = [], 0
+    for md in (p for p in _tracked() if p.suffix == ".md"):
+        for target in _LINK.findall(md.read_text(encoding="utf-8")):
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = target.split("#", 1)[0]
+            checked += bool(path)
+            if path and not (md.parent / path).exists():
+                broken.append(f"{md.relative_to(ROOT)}: {target}")
+    assert not broken, broken
+    assert checked >= 10, checked  # the README's links to the docs, the ledger and the guide at least
