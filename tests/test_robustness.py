@@ -223,6 +223,32 @@ def test_refused_oversize_calls_allocate_nothing_near_their_size(name):
 
 
 
+def _estimate_and_growth(spy_setup: str, small: str, call: str) -> tuple[int, int]:
+    """In a fresh process: install ``spy_setup`` (which records the guard's byte counts in ``seen``),
+    warm up with ``small`` (lazy imports and first-use caches are not the call's), then run ``call``
+    under a 64 MiB bound. Returns (the largest count the guard saw, the RSS the call grew by)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, sys, numpy as np, isomat\n"
+        "from isomat.algebra import *\n"
+        "seen = []\n"
+        f"{spy_setup}"
+        f"{small}  # warm-up\n"
+        "seen.clear()\n"
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        "isomat.set_memory_limit('64M')\n"
+        f"r = {call}\n"
+        "grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base\n"
+        "print('ESTIMATE', max(seen), 'GREW', grew)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "ESTIMATE" in out.stdout, out.stderr[-2000:]
+    words = out.stdout.split()
+    return int(words[words.index("ESTIMATE") + 1]), int(words[words.index("GREW") + 1])
+
+
 NEAR_BOUND = {  # builds that fit a 64 MiB bound with little room: their real peak must stay under the estimate
     "conv_matrix": ("conv_matrix((700, 700), np.ones((3, 3)))", "conv_matrix((20, 20), np.ones((3, 3)))"),
     "conv_matrix coo": ("conv_matrix((250, 250), np.ones((3, 3)), format='coo')",
@@ -237,30 +263,12 @@ def test_the_estimate_is_an_upper_bound_of_the_real_peak(name):
     """Build near a 64 MiB bound in a fresh process and compare the RSS it really grew by with the
     bytes isomat's estimate allowed: the estimate must bound the real peak (CSR, staging arrays,
     index temporaries), so a refusal is never needed after allocation."""
-    import subprocess
-    import sys
-
     call, small = NEAR_BOUND[name]
-    code = (
-        "import resource, numpy as np, isomat\n"
-        "from isomat.algebra import *\n"
+    estimate, grew = _estimate_and_growth(
         "from isomat.algebra import _operator\n"
-        "seen = []\n"
         "real = _operator.estimate_bytes\n"
         "def spy(*a, **k):\n    v = real(*a, **k); seen.append(v); return v\n"
-        "_operator.estimate_bytes = spy\n"
-        f"eval({small!r})  # a small build first: lazy imports and first-use caches are not the build's\n"
-        "seen.clear()\n"
-        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
-        "isomat.set_memory_limit('64M')\n"
-        f"M = {call}\n"
-        "grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base\n"
-        "print('ESTIMATE', max(seen), 'GREW', grew)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert "ESTIMATE" in out.stdout, out.stderr[-2000:]
-    words = out.stdout.split()
-    estimate, grew = int(words[words.index("ESTIMATE") + 1]), int(words[words.index("GREW") + 1])
+        "_operator.estimate_bytes = spy\n", small, call)
     assert estimate > 8 * 2**20, (name, estimate)  # a build near the bound, not a toy
     # a fixed 16 MiB for what is not proportional to the matrix: worker-thread stacks, allocator arenas,
     # the builders' cache-sized block scratch (measured 11.6 MiB on conv and avgpool at 2 threads)
@@ -404,30 +412,12 @@ def test_apply_guards_bound_the_real_peak(name):
     """As for the builds above: in a fresh process, the RSS an apply really grew by is at most the
     bytes its guard counted (plus the fixed 16 MiB of allocator arenas), so the guard refuses
     before allocation whatever would not fit."""
-    import subprocess
-    import sys
-
     call, small = APPLY_NEAR_BOUND[name]
-    code = (
-        "import resource, sys, numpy as np, isomat\n"
-        "from isomat.algebra import *\n"
-        "seen = []\n"
+    estimate, grew = _estimate_and_growth(
         "mods = [sys.modules['isomat.algebra.' + m] for m in ('spm', 'hyper', 'rnn', 'projection')]\n"
         "real = mods[0].check_bytes\n"
         "def spy(what, nbytes, detail=''):\n    seen.append(nbytes); return real(what, nbytes, detail)\n"
-        "for m in mods:\n    m.check_bytes = spy\n"
-        f"{small}  # warm-up: lazy imports and first-use caches are not the apply's\n"
-        "seen.clear()\n"
-        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
-        "isomat.set_memory_limit('64M')\n"
-        f"r = {call}\n"
-        "grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base\n"
-        "print('ESTIMATE', max(seen), 'GREW', grew)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert "ESTIMATE" in out.stdout, out.stderr[-2000:]
-    words = out.stdout.split()
-    estimate, grew = int(words[words.index("ESTIMATE") + 1]), int(words[words.index("GREW") + 1])
+        "for m in mods:\n    m.check_bytes = spy\n", small, call)
     assert estimate > 16 * 2**20, (name, estimate)  # near the bound, not a toy
     assert grew <= estimate + 16 * 2**20, (name, estimate, grew)
 
