@@ -144,6 +144,11 @@ def _write_atomic(p: Path, write: Callable[[str], None], check: Callable[[Path],
             except FileExistsError:
                 raise ValueError(f"path {str(p)!r} exists: pass overwrite=True (isomat export --force) "
                                  "to replace it") from None
+            except OSError:  # a filesystem without hard links (FAT, some network mounts): check, then rename
+                if p.exists():
+                    raise ValueError(f"path {str(p)!r} exists: pass overwrite=True (isomat export --force) "
+                                     "to replace it") from None
+                os.replace(tmp, p)
     finally:
         Path(tmp).unlink(missing_ok=True)
     return p

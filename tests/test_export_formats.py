@@ -256,3 +256,15 @@ def test_matrix_market_row_blocks_read_back(tmp_path, complex_):
     lines = (tmp_path / "m.mtx").read_text().splitlines()
     assert lines[0].startswith("%%MatrixMarket matrix coordinate") and lines[0].endswith("general")
     assert lines[1:3] == ["% first", "%second line"] and lines[3] == f"41 17 {M.nnz}" and len(lines) == 4 + M.nnz
+
+
+def test_no_overwrite_without_hard_links(tmp_path, monkeypatch):
+    # where os.link is not supported the file is still written (checked, then renamed) and still kept
+    def no_links(*a, **k):
+        raise PermissionError("hard links not supported")
+
+    monkeypatch.setattr(os, "link", no_links)
+    p = export.write(sp.eye_array(3, format="csr"), tmp_path / "x.npz", overwrite=False)
+    assert export.read(p).shape == (3, 3) and sorted(os.listdir(tmp_path)) == ["x.npz"]
+    with pytest.raises(ValueError, match="exists"):
+        export.write(sp.eye_array(3, format="csr"), tmp_path / "x.npz", overwrite=False)
