@@ -294,8 +294,10 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             elif rec.get("readings"):
                 print(f"    {_readings_line(rec)}", file=out)
 
-    report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record) if chosen is not None
-              else proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record))
+    jobs = args.jobs if args.jobs is not None else proofs.default_jobs(args.backend)
+    report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs)
+              if chosen is not None
+              else proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs))
     if show_progress:
         print(file=err)
     report = {
@@ -478,6 +480,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"isomat {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="run the claims ledger and print the verdicts")
+    from .export import positive
     from .proofs.engine import PAPERS
 
     v.add_argument("--paper", choices=PAPERS, help="only this paper's claims")
@@ -489,6 +492,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--markdown", metavar="FILE", help="also write the ledger as a Markdown table to FILE")
     v.add_argument("--backend", choices=["numpy", "cupy"], default="numpy",
                    help="field for the float checks (default numpy; cupy needs a usable GPU)")
+    v.add_argument("--jobs", type=positive, default=None, metavar="N",
+                   help="worker processes running claims side by side (default: the usable CPUs with the numpy "
+                        "backend, 1 with cupy); the output is the same, in the same order")
     v.add_argument("--memory-limit", default=None, metavar="SIZE",
                    help="memory bound for the checks' builds, bytes or a size like 4G, 512M "
                         "(default: ISOMAT_MEMORY_LIMIT or 2G)")

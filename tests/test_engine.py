@@ -252,3 +252,31 @@ def test_compare_printed_takes_its_counterexample_and_correction_from_trials():
         compare_printed({"a": 1}, {"a": 2}, kind="inconsistent", correction=("use 3", bad))
     # a passing witness contributes no counterexample
     assert compare_printed({"a": 1}, {"a": 2}, kind="inconsistent", witness=good).counterexample is None
+
+
+def test_claims_run_in_worker_processes_give_the_same_records_in_order():
+    # isomat verify runs the ledger in forked workers (one per usable CPU): same records, same order,
+    # callbacks in order -- only the measured seconds may differ
+    import multiprocessing
+
+    from isomat import proofs
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork() on this platform: verify runs in one process")
+    claims = proofs.load(["reneau2025"])[:12]
+
+    def strip(x):
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if k not in ("seconds", "solver_seconds")}
+        return [strip(v) for v in x] if isinstance(x, list) else x
+
+    seen = []
+    serial = proofs.run(claims=claims)
+    forked = proofs.run(claims=claims, jobs=2, on_start=lambda i, n, c: seen.append(("start", i, c.id)),
+                        on_record=lambda i, n, r: seen.append(("record", i, r["id"])))
+    assert strip(forked["claims"]) == strip(serial["claims"])
+    assert seen == [(kind, i, c.id) for i, c in enumerate(claims, 1) for kind in ("start", "record")]
+    with pytest.raises(ValueError, match="jobs must be a positive integer"):
+        proofs.run(claims=claims, jobs=0)
+    with pytest.raises(ValueError, match="cupy backend"):
+        proofs.run(claims=claims, jobs=2, backend="cupy")
