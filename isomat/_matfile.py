@@ -28,6 +28,8 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
+from ._chunks import row_indices, row_ranges
+
 _MI_INT8, _MI_INT32, _MI_UINT32, _MI_DOUBLE, _MI_MATRIX = 1, 5, 6, 9, 14
 _MX_SPARSE_CLASS = 5
 _COMPLEX_FLAG = 0x0800  # bit 3 of the flags byte (the second byte of the first array-flags word)
@@ -81,25 +83,20 @@ def _bands(M: sp.csr_array, row_map: np.ndarray | None, col_map: np.ndarray | No
     a row map a stable sort by column alone leaves each column's rows ascending; with one, the
     written rows are a second sort key. What a band holds is its columns, its ``take`` values
     (and written rows, with a row map) and the sort's permutation."""
-    n_rows, n_cols = M.shape
     n_bands = max(1, -(-M.nnz // band_entries))
-    band_of = _band_of_column(n_cols, col_map, n_bands)
+    band_of = _band_of_column(M.shape[1], col_map, n_bands)
     index = np.int32 if max(M.shape) < 2**31 else np.int64
-    cuts = np.searchsorted(M.indptr, np.arange(0, M.nnz + chunk_entries, chunk_entries), side="right") - 1
-    cuts = np.unique(np.clip(np.concatenate([[0], cuts, [n_rows]]), 0, n_rows))
+    ranges = list(row_ranges(M, chunk_entries))
     for band in range(n_bands):
         cs, vs, rs = [], [], []
-        for r0, r1 in zip(cuts[:-1], cuts[1:]):
-            a, b = int(M.indptr[r0]), int(M.indptr[r1])
-            if a == b:
-                continue
+        for r0, r1, a, b in ranges:
             sel = np.flatnonzero(band_of[M.indices[a:b]] == band)
             if not len(sel):
                 continue
             cols = M.indices[a:b][sel]
             cs.append(col_map[cols].astype(index) if col_map is not None else cols.astype(index, copy=False))
             if take == "rows" or row_map is not None:
-                rows = np.repeat(np.arange(r0, r1, dtype=index), np.diff(M.indptr[r0:r1 + 1]))[sel]
+                rows = row_indices(M, r0, r1, index)[sel]
                 rs.append(rows if row_map is None else row_map[rows].astype(index))
             if take == "values":
                 vs.append(M.data[a:b][sel])

@@ -46,6 +46,7 @@ import scipy.io
 import scipy.sparse as sp
 
 from . import _validate
+from ._chunks import row_indices, row_ranges
 from .gpu import is_cupy_array, is_cupy_sparse, to_cpu
 
 #: file suffix of each format of :func:`write` (``jax``: a BCOO matrix's arrays in an ``.npz``)
@@ -228,14 +229,8 @@ def _write_mtx_blocks(path: str, M: sp.csr_array, comment: str, precision: int, 
         comments = text[text.index(b"\n") + 1:text.rindex(b"\n") + 1]  # SciPy's rendering of the comment
         fh.write(f"%%MatrixMarket matrix coordinate {field} general\n".encode() + comments
                  + f"{M.shape[0]} {M.shape[1]} {M.nnz}\n".encode())
-        step = max(1, M.shape[0] // max(1, -(-M.nnz // block_entries)))
-        for r0 in range(0, M.shape[0], step):
-            r1 = min(r0 + step, M.shape[0])
-            a, b = int(M.indptr[r0]), int(M.indptr[r1])
-            if a == b:
-                continue
-            rows = np.repeat(np.arange(r0, r1, dtype=np.int64), np.diff(M.indptr[r0:r1 + 1]))
-            fh.write(body(sp.coo_array((M.data[a:b], (rows, M.indices[a:b])), shape=M.shape)))
+        for r0, r1, a, b in row_ranges(M, block_entries):
+            fh.write(body(sp.coo_array((M.data[a:b], (row_indices(M, r0, r1), M.indices[a:b])), shape=M.shape)))
 
 
 def read_matrix_market(path: Any) -> sp.csr_array:
@@ -320,10 +315,8 @@ def to_torch(A: Any, format: str = "coo") -> Any:
         M.sum_duplicates()  # a no-op on a canonical matrix (to_scipy shares only those)
         idx = np.empty((2, M.nnz), dtype=np.int64)
         idx[1] = M.indices
-        step = max(1, M.shape[0] // max(1, M.nnz >> 22))
-        for r0 in range(0, M.shape[0], step):
-            r1 = min(r0 + step, M.shape[0])
-            idx[0, M.indptr[r0]:M.indptr[r1]] = np.repeat(np.arange(r0, r1, dtype=np.int64), np.diff(M.indptr[r0:r1 + 1]))
+        for r0, r1, a, b in row_ranges(M, 1 << 22):
+            idx[0, a:b] = row_indices(M, r0, r1)
         # the pairs come from a canonical CSR (SciPy checked the indices; sorted, no duplicates): torch's
         # invariant check would copy all 16 bytes an entry again, to find what holds by construction
         return torch.sparse_coo_tensor(torch.from_numpy(idx), torch.from_numpy(np.ascontiguousarray(M.data)), M.shape,
@@ -561,12 +554,9 @@ def to_jax_npz(A: Any, path: Any, *, metadata: dict[str, Any] | None = None, com
     index = np.int32 if max(M.shape) < 2**31 else np.int64
 
     def pairs() -> Any:
-        step = max(1, M.shape[0] // max(1, M.nnz >> 21))
-        for r0 in range(0, M.shape[0], step):
-            r1 = min(r0 + step, M.shape[0])
-            a, b = M.indptr[r0], M.indptr[r1]
+        for r0, r1, a, b in row_ranges(M, 1 << 21):
             chunk = np.empty((b - a, 2), dtype=index)
-            chunk[:, 0] = np.repeat(np.arange(r0, r1, dtype=index), np.diff(M.indptr[r0:r1 + 1]))
+            chunk[:, 0] = row_indices(M, r0, r1, index)
             chunk[:, 1] = M.indices[a:b]
             yield chunk
 
@@ -980,6 +970,18 @@ def _padding(text: str) -> Any:
         raise argparse.ArgumentTypeError(f"expected an integer, a tuple like 1,2, 'same' or 'valid', got {text!r}") from None
 
 
+def _random_kernel_shape(args: argparse.Namespace) -> tuple[int, ...]:
+    """``(C_out, C_in / groups, k1, ..., kd)`` of the random kernel ``--kernel-size`` asks for."""
+    shape = args.input_shape
+    d = len(shape) - 1
+    ks = args.kernel_size if isinstance(args.kernel_size, tuple) else (args.kernel_size,) * d
+    if len(ks) != d:
+        raise ValueError(f"--kernel-size needs {d} values for a {d}-d input, got {len(ks)}")
+    if shape[0] % args.groups:
+        raise ValueError(f"--groups {args.groups} must divide C_in = {shape[0]}")
+    return (args.out_channels, shape[0] // args.groups, *ks)
+
+
 @family("conv", "zhu2025 convolution matrix W_conv (cross-correlation as torch conv1d/2d/3d)")
 class _Conv:
     @staticmethod
@@ -1005,7 +1007,6 @@ class _Conv:
         shape = args.input_shape
         if len(shape) < 2:
             raise ValueError(f"--input-shape must be C_in,n1,...,nd with at least one spatial axis, got {shape}")
-        d = len(shape) - 1
         if args.kernel is not None:
             if args.kernel_size is not None:
                 raise ValueError("give either --kernel or --kernel-size, not both")
@@ -1013,12 +1014,7 @@ class _Conv:
         else:
             if args.kernel_size is None:
                 raise ValueError("--kernel-size (or --kernel FILE.npy) is required")
-            ks = args.kernel_size if isinstance(args.kernel_size, tuple) else (args.kernel_size,) * d
-            if len(ks) != d:
-                raise ValueError(f"--kernel-size needs {d} values for a {d}-d input, got {len(ks)}")
-            if shape[0] % args.groups:
-                raise ValueError(f"--groups {args.groups} must divide C_in = {shape[0]}")
-            kernel = normal(rng, (args.out_channels, shape[0] // args.groups, *ks), "kernel")
+            kernel = normal(rng, _random_kernel_shape(args), "kernel")
         # CSR directly: the NumPy CSR path fills the arrays in place, without COO staging
         return conv_matrix(shape, kernel, stride=args.stride, padding=args.padding, dilation=args.dilation,
                            boundary=args.boundary, groups=args.groups, format="csr")
@@ -1027,12 +1023,8 @@ class _Conv:
     def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         from .algebra.conv import conv_output_shape
 
-        if args.kernel is not None:
-            kshape = np.load(args.kernel, mmap_mode="r", allow_pickle=False).shape
-        else:
-            d = len(args.input_shape) - 1
-            ks = args.kernel_size if isinstance(args.kernel_size, tuple) else (args.kernel_size,) * d
-            kshape = (args.out_channels, args.input_shape[0] // args.groups, *ks)
+        kshape = (np.load(args.kernel, mmap_mode="r", allow_pickle=False).shape if args.kernel is not None
+                  else _random_kernel_shape(args))
         out = conv_output_shape(args.input_shape, kshape, stride=args.stride, padding=args.padding,
                                 dilation=args.dilation, groups=args.groups)
         return tuple(args.input_shape), (tuple(out) if len(out) == len(args.input_shape) else (1, *out))
