@@ -230,11 +230,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.memory_limit is not None:
         from ._config import set_memory_limit
 
-        try:
-            set_memory_limit(args.memory_limit)
-        except (ValueError, TypeError) as exc:
-            print(f"isomat verify: error: --memory-limit: {exc}", file=err)
-            return 2
+        set_memory_limit(args.memory_limit)
     if args.backend == "cupy":
         from .gpu import gpu_status
 
@@ -407,13 +403,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .bench import run_benchmarks
 
     if args.memory_limit is not None:
-        from ._config import parse_size
-
-        try:
-            os.environ["ISOMAT_MEMORY_LIMIT"] = str(parse_size(args.memory_limit))  # the scripts inherit it
-        except (ValueError, TypeError) as exc:
-            print(f"isomat bench: error: --memory-limit: {exc}", file=err)
-            return 2
+        os.environ["ISOMAT_MEMORY_LIMIT"] = str(args.memory_limit)  # the scripts inherit it
     try:
         report = run_benchmarks(_bench_dir(args.dir), json_path=args.json, markdown_path=args.markdown, quick=args.quick,
                                 only=args.only, timeout=args.timeout, log=err)
@@ -424,6 +414,22 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     print(f"wrote {args.json} and {args.markdown}: {len(report['benchmarks'])} benchmarks"
           + (f", failed: {', '.join(failed)}" if failed else ""), file=out)
     return 1 if failed else 0
+
+
+def _size(text: str) -> int:
+    """argparse type of ``--memory-limit``: bytes, or a size like ``4G`` / ``512M`` (parsed once, here,
+    for every command, so a bad size is argparse's one-line error naming the option)."""
+    from ._config import parse_size
+
+    try:
+        return parse_size(text)
+    except (ValueError, TypeError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_memory_limit(parser: Any, what: str) -> None:
+    parser.add_argument("--memory-limit", type=_size, default=None, metavar="SIZE",
+                        help=f"{what}: bytes or a size like 4G, 512M (default: ISOMAT_MEMORY_LIMIT or 2G)")
 
 
 def _add_export(sub: Any) -> None:
@@ -453,8 +459,7 @@ def _add_export(sub: Any) -> None:
                        help="sparse layout for --format pt (csr shares the matrix's arrays; coo adds 16 bytes an entry)")
         g.add_argument("--dtype", choices=["float32", "float64", "complex64", "complex128"], default=None,
                        help="value type written (default: the construction's, float64 for real values)")
-        g.add_argument("--memory-limit", default=None, metavar="SIZE",
-                       help="memory bound for the build, bytes or a size like 4G, 512M (default: ISOMAT_MEMORY_LIMIT or 2G)")
+        _add_memory_limit(g, "memory bound for the build")
         k.set_defaults(func=cmd_export)
         usages.append("  " + " ".join(k.format_usage().split())[len("usage: "):])
     e.epilog = "kinds and their options:\n" + "\n".join(usages)
@@ -470,8 +475,7 @@ def _add_bench(sub: Any) -> None:
     b.add_argument("--quick", action="store_true", help="pass --quick to the scripts (small sizes, few repeats)")
     b.add_argument("--only", action="append", metavar="NAME", help="run only this script (repeatable; name without .py)")
     b.add_argument("--timeout", type=float, default=900.0, help="seconds per script (default 900)")
-    b.add_argument("--memory-limit", default=None, metavar="SIZE",
-                   help="memory bound for the scripts' builds (passed as ISOMAT_MEMORY_LIMIT), e.g. 8G")
+    _add_memory_limit(b, "memory bound for the scripts' builds (passed as ISOMAT_MEMORY_LIMIT)")
     b.set_defaults(func=cmd_bench)
 
 
@@ -495,9 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--jobs", type=positive, default=None, metavar="N",
                    help="worker processes running claims side by side (default: the usable CPUs with the numpy "
                         "backend, 1 with cupy); the output is the same, in the same order")
-    v.add_argument("--memory-limit", default=None, metavar="SIZE",
-                   help="memory bound for the checks' builds, bytes or a size like 4G, 512M "
-                        "(default: ISOMAT_MEMORY_LIMIT or 2G)")
+    _add_memory_limit(v, "memory bound for the checks' builds")
     v.add_argument("--write-expected", action="store_true",
                    help="record the computed verdicts as the regression guard (for developers)")
     v.set_defaults(func=cmd_verify)
