@@ -43,13 +43,17 @@ def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: 
     return csr + coo + 8 * n_rows
 
 
+def value_bytes(field: str) -> int:
+    """Bytes one value takes in ``field``: a float64, or a SymPy object (a rough lower bound)."""
+    return 8 if field != "sympy" else 64
+
+
 def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "numpy", staging: bool = True) -> None:
     """Refuse, with the size it would need, a result larger than the memory bound.
 
     ``staging=False`` for constructions that fill CSR arrays directly (no COO intermediate).
     """
-    value_bytes = 8 if field != "sympy" else 64  # float64; SymPy objects: a rough lower bound
-    need = estimate_bytes(int(nnz), int(shape[0]), value_bytes=value_bytes, staging=staging)
+    need = estimate_bytes(int(nnz), int(shape[0]), value_bytes=value_bytes(field), staging=staging)
     limit = get_memory_limit()
     if need > limit:
         raise SizeLimitError(

@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_bytes, check_size, estimate_bytes, render
+from ._operator import SparseOperator, check_bytes, check_size, estimate_bytes, render, value_bytes
 
 _BOUNDARIES = ("zero", "circular", "reflect", "replicate")
 _IM2COL_BYTES = 256 * 2**20  # largest stacked-shifts buffer conv_apply builds; above it, one GEMM per tap
@@ -615,7 +615,7 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     else:
         raise ValueError(f"x of shape {tuple(xv.shape)} does not fit kernel of shape {tuple(k.shape)}")
     plan = _Plan(tuple(xv.shape), tuple(k.shape), stride, padding, dilation, boundary, groups=groups)
-    item = 8 if field != "sympy" else 64
+    item = value_bytes(field)
     padded = plan.c_in * math.prod(n + a + b for n, a, b in zip(plan.spatial, plan.lo, plan.hi))
     # the output, the padded copy of the input and the per-tap temporaries (at most the im2col buffer)
     check_bytes("conv_apply", item * (2 * plan.n_out + padded) + min(_IM2COL_BYTES, item * plan.c_in * plan.K * math.prod(plan.out)),

@@ -25,7 +25,7 @@ import sympy
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_bytes, check_size
+from ._operator import SparseOperator, check_bytes, check_size, value_bytes
 from .kron import kron_operator
 from .projection import project, project_bytes, projection_operator
 from .stp import _as_dense, _inner_dense, _out
@@ -245,7 +245,7 @@ def project_pad(X: Any, d: int | None = None) -> Any:
     d = max(X.dims) if d is None else _validate.positive_int("d", d)
     # the s projected rows and their stacked s x d copy, plus one projection's work at a time:
     # refused before any is made (d = 10**12 used to reach NumPy's MemoryError)
-    item = 8 if X.field != "sympy" else 64
+    item = value_bytes(X.field)
     check_bytes("project_pad", 2 * len(X) * d * item + max(project_bytes(n, d, 1, X.field) for n in X.dims),
                 f"{len(X)} rows padded to d = {d:,}")
     xp = _backend.array_module(X.field)
@@ -441,7 +441,7 @@ def hv_nominal_add(X: Any, Y: Any, r: int) -> Any:
     k = math.lcm(s, t)
     # k = lcm(s, t) rows of length r, kept (one small array each: ~0.9 KiB of object overhead and
     # allocator slack measured per row at r = 50) and then stacked, and one row's projections at a time
-    item = 8 if field != "sympy" else 64
+    item = value_bytes(field)
     check_bytes("hv_nominal_add", k * (2 * r * item + 1024) + 3 * max(project_bytes(n, r, 1, field) for n in X.dims + Y.dims),
                 f"{k:,} rows of length {r:,}")
     xp = _backend.array_module(field)
@@ -545,7 +545,7 @@ def _check_attention(what: str, Q: Hypervector, K: Hypervector, V: Hypervector |
     weights, softmax and its temporaries; with ``V``, the p x t repeated scores (``t`` the number of
     value rows after repetition), the t x n0 project-padded values, the p x n0 product and its
     projected rows, and one projection's work."""
-    item = 8 if _field_of_all(Q, K, *(() if V is None else (V,))) != "sympy" else 64
+    item = value_bytes(_field_of_all(Q, K, *(() if V is None else (V,))))
     p, q = len(Q), len(K)
     need = item * 5 * p * q
     detail = f"{p:,} x {q:,} attention scores"

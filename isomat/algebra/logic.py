@@ -31,7 +31,7 @@ import sympy
 from .. import _validate
 from ..errors import SizeLimitError
 from . import _backend
-from ._operator import SparseOperator, check_bytes, check_size, render
+from ._operator import SparseOperator, check_bytes, check_size, render, value_bytes
 
 
 def logical_vector(i: int, k: int = 2, *, backend: str = "numpy") -> Any:
@@ -44,7 +44,7 @@ def logical_vector(i: int, k: int = 2, *, backend: str = "numpy") -> Any:
     if i > k:
         raise ValueError(f"i must be in [1, k] = [1, {k}], got {i}")
     field = _validate.backend(backend)
-    check_bytes("logical_vector", k * (8 if field != "sympy" else 64), f"a dense vector of length k = {k:,}")
+    check_bytes("logical_vector", k * value_bytes(field), f"a dense vector of length k = {k:,}")
     if field == "sympy":
         return sympy.Matrix([1 if r == i - 1 else 0 for r in range(k)])
     xp = _backend.array_module(field)

@@ -32,7 +32,7 @@ import sympy
 
 from .. import _validate
 from . import _backend
-from ._operator import check_bytes, render
+from ._operator import check_bytes, render, value_bytes
 from .kron import kron_operator, kronecker_factors
 
 ORDERS = ("outer", "inner")
@@ -251,7 +251,7 @@ def ndlinear_apply(X: Any, weights: Any, biases: Any = None, order: str = "outer
     else:
         largest = batch * max(math.prod(dims[:k]) * math.prod(out_dims[k:]) for k in range(N + 1))
     # the current tensor, a mode's product, its bias sum and the converted input: four at most
-    check_bytes("ndlinear_apply", 4 * largest * (8 if field != "sympy" else 64),
+    check_bytes("ndlinear_apply", 4 * largest * value_bytes(field),
                 f"intermediates of up to {largest:,} values ({order} order, batch {batch:,})")
     shape = [batch, *dims]
     cur = x.reshape(shape)

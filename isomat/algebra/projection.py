@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_bytes, check_size, render
+from ._operator import SparseOperator, check_bytes, check_size, render, value_bytes
 
 
 def _breakpoints(m: int, n: int, a: int, b: int, xp: Any, dt: Any) -> Any:
@@ -113,7 +113,7 @@ def project_bytes(m: int, n: int, k: int, field: str = "numpy") -> int:
     breakpoints and their offsets (int64, ``m + n + 1`` each, several copies while ``union1d``
     sorts), the output positions, the prefix sums and padded input (``(m + 1) x k``), the gathered
     terms, their difference and the scaled result (``(n + 1) x k`` each)."""
-    item = 8 if field != "sympy" else 64
+    item = value_bytes(field)
     return 8 * (6 * (m + n + 2) + 4 * (n + 1)) + item * (2 * (m + 1) * k + 6 * (n + 1) * k)
 
 

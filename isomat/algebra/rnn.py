@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _validate
 from . import _backend
-from ._operator import check_bytes, SparseOperator, check_size, render
+from ._operator import check_bytes, SparseOperator, check_size, render, value_bytes
 
 
 def _matrix(name: str, M: Any, field: str) -> Any:
@@ -136,7 +136,7 @@ def rnn_apply(U: Any, V: Any, X: Any, *, activation: Any = None) -> Any:
     T, M = int(Xa.shape[0]), int(Ua.shape[0])
     # the T states kept (one small array each: ~0.5 KiB of object overhead measured per step at
     # M = 1), then stacked into H (SymPy objects: a rough lower bound)
-    item = 8 if field != "sympy" else 64
+    item = value_bytes(field)
     check_bytes("rnn_apply", T * (2 * M * item + 1024) + 4 * M * item, f"{T:,} steps of {M:,} hidden units")
     h = np.zeros((Ua.shape[0], 1), dtype=object if field == "sympy" else Ua.dtype)
     if field == "sympy":

@@ -38,7 +38,7 @@ import sympy
 
 from .. import _validate
 from . import _backend
-from ._operator import SparseOperator, check_bytes, check_size, render
+from ._operator import SparseOperator, check_bytes, check_size, render, value_bytes
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -448,7 +448,7 @@ def spm_forward(layer: SPM, X: Any, *, return_cache: bool = False) -> Any:
     # the L + 1 activations (kept whether or not they are returned), a stage's gathered pairs and
     # their products, the output and its temporary: refused before any is made
     n_arrays = layer.L + 6
-    check_bytes("spm_forward", rows * layer.n * n_arrays * (8 if layer.field != "sympy" else 64),
+    check_bytes("spm_forward", rows * layer.n * n_arrays * value_bytes(layer.field),
                 f"the spm forward activations ({n_arrays} arrays of {rows:,} x {layer.n:,})")
     blk = layer.blocks()
     z = X * layer.d_in  # eq. (2)
@@ -489,7 +489,7 @@ def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, 
     # the L + 1 cached activations (when computed here), the gradient, its next stage and the
     # gathered pairs (four half-width arrays), the input gradient: refused before any is made
     n_arrays = (layer.L + 1 if cache is None else 0) + 7
-    check_bytes("spm_backward", rows * layer.n * n_arrays * (8 if layer.field != "sympy" else 64),
+    check_bytes("spm_backward", rows * layer.n * n_arrays * value_bytes(layer.field),
                 f"{n_arrays} arrays of {rows:,} x {layer.n:,} activations")
     zs = spm_forward(layer, X, return_cache=True)[1] if cache is None else cache
     axes = tuple(range(X.ndim - 1))
@@ -670,7 +670,7 @@ def spm_attention_forward(maps: dict[str, SPM], X: Any, *, d_h: Any = None) -> t
         raise ValueError(f"X must have shape (T, {n}), got {tuple(np.shape(X))}")
     T = int(Xb.shape[0])
     # Q, K, V, H, Y (T x n) and the scores, their exponentials and the weights (T x T), before any
-    check_bytes("spm_attention_forward", (5 * T * n + 4 * T * T) * (8 if maps["Q"].field != "sympy" else 64),
+    check_bytes("spm_attention_forward", (5 * T * n + 4 * T * T) * value_bytes(maps["Q"].field),
                 f"attention over {T:,} tokens of {n:,} features")
     Q, K, V = spm_forward(maps["Q"], X), spm_forward(maps["K"], X), spm_forward(maps["V"], X)
     exact = Q.dtype == object
