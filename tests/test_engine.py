@@ -255,14 +255,10 @@ def test_compare_printed_takes_its_counterexample_and_correction_from_trials():
 
 
 def test_claims_run_in_worker_processes_give_the_same_records_in_order():
-    # isomat verify runs the ledger in forked workers (one per usable CPU): same records, same order,
-    # callbacks in order -- only the measured seconds may differ
-    import multiprocessing
-
+    # isomat verify runs the ledger in fresh worker processes (one per usable CPU): same records,
+    # same order, callbacks in order -- only the measured seconds may differ
     from isomat import proofs
 
-    if "fork" not in multiprocessing.get_all_start_methods():
-        pytest.skip("no fork() on this platform: verify runs in one process")
     claims = proofs.load(["reneau2025"])[:12]
 
     def strip(x):
@@ -272,11 +268,28 @@ def test_claims_run_in_worker_processes_give_the_same_records_in_order():
 
     seen = []
     serial = proofs.run(claims=claims)
-    forked = proofs.run(claims=claims, jobs=2, on_start=lambda i, n, c: seen.append(("start", i, c.id)),
-                        on_record=lambda i, n, r: seen.append(("record", i, r["id"])))
-    assert strip(forked["claims"]) == strip(serial["claims"])
+    parallel = proofs.run(claims=claims, jobs=2, on_start=lambda i, n, c: seen.append(("start", i, c.id)),
+                          on_record=lambda i, n, r: seen.append(("record", i, r["id"])))
+    assert strip(parallel["claims"]) == strip(serial["claims"])
     assert seen == [(kind, i, c.id) for i, c in enumerate(claims, 1) for kind in ("start", "record")]
     with pytest.raises(ValueError, match="jobs must be a positive integer"):
         proofs.run(claims=claims, jobs=0)
     with pytest.raises(ValueError, match="cupy backend"):
         proofs.run(claims=claims, jobs=2, backend="cupy")
+
+
+def test_claims_a_fresh_process_cannot_declare_run_here(monkeypatch):
+    # a claim made in a function body, and a ledger claim whose check was replaced in this process,
+    # are not what a worker would import: both run in this process, as declared here
+    from isomat import proofs
+
+    monkeypatch.setattr(engine, "REGISTRY", dict(engine.REGISTRY))
+    engine.claim("nobody2021:local", quote="q", statement="s", methods=["exact"])(
+        lambda: decide(exhaustive(lambda k: k < 1, range(2), describe="k < 2")))
+    local = engine.REGISTRY["nobody2021:local"]
+    ledger = proofs.load(["reneau2025"])[0]
+    replaced = Claim(ledger.id, ledger.quote, ledger.statement, ledger.methods,
+                     lambda: decide(exhaustive(lambda k: False, range(1), describe="replaced")))
+    records = proofs.run(claims=[local, replaced, *proofs.load(["reneau2025"])[1:3]], jobs=2)["claims"]
+    assert records[0]["verdict"] == "refuted" and records[0]["counterexample"]["case"] == 1
+    assert records[1]["id"] == ledger.id and records[1]["evidence"]["printed"]["cases"] == "replaced"

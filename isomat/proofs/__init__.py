@@ -80,23 +80,46 @@ def load_file(source: str | Path) -> list[Claim]:
     return mine
 
 
-#: the claims a forked worker runs by index (set in the parent just before the pool forks)
-_WORK: list[Claim] = []
+def _claim_sources(claims: list[Claim]) -> list[str]:
+    """What a fresh interpreter imports to declare ``claims`` again: module names, or the paths of
+    files loaded with :func:`load_file` (claims of ``__main__`` -- a notebook, a script -- have none)."""
+    sources: list[str] = []
+    for c in claims:
+        name = getattr(c.check, "__module__", None) or "__main__"
+        module = sys.modules.get(name)
+        if module is None or name == "__main__":
+            continue
+        src = getattr(module, "__file__", None) if name.startswith("isomat_user_claims_") else name
+        if src is not None and src not in sources:
+            sources.append(src)
+    return sources
 
 
-def _start_worker(backend: str) -> None:
+def _where(check: Any) -> tuple[str, int, str] | None:
+    """Where a check's code was written: a worker's claim is run there only when its check is this one."""
+    code = getattr(check, "__code__", None)
+    return None if code is None else (code.co_filename, code.co_firstlineno, check.__qualname__)
+
+
+def _start_worker(backend: str, sources: list[str]) -> None:
     engine._float_backend.set(backend)
+    for src in sources:
+        if src.endswith(".py"):
+            load_file(src)
+        else:
+            importlib.import_module(src)
 
 
-def _run_index(i: int) -> dict[str, Any]:
-    return run_claim(_WORK[i])
+def _run_id(claim_id: str) -> tuple[tuple[str, int, str] | None, dict[str, Any]] | None:
+    """(where the worker's check was written, its record), or None for a claim it does not know."""
+    c = REGISTRY.get(claim_id)
+    return None if c is None else (_where(c.check), run_claim(c))
 
 
 def default_jobs(backend: str = "numpy") -> int:
-    """Worker processes for :func:`run`: the CPUs this process may use, for the NumPy backend on a
-    platform with ``fork`` (the workers inherit the loaded claims, the user's own included); one
-    otherwise (a forked child must not touch a parent's CUDA context)."""
-    if backend != "numpy" or "fork" not in multiprocessing.get_all_start_methods():
+    """Worker processes for :func:`run`: the CPUs this process may use with the NumPy backend;
+    one with the cupy backend (the workers would contend for one device)."""
+    if backend != "numpy":
         return 1
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
@@ -114,34 +137,36 @@ def run(
     and the differences from the expected verdicts of the five papers (claims of other sources
     have no regression guard).
 
-    ``jobs > 1`` runs the claims in that many forked worker processes (:func:`default_jobs` is
-    what ``isomat verify`` uses); the records, and the callbacks, still come in the claims'
-    order, and each claim is the same computation as in one process (checks are independent,
-    seeded, and share no state but pure caches)."""
+    ``jobs > 1`` runs the claims in that many fresh worker processes (``spawn``: nothing of this
+    process's threads or libraries' state is inherited), which import the claims' modules (or
+    files) again; :func:`default_jobs` is what ``isomat verify`` uses. The records, and the
+    callbacks, still come in the claims' order, and each claim is the same computation as in one
+    process (checks are independent, seeded, and share no state but pure caches). A claim that a
+    fresh process does not declare the same way -- one made in a notebook or a function body, or
+    whose check was replaced here -- is run here instead."""
     if claims is not None and papers is not None:
         raise ValueError("give papers or claims, not both")
     jobs = _validate.positive_int("jobs", jobs)
     given = claims is not None
     claims = list(claims) if claims is not None else load(papers)
-    jobs = min(jobs, len(claims))
     if jobs > 1 and backend != "numpy":
-        raise ValueError(f"jobs > 1 runs forked workers, which the {backend} backend cannot share a device with")
-    global _WORK
+        raise ValueError(f"jobs > 1 runs worker processes, which the {backend} backend cannot share a device with")
     t0 = time.perf_counter()
     records = []
     pool = None
     with using_float_backend(backend):
         try:
-            if jobs > 1:
-                _WORK = claims
-                pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_start_worker, initargs=(backend,))
-                results = pool.imap(_run_index, range(len(claims)), chunksize=1)
+            if min(jobs, len(claims)) > 1:
+                pool = multiprocessing.get_context("spawn").Pool(min(jobs, len(claims)), initializer=_start_worker,
+                                                                 initargs=(backend, _claim_sources(claims)))
+                results = pool.imap(_run_id, [c.id for c in claims], chunksize=1)
             else:
-                results = map(run_claim, claims)
+                results = (None for _ in claims)
             for i, c in enumerate(claims, 1):
                 if on_start:
                     on_start(i, len(claims), c)
-                rec = next(results)
+                done = next(results)
+                rec = done[1] if done is not None and done[0] is not None and done[0] == _where(c.check) else run_claim(c)
                 records.append(rec)
                 if on_record:
                     on_record(i, len(claims), rec)
@@ -149,7 +174,6 @@ def run(
             if pool is not None:
                 pool.terminate()
                 pool.join()
-                _WORK = []
     total = time.perf_counter() - t0
     if given:
         # a chosen set of claims: only a ledger claim whose verdict changed is a regression
