@@ -210,7 +210,6 @@ def test_proved_count_never_falls_and_every_proof_names_what_it_quantified(ledge
     for r in proved:
         ev = _deciding(r)
         assert ev.get("for_all") or all(t.get("for_all") for t in ev.get("trials", [])), r["id"]
-        assert r["seconds"] < 5, r["id"]
 
 
 def test_no_sampled_holds_left(ledger):

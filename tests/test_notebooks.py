@@ -164,6 +164,48 @@ def test_stale_outputs_are_named():
     a.cells[with_stream].execution_count = None
     assert "stored without being executed" in stale_outputs(path, a, b)[0]
 
+#: a printed float residual (an error, a difference) with digits, in scientific notation, below 1e-6
+#: (a round bound such as ``1e-12`` is not one): rounding noise,
+#: which differs between CPUs and BLAS builds; a notebook prints what it means instead ("< 1e-12: True")
+_FLOAT_NOISE = re.compile(r"(?<![\w.])[-+]?\d\.\d+e-(?:0*[7-9]|0*[1-9]\d+)\b|\b0\.0+e\+?0+\b")
+
+
+def float_noise(path: Path, nb) -> list[str]:
+    """Messages naming each stored output that prints float rounding noise."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for o in cell_outputs(cell):
+            if o["kind"] != "error":
+                hits = _FLOAT_NOISE.findall(_normalize(o["text"]))
+                if hits:
+                    found.append(f"{_where(path, index, cell)} prints float noise {hits[:3]}: print a bound instead")
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_no_float_noise_in_stored_outputs(path):
+    """A residual's digits are not part of what a notebook means: compared raw, they made the staleness
+    check fail on another CPU (1.4e-16 stored, 3.3e-16 computed)."""
+    nbformat = pytest.importorskip("nbformat", reason="notebooks extra not installed")
+    assert not float_noise(path, nbformat.read(path, as_version=4))
+
+
+def test_float_noise_is_found():
+    nbformat = pytest.importorskip("nbformat", reason="notebooks extra not installed")
+    nb = nbformat.v4.new_notebook()
+    for text in ("err = 1.4e-16\n", "max 0.0e+00\n", "5.551115123125783e-17\n", "fd 9.18e-10\n"):
+        cell = nbformat.v4.new_code_cell("print(err)")
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        nb.cells = [cell]
+        assert float_noise(Path("x.ipynb"), nb), text
+    cell = nbformat.v4.new_code_cell("print(ok)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="error below 1e-12: True; tol 1e-10 3.5e+02\n")]
+    nb.cells = [cell]
+    assert not float_noise(Path("x.ipynb"), nb)
+
+
 def write(stems: list[str]) -> None:
     """Execute the notebooks and store them with their outputs (``--write``)."""
     import nbformat

@@ -3,7 +3,6 @@ verdicts, and that its checks can fail (wrong construction, wrong printed value)
 
 from __future__ import annotations
 
-import time
 from decimal import Decimal
 
 import pytest
@@ -16,9 +15,7 @@ from isomat.proofs.engine import REGISTRY, run_claim, using_float_backend
 @pytest.fixture(scope="module")
 def records():
     proofs.load(["reneau2025"])
-    t0 = time.perf_counter()
-    recs = {c.id: run_claim(c) for c in REGISTRY.values() if c.paper == "reneau2025"}
-    return recs, time.perf_counter() - t0
+    return {c.id: run_claim(c) for c in REGISTRY.values() if c.paper == "reneau2025"}
 
 
 def _rerun(cid):
@@ -34,16 +31,16 @@ def _module_of(cid):
     return sys.modules[REGISTRY[cid].check.__module__]
 
 
-def test_budget_and_expected(records):
-    recs, seconds = records
-    assert seconds < 9.0  # proofs for every size (Z3) added ~3.6 s to the ~2.4 s of exact checks
+def test_expected(records):
+    # (its time is measured by benchmarks/ledger.py, never asserted here: a busy machine is slower)
+    recs = records
     expected = proofs.expected_verdicts("reneau2025")
     assert {k: r["verdict"] for k, r in recs.items()} == expected
     assert not [k for k, r in recs.items() if r["verdict"] == "error"]
 
 
 def test_non_holds_details(records):
-    recs, _ = records
+    recs = records
     llama = recs["reneau2025:tab1/llama3-8b"]
     assert llama["discrepancies"] == [{"where": "lora-r4", "printed": "10.48M", "correct": "10.49M"}]
     assert llama["evidence"]["exact_counts"]["lora-r4"] == 10485760
@@ -63,7 +60,7 @@ def test_non_holds_details(records):
 
 
 def test_other_readings_are_recorded(records):
-    recs, _ = records
+    recs = records
 
     def reading(rid, name):
         return {r["reading"]: r for r in recs[rid]["readings"]}[name]
@@ -173,7 +170,7 @@ def test_alg1_runs_in_the_gpu_field(cupy_standin_module):
 
 
 def test_appc_memory_counterexample_and_correction(records):
-    recs, _ = records
+    recs = records
     rec = recs["reneau2025:appc/memory"]
     assert rec["verdict"] == "holds-corrected"
     assert rec["counterexample"]["family"]["intermediates"] == ["n**2", "n"]
@@ -192,7 +189,7 @@ def test_appc_memory_bookkeeping_is_checked(monkeypatch):
 
 
 def test_table9_advantage_falls_with_depth(records):
-    recs, _ = records
+    recs = records
     rec = recs["reneau2025:sec4.5.1/table9"]
     assert rec["verdict"] == "inconsistent"
     assert [d["where"] for d in rec["discrepancies"]] == [
@@ -218,7 +215,7 @@ PROVED_FLOOR = 6
 
 
 def test_proved_floor_and_quantifiers(records):
-    recs, _ = records
+    recs = records
     proved = {k: r for k, r in recs.items() if r["strength"] == "proved"}
     assert len(proved) >= PROVED_FLOOR, sorted(proved)
     for k, r in proved.items():
