@@ -13,3 +13,13 @@ class SizeLimitError(ValueError, MemoryError):
 
 class CheckError(RuntimeError):
     """A ledger check could not reach a verdict (for example a stated correction fails)."""
+
+
+class ProofTimeout(RuntimeError):
+    """A solver call ran past its wall-clock safety net.
+
+    Deliberately not a :class:`CheckError`: a check that falls back to weaker evidence when a proof is
+    ``unknown`` must not do so here, since whether a wall clock runs out depends on the machine's
+    load. The claim is reported as an error instead (the deterministic resource limit, not the
+    clock, decides what is proved).
+    """

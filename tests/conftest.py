@@ -112,3 +112,14 @@ def field(request):
 @pytest.fixture(params=FLOAT_FIELDS)
 def float_field(request):
     yield from _field_fixture(request)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The mutation suite's score (tests/test_mutations.py), when it ran."""
+    module = sys.modules.get("tests.test_mutations")
+    score = getattr(module, "SCORE", None) if module is not None else None
+    if score:
+        killed = sum(score.values())
+        terminalreporter.write_line(f"mutation score: {killed}/{len(score)} mutants killed"
+                                    + ("" if killed == len(score) else
+                                       f"; survivors: {', '.join(k for k, v in score.items() if not v)}"))

@@ -175,6 +175,7 @@ def run(
                 pool.terminate()
                 pool.join()
     total = time.perf_counter() - t0
+    engine.same_proofs(records)
     if given:
         # a chosen set of claims: only a ledger claim whose verdict changed is a regression
         regressions = [{"id": r["id"], "expected": exp, "computed": r["verdict"]} for r in records

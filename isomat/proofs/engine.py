@@ -126,8 +126,13 @@ class Trial:
             self.strength = _DEFAULT_STRENGTH[self.method]
         if self.strength not in _TRIAL_STRENGTHS:
             raise ValueError(f"strength must be one of {_TRIAL_STRENGTHS}, got {self.strength!r}")
-        if self.strength == "proved" and not self.evidence.get("for_all"):
-            raise CheckError("a proved trial must say in evidence['for_all'] what it quantified over")
+        if self.strength == "proved":
+            if not self.evidence.get("for_all"):
+                raise CheckError("a proved trial must say in evidence['for_all'] what it quantified over")
+            sizes = self.evidence.get("sizes")
+            if not isinstance(sizes, list) or not all(isinstance(x, str) for x in sizes):
+                raise CheckError("a proved trial must list in evidence['sizes'] the symbolic sizes it quantifies "
+                                 "(an empty list for a size-free identity)")
 
 
 def _trial_evidence(t: Trial) -> dict[str, Any]:
@@ -164,6 +169,7 @@ def all_of(*trials: Trial) -> Trial:
     strength = weakest(*(t.strength for t in trials if t.strength is not None))
     if strength == "proved":
         evidence["for_all"] = "; ".join(str(t.evidence["for_all"]) for t in trials)
+        evidence["sizes"] = list(dict.fromkeys(x for t in trials for x in t.evidence["sizes"]))
     return Trial(True, trials[0].method, evidence, strength=strength)
 
 
@@ -240,16 +246,29 @@ def property_search(
     return Trial(False, "property", {"strategy": describe, "examples": count, "shrunk": True}, cx)
 
 
-def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None) -> Trial:
+def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None,
+                  sizes: Sequence[Any] = ()) -> Trial:
     """Passes when ``difference`` (a SymPy expression or matrix) simplifies to zero.
 
     ``for_all`` says what the symbols range over when the identity involves no size (generic
     entries of fixed-size operands, or sizes that are themselves symbols): then a zero
     difference is a proof for every value (strength ``proved``), and ``for_all`` is recorded
     in the evidence. Without it the trial is a symbolic check at the sizes built (``exhaustive``).
+    ``sizes`` names the symbolic sizes among the difference's free symbols (empty: the identity
+    involves no size, as for generic entries of fixed-size operands); a name that is not a free
+    symbol of ``difference`` is refused.
     """
     strength = "proved" if for_all else "exhaustive"
-    extra = {"for_all": for_all, "tool": f"sympy {sympy.__version__} (simplify of the difference)"} if for_all else {}
+    size_names = [str(x) for x in sizes]
+    if size_names:
+        if not for_all:
+            raise ValueError("sizes are recorded for a proof: give for_all too")
+        free = {str(x) for x in sympy.sympify(difference).free_symbols}
+        missing = [x for x in size_names if x not in free]
+        if missing:
+            raise ValueError(f"sizes {missing} are not free symbols of the difference (free: {sorted(free)})")
+    extra = ({"for_all": for_all, "sizes": size_names, "tool": f"sympy {sympy.__version__} (simplify of the difference)",
+              "obligation": _sympy_digest((describe, difference))} if for_all else {})
     if isinstance(difference, sympy.MatrixBase):
         residual = difference.applyfunc(lambda e: sympy.simplify(sympy.expand(e)))
         bad = [(i, j, residual[i, j]) for i in range(residual.rows) for j in range(residual.cols) if residual[i, j] != 0]
@@ -263,6 +282,13 @@ def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None)
     if residual != 0:
         return Trial(False, "symbolic", {"compared": describe}, {"residual": str(residual)})
     return Trial(True, "symbolic", {"compared": describe, **extra}, strength=strength)
+
+
+def _sympy_digest(expr: Any) -> str:
+    """A short digest of a SymPy obligation (equal digests: the same identity proved)."""
+    import hashlib
+
+    return hashlib.sha256(sympy.srepr(expr).encode()).hexdigest()[:16]
 
 
 def exact_equal(a: Any, b: Any, *, describe: str, strength: str = "exhaustive") -> Trial:
@@ -334,13 +360,32 @@ class Outcome:
             raise CheckError(f"a {self.verdict} outcome needs a strength from its trials, got {self.strength!r}")
 
 
+def _binding(evidence: Mapping[str, Any]) -> dict[str, Any]:
+    """Evidence given beside the deciding trial, with every :class:`Trial` among it *binding*: a
+    cross-check of isomat's construction against the proved rule or an independent reference is
+    part of the verdict, never a note -- when it fails, the claim is an error (isomat disagrees with
+    what it certifies, so no verdict about the paper can stand), and its counterexample is named."""
+    out: dict[str, Any] = {}
+    for key, value in evidence.items():
+        if isinstance(value, Trial):
+            if not value.ok:
+                raise CheckError(f"the check {key!r} fails (isomat's construction disagrees with its reference): "
+                                 f"{jsonable(value.counterexample)!r}; {jsonable(value.evidence)!r}"[:2000])
+            out[key] = _trial_evidence(value)
+        else:
+            out[key] = value
+    return out
+
+
 def decide(printed: Trial, *, correction: tuple[str, Trial] | None = None, **evidence: Any) -> Outcome:
     """Verdict from the printed statement's trial and, optionally, a stated correction's trial.
 
     A correction is verified even when the printed statement holds, so a wrong correction is
-    caught; it only enters the record when the printed statement fails.
+    caught; it only enters the record when the printed statement fails. Every other
+    :class:`Trial` given as a keyword is a binding check (see :func:`_binding`): its failure is a
+    :class:`~isomat.errors.CheckError`, never a note beside the verdict.
     """
-    ev: dict[str, Any] = {"printed": _trial_evidence(printed), **evidence}
+    ev: dict[str, Any] = {"printed": _trial_evidence(printed), **_binding(evidence)}
     if correction is not None:
         text, trial = correction
         ev["corrected"] = _trial_evidence(trial)
@@ -392,6 +437,7 @@ def compare_printed(
     """
     if kind not in ("misprint", "inconsistent"):
         raise ValueError(f"kind must be 'misprint' or 'inconsistent', got {kind!r}")
+    evidence = _binding(evidence)
     if witness is not None:
         evidence = {**evidence, "printed_vs_reference": _trial_evidence(witness)}
     if correction is not None:
@@ -417,7 +463,7 @@ def compare_printed(
 
 def not_checkable(reason: str, **evidence: Any) -> Outcome:
     """For statements that need data, training or hardware the project does not have."""
-    return Outcome("not-checkable", {"reason": reason, **evidence})
+    return Outcome("not-checkable", {"reason": reason, **_binding(evidence)})
 
 
 #: Verdicts from the most to the least favourable to the paper. The headline of a claim with
@@ -594,9 +640,22 @@ def run_claim(c: Claim) -> dict[str, Any]:
     except Exception as exc:  # a check that raises is reported, never turned into a verdict
         record.update(verdict="error", strength=None, evidence={}, error=f"{type(exc).__name__}: {exc}")
     else:
+        evidence = jsonable(outcome.evidence)
+        failed = _failed_notes(evidence) + [p for r in outcome.readings or [] for p in _failed_notes(r.get("evidence", {}),
+                                                                                                    f"reading {r['reading']!r}")]
+        if failed:
+            record.update(verdict="error", strength=None, evidence=evidence,
+                          error=f"CheckError: a failed check is recorded beside the verdict instead of deciding it: "
+                                f"{', '.join(failed[:5])}")
+            record["seconds"] = round(time.perf_counter() - t0, 4)
+            return record
         record["verdict"] = outcome.verdict
         record["strength"] = outcome.strength
-        record["evidence"] = jsonable(outcome.evidence)
+        record["evidence"] = evidence
+        if outcome.strength == "proved":
+            deciding = evidence.get("corrected" if outcome.verdict == "holds-corrected" else "printed", evidence)
+            record["sizes"] = list(deciding.get("sizes", [])) if isinstance(deciding, Mapping) else []
+            record["obligations"] = sorted(set(_obligations(deciding)))
         if outcome.counterexample is not None:
             record["counterexample"] = jsonable(outcome.counterexample)
         if outcome.correction is not None:
@@ -607,6 +666,67 @@ def run_claim(c: Claim) -> dict[str, Any]:
             record["readings"] = outcome.readings
     record["seconds"] = round(time.perf_counter() - t0, 4)
     return record
+
+
+#: evidence keys beginning so hold the printed statement's own trials, which may fail (that is the
+#: verdict): ``printed``, ``printed_vs_reference``, ``printed_where_defined``, ...
+_STATEMENT_PREFIX = "printed"
+
+
+def _failed_notes(evidence: Any, where: str = "evidence") -> list[str]:
+    """Paths of failed trials (``"ok": false``) in ``evidence`` outside the printed statement's own
+    trial: a cross-check that disagrees must decide the verdict (as a binding check does), so a
+    record that merely notes one is an error."""
+    found: list[str] = []
+
+    def walk(x: Any, path: str) -> None:
+        if isinstance(x, Mapping):
+            if x.get("ok") is False:
+                found.append(path)
+                return
+            for k, v in x.items():
+                if path == where and str(k).startswith(_STATEMENT_PREFIX):
+                    continue
+                walk(v, f"{path}.{k}")
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                walk(v, f"{path}[{i}]")
+
+    walk(evidence, where)
+    return found
+
+
+def _obligations(evidence: Any) -> list[str]:
+    """The digests of every proof obligation discharged in ``evidence``."""
+    out: list[str] = []
+    if isinstance(evidence, Mapping):
+        if isinstance(evidence.get("obligation"), str) and evidence.get("for_all"):
+            out.append(evidence["obligation"])
+        for v in evidence.values():
+            out += _obligations(v)
+    elif isinstance(evidence, list):
+        for v in evidence:
+            out += _obligations(v)
+    return out
+
+
+def same_proofs(records: list[dict[str, Any]]) -> None:
+    """Mark each proved record whose obligations are all discharged inside another proved record's
+    proof with ``same_proof_as`` (that record's id): it is counted once. Among records with the same
+    obligations the first in order is counted; a record whose obligations are a strict subset of
+    another's names the larger one."""
+    proved = [r for r in records if r.get("strength") == "proved" and r.get("obligations")]
+    for r in proved:
+        mine = set(r["obligations"])
+        for other in proved:
+            # a paper's claim is counted in its tally unless another of the papers' claims proves it:
+            # a result beyond the papers (not in any tally) does not absorb it
+            if other is r or (other.get("beyond") and not r.get("beyond")):
+                continue
+            theirs = set(other["obligations"])
+            if mine < theirs or (mine == theirs and records.index(other) < records.index(r)):
+                r["same_proof_as"] = other["id"]
+                break
 
 
 def _check_hypotheses(c: Claim, outcome: Outcome) -> None:

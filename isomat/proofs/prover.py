@@ -30,7 +30,17 @@ Nothing is trusted silently:
   change the search), with Z3's ``UFNIA`` solver (no time-based strategy switch), a fixed seed
   and a *resource* limit (``rlimit``, Z3's deterministic count of work) rather than a clock, so
   a proof that goes through goes through on any machine and under any load; a wall-clock limit
-  stays as a safety net only.
+  stays as a safety net only, and running into it raises :class:`~isomat.errors.ProofTimeout`
+  (an error of the run, never weaker evidence);
+* a proof is never vacuous: the hypotheses (with the quantifier-free lemma instances and axioms,
+  and the antecedent of an implication goal) are shown satisfiable, and the witness is recorded;
+  hypotheses that contradict each other make the status ``"vacuous"``, never ``"proved"``;
+* a lemma is sound by construction: it may quantify only variables that occur free in none of the
+  axioms and lemmas it rests on (a quantifier over a variable an axiom pins down would generalize
+  that axiom's special case), and every free variable of its body is either quantified or stays a
+  parameter of the lemma;
+* a proof records the sizes it quantifies (``sizes``: the symbolic dimensions, empty for a
+  size-free identity), each of which must be a free unknown of the goal or its hypotheses.
 
 Entry rules meant for both the prover and NumPy are written with :func:`fdiv`, :func:`fmod`,
 :func:`ite`, :func:`both` and :func:`either`, which act on Python ints, NumPy arrays and Z3
@@ -51,7 +61,7 @@ from typing import Any
 import z3
 
 from .._index import both, either, fdiv, fmod, ite
-from ..errors import CheckError
+from ..errors import CheckError, ProofTimeout
 from .engine import Trial
 
 __all__ = [
@@ -68,8 +78,9 @@ TOOL = f"z3 {Z3_VERSION}"
 #: default work budget of one proof, in Z3 resource units (deterministic; about 2-4 s of solver
 #: time on a 2-core machine). A proof that needs more is ``unknown``.
 DEFAULT_RLIMIT = 60_000_000
-#: wall-clock safety net of one solver call, seconds (the resource limit normally ends it first)
-DEFAULT_TIMEOUT_S = 20.0
+#: wall-clock safety net of one solver call, seconds (the resource limit ends a call long before it
+#: on any machine; running into it raises ProofTimeout -- it never turns a proof into weaker evidence)
+DEFAULT_TIMEOUT_S = 300.0
 _SEED = 0
 
 
@@ -101,8 +112,31 @@ class Axiom:
 
 def axiom(name: str, statement: z3.BoolRef, *, text: str) -> Axiom:
     """Name a definition. Axioms are for definitions only: a fact that can be proved is a
-    :func:`lemma`."""
+    :func:`lemma`. An integer unknown free in ``statement`` is a parameter of the definition: no
+    lemma that rests on the axiom may quantify it (see :func:`lemma`)."""
+    if not isinstance(statement, z3.BoolRef):
+        raise TypeError(f"axiom {name!r}: statement must be a z3 Boolean, got {type(statement).__name__}")
     return Axiom(name, statement, text)
+
+
+def _parameters(item: Any) -> set[str]:
+    """The integer unknowns an axiom or lemma pins down: free in its (closed, for a lemma) statement.
+    A lemma instance's substituted terms are not among them -- the lemma holds for every value."""
+    stmt = item.lemma.statement if isinstance(item, LemmaInstance) else item.statement
+    return {str(v) for v in _free_ints(stmt)}
+
+
+def _check_quantified(kind: str, name: str, variables: Sequence[z3.ExprRef], premises: Iterable[Any]) -> None:
+    """Refuse a lemma that quantifies a variable some premise holds free: from ``x == 0`` as an axiom,
+    ``∀ x. x == 0`` would follow, and from it anything about any other unknown."""
+    quantified = {str(v) for v in variables}
+    for item in premises:
+        clash = sorted(quantified & _parameters(item))
+        if clash:
+            what = "axiom" if isinstance(item, Axiom) else "lemma"
+            raise ValueError(f"{kind} {name!r} quantifies {', '.join(clash)}, which occurs free in the {what} "
+                             f"{item.name!r} it uses: a premise about one value of {clash[0]} proves nothing for all "
+                             f"of them (quantify it in the premise, or leave it a parameter of the {kind})")
 
 
 @dataclass(frozen=True)
@@ -120,6 +154,12 @@ class Lemma:
     def record(self) -> dict[str, Any]:
         return {"name": self.name, "statement": self.text, "proved_by": self.method,
                 "uses": list(self.uses), "axioms": list(self.axioms)}
+
+    @property
+    def parameters(self) -> list[str]:
+        """Integer unknowns free in the lemma (not quantified): it holds for the values they have where
+        it is used, and no lemma built on it may quantify them."""
+        return sorted(_parameters(self))
 
     def at(self, *terms: Any) -> LemmaInstance:
         """The lemma instantiated at ``terms`` (one per quantified variable, in order): a
@@ -176,6 +216,7 @@ def lemma(
     automatically when a later goal contains a matching term.
     """
     using, axioms = tuple(using), tuple(axioms)
+    _check_quantified("lemma", name, variables, (*using, *axioms))
     p = prove(body, lemmas=using, axioms=axioms, for_all=text, rlimit=rlimit, timeout_s=timeout_s, minimize=())
     if p.status != "proved":
         raise CheckError(f"lemma {name!r} is not proved ({p.status}): {p.reason or p.counterexample}")
@@ -208,15 +249,18 @@ def induction(
     quantified in the lemma too.
     """
     using, axioms, hyps = tuple(using), tuple(axioms), list(assuming)
+    _check_quantified("induction", name, [n, *other], (*using, *axioms))
     n_name = str(n)
     for h in hyps:
         if any(str(v) == n_name for v in _free_ints(h)):
             raise ValueError(f"induction {name!r}: hypothesis {h} mentions the induction variable {n_name}; "
                              "put conditions on n inside prop")
-    base = prove(z3.Implies(z3.And(*hyps), prop(z3.IntVal(start))) if hyps else prop(z3.IntVal(start)),
-                 lemmas=using, axioms=axioms, for_all=f"{text} (base)", rlimit=rlimit, timeout_s=timeout_s, minimize=())
-    step = prove(z3.Implies(z3.And(n >= start, *hyps, prop(n)), prop(n + 1)), lemmas=using, axioms=axioms,
-                 for_all=f"{text} (step)", rlimit=rlimit, timeout_s=timeout_s, minimize=())
+    # the base may hold vacuously (prop(n) = n >= 1 → ... at n = 0): the step then proves the first real case
+    base = prove(prop(z3.IntVal(start)), assuming=hyps, lemmas=using, axioms=axioms, for_all=f"{text} (base)",
+                 rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False)
+    # (prop(n) as the step's antecedent is satisfiable wherever the base holds)
+    step = prove(z3.Implies(prop(n), prop(n + 1)), assuming=[n >= start, *hyps], lemmas=using, axioms=axioms,
+                 for_all=f"{text} (step)", rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False)
     for part, p in (("base", base), ("step", step)):
         if p.status != "proved":
             raise CheckError(f"lemma {name!r}: the induction {part} is not proved ({p.status}): "
@@ -252,7 +296,8 @@ def _free_ints(*exprs: z3.ExprRef) -> list[z3.ArithRef]:
 
 @dataclass
 class Proof:
-    """What :func:`prove` found: ``status`` is ``"proved"``, ``"counterexample"`` or ``"unknown"``."""
+    """What :func:`prove` found: ``status`` is ``"proved"``, ``"counterexample"``, ``"vacuous"``
+    (the hypotheses contradict each other: nothing is proved) or ``"unknown"``."""
 
     status: str
     for_all: str
@@ -263,13 +308,26 @@ class Proof:
     lemma_records: list[dict[str, Any]] = field(default_factory=list)
     counterexample: dict[str, int] | None = None
     reason: str | None = None
+    #: the symbolic sizes the proof quantifies (names of free unknowns; empty: a size-free identity)
+    sizes: list[str] = field(default_factory=list)
+    #: values of the unknowns that satisfy every hypothesis (the proof is not vacuous)
+    witness: dict[str, int] | None = None
+    #: a digest of the obligation (hypotheses and goal): equal digests are the same proof
+    obligation: str = ""
+    #: the obligation as SMT-LIB 2 text (hypotheses, the lemmas and axioms used, the negated goal)
+    smtlib: str = field(default="", repr=False)
 
     @property
     def proved(self) -> bool:
         return self.status == "proved"
 
     def evidence(self) -> dict[str, Any]:
-        ev: dict[str, Any] = {"for_all": self.for_all, "tool": TOOL, "goal": self.goal, "solver_seconds": round(self.seconds, 4)}
+        ev: dict[str, Any] = {"for_all": self.for_all, "sizes": list(self.sizes), "tool": TOOL, "goal": self.goal,
+                              "solver_seconds": round(self.seconds, 4)}
+        if self.obligation:
+            ev["obligation"] = self.obligation
+        if self.witness is not None:
+            ev["witness"] = dict(self.witness)
         if self.lemmas:
             ev["lemmas"] = self.lemma_records
         if self.axioms:
@@ -280,8 +338,8 @@ class Proof:
 
     def trial(self, describe: str | None = None) -> Trial:
         """This proof as a ledger trial: ``proved`` passes with strength ``proved``; a
-        counterexample fails with it; ``unknown`` raises (it is never evidence either way --
-        fall back to an exhaustive trial instead, see :meth:`or_else`)."""
+        counterexample fails with it; ``unknown`` and ``vacuous`` raise (neither is evidence either
+        way -- fall back to an exhaustive trial instead, see :meth:`or_else`)."""
         ev = self.evidence()
         if describe:
             ev["proved"] = describe
@@ -289,7 +347,7 @@ class Proof:
             return Trial(True, "symbolic", ev, strength="proved")
         if self.status == "counterexample":
             return Trial(False, "symbolic", ev, {"case": self.counterexample})
-        raise CheckError(f"no proof and no counterexample for {self.for_all!r}: {self.reason}")
+        raise CheckError(f"no proof and no counterexample for {self.for_all!r} ({self.status}): {self.reason}")
 
     def or_else(self, fallback: Callable[[], Trial], describe: str | None = None) -> Trial:
         """The proof's trial when it settled the goal; otherwise ``fallback()`` (an exhaustive
@@ -297,7 +355,7 @@ class Proof:
         if self.status in ("proved", "counterexample"):
             return self.trial(describe)
         t = fallback()
-        t.evidence["proof_attempt"] = {"status": "unknown", "reason": self.reason, "for_all": self.for_all}
+        t.evidence["proof_attempt"] = {"status": self.status, "reason": self.reason, "for_all": self.for_all}
         return t
 
 
@@ -355,8 +413,10 @@ def prove(
     lemmas: Iterable[Lemma] = (),
     axioms: Iterable[Axiom] = (),
     minimize: Sequence[z3.ArithRef] | None = None,
+    sizes: Sequence[Any] = (),
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    antecedents: bool = True,
 ) -> Proof:
     r"""Prove ``goal`` for every value of its free integer unknowns that satisfies ``assuming``.
 
@@ -376,20 +436,32 @@ def prove(
     minimize : sequence of z3 integer terms, optional
         When the goal is false, the counterexample minimizes their sum (default: every free
         integer unknown), so a reader gets the smallest sizes that break it.
+    sizes : sequence of z3 integer unknowns (or their names)
+        The symbolic sizes the statement quantifies -- dimensions, lengths, numbers of modes --
+        as opposed to indices and values. Each must be a free unknown of the goal or the
+        hypotheses. Empty (the default) records a size-free identity.
     rlimit : int
         Work budget in Z3 resource units (deterministic). Running out is ``unknown``, never a proof.
     timeout_s : float
-        Wall-clock safety net of each solver call (normally the resource limit ends it first).
+        Wall-clock safety net of each solver call (the resource limit ends it first on any
+        machine). Running into it raises :class:`~isomat.errors.ProofTimeout`.
+    antecedents : bool
+        Also require each antecedent of an implication goal to be satisfiable (default). Only an
+        induction's base turns this off: ``prop(start)`` may hold vacuously (``n >= 1 → ...`` at
+        ``n = 0``) without weakening the induction, whose step then proves the first real case.
 
     Returns
     -------
     Proof
-        ``status`` ``"proved"``, ``"counterexample"`` (with the minimal values found, each
-        re-checked by substituting them into the goal) or ``"unknown"`` (with Z3's reason).
+        ``status`` ``"proved"`` (with a ``witness`` satisfying the hypotheses), ``"counterexample"``
+        (with the minimal values found, each re-checked by substituting them into the goal),
+        ``"vacuous"`` (the hypotheses, or the antecedent of an implication goal, are
+        unsatisfiable: nothing to prove, and nothing proved) or ``"unknown"`` (with Z3's reason).
     """
     offered_all = list(lemmas)
     instances = [x for x in offered_all if isinstance(x, LemmaInstance)]
     assuming, lemmas, axioms = list(assuming), _lemma_closure(x for x in offered_all if isinstance(x, Lemma)), list(axioms)
+    size_names = _size_names(sizes, goal, assuming)
     t0 = time.perf_counter()
     # the goal as recorded: Z3's own SMT-LIB text (its Python pretty-printer is far too slow for
     # large index terms: it once took most of the ledger's time)
@@ -406,6 +478,13 @@ def prove(
         attempts = [((), first)] + ([(lemmas, rlimit - first)] if lemmas else [])
     reason = "unknown"
     integer_only = _integer_only(goal, *assuming, *(x.statement for x in (*instances, *lemmas, *axioms)))
+    obligation = _digest(goal, assuming)
+    satisfiable = _witness(goal if antecedents else z3.BoolVal(True), assuming, instances, axioms,
+                           rlimit=max(1, rlimit // 6), timeout_s=timeout_s, integer_only=integer_only)
+    if not isinstance(satisfiable, dict):
+        status, why = satisfiable
+        return Proof(status, for_all, goal_text, time.perf_counter() - t0, reason=why, sizes=size_names,
+                     obligation=obligation)
     for offered, limit in attempts:
         s, ctx = _solver(limit, timeout_s, integer_only)
         for h in assuming:
@@ -423,9 +502,13 @@ def prove(
             used = [tracked[k] for k in tracked if k in core]
             used_lemmas = list({u.name: u for u in used if not isinstance(u, Axiom)}.values())
             used_axioms = list({u.name: u for u in used if isinstance(u, Axiom)}.values())
+            # the axioms a used lemma rests on are axioms of this proof too
+            axiom_names = list(dict.fromkeys([u.name for u in used_axioms]
+                                             + [a for u in used_lemmas for a in (u.lemma if isinstance(u, LemmaInstance) else u).axioms]))
             return Proof("proved", for_all, goal_text, time.perf_counter() - t0,
-                         lemmas=[u.name for u in used_lemmas], axioms=[u.name for u in used_axioms],
-                         lemma_records=[u.record() for u in used_lemmas])
+                         lemmas=[u.name for u in used_lemmas], axioms=axiom_names,
+                         lemma_records=[u.record() for u in used_lemmas], sizes=size_names, witness=satisfiable,
+                         obligation=obligation, smtlib=_smtlib(assuming, used, goal))
         if res == z3.sat:
             found = _counterexample(s, ctx, goal, assuming, minimize, rlimit=limit, timeout_s=timeout_s,
                                     integer_only=integer_only)
@@ -434,7 +517,89 @@ def prove(
             reason = found
         else:
             reason = s.reason_unknown() or "unknown"
-    return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=reason)
+            _raise_on_clock(reason, for_all, timeout_s)
+    return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=reason, sizes=size_names,
+                 obligation=obligation)
+
+
+def _raise_on_clock(reason: str, for_all: str, timeout_s: float) -> None:
+    """A solver call stopped by the wall clock (not by the deterministic resource limit): an error of
+    the run, never an ``unknown`` that a caller could answer with weaker evidence."""
+    # (Z3 says "timeout" for the wall clock; running out of the resource limit is "canceled")
+    if "timeout" in reason:
+        raise ProofTimeout(f"the solver ran past its {timeout_s:g} s wall-clock safety net on {for_all!r} "
+                           "(the machine is overloaded or the resource limit is too high); nothing was decided")
+
+
+def _size_names(sizes: Sequence[Any], goal: z3.BoolRef, assuming: Sequence[z3.BoolRef]) -> list[str]:
+    """The declared sizes as names, each checked to be a free unknown of the goal or its hypotheses."""
+    if isinstance(sizes, (str, z3.ExprRef)):
+        raise TypeError(f"sizes must be a sequence of unknowns or names, got {sizes!r}")
+    names = [str(v) for v in sizes]
+    free = {str(v) for v in _free_ints(goal, *assuming)}
+    missing = [n for n in names if n not in free]
+    if missing:
+        raise ValueError(f"sizes {missing} are not free unknowns of the goal or its hypotheses (free: {sorted(free)})")
+    return list(dict.fromkeys(names))
+
+
+def _digest(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef]) -> str:
+    """A short digest of an obligation: the hypotheses (as a set) and the goal, in Z3's SMT-LIB text."""
+    import hashlib
+
+    text = "\n".join(sorted(h.sexpr() for h in assuming)) + "\n=>\n" + goal.sexpr()
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _smtlib(assuming: Sequence[z3.BoolRef], used: Sequence[Any], goal: z3.BoolRef) -> str:
+    """The obligation as an SMT-LIB 2 script that a second solver can re-check: hypotheses, the lemmas
+    and axioms the proof used, and the negated goal; ``unsat`` confirms the proof."""
+    s = z3.Solver()
+    for h in assuming:
+        s.add(h)
+    for item in used:
+        s.add(item.statement)
+    s.add(z3.Not(goal))
+    return s.to_smt2()
+
+
+def _antecedents(goal: z3.BoolRef) -> list[z3.BoolRef]:
+    """The antecedents of an implication goal (``A → B``, or a conjunction of implications), each of
+    which must be satisfiable together with the hypotheses for the goal to say anything."""
+    parts = goal.children() if z3.is_and(goal) else [goal]
+    return [p.arg(0) for p in parts if z3.is_implies(p)]
+
+
+def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], instances: Sequence[LemmaInstance],
+             axioms: Sequence[Axiom], *, rlimit: int, timeout_s: float,
+             integer_only: bool) -> dict[str, int] | tuple[str, str]:
+    """Values satisfying the hypotheses, the quantifier-free lemma instances and axioms, and each
+    antecedent of the goal -- or ``("vacuous", why)`` when they are unsatisfiable, ``("unknown", why)``
+    when the solver cannot tell. (Quantified axioms are definitions of fresh functions by cases or by
+    recursion on a natural number, satisfiable by construction; they are left out here.)"""
+    facts = [*assuming, *(x.statement for x in instances if not _has_quantifier(x.statement)),
+             *(a.statement for a in axioms if not _has_quantifier(a.statement))]
+    first: dict[str, int] | None = None
+    for extra in [None, *_antecedents(goal)] if _antecedents(goal) else [None]:
+        s, ctx = _solver(rlimit, timeout_s, integer_only)
+        for f in facts + ([extra] if extra is not None else []):
+            s.add(f.translate(ctx))
+        res = s.check()
+        if res == z3.unsat:
+            what = "the hypotheses" if extra is None else f"the hypotheses and the antecedent {extra.sexpr()[:200]}"
+            return ("vacuous", f"{what} are unsatisfiable: the goal holds vacuously and is not proved")
+        if res != z3.sat:
+            reason = s.reason_unknown() or "unknown"
+            _raise_on_clock(reason, "the hypotheses' witness", timeout_s)
+            return ("unknown", f"no witness that the hypotheses are satisfiable ({reason})")
+        if first is None:
+            m = s.model()
+            first = {}
+            for v in _free_ints(*facts):
+                val = m.eval(v.translate(ctx), model_completion=True)
+                if z3.is_int_value(val) or z3.is_bv_value(val):
+                    first[str(v)] = val.as_long()
+    return first if first is not None else {}
 
 
 def _counterexample(s: z3.Solver, ctx: z3.Context, goal: z3.BoolRef, assuming: list[z3.BoolRef],

@@ -144,14 +144,14 @@ def _pi_prefix():
         lambda k: z3.Implies(z3.And(i >= 0, A >= 1, B >= 1), S(i, k, A, B) == _zmax(0, _zmin((i + 1) * A, k * B) - i * A)),
         text="for all i, k >= 0 and A, B >= 1: Σ_{u<k} |[iA, (i+1)A) ∩ [uB, (u+1)B)| = |[iA, (i+1)A) ∩ [0, kB)| "
              "(the blocks [uB, (u+1)B) partition [0, kB))",
-        other=[i, A, B], axioms=[ax0, ax1], patterns=[S(i, k, A, B)], timeout_s=5)
+        other=[i, A, B], axioms=[ax0, ax1], patterns=[S(i, k, A, B)])
     _pi_prefix.axioms = (ax0, ax1)
     return S, lm
 
 
 def _proof_trial(goal, *, for_all, assuming=(), lemmas=(), describe, fallback=None):
     """A proved trial, or (when Z3 says unknown) the exhaustive fallback with the attempt noted."""
-    p = _pv.prove(goal, for_all=for_all, assuming=list(assuming), lemmas=list(lemmas), timeout_s=5)
+    p = _pv.prove(goal, for_all=for_all, assuming=list(assuming), lemmas=list(lemmas))
     return p.or_else(fallback, describe) if fallback is not None else p.trial(describe)
 
 
@@ -209,7 +209,7 @@ def _pi_count():
         lambda k: z3.Implies(z3.And(a >= 1, b >= 1, i >= 0, j >= 0),
                              C(i, j, k, a, b) == _zmax(0, _zmin(_zmin((i + 1) * a, (j + 1) * b), k) - _zmax(i * a, j * b))),
         text="for all i, j, k >= 0, a, b >= 1: #{u < k : u div a = i, u div b = j} = |[ia, (i+1)a) ∩ [jb, (j+1)b) ∩ [0, k)|",
-        other=[i, j, a, b], axioms=[ax0, ax1], patterns=[C(i, j, k, a, b)], timeout_s=5)
+        other=[i, j, a, b], axioms=[ax0, ax1], patterns=[C(i, j, k, a, b)])
     return C, lm
 
 
@@ -318,7 +318,7 @@ def _vec_kron_lemma():
     outer = _pv.induction(
         "kron-identity-row", Q, lambda Q: z3.Implies(z3.And(0 <= e, e < k), T(a, e, k, Q) == P(a, e, Q)),
         text="for all Q >= 0, 0 <= e < k: Σ_{q<Q} Σ_{e'<k} (A⊗I_k)[(a,e),(q,e')] V_r(X)[(q,e')] = Σ_{l<Q} A[a,l] X[l,e]",
-        other=[a, e, k], axioms=[ax[0], ax[1], ax[4], ax[5]], using=[full], patterns=[T(a, e, k, Q)], timeout_s=1.0)
+        other=[a, e, k], axioms=[ax[0], ax[1], ax[4], ax[5]], using=[full], patterns=[T(a, e, k, Q)])
     return T, P, outer
 
 

@@ -208,7 +208,7 @@ def _layer_proof(order: str, nblocks: int, *, sigma: bool = False) -> prover.Pro
         goals.append(S(Y(*_unvec(row, rp, cp, order))) == S(Y(a, b)))
     sizes = ", ".join(f"r{k}, c{k}" for k in range(nblocks))
     return prover.prove(
-        z3.And(*goals), assuming=hyps, lemmas=FLATTENING_LEMMAS, timeout_s=5,
+        z3.And(*goals), assuming=hyps, lemmas=FLATTENING_LEMMAS,
         for_all=(f"for all r', c' >= 1, {sizes} >= 1 (input block k of r_k×c_k), 0 <= row < r'c', "
                  f"0 <= col < Σ r_k c_k, 0 <= i_k < r_k, 0 <= j_k < c_k, every real U_k, V_k, P_k, B"
                  f"{' and every elementwise σ' if sigma else ''} (uninterpreted), order {order}"))

@@ -75,7 +75,7 @@ def _eq14():
     L = lambda x, y: delta(x, y) - sc(x) * A(x, y) * sc(y)  # noqa: E731
     proof = prover.prove(L(i, j) == L(j, i), assuming=[n >= 1, 0 <= i, i < n, 0 <= j, j < n, A(i, j) == A(j, i)],
                          for_all="for every n >= 1 nodes, 0 <= i, j < n, every symmetric real A and every real "
-                                 "s_i = D_ii^(-1/2) (uninterpreted)", timeout_s=5)
+                                 "s_i = D_ii^(-1/2) (uninterpreted)")
 
     def ok(k):
         g = CONNECTED[k]
@@ -610,7 +610,7 @@ def _eq19():
         assuming=[n >= 1, tc >= 1, tp >= 1, 0 <= row, row < n * tp, 0 <= col, col < n * tc, A(i, a) == A(a, i)],
         for_all="for all |V| = n >= 1, Θ of shape t×t' (t, t' >= 1), 0 <= row < n·t', 0 <= col < n·t, every "
                 "symmetric real adjacency A (undirected graph), every real s = (D + 1)^(-1/2) and Θ (uninterpreted)",
-        lemmas=FLATTENING_LEMMAS, timeout_s=5)
+        lemmas=FLATTENING_LEMMAS)
     printed = all_of(proof.trial("Â = renormalized_adjacency (entry rule s_i(A_ij + δ_ij)s_j) is symmetric, and "
                                  "matrix_layer(Â, Θ)'s weight entry equals (Â ⊗ Θᵀ)[row, col] (definition of ⊗)"),
                      _layer_trial("C", 1))

@@ -77,7 +77,7 @@ def _eq2():
         goals += [k == 0, jj == 0, bb == 0, aa == a, ii == i, Ut(ii, aa) * 1 == W(a, i)]
     proof = prover.prove(z3.And(*goals), assuming=[r >= 1, rp >= 1, 0 <= a, a < rp, 0 <= i, i < r],
                          for_all="for all r, r' >= 1, 0 <= a < r', 0 <= i < r, every real W (uninterpreted), orders C and F",
-                         lemmas=FLATTENING_LEMMAS, timeout_s=5)
+                         lemmas=FLATTENING_LEMMAS)
 
     def case(rr):
         r, rp = rr
@@ -179,9 +179,9 @@ def _abstract_parameters():
     mx = z3.If(r >= c, r, c)
     pos = [r >= 1, c >= 1, rp >= 1, cp >= 1]
     # |U| + |V| for U ∈ R^{r×r'}, V ∈ R^{c×c'} (eq. 3), against max(r, c) weights per hidden dimension
-    proof = prover.prove(r * rp + c * cp <= mx * (rp + cp), assuming=pos, timeout_s=5,
+    proof = prover.prove(r * rp + c * cp <= mx * (rp + cp), assuming=pos,
                          for_all="for all r, c, r', c' >= 1 (U ∈ R^{r×r'}, V ∈ R^{c×c'})")
-    lit = prover.prove(r * rp + c * cp + rp * cp == r * 1 + c * 1 + 1 * 1, assuming=pos, timeout_s=5,
+    lit = prover.prove(r * rp + c * cp + rp * cp == r * 1 + c * 1 + 1 * 1, assuming=pos,
                        for_all="literal reading: for all r, c, r', c' >= 1 the count equals that of a 1×1 output")
     counts = "mat1: rr' + cc' + r'c'; vector layer on vec(P): rc·r'c' + r'c'"
     return by_readings(
@@ -249,7 +249,7 @@ def _convex_read_proof() -> Trial:
         axioms=ax, text="for all m >= 0: if α_i >= 0 and lo <= p_i <= hi for i < m, then "
                         "lo·Σ_{i<m} α_i <= Σ_{i<m} α_i p_i <= hi·Σ_{i<m} α_i")
     proof = prover.prove(z3.And(lo <= read(r), read(r) <= hi), assuming=[r >= 1, mass(r) == 1, hyp(r)],
-                         lemmas=[bounds], axioms=ax, timeout_s=1,
+                         lemmas=[bounds], axioms=ax,
                          for_all="for all r >= 1 rows, every attention vector α ∈ R^r with α_i >= 0 and Σ_i α_i = 1, "
                                  "every column p of P ∈ R^{r×c} and all real lo <= p_i <= hi (uninterpreted)")
     return proof.trial("the read s_j = α_jᵀP is a convex combination of the rows of P: each of its entries lies "

@@ -94,7 +94,7 @@ def _mean_aggregation_proof() -> Trial:
               prover.induction("aggregate-scaled", k, lambda k: z3.Implies(d > 0, ag(k) * d == nb(k)), axioms=ax,
                                text="for all m >= 0 and d > 0: d·Σ_{j<m} (A_ij/d) h_j = Σ_{j<m} A_ij h_j")]
     proof = prover.prove(z3.And(rs(nv) == 1, ag(nv) == nb(nv) / d), assuming=[nv >= 1, d == deg(nv), d > 0],
-                         lemmas=lemmas, axioms=ax, timeout_s=1,
+                         lemmas=lemmas, axioms=ax,
                          for_all="for every graph on |V| >= 1 nodes and every node i with D_ii = Σ_j A_ij > 0 (A_ij "
                                  "any nonnegative weights; 0/1 for eq. 9), every real H column (uninterpreted)")
     return proof.trial("with Ã_ij = A_ij/D_ii (mean_aggregation_entry): Σ_j Ã_ij = 1 and Σ_j Ã_ij h_j = Σ_j A_ij h_j / "
@@ -130,8 +130,7 @@ def _eq12():
     proof = prover.prove(
         z3.And(z3.Implies(k != i, eye(k, i) * G(k, 0) == 0), eye(i, i) * G(i, 0) == G(i, 0)),
         assuming=[n >= 1, 0 <= i, i < n, 0 <= k, k < n],
-        for_all="for all |V| = n >= 1, 0 <= i, k < n, every real G = H W1ᵀ + H̃ W2ᵀ (uninterpreted; any column)",
-        timeout_s=5)
+        for_all="for all |V| = n >= 1, 0 <= i, k < n, every real G = H W1ᵀ + H̃ W2ᵀ (uninterpreted; any column)")
     return decide(proof.trial("(IᵀG)[i, :] = Σ_k I[k, i] G[k, :] has the single nonzero term k = i, which is G[i, :] "
                               "= h_i W1ᵀ + h̃_i W2ᵀ; with the bias row (1bᵀ)[i, :] = bᵀ, row i is f(h_i, h̃_i)'s pre-activation"),
                   exhaustive_crosscheck=_crosscheck(t))
@@ -177,7 +176,7 @@ def _eq13():
             match == (jh == j),  # stored entries: exactly the columns reading feature j
             z3.Implies(match, Lam(k, i, lc) * H(lh, jh) == Lam(k, i, lh) * H(lh, j)),  # the term of (Λ(k)H)[i, j] at l'
             0 <= _vecidx(l, j, N, d, o), _vecidx(l, j, N, d, o) < N * d, match2, l2 == l, j2 == j)  # every l is hit once
-        proofs.append(prover.prove(goal, assuming=hyps, lemmas=FLATTENING_LEMMAS, timeout_s=5,
+        proofs.append(prover.prove(goal, assuming=hyps, lemmas=FLATTENING_LEMMAS,
                                    for_all=f"for all |V| = N >= 1, n >= 1 attentions, d >= 1, 0 <= row < N·n·d, "
                                            f"0 <= col < N·d, 0 <= l < N, every real Λ(k), H (uninterpreted), order {o}"
                                    ).trial(f"multi_attention_entry, order {o}: row ↔ H̃[i, kd + j]; the stored entries of "
@@ -208,7 +207,7 @@ def _softmax_proof() -> Trial:
               prover.induction("softmax-scaled", k, lambda n: z3.Implies(S > 0, lam(n) * S == tot(n)), axioms=ax,
                                text="for all m >= 0 and S > 0: S·Σ_{j<m} exp(g_ij)/S = Σ_{j<m} exp(g_ij)")]
     proof = prover.prove(z3.And(tot(K) > 0, lam(K) == 1, e(j) / tot(K) > 0),
-                         assuming=[K >= 1, pos(K), S == tot(K), 0 <= j, j < K], lemmas=lemmas, axioms=ax, timeout_s=1,
+                         assuming=[K >= 1, pos(K), S == tot(K), 0 <= j, j < K], lemmas=lemmas, axioms=ax,
                          for_all="for every number K >= 1 of neighbours, every neighbour 0 <= j < K and every real score "
                                  "g(h_i, h_j) (e_j = exp(g) > 0, uninterpreted)")
     return proof.trial("Λij = exp(g_ij) / Σ_l exp(g_il): the denominator is positive, Λij > 0, and Σ_j Λij = 1")

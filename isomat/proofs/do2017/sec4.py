@@ -119,7 +119,7 @@ def _fig3():
                U(ii, a) * V(jj, b) == U(kk, i) * V(l, j)),  # = (U:,i V:,jᵀ)[kk, l] = vec_C(U:,i V:,jᵀ)[kk·c + l]
         assuming=[r >= 1, c >= 1, rp >= 1, cp >= 1, 0 <= i, i < rp, 0 <= j, j < cp, 0 <= kk, kk < r, 0 <= l, l < c],
         for_all="for all r, c, r', c' >= 1, 0 <= i < r', 0 <= j < c', 0 <= k < r, 0 <= l < c, every real U, V "
-                "(uninterpreted); C order", lemmas=FLATTENING_LEMMAS, timeout_s=5)
+                "(uninterpreted); C order", lemmas=FLATTENING_LEMMAS)
     printed = all_of(proof.trial("entry (k·c + l, i·c' + j) of Wᵀ (W = isomat's matrix_layer weight, "
                                  "matrix_layer_entry) is U[k, i]·V[l, j] = (U:,i V:,jᵀ)[k, l], both indices in range"),
                      _layer_trial("C", 1))

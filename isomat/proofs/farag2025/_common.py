@@ -226,14 +226,14 @@ def _rotation_stage_gram_proof(partner_sign: int = -1) -> Trial:
         "gram-column-support", N,
         lambda N: z3.Implies(N <= n, G(i, j, N) == z3.If(i < N, B(i, i) * B(i, j), zero)
                              + z3.If(z3.And(pi(i) != i, pi(i) < N), B(pi(i), i) * B(pi(i), j), zero)),
-        other=[i, j, n], assuming=[0 <= i, i < n, 0 <= j, j < n], axioms=[stage, g0, g1], timeout_s=10,
+        other=[i, j, n], assuming=[0 <= i, i < n, 0 <= j, j < n], axioms=[stage, g0, g1],
         text="for all 0 <= i, j < n and 0 <= N <= n: Σ_{k<N} B[k, i] B[k, j] has only the terms k = i and k = pi(i) "
              "(column i of a rotation stage is zero elsewhere)")
     return prover.prove(
         G(i, j, n) == z3.If(i == j, z3.RealVal(1), zero), assuming=[n >= 1, 0 <= i, i < n, 0 <= j, j < n],
         for_all="for all n >= 1, every pairing of [0, n) (any matching; unpaired coordinates passed through), every "
                 "angle of every block, 0 <= i, j < n",
-        lemmas=[support.at(n, i, j, n)], axioms=[stage], timeout_s=10,
+        lemmas=[support.at(n, i, j, n)], axioms=[stage],
     ).trial("BᵀB = I for a rotation stage: (BᵀB)[i, i] = c_i² + t_i² = 1, (BᵀB)[i, pi(i)] = c_i t_i − t_i c_i = 0, "
             "and 0 elsewhere")
 

@@ -133,11 +133,11 @@ def _butterfly_proofs() -> list[Trial]:
         ("q even ⇒ p(i) = i + P", z3.Implies(prover.fmod(q, 2) == 0, p == i + P), []),
         ("q odd ⇒ 0 <= p(i) = i − P < n", z3.Implies(prover.fmod(q, 2) != 0, z3.And(0 <= p, p < n)), []),
     ]
-    out = [prover.prove(goal, assuming=hyp, for_all=fa, lemmas=lem, timeout_s=5.0).trial(what) for what, goal, lem in steps]
+    out = [prover.prove(goal, assuming=hyp, for_all=fa, lemmas=lem).trial(what) for what, goal, lem in steps]
     out += [
-        prover.prove(p != i, assuming=hyp, for_all=fa, timeout_s=5.0).trial("p(i) ≠ i (no fixed point)"),
-        prover.prove(butterfly_partner(p, P) == i, assuming=hyp, for_all=fa, timeout_s=5.0).trial("p(p(i)) = i (involution)"),
-        prover.prove(z3.Or(p - i == P, i - p == P), assuming=hyp, for_all=fa, timeout_s=5.0).trial("|p(i) − i| = P = 2^ℓ"),
+        prover.prove(p != i, assuming=hyp, for_all=fa).trial("p(i) ≠ i (no fixed point)"),
+        prover.prove(butterfly_partner(p, P) == i, assuming=hyp, for_all=fa).trial("p(p(i)) = i (involution)"),
+        prover.prove(z3.Or(p - i == P, i - p == P), assuming=hyp, for_all=fa).trial("|p(i) − i| = P = 2^ℓ"),
     ]
     return out
 

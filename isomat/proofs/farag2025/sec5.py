@@ -51,7 +51,7 @@ def _sec5_params():
     hyp = [n_ >= 1, L_ >= 1, z3.Or(p_ == 1, p_ == 4), z3.Or(s_ == 0, s_ == 1)]
     bound = prover.prove(z3.And(L_ * (n_ - 1) <= 2 * cnt, cnt <= 4 * n_ * L_ + 3 * n_ + L_), assuming=hyp,
                          for_all="for all n, L >= 1, p ∈ {1, 4} (rotation, general), s ∈ {0, 1} (odd scale off/on)",
-                         lemmas=[prover.DIV_MOD_RECOMPOSE], timeout_s=5.0)
+                         lemmas=[prover.DIV_MOD_RECOMPOSE])
     return decide(all_of(closed, bound.or_else(lambda: cross, "L(n−1)/2 <= count <= 4nL + 3n + L")),
                   isomat_crosscheck=_crosscheck(cross))
 
@@ -121,7 +121,7 @@ def _sec5_time():
         tot_f = L_ * prover.fdiv(n_, 2) * f + L_ * prover.fmod(n_, 2) + 3 * n_
         tot_b = L_ * prover.fdiv(n_, 2) * g + 2 * L_ * prover.fmod(n_, 2) + 4 * n_
         pf = prover.prove(z3.And(2 * tot_f <= (F + 8) * n_ * L_ + 2 * L_, 2 * tot_b <= (F + 8) * n_ * L_ + 2 * L_),
-                          assuming=[n_ >= 1, L_ >= 1], lemmas=[prover.DIV_MOD_RECOMPOSE], timeout_s=5.0,
+                          assuming=[n_ >= 1, L_ >= 1], lemmas=[prover.DIV_MOD_RECOMPOSE],
                           for_all=f"for all n, L >= 1 ({v}: f = {f}, g = {g})")
         proofs.append(pf.or_else(lambda: t, f"{v}: forward, backward <= (max(f, g)/2 + 4)·n·L + L"))
     ex = {f"{v} n={n} L={L}": {"forward": L * (n // 2) * costs[v][0] + L * (n % 2) + 3 * n,
@@ -159,7 +159,7 @@ def _sec5_ratio():
     d1_, d2_ = 2 * n_ * L_ + 2 * n_, L_ * m_ + 3 * n_  # general multiplies; rotation parameters (n = 2m)
     # n/(8L) <= n²/D <= 2n/L, cross-multiplied (all denominators positive)
     goal = z3.And(*[z3.And(n_ * D <= 8 * L_ * n_ * n_, n_ * n_ * L_ <= 2 * n_ * D) for D in (d1_, d2_)])
-    bound = prover.prove(goal, assuming=[m_ >= 1, n_ == 2 * m_, L_ >= 1], timeout_s=5.0,
+    bound = prover.prove(goal, assuming=[m_ >= 1, n_ == 2 * m_, L_ >= 1],
                          for_all="for all even n = 2m >= 2 and L >= 1").or_else(lambda: cross, "n/(8L) <= ratio <= 2n/L")
     return decide(all_of(ident, bound), isomat_crosscheck=_crosscheck(cross))
 

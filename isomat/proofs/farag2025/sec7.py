@@ -38,15 +38,14 @@ def _sec7_1():
     T, d = prover.ints("T d")
     hyp = [T >= 1, d >= 1]
     fa = "for all integers T, d >= 1 (sequence length, model dimension)"
-    printed = prover.prove(_PROJ(T, d) > _CORE(T, d), assuming=hyp, for_all=fa, timeout_s=5.0).trial(
+    printed = prover.prove(_PROJ(T, d) > _CORE(T, d), assuming=hyp, for_all=fa).trial(
         "4Td² > 2T²d (projections more than half of the cost)")
-    corr = prover.prove((_PROJ(T, d) > _CORE(T, d)) == (T < 2 * d), assuming=hyp, for_all=fa, timeout_s=5.0).trial(
+    corr = prover.prove((_PROJ(T, d) > _CORE(T, d)) == (T < 2 * d), assuming=hyp, for_all=fa).trial(
         "4Td² > 2T²d if and only if T < 2d")
     literal = decide(printed, correction=(
         "The four projections account for the majority of attention's matrix-product cost (4Td² of 4Td² + 2T²d) "
         "if and only if T < 2d; the total is O(Td²) only when T = O(d).", corr))
-    regime = decide(prover.prove(z3.Implies(T <= d, _PROJ(T, d) > _CORE(T, d)), assuming=hyp, for_all=fa,
-                                 timeout_s=5.0).trial("T <= d implies 4Td² > 2T²d"))
+    regime = decide(prover.prove(z3.Implies(T <= d, _PROJ(T, d) > _CORE(T, d)), assuming=hyp, for_all=fa).trial("T <= d implies 4Td² > 2T²d"))
     return by_readings(
         Reading("every T, d", "For every sequence length T and width d, 4Td² > 2T²d.", literal),
         Reading("T <= d", "When T <= d (a regime the text does not name), 4Td² > 2T²d.", regime, supported=False))
@@ -71,7 +70,7 @@ def _sec7_2_cost():
     T, d, L = prover.ints("T d L")
     F = L * prover.fdiv(d, 2) * f + L * prover.fmod(d, 2) + 3 * d
     pr = prover.prove(z3.And(2 * 4 * T * F <= 4 * T * ((f + 8) * d * L + 2 * L), 4 * T * d * d >= T * d * d),
-                      assuming=[T >= 1, d >= 1, L >= 1], lemmas=[prover.DIV_MOD_RECOMPOSE], timeout_s=5.0,
+                      assuming=[T >= 1, d >= 1, L >= 1], lemmas=[prover.DIV_MOD_RECOMPOSE],
                       for_all=f"for all T, d, L >= 1 (general block, f = {f})")
 
     def ok(c):

@@ -157,13 +157,13 @@ def _prove_by_digits(goal, digits, hyps, *, for_all, describe, helpers=()):
         same_flat = [h == hv for h, hv in helpers if z3.eq(h.arg(0), t.arg(0))]
         attempts = [(z3.And(t_sub == v, *same_flat), 5)] if same_flat else [(t_sub == v, 5)]
         for goal_t, limit in attempts:
-            pf = prove(goal_t, assuming=hyps, lemmas=FLATTENING_LEMMAS, timeout_s=limit,
+            pf = prove(goal_t, assuming=hyps, lemmas=FLATTENING_LEMMAS,
                        for_all=f"{for_all}: a div/mod term decoding a flat index is its digit")
             if pf.status != "unknown":
                 break
         decoded.append(pf.trial(f"{t} = {v}"))
         done.append((t, v))
-    p2 = prove(z3.substitute(goal, *digits), assuming=hyps, lemmas=[DIGITS_UNIQUE, *FLATTENING_LEMMAS], timeout_s=5,
+    p2 = prove(z3.substitute(goal, *digits), assuming=hyps, lemmas=[DIGITS_UNIQUE, *FLATTENING_LEMMAS],
                for_all=for_all)
     return all_of(p2.trial(describe), *decoded)
 
@@ -403,7 +403,7 @@ def _appa_proof() -> Trial:
         describe="R(A ⊗ B + E_00)[r, c] = vec(A)[r] vec(B)[c] + [r = c = 0]: a sum of two outer products (rank <= 2)"))
     u0, ur, v0, vc = z3.Reals("u0 ur v0 vc")
     minor = (u0 * v0 + 1) * (ur * vc) - (u0 * vc) * (ur * v0)
-    trials.append(prove(z3.And(minor == ur * vc, z3.Implies(z3.And(ur != 0, vc != 0), minor != 0)), timeout_s=5,
+    trials.append(prove(z3.And(minor == ur * vc, z3.Implies(z3.And(ur != 0, vc != 0), minor != 0)),
                         for_all="all reals u0 = vec(A)_0, ur = vec(A)_r, v0 = vec(B)_0, vc = vec(B)_c (r, c >= 1)").trial(
         "the 2×2 minor of vec(A)vec(B)ᵀ + e_0e_0ᵀ at rows {0, r}, columns {0, c} is vec(A)_r vec(B)_c, nonzero when both "
         "are: rank 2 whenever A and B each have a nonzero entry off position 0 of vec (e.g. nonzero entries, neither "

@@ -15,14 +15,12 @@ from ..engine import all_of
 from ..prover import fdiv, fmod
 
 BASE = 1000
-#: Z3 wall-clock safety net of every proof here (the deterministic rlimit normally ends it first)
-_Z3_S = 5.0
 
 
 def _proved(goal, *, assuming, for_all, describe, lemmas=(), axioms=(), fallback=None):
     """One Z3 proof as a trial: ``proved`` when Z3 discharges it; when Z3 says ``unknown`` the
     ``fallback`` exhaustive trial stands (never a proof); a counterexample fails the trial."""
-    pf = prover.prove(goal, assuming=assuming, for_all=for_all, lemmas=lemmas, axioms=axioms, timeout_s=_Z3_S)
+    pf = prover.prove(goal, assuming=assuming, for_all=for_all, lemmas=lemmas, axioms=axioms)
     if fallback is None:
         return pf.trial(describe)
     return pf.or_else(fallback, describe)

@@ -21,7 +21,6 @@ from ._common import (
     _proved,
     _settle,
     _sym,
-    _Z3_S,
     naive_conv2d,
     naive_rnn,
 )
@@ -104,7 +103,7 @@ def _rnn_model(commuting_input_map=False):
                prover.axiom("AV=VA", z3.ForAll([a_], A(Vm(a_)) == Vm(A(a_))),
                             text="A and V commute: A(Vw) = V(Aw) (scalars a, b: a·b·w = b·a·w)")]
         comm = prover.induction("A-commutes-with-V^k", k, lambda k: A(pw(k, a_)) == pw(k, A(a_)), other=[a_],
-                                text="A V^k w = V^k A w for all k >= 0 and vectors w", axioms=ax, timeout_s=_Z3_S)
+                                text="A V^k w = V^k A w for all k >= 0 and vectors w", axioms=ax)
         lemmas.append(comm)
         u = lambda s_: A(x(s_))  # noqa: E731 -- the recurrence's input contribution W_xh x_s
         block_x = lambda tt, s_: A(pw(tt - s_, x(s_)))  # noqa: E731 -- printed a·b^(t−s) x_s
@@ -122,23 +121,21 @@ def _rnn_model(commuting_input_map=False):
                            text="definition of the recurrence: h_0 = U x_0 + V·0, h_t = U x_t + V h_(t−1) for t >= 1"))
     if commuting_input_map:
         bx = prover.lemma("printed-block-is-V^k-A", [t, k], z3.Implies(z3.And(0 <= k, k <= t), A(pw(t - k, x(k))) == pw(t - k, u(k))),
-                          text="A V^(t−s) x_s = V^(t−s) A x_s for 0 <= s <= t", using=[lemmas[0].at(t - k, x(k))], axioms=ax,
-                          timeout_s=_Z3_S)
+                          text="A V^(t−s) x_s = V^(t−s) A x_s for 0 <= s <= t", using=[lemmas[0].at(t - k, x(k))], axioms=ax)
         lemmas.append(bx)
         shift_using = [bx.at(t, k), bx.at(t + 1, k)]
     else:
         shift_using = []
     shift = prover.induction("W-row-shift", k, lambda k: z3.Implies(k <= t + 1, R(t + 1, k) == Vm(R(t, k))),
                              text="for all t >= 0 and 0 <= k <= t + 1: (W X)_(t+1) summed over s < k is V times (W X)_t "
-                                  "summed over s < k", other=[t], assuming=[t >= 0], using=shift_using, axioms=ax,
-                             timeout_s=_Z3_S)
+                                  "summed over s < k", other=[t], assuming=[t >= 0], using=shift_using, axioms=ax)
     rows = prover.induction("W-rows-are-the-recurrence", t, lambda t: R(t, t + 1) == h(t),
                             text="for all t >= 0: Σ_{s<=t} (block (t, s)) x_s = h_t",
                             using=[shift.at(t + 1, t)] + ([bx.at(t + 1, t + 1)] if commuting_input_map else []),
-                            axioms=ax, timeout_s=_Z3_S)
+                            axioms=ax)
     above = prover.induction("W-zero-above-diagonal", k, lambda k: z3.Implies(k >= t + 1, R(t, k) == R(t, t + 1)),
                              text="for all t >= 0 and k >= t + 1: blocks (t, s) with s > t add nothing",
-                             other=[t], assuming=[t >= 0], axioms=ax, timeout_s=_Z3_S)
+                             other=[t], assuming=[t >= 0], axioms=ax)
     lemmas += [shift, rows, above]
     return dict(R=R, h=h, pw=pw, u=u, zero=zero, Vm=Vm), ax, lemmas
 
@@ -380,8 +377,7 @@ def _rnn_shape_proof(row_layout=False):
                           text="shape rule of the product V·V^(k−1) with V: M×M (defined iff inner sizes agree; rows of "
                                "the left factor, columns of the right); V^0 = I_M")]
     sq = prover.induction("V^k-is-MxM", k, lambda k: z3.And(ok_(k), rws(k) == M, cls(k) == M), other=[M],
-                          text="for all M >= 1 and k >= 0: V^k is defined and M×M", assuming=[M >= 1], axioms=ax,
-                          timeout_s=_Z3_S)
+                          text="for all M >= 1 and k >= 0: V^k is defined and M×M", assuming=[M >= 1], axioms=ax)
     # V^k (M×M) times U (M×N) is defined iff cols(V^k) = rows(U) = M, and is then rows(V^k) × cols(U) = M×N
     return _proved(z3.And(ok_(k), cls(k) == M, rws(k) == M), assuming=[M >= 1, N >= 1, T >= 1, 0 <= k, k < T],
                    for_all="for all M, N, T >= 1 and block offsets 0 <= k < T", lemmas=[sq.at(k, M)], axioms=ax,
@@ -442,7 +438,7 @@ def _block_lower_proof():
     k, T = ints("k T")
     identity = prover.axiom("witness-V=I", z3.ForAll([w], Vm(w) == w), text="the witness V = I_M")
     ipow = prover.induction("I^k=I", k, lambda k: pw(k, w) == w, other=[w], text="for all k >= 0 and w: I^k w = w",
-                            axioms=ax + [identity], timeout_s=_Z3_S)
+                            axioms=ax + [identity])
     corner = _proved(z3.Implies(u(0) != zero, pw(T - 1, u(0)) != zero), assuming=[T >= 1],
                      for_all="for all T >= 1 (witness V = I_M; any U and x_0 with U x_0 ≠ 0)",
                      describe="block (T−1, 0) = V^(T−1)U is not identically zero: with V = I it maps x_0 to U x_0 ≠ 0",

@@ -1,0 +1,145 @@
+"""Mutation testing of the ledger's proofs: break what a proved claim certifies, and its verdict must change.
+
+A *mutant* replaces one function of isomat -- a builder (``conv_matrix``), an entry rule
+(``conv2d_tap``), an axiom or hypothesis a proof is built from, a backward pass -- with a broken
+copy, in-process, wherever the function is bound (the defining module and every ``isomat`` module
+that imported the name). The claims that certify that function are then run again; each must come
+out with another verdict or strength than without the mutant (an ``error`` counts: the claim no
+longer stands). A mutant that leaves any of its claims unchanged *survives*: the proof does not bind
+to the code it is about.
+
+Each paper's mutants are declared in ``tests/mutants/<paper>.py`` as a list ``MUTANTS``;
+``tests/test_mutations.py`` runs them all in CI and prints the score; ``docs/guide/mutants.md`` is
+the documented list, generated with::
+
+    .venv/bin/python -m tests.mutants --markdown > docs/guide/mutants.md
+
+A new proved claim comes with its mutant.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import importlib
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+PAPERS = ("zhu2025", "do2017", "farag2025", "cheng2025", "reneau2025")
+KINDS = ("builder", "entry rule", "axiom", "hypothesis", "backward pass", "lemma")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One deliberate defect.
+
+    ``target`` is ``"module:attribute"`` (``"isomat.algebra.conv:conv_matrix"``); ``mutate`` takes the
+    original object and returns the broken one; ``claims`` are the ids of the claims that certify the
+    target, each of which must change its verdict or strength."""
+
+    name: str
+    kind: str
+    target: str
+    mutate: Callable[[object], object]
+    claims: tuple[str, ...]
+    description: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"mutant {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
+        if ":" not in self.target:
+            raise ValueError(f"mutant {self.name!r}: target must be 'module:attribute', got {self.target!r}")
+        if not self.claims:
+            raise ValueError(f"mutant {self.name!r} names no claim that certifies it")
+
+
+def clear_caches() -> None:
+    """Empty every ``functools`` cache of isomat, so a claim recomputes with the mutant (or without it)."""
+    for obj in gc.get_objects():
+        if isinstance(obj, functools._lru_cache_wrapper):
+            module = getattr(obj, "__module__", "") or ""
+            if module.startswith("isomat"):
+                obj.cache_clear()
+
+
+@contextlib.contextmanager
+def applied(m: Mutant) -> Iterator[None]:
+    """``m`` in force: its target replaced wherever it is bound in isomat's modules; undone on exit."""
+    mod_name, attr = m.target.split(":", 1)
+    module = importlib.import_module(mod_name)
+    original = getattr(module, attr)
+    broken = m.mutate(original)
+    patched: list[tuple[object, str]] = []
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not (name == "isomat" or name.startswith("isomat.")):
+            continue
+        for key, value in list(vars(mod).items()):
+            if value is original:
+                setattr(mod, key, broken)
+                patched.append((mod, key))
+    if not patched:
+        raise AssertionError(f"mutant {m.name!r}: {m.target} is bound nowhere")
+    clear_caches()
+    try:
+        yield
+    finally:
+        for mod, key in patched:
+            setattr(mod, key, original)
+        clear_caches()
+
+
+def run_claims(ids: tuple[str, ...]) -> dict[str, tuple[str, str | None]]:
+    """(verdict, strength) of each claim, run in this process."""
+    from isomat import proofs
+    from isomat.proofs.engine import REGISTRY, run_claim
+
+    proofs.load(sorted({cid.split(":", 1)[0] for cid in ids}))
+    out = {}
+    for cid in ids:
+        if cid not in REGISTRY:
+            raise AssertionError(f"no claim {cid!r}")
+        rec = run_claim(REGISTRY[cid])
+        out[cid] = (rec["verdict"], rec["strength"])
+    return out
+
+
+def all_mutants() -> list[Mutant]:
+    """Every paper's mutants, in paper order."""
+    found: list[Mutant] = []
+    for paper in PAPERS:
+        try:
+            module = importlib.import_module(f"{__name__}.{paper}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{paper}":
+                raise
+            continue
+        found += list(module.MUTANTS)
+    names = [m.name for m in found]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"mutant names must be distinct: {dup}")
+    return found
+
+
+def markdown(mutants: list[Mutant]) -> str:
+    lines = [
+        "# Mutants: what breaking the code does to the ledger",
+        "",
+        "Each row is a deliberate defect that `tests/test_mutations.py` applies in-process (the function",
+        "replaced wherever isomat binds it) before running the claims that certify it; every one of those",
+        "claims must change its verdict or strength. The suite runs in CI and prints its score; a mutant",
+        "that leaves a claim unchanged fails the build. Generated by",
+        "`python -m tests.mutants --markdown > docs/guide/mutants.md`.",
+        "",
+        f"{len(mutants)} mutants.",
+        "",
+        "| mutant | kind | target | claims that must change | defect |",
+        "|---|---|---|---|---|",
+    ]
+    for m in mutants:
+        desc = m.description.replace("|", "\\|")
+        lines.append(f"| `{m.name}` | {m.kind} | `{m.target}` | {', '.join(f'`{c}`' for c in m.claims)} | {desc} |")
+    return "\n".join(lines) + "\n"
+
