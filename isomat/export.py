@@ -137,6 +137,9 @@ def _write_atomic(p: Path, write: Callable[[str], None], check: Callable[[Path],
         if not Path(tmp).is_file() or Path(tmp).stat().st_size == 0:
             raise OSError(f"writing {str(p)!r} produced no data")
         check(Path(tmp))
+        # mkstemp makes the file 0600; a written file takes the permissions any new file gets here
+        # (0666 less the umask), so that colleagues on a shared machine can read it as usual
+        os.chmod(tmp, 0o666 & ~_umask())
         if overwrite:
             os.replace(tmp, p)
         else:
@@ -153,6 +156,21 @@ def _write_atomic(p: Path, write: Callable[[str], None], check: Callable[[Path],
     finally:
         Path(tmp).unlink(missing_ok=True)
     return p
+
+
+def _umask() -> int:
+    """The process's umask (read without changing it where Linux reports it, else set and restored)."""
+    import os
+
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _mtx_header_ok(t: Path) -> None:
@@ -260,12 +278,13 @@ def _write_npz(path: str, arrays: dict[str, Any], compressed: bool) -> None:
 
 
 def to_npz(A: Any, path: Any, *, compressed: bool = True, metadata: dict[str, Any] | None = None,
-           overwrite: bool = True) -> Path:
+           overwrite: bool = True, bias: Any = None) -> Path:
     """Write ``A`` as CSR in ``scipy.sparse.save_npz``'s layout to ``path`` (``.npz``); returns the path.
 
     ``metadata`` (a JSON-serializable dict) is stored beside the arrays as ``isomat_metadata``;
-    ``scipy.sparse.load_npz`` ignores it and :func:`read_metadata` returns it. The CSR arrays are
-    streamed into the archive (no copy)."""
+    ``scipy.sparse.load_npz`` ignores it and :func:`read_metadata` returns it. A ``bias`` (one value
+    per row) is stored as ``isomat_bias`` (:func:`read_bias`). The CSR arrays are streamed into the
+    archive (no copy)."""
     p = _path(path, ".npz")
     compressed = _validate.boolean("compressed", compressed)
     _check_target(p, _validate.boolean("overwrite", overwrite))
@@ -273,6 +292,8 @@ def to_npz(A: Any, path: Any, *, compressed: bool = True, metadata: dict[str, An
     arrays = dict(indices=M.indices, indptr=M.indptr, format=np.array("csr"), shape=np.array(M.shape), data=M.data)
     if metadata is not None:
         arrays["isomat_metadata"] = np.array(_metadata_json(metadata))
+    if bias is not None:
+        arrays["isomat_bias"] = _bias_of(bias, M)
     return _write_atomic(p, lambda t: _write_npz(t, arrays, compressed), _zip_ok, overwrite)
 
 
@@ -355,7 +376,7 @@ def from_torch(t: Any) -> sp.csr_array:
 
 
 def save_torch(A: Any, path: Any, format: str = "coo", *, metadata: dict[str, Any] | None = None,
-               overwrite: bool = True) -> Path:
+               overwrite: bool = True, bias: Any = None) -> Path:
     """``torch.save`` the tensor of :func:`to_torch` to ``path`` (``.pt``); returns the path.
 
     With ``metadata`` the file holds ``{"matrix": tensor, "metadata": dict}`` (both load with
@@ -371,8 +392,13 @@ def save_torch(A: Any, path: Any, format: str = "coo", *, metadata: dict[str, An
         check_bytes("save_torch (COO)", 16 * M.nnz, f"the int64 (row, col) pairs of {M.nnz} stored entries "
                     "(use format='csr' / --torch-layout csr to share the matrix's arrays)")
         A = M
+    b = None if bias is None else _bias_of(bias, to_scipy(A, "csr") if not sp.issparse(A) else A)
     T = to_torch(A, format)
-    obj = T if metadata is None else {"matrix": T, "metadata": json.loads(_metadata_json(metadata))}
+    obj: Any = T if metadata is None and b is None else {"matrix": T}
+    if metadata is not None:
+        obj["metadata"] = json.loads(_metadata_json(metadata))
+    if b is not None:
+        obj["bias"] = _torch().from_numpy(b)
     return _write_atomic(p, lambda t: _torch().save(obj, t), _zip_ok, overwrite)
 
 
@@ -474,14 +500,17 @@ def column_major(A: Any, input_shape: Any, output_shape: Any) -> sp.csr_array:
 
 
 def to_mat(A: Any, path: Any, *, name: str = "W", order: str = "C", input_shape: Any = None,
-           output_shape: Any = None, metadata: dict[str, Any] | None = None, overwrite: bool = True) -> Path:
+           output_shape: Any = None, metadata: dict[str, Any] | None = None, overwrite: bool = True,
+           bias: Any = None) -> Path:
     """Write ``A`` as a MATLAB sparse matrix (``.mat``, v5) named ``name``; returns the path.
 
     MATLAB flattens column-major: ``x(:)`` of an ``m x n`` array stacks its columns, while isomat's
     matrices act on row-major flattenings. ``order="F"`` (with the tensors' ``input_shape`` and
     ``output_shape``) writes :func:`column_major` of ``A`` -- the matrix for which ``W * x(:)``
     equals the layer's ``y(:)`` in MATLAB; ``order="C"`` writes ``A`` as it is. ``metadata`` goes
-    in as a struct ``isomat_metadata`` and as the JSON text ``isomat_metadata_json``.
+    in as a struct ``isomat_metadata`` and as the JSON text ``isomat_metadata_json``; a ``bias``
+    (one value per row of ``A``, in the same order as ``A``'s rows) as the column ``b``, so that
+    ``y = W * x + b``.
 
     MATLAB's sparse matrices hold double (or complex double) values with int32 indices, at most
     4 GiB per variable in the v5 format; anything else is refused before writing. The sparse
@@ -503,6 +532,13 @@ def to_mat(A: Any, path: Any, *, name: str = "W", order: str = "C", input_shape:
     if metadata is not None:
         text = _metadata_json(metadata)
         variables = {"isomat_metadata": _mat_struct(json.loads(text)), "isomat_metadata_json": text}
+    if bias is not None:
+        b = _bias_of(bias, M)
+        if rmap is not None:  # row i of A is row rmap[i] of the written matrix
+            moved = np.empty_like(b)
+            moved[rmap] = b
+            b = moved
+        variables["b"] = b.astype(M.dtype).reshape(-1, 1)
     return _write_atomic(p, lambda t: _matfile.write_mat(t, M, name, variables, row_map=rmap, col_map=cmap),
                          lambda t: _mat_ok(t, name, M.shape), overwrite)
 
@@ -538,7 +574,7 @@ def read_mat(path: Any, name: str = "W") -> sp.csr_array:
 
 
 def to_jax_npz(A: Any, path: Any, *, metadata: dict[str, Any] | None = None, compressed: bool = True,
-               overwrite: bool = True) -> Path:
+               overwrite: bool = True, bias: Any = None) -> Path:
     """Write ``A`` as the arrays of a JAX ``BCOO`` matrix in an ``.npz``; returns the path.
 
     The archive holds ``data`` (the values, as stored), ``indices`` (``(nnz, 2)`` (row, column)
@@ -564,6 +600,8 @@ def to_jax_npz(A: Any, path: Any, *, metadata: dict[str, Any] | None = None, com
                               "isomat_layout": np.array("bcoo")}
     if metadata is not None:
         arrays["isomat_metadata"] = np.array(_metadata_json(metadata))
+    if bias is not None:
+        arrays["isomat_bias"] = _bias_of(bias, M)
     return _write_atomic(p, lambda t: _write_npz(t, arrays, compressed), _zip_ok, overwrite)
 
 
@@ -707,14 +745,79 @@ def write_target(path: Any, format: str | None = None, *, overwrite: bool = True
     return p, fmt
 
 
+def _bias_of(bias: Any, M: Any) -> np.ndarray:
+    """``bias`` as a 1-d float array with one value per row of ``M`` (refused by name otherwise)."""
+    from .algebra._backend import to_numpy
+
+    if isinstance(bias, (str, bytes, dict)):
+        raise TypeError(f"bias must be a vector of numbers (one per row), got {type(bias).__name__}")
+    try:
+        b = np.asarray(to_numpy(bias.detach().cpu().numpy() if hasattr(bias, "detach") else bias))
+    except Exception as exc:  # noqa: BLE001 -- anything that is no array is refused by name
+        raise TypeError(f"bias must be a vector of numbers (one per row), got {type(bias).__name__} ({exc})") from None
+    if b.dtype == object:
+        try:
+            b = b.astype(np.complex128 if any(isinstance(v, complex) for v in b.ravel()) else np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"bias must hold numbers, got {b.dtype} values") from None
+    if b.dtype.kind not in "iufcb":
+        raise TypeError(f"bias must hold numbers, got {b.dtype} values")
+    if b.ndim != 1 or b.shape[0] != M.shape[0]:
+        raise ValueError(f"bias must be a vector of {M.shape[0]} values (one per row of the {M.shape[0]}x{M.shape[1]} "
+                         f"matrix), got shape {b.shape}")
+    kind = np.result_type(b.dtype, np.float64 if M.dtype.kind not in "fc" else M.dtype)
+    return np.ascontiguousarray(b, dtype=kind if kind.kind in "fc" else np.float64)
+
+
+def _split_bias(A: Any) -> tuple[Any, Any]:
+    """``(W, b)`` of an affine map given as a pair, or ``(A, None)``."""
+    if isinstance(A, tuple):
+        if len(A) != 2:
+            raise TypeError(f"A must be an operator or an affine pair (W, b), got a tuple of {len(A)} items")
+        return A
+    return A, None
+
+
+def read_bias(path: Any) -> np.ndarray | None:
+    """The bias written with a matrix by ``write((W, b), path)`` (``None`` when the file has none).
+
+    It is in the file's row order: with ``order="F"`` the bias was permuted with the rows."""
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
+    p = Path(path)
+    if p.suffix == ".npz":
+        with np.load(p, allow_pickle=False) as z:
+            return np.array(z["isomat_bias"]) if "isomat_bias" in z.files else None
+    if p.suffix == ".pt":
+        obj = _torch().load(str(p), weights_only=True)
+        return obj["bias"].numpy() if isinstance(obj, dict) and "bias" in obj else None
+    if p.suffix == ".mat":
+        data = scipy.io.loadmat(str(p), variable_names=["b"])
+        return np.asarray(data["b"]).ravel() if "b" in data else None
+    if p.suffix == ".mtx":
+        values = read_metadata(p).get("bias_values")
+        if not isinstance(values, list):
+            return None
+        b = np.asarray(values, dtype=float)
+        return b[:, 0] + 1j * b[:, 1] if b.ndim == 2 else b
+    raise ValueError(f"path must end in .mtx, .npz, .pt or .mat, got {str(p)!r}")
+
+
 def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", torch_layout: str = "coo",
           metadata: dict[str, Any] | None = None, dtype: Any = None, order: str = "C", input_shape: Any = None,
           output_shape: Any = None, overwrite: bool = True) -> Path:
     """Write ``A`` in ``format`` (``mtx``, ``npz``, ``pt``, ``mat`` or ``jax``; default: the file's suffix).
 
+    Every file records what it holds -- the flattening order, the input and output tensor shapes,
+    the value dtype, the matrix's shape and isomat's version, beside any ``metadata`` given --
+    and :func:`read_metadata` reads it back: an ``order="F"`` file always says so.
+
     Parameters
     ----------
-    A : operator (see :func:`to_scipy`)
+    A : operator (see :func:`to_scipy`), or an affine pair ``(W, b)``
+        With a pair, the bias ``b`` (one value per row) is written too (an ``npz``/``jax`` member
+        ``isomat_bias``, the torch dict's ``"bias"``, the ``.mat`` column ``b``, the ``.mtx``
+        metadata's ``"bias_values"``) and :func:`read_bias` reads it back.
     path : str or Path
         Ends in the format's suffix (:data:`SUFFIXES`; ``jax`` writes an ``.npz``).
     format : {"mtx", "npz", "pt", "mat", "jax"}, optional
@@ -742,7 +845,9 @@ def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", to
     if metadata is not None and not isinstance(metadata, dict):
         raise TypeError(f"metadata must be a dict (JSON-serializable), got {type(metadata).__name__}")
     p, fmt = write_target(path, format, overwrite=overwrite)
+    A, bias = _split_bias(A)
     M = to_scipy(A, "csr")
+    b = None if bias is None else _bias_of(bias, M)
     if dtype is not None:
         try:
             dt = np.dtype(dtype)
@@ -757,24 +862,42 @@ def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", to
         if dt != M.dtype:  # new values, shared indices (scipy's astype would copy the indices too)
             M = sp.csr_array((M.data.astype(dt), M.indices, M.indptr), shape=M.shape, copy=False)
             M.has_canonical_format = True
-    if metadata is not None:
-        flat = ("column-major (Fortran, MATLAB x(:)) flattening of input and output" if order == "F"
-                else "row-major (C) flattening of input and output")
-        metadata = {**metadata, "dtype": str(M.dtype), "order": flat}
     _order_maps(M, "C", input_shape, output_shape)  # the shapes are checked whatever the order
+    if b is not None and dtype is not None:
+        b = b.astype(M.dtype if M.dtype.kind == "c" or b.dtype.kind != "c" else b.dtype)
+    flat = ("column-major (Fortran, MATLAB x(:)) flattening of input and output" if order == "F"
+            else "row-major (C) flattening of input and output")
+    from . import __version__
+
+    # what the file holds is recorded whatever the caller passed: the facts below are computed here, last
+    metadata = {"isomat_version": __version__, "rows": "outputs", "columns": "inputs", "convention": "y = W x",
+                **(metadata or {}), "shape": [int(M.shape[0]), int(M.shape[1])], "dtype": str(M.dtype),
+                "order": flat,
+                "input_shape": [int(v) for v in (input_shape if input_shape is not None else (M.shape[1],))],
+                "output_shape": [int(v) for v in (output_shape if output_shape is not None else (M.shape[0],))],
+                "bias": b is not None}
     if fmt == "mat":  # renumbers while it streams: no permuted copy
         return to_mat(M, p, order=order, input_shape=input_shape, output_shape=output_shape, metadata=metadata,
-                      overwrite=overwrite)
+                      overwrite=overwrite, bias=b)
     if order == "F":
         M = column_major(M, input_shape, output_shape)
+        if b is not None:
+            rmap = _order_maps(M, "F", input_shape, output_shape)[0]
+            if rmap is not None:
+                moved = np.empty_like(b)
+                moved[rmap] = b
+                b = moved
     if fmt == "mtx":
-        text = comment + ("\n" + _MTX_TAG + _metadata_json(metadata) if metadata is not None else "")
+        if b is not None:  # MatrixMarket holds one matrix: the bias goes into the metadata line
+            metadata["bias_values"] = ([[float(v.real), float(v.imag)] for v in b] if np.iscomplexobj(b)
+                                       else [float(v) for v in b])  # complex values as [real, imag] pairs
+        text = comment.replace("\r", " ") + "\n" + _MTX_TAG + _metadata_json(metadata)
         return to_matrix_market(M, p, comment=text, overwrite=overwrite)
     if fmt == "npz":
-        return to_npz(M, p, metadata=metadata, overwrite=overwrite)
+        return to_npz(M, p, metadata=metadata, overwrite=overwrite, bias=b)
     if fmt == "jax":
-        return to_jax_npz(M, p, metadata=metadata, overwrite=overwrite)
-    return save_torch(M, p, torch_layout, metadata=metadata, overwrite=overwrite)
+        return to_jax_npz(M, p, metadata=metadata, overwrite=overwrite, bias=b)
+    return save_torch(M, p, torch_layout, metadata=metadata, overwrite=overwrite, bias=b)
 
 
 def read(path: Any) -> sp.csr_array:
@@ -812,9 +935,47 @@ class ExportFamily:
     #: whose flattening ``--order`` chooses; default: vectors
     shapes: Callable[[argparse.Namespace, tuple[int, int]], tuple[tuple[int, ...], tuple[int, ...]]] = (
         lambda args, shape: ((shape[1],), (shape[0],)))
+    #: ``describe(args)``: parameters to record in place of the parsed options (a kernel file's real
+    #: channels and content, say), so that the file says what it holds and :func:`rebuild` can make it again
+    describe: Callable[[argparse.Namespace], dict[str, Any]] = lambda args: {}
 
 
 FAMILIES: dict[str, ExportFamily] = {}
+
+
+def _tuples(value: Any) -> Any:
+    """JSON lists back to the tuples argparse's types give (``int_list``, ``int_or_tuple``)."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    return value
+
+
+def rebuild(source: Any) -> sp.csr_array:
+    """The operator an ``isomat export`` file holds, made again from its metadata.
+
+    ``source`` is the file (any format) or its :func:`read_metadata` dict. The family (``kind``) is
+    built again from the recorded ``parameters``, drawing its random values from
+    ``numpy.random.default_rng(seed)`` in the same order as the command line did -- so a random
+    kernel is reproducible from the recorded ``seed`` -- and a kernel given as a file comes from
+    the recorded values (small kernels) or from the recorded path, checked against its SHA-256.
+    The result is the row-major (``order="C"``) float64 matrix, whatever order the file was written in.
+    """
+    meta = read_metadata(source) if isinstance(source, (str, Path)) else source
+    if not isinstance(meta, dict) or "kind" not in meta or not isinstance(meta.get("parameters"), dict):
+        raise ValueError("rebuild needs the metadata of an `isomat export` file (with 'kind' and 'parameters'), got "
+                         f"{sorted(meta) if isinstance(meta, dict) else type(meta).__name__}")
+    kind = meta["kind"]
+    if kind not in FAMILIES:
+        raise ValueError(f"unknown export kind {kind!r} (known: {', '.join(sorted(FAMILIES))})")
+    fam = FAMILIES[kind]
+    parser = argparse.ArgumentParser(add_help=False)
+    fam.add_options(parser)
+    defaults = {a.dest: a.default for a in parser._actions}  # options the record left out keep their defaults
+    args = argparse.Namespace(**{**defaults, **{k: _tuples(v) for k, v in meta["parameters"].items()}})
+    seed = meta.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"the recorded seed must be a non-negative integer, got {seed!r}")
+    return to_scipy(fam.build(args, np.random.default_rng(seed)), "csr")
 
 
 class _FamilyClass(Protocol):
@@ -838,7 +999,7 @@ def family(name: str, help: str) -> Callable[[_FamilyT], _FamilyT]:
     """
 
     def deco(cls: _FamilyT) -> _FamilyT:
-        extra = {"shapes": cls.shapes} if hasattr(cls, "shapes") else {}
+        extra = {k: getattr(cls, k) for k in ("shapes", "describe") if hasattr(cls, k)}
         FAMILIES[name] = ExportFamily(name, help, cls.options, cls.build, **extra)
         return cls
 
@@ -890,6 +1051,37 @@ def normal(rng: np.random.Generator, shape: Any, what: str) -> np.ndarray:
 def new_seed() -> int:
     """A fresh seed (printed by the CLI so the run can be repeated with ``--seed``)."""
     return secrets.randbelow(2**31)
+
+
+#: a kernel file of at most this many values is recorded in the metadata with its values
+KERNEL_VALUES_RECORDED = 4096
+
+
+def _kernel_record(path: str) -> dict[str, Any]:
+    """What a kernel file is: its absolute path, shape, dtype, SHA-256 of its values, and the values
+    themselves when there are few (so the export can be rebuilt without the file)."""
+    import hashlib
+
+    k = _matrix_from_file(path, "--kernel")
+    rec: dict[str, Any] = {"path": str(Path(path).resolve()), "shape": list(k.shape), "dtype": str(k.dtype),
+                           "sha256": hashlib.sha256(np.ascontiguousarray(k).tobytes()).hexdigest()}
+    if k.size <= KERNEL_VALUES_RECORDED:
+        rec["values"] = k.tolist()
+    return rec
+
+
+def _kernel_input(kernel: Any) -> np.ndarray:
+    """The kernel of ``--kernel``: a ``.npy`` path, or the record :func:`_kernel_record` made (rebuild)."""
+    import hashlib
+
+    if not isinstance(kernel, dict):
+        return _matrix_from_file(kernel, "--kernel")
+    if "values" in kernel:
+        return np.asarray(kernel["values"], dtype=kernel.get("dtype", "float64"))
+    k = _matrix_from_file(kernel["path"], "the recorded kernel file")
+    if hashlib.sha256(np.ascontiguousarray(k).tobytes()).hexdigest() != kernel.get("sha256"):
+        raise ValueError(f"the recorded kernel file {kernel['path']!r} has changed since the export (SHA-256 differs)")
+    return k
 
 
 def _matrix_from_file(path: str, what: str) -> np.ndarray:
@@ -1010,7 +1202,7 @@ class _Conv:
         if args.kernel is not None:
             if args.kernel_size is not None:
                 raise ValueError("give either --kernel or --kernel-size, not both")
-            kernel = _matrix_from_file(args.kernel, "--kernel")
+            kernel = _kernel_input(args.kernel)
         else:
             if args.kernel_size is None:
                 raise ValueError("--kernel-size (or --kernel FILE.npy) is required")
@@ -1023,11 +1215,23 @@ class _Conv:
     def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         from .algebra.conv import conv_output_shape
 
-        kshape = (np.load(args.kernel, mmap_mode="r", allow_pickle=False).shape if args.kernel is not None
-                  else _random_kernel_shape(args))
+        if isinstance(args.kernel, dict):
+            kshape = tuple(args.kernel["shape"])
+        elif args.kernel is not None:
+            kshape = np.load(args.kernel, mmap_mode="r", allow_pickle=False).shape
+        else:
+            kshape = _random_kernel_shape(args)
         out = conv_output_shape(args.input_shape, kshape, stride=args.stride, padding=args.padding,
                                 dilation=args.dilation, groups=args.groups)
         return tuple(args.input_shape), (tuple(out) if len(out) == len(args.input_shape) else (1, *out))
+
+    @staticmethod
+    def describe(args: argparse.Namespace) -> dict[str, Any]:
+        # a kernel file: its real output channels (not --out-channels' default) and its content
+        if args.kernel is None or isinstance(args.kernel, dict):
+            return {}
+        rec = _kernel_record(args.kernel)
+        return {"kernel": rec, "out_channels": rec["shape"][0]}
 
 
 # -- pool (zhu2025 §4.2.2) -------------------------------------------------------------------------
@@ -1292,7 +1496,7 @@ class _Logic:
 
 
 #: the library API of this module (the CLI's family registry and argument parsers are not part of it)
-__all__ = ["FORMATS", "SUFFIXES", "column_major", "flatten_permutation", "from_dlpack", "from_jax_bcoo", "from_torch",
+__all__ = ["FORMATS", "SUFFIXES", "column_major", "read_bias", "rebuild", "flatten_permutation", "from_dlpack", "from_jax_bcoo", "from_torch",
            "load_jax_bcoo", "load_torch", "read", "read_mat", "read_matrix_market", "read_metadata", "read_npz",
            "save_torch", "to_dlpack", "to_jax_bcoo", "to_jax_npz", "to_mat", "to_matrix_market", "to_npz", "to_scipy",
            "to_torch", "write"]
