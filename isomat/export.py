@@ -842,6 +842,8 @@ def write(A: Any, path: Any, format: str | None = None, *, comment: str = "", to
     order = _validate.choice("order", order, ("C", "F"))
     if not isinstance(comment, str):
         raise TypeError(f"comment must be a str, got {type(comment).__name__}")
+    if _MTX_TAG.strip() in comment:  # a forged metadata line in the comment would shadow the real one
+        raise ValueError(f"comment must not contain {_MTX_TAG.strip()!r} (the metadata line's tag), got {comment!r}")
     if metadata is not None and not isinstance(metadata, dict):
         raise TypeError(f"metadata must be a dict (JSON-serializable), got {type(metadata).__name__}")
     p, fmt = write_target(path, format, overwrite=overwrite)
