@@ -70,8 +70,29 @@ def array_module(field: str) -> ModuleType:
     return np
 
 
+def is_torch_tensor(x: Any) -> bool:
+    """A torch tensor or Parameter (recognized without importing torch)."""
+    return type(x).__module__.split(".", 1)[0] == "torch" and hasattr(x, "detach") and hasattr(x, "numpy")
+
+
+def from_torch(x: Any) -> Any:
+    """A torch tensor or Parameter as a NumPy array: detached from autograd and copied to the host
+    (torch's own ``numpy()`` refuses a tensor that requires grad, a CUDA tensor and bfloat16);
+    anything else unchanged. Lists and tuples of tensors (``kron([A, B])``) are converted item by item."""
+    if is_torch_tensor(x):
+        t = x.detach().cpu().resolve_conj()
+        if str(t.dtype) in ("torch.bfloat16", "torch.float16"):
+            t = t.float()
+        return t.numpy()
+    if isinstance(x, (list, tuple)) and any(is_torch_tensor(v) for v in x):
+        return type(x)(from_torch(v) for v in x)
+    return x
+
+
 def as_values(x: Any, field: str, *, name: str = "values") -> Any:
-    """Convert an array-like to the field's value array (shape kept)."""
+    """Convert an array-like to the field's value array (shape kept). torch tensors and Parameters
+    are taken as they are in value (detached, see :func:`from_torch`), as NumPy arrays are."""
+    x = from_torch(x)
     if field == "sympy":
         if isinstance(x, (sympy.MatrixBase, sympy.NDimArray)):
             arr = np.array(x.tolist(), dtype=object)
@@ -156,10 +177,10 @@ def rational(numerators: Any, denominator: int, field: str, xp: ModuleType | Non
 
 
 def to_numpy(x: Any) -> np.ndarray:
-    """A host copy of a NumPy or CuPy array."""
+    """A host copy of a NumPy or CuPy array (or a torch tensor, detached)."""
     if is_cupy_array(x):
         return x.get()
-    return np.asarray(x)
+    return np.asarray(from_torch(x))
 
 
 def index_dtype(*extents: int) -> np.dtype:
