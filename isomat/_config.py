@@ -38,19 +38,25 @@ def parse_size(value: object, name: str = "memory limit") -> int:
     return nbytes
 
 
-def _initial_limit() -> int:
+def environment_limit() -> int | None:
+    """The bound ``ISOMAT_MEMORY_LIMIT`` sets (``None`` when unset); a ValueError naming the variable
+    when it is no size. Read when a bound is first needed, never at import: a bad value must not break
+    ``import isomat`` or ``isomat --version``, and the command line reports it in one line."""
     raw = os.environ.get("ISOMAT_MEMORY_LIMIT")
-    if raw is None:
-        return _DEFAULT_LIMIT
-    return parse_size(raw, "ISOMAT_MEMORY_LIMIT")
+    return None if raw is None else parse_size(raw, "ISOMAT_MEMORY_LIMIT")
 
 
-_limit = _initial_limit()
+#: the bound set by set_memory_limit; None: ISOMAT_MEMORY_LIMIT or the default, read at first use
+_limit: int | None = None
 
 
 def get_memory_limit() -> int:
-    """Bytes a single construction may allocate for its result (default 2 GiB)."""
-    return _limit
+    """Bytes a single construction may allocate for its result (default 2 GiB, or
+    ``ISOMAT_MEMORY_LIMIT``, or what :func:`set_memory_limit` set)."""
+    if _limit is not None:
+        return _limit
+    env = environment_limit()
+    return _DEFAULT_LIMIT if env is None else env
 
 
 def set_memory_limit(nbytes: int | str) -> None:
@@ -62,9 +68,10 @@ def set_memory_limit(nbytes: int | str) -> None:
 @contextlib.contextmanager
 def memory_limit(nbytes: int | str) -> Iterator[None]:
     """Temporarily set the memory bound: ``with isomat.memory_limit(10**8): ...``."""
+    global _limit
     old = _limit
     set_memory_limit(nbytes)
     try:
         yield
     finally:
-        set_memory_limit(old)
+        _limit = old

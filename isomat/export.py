@@ -251,9 +251,33 @@ def _write_mtx_blocks(path: str, M: sp.csr_array, comment: str, precision: int, 
             fh.write(body(sp.coo_array((M.data[a:b], (row_indices(M, r0, r1), M.indices[a:b])), shape=M.shape)))
 
 
+class _Reading:
+    """Around a dependency's read of ``path``: a missing file, or one the dependency cannot parse,
+    is a one-line ValueError naming the file and the format -- never a traceback from inside SciPy,
+    NumPy or torch."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        self.path, self.kind = path, kind
+
+    def __enter__(self) -> None:
+        if not self.path.is_file():
+            raise ValueError(f"{str(self.path)!r}: no such file" if not self.path.exists()
+                             else f"{str(self.path)!r} is not a file")
+
+    def __exit__(self, etype: Any, exc: Any, tb: Any) -> bool:
+        if exc is None or isinstance(exc, (KeyboardInterrupt, SystemExit, MemoryError)) or getattr(exc, "_isomat", False):
+            return False
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        err = ValueError(f"{str(self.path)!r} cannot be read as {self.kind} ({reason[:300]})")
+        err._isomat = True  # type: ignore[attr-defined]
+        raise err from None
+
+
 def read_matrix_market(path: Any) -> sp.csr_array:
     """Read a ``.mtx`` file as a ``csr_array``."""
-    return sp.csr_array(scipy.io.mmread(str(_path(path, ".mtx"))))
+    p = _path(path, ".mtx")
+    with _Reading(p, "a MatrixMarket file"):
+        return sp.csr_array(scipy.io.mmread(str(p)))
 
 
 def _write_npz(path: str, arrays: dict[str, Any], compressed: bool) -> None:
@@ -300,11 +324,12 @@ def to_npz(A: Any, path: Any, *, compressed: bool = True, metadata: dict[str, An
 def read_npz(path: Any) -> sp.csr_array:
     """Read a file written by :func:`to_npz` (or :func:`to_jax_npz`) as a ``csr_array``."""
     p = _path(path, ".npz")
-    with np.load(p, allow_pickle=False) as z:
-        if "isomat_layout" in z.files and str(z["isomat_layout"]) == "bcoo":
-            idx = z["indices"]
-            return sp.csr_array(sp.coo_array((z["data"], (idx[:, 0], idx[:, 1])), shape=tuple(z["shape"])))
-    return sp.csr_array(sp.load_npz(str(p)))
+    with _Reading(p, "a sparse-matrix .npz archive"):
+        with np.load(p, allow_pickle=False) as z:
+            if "isomat_layout" in z.files and str(z["isomat_layout"]) == "bcoo":
+                idx = z["indices"]
+                return sp.csr_array(sp.coo_array((z["data"], (idx[:, 0], idx[:, 1])), shape=tuple(z["shape"])))
+        return sp.csr_array(sp.load_npz(str(p)))
 
 
 def _torch() -> Any:
@@ -404,7 +429,10 @@ def save_torch(A: Any, path: Any, format: str = "coo", *, metadata: dict[str, An
 
 def load_torch(path: Any) -> Any:
     """Load a tensor written by :func:`save_torch` (``weights_only=True``)."""
-    obj = _torch().load(str(_path(path, ".pt")), weights_only=True)
+    p = _path(path, ".pt")
+    torch = _torch()
+    with _Reading(p, "a torch file"):
+        obj = torch.load(str(p), weights_only=True)
     return obj["matrix"] if isinstance(obj, dict) else obj
 
 
@@ -421,29 +449,41 @@ _MTX_TAG = "isomat-metadata: "
 
 
 def read_metadata(path: Any) -> dict[str, Any]:
-    """The metadata :func:`write` stored with a matrix (``.mtx`` comment, ``.npz`` array, ``.pt`` dict);
-    ``{}`` when the file has none."""
+    """The metadata :func:`write` stored with a matrix (``.mtx`` comment, ``.npz`` array, ``.pt`` dict,
+    ``.mat`` JSON text); ``{}`` when the file has none. Metadata that is not a JSON object (a crafted
+    file) is refused by name, as is a file the format's reader cannot parse."""
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
     p = Path(path)
-    if p.suffix == ".mtx":
-        with open(p, encoding="utf-8") as fh:
-            for line in fh:
-                if not line.startswith("%"):
-                    break
-                if line.startswith("%" + _MTX_TAG) or line.startswith("% " + _MTX_TAG):
-                    return json.loads(line.split(_MTX_TAG, 1)[1])
-        return {}
-    if p.suffix == ".npz":
-        with np.load(p, allow_pickle=False) as z:
-            return json.loads(str(z["isomat_metadata"])) if "isomat_metadata" in z.files else {}
-    if p.suffix == ".pt":
-        obj = _torch().load(str(p), weights_only=True)
-        return dict(obj["metadata"]) if isinstance(obj, dict) else {}
-    if p.suffix == ".mat":
-        data = scipy.io.loadmat(str(p), variable_names=["isomat_metadata_json"])
-        return json.loads(str(data["isomat_metadata_json"][0])) if "isomat_metadata_json" in data else {}
-    raise ValueError(f"path must end in .mtx, .npz, .pt or .mat, got {str(p)!r}")
+    if p.suffix not in (".mtx", ".npz", ".pt", ".mat"):
+        raise ValueError(f"path must end in .mtx, .npz, .pt or .mat, got {str(p)!r}")
+    torch = _torch() if p.suffix == ".pt" else None
+    with _Reading(p, f"a {p.suffix} file with isomat metadata"):
+        found: Any = {}
+        if p.suffix == ".mtx":
+            with open(p, encoding="utf-8") as fh:
+                if not fh.readline().startswith("%%MatrixMarket"):
+                    raise ValueError("no %%MatrixMarket header line")
+                for line in fh:
+                    if not line.startswith("%"):
+                        break
+                    if line.startswith("%" + _MTX_TAG) or line.startswith("% " + _MTX_TAG):
+                        found = json.loads(line.split(_MTX_TAG, 1)[1])
+                        break
+        elif p.suffix == ".npz":
+            with np.load(p, allow_pickle=False) as z:
+                if "isomat_metadata" in z.files:
+                    found = json.loads(str(z["isomat_metadata"]))
+        elif p.suffix == ".pt":
+            obj = torch.load(str(p), weights_only=True)
+            found = obj.get("metadata", {}) if isinstance(obj, dict) else {}
+        else:
+            data = scipy.io.loadmat(str(p), variable_names=["isomat_metadata_json"])
+            if "isomat_metadata_json" in data:
+                found = json.loads(str(data["isomat_metadata_json"][0]))
+    if not isinstance(found, dict):
+        raise ValueError(f"{str(p)!r}: its metadata is a JSON {type(found).__name__}, not an object (a dict)")
+    return dict(found)
 
 
 def flatten_permutation(shape: Any) -> np.ndarray:
@@ -567,7 +607,8 @@ def _mat_ok(t: Path, name: str, shape: tuple[int, int]) -> None:
 def read_mat(path: Any, name: str = "W") -> sp.csr_array:
     """Read the sparse variable ``name`` of a ``.mat`` file as a ``csr_array``."""
     p = _path(path, ".mat")
-    data = scipy.io.loadmat(str(p), variable_names=[name])
+    with _Reading(p, "a MATLAB .mat file"):
+        data = scipy.io.loadmat(str(p), variable_names=[name])
     if name not in data:
         raise ValueError(f"{str(p)!r} has no variable {name!r}")
     return sp.csr_array(data[name])
@@ -963,9 +1004,11 @@ def rebuild(source: Any) -> sp.csr_array:
     The result is the row-major (``order="C"``) float64 matrix, whatever order the file was written in.
     """
     meta = read_metadata(source) if isinstance(source, (str, Path)) else source
-    if not isinstance(meta, dict) or "kind" not in meta or not isinstance(meta.get("parameters"), dict):
-        raise ValueError("rebuild needs the metadata of an `isomat export` file (with 'kind' and 'parameters'), got "
-                         f"{sorted(meta) if isinstance(meta, dict) else type(meta).__name__}")
+    if not isinstance(meta, dict):
+        raise TypeError(f"source must be an `isomat export` file or its metadata dict, got {type(source).__name__}")
+    if "kind" not in meta or not isinstance(meta.get("parameters"), dict):
+        raise ValueError("source must be an `isomat export` file or its metadata (with 'kind' and 'parameters'), "
+                         f"got one with the keys {sorted(meta)}")
     kind = meta["kind"]
     if kind not in FAMILIES:
         raise ValueError(f"unknown export kind {kind!r} (known: {', '.join(sorted(FAMILIES))})")

@@ -121,8 +121,10 @@ def test_random_operands_rebuild_from_the_recorded_seed(tmp_path, argv, capsys):
 
 
 def test_rebuild_refuses_what_is_not_an_export_record():
-    with pytest.raises(ValueError, match="kind"):
+    with pytest.raises(ValueError, match="source must be .* 'kind'"):
         export.rebuild({"shape": [3, 3]})
+    with pytest.raises(TypeError, match="source must be"):
+        export.rebuild(3)
     with pytest.raises(ValueError, match="unknown export kind"):
         export.rebuild({"kind": "nope", "parameters": {}})
 
@@ -131,3 +133,37 @@ def test_a_comment_cannot_forge_the_metadata_line(tmp_path):
     W = sp.eye_array(2, format="csr")
     with pytest.raises(ValueError, match="comment must not contain"):
         export.write(W, tmp_path / "m.mtx", comment='x\r% isomat-metadata: {"order": "forged"}')
+
+
+@pytest.mark.parametrize("suffix", [".mtx", ".npz", ".pt", ".mat"])
+def test_missing_and_garbage_files_get_one_line_errors(tmp_path, suffix):
+    if suffix == ".pt":
+        pytest.importorskip("torch")
+    with pytest.raises(ValueError, match="no such file"):
+        export.read(tmp_path / f"missing{suffix}")
+    bad = tmp_path / f"garbage{suffix}"
+    bad.write_bytes(b"this is not a matrix file\n" * 3)
+    for reader in (export.read, export.read_metadata):
+        with pytest.raises(ValueError, match="cannot be read as") as info:
+            reader(bad)
+        assert "\n" not in str(info.value) and str(bad) in str(info.value)
+
+
+def test_metadata_that_is_not_an_object_is_refused(tmp_path):
+    p = tmp_path / "m.npz"
+    np.savez(p, indices=np.array([0]), indptr=np.array([0, 1]), format=np.array("csr"), shape=np.array([1, 1]),
+             data=np.array([1.0]), isomat_metadata=np.array("[1, 2, 3]"))
+    with pytest.raises(ValueError, match="not an object"):
+        export.read_metadata(p)
+    deep = tmp_path / "d.npz"
+    np.savez(deep, indices=np.array([0]), indptr=np.array([0, 1]), format=np.array("csr"), shape=np.array([1, 1]),
+             data=np.array([1.0]), isomat_metadata=np.array("[" * 100000 + "]" * 100000))
+    with pytest.raises(ValueError, match="cannot be read"):
+        export.read_metadata(deep)
+
+
+def test_a_torch_dict_without_metadata_reads_as_empty(tmp_path):
+    torch = pytest.importorskip("torch")
+    p = tmp_path / "m.pt"
+    torch.save({"matrix": torch.eye(2).to_sparse()}, p)
+    assert export.read_metadata(p) == {}

@@ -32,6 +32,8 @@ def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: 
     (85 bytes per entry). tests/test_robustness.py checks that this estimate bounds the real peak RSS."""
     nnz = _validate.nonnegative_int("nnz", nnz)
     n_rows = _validate.nonnegative_int("n_rows", n_rows)
+    if nnz and not n_rows:
+        raise ValueError(f"n_rows must be at least 1 for nnz = {nnz} stored entries (entries lie in rows), got 0")
     value_bytes = _validate.positive_int("value_bytes", value_bytes)
     if index_bytes is not None:
         index_bytes = _validate.positive_int("index_bytes", index_bytes)
