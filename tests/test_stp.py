@@ -277,3 +277,17 @@ def test_retriever_and_dummies_equal_their_entry_rule(dims, data):
     p, q = dims[0], dims[-1]
     assert _pattern(front_maintaining(p, q)) == {(r, c) for r in range(p) for c in range(p * q) if retriever_entry(r, c, p, q)}
     assert _pattern(rear_maintaining(p, q)) == {(r, c) for r in range(q) for c in range(p * q) if retriever_entry(r, c, q, 1)}
+
+
+def test_swap_and_power_reducing_builders_are_driven_by_their_entry_rules(monkeypatch):
+    """One source of truth: swap_matrix and power_reducing_matrix place their ones where the proved entry rules
+    say -- a changed rule changes the builder (cupy and sympy fields take the same host indices)."""
+    import importlib
+
+    stp_mod = importlib.import_module("isomat.algebra.stp")
+    W = stp_mod.swap_matrix(3, 4, backend="sympy")
+    assert all(W[stp_mod.swap_row(k, 3, 4), k] == 1 for k in range(12))
+    monkeypatch.setattr(stp_mod, "swap_row", lambda k, m, n: k)
+    assert (stp_mod.swap_matrix(3, 4).toarray() == np.eye(12)).all()
+    monkeypatch.setattr(stp_mod, "power_reducing_row", lambda c, k: c)
+    assert stp_mod.power_reducing_matrix(3).toarray()[:3].tolist() == np.eye(3).tolist()

@@ -476,9 +476,10 @@ def swap_matrix(m: int, n: int | None = None, *, backend: str = "numpy", format:
     field = _validate.backend(backend)
     check_size("swap_matrix", (m * n, m * n), m * n, field=field)
     xp = _backend.array_module(field)
-    k = xp.arange(m * n)
-    i, j = k // n, k % n  # column index of x ⊗ y: i n + j; maps to row j m + i
-    rows = j * m + i  # = swap_row(k, m, n)
+    # the proved entry rule drives the builder (on host indices; an entry rule takes ints, NumPy or Z3):
+    # column k = i n + j has its 1 in row swap_row(k, m, n) = j m + i
+    kh = np.arange(m * n, dtype=np.int64)
+    rows, k = xp.asarray(swap_row(kh, m, n)), xp.asarray(kh)
     vals = _backend.rational(xp.ones(m * n, dtype=xp.int64), 1, field, xp)
     return render(SparseOperator.build((m * n, m * n), rows, k, vals, field), format)
 
@@ -493,9 +494,11 @@ def power_reducing_matrix(k: int = 2, *, backend: str = "numpy", format: str = "
     field = _validate.backend(backend)
     check_size("power_reducing_matrix", (k * k, k), k, field=field)
     xp = _backend.array_module(field)
-    c = xp.arange(k)
+    ch = np.arange(k, dtype=np.int64)
+    c = xp.asarray(ch)
     vals = _backend.rational(xp.ones(k, dtype=xp.int64), 1, field, xp)
-    return render(SparseOperator.build((k * k, k), c * k + c, c, vals, field), format)
+    # the entry rule drives the builder: column c has its 1 in row power_reducing_row(c, k) = c k + c
+    return render(SparseOperator.build((k * k, k), xp.asarray(power_reducing_row(ch, k)), c, vals, field), format)
 
 
 def _dims_list(name: str, dims: Any) -> tuple[int, ...]:

@@ -4,6 +4,7 @@ Kronecker identities that several sections use."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 from functools import lru_cache
@@ -18,6 +19,7 @@ from ...algebra._backend import to_numpy
 from ...algebra.projection import projection_overlap
 from ..engine import (
     Reading,
+    Trial,
     all_of,
     by_readings,
     compare_printed,
@@ -28,6 +30,8 @@ from ..engine import (
     property_search,
 )
 from .. import prover as _pv
+
+projection_module = importlib.import_module("isomat.algebra.projection")  # the module (project)
 
 #: why the float checks are "sampled": one random float64 instance per size, compared within a tolerance
 SAMPLED_WHY = (" Strength sampled: one random float64 instance per size, compared within a tolerance; an exact check "
@@ -109,7 +113,7 @@ def _exact(m: int, n: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------
 # Proved for every size: Π^m_n through its entry rule (isomat.algebra.projection.projection_overlap,
-# the builder equals it in tests/test_projection.py): m·Π^m_n[i, j] = ov(i, j, m, n), the length of
+# the builder is checked against it inside the claims, _projection_binds): m·Π^m_n[i, j] = ov(i, j, m, n), the length of
 # [i m, (i+1) m) ∩ [j n, (j+1) n). Sums over a symbolic range go through one proved lemma: the prefix
 # sum S(i, k, A, B) = Σ_{u<k} ov(i, u, A, B), defined by two axioms, equals the overlap of
 # [i A, (i+1) A) with [0, k B) (induction on k) -- the column blocks partition [0, k B).
@@ -149,15 +153,12 @@ def _pi_prefix():
     return S, lm
 
 
-def _proof_trial(goal, *, for_all, assuming=(), lemmas=(), describe, fallback=None):
-    """A proved trial, or (when Z3 says unknown) the exhaustive fallback with the attempt noted."""
-    p = _pv.prove(goal, for_all=for_all, assuming=list(assuming), lemmas=list(lemmas))
+def _proof_trial(goal, *, for_all, sizes, assuming=(), lemmas=(), describe, fallback=None):
+    """A proved trial, or (when Z3 says unknown) the exhaustive fallback with the attempt noted. ``sizes`` are the
+    symbolic sizes (dimensions, lengths) the statement quantifies -- not indices or values; empty for a size-free
+    identity. Each must be a free unknown of the goal or the hypotheses."""
+    p = _pv.prove(goal, for_all=for_all, assuming=list(assuming), lemmas=list(lemmas), sizes=list(sizes))
     return p.or_else(fallback, describe) if fallback is not None else p.trial(describe)
-
-
-def _crosscheck(t):
-    """A cheap exhaustive trial kept as extra evidence next to a proof (never weakens its strength)."""
-    return dict(t.evidence, ok=t.ok)
 
 
 #: textbook facts some proofs use as steps, listed by name in the proved trial's evidence ("axioms")
@@ -221,6 +222,7 @@ def _pi_eq22_proof():
         m * C(i, j, n * a, a, b) == a * _ov_rule(i, j, m, n),
         for_all="for all m, n >= 1 and every common multiple t = n·a = m·b (t = lcm(m, n) included), 0 <= i < n, 0 <= j < m",
         assuming=[m >= 1, n >= 1, a >= 1, b >= 1, n * a == m * b, 0 <= i, i < n, 0 <= j, j < m], lemmas=[count],
+        sizes=[m, n, a, b],
         describe="(22)[i, j] = (n/t)·((I_n ⊗ 1ᵀ_a)(I_m ⊗ 1_b))[i, j] = C(i, j, t, a, b)/a = ov(i, j, m, n)/m = isomat's rule")
 
 
@@ -231,6 +233,7 @@ def _gram_proof():
     return _proof_trial(
         C(i, j, n * a, a, a) == _pv.ite(i == j, a, 0),
         for_all="for all n, a >= 1 (a = t/n), 0 <= i, j < n", assuming=[n >= 1, a >= 1, 0 <= i, i < n, 0 <= j, j < n],
+        sizes=[n, a],
         lemmas=[count], describe="(FᵀF)[i, j] = #{u < na : u div a = i = j} = a·[i = j], F = I_n ⊗ 1_a")
 
 
@@ -328,7 +331,7 @@ def _vec_kron_proof(what: str):
     return _proof_trial(
         T(a, e, k, s_) == P(a, e, s_),
         for_all="for all p, s, k >= 1, A ∈ M_{p×s}, X ∈ M_{s×k} (uninterpreted), every row (a, e), 0 <= e < k",
-        assuming=[s_ >= 1, k >= 1, 0 <= e, e < k, a >= 0], lemmas=[outer],
+        assuming=[s_ >= 1, k >= 1, 0 <= e, e < k, a >= 0], lemmas=[outer], sizes=[s_, k],
         describe=f"((A ⊗ I_k) V_r(X))[(a, e)] = Σ_{{l<s}} A[a,l] X[l,e] = V_r(AX)[(a, e)] (A ⊗ I_k has sk columns = the length "
                  f"of V_r(X)); {what}")
 
@@ -341,7 +344,7 @@ def _eq26_proof():
     return _proof_trial(
         S(i, (j + 1) * mu, m * mu, r) - S(i, j * mu, m * mu, r) == mu * _ov_rule(i, j, m, r),
         for_all="for all m, μ, r >= 1 (t = mμ: every multiple of m), 0 <= i < r, 0 <= j < m",
-        assuming=[m >= 1, mu >= 1, r >= 1, 0 <= i, i < r, 0 <= j, j < m], lemmas=[prefix],
+        assuming=[m >= 1, mu >= 1, r >= 1, 0 <= i, i < r, 0 <= j, j < m], lemmas=[prefix], sizes=[m, mu, r],
         describe="t·Σ_{u=jμ}^{jμ+μ-1} Π^t_r[i,u] = S(i,(j+1)μ,t,r) − S(i,jμ,t,r) = μ·ov(i,j,m,r) = t·Π^m_r[i,j], "
                  "i.e. Π^t_r (I_m ⊗ 1_μ) = Π^m_r for every multiple t = mμ of m")
 
@@ -374,8 +377,77 @@ def _kron_ones_proof():
         _pv.both(DA(i, _pv.fdiv(u, a), n) == A(i, _pv.fdiv(u, a)), DB(j, _pv.fdiv(u, b), p_) == B(_pv.fdiv(u, b), j)),
         for_all="for all n, p, a, b >= 1 with t = na = pb, 0 <= u < t, all A (m×n), B (p×q) (uninterpreted), all i, j",
         assuming=[n >= 1, p_ >= 1, a >= 1, b >= 1, n * a == p_ * b, 0 <= u, u < n * a], lemmas=lemmas,
+        sizes=[n, p_, a, b],
         describe="(A (I_n ⊗ 1ᵀ_a))[i, u] = Σ_{l<n} A[i,l][u div a = l] = A[i, u div a] = (A ⊗ 1ᵀ_a)[i, u] and "
                  "((I_p ⊗ 1_b) B)[u, j] = B[u div b, j] = (B ⊗ 1_b)[u, j]")
+
+
+# ---------------------------------------------------------------------------------------------
+# Binding checks: isomat's builders against the proved entry rules, exhaustively up to a bound and at
+# seeded random larger sizes. Passed to decide(...) as Trials, so a disagreement makes the claim an error.
+# ---------------------------------------------------------------------------------------------
+def _random_sizes(seed: int, count: int, k: int, lo: int, hi: int) -> list[tuple[int, ...]]:
+    rng = np.random.default_rng(seed)
+    return [tuple(int(v) for v in rng.integers(lo, hi + 1, size=k)) for _ in range(count)]
+
+
+def _builder_binds(ok, small, small_desc: str, large, large_desc: str) -> "Trial":
+    """The builder agrees with its entry rule at every size of ``small`` (all sizes up to a bound) and at the
+    seeded random sizes ``large``."""
+    return all_of(exhaustive(ok, small, describe=small_desc, method="exact"),
+                  exhaustive(ok, large, describe=large_desc, method="exact"))
+
+
+def _projection_matches_rule(mn) -> bool:
+    """projection(m, n) (float CSR and, for small sizes, exact) equals the proved entry rule ov(i, j, m, n)/m at
+    every entry, and the matrix-free project() applies it."""
+    m, n = mn
+    I, J = np.arange(n)[:, None], np.arange(m)[None, :]
+    ov = projection_overlap(I, J, m, n)
+    P = projection(m, n)
+    if P.shape != (n, m) or not np.array_equal(P.toarray(), ov / m):
+        return False
+    if m * n <= 64:
+        E = _exact(m, n)
+        if any(E[i, j] != sympy.Rational(int(ov[i, j]), m) for i in range(n) for j in range(m)):
+            return False
+    x = np.random.default_rng(m * 7919 + n).integers(-9, 10, size=(m, 2)).astype(float)
+    px = projection_module.project(x, n)
+    return bool(np.allclose(px, (ov / m) @ x, rtol=1e-12, atol=1e-12)
+                and np.allclose(projection_module.project(x[:, 0], n), (ov / m) @ x[:, 0], rtol=1e-12, atol=1e-12))
+
+
+@lru_cache(maxsize=None)
+def _projection_binds():
+    """isomat's projection / projection_operator / project against the proved entry rule (binding)."""
+    return _builder_binds(_projection_matches_rule, list(itertools.product(range(1, 9), repeat=2)),
+                          "projection(m, n) and project vs ov(i, j, m, n)/m, all 1 <= m, n <= 8",
+                          _random_sizes(22, 4, 2, 50, 400), "4 seeded random (m, n) in [50, 400]^2")
+
+
+def _swap_matches_rule(mn) -> bool:
+    _stp = importlib.import_module("isomat.algebra.stp")
+    m, n = mn
+    C = _stp.swap_matrix(m, n, format="coo")
+    k = np.arange(m * n)
+    return (C.shape == (m * n, m * n) and C.nnz == m * n and np.array_equal(np.sort(C.col), k)
+            and np.array_equal(C.row[np.argsort(C.col)], _stp.swap_row(k, m, n)) and bool(np.all(C.data == 1)))
+
+
+@lru_cache(maxsize=None)
+def _swap_binds():
+    return _builder_binds(_swap_matches_rule, list(itertools.product(range(1, 9), repeat=2)),
+                          "swap_matrix(m, n) vs swap_row, all 1 <= m, n <= 8",
+                          _random_sizes(9, 4, 2, 20, 300), "4 seeded random (m, n) in [20, 300]^2")
+
+
+def _pi_identity_proof(describe: str):
+    """Π^r_r = I_r on the entry rule, for all r (one obligation, shared by every claim that uses it, so that
+    the claims whose proof is only this are counted once)."""
+    r, i, j = _pv.ints("r i j")
+    return _proof_trial(
+        _ov_rule(i, j, r, r) == _pv.ite(i == j, r, 0), for_all="for all r >= 1, 0 <= i, j < r",
+        assuming=[r >= 1, 0 <= i, i < r, 0 <= j, j < r], sizes=[r], describe=describe)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -28,8 +28,19 @@ def _def2_9():
         return (H - sympy.Rational(2, n) * sympy.eye(n)).is_zero_matrix
 
     cross = exhaustive(hessian_ok, itertools.product(range(1, 4), range(1, 4)), describe="1 <= m, n <= 3, symbolic x, y")
+    dist_v = importlib.import_module("isomat.algebra.stp").dist_v
+
+    def dist_ok(mn):  # isomat's dist_v is the d_V of (17)-(19) that the proof is about (binding)
+        m, n = mn
+        rng = np.random.default_rng(31 * m + n)
+        x, y = (sympy.Matrix(rng.integers(-9, 10, size=(k, 1)).tolist()) for k in (m, n))
+        return sympy.simplify(dist_v(x, y) ** 2 - naive_dist_v_sq(x, y)) == 0
+
+    dist_binds = _builder_binds(dist_ok, list(itertools.product(range(1, 7), repeat=2)), "dist_v vs (17)-(19), m, n <= 6",
+                                _random_sizes(29, 3, 2, 20, 60), "3 seeded random (m, n) in [20, 60]^2")
     return decide(_textbook(all_of(_gram_proof(), _dv_calculus("hessian")), "matmul-associative", "quadratic-taylor",
-                            "pd-unique-minimizer"), exhaustive_crosscheck=_crosscheck(cross))
+                            "pd-unique-minimizer"), exhaustive_crosscheck=cross,
+                  projection_binds_rule=_projection_binds(), dist_v_binds_definition=dist_binds)
 
 
 @claim(
@@ -78,7 +89,8 @@ def _prop2_10():
 )
     proof = all_of(_pi_eq22_proof(), _gram_proof(), _dv_calculus("gradient"), _dv_calculus("hessian"))
     return decide(_textbook(proof, "matmul-associative", "quadratic-taylor", "pd-unique-minimizer"),
-                  exhaustive_crosscheck=_crosscheck(all_of(symbolic, formula)), sampled_crosscheck=_crosscheck(prop))
+                  exhaustive_crosscheck=all_of(symbolic, formula), sampled_crosscheck=prop,
+                  projection_binds_rule=_projection_binds())
 
 
 @claim(
@@ -86,9 +98,9 @@ def _prop2_10():
     quote="Π^m_n = (n/t)(I_n ⊗ 1ᵀ_{t/n})(I_m ⊗ 1_{t/m})   (22)",
     statement=(
         "Proved for all m, n >= 1, 0 <= i < n, 0 <= j < m, on isomat's entry rule m·Π^m_n[i, j] = ov(i, j, m, n) "
-        "(the builder equals it: tests/test_projection.py; the rule equals (22): prop2.10): every entry is >= 0, "
+        "(projection and the matrix-free project equal it, checked inside the claim for all m, n <= 8 and at 4 seeded random m, n in [50, 400], a disagreement being an error; the rule equals (22): prop2.10): every entry is >= 0, "
         "every row sums to exactly 1 and every column to n/m (the sums are prefix sums of overlaps, closed form "
-        "proved by induction). Cross-checks recorded with it (not part of the proof): exact row/column sums "
+        "proved by induction). Cross-checks (binding: a failure is an error): exact row/column sums "
         "and n + m − gcd(m, n) nonzeros for all m, n <= 8 (the nonzero count is not proved: gcd has no Z3 "
         "builtin); float64 row sums 1 within 1e-12 for 10 Hypothesis-drawn m, n up to 10^5."
     ),
@@ -102,7 +114,7 @@ def _row_stochastic():
                     _ov_rule(i, j, m, n) == _ov_rule(j, i, n, m))
     proof = _proof_trial(
         goal, for_all="for all m, n >= 1, 0 <= i < n, 0 <= j < m",
-        assuming=[m >= 1, n >= 1, 0 <= i, i < n, 0 <= j, j < m], lemmas=[prefix],
+        assuming=[m >= 1, n >= 1, 0 <= i, i < n, 0 <= j, j < m], lemmas=[prefix], sizes=[m, n],
         describe="m·Π^m_n[i,j] = ov(i,j,m,n) >= 0; Σ_j ov(i,j,m,n) = S(i,m,m,n) = m (row sum 1); "
                  "Σ_i ov(i,j,m,n) = Σ_i ov(j,i,n,m) = S(j,n,n,m) = n (column sum n/m)")
 
@@ -125,7 +137,7 @@ def _row_stochastic():
 
     prop = property_search(float_ok, st.tuples(st.integers(1, 10**5), st.integers(1, 10**5)),
                            describe="m, n in [1, 1e5], float64, tol 1e-12", max_examples=10)
-    return decide(proof, exact_crosscheck_with_nnz=_crosscheck(ex), float_crosscheck=_crosscheck(prop))
+    return decide(proof, exact_crosscheck_with_nnz=ex, float_crosscheck=prop, projection_binds_rule=_projection_binds())
 
 
 @claim(
@@ -199,18 +211,18 @@ def _composition_proof():
     refine = _proof_trial(
         _ov_rule(u, j, m, m * c) == _pv.ite(in_block(u, j), m, 0),
         for_all="for all m, c >= 1, 0 <= u < mc, 0 <= j < m",
-        assuming=[m >= 1, c >= 1, 0 <= u, u < m * c, 0 <= j, j < m],
+        assuming=[m >= 1, c >= 1, 0 <= u, u < m * c, 0 <= j, j < m], sizes=[m, c],
         describe="m | k, k = mc: Π^m_k[u, j] = ov(u, j, m, mc)/m = [u div c = j], i.e. Π^m_k = I_m ⊗ 1_c")
     average = _proof_trial(
         _ov_rule(i, u, r * c, r) == _pv.ite(in_block(u, i), r, 0),
         for_all="for all r, c >= 1, 0 <= i < r, 0 <= u < rc",
-        assuming=[r >= 1, c >= 1, 0 <= i, i < r, 0 <= u, u < r * c],
+        assuming=[r >= 1, c >= 1, 0 <= i, i < r, 0 <= u, u < r * c], sizes=[r, c],
         describe="r | k, k = rc: Π^k_r[i, u] = ov(i, u, rc, r)/(rc) = [u div c = i]/c, i.e. Π^k_r = (1/c)(I_r ⊗ 1ᵀ_c)")
     tower = _proof_trial(
         _pv.both(S(j, (i + 1) * c, r * c, m) - S(j, i * c, r * c, m) == c * _ov_rule(i, j, m, r),
                  _ov_rule(u, j, m, r * c) == _ov_rule(j, u, r * c, m)),
         for_all="for all m, r, c >= 1, 0 <= i < r, 0 <= j < m, all u",
-        assuming=[m >= 1, r >= 1, c >= 1, 0 <= i, i < r, 0 <= j, j < m], lemmas=[prefix],
+        assuming=[m >= 1, r >= 1, c >= 1, 0 <= i, i < r, 0 <= j, j < m], lemmas=[prefix], sizes=[m, r, c],
         describe="r | k, k = rc: Σ_{u=ic}^{ic+c-1} ov(u, j, m, k) = Σ_u ov(j, u, k, m) = S(j,(i+1)c,k,m) − S(j,ic,k,m) "
                  "= c·ov(i, j, m, r), i.e. (1/c)(I_r ⊗ 1ᵀ_c) Π^m_k = Π^m_r")
     return all_of(refine, _eq26_proof(), average, tower)

@@ -106,7 +106,7 @@ def _prop43():
     return decide(
         _exact_exhaustive(theorem, thm_cases, "all factor tuples with entries in {-1, 0, 1} (uniqueness: normalized "
                           "from {0, 1, 2}) for dims (2,2), (2,3), (3,2), (3,3), (2,2,2)"),
-        sampled_crosscheck=_crosscheck(exhaustive(
+        sampled_crosscheck=(exhaustive(
             ok, _hv_cases(), describe="isomat factor_product_form, dims of length <= 3, n_i <= 3; one random integer "
             "instance per dims", method="exact", strength="sampled")))
 
@@ -165,7 +165,8 @@ def _prop48():
         return A * Pw * B == naive_dk(A, B, True) and sympy.Matrix(_stp_mod.bridge_weighted(n, p, backend="sympy")) == Pw
 
     return decide(_textbook(_prop48_proof(), "matmul-associative", "matmul-bilinear"),
-                  exhaustive_crosscheck=_crosscheck(_exact_exhaustive(ok, _dims(4, 3), "m, n, p, q in [1, 3]")))
+                  exhaustive_crosscheck=_exact_exhaustive(ok, _dims(4, 3), "m, n, p, q in [1, 3]"),
+                  projection_binds_rule=_projection_binds())
 
 
 def _prop48_proof():
@@ -179,6 +180,7 @@ def _prop48_proof():
         n * C(l, k, n * a, a, b) == b * _ov_rule(l, k, p_, n),
         for_all="for all n, p >= 1 and every common multiple t = na = pb, 0 <= l < n, 0 <= k < p",
         assuming=[n >= 1, p_ >= 1, a >= 1, b >= 1, n * a == p_ * b, 0 <= l, l < n, 0 <= k, k < p_], lemmas=[count],
+        sizes=[n, p_, a, b],
         describe="(63)[l, k] = (1/b)·((I_n ⊗ 1ᵀ_a)(I_p ⊗ 1_b))[l, k] = C(l, k, t, a, b)/b = ov(l, k, p, n)/n = "
                  "(p/n)·Π^p_n[l, k], which is how isomat's bridge_weighted is built")
     return all_of(kron, bridge)
@@ -207,12 +209,12 @@ def _prop49():
     columns = _proof_trial(
         _pv.both(_ov_rule(l, k, p_, n) >= 0, _ov_rule(l, k, p_, n) == _ov_rule(k, l, n, p_), S(k, n, n, p_) == n),
         for_all="for all n, p >= 1, 0 <= l < n, 0 <= k < p", assuming=[n >= 1, p_ >= 1, 0 <= l, l < n, 0 <= k, k < p_],
-        lemmas=[prefix],
+        lemmas=[prefix], sizes=[n, p_],
         describe="Ψ^w[l, k] = ov(l, k, p, n)/n >= 0 and column k sums to Σ_l ov(k, l, n, p)/n = S(k, n, n, p)/n = 1: "
                  "Ψ^w is column-stochastic")
     cross = _exact_exhaustive(ok, _dims(4, 3), "m, n, p, q in [1, 3]")
     return decide(_textbook(all_of(_prop48_proof(), columns), "matmul-associative", "matmul-entry", "nonnegative-closure"),
-                  sampled_crosscheck=_crosscheck(cross))
+                  sampled_crosscheck=cross, projection_binds_rule=_projection_binds())
 
 
 @claim(
@@ -243,7 +245,7 @@ def _prop410():
     corrected = _exact_exhaustive(lambda c: ok(c, lambda s, n0: s), _dims(2, 4), "s, n0 in [1, 4]")
     proof = _vec_kron_proof("here A = W^q (n0×n0), X := Xᵀ (n0×s), k = s")
     return decide(printed, correction=("V_{Qᵀ} = (W^q ⊗ I_s) V_{Xᵀ}", proof),
-                  corrected_exhaustive_crosscheck=_crosscheck(corrected))
+                  corrected_exhaustive_crosscheck=(corrected))
 
 
 @claim(
@@ -276,15 +278,12 @@ def _prop414():
 
     printed = _exact_exhaustive(lambda c: ok(c, lambda s, n0: s), _dims(2, 3), "s, n0 in [1, 3]", witness)
     corrected = _exact_exhaustive(lambda c: ok(c, lambda s, n0: n0), _dims(2, 3), "s, n0 in [1, 3]")
-    n0, i, j = _pv.ints("n0 i j")
-    ident = _proof_trial(
-        _ov_rule(i, j, n0, n0) == _pv.ite(i == j, n0, 0), for_all="for all n0 >= 1, 0 <= i, j < n0",
-        assuming=[n0 >= 1, 0 <= i, i < n0, 0 <= j, j < n0],
-        describe="Π^{n0}_{n0} = I_{n0}: for homogeneous X the blocks T_X̃, T_Ξ of (82) are identities")
+    ident = _pi_identity_proof(
+        "Π^{n0}_{n0} = I_{n0}: for homogeneous X the blocks T_X̃, T_Ξ of (82) are identities")
     proof = all_of(ident, _vec_kron_proof("here X is s×n0, k = n0; with T_X̃ = T_Ξ = I, (82) gives V_{A⋄X} = V_{AX}"))
     return decide(printed, correction=("A ⋄ X = AX and V_{AX} = (A ⊗ I_{n0}) V_X",
                                        _textbook(proof, "matmul-associative", "matmul-entry")),
-                  corrected_exhaustive_crosscheck=_crosscheck(corrected))
+                  corrected_exhaustive_crosscheck=(corrected))
 
 
 @claim(
@@ -358,7 +357,7 @@ def _eq82():
                             "V_Ξ̃ = (A ⊗ I_{n0}) V_X̃, and step 3 (79) V_{A⋄X} = T_Ξ V_Ξ̃ gives (82) with A ⊗ I_{n0}")
     return decide(printed, correction=("V_{A⋄X} = T_Ξ (A ⊗ I_{n0}) T_{X̃} V_X (and (78) with A ⊗ I_{n0})",
                                        _textbook(proof, "matmul-associative", "matmul-entry")),
-                  corrected_exhaustive_crosscheck=_crosscheck(corrected))
+                  corrected_exhaustive_crosscheck=(corrected))
 
 
 @claim(

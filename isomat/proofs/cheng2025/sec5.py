@@ -191,16 +191,16 @@ def _rem54i():
     averages = _proof_trial(
         _pv.both(_ov_rule(i, j, n, d) >= 0, S(i, n, n, d) == n),
         for_all="for all n, n0 >= 1, 0 <= i < n0, 0 <= j < n", assuming=[n >= 1, d >= 1, 0 <= i, i < d, 0 <= j, j < n],
-        lemmas=[prefix], describe="rows of Π^n_{n0} are >= 0 and sum to 1 (prefix-sum lemma)")
+        lemmas=[prefix], sizes=[n, d], describe="rows of Π^n_{n0} are >= 0 and sum to 1 (prefix-sum lemma)")
     injective = _proof_trial(
         _pv.both(0 <= row(j), row(j) < d, _ov_rule(row(j), j, n, d) > 0,
                  _pv.ite(jp < j, _ov_rule(row(j), jp, n, d) == 0, True), _pv.ite(j + 1 < n, row(j) < row(j + 1), True)),
-        for_all="for all 1 <= n <= n0, 0 <= j, j' < n", assuming=[n >= 1, d >= n, 0 <= j, j < n, 0 <= jp, jp < n],
+        for_all="for all 1 <= n <= n0, 0 <= j, j' < n", assuming=[n >= 1, d >= n, 0 <= j, j < n, 0 <= jp, jp < n], sizes=[n, d],
         describe="rows ρ(j) = ceil(j·n0/n), j < n, are distinct rows of Π^n_{n0} with entry (ρ(j), j) > 0 and (ρ(j), j') = 0 "
                  "for j' < j: that n×n submatrix is triangular with nonzero diagonal, so rank Π^n_{n0} = n (injective)")
     cross = _exact_exhaustive(ok, cases, "1 <= n <= n0 <= 8")
     return decide(_textbook(all_of(averages, injective), "matmul-entry", "minor-rank", "full-column-rank-injective"),
-                  exhaustive_crosscheck=_crosscheck(cross),
+                  exhaustive_crosscheck=cross, projection_binds_rule=_projection_binds(),
                   zero_padding_constant_entries=zero_rows)
 
 
@@ -325,20 +325,20 @@ def _unpad():
         _pv.both(_ov_rule(u, j, n, n * c) == _pv.ite(_pv.both(j * c <= u, u < (j + 1) * c), n, 0),
                  _ov_rule(i, j, n, n) == _pv.ite(i == j, n, 0)),
         for_all="for all n, c >= 1 (d = nc), 0 <= u < d, 0 <= i, j < n",
-        assuming=[n >= 1, c >= 1, 0 <= u, u < n * c, 0 <= i, i < n, 0 <= j, j < n],
+        assuming=[n >= 1, c >= 1, 0 <= u, u < n * c, 0 <= i, i < n, 0 <= j, j < n], sizes=[n, c],
         describe="if n | d: Π^n_d = I_n ⊗ 1_{d/n}, so Π^d_n Π^n_d = Π^d_n (I_n ⊗ 1_{d/n}) = Π^n_n by (26) (proved), and Π^n_n = I_n")
     us = _pv.fdiv(d, n)
     only_if = _proof_trial(
         _pv.both(0 <= us, us < d, _ov_rule(0, us, d, n) > 0, _ov_rule(us, 1, n, d) > 0, _ov_rule(i, j, d, n) >= 0,
                  _ov_rule(j, i, n, d) >= 0),
         for_all="for all n >= 2, d >= n with n ∤ d, all i, j",
-        assuming=[n >= 2, d >= n, _pv.fmod(d, n) != 0],
+        assuming=[n >= 2, d >= n, _pv.fmod(d, n) != 0], sizes=[n, d],
         describe="if n ∤ d: with u* = d div n, Π^d_n[0, u*] > 0 and Π^n_d[u*, 1] > 0 and all entries are >= 0, so the "
                  "off-diagonal entry (Π^d_n Π^n_d)[0, 1] >= Π^d_n[0, u*]·Π^n_d[u*, 1] > 0: the product is not I_n")
     proof = _textbook(all_of(refine, _eq26_proof(), only_if), "matmul-entry", "kron-entry", "nonnegative-closure")
     return decide(_exact_exhaustive(ok, cases, "1 <= n <= d <= 8", witness),
                   correction=("Π^d_n Π^n_d = I_n if and only if n | d; otherwise un-padding only approximates", proof),
-                  corrected_exhaustive_crosscheck=_crosscheck(iff))
+                  corrected_exhaustive_crosscheck=iff, projection_binds_rule=_projection_binds())
 
 
 def _float_hv(dims, seed):
@@ -376,7 +376,7 @@ def _rem55():
         return _close(A, _sdpa(Qf, Kf, np.eye(s)))
 
     return decide(_exact_exhaustive(ok, _dims(2, 4), "s, n in [1, 4]"),
-                  numeric_crosscheck=_crosscheck(_num_exhaustive(num, _dims(2, 4), "s, n in [1, 4]")))
+                  numeric_crosscheck=(_num_exhaustive(num, _dims(2, 4), "s, n in [1, 4]")))
 
 
 def _np_proj(m: int, n: int) -> np.ndarray:
@@ -537,8 +537,9 @@ def _eq98():
     return by_readings(
         Reading("d = n0", "d is the nominal dimension n0 of (83)-(85), so the source dimension (t/d)·n0 is t",
                 decide(_exact_exhaustive(printed_ok, cases, "q, r, n0 in [1, 3]", witness),
-                       what_holds_instead=dict(_crosscheck(unchanged), statement=(
-                           "ξ^i := Π^{n0}_{n_i} ξ̃^i — (73) unchanged: the rows of (A ⊗ 1ᵀ_{t/q}) X̃ have n0 entries")))),
+                       what_holds_instead=unchanged,
+                       what_holds_instead_is=(
+                           "ξ^i := Π^{n0}_{n_i} ξ̃^i — (73) unchanged: the rows of (A ⊗ 1ᵀ_{t/q}) X̃ have n0 entries"))),
         Reading("d = q", "d is the number q of query vectors", reading(lambda c: c[0], "q")),
         Reading("d = r", "d is the number r of key/value vectors", reading(lambda c: c[1], "r")),
     )
@@ -562,12 +563,9 @@ def _eq104():
         return (nominal - (naive_projection(n, m) * x + f)).expand().is_zero_matrix and (z - nominal).expand().is_zero_matrix
 
     tr = exhaustive(ok, _dims(2, 5), describe="n, m in [1, 5]", method="symbolic")
-    m, i, j = _pv.ints("m i j")
-    ident = _proof_trial(
-        _ov_rule(i, j, m, m) == _pv.ite(i == j, m, 0), for_all="for all m >= 1, 0 <= i, j < m",
-        assuming=[m >= 1, 0 <= i, i < m, 0 <= j, j < m],
-        describe="Π^m_m[i, j] = ov(i, j, m, m)/m = [i = j]: Π^m_m = I_m, so x +_m f = Π^n_m x + Π^m_m f = Π^n_m x + f")
-    return decide(ident, exhaustive_crosscheck=_crosscheck(tr))
+    ident = _pi_identity_proof(
+        "Π^m_m[i, j] = ov(i, j, m, m)/m = [i = j]: Π^m_m = I_m, so x +_m f = Π^n_m x + Π^m_m f = Π^n_m x + f")
+    return decide(ident, exhaustive_crosscheck=tr, projection_binds_rule=_projection_binds())
 
 
 @claim(

@@ -1,0 +1,159 @@
+"""cheng2025's mutants (see tests/mutants/__init__.py)."""
+
+from __future__ import annotations
+
+from . import Mutant
+
+
+def _swap_wrong_radix(swap_matrix):
+    """The builder's row index j·n + i (radix n instead of m): still a permutation, but not W[m,n]."""
+    def broken(m, n=None, *, backend="numpy", format="csr"):
+        import numpy as np
+        import scipy.sparse as sp
+        import sympy
+
+        n = m if n is None else n
+        k = np.arange(m * n)
+        rows = (k % n) * n + k // n
+        rows = np.where(rows < m * n, rows, k)  # stay inside the matrix
+        if backend == "sympy":
+            return sympy.SparseMatrix(m * n, m * n, {(int(r), int(c)): 1 for r, c in zip(rows, k)})
+        return sp.csr_array((np.ones(m * n), (rows, k)), shape=(m * n, m * n)).asformat(format if format != "operator" else "csr")
+    return broken
+
+
+def _swap_row_wrong_radix(swap_row):
+    def broken(k, m, n):
+        from isomat._index import fdiv, fmod
+        return fmod(k, n) * n + fdiv(k, n)
+    return broken
+
+
+def _scaled(factor):
+    def mutate(build):
+        def broken(*args, **kwargs):
+            return build(*args, **kwargs) * factor
+        return broken
+    return mutate
+
+
+def _scaled_operator(projection_operator):
+    """Π's values scaled inside projection_operator (the audit's escape)."""
+    def broken(m, n, *, backend="numpy"):
+        op = projection_operator(m, n, backend=backend)
+        import dataclasses
+        try:
+            return dataclasses.replace(op, values=op.values * 2)
+        except TypeError:
+            op.values = op.values * 2
+            return op
+    return broken
+
+
+def _overlap_off_by_one(projection_overlap):
+    """The entry rule reads one more unit of overlap on the diagonal block (0, 0)."""
+    def broken(i, j, m, n):
+        from isomat._index import both, ite
+        return projection_overlap(i, j, m, n) + ite(both(i == 0, j == 0, m != n), 1, 0)
+    return broken
+
+
+def _transposed_weighted_bridge(bridge_weighted):
+    def broken(n, p, **kwargs):
+        W = bridge_weighted(n, p, **kwargs)
+        return W * 2 if n != p else W
+    return broken
+
+
+def _dk_stp_wrong(dk_stp):
+    def broken(A, B, *args, **kwargs):
+        out = dk_stp(A, B, *args, **kwargs)
+        return out * 2 if getattr(A, "shape", (0, 0))[1] != getattr(B, "shape", (0, 0))[0] else out
+    return broken
+
+
+def _bridge_wrong(bridge):
+    def broken(n, p, **kwargs):
+        W = bridge(n, p, **kwargs)
+        return W * 2 if n != p else W
+    return broken
+
+
+def _project_dropped(project):
+    """project() (matrix-free Π^m_n x, used by nominal_add) scales the result when m ≠ n."""
+    def broken(x, n):
+        out = project(x, n)
+        rows = x.shape[0] if hasattr(x, "shape") else len(x)
+        return out * 2 if rows != n else out
+    return broken
+
+
+def _block_count_wrong(pi_count):
+    """The block-count axiom counts [k div a = i] only (drops [k div b = j]): FᵀF, (22) and Ψ no longer follow."""
+    def broken():
+        import z3
+
+        from isomat.proofs import prover as pv
+        from isomat.proofs.cheng2025._common import _zmax, _zmin
+
+        i, j, k, a, b = pv.ints("i j k a b")
+        C = z3.Function("BlockCount", *[z3.IntSort()] * 6)
+        ax0 = pv.axiom("block-count-0", z3.ForAll([i, j, a, b], C(i, j, 0, a, b) == 0), text="empty")
+        ax1 = pv.axiom("block-count-step", z3.ForAll([i, j, k, a, b], z3.Implies(
+            k >= 0, C(i, j, k + 1, a, b) == C(i, j, k, a, b) + pv.ite(pv.fdiv(k, a) == i, 1, 0)),
+            patterns=[C(i, j, k + 1, a, b)]), text="broken step")
+        try:
+            lm = pv.induction(
+                "block-count-closed-form", k,
+                lambda k: z3.Implies(z3.And(a >= 1, b >= 1, i >= 0, j >= 0),
+                                     C(i, j, k, a, b) == _zmax(0, _zmin(_zmin((i + 1) * a, (j + 1) * b), k) - _zmax(i * a, j * b))),
+                text="broken", other=[i, j, a, b], axioms=[ax0, ax1], patterns=[C(i, j, k, a, b)])
+        except Exception:
+            raise
+        return C, lm
+    return broken
+
+
+def _dist_v_scaled(dist_v):
+    return lambda x, y: 2 * dist_v(x, y) if getattr(x, "shape", (0,))[0] != getattr(y, "shape", (0,))[0] else dist_v(x, y)
+
+
+def _sta_swapped(sta):
+    """STA (14) with the operands' roles mixed: x ⊗ 1_{t/m} + x ⊗ 1_{t/m} when the sizes differ."""
+    def broken(x, y):
+        out = sta(x, y)
+        return out * 2 if getattr(x, "shape", (0,))[0] != getattr(y, "shape", (0,))[0] else out
+    return broken
+
+
+def _power_row_shifted(power_reducing_row):
+    def broken(c, k):
+        return c * k + (c + 1) % k
+    return broken
+
+
+_PI = ("cheng2025:prop2.10", "cheng2025:eq22/row-stochastic", "cheng2025:def2.9")
+MUTANTS = [
+    Mutant("swap_matrix-wrong-radix", "builder", "isomat.algebra.stp:swap_matrix", _swap_wrong_radix,
+           ("cheng2025:beyond/swap-matrix",), "W[m,n] built with row j·n + i instead of j·m + i"),
+    Mutant("swap_row-wrong-radix", "entry rule", "isomat.algebra.stp:swap_row", _swap_row_wrong_radix,
+           ("cheng2025:beyond/swap-matrix",), "the entry rule of W[m,n] (and so the builder it drives) uses radix n"),
+    Mutant("projection_operator-scaled", "builder", "isomat.algebra.projection:projection_operator", _scaled_operator,
+           _PI + ("cheng2025:prop2.12/eq26", "cheng2025:rem5.4/i", "cheng2025:beyond/unpad"),
+           "Π^m_n's values doubled inside projection_operator"),
+    Mutant("project-scaled", "builder", "isomat.algebra.projection:project", _project_dropped,
+           ("cheng2025:prop2.12", "cheng2025:def2.11", "cheng2025:eq104"),
+           "the matrix-free Π^m_n x (behind nominal_add) doubled when m ≠ n"),
+    Mutant("dk_stp-scaled", "builder", "isomat.algebra.stp:dk_stp", _dk_stp_wrong,
+           ("cheng2025:def2.1/eq13",), "the DK-STP doubled when the inner sizes differ"),
+    Mutant("bridge-scaled", "builder", "isomat.algebra.stp:bridge", _bridge_wrong,
+           ("cheng2025:prop2.7",), "the bridge Ψ_{n×p} doubled when n ≠ p"),
+    Mutant("bridge_weighted-scaled", "builder", "isomat.algebra.stp:bridge_weighted", _transposed_weighted_bridge,
+           ("cheng2025:prop4.8",), "the weighted bridge Ψ^w doubled when n ≠ p"),
+    Mutant("dist_v-scaled", "builder", "isomat.algebra.stp:dist_v", _dist_v_scaled,
+           ("cheng2025:def2.9",), "d_V doubled when the lengths differ"),
+    Mutant("sta-scaled", "builder", "isomat.algebra.stp:sta", _sta_swapped,
+           ("cheng2025:def2.3/sta",), "the STA (14) doubled when the lengths differ"),
+    Mutant("power_reducing_row-shifted", "entry rule", "isomat.algebra.stp:power_reducing_row", _power_row_shifted,
+           ("cheng2025:beyond/power-reducing-dummy",), "M_{r,k} built from an entry rule that puts column c's 1 in row ck + c + 1"),
+]
