@@ -456,3 +456,40 @@ def test_butterfly_pairings_follow_the_scalar_entry_rule(level, Q, data):
     assert sorted(map(tuple, stage.tolist())) == expect
     # the scalar rule on Python ints agrees entry by entry
     assert [butterfly_partner(int(k), P) for k in range(n)] == [int(v) for v in partner]
+
+
+def test_rotation_block_is_the_rule_that_builds_every_rotation_stage(monkeypatch):
+    # issue 22: one source of truth -- SPM.blocks() builds rotation stages from rotation_block, the function
+    # farag2025's orthogonality proof defines the stage with; replacing it changes the builder
+    import sympy
+
+    from isomat.algebra import spm as S
+
+    t = sympy.Symbol("t")
+    assert S.rotation_block(sympy.cos(t), sympy.sin(t)) == (sympy.cos(t), -sympy.sin(t), sympy.sin(t), sympy.cos(t))
+    lay = S.spm_layer(2, [np.array([[0, 1]])], [[t]])
+    assert sympy.Matrix(S.stage_matrix(lay, 0)) == sympy.Matrix([[sympy.cos(t), -sympy.sin(t)], [sympy.sin(t), sympy.cos(t)]])
+    monkeypatch.setattr(S, "rotation_block", lambda c, s: (c, s, s, c))
+    assert sympy.Matrix(S.stage_matrix(lay, 0)) == sympy.Matrix([[sympy.cos(t), sympy.sin(t)], [sympy.sin(t), sympy.cos(t)]])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 9, 100, 101])
+@pytest.mark.parametrize("L", [1, 3])
+def test_param_count_is_n_params_and_the_written_out_count(n, L):
+    from isomat.algebra.spm import param_count
+
+    for variant, p in (("rotation", 1), ("general", 4)):
+        for odd in ("pass", "scale"):
+            lay = random_spm(n, L, variant=variant, odd=odd, schedule="random", seed=n)
+            want = p * L * (n // 2) + 3 * n + (L if odd == "scale" and n % 2 else 0)
+            assert lay.n_params() == param_count(n, L, p, int(odd == "scale")) == want
+
+
+def test_butterfly_pairings_are_driven_by_butterfly_partner(monkeypatch):
+    # the builder calls the entry rule: breaking the rule breaks the builder
+    from isomat.algebra import spm as S
+
+    good = [p.tolist() for p in S.butterfly_pairings(8, 3)]
+    orig = S.butterfly_partner
+    monkeypatch.setattr(S, "butterfly_partner", lambda i, P: orig(i, 2 * P))
+    assert [p.tolist() for p in S.butterfly_pairings(8, 3)] != good

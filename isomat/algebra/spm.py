@@ -94,7 +94,9 @@ def butterfly_pairings(n: int, L: int | None = None) -> list[np.ndarray]:
     idx = np.arange(n, dtype=np.int64)
     out = []
     for ell in range(L):
-        partner = idx ^ (1 << (ell % m))
+        # the entry rule drives the builder: the partner is butterfly_partner (i XOR 2^l in integer
+        # arithmetic), the function farag2025 §2.1's proof is about
+        partner = butterfly_partner(idx, 1 << (ell % m))
         ok = (partner < n) & (idx < partner)
         pairs = np.stack([idx[ok], partner[ok]], axis=1)
         left = idx[(partner >= n)]
@@ -120,6 +122,28 @@ def butterfly_partner(i: Any, P: Any) -> Any:
     from .._index import fdiv, fmod, ite
 
     return ite(fmod(fdiv(i, P), 2) == 0, i + P, i - P)
+
+
+def rotation_block(c: Any, s: Any) -> tuple[Any, Any, Any, Any]:
+    r"""Entry rule of a rotation block (farag2025 eq. 5-6): the entries :math:`(a, b, c, d)` of
+    :math:`M(\theta) = \begin{pmatrix}\cos\theta & -\sin\theta\\ \sin\theta & \cos\theta\end{pmatrix}`
+    from ``c = cos θ``, ``s = sin θ``, in the order :meth:`SPM.blocks` stores them (row-major).
+
+    It acts on NumPy / CuPy arrays, SymPy objects and Z3 terms alike: :meth:`SPM.blocks` builds
+    every rotation stage from it, and ``isomat.proofs.farag2025`` defines the stage that its
+    orthogonality proof (§6.5, §8.4) is about with the same function -- one source of truth.
+    """
+    return c, -s, s, c
+
+
+def param_count(n: Any, L: Any, p: Any, s: Any) -> Any:
+    r"""Trainable scalars of an SPM (farag2025 §5): :math:`p\,L\lfloor n/2\rfloor + 3n + s\,L\,(n \bmod 2)`
+    with ``p`` parameters per block (1 rotation, 4 general) and ``s = 1`` when odd ``n`` has a
+    learned scale (else 0). Works on ints and Z3 terms; :meth:`SPM.n_params` is this function, and
+    farag2025 ``sec5/params`` proves it equal to the count over the structure and Θ(nL)."""
+    from .._index import fdiv, fmod
+
+    return p * L * fdiv(n, 2) + 3 * n + s * L * fmod(n, 2)
 
 
 def random_pairings(n: int, L: int, *, seed: int | None = 0) -> list[np.ndarray]:
@@ -171,12 +195,12 @@ class SPM:
         if self.variant == "general":
             return self.params
         c, s = _cos(self.params, self.field), _sin(self.params, self.field)
-        return np.stack([c, -s, s, c], axis=-1) if self.field != "cupy" else _xp(self).stack([c, -s, s, c], axis=-1)
+        blk = list(rotation_block(c, s))  # the entry rule (eq. 5-6)
+        return np.stack(blk, axis=-1) if self.field != "cupy" else _xp(self).stack(blk, axis=-1)
 
     def n_params(self) -> int:
         """Trainable scalars: stage parameters, both diagonals, bias and odd scales (§5)."""
-        extra = self.L if (self.odd == "scale" and self.n % 2) else 0
-        return int(np.prod(self.params.shape)) + 3 * self.n + extra
+        return int(param_count(self.n, self.L, 1 if self.variant == "rotation" else 4, int(self.odd == "scale")))
 
     def __call__(self, X: Any) -> Any:
         return spm_forward(self, X)

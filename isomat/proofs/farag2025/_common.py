@@ -3,6 +3,7 @@ differences) and helpers. References here share no code with :mod:`isomat.algebr
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from fractions import Fraction
@@ -19,7 +20,9 @@ from ...algebra.spm import (
     butterfly_pairings,
     butterfly_partner,
     layer_matrix,
+    param_count,
     random_spm,
+    rotation_block,
     spm_attention_backward,
     spm_attention_forward,
     spm_backward,
@@ -157,23 +160,188 @@ def _naive_dense(lay):
 
 
 
-def _crosscheck(t: Trial) -> dict[str, Any]:
-    """A trial's evidence kept beside a proof (``decide(proof, ..._crosscheck=...)``), so it does not
-    weaken the proof's strength; ``ok`` records whether it passed."""
-    return dict(t.evidence, method=t.method, ok=t.ok, strength=t.strength,
-                **({"counterexample": t.counterexample} if t.counterexample else {}))
+# ---------------------------------------------------------------------------------------------
+# Binding checks: isomat's constructions against the proved rule / independent references, passed to
+# decide(...) as Trials (a failure makes the claim an error). Each is exhaustive up to a stated bound and
+# seeded-random at a few larger sizes; cached per float field (functools caches, which the mutation suite
+# clears).
+# ---------------------------------------------------------------------------------------------
+#: the seeded larger sizes every binding check also runs at (n, L)
+LARGE = ((37, 4), (64, 6), (101, 3))
 
+
+def _dense(M) -> np.ndarray:
+    """A rendered float matrix (SciPy or CuPy sparse) as a host array."""
+    return to_numpy(M.toarray() if hasattr(M, "toarray") else M)
+
+
+def _sym_stage_case(n, pairs, variant, odd):
+    """One symbolic stage of isomat and its loop-built reference (symbols for every angle/entry and the scale)."""
+    m = len(pairs)
+    sc = sympy.Symbol("s") if odd == "scale" else 1
+    kw = dict(odd_scale=[sc]) if odd == "scale" else {}
+    if variant == "rotation":
+        P = np.array(sympy.symbols(f"t0:{m}"), dtype=object).reshape(1, m)
+        blocks = [rot(P[0, k]) for k in range(m)]
+    else:
+        P = np.array(sympy.symbols(f"e0:{4 * m}"), dtype=object).reshape(1, m, 4)
+        blocks = [tuple(P[0, k]) for k in range(m)]
+    lay = spm_layer(n, [np.array(pairs, dtype=np.int64).reshape(-1, 2)], P, variant=variant, odd=odd, backend="sympy", **kw)
+    return sympy.Matrix(stage_matrix(lay, 0)), naive_stage(n, pairs, blocks, sc)
+
+
+@functools.lru_cache(maxsize=None)
+def _stage_binding_cached(key: str, variant: str) -> Trial:
+    def small(c):
+        n, pairs, odd = c
+        got, ref = _sym_stage_case(n, pairs, variant, odd)
+        return got == ref
+
+    cases = [(n, m, odd) for n in range(1, 7) for m in _matchings(range(n)) for odd in (("pass", "scale") if n % 2 else ("pass",))]
+    exact = exhaustive(small, cases, describe=f"isomat's {variant} stage_matrix vs the stage written out entry by entry "
+                       "(naive_stage: block (cos θ, −sin θ, sin θ, cos θ) / (a, b, c, d) at (i, i), (i, j), (j, i), (j, j), "
+                       "1 or the symbol s at an unpaired coordinate), symbolic angles/entries, every maximum matching, "
+                       "n = 1..6, both odd modes", method="symbolic")
+
+    def large(c):
+        n, L, seed = c
+        lay = _fspm(n, L, variant=variant, schedule="random", seed=seed, odd="scale" if seed % 2 else "pass")
+        return all(np.allclose(_dense(stage_matrix(lay, e)), _naive_stage_float(lay, e), rtol=0, atol=1e-15)
+                   for e in range(L))
+
+    rnd = exhaustive(large, [(n, L, s) for s, (n, L) in enumerate(LARGE)], strength="sampled",
+                     describe=f"isomat's {variant} stage_matrix vs loop-built float stages (math.cos/sin), random "
+                          f"pairings and values, (n, L) in {list(LARGE)}, seeds 0..2, atol 1e-15")
+    return all_of(exact, rnd)
+
+
+def _stage_binding(variant: str = "rotation") -> Trial:
+    """Binding: isomat's stage builder equals the stage rule written out (exact up to n = 6, every matching;
+    seeded random at n = 37, 64, 101)."""
+    return _stage_binding_cached(float_backend(), variant)
+
+
+@functools.lru_cache(maxsize=None)
+def _forward_binding_cached(key: str) -> Trial:
+    def ok(c):
+        n, L, seed = c
+        lay = _fspm(n, L, variant="general" if seed % 2 else "rotation", schedule="random", seed=seed,
+                    odd="scale" if seed % 3 == 0 else "pass")
+        X = np.random.default_rng(seed).standard_normal((3, n))
+        M, b = _naive_dense(lay), to_numpy(lay.bias)
+        ref = X @ M.T + b
+        fwd = np.allclose(to_numpy(spm_forward(lay, _dev(X))), ref, rtol=1e-12, atol=1e-12)
+        mat = np.allclose(_dense(layer_matrix(lay)), M, rtol=1e-12, atol=1e-12)
+        return bool(fwd and mat)
+
+    cases = [(n, L, 10 * n + L) for n in range(1, 9) for L in range(1, 4)]
+    small = exhaustive(ok, cases, describe="isomat's spm_forward and layer_matrix vs D_out B_L⋯B_1 D_in x + b from "
+                       "loop-built stages (_naive_dense), every n = 1..8, L = 1..3, random pairings and values, "
+                       "rtol 1e-12")
+    rnd = exhaustive(ok, [(n, L, 1000 + s) for s, (n, L) in enumerate(LARGE)], strength="sampled",
+                     describe=f"the same at seeded random (n, L) in {list(LARGE)}")
+    return all_of(small, rnd)
+
+
+def _forward_binding() -> Trial:
+    """Binding: isomat's forward and layer matrix against the layer written out with loop-built stages."""
+    return _forward_binding_cached(float_backend())
+
+
+def _reference_grads(lay, X, G) -> dict[str, np.ndarray]:
+    """∂⟨G, Y⟩ for Y = (D_out B_L⋯B_1 D_in X^T)^T + b, written out with dense loop-built stages
+    (:func:`_naive_stage_float`) and the chain rule in matrix form: u_L = G D_out, u_{ℓ−1} = u_ℓ B_ℓ (rows);
+    ∂/∂X = u_0 D_in, ∂/∂d_in = Σ_rows u_0 ⊙ X, ∂/∂d_out = Σ_rows G ⊙ z_L, ∂/∂b = Σ_rows G, and a stage
+    parameter p gets Σ_rows u_ℓ (∂B_ℓ/∂p) z_{ℓ−1}^T with ∂B_ℓ/∂p the derivative of the written-out block
+    ((−sin, −cos, cos, −sin) for an angle; a unit entry for a, b, c, d). Shares no code with isomat's backward."""
+    P, di, do, b, sc = _host(lay)
+    Bs = [_naive_stage_float(lay, ell) for ell in range(lay.L)]
+    zs = [X * di]
+    for B in Bs:
+        zs.append(zs[-1] @ B.T)
+    u = G * do
+    gP = np.zeros(np.shape(P))
+    gsc = np.zeros(lay.L)
+    for ell in range(lay.L - 1, -1, -1):
+        z = zs[ell]
+        used = set()
+        for k, (i, j) in enumerate(lay.pairs[ell]):
+            i, j = int(i), int(j)
+            used |= {i, j}
+            if lay.variant == "rotation":
+                c, s = math.cos(P[ell, k]), math.sin(P[ell, k])
+                dB = {(i, i): -s, (i, j): -c, (j, i): c, (j, j): -s}
+                gP[ell, k] = sum(v * float(np.sum(u[:, r] * z[:, q])) for (r, q), v in dB.items())
+            else:
+                gP[ell, k] = [float(np.sum(u[:, r] * z[:, q])) for r, q in ((i, i), (i, j), (j, i), (j, j))]
+        for q in set(range(lay.n)) - used:
+            gsc[ell] = float(np.sum(u[:, q] * z[:, q]))
+        u = u @ Bs[ell]
+    out = {"x": u * di, "params": gP, "d_in": np.sum(u * X, axis=0), "d_out": np.sum(G * zs[-1], axis=0),
+           "bias": np.sum(G, axis=0)}
+    if sc is not None and lay.n % 2:
+        out["odd_scale"] = gsc
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _backward_bad_cases(key: str) -> tuple[tuple[str, tuple[int, int, int], float], ...]:
+    """Every (gradient, case, relative error) where isomat's spm_backward disagrees with torch autograd."""
+    bad = []
+    cases = [(n, L, 10 * n + L) for n in range(1, 9) for L in (1, 2, 3)] + \
+        [(n, L, 2000 + s) for s, (n, L) in enumerate(LARGE)]
+    for n, L, seed in cases:
+        for variant in ("rotation", "general"):
+            lay = _fspm(n, L, variant=variant, schedule="random", seed=seed, odd="scale" if seed % 2 else "pass")
+            rng = np.random.default_rng(seed)
+            X, G = rng.standard_normal((3, n)), rng.standard_normal((3, n))
+            got = {k: to_numpy(v) for k, v in spm_backward(lay, _dev(X), _dev(G)).items()}
+            ref = _reference_grads(lay, X, G)
+            for k in sorted(set(got) | set(ref)):
+                if k not in got or k not in ref or np.shape(got[k]) != np.shape(ref[k]):
+                    bad.append((k, (n, L, seed), float("inf")))
+                    continue
+                err = float(np.max(np.abs(got[k] - ref[k]), initial=0.0)) / (1 + float(np.max(np.abs(ref[k]), initial=0.0)))
+                if err > 1e-11:
+                    bad.append((k, (n, L, seed), err))
+    return tuple(bad)
+
+
+def _backward_binding(*keys: str) -> Trial:
+    """Binding: isomat's spm_backward gradients ``keys`` against the chain rule written out with dense
+    loop-built stages (:func:`_reference_grads`), every n = 1..8, L = 1..3, both variants, and seeded random (n, L) in LARGE
+    (batch 3, random pairings; odd scale on for odd seeds), error relative to 1 + max|reference| <= 1e-11."""
+    bad = [b for b in _backward_bad_cases(float_backend()) if b[0] in keys]
+    ev = {"compared": f"isomat spm_backward {', '.join(keys)} vs the chain rule written out with dense loop-built stages",
+          "cases": f"n = 1..8, L = 1..3, both variants; random (n, L) in {list(LARGE)}", "tolerance": 1e-11}
+    if bad:
+        k, case, err = bad[0]
+        return Trial(False, "numeric", ev, {"gradient": k, "case": list(case), "relative_error": err,
+                                             "failing": len(bad)}, strength="exhaustive")
+    return Trial(True, "numeric", ev, strength="exhaustive")
 
 
 _T, _D, _N = sympy.symbols("T d n", integer=True, positive=True)
 _P, _Q = sympy.symbols("p q", integer=True, nonnegative=True)
 
 
-def _entry_zero(D: Any, describe: str, for_all: str) -> Trial:
-    """A matrix-expression identity D = 0 with symbolic dimensions, as its generic entry D[p, q]
-    (p, q symbolic indices): SymPy's matrix calculus reduces it to 0 when it holds for all sizes."""
-    return symbolic_zero(D[_P, _Q], describe=describe, for_all=for_all)
+def _entry_zero(lhs: Any, rhs: Any, describe: str, for_all: str, sizes: Any = ()) -> Trial:
+    """A matrix-expression identity lhs = rhs with symbolic dimensions, as its generic entry [p, q]
+    (p, q symbolic indices): SymPy's matrix calculus reduces lhs[p, q] − rhs[p, q] to 0 when it holds for
+    all sizes. The two entries are subtracted unevaluated, so the obligation recorded is the identity as
+    stated (its sums run over the symbolic sizes named in ``sizes``), not a 0 SymPy found before the check."""
+    return symbolic_zero(sympy.Add(_canonical(lhs[_P, _Q]), -_canonical(rhs[_P, _Q]), evaluate=False), describe=describe,
+                         for_all=for_all, sizes=sizes)
 
+
+def _canonical(e: Any) -> Any:
+    """``e`` with its summation dummies renamed j0, j1, ... in order of appearance (two entries that are the
+    same sum then cancel; SymPy's fresh dummies would keep them apart)."""
+    order = []
+    for x in sympy.preorder_traversal(e):
+        if isinstance(x, sympy.Dummy) and x not in order:
+            order.append(x)
+    return e.xreplace({d: sympy.Symbol(f"j{k}", integer=True) for k, d in enumerate(order)})
 
 
 def _rotation_stage_orthogonal(c):
@@ -188,34 +356,47 @@ def _rotation_stage_orthogonal(c):
     return trig_zero(B.T * B - sympy.eye(n))
 
 
-def _rotation_stage_gram_proof(partner_sign: int = -1) -> Trial:
+@functools.lru_cache(maxsize=None)
+def _rotation_stage_gram_proof(block: Any = None) -> Trial:
     """Z3, for every n and every pairing: BᵀB = I for a rotation stage (§5, trigonometric variant).
 
-    The stage is named as a definition (axiom ``rotation-stage``): an involution pi of [0, n) (a coordinate
-    passed through has pi(k) = k), row k holding c_k on the diagonal and t_k at column pi(k) ≠ k, with
-    c_pi(k) = c_k, t_pi(k) = −t_k (the block [[c, −s], [s, c]], either sign convention) and c_k² + t_k² = 1.
-    (BᵀB)[i, j] = Σ_k B[k, i] B[k, j] is a prefix sum G(i, j, n) (axioms ``gram-prefix-*``, the definition of
-    the matrix product); the lemma ``gram-column-support`` -- only k = i and k = pi(i) contribute, as column i of
-    B is zero elsewhere -- is proved by induction on the prefix length, and the goal then follows.
+    The stage is named as a definition (axiom ``rotation-stage``), written with isomat's own entry rule
+    :func:`isomat.algebra.spm.rotation_block` (the function that builds every rotation stage, so the proof is
+    about the builder's rule): pi is an involution of [0, n) (pi(k) = k for a coordinate passed through, whose
+    diagonal entry is 1); for a pair k < pi(k) with angle (C_k, S_k), C_k² + S_k² = 1, the entries
+    (B[k, k], B[k, pi(k)], B[pi(k), k], B[pi(k), pi(k)]) are ``rotation_block(C_k, S_k)``; row r holds
+    dg_r on the diagonal and off_r at column pi(r) ≠ r. (BᵀB)[i, j] = Σ_k B[k, i] B[k, j] is a prefix sum
+    G(i, j, n) (axioms ``gram-prefix-*``, the definition of the matrix product); the lemma
+    ``gram-column-support`` -- only k = i and k = pi(i) contribute, as column i of B is zero elsewhere -- is
+    proved by induction on the prefix length with n a parameter (n is free in the stage's definition, so the
+    lemma is not closed over it), and the goal then follows for every n.
 
-    ``partner_sign`` is −1 for a rotation; the tests pass +1 (blocks [[c, s], [s, c]], not orthogonal) to see that
-    the same axioms do not prove a false statement."""
+    ``block`` replaces the entry rule (the tests pass [[c, s], [s, c]], not orthogonal, to see that the same
+    proof does not go through). The proof is made once per process (a functools cache, which the mutation suite
+    clears): sec6.5 and sec8.4/stages share it."""
+    rule = rotation_block if block is None else block
     n, i, j, k, N = prover.ints("n i j k N")
     pi = z3.Function("pi", z3.IntSort(), z3.IntSort())
-    c = z3.Function("c", z3.IntSort(), z3.RealSort())
-    t = z3.Function("t", z3.IntSort(), z3.RealSort())
+    dg = z3.Function("dg", z3.IntSort(), z3.RealSort())
+    off = z3.Function("off", z3.IntSort(), z3.RealSort())
+    C = z3.Function("C", z3.IntSort(), z3.RealSort())
+    S = z3.Function("S", z3.IntSort(), z3.RealSort())
     zero = z3.RealVal(0)
 
-    def B(r, col):  # the stage's entry rule
-        return z3.If(col == r, c(r), z3.If(z3.And(col == pi(r), pi(r) != r), t(r), zero))
+    def B(r, col):  # the stage's entry rule: dg on the diagonal, off at the partner's column
+        return z3.If(col == r, dg(r), z3.If(z3.And(col == pi(r), pi(r) != r), off(r), zero))
 
+    a_k, b_k, c_k, d_k = rule(C(k), S(k))
     G = z3.Function("G", z3.IntSort(), z3.IntSort(), z3.IntSort(), z3.RealSort())
     stage = prover.axiom("rotation-stage", z3.ForAll([k], z3.Implies(z3.And(0 <= k, k < n), z3.And(
-        0 <= pi(k), pi(k) < n, pi(pi(k)) == k, c(pi(k)) == c(k), t(pi(k)) == partner_sign * t(k),
-        c(k) * c(k) + t(k) * t(k) == 1)), patterns=[pi(k)]),
-        text="a rotation stage of size n: pi is an involution of [0, n) (pi(k) = k for a coordinate passed through); "
-             "row k holds c_k on the diagonal and t_k at column pi(k) ≠ k, with c_pi(k) = c_k, t_pi(k) = −t_k (the 2×2 "
-             "block [[c, −s], [s, c]]) and c_k² + t_k² = 1 (so t_k = 0, c_k = ±1 for a coordinate passed through)")
+        0 <= pi(k), pi(k) < n, pi(pi(k)) == k,
+        z3.Implies(pi(k) == k, z3.And(dg(k) == 1, off(k) == 0)),
+        z3.Implies(k < pi(k), z3.And(C(k) * C(k) + S(k) * S(k) == 1, dg(k) == a_k, off(k) == b_k,
+                                     off(pi(k)) == c_k, dg(pi(k)) == d_k)))), patterns=[pi(k)]),
+        text="a rotation stage of size n: pi is an involution of [0, n) (pi(k) = k for a coordinate passed through, "
+             "B[k, k] = 1); for a pair k < pi(k) with cos/sin (C_k, S_k), C_k² + S_k² = 1, its 2×2 block "
+             "(B[k, k], B[k, pi(k)], B[pi(k), k], B[pi(k), pi(k)]) is isomat.algebra.spm.rotation_block(C_k, S_k) "
+             f"= {tuple(str(v).replace('(k)', '') for v in rule(z3.Real('C'), z3.Real('S')))}; no other entries")
     g0 = prover.axiom("gram-prefix-0", z3.ForAll([i, j], G(i, j, 0) == 0, patterns=[G(i, j, 0)]), text="G(i, j, 0) = 0")
     g1 = prover.axiom(
         "gram-prefix-step",
@@ -226,15 +407,15 @@ def _rotation_stage_gram_proof(partner_sign: int = -1) -> Trial:
         "gram-column-support", N,
         lambda N: z3.Implies(N <= n, G(i, j, N) == z3.If(i < N, B(i, i) * B(i, j), zero)
                              + z3.If(z3.And(pi(i) != i, pi(i) < N), B(pi(i), i) * B(pi(i), j), zero)),
-        other=[i, j, n], assuming=[0 <= i, i < n, 0 <= j, j < n], axioms=[stage, g0, g1],
-        text="for all 0 <= i, j < n and 0 <= N <= n: Σ_{k<N} B[k, i] B[k, j] has only the terms k = i and k = pi(i) "
-             "(column i of a rotation stage is zero elsewhere)")
+        other=[i, j], assuming=[0 <= i, i < n, 0 <= j, j < n], axioms=[stage, g0, g1],
+        text="for the stage's n (a parameter) and all 0 <= i, j < n, 0 <= N <= n: Σ_{k<N} B[k, i] B[k, j] has only "
+             "the terms k = i and k = pi(i) (column i of a rotation stage is zero elsewhere)")
     return prover.prove(
         G(i, j, n) == z3.If(i == j, z3.RealVal(1), zero), assuming=[n >= 1, 0 <= i, i < n, 0 <= j, j < n],
         for_all="for all n >= 1, every pairing of [0, n) (any matching; unpaired coordinates passed through), every "
                 "angle of every block, 0 <= i, j < n",
-        lemmas=[support.at(n, i, j, n)], axioms=[stage],
-    ).trial("BᵀB = I for a rotation stage: (BᵀB)[i, i] = c_i² + t_i² = 1, (BᵀB)[i, pi(i)] = c_i t_i − t_i c_i = 0, "
+        lemmas=[support.at(n, i, j)], axioms=[stage], sizes=[n],
+    ).trial("BᵀB = I for a rotation stage: (BᵀB)[i, i] = cos² + sin² = 1, (BᵀB)[i, pi(i)] = cos·(−sin) + sin·cos = 0, "
             "and 0 elsewhere")
 
 

@@ -17,7 +17,11 @@ from ._common import *  # noqa: F401,F403  (shared references, imports and helpe
         "z_0 = D_in x, z_ℓ = B_ℓ z_{ℓ-1}, y = D_out z_L + b written with naive loop-built stages, and equals isomat's "
         "forward and layer matrix (+ b), symbolically for n = 3, L = 2 (rotation, symbolic angles, diagonals, "
         "bias, x) and n = 4, L = 2 (general, symbolic entries). Other reading (not the paper's: (2)-(4) fix the "
-        "order): left-to-right B_1 ⋯ B_L, which differs from (2)-(4): minimal case by exhaustive search, smallest first."
+        "order): left-to-right B_1 ⋯ B_L, which differs from (2)-(4): minimal case by exhaustive search, smallest first. "
+        "Proved for every L (Z3, induction on L with matrices as an uninterpreted sort whose product is not "
+        "commutative): z_L of (2)-(3) is (B_L ⋯ B_1) D_in x, so (4) is (1). Binding checks: the symbolic comparisons "
+        "above, and isomat's spm_forward and layer_matrix against loop-built stages for every n = 1..8, L = 1..3 and at "
+        "random (n, L) = (37, 4), (64, 6), (101, 3) (rtol 1e-12)."
     ),
     methods=["symbolic", "exhaustive"],
     hypotheses=("n ≥ 2 coordinates, L = 2 stages of 2×2 blocks on disjoint pairs (§2.1)",
@@ -72,9 +76,44 @@ def _eq1():
     other = exhaustive(same, cases(), describe="n=2..4, L=2, block entries in {0,1,2}^8", witness=witness)
     return by_readings(
         Reading("B_L ⋯ B_1", "∏_{ℓ=1}^L B_ℓ = B_L ⋯ B_1 (stage 1 first), as the recursion (2)-(4) defines it",
-                decide(all_of(*trials))),
+                decide(_eq1_induction(), isomat_symbolic=all_of(*trials), isomat_forward=_forward_binding())),
         Reading("B_1 ⋯ B_L", "∏_{ℓ=1}^L B_ℓ = B_1 B_2 ⋯ B_L (left to right); then (1) agrees with (2)-(4)",
                 decide(other), supported=False))
+
+
+def _eq1_induction() -> Trial:
+    """Z3, by induction on L, with matrices as an uninterpreted sort (a product that is not commutative):
+    z_L of the recursion (2)-(3) equals (B_L ⋯ B_1) D_in x, so (4) gives (1) for every L >= 0."""
+    Mat, Vec = z3.DeclareSort("Mat"), z3.DeclareSort("Vec")
+    mul = z3.Function("mul", Mat, Mat, Mat)        # the matrix product X·Y (no commutativity assumed)
+    app = z3.Function("app", Mat, Vec, Vec)        # a matrix applied to a vector
+    add = z3.Function("add", Vec, Vec, Vec)        # vector sum
+    I, Din, Dout = z3.Consts("I D_in D_out", Mat)
+    x, b = z3.Consts("x b", Vec)
+    Bst = z3.Function("B", z3.IntSort(), Mat)      # stage ℓ
+    Prod = z3.Function("Prod", z3.IntSort(), Mat)  # ∏_{ℓ=1}^L B_ℓ, read B_L ⋯ B_1
+    zr = z3.Function("z", z3.IntSort(), Vec)       # the recursion's z_ℓ
+    X, Y = z3.Consts("X Y", Mat)
+    v = z3.Const("v", Vec)
+    L, l = prover.ints("L l")
+    act = prover.axiom("matrix-action", z3.And(
+        z3.ForAll([X, Y, v], app(mul(X, Y), v) == app(X, app(Y, v)), patterns=[app(mul(X, Y), v)]),
+        z3.ForAll([v], app(I, v) == v, patterns=[app(I, v)])),
+        text="(XY)v = X(Yv) and Iv = v (definition of the matrix product; no commutativity)")
+    prod = prover.axiom("ordered-product", z3.And(
+        Prod(0) == I, z3.ForAll([l], z3.Implies(l >= 1, Prod(l) == mul(Bst(l), Prod(l - 1))), patterns=[Prod(l)])),
+        text="∏_{ℓ=1}^0 B_ℓ = I and ∏_{ℓ=1}^L B_ℓ = B_L·∏_{ℓ=1}^{L−1} B_ℓ (the product B_L ⋯ B_1)")
+    rec = prover.axiom("recursion-2-3", z3.And(
+        zr(0) == app(Din, x), z3.ForAll([l], z3.Implies(l >= 1, zr(l) == app(Bst(l), zr(l - 1))), patterns=[zr(l)])),
+        text="(2) z_0 = D_in x; (3) z_ℓ = B_ℓ z_{ℓ−1} for ℓ >= 1")
+    lem = prover.induction("recursion-is-product", L, lambda L: zr(L) == app(Prod(L), app(Din, x)),
+                           axioms=[act, prod, rec],
+                           text="for all L >= 0: z_L = (B_L ⋯ B_1) D_in x")
+    return prover.prove(add(app(Dout, zr(L)), b) == add(app(Dout, app(Prod(L), app(Din, x))), b),
+                        assuming=[L >= 1], lemmas=[lem.at(L)], sizes=[L],
+                        for_all="for all L >= 1 stages, every width n and all stages B_ℓ, diagonals, x, b (matrices and "
+                                "vectors as uninterpreted sorts, product not commutative)").trial(
+        "(4) y = D_out z_L + b equals (1) D_out (B_L ⋯ B_1) D_in x + b")
 
 
 def _recursion_check(which):
@@ -124,7 +163,7 @@ def _butterfly_proofs() -> list[Trial]:
     # p(i) ∈ [0, n), as a chain of implications that Z3 settles quickly one by one (nonlinear in P, so each step is
     # small); together with the parity split they give 0 <= p(i) < n
     steps = [
-        ("q = i div P < 2Q", q < R, [QUOTIENT_BOUND]),
+        ("q = i div P < 2Q", q < R, [QUOTIENT_BOUND.at(i, P, R)]),
         ("i = P·q + r with 0 <= r = i mod P < P", z3.And(i == P * q + r, 0 <= r, r < P), []),
         ("q < 2Q and q even ⇒ q + 2 <= 2Q", z3.Implies(z3.And(q < R, prover.fmod(q, 2) == 0), q + 2 <= R), []),
         ("q + 2 <= 2Q ⇒ P·(q + 2) <= P·2Q", z3.Implies(q + 2 <= R, P * (q + 2) <= P * R), []),
@@ -133,13 +172,36 @@ def _butterfly_proofs() -> list[Trial]:
         ("q even ⇒ p(i) = i + P", z3.Implies(prover.fmod(q, 2) == 0, p == i + P), []),
         ("q odd ⇒ 0 <= p(i) = i − P < n", z3.Implies(prover.fmod(q, 2) != 0, z3.And(0 <= p, p < n)), []),
     ]
-    out = [prover.prove(goal, assuming=hyp, for_all=fa, lemmas=lem).trial(what) for what, goal, lem in steps]
+    sz = [n, P, Q]
+    out = [prover.prove(goal, assuming=hyp, for_all=fa, lemmas=lem, sizes=sz).trial(what) for what, goal, lem in steps]
+    even, odd = prover.fmod(q, 2) == 0, prover.fmod(q, 2) != 0
+    up, down = z3.Implies(even, prover.fdiv(i + P, P) == q + 1), z3.Implies(odd, prover.fdiv(i - P, P) == q - 1)
     out += [
-        prover.prove(p != i, assuming=hyp, for_all=fa).trial("p(i) ≠ i (no fixed point)"),
-        prover.prove(butterfly_partner(p, P) == i, assuming=hyp, for_all=fa).trial("p(p(i)) = i (involution)"),
-        prover.prove(z3.Or(p - i == P, i - p == P), assuming=hyp, for_all=fa).trial("|p(i) − i| = P = 2^ℓ"),
+        prover.prove(p != i, assuming=hyp, for_all=fa, sizes=sz).trial("p(i) ≠ i (no fixed point)"),
+        prover.prove(up, assuming=hyp, for_all=fa, sizes=sz).trial("q even ⇒ (i + P) div P = q + 1"),
+        prover.prove(down, assuming=hyp, for_all=fa, sizes=sz).trial("q odd ⇒ (i − P) div P = q − 1"),
+        # from the two steps above and 'q even ⇒ p(i) = i + P', 'q odd ⇒ p(i) = i − P' (proved above), by parity
+        prover.prove(z3.Implies(z3.And(up, down, z3.Implies(even, p == i + P), z3.Implies(odd, p == i - P)),
+                                butterfly_partner(p, P) == i), assuming=hyp, for_all=fa, sizes=sz).trial(
+            "p(p(i)) = i (involution), from the steps"),
+        prover.prove(z3.Or(p - i == P, i - p == P), assuming=hyp, for_all=fa, sizes=sz).trial("|p(i) − i| = P = 2^ℓ"),
     ]
     return out
+
+
+def _butterfly_binding() -> Trial:
+    """Binding: isomat's butterfly_pairings at n = 2^k are the pairs {i, i XOR 2^ℓ} (written here with Python's
+    XOR), every k = 1..8 and level ℓ < k, and at the larger n = 2^11, 2^12."""
+    def ok(k):
+        n = 2 ** k
+        got = butterfly_pairings(n, k)
+        return all(sorted(map(tuple, np.asarray(got[ell]).tolist())) == sorted((i, i ^ (1 << ell)) for i in range(n)
+                                                                                if i < i ^ (1 << ell))
+                   for ell in range(k))
+
+    return all_of(exhaustive(ok, range(1, 9), describe="isomat's butterfly_pairings vs {i, i XOR 2^ℓ}, n = 2^k, k = 1..8, "
+                             "every level"),
+                  exhaustive(ok, (11, 12), describe="the same at n = 2^11, 2^12", strength="sampled"))
 
 
 @claim(
@@ -174,7 +236,7 @@ def _sec2_1():
         return bool(good)
 
     t = exhaustive(ok, range(2, 9), describe="n = 2..8, every maximum matching")
-    return decide(all_of(*_butterfly_proofs()), matchings_crosscheck=_crosscheck(t))
+    return decide(all_of(*_butterfly_proofs()), isomat_matchings=t, isomat_butterfly=_butterfly_binding())
 
 
 
@@ -217,7 +279,7 @@ def _abstract_global():
                                           "inputs reachable per output after L stages at most": 2 ** c[1]})
     log2 = exhaustive(lambda k: _full_dependence_nx(2**k, butterfly_pairings(2**k, k)), range(1, 8),
                       describe="n = 2^k, k = 1..7, isomat's butterfly, L = log2 n")
-    global_l = decide(const, log2_choice=_crosscheck(log2), min_depths={n: _min_depth_cached(n) for n in range(2, 9)})
+    global_l = decide(const, log2_choice=log2, min_depths={n: _min_depth_cached(n) for n in range(2, 9)})
     # the other reading: SPM(αx + βy) − b = α(SPM(x) − b) + β(SPM(y) − b), a linear map of all of R^n
     al, be = sympy.symbols("alpha beta")
     X, Y = (sympy.Matrix(sympy.symbols(f"{p}0:3")) for p in ("x", "y"))

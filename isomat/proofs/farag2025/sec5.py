@@ -10,8 +10,15 @@ from .sec3 import _G_Y1, _G_Y2, _R_Y1, _R_Y2  # noqa: E402  (the printed per-pai
 # §5: complexity and parameter counts
 # ---------------------------------------------------------------------------------------------
 def _param_formula(n, L, variant, odd):
+    """The §5 count written out (an independent reference for isomat's param_count / n_params)."""
     per = 1 if variant == "rotation" else 4
     return per * L * (n // 2) + 3 * n + (L if (odd == "scale" and n % 2) else 0)
+
+
+def _forward_ops(n, L, f):
+    """Per-example forward operations of an SPM: L⌊n/2⌋f (f per pair) + L(n mod 2) (odd scale) + 3n ((2), (4));
+    ints or Z3 terms. sec5/time proves it is the count over the structure and O(nL); sec7.2/cost uses it."""
+    return L * prover.fdiv(n, 2) * f + L * prover.fmod(n, 2) + 3 * n
 
 
 @claim(
@@ -21,9 +28,10 @@ def _param_formula(n, L, variant, odd):
         "Exact counts: rotation L⌊n/2⌋ + 3n (+L for odd n with learned 1×1 scaling), general 4L⌊n/2⌋ + 3n (+L), "
         "where 3n = d_in, d_out, b. Proved: (a) the closed form equals the count over the structure, Σ over L stages "
         "of ⌊n/2⌋ pairs × p parameters (+ the odd scale) + 3 per coordinate (SymPy, symbolic m, L, n = 2m + r); "
-        "(b) L(n−1)/2 ≤ count ≤ 4nL + 3n + L for all n, L ≥ 1 (Z3), i.e. Θ(nL) for n ≥ 2. Cross-check evidence: "
-        "isomat's layer arrays and n_params() equal the closed form, exhaustive n = 1..40, L = 1..12, both variants, "
-        "both odd modes. Dense: n² + n."
+        "(b) isomat's own count, param_count (which SPM.n_params is), is that closed form and L(n−1)/2 ≤ count ≤ "
+        "4nL + 3n + L for all n, L ≥ 1 (Z3), i.e. Θ(nL) for n ≥ 2. Binding check: isomat's layer arrays and n_params() "
+        "equal the closed form written out, exhaustive n = 1..24, L = 1..8, both variants, both odd modes, and at "
+        "(n, L) = (1001, 17), (512, 9), (777, 5). Dense: n² + n."
     ),
     methods=["symbolic", "exhaustive", "exact"],
 )
@@ -34,8 +42,11 @@ def _sec5_params():
         count = lay.params.size + lay.d_in.size + lay.d_out.size + lay.bias.size + (lay.odd_scale.size if lay.odd_scale is not None and n % 2 else 0)
         return count == lay.n_params() == _param_formula(n, L, variant, odd) and count <= 4 * n * L + 3 * n + L
 
-    cases = ((n, L, v, o) for n in range(1, 41) for L in range(1, 13) for v in ("rotation", "general") for o in ("pass", "scale"))
-    cross = exhaustive(ok, cases, describe="n 1..40, L 1..12, 2 variants, 2 odd modes")
+    cases = ((n, L, v, o) for n in range(1, 25) for L in range(1, 9) for v in ("rotation", "general") for o in ("pass", "scale"))
+    cross = all_of(exhaustive(ok, cases, describe="isomat's layer arrays and n_params() vs the count written out, "
+                              "n 1..24, L 1..8, 2 variants, 2 odd modes"),
+                   exhaustive(ok, [(1001, 17, "general", "scale"), (512, 9, "rotation", "pass"), (777, 5, "rotation", "scale")],
+                              describe="the same at (n, L) = (1001, 17), (512, 9), (777, 5)", strength="sampled"))
     # (a) the closed form from a count over the structure: every stage ℓ = 1..L has m = ⌊n/2⌋ pairs with p
     # parameters each (p = 1 rotation, 4 general) and, for odd n (r = 1) with the learned scale (σ = 1), one scale;
     # every coordinate i = 1..n has d_in, d_out and b.
@@ -44,16 +55,20 @@ def _sec5_params():
     counted = sympy.Sum(sympy.Sum(pp, (k, 1, m)) + sg * r, (ell, 1, L)) + sympy.Sum(3, (i, 1, 2 * m + r))
     closed = symbolic_zero(counted.doit() - (pp * L * m + 3 * (2 * m + r) + sg * r * L),
                            describe="Σ_ℓ (Σ_pairs p + σ r) + Σ_coordinates 3 vs p L⌊n/2⌋ + 3n + σ L (n mod 2)",
-                           for_all="for all m, L, p, σ >= 0 and r (n = 2m + r, r = n mod 2) (SymPy, sums over symbolic ranges)")
+                           for_all="for all m, L, p, σ >= 0 and r (n = 2m + r, r = n mod 2) (SymPy, sums over symbolic ranges)",
+                           sizes=[m, L])
     # (b) Θ(nL): L(n−1)/2 <= count <= 4nL + 3n + L for all n, L >= 1 (Z3, with m = n div 2, r = n mod 2)
     n_, L_, p_, s_ = prover.ints("n L p s")
-    cnt = p_ * L_ * prover.fdiv(n_, 2) + 3 * n_ + s_ * L_ * prover.fmod(n_, 2)
+    cnt = param_count(n_, L_, p_, s_)  # isomat's own count (SPM.n_params is this function)
     hyp = [n_ >= 1, L_ >= 1, z3.Or(p_ == 1, p_ == 4), z3.Or(s_ == 0, s_ == 1)]
+    closed_z3 = prover.prove(cnt == p_ * L_ * prover.fdiv(n_, 2) + 3 * n_ + s_ * L_ * prover.fmod(n_, 2), assuming=hyp,
+                             for_all="for all n, L >= 1, p ∈ {1, 4}, s ∈ {0, 1}", sizes=[n_, L_])
     bound = prover.prove(z3.And(L_ * (n_ - 1) <= 2 * cnt, cnt <= 4 * n_ * L_ + 3 * n_ + L_), assuming=hyp,
                          for_all="for all n, L >= 1, p ∈ {1, 4} (rotation, general), s ∈ {0, 1} (odd scale off/on)",
-                         lemmas=[prover.DIV_MOD_RECOMPOSE])
-    return decide(all_of(closed, bound.or_else(lambda: cross, "L(n−1)/2 <= count <= 4nL + 3n + L")),
-                  isomat_crosscheck=_crosscheck(cross))
+                         lemmas=[prover.DIV_MOD_RECOMPOSE], sizes=[n_, L_])
+    return decide(all_of(closed, closed_z3.trial("isomat's param_count(n, L, p, s) = p L⌊n/2⌋ + 3n + s L (n mod 2)"),
+                         bound.or_else(lambda: cross, "L(n−1)/2 <= count <= 4nL + 3n + L")),
+                  isomat_count=cross)
 
 
 def _pair_costs(variant):
@@ -84,7 +99,7 @@ def _pair_costs(variant):
         "evidence. Layer totals: forward L⌊n/2⌋f + L(n mod 2) + 3n ((2): n, (4): 2n; the learned odd scale 1 per "
         "stage), backward L⌊n/2⌋g + 2L(n mod 2) + 4n ((15), (17), (18), (19); odd scale: input and scale "
         "gradient). Proved: these totals equal the count over L stages of ⌊n/2⌋ pairs (SymPy, n = 2m + r symbolic), and "
-        "both are ≤ (max(f, g)/2 + 4)·n·L + L (the O(nL) constant) for all n, L ≥ 1 (Z3). Cross-check evidence: the "
+        "both are ≤ (max(f, g)/2 + 4)·n·L + L (the O(nL) constant) for all n, L ≥ 1 (Z3). Binding check (a failure is an error of the claim): the "
         "stage structure equals isomat's (nnz(B_ℓ) = 4⌊n/2⌋ + (n mod 2)) and the bound, for every n 1..40, L 1..6."
     ),
     methods=["exhaustive", "exact", "symbolic"],
@@ -116,18 +131,22 @@ def _sec5_time():
         proofs.append(symbolic_zero(
             sympy.Matrix([fwd.doit() - (Ls * m * f + Ls * r + 3 * (2 * m + r)), bwd.doit() - (Ls * m * g + 2 * Ls * r + 4 * (2 * m + r))]),
             describe=f"{v}: Σ over L stages of (⌊n/2⌋ pairs × per-pair ops + odd scale) + per-coordinate ops vs the closed totals",
-            for_all="for all m, L >= 0 and r (n = 2m + r, r = n mod 2) (SymPy, sums over symbolic ranges)"))
+            for_all="for all m, L >= 0 and r (n = 2m + r, r = n mod 2) (SymPy, sums over symbolic ranges)", sizes=[m, Ls]))
         F = max(f, g)
-        tot_f = L_ * prover.fdiv(n_, 2) * f + L_ * prover.fmod(n_, 2) + 3 * n_
+        tot_f = _forward_ops(n_, L_, f)
         tot_b = L_ * prover.fdiv(n_, 2) * g + 2 * L_ * prover.fmod(n_, 2) + 4 * n_
         pf = prover.prove(z3.And(2 * tot_f <= (F + 8) * n_ * L_ + 2 * L_, 2 * tot_b <= (F + 8) * n_ * L_ + 2 * L_),
-                          assuming=[n_ >= 1, L_ >= 1], lemmas=[prover.DIV_MOD_RECOMPOSE],
+                          assuming=[n_ >= 1, L_ >= 1], lemmas=[prover.DIV_MOD_RECOMPOSE], sizes=[n_, L_],
                           for_all=f"for all n, L >= 1 ({v}: f = {f}, g = {g})")
         proofs.append(pf.or_else(lambda: t, f"{v}: forward, backward <= (max(f, g)/2 + 4)·n·L + L"))
     ex = {f"{v} n={n} L={L}": {"forward": L * (n // 2) * costs[v][0] + L * (n % 2) + 3 * n,
                                "backward": L * (n // 2) * costs[v][1] + 2 * L * (n % 2) + 4 * n}
           for v in costs for n, L in ((8, 3), (9, 4))}
-    return decide(all_of(*proofs), isomat_crosscheck=_crosscheck(t),
+    # the forward total that the Z3 bound is about is _forward_ops: it must be the count written out above
+    ops = exhaustive(lambda c: _forward_ops(c[0], c[1], c[2]) == c[1] * (c[0] // 2) * c[2] + c[1] * (c[0] % 2) + 3 * c[0],
+                     ((n, L, f) for n in range(1, 41) for L in range(1, 7) for f in {f for f, _ in costs.values()}),
+                     describe="_forward_ops vs L⌊n/2⌋f + L(n mod 2) + 3n, n 1..40, L 1..6")
+    return decide(all_of(*proofs), isomat_stages=t, forward_ops=ops,
                   per_pair_ops={v: {"forward": f, "backward": g} for v, (f, g) in costs.items()}, totals=ex)
 
 
@@ -138,7 +157,7 @@ def _sec5_time():
         "Dense cost n² (multiplies and weights) over SPM cost (general: 2nL + 2n multiplies; rotation "
         "parameters nL/2 + 3n): the ratio n²/(2nL + 2n) = n/(2(L+1)) and n²/(L⌊n/2⌋+3n) ≥ n/(L/2+3), i.e. "
         "Θ(n/L) for L ≥ 1 (a factor, not merely O(n/L)). Proved: the identity n²/(2nL + 2n) = n/(2(L+1)) (SymPy) and "
-        "n/(8L) ≤ ratio ≤ 2n/L for both ratios, for all even n ≥ 2 and L ≥ 1 (Z3). Cross-check evidence: exact "
+        "n/(8L) ≤ ratio ≤ 2n/L for both ratios, for all even n ≥ 2 and L ≥ 1 (Z3). Binding check (a failure is an error of the claim): exact "
         "rationals for even n = 2..256, L = 1..⌈log2 n⌉."
     ),
     methods=["symbolic", "exhaustive", "exact"],
@@ -154,14 +173,17 @@ def _sec5_ratio():
                        describe="even n 2..256, L 1..⌈log2 n⌉")
     ns, Ls = sympy.symbols("n L", positive=True)
     ident = symbolic_zero(ns**2 / (2 * ns * Ls + 2 * ns) - ns / (2 * (Ls + 1)), describe="n²/(2nL + 2n) vs n/(2(L+1))",
-                          for_all="for all real n, L > 0 (SymPy)")
+                          for_all="for all real n, L > 0 (SymPy)", sizes=[ns, Ls])
     n_, L_, m_ = prover.ints("n L m")
     d1_, d2_ = 2 * n_ * L_ + 2 * n_, L_ * m_ + 3 * n_  # general multiplies; rotation parameters (n = 2m)
+    # the rotation count is isomat's own (SPM.n_params is param_count): L m + 3n for n = 2m
+    same = prover.prove(param_count(n_, L_, 1, 0) == d2_, assuming=[m_ >= 1, n_ == 2 * m_, L_ >= 1], sizes=[n_, L_],
+                        for_all="for all even n = 2m >= 2 and L >= 1").trial("param_count(n, L, 1, 0) = L·n/2 + 3n")
     # n/(8L) <= n²/D <= 2n/L, cross-multiplied (all denominators positive)
     goal = z3.And(*[z3.And(n_ * D <= 8 * L_ * n_ * n_, n_ * n_ * L_ <= 2 * n_ * D) for D in (d1_, d2_)])
-    bound = prover.prove(goal, assuming=[m_ >= 1, n_ == 2 * m_, L_ >= 1],
+    bound = prover.prove(goal, assuming=[m_ >= 1, n_ == 2 * m_, L_ >= 1], sizes=[n_, L_],
                          for_all="for all even n = 2m >= 2 and L >= 1").or_else(lambda: cross, "n/(8L) <= ratio <= 2n/L")
-    return decide(all_of(ident, bound), isomat_crosscheck=_crosscheck(cross))
+    return decide(all_of(ident, same, bound), exact_ratios=cross)
 
 
 # §5 (i)/(ii) define how an odd n is handled: a definition, not a claim. isomat's odd-n forward against

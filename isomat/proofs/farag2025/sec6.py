@@ -144,12 +144,12 @@ for _id, _q in (
     ("eq28", "g_{q_t} = g_{r_t} ⊙ r_t ⊙ (1 − r_t)   (28)"),
 ):
     def _mkg(which=_id):
-        return lambda: decide(_gru_scalar_claim(which), gru_backward_crosscheck=_crosscheck(_gru_full_trial()))
+        return lambda: decide(_gru_scalar_claim(which), isomat_gru_backward=_gru_full_trial())
     claim(
         f"farag2025:{_id}", quote=_q,
         statement=(
             "Proved coordinatewise by SymPy differentiation of (23) / σ / tanh with generic real symbols (so for "
-            "every n, the operations being elementwise): the printed factor. Cross-check evidence: isomat's full "
+            "every n, the operations being elementwise): the printed factor. Binding check (a failure is an error of the claim): isomat's full "
             "SPM-GRU backward built from (24)-(28) (with g_r = (SPM_Uh^T g_a) ⊙ h_{t−1}, not printed) matches "
             "central finite differences for ∂L/∂x_t, ∂L/∂h_{t−1} and ∂L/∂θ (n = 5 odd-scaled, L = 2, batch 2, "
             "rtol 1e-6). (26) is only the direct part of ∂L/∂h_{t−1}, as its superscript (1) says."
@@ -219,7 +219,7 @@ def _gru_chain_exact(n, what):
         "Printed check, over a transcription of the six equations: every gradient on a right-hand side is g_{h_t} or "
         "defined on a left-hand side; it fails at (28). Correction: g_{r_t} = h_{t−1} ⊙ SPM_{U_h}^T(g_{a_t}) "
         "(SPM^T = M^T, the bias dropped), proved for every n and every n×n map U_h (SymPy matrix calculus: "
-        "∂⟨g_a, W x + U D r + b⟩/∂r = D^T U^T g_a with D = diag(h_{t−1}), so D^T = D). Cross-check evidence: the "
+        "∂⟨g_a, W x + U D r + b⟩/∂r = D^T U^T g_a with D = diag(h_{t−1}), so D^T = D). Binding check (a failure is an error of the claim): the "
         "whole GRU with generic σ, tanh and symbolic maps, n = 1..2 (∂L/∂r_t by SymPy equals it), and isomat's "
         "SPM-GRU backward, which uses it, against central finite differences."
     ),
@@ -235,14 +235,14 @@ def _sec6_3_g_r():
     W = sympy.MatrixSymbol("W", _N, _N)
     r, g, x, b = (sympy.MatrixSymbol(v, _N, 1) for v in ("r", "g_a", "x", "b"))
     loss = sympy.Trace(g.T * (W * x + U * D * r + b))
-    proof = _entry_zero(loss.diff(r) - D.T * U.T * g, describe="∂⟨g_a, W x + U_h D r + b⟩/∂r vs D^T U_h^T g_a",
+    proof = _entry_zero(loss.diff(r), D.T * U.T * g, describe="∂⟨g_a, W x + U_h D r + b⟩/∂r vs D^T U_h^T g_a",
                         for_all="for all n >= 1, every W, U_h ∈ R^{n×n} (the SPMs' matrices), D = diag(h_{t−1}) and "
-                                "r, x, b, g_a ∈ R^n (SymPy matrix calculus, symbolic dimension)")
+                                "r, x, b, g_a ∈ R^n (SymPy matrix calculus, symbolic dimension)", sizes=[_N])
     exact = exhaustive(lambda n: _gru_chain_exact(n, "g_r"), range(1, 3), describe="n = 1..2, generic σ, tanh, symbolic maps",
                        method="symbolic")
     return decide(printed, correction=(
         "g_{r_t} = h_{t−1} ⊙ SPM_{U_h}^T(g_{a_t}), the gradient reaching r_t through (22); then (28) gives g_{q_t}.",
-        proof), exact_crosscheck=_crosscheck(exact), gru_backward_crosscheck=_crosscheck(_gru_full_trial()))
+        proof), exact_small_n=exact, isomat_gru_backward=_gru_full_trial())
 
 
 @claim(
@@ -254,7 +254,7 @@ def _sec6_3_g_r():
         "SPM_{W_r}^T(g_{q_t}) + SPM_{W_h}^T(g_{a_t}), with g_{r_t} = h_{t−1} ⊙ SPM_{U_h}^T(g_{a_t}) in (28) "
         "(sec6.3/g-r). Proved for every n (SymPy matrix calculus): the Jacobian-transpose of each path, "
         "∂/∂h of ⟨g1, h⟩ + ⟨g_s, U_z h⟩ + ⟨g_q, U_r h⟩ + ⟨g_a, U_h D_r h⟩ and ∂/∂x of ⟨g_s, W_z x⟩ + ⟨g_q, W_r x⟩ + "
-        "⟨g_a, W_h x⟩ (the elementwise factors are eq24-eq28, sec6.3). Cross-check evidence: SymPy's derivative of "
+        "⟨g_a, W_h x⟩ (the elementwise factors are eq24-eq28, sec6.3). Binding check (a failure is an error of the claim): SymPy's derivative of "
         "the whole GRU (generic σ, tanh, symbolic maps, n = 1..2) equals the composition exactly, and isomat's "
         "SPM-GRU backward matches central finite differences. Other reading (not the text's: the superscript (1) "
         "marks a part): (26) alone is ∂L/∂h_{t−1}; refuted, smallest case by exhaustive search (n = 1, x = h = 0, "
@@ -272,11 +272,12 @@ def _sec6_4():
     lin_h = sympy.Trace(g1.T * h + gs.T * Uz * h + gq.T * Ur * h + ga.T * Uh * Dr * h)  # one 1×1 trace
     lin_x = sympy.Trace(gs.T * Wz * x + gq.T * Wr * x + ga.T * Wh * x)
     comp = decide(all_of(
-        _entry_zero(lin_h.diff(h) - (g1 + Uz.T * gs + Ur.T * gq + Dr.T * Uh.T * ga), describe="paths into h_{t−1}", for_all=fa),
-        _entry_zero(lin_x.diff(x) - (Wz.T * gs + Wr.T * gq + Wh.T * ga), describe="paths into x_t", for_all=fa)),
-        exact_crosscheck=_crosscheck(exhaustive(lambda n: _gru_chain_exact(n, "total"), range(1, 3),
-                                                describe="n = 1..2, generic σ, tanh, symbolic maps", method="symbolic")),
-        gru_backward_crosscheck=_crosscheck(_gru_full_trial()))
+        _entry_zero(lin_h.diff(h), g1 + Uz.T * gs + Ur.T * gq + Dr.T * Uh.T * ga, describe="paths into h_{t−1}", for_all=fa,
+                    sizes=[_N]),
+        _entry_zero(lin_x.diff(x), Wz.T * gs + Wr.T * gq + Wh.T * ga, describe="paths into x_t", for_all=fa, sizes=[_N])),
+        exact_small_n=exhaustive(lambda n: _gru_chain_exact(n, "total"), range(1, 3),
+                                 describe="n = 1..2, generic σ, tanh, symbolic maps", method="symbolic"),
+        isomat_gru_backward=_gru_full_trial())
 
     def scalar(c):  # n = 1, x = h = b = 0, g_h = 1: the total ∂h_t/∂h_{t−1} and (26)
         hh = sympy.Symbol("h")
@@ -303,8 +304,10 @@ def _sec6_4():
     statement=(
         "‖B_ℓ z‖₂ = ‖z‖₂ for every z: B_ℓ^T B_ℓ = I, proved (Z3) for every n and every pairing (any matching, "
         "unpaired coordinates passed through, §5 (i)), every angle: the stage's entry rule named as a definition and "
-        "the column support of the Gram sum proved by induction. Cross-check: exact for isomat's rotation stages with "
-        "symbolic angles, n = 2..6. With §5 (ii) (learned 1×1 scale s) this needs s = ±1 (see sec8.4/stages). "
+        "the column support of the Gram sum proved by induction; the definition's 2×2 block is isomat's own entry rule "
+        "rotation_block, which builds every rotation stage. Binding checks: isomat's stage_matrix equals the stage written "
+        "out entry by entry (exact, symbolic angles, every matching, n = 1..6; float at random n = 37, 64, 101), and "
+        "BᵀB = I exactly for isomat's rotation stages with symbolic angles, n = 2..6. With §5 (ii) (learned 1×1 scale s) this needs s = ±1 (see sec8.4/stages). "
         "Further cross-check evidence (random instances, so not part of the "
         "verdict's strength): ‖B_ℓ z‖² = ‖z‖² exactly for Pythagorean-angle stages and integer z, n = 2..6, 3 draws each."
     ),
@@ -324,12 +327,13 @@ def _sec6_5():
 
     ex = exhaustive(ok, ((n, k) for n in range(2, 7) for k in range(3)), describe="n 2..6, 3 rational-angle draws", method="exact",
                     strength="sampled")
+    bind = _stage_binding("rotation")
     try:
         proof = _rotation_stage_gram_proof()
     except CheckError as exc:  # an unproved lemma or an unknown is never a proof: the exhaustive check stands
         sym.evidence["proof_attempt"] = {"status": "unknown", "reason": str(exc)}
-        return decide(sym, rational_crosscheck=_crosscheck(ex))
-    return decide(proof, isomat_stages=_crosscheck(sym), rational_crosscheck=_crosscheck(ex))
+        return decide(sym, rational_draws=ex, isomat_stages=bind)
+    return decide(proof, isomat_orthogonal=sym, rational_draws=ex, isomat_stages=bind)
 
 
 

@@ -38,14 +38,14 @@ def _sec7_1():
     T, d = prover.ints("T d")
     hyp = [T >= 1, d >= 1]
     fa = "for all integers T, d >= 1 (sequence length, model dimension)"
-    printed = prover.prove(_PROJ(T, d) > _CORE(T, d), assuming=hyp, for_all=fa).trial(
+    printed = prover.prove(_PROJ(T, d) > _CORE(T, d), assuming=hyp, for_all=fa, sizes=[T, d]).trial(
         "4Td² > 2T²d (projections more than half of the cost)")
-    corr = prover.prove((_PROJ(T, d) > _CORE(T, d)) == (T < 2 * d), assuming=hyp, for_all=fa).trial(
+    corr = prover.prove((_PROJ(T, d) > _CORE(T, d)) == (T < 2 * d), assuming=hyp, for_all=fa, sizes=[T, d]).trial(
         "4Td² > 2T²d if and only if T < 2d")
     literal = decide(printed, correction=(
         "The four projections account for the majority of attention's matrix-product cost (4Td² of 4Td² + 2T²d) "
         "if and only if T < 2d; the total is O(Td²) only when T = O(d).", corr))
-    regime = decide(prover.prove(z3.Implies(T <= d, _PROJ(T, d) > _CORE(T, d)), assuming=hyp, for_all=fa).trial("T <= d implies 4Td² > 2T²d"))
+    regime = decide(prover.prove(z3.Implies(T <= d, _PROJ(T, d) > _CORE(T, d)), assuming=hyp, for_all=fa, sizes=[T, d]).trial("T <= d implies 4Td² > 2T²d"))
     return by_readings(
         Reading("every T, d", "For every sequence length T and width d, 4Td² > 2T²d.", literal),
         Reading("T <= d", "When T <= d (a regime the text does not name), 4Td² > 2T²d.", regime, supported=False))
@@ -65,12 +65,12 @@ def _sec7_1():
     methods=["symbolic"],
 )
 def _sec7_2_cost():
-    from .sec5 import _pair_costs
+    from .sec5 import _forward_ops, _pair_costs
     f, _ = _pair_costs("general")
     T, d, L = prover.ints("T d L")
-    F = L * prover.fdiv(d, 2) * f + L * prover.fmod(d, 2) + 3 * d
+    F = _forward_ops(d, L, f)
     pr = prover.prove(z3.And(2 * 4 * T * F <= 4 * T * ((f + 8) * d * L + 2 * L), 4 * T * d * d >= T * d * d),
-                      assuming=[T >= 1, d >= 1, L >= 1], lemmas=[prover.DIV_MOD_RECOMPOSE],
+                      assuming=[T >= 1, d >= 1, L >= 1], lemmas=[prover.DIV_MOD_RECOMPOSE], sizes=[T, d, L],
                       for_all=f"for all T, d, L >= 1 (general block, f = {f})")
 
     def ok(c):
@@ -134,14 +134,15 @@ def _attention_fd():
                                 rtol=1e-6, atol=1e-7))
 
 
-_ATTN_SYMBOLIC: dict[str, Trial] = {}
+@functools.lru_cache(maxsize=None)
+def _chain_trial_cached(key: str) -> Trial:
+    return all_of(_attention_symbolic(), _attention_fd())
 
 
 def _chain_trial():
-    key = float_backend()
-    if key not in _ATTN_SYMBOLIC:
-        _ATTN_SYMBOLIC[key] = all_of(_attention_symbolic(), _attention_fd())
-    return _ATTN_SYMBOLIC[key]
+    """Binding: isomat's attention backward against SymPy (T = d = 2) and finite differences (T = 4, d = 6), once
+    per float field (a functools cache, which the mutation suite clears)."""
+    return _chain_trial_cached(float_backend())
 
 
 # The printed right-hand sides of (36)-(39) as matrix expressions (symbolic sizes), and the §7.4
@@ -163,7 +164,7 @@ def _attn_direct(which):
         A, V, GH = sympy.MatrixSymbol("A", _T, _T), sympy.MatrixSymbol("V", _T, _D), sympy.MatrixSymbol("G_H", _T, _D)
         loss = sympy.Trace(GH.T * A * V)  # ⟨G_H, AV⟩
         wrt = A if which == "eq36" else V
-        return _entry_zero(loss.diff(wrt) - _ATTN_PRINTED[which](GH, A, V),
+        return _entry_zero(loss.diff(wrt), _ATTN_PRINTED[which](GH, A, V), sizes=[_D] if which == "eq36" else [_T],
                            describe=f"∂⟨G_H, AV⟩/∂{'A' if which == 'eq36' else 'V'} vs printed ({which[2:]}), symbolic T, d",
                            for_all="for all T, d >= 1 and every A ∈ R^{T×T}, V, G_H ∈ R^{T×d} (SymPy matrix calculus, "
                                    "symbolic dimensions)")
@@ -171,7 +172,7 @@ def _attn_direct(which):
         Q, K, GS = sympy.MatrixSymbol("Q", _T, _D), sympy.MatrixSymbol("K", _T, _D), sympy.MatrixSymbol("G_S", _T, _T)
         loss = sympy.Trace(GS.T * Q * K.T / sympy.sqrt(dh))  # ⟨G_S, QK^T/√d_h⟩
         wrt = Q if which == "eq38" else K
-        return _entry_zero(loss.diff(wrt) - _ATTN_PRINTED[which](GS, Q, K, dh),
+        return _entry_zero(loss.diff(wrt), _ATTN_PRINTED[which](GS, Q, K, dh), sizes=[_T],
                            describe=f"∂⟨G_S, QK^T/√d_h⟩/∂{'Q' if which == 'eq38' else 'K'} vs printed ({which[2:]}), symbolic T, d",
                            for_all="for all T, d >= 1, d_h > 0 and every Q, K ∈ R^{T×d}, G_S ∈ R^{T×T} (SymPy matrix "
                                    "calculus, symbolic dimensions)")
@@ -187,13 +188,14 @@ def _attn_direct(which):
         got = sympy.diff(loss, sv[k]).doit().subs(_N, k + 1 + m).xreplace({i: j})  # rename the bound index
         printed = _ATTN_PRINTED["sec7.4"](g, A, k, _N, j).subs(_N, k + 1 + m)
         return symbolic_zero(got - printed, describe="∂⟨g, softmax(s)⟩/∂s_k vs componentwise form, symbolic row length n",
-                             for_all="for all n >= 1, 0 <= k < n and real s, g ∈ R^n (one row of S; softmax is row-wise, "
-                                     "so every T) (SymPy, Sum over a symbolic range)")
+                             for_all="for all n >= 1, 0 <= k < n and real s, g ∈ R^n, the row length written n = k + 1 + m "
+                                     "with m >= 0 the coordinates after k (one row of S; softmax is row-wise, so every T) "
+                                     "(SymPy, Sum over a symbolic range)", sizes=[m])
     # sec7.3: Y = SPM_O(H) row-wise = H M^T + 1 b^T  =>  G_H = G_Y M (SPM_O^T applied to each row of G_Y)
     H, GY, M = sympy.MatrixSymbol("H", _T, _N), sympy.MatrixSymbol("G_Y", _T, _N), sympy.MatrixSymbol("M", _N, _N)
     bvec = sympy.MatrixSymbol("b", _N, 1)
     loss = sympy.Trace(GY.T * (H * M.T + sympy.OneMatrix(_T, 1) * bvec.T))
-    return _entry_zero(loss.diff(H) - GY * M, describe="∂⟨G_Y, H M^T + 1 b^T⟩/∂H vs G_Y M (= SPM_O^T on each row)",
+    return _entry_zero(loss.diff(H), GY * M, sizes=[_N], describe="∂⟨G_Y, H M^T + 1 b^T⟩/∂H vs G_Y M (= SPM_O^T on each row)",
                        for_all="for all T, n >= 1, every M ∈ R^{n×n} (in particular M = D_out B_L⋯B_1 D_in), b ∈ R^n, "
                                "H, G_Y ∈ R^{T×n} (SymPy matrix calculus, symbolic dimensions)")
 
@@ -214,8 +216,8 @@ def _sec7_3_isomat() -> Trial:
 
 def _attn_claim(which):
     def run():
-        extra = {"isomat_crosscheck": _crosscheck(_sec7_3_isomat())} if which == "sec7.3" else {}
-        return decide(_attn_direct(which), chain_crosscheck=_crosscheck(_chain_trial()), **extra)
+        extra = {"isomat_spm_transpose": _sec7_3_isomat(), "isomat_backward": _backward_binding("x")} if which == "sec7.3" else {}
+        return decide(_attn_direct(which), isomat_attention_backward=_chain_trial(), **extra)
     return run
 
 
@@ -251,7 +253,7 @@ for _id, _q, _what in (
         f"farag2025:{_id}", quote=_q,
         statement=(
             f"Proved by SymPy differentiation with symbolic sizes (matrix calculus on MatrixSymbols for every T, d; "
-            f"for the softmax form, Sums over a symbolic row length n): {_what}. Cross-check evidence, the whole chain: "
+            f"for the softmax form, Sums over a symbolic row length n): {_what}. Binding check (a failure is an error of the claim), the whole chain: "
             "isomat's attention backward is the printed chain G_H = SPM_O^T(G_Y), (36), (37), the softmax "
             "componentwise form, (38), (39), and the three SPM backwards summed at X. It equals SymPy "
             "differentiation of ⟨G_Y, Y⟩ for T = d = 2 in symbolic X (rational G_Y and block entries; both sides "
@@ -268,7 +270,7 @@ for _id, _q, _what in (
     statement=(
         "J_softmax(a) = diag(a) − a a^T, i.e. ∂a_i/∂s_k = a_i(δ_ik − a_k) for a = softmax(s): proved for every row "
         "length n and 0 <= i, k < n (SymPy, Sum over a symbolic range; the form is symmetric in i, k), and J^T g has "
-        "components a_k(g_k − Σ_j a_j g_j) (proved as in sec7.4). Cross-check evidence: SymPy Jacobian of the "
+        "components a_k(g_k − Σ_j a_j g_j) (proved as in sec7.4). Binding check (a failure is an error of the claim): SymPy Jacobian of the "
         "softmax of generic s ∈ R^k, k = 2..4."
     ),
     methods=["symbolic", "exhaustive"],
@@ -292,8 +294,9 @@ def _sec7_4j():
     J = sympy.diff(a(i), sv[k]).doit().subs(_N, k + 1 + m)
     entry = symbolic_zero(J - (a(i) * (sympy.KroneckerDelta(i, k) - a(k))).subs(_N, k + 1 + m),
                           describe="∂a_i/∂s_k vs (diag(a) − a a^T)_{ik} = a_i(δ_ik − a_k)",
-                          for_all="for all n >= 1, 0 <= i, k < n and real s ∈ R^n (SymPy, Sum over a symbolic range)")
-    return decide(all_of(entry, _attn_direct("sec7.4")), small_k_crosscheck=_crosscheck(cross))
+                          for_all="for all n >= 1, 0 <= i, k < n and real s ∈ R^n, the row length written n = k + 1 + m "
+                                  "with m >= 0 (SymPy, Sum over a symbolic range)", sizes=[m])
+    return decide(all_of(entry, _attn_direct("sec7.4")), small_k=cross, isomat_attention_backward=_chain_trial())
 
 
 @claim(

@@ -1,0 +1,149 @@
+"""farag2025's mutants (see tests/mutants/__init__.py): the SPM builders, entry rules, backward passes and
+the definitions the proofs rest on, each broken in one way."""
+
+from __future__ import annotations
+
+from . import Mutant
+
+_BACKWARD = ("farag2025:eq15", "farag2025:eq16", "farag2025:eq17", "farag2025:eq18", "farag2025:eq19",
+             "farag2025:sec4.2", "farag2025:sec4")
+
+
+def _rotation_block_symmetric(rule):
+    return lambda c, s: (c, s, s, c)  # [[c, s], [s, c]]: not a rotation
+
+
+def _stage_odd_dropped(stage_operator):
+    """The unpaired coordinate of an odd stage loses its diagonal entry (odd-dimension handling broken)."""
+    def broken(layer, ell):
+        import numpy as np
+        from isomat.algebra._operator import SparseOperator
+
+        op = stage_operator(layer, ell)
+        if layer.n % 2 == 0:
+            return op
+        k = int(layer.single[ell])
+        rows, cols = np.asarray(op.rows), np.asarray(op.cols)
+        keep = ~((rows == k) & (cols == k))
+        return SparseOperator.build(op.shape, rows[keep], cols[keep], np.asarray(op.values)[keep], layer.field)
+    return broken
+
+
+def _stage_transposed(stage_operator):
+    """Every stage built transposed (B^T for B): a general block's b and c swapped, a rotation's angle negated."""
+    def broken(layer, ell):
+        from isomat.algebra._operator import SparseOperator
+
+        op = stage_operator(layer, ell)
+        return SparseOperator.build(op.shape, op.cols, op.rows, op.values, layer.field)
+    return broken
+
+
+def _partner_off_by_level(partner):
+    return lambda i, P: partner(i, 2 * P)  # pairs i with i XOR 2^(l+1)
+
+
+def _backward_key(key, how):
+    def mutate(spm_backward):
+        def broken(*args, **kwargs):
+            g = dict(spm_backward(*args, **kwargs))
+            g[key] = how(g[key])
+            return g
+        return broken
+    return mutate
+
+
+def _forward_bias_dropped(spm_forward):
+    def broken(layer, X, *, return_cache=False):
+        out = spm_forward(layer, X, return_cache=return_cache)
+        if return_cache:
+            return out[0] - layer.bias, out[1]
+        return out - layer.bias
+    return broken
+
+
+def _param_count_no_depth(param_count):
+    from isomat._index import fdiv, fmod
+    return lambda n, L, p, s: p * fdiv(n, 2) + 3 * n + s * L * fmod(n, 2)  # the L stages counted once
+
+
+def _gru_gate_gradient(spm_gru_backward):
+    def broken(maps, cache, g_h):
+        out = dict(spm_gru_backward(maps, cache, g_h))
+        out["x"] = out["x"] * 1.01
+        return out
+    return broken
+
+
+def _attention_scaled(spm_attention_backward):
+    def broken(maps, cache, G_Y):
+        out = dict(spm_attention_backward(maps, cache, G_Y))
+        out["X"] = out["X"] * 2
+        return out
+    return broken
+
+
+def _gram_axiom_symmetric(proof):
+    return lambda block=None: proof(lambda c, s: (c, s, s, c))
+
+
+def _core_cost_halved(core):
+    return lambda T, d: T * T * d  # scores and AV counted as T²d together
+
+
+def _forward_ops_quadratic(ops):
+    return lambda n, L, f: L * n * n * f  # a dense per-stage cost
+
+
+MUTANTS = [
+    Mutant("spm-rotation-block-symmetric", "entry rule", "isomat.algebra.spm:rotation_block", _rotation_block_symmetric,
+           ("farag2025:sec6.5", "farag2025:sec8.4/stages", "farag2025:sec3.1", "farag2025:sec3.2"),
+           "the rotation block [[c, −s], [s, c]] replaced by [[c, s], [s, c]] (in the builder and the stage's definition)"),
+    Mutant("spm-stage-odd-coordinate-dropped", "builder", "isomat.algebra.spm:stage_operator", _stage_odd_dropped,
+           ("farag2025:sec6.5", "farag2025:sec8.4/stages", "farag2025:sec3.1", "farag2025:sec5/time", "farag2025:eq1"),
+           "an odd stage's unpaired coordinate loses its diagonal entry (1 or the learned scale)"),
+    Mutant("spm-stage-transposed", "builder", "isomat.algebra.spm:stage_operator", _stage_transposed,
+           ("farag2025:sec2.1", "farag2025:sec3.2", "farag2025:sec6.5", "farag2025:eq1"),
+           "every stage matrix built transposed (B^T instead of B)"),
+    Mutant("butterfly-partner-wrong-level", "entry rule", "isomat.algebra.spm:butterfly_partner", _partner_off_by_level,
+           ("farag2025:sec2.1",), "the butterfly partner at level ℓ is i XOR 2^(ℓ+1)"),
+    Mutant("spm-backward-bias-doubled", "backward pass", "isomat.algebra.spm:spm_backward",
+           _backward_key("bias", lambda v: 2 * v), ("farag2025:eq16", "farag2025:sec4"),
+           "spm_backward's bias gradient doubled"),
+    Mutant("spm-backward-input-gradient-scaled", "backward pass", "isomat.algebra.spm:spm_backward",
+           _backward_key("x", lambda v: v * 1.001),
+           ("farag2025:eq15", "farag2025:eq18", "farag2025:sec4", "farag2025:sec7.3", "farag2025:eq7", "farag2025:eq8",
+            "farag2025:eq12", "farag2025:eq13"),
+           "spm_backward's input gradient off by 0.1%"),
+    Mutant("spm-backward-params-sign", "backward pass", "isomat.algebra.spm:spm_backward",
+           _backward_key("params", lambda v: -v),
+           ("farag2025:sec4.2", "farag2025:sec4", "farag2025:eq9", "farag2025:eq14/a", "farag2025:eq14/b",
+            "farag2025:eq14/c", "farag2025:eq14/d"),
+           "spm_backward's stage-parameter gradients with the wrong sign"),
+    Mutant("spm-backward-d-out-gradient", "backward pass", "isomat.algebra.spm:spm_backward",
+           _backward_key("d_out", lambda v: v + 1), ("farag2025:eq17", "farag2025:sec4"),
+           "spm_backward's output-diagonal gradient shifted by one"),
+    Mutant("spm-backward-d-in-gradient", "backward pass", "isomat.algebra.spm:spm_backward",
+           _backward_key("d_in", lambda v: 0 * v), ("farag2025:eq19", "farag2025:sec4"),
+           "spm_backward's input-diagonal gradient zeroed"),
+    Mutant("spm-forward-bias-dropped", "builder", "isomat.algebra.spm:spm_forward", _forward_bias_dropped,
+           ("farag2025:eq1", "farag2025:sec8.4/stages"), "spm_forward forgets the bias b of eq. (4)"),
+    Mutant("spm-param-count-without-depth", "entry rule", "isomat.algebra.spm:param_count", _param_count_no_depth,
+           ("farag2025:sec5/params", "farag2025:sec5/ratio"), "param_count counts the stage parameters once, not L times"),
+    Mutant("spm-gru-backward-input", "backward pass", "isomat.algebra.spm:spm_gru_backward", _gru_gate_gradient,
+           ("farag2025:eq24", "farag2025:eq25", "farag2025:eq26", "farag2025:sec6.3", "farag2025:eq27",
+            "farag2025:eq28", "farag2025:sec6.3/g-r", "farag2025:sec6.4"),
+           "the SPM-GRU backward's ∂L/∂x_t off by 1%"),
+    Mutant("spm-attention-backward-input", "backward pass", "isomat.algebra.spm:spm_attention_backward",
+           _attention_scaled,
+           ("farag2025:eq36", "farag2025:eq37", "farag2025:eq38", "farag2025:eq39", "farag2025:sec7.3",
+            "farag2025:sec7.4", "farag2025:sec7.4/jacobian"),
+           "the SPM-attention backward's ∂L/∂X doubled"),
+    Mutant("rotation-stage-axiom-symmetric", "axiom", "isomat.proofs.farag2025._common:_rotation_stage_gram_proof",
+           _gram_axiom_symmetric, ("farag2025:sec6.5", "farag2025:sec8.4/stages"),
+           "the definition 'rotation-stage' written with [[c, s], [s, c]] blocks: BᵀB = I must not be proved"),
+    Mutant("attention-core-cost-halved", "axiom", "isomat.proofs.farag2025.sec7:_CORE", _core_cost_halved,
+           ("farag2025:sec7.1",), "the cost model counts QKᵀ and AV as T²d together (half of 2T²d)"),
+    Mutant("spm-forward-ops-quadratic", "entry rule", "isomat.proofs.farag2025.sec5:_forward_ops", _forward_ops_quadratic,
+           ("farag2025:sec5/time", "farag2025:sec7.2/cost"), "the per-example forward count made L·n²·f (dense stages)"),
+]
