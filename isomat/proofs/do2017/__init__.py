@@ -12,8 +12,8 @@ real functions of their indices, isomat's constructions through the entry rules 
 (``matrix_layer_entry``, ``mean_aggregation_entry``, ``renormalized_adjacency_entry``,
 ``multi_attention_entry``, each tested against its builder); finite sums over a symbolic range
 either reindexed by a proved bijection of index sets or, as partial sums defined by axioms,
-related by induction. The earlier fixed-size checks stay beside the proofs as ``*_crosscheck``
-evidence; a failing cross-check is an error, never a verdict.
+related by induction. The fixed-size checks of isomat's builders stay beside the proofs as binding
+checks (``*_crosscheck`` Trials given to ``decide``): a failing one makes the claim an error.
 
 One module per part of the paper (ids unchanged): :mod:`.sec2` (§1-2 and appendix A: matrix layers,
 feed-forward and recurrent nets), :mod:`.sec3` (§3: graphs), :mod:`.appb` (appendix B: graph

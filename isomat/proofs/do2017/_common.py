@@ -209,6 +209,7 @@ def _layer_proof(order: str, nblocks: int, *, sigma: bool = False) -> prover.Pro
     sizes = ", ".join(f"r{k}, c{k}" for k in range(nblocks))
     return prover.prove(
         z3.And(*goals), assuming=hyps, lemmas=FLATTENING_LEMMAS,
+        sizes=[rp, cp, *[x for blk in blocks for x in blk[:2]]],
         for_all=(f"for all r', c' >= 1, {sizes} >= 1 (input block k of r_k×c_k), 0 <= row < r'c', "
                  f"0 <= col < Σ r_k c_k, 0 <= i_k < r_k, 0 <= j_k < c_k, every real U_k, V_k, P_k, B"
                  f"{' and every elementwise σ' if sigma else ''} (uninterpreted), order {order}"))
@@ -222,14 +223,6 @@ def _layer_trial(orders: str, nblocks: int, *, sigma: bool = False) -> Trial:
         f"(definition of ⊗) = isomat's weight (matrix_layer_entry), order {o}: the column ↔ (block, i, j) "
         f"map is a bijection and each Kronecker term is the matching term of Σ_(i,j) U[i,a]P[i,j]V[j,b]")
         for o in orders])
-
-
-def _crosscheck(t: Trial) -> dict[str, Any]:
-    """Extra evidence beside a proof: recorded with its result; a failing cross-check is an error
-    (it would contradict the proof), never silently kept."""
-    if not t.ok:
-        raise CheckError(f"cross-check failed: {t.evidence} {t.counterexample}")
-    return dict(t.evidence, ok=t.ok, strength=t.strength)
 
 
 def _matrix_identity(difference, describe: str, for_all: str) -> Trial:

@@ -11,7 +11,6 @@ from ._common import (  # noqa: F401
     CheckError,
     claim,
     compare_printed,
-    _crosscheck,
     decide,
     exhaustive,
     FLATTENING_LEMMAS,
@@ -73,7 +72,7 @@ def _eq14():
     A, sc = _fn("A"), _fn("s", 1)
     delta = lambda x, y: z3.If(x == y, z3.RealVal(1), z3.RealVal(0))  # noqa: E731
     L = lambda x, y: delta(x, y) - sc(x) * A(x, y) * sc(y)  # noqa: E731
-    proof = prover.prove(L(i, j) == L(j, i), assuming=[n >= 1, 0 <= i, i < n, 0 <= j, j < n, A(i, j) == A(j, i)],
+    proof = prover.prove(L(i, j) == L(j, i), assuming=[n >= 1, 0 <= i, i < n, 0 <= j, j < n, A(i, j) == A(j, i)], sizes=[n],
                          for_all="for every n >= 1 nodes, 0 <= i, j < n, every symmetric real A and every real "
                                  "s_i = D_ii^(-1/2) (uninterpreted)")
 
@@ -90,7 +89,7 @@ def _eq14():
 
     t = exhaustive(ok, range(len(CONNECTED)), describe=f"{len(CONNECTED)} connected atlas graphs, 2-5 nodes", method="numeric")
     return decide(proof.trial("L_ij = δ_ij − s_i A_ij s_j is symmetric when A is (so L = UΛUᵀ, U orthogonal)"),
-                  numeric_crosscheck=_crosscheck(t))
+                  numeric_crosscheck=t)
 
 
 def _mults(M: sympy.Matrix) -> int:
@@ -131,7 +130,7 @@ def _appb_complexity():
     n, i, j = sympy.symbols("n i j", integer=True, positive=True)
     dense = sympy.Sum(sympy.Sum(1, (j, 0, n - 1)), (i, 0, n - 1))
     diagonal = sympy.Sum(1, (i, 0, n - 1))
-    proof = symbolic_zero((dense + diagonal + dense).doit() - (2 * n**2 + n),
+    proof = symbolic_zero(sympy.Add(dense, diagonal, dense, -(2 * n**2 + n), evaluate=False), sizes=[n],
                           describe="Σ_i Σ_j 1 (Uᵀx) + Σ_i 1 (g(Λ)y) + Σ_i Σ_j 1 (Uz) − (2|V|² + |V|)",
                           for_all="every |V| = n >= 1 (one multiplication per term a_ij y_j of a dense product, one per "
                                   "entry of the diagonal product)")
@@ -140,7 +139,7 @@ def _appb_complexity():
                 "with U known, evaluating U g(Λ) Uᵀx takes 2|V|² + |V| multiplications: O(|V|²) -- proved for every "
                 "|V| (SymPy, the per-entry counts summed in closed form), cross-checked by count_ops of the generic "
                 "expressions for |V| = 1..6",
-                decide(proof, exhaustive_crosscheck=dict(t.evidence, ok=t.ok), counts={n_: count(n_) for n_ in range(1, 7)})),
+                decide(proof, exhaustive_crosscheck=t, counts={n_: count(n_) for n_ in range(1, 7)})),
         Reading("from L, with the eigendecomposition",
                 "computing eq. (14) from L, including its eigendecomposition L = UΛUᵀ, is O(|V|²)",
                 not_checkable("a lower bound on the cost of an eigendecomposition is not a finite check; the dense "
@@ -238,7 +237,7 @@ def _eq14_asym():
         Reading("general eigendecomposition",
                 "L = I − D^{-1}A has an eigendecomposition L = UΛU^{-1} with real diagonal Λ (what 'Eigen "
                 "Decomposition' and eq. (15)'s scaling of the eigenvalues into [−1, 1] need)",
-                decide(general, laplacian_formula_check=_crosscheck(formula))),
+                decide(general, laplacian_formula_check=formula)),
         Reading("orthogonal, as printed",
                 "L = I − D^{-1}A = UΛUᵀ with U orthogonal and Λ real diagonal (a real matrix has one iff it is symmetric)",
                 decide(printed)),
@@ -323,7 +322,7 @@ def _eq16():
                                "of Λ̃ = D), 2(UDUᵀ)(UAUᵀ) − UBUᵀ = U(2DA − B)Uᵀ = U Tk(Λ̃) Uᵀ", for_all=fa),
         symbolic_zero(orth(U * (2 * D / lam - 1) * Ut - (2 * (U * D * Ut) / lam - 1)),
                       describe="UΛ̃Uᵀ = U(2Λ/λmax − I)Uᵀ = 2L/λmax − I = L̃ (L = UΛUᵀ, D = Λ)", for_all=fa))
-    return decide(proof, numeric_crosscheck=_crosscheck(t))
+    return decide(proof, numeric_crosscheck=t)
 
 
 @claim(
@@ -365,7 +364,7 @@ def _eq17():
     fa = "every n >= 1 (symbolic), every N = D^{-1/2}AD^{-1/2} ∈ R^{n×n} and x ∈ R^n (MatrixSymbols), all real θ0, θ1"
     proof = all_of(_matrix_identity(Lt - (L - I), "L̃ − (L − I) at λmax = 2", fa),
                    _matrix_identity(t0 * x + t1 * Lt * x - (t0 * x - t1 * N * x), "θ0x + θ1L̃x − (θ0x − θ1Nx), L = I − N", fa))
-    return decide(proof, exhaustive_crosscheck=_crosscheck(t))
+    return decide(proof, exhaustive_crosscheck=t)
 
 
 @claim(
@@ -445,7 +444,7 @@ def _eq18():
     proof = _matrix_identity((t0 * x - t1 * N * x).subs({t0: th, t1: -th}) - th * (I + N) * x,
                              "(θ0x − θ1Nx) at θ0 = θ, θ1 = −θ, minus θ(I + N)x",
                              "every n >= 1 (symbolic), every N = D^{-1/2}AD^{-1/2} ∈ R^{n×n}, x ∈ R^n, real θ")
-    return decide(proof, exhaustive_crosscheck=_crosscheck(t))
+    return decide(proof, exhaustive_crosscheck=t)
 
 
 def _renorm_direct(A: sympy.Matrix) -> sympy.Matrix:
@@ -535,13 +534,13 @@ def _eq18_renorm():
         ok &= bool(ev_l.min() >= -1e-12 and ev_l.max() <= 2 + 1e-12 and ev_r.min() > -1 and ev_r.max() <= 1 + 1e-12)
         return ok
 
-    holds_instead = _crosscheck(exhaustive(what_holds, cases, describe=describe, method="exact"))
+    holds_instead = exhaustive(what_holds, cases, describe=describe, method="exact")
     text = ("proportional exactly when every node has degree 1 (factor 1/2); otherwise a different operator "
             "(diagonals 1/(d_i + 1) versus 1), spectrum (−1, 1] against [0, 2]")
     return by_readings(
         Reading("proportional (θ absorbs a scale)",
                 "I + D^{-1/2}AD^{-1/2} = c·D̃^{-1/2}ÃD̃^{-1/2} for some scalar c",
-                decide(prop, what_holds_instead=dict(holds_instead, statement=text))),
+                decide(prop, what_holds_instead=holds_instead, what_holds_instead_statement=text)),
         Reading("identity", "I + D^{-1/2}AD^{-1/2} = D̃^{-1/2}ÃD̃^{-1/2}", decide(strict)),
     )
 
@@ -608,12 +607,13 @@ def _eq19():
         z3.And(k_ == 0, Ahat(i, a) == Ahat(a, i),
                Ahat(i, a) * Th(j, b) == _kron_entry(Ahat, _transposed(Th), tp, tc, row, col)),
         assuming=[n >= 1, tc >= 1, tp >= 1, 0 <= row, row < n * tp, 0 <= col, col < n * tc, A(i, a) == A(a, i)],
+        sizes=[n, tc, tp],
         for_all="for all |V| = n >= 1, Θ of shape t×t' (t, t' >= 1), 0 <= row < n·t', 0 <= col < n·t, every "
                 "symmetric real adjacency A (undirected graph), every real s = (D + 1)^(-1/2) and Θ (uninterpreted)",
         lemmas=FLATTENING_LEMMAS)
     printed = all_of(proof.trial("Â = renormalized_adjacency (entry rule s_i(A_ij + δ_ij)s_j) is symmetric, and "
                                  "matrix_layer(Â, Θ)'s weight entry equals (Â ⊗ Θᵀ)[row, col] (definition of ⊗)"),
                      _layer_trial("C", 1))
-    return decide(printed, exhaustive_crosscheck=_crosscheck(t))
+    return decide(printed, exhaustive_crosscheck=t)
 
 

@@ -10,7 +10,6 @@ from ._common import (  # noqa: F401
     as_values,
     claim,
     compare_printed,
-    _crosscheck,
     decide,
     exhaustive,
     FLATTENING_LEMMAS,
@@ -75,7 +74,7 @@ def _eq2():
         k, ii, aa, jj, bb = matrix_layer_entry(a, i, [(r, 1)], (rp, 1), o)
         Ut = lambda x, y: W(y, x)  # U = Wᵀ  # noqa: E731
         goals += [k == 0, jj == 0, bb == 0, aa == a, ii == i, Ut(ii, aa) * 1 == W(a, i)]
-    proof = prover.prove(z3.And(*goals), assuming=[r >= 1, rp >= 1, 0 <= a, a < rp, 0 <= i, i < r],
+    proof = prover.prove(z3.And(*goals), assuming=[r >= 1, rp >= 1, 0 <= a, a < rp, 0 <= i, i < r], sizes=[r, rp],
                          for_all="for all r, r' >= 1, 0 <= a < r', 0 <= i < r, every real W (uninterpreted), orders C and F",
                          lemmas=FLATTENING_LEMMAS)
 
@@ -88,7 +87,7 @@ def _eq2():
     t = exhaustive(case, itertools.product(range(1, 4), range(1, 4)),
                    describe="1 <= r, r' <= 3, symbolic W, x, b; matrix_layer(Wᵀ, [1], b) vs Wx + b", method="symbolic")
     return decide(proof.trial("c = c' = 1: matrix_layer(Wᵀ, [1], b)'s weight entry (a, i) is W[a, i], its bias b[a]"),
-                  exhaustive_crosscheck=_crosscheck(t))
+                  exhaustive_crosscheck=t)
 
 
 @claim(
@@ -129,7 +128,7 @@ def _eq3():
 
     prop = property_search(layer_ok, draws, describe="shapes 1..4, integer entries in [-5, 5], order C/F",
                            max_examples=15)
-    return decide(_layer_trial("CF", 1), exhaustive_crosscheck=_crosscheck(sym), property_crosscheck=_crosscheck(prop))
+    return decide(_layer_trial("CF", 1), exhaustive_crosscheck=sym, property_crosscheck=prop)
 
 
 @claim(
@@ -179,9 +178,9 @@ def _abstract_parameters():
     mx = z3.If(r >= c, r, c)
     pos = [r >= 1, c >= 1, rp >= 1, cp >= 1]
     # |U| + |V| for U ∈ R^{r×r'}, V ∈ R^{c×c'} (eq. 3), against max(r, c) weights per hidden dimension
-    proof = prover.prove(r * rp + c * cp <= mx * (rp + cp), assuming=pos,
+    proof = prover.prove(r * rp + c * cp <= mx * (rp + cp), assuming=pos, sizes=[r, c, rp, cp],
                          for_all="for all r, c, r', c' >= 1 (U ∈ R^{r×r'}, V ∈ R^{c×c'})")
-    lit = prover.prove(r * rp + c * cp + rp * cp == r * 1 + c * 1 + 1 * 1, assuming=pos,
+    lit = prover.prove(r * rp + c * cp + rp * cp == r * 1 + c * 1 + 1 * 1, assuming=pos, sizes=[r, c, rp, cp],
                        for_all="literal reading: for all r, c, r', c' >= 1 the count equals that of a 1×1 output")
     counts = "mat1: rr' + cc' + r'c'; vector layer on vec(P): rc·r'c' + r'c'"
     return by_readings(
@@ -189,7 +188,7 @@ def _abstract_parameters():
                 "each hidden dimension costs at most max(r, c) weights: rr' + cc' <= max(r, c)·(r' + c'), "
                 "against rc weights per hidden unit for eq. (1) on vec(P)",
                 decide(proof.trial("|U| + |V| = rr' + cc' <= max(r, c)·(r' + c')"),
-                       exhaustive_crosscheck=_crosscheck(printed), counts=counts)),
+                       exhaustive_crosscheck=printed, counts=counts)),
         Reading("literal",
                 "the number of parameters depends on max(r, c) only, not on the output shape r'×c'",
                 decide(literal, z3={"status": lit.status, "counterexample": lit.counterexample}, counts=counts)),
@@ -222,7 +221,7 @@ def _eq4():
         return reads and convex
 
     t = exhaustive(case, itertools.product(range(1, 4), repeat=3), describe="1 <= r, c, k <= 3, symbolic", method="symbolic")
-    return decide(_convex_read_proof(), exhaustive_crosscheck=_crosscheck(t))
+    return decide(_convex_read_proof(), exhaustive_crosscheck=t)
 
 
 def _convex_read_proof() -> Trial:
@@ -248,7 +247,7 @@ def _convex_read_proof() -> Trial:
         "convex-read-bounds", k, lambda n: z3.Implies(hyp(n), z3.And(lo * mass(n) <= read(n), read(n) <= hi * mass(n))),
         axioms=ax, text="for all m >= 0: if α_i >= 0 and lo <= p_i <= hi for i < m, then "
                         "lo·Σ_{i<m} α_i <= Σ_{i<m} α_i p_i <= hi·Σ_{i<m} α_i")
-    proof = prover.prove(z3.And(lo <= read(r), read(r) <= hi), assuming=[r >= 1, mass(r) == 1, hyp(r)],
+    proof = prover.prove(z3.And(lo <= read(r), read(r) <= hi), assuming=[r >= 1, mass(r) == 1, hyp(r)], sizes=[r],
                          lemmas=[bounds], axioms=ax,
                          for_all="for all r >= 1 rows, every attention vector α ∈ R^r with α_i >= 0 and Σ_i α_i = 1, "
                                  "every column p of P ∈ R^{r×c} and all real lo <= p_i <= hi (uninterpreted)")
@@ -310,7 +309,7 @@ def _eq5():
     num = bad or Trial(True, "numeric", {"compared": "tanh(matrix_layer(U, V, B) X) vs direct and np.kron "
                                          "forms, C and F order", "comparisons": n, "rtol": 1e-12,
                                          "max_abs_error": worst, "field": float_backend()})
-    return decide(_layer_trial("CF", 1, sigma=True), float_crosscheck=_crosscheck(num))
+    return decide(_layer_trial("CF", 1, sigma=True), float_crosscheck=num)
 
 
 def _np_tanh_kron(U, V, B, X):
@@ -370,7 +369,7 @@ def _highway():
     )
     return decide(t_printed, correction=("Ht = (1 − Zt) ⊙ Ht−1 + Zt ⊙ H̃t", t_corr),
                   printed_update_equals_previous_state=t_collapse.ok,
-                  isomat_highway_crosscheck=_crosscheck(_highway_isomat()))
+                  isomat_highway_crosscheck=_highway_isomat())
 
 
 @claim(
@@ -438,7 +437,7 @@ def _eq6():
         return sympy.Matrix(matrix_layer2(Up, Vp, Uq, Vq, B, order=o)(P, Q)) == Up.T * P * Vp + Uq.T * Q * Vq + B
 
     prop = property_search(ok, draws, describe="dimensions 1..3, integers in [-5, 5], order C/F", max_examples=12)
-    return decide(_layer_trial("CF", 2), exhaustive_crosscheck=_crosscheck(sym), property_crosscheck=_crosscheck(prop))
+    return decide(_layer_trial("CF", 2), exhaustive_crosscheck=sym, property_crosscheck=prop)
 
 
 def _exact_sigma(M):
@@ -483,7 +482,7 @@ def _eq8():
 
     t = property_search(ok, dims.flatmap(draw), describe="all dimensions 1..3, integers in [-5, 5]", max_examples=15)
     return decide(all_of(_layer_trial("C", 2, sigma=True), _layer_trial("C", 1, sigma=True)),
-                  isomat_cell_crosscheck=_crosscheck(t))
+                  isomat_cell_crosscheck=t)
 
 
 @claim(
@@ -548,7 +547,7 @@ def _sec23_ratio():
     return by_readings(
         Reading("square hidden matrix",
                 "the hidden matrix grows as a square h×h: parameters / memory → 3, a constant",
-                decide(t, isomat_count_crosscheck=_crosscheck(agree), matrix_parameters=str(mat),
+                decide(t, isomat_count_crosscheck=agree, matrix_parameters=str(mat),
                        vector_parameters=str(vec))),
         Reading("one hidden dimension grows",
                 "the hidden matrix h1×h2 grows along one dimension (h2 fixed): the ratio stays bounded",
@@ -612,7 +611,7 @@ def _lstm():
             first_bad = t
     num = first_bad or Trial(True, "numeric", {"compared": "matrix LSTM vs Kronecker vector LSTM, 20 instances",
                                                "rtol": 1e-12, "atol": 1e-12, "max_abs_error": worst})
-    return decide(all_of(*trials, _layer_trial("C", 2, sigma=True)), isomat_cell_crosscheck=_crosscheck(num))
+    return decide(all_of(*trials, _layer_trial("C", 2, sigma=True)), isomat_cell_crosscheck=num)
 
 
 def _gru_isomat() -> Trial:
@@ -678,6 +677,6 @@ def _gru():
                   printed_dHt_dRt_is_zero=sympy.diff(printed, r) == 0,
                   printed_equals_previous_state=_scalar(printed - h, "printed Ht − Ht−1").ok,
                   reset_gate_witness_1x1={"H~": "tanh(r h v)", "dHt/dRt": str(sympy.simplify(dR)), "nonzero": dR != 0},
-                  isomat_gru_crosscheck=_crosscheck(_gru_isomat()))
+                  isomat_gru_crosscheck=_gru_isomat())
 
 

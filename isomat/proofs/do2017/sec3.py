@@ -9,7 +9,6 @@ from ._common import (  # noqa: F401
     all_of,
     ATLAS,
     claim,
-    _crosscheck,
     decide,
     exhaustive,
     FLATTENING_LEMMAS,
@@ -68,7 +67,7 @@ def _eq11():
         return (At * H - ref).expand().is_zero_matrix and all(sum(At.row(i)) == 1 for i in range(At.rows))
 
     t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs with 1-5 nodes, no isolated node", method="exact")
-    return decide(_mean_aggregation_proof(), exhaustive_crosscheck=_crosscheck(t),
+    return decide(_mean_aggregation_proof(), exhaustive_crosscheck=t,
                   graphs_with_isolated_nodes_excluded=len(ATLAS) - len(graphs))
 
 
@@ -93,7 +92,7 @@ def _mean_aggregation_proof() -> Trial:
                                text="for all m >= 0 and d > 0: d·Σ_{j<m} A_ij/d = Σ_{j<m} A_ij"),
               prover.induction("aggregate-scaled", k, lambda k: z3.Implies(d > 0, ag(k) * d == nb(k)), axioms=ax,
                                text="for all m >= 0 and d > 0: d·Σ_{j<m} (A_ij/d) h_j = Σ_{j<m} A_ij h_j")]
-    proof = prover.prove(z3.And(rs(nv) == 1, ag(nv) == nb(nv) / d), assuming=[nv >= 1, d == deg(nv), d > 0],
+    proof = prover.prove(z3.And(rs(nv) == 1, ag(nv) == nb(nv) / d), assuming=[nv >= 1, d == deg(nv), d > 0], sizes=[nv],
                          lemmas=lemmas, axioms=ax,
                          for_all="for every graph on |V| >= 1 nodes and every node i with D_ii = Σ_j A_ij > 0 (A_ij "
                                  "any nonnegative weights; 0/1 for eq. 9), every real H column (uninterpreted)")
@@ -129,11 +128,11 @@ def _eq12():
     eye = lambda x, y: z3.If(x == y, z3.RealVal(1), z3.RealVal(0))  # noqa: E731  (the identity matrix's entries)
     proof = prover.prove(
         z3.And(z3.Implies(k != i, eye(k, i) * G(k, 0) == 0), eye(i, i) * G(i, 0) == G(i, 0)),
-        assuming=[n >= 1, 0 <= i, i < n, 0 <= k, k < n],
+        assuming=[n >= 1, 0 <= i, i < n, 0 <= k, k < n], sizes=[n],
         for_all="for all |V| = n >= 1, 0 <= i, k < n, every real G = H W1ᵀ + H̃ W2ᵀ (uninterpreted; any column)")
     return decide(proof.trial("(IᵀG)[i, :] = Σ_k I[k, i] G[k, :] has the single nonzero term k = i, which is G[i, :] "
                               "= h_i W1ᵀ + h̃_i W2ᵀ; with the bias row (1bᵀ)[i, :] = bᵀ, row i is f(h_i, h̃_i)'s pre-activation"),
-                  exhaustive_crosscheck=_crosscheck(t))
+                  exhaustive_crosscheck=t)
 
 
 @claim(
@@ -176,12 +175,12 @@ def _eq13():
             match == (jh == j),  # stored entries: exactly the columns reading feature j
             z3.Implies(match, Lam(k, i, lc) * H(lh, jh) == Lam(k, i, lh) * H(lh, j)),  # the term of (Λ(k)H)[i, j] at l'
             0 <= _vecidx(l, j, N, d, o), _vecidx(l, j, N, d, o) < N * d, match2, l2 == l, j2 == j)  # every l is hit once
-        proofs.append(prover.prove(goal, assuming=hyps, lemmas=FLATTENING_LEMMAS,
+        proofs.append(prover.prove(goal, assuming=hyps, lemmas=FLATTENING_LEMMAS, sizes=[N, n, d],
                                    for_all=f"for all |V| = N >= 1, n >= 1 attentions, d >= 1, 0 <= row < N·n·d, "
                                            f"0 <= col < N·d, 0 <= l < N, every real Λ(k), H (uninterpreted), order {o}"
                                    ).trial(f"multi_attention_entry, order {o}: row ↔ H̃[i, kd + j]; the stored entries of "
                                            "the row are the columns H[l, j], l < N, each once, with weight Λ(k)[i, l]"))
-    return decide(all_of(*proofs), property_crosscheck=_crosscheck(prop))
+    return decide(all_of(*proofs), property_crosscheck=prop)
 
 
 def _softmax_proof() -> Trial:
@@ -207,7 +206,7 @@ def _softmax_proof() -> Trial:
               prover.induction("softmax-scaled", k, lambda n: z3.Implies(S > 0, lam(n) * S == tot(n)), axioms=ax,
                                text="for all m >= 0 and S > 0: S·Σ_{j<m} exp(g_ij)/S = Σ_{j<m} exp(g_ij)")]
     proof = prover.prove(z3.And(tot(K) > 0, lam(K) == 1, e(j) / tot(K) > 0),
-                         assuming=[K >= 1, pos(K), S == tot(K), 0 <= j, j < K], lemmas=lemmas, axioms=ax,
+                         assuming=[K >= 1, pos(K), S == tot(K), 0 <= j, j < K], lemmas=lemmas, axioms=ax, sizes=[K],
                          for_all="for every number K >= 1 of neighbours, every neighbour 0 <= j < K and every real score "
                                  "g(h_i, h_j) (e_j = exp(g) > 0, uninterpreted)")
     return proof.trial("Λij = exp(g_ij) / Σ_l exp(g_il): the denominator is positive, Λij > 0, and Σ_j Λij = 1")
@@ -246,7 +245,7 @@ def _attention():
     pos = [bool(v.is_positive) for v in lam]  # SymPy must prove Λij > 0 (None counts as not proved)
     positive = Trial(all(pos), "symbolic", {"compared": "Λij > 0 proved by SymPy's assumptions (real g)"},
                      None if all(pos) else {"not_proved_positive": [str(v) for v, p in zip(lam, pos) if not p]})
-    return decide(_softmax_proof(), sympy_3_neighbours_crosscheck=_crosscheck(all_of(rows, positive)))
+    return decide(_softmax_proof(), sympy_3_neighbours_crosscheck=all_of(rows, positive))
 
 
 @claim(

@@ -1,0 +1,84 @@
+"""do2017's mutants (see tests/mutants/__init__.py): the matrix-layer and graph entry rules the proofs are about,
+and the builders and cells the claims check against their references."""
+
+from __future__ import annotations
+
+from . import Mutant
+
+_LAYER_CLAIMS = ("do2017:eq3", "do2017:eq6", "do2017:eq8", "do2017:sec2.3/lstm", "do2017:eq19", "do2017:fig3",
+                 "do2017:beyond/eq5-vector-form")
+
+
+def _swap_output_entry(entry):
+    def broken(row, col, in_shapes, out_shape, order="C"):
+        k, i, a, j, b = entry(row, col, in_shapes, out_shape, order)
+        return k, i, b, j, a  # the output entry (a, b) read transposed
+    return broken
+
+
+def _swap_input_entry(entry):
+    def broken(row, col, in_shapes, out_shape, order="C"):
+        k, i, a, j, b = entry(row, col, in_shapes, out_shape, order)
+        return k, j, a, i, b  # the input entry (i, j) read transposed
+    return broken
+
+
+def _doubled(f):
+    def broken(*args, **kwargs):
+        return 2 * f(*args, **kwargs)
+    return broken
+
+
+def _renorm_one_sided(entry):
+    def broken(a_ij, same, s_i, s_j):
+        return entry(a_ij, same, s_i, s_i)  # s_i (A_ij + δ_ij) s_i: not symmetric
+    return broken
+
+
+def _attention_wrong_feature(entry):
+    def broken(row, col, N, n, d, order="C"):
+        k, i, l, j, match = entry(row, col, N, n, d, order)
+        return k, l, i, j, match  # Λ(k)[l, i] instead of Λ(k)[i, l]
+    return broken
+
+
+def _count_plus_one(count):
+    def broken(*args, **kwargs):
+        return count(*args, **kwargs) + 1
+    return broken
+
+
+def _first_of_pair_doubled(cell):
+    def broken(*args, **kwargs):
+        out = cell(*args, **kwargs)
+        if isinstance(out, tuple):
+            return (2 * out[0], *out[1:])
+        return 2 * out
+    return broken
+
+
+MUTANTS = [
+    Mutant("matrix_layer_entry-output-transposed", "entry rule", "isomat.algebra.matrix_layer:matrix_layer_entry",
+           _swap_output_entry, _LAYER_CLAIMS + ("do2017:beyond/eq2-contains-eq1",),
+           "the weight's row read as output entry (b, a) instead of (a, b)"),
+    Mutant("matrix_layer_entry-input-transposed", "entry rule", "isomat.algebra.matrix_layer:matrix_layer_entry",
+           _swap_input_entry, _LAYER_CLAIMS, "the weight's column read as input entry (j, i) instead of (i, j)"),
+    Mutant("mean_aggregation_entry-doubled", "entry rule", "isomat.algebra.graph:mean_aggregation_entry",
+           _doubled, ("do2017:eq11",), "Ã_ij = 2 A_ij / D_ii: rows sum to 2"),
+    Mutant("renormalized_adjacency_entry-one-sided", "entry rule", "isomat.algebra.graph:renormalized_adjacency_entry",
+           _renorm_one_sided, ("do2017:eq19",), "s_i (A_ij + δ_ij) s_i: the renormalized adjacency is not symmetric"),
+    Mutant("multi_attention_entry-transposed", "entry rule", "isomat.algebra.graph:multi_attention_entry",
+           _attention_wrong_feature, ("do2017:eq13",), "row i of H̃ reads Λ(k)[l, i] instead of Λ(k)[i, l]"),
+    Mutant("matrix_layer_parameter_count-plus-one", "builder", "isomat.algebra.matrix_layer:matrix_layer_parameter_count",
+           _count_plus_one, ("do2017:abstract/parameters", "do2017:sec2.3/ratio"), "one parameter too many"),
+    Mutant("chebyshev_filter-doubled", "builder", "isomat.algebra.graph:chebyshev_filter", _doubled,
+           ("do2017:eq16", "do2017:eq17", "do2017:eq18"), "the Chebyshev filter matrix scaled by 2"),
+    Mutant("spectral_filter-doubled", "builder", "isomat.algebra.graph:spectral_filter", _doubled,
+           ("do2017:eq14",), "the spectral filter U g(Λ) Uᵀ scaled by 2"),
+    Mutant("matrix_lstm_cell-hidden-doubled", "builder", "isomat.algebra.matrix_layer:matrix_lstm_cell",
+           _first_of_pair_doubled, ("do2017:sec2.3/lstm",), "the matrix LSTM's hidden state scaled by 2"),
+    Mutant("matrix_gru_cell-doubled", "builder", "isomat.algebra.matrix_layer:matrix_gru_cell",
+           _first_of_pair_doubled, ("do2017:appa/gru",), "the matrix GRU's new state scaled by 2"),
+    Mutant("matrix_highway-doubled", "builder", "isomat.algebra.matrix_layer:matrix_highway",
+           _first_of_pair_doubled, ("do2017:sec2.2/highway",), "the matrix highway layer's output scaled by 2"),
+]

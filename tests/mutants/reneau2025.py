@@ -1,0 +1,82 @@
+"""reneau2025's mutants (see tests/mutants/__init__.py): the Kronecker and mode-product entry rules the proofs are
+about, and the NdLinear builders and counting functions the claims check against their references."""
+
+from __future__ import annotations
+
+from . import Mutant
+
+
+def _doubled(f):
+    def broken(*args, **kwargs):
+        return 2 * f(*args, **kwargs)
+    return broken
+
+
+def _plus_one_entry(key):
+    def mutate(count):
+        def broken(*args, **kwargs):
+            out = dict(count(*args, **kwargs))
+            out[key] += 1
+            return out
+        return broken
+    return mutate
+
+
+def _plus_one(count):
+    def broken(*args, **kwargs):
+        return count(*args, **kwargs) + 1
+    return broken
+
+
+def _kron_entry_swapped(entry):
+    def broken(row, col, a, b, shape_b):
+        from isomat._index import fdiv, fmod
+        p, q = shape_b
+        # the column digits decoded with the row's radix
+        return a(fdiv(row, p), fdiv(col, p)) * b(fmod(row, p), fmod(col, p))
+    return broken
+
+
+def _first_factor_doubled(factors):
+    def broken(*args, **kwargs):
+        out = list(factors(*args, **kwargs))
+        out[0] = 2 * out[0]
+        return out
+    return broken
+
+
+def _first_weight_doubled(builder):
+    def broken(weights, *args, **kwargs):
+        ws = list(weights)
+        ws[0] = 2 * ws[0]
+        return builder(ws, *args, **kwargs)
+    return broken
+
+
+MUTANTS = [
+    Mutant("kron_entry-wrong-radix", "entry rule", "isomat.algebra.kron:kron_entry", _kron_entry_swapped,
+           ("reneau2025:appa", "reneau2025:alg1"), "the column of A ⊗ B decoded with the row radix p instead of q"),
+    Mutant("kron_entry-doubled", "entry rule", "isomat.algebra.kron:kron_entry", _doubled,
+           ("reneau2025:appa", "reneau2025:alg1"), "every Kronecker entry doubled"),
+    Mutant("kron_rearrange_entry-doubled", "entry rule", "isomat.algebra.kron:kron_rearrange_entry", _doubled,
+           ("reneau2025:appa",), "the Van Loan–Pitsianis rearrangement scaled by 2"),
+    Mutant("mode_product_entry-doubled", "entry rule", "isomat.algebra.ndlinear:mode_product_entry", _doubled,
+           ("reneau2025:sec2.2", "reneau2025:alg1"), "Algorithm 1's step entry rule scaled by 2"),
+    Mutant("mode_bias_entry-doubled", "entry rule", "isomat.algebra.ndlinear:mode_bias_entry", _doubled,
+           ("reneau2025:alg1",), "Algorithm 1's step bias doubled"),
+    Mutant("ndlinear_matrix-first-weight-doubled", "builder", "isomat.algebra.ndlinear:ndlinear_matrix",
+           _first_weight_doubled, ("reneau2025:alg1", "reneau2025:alg1/order"),
+           "the flattened NdLinear operator built from 2·W_1"),
+    Mutant("ndlinear_apply-first-weight-doubled", "builder", "isomat.algebra.ndlinear:ndlinear_apply",
+           lambda f: (lambda X, weights, *a, **k: f(X, [2 * weights[0], *list(weights)[1:]], *a, **k)),
+           ("reneau2025:alg1",), "ndlinear_apply with 2·W_1"),
+    Mutant("ndlinear_param_count-plus-one", "builder", "isomat.algebra.ndlinear:ndlinear_param_count",
+           _plus_one_entry("ndlinear"), ("reneau2025:sec3.1", "reneau2025:sec3.1/example"),
+           "NdLinear's parameter count one too high"),
+    Mutant("ndlinear_flops-plus-one", "builder", "isomat.algebra.ndlinear:ndlinear_flops", _plus_one_entry("ndlinear"),
+           ("reneau2025:eq1", "reneau2025:eq1/example"), "eq. (1)'s FLOP count one too high"),
+    Mutant("lora_param_count-plus-one", "builder", "isomat.algebra.ndlinear:lora_param_count", _plus_one,
+           ("reneau2025:tab1/qwen3-1.7b", "reneau2025:tab1/llama3-8b"), "LoRA's parameter count one too high"),
+    Mutant("kronecker_factors-first-doubled", "builder", "isomat.algebra.kron:kronecker_factors", _first_factor_doubled,
+           ("reneau2025:appa",), "the first recovered Kronecker factor doubled"),
+]
