@@ -58,8 +58,43 @@ def _row(rec: dict[str, Any]) -> str:
             f"{methods:<{_METHODS_W}} {rec['seconds']:>8.2f}")
 
 
+def proof_counts(records: list[dict[str, Any]]) -> dict[str, int]:
+    """How the proved records of ``records`` count (issue 22): ``proved_for_all_sizes`` (non-empty
+    ``sizes``, no ``same_proof_as``), ``proved_identities`` (size-free, no ``same_proof_as``),
+    ``proved_repeated`` (``same_proof_as``: counted once, under the other claim), and of all proved
+    records, ``rechecked_cvc5`` (every Z3 obligation confirmed by cvc5), ``single_solver`` (some only
+    by Z3) and ``sympy_only`` (a SymPy identity: no SMT obligation)."""
+    proved = [r for r in records if r.get("strength") == "proved"]
+    counted = [r for r in proved if not r.get("same_proof_as")]
+    out = {
+        "proved": len(proved),
+        "proved_for_all_sizes": sum(1 for r in counted if r.get("sizes")),
+        "proved_identities": sum(1 for r in counted if not r.get("sizes")),
+        "proved_repeated": len(proved) - len(counted),
+        "rechecked_cvc5": 0,
+        "single_solver": 0,
+        "sympy_only": 0,
+    }
+    for r in proved:
+        ss = r.get("second_solver")
+        if not ss:
+            out["sympy_only"] += 1
+        elif ss["confirmed"] == ss["obligations"]:
+            out["rechecked_cvc5"] += 1
+        else:
+            out["single_solver"] += 1
+    return out
+
+
+def ledger_counts(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The tally of ``records`` as JSON: claims, verdicts, strengths and :func:`proof_counts`."""
+    return {"claims": len(records), "verdicts": dict(sorted(Counter(r["verdict"] for r in records).items())),
+            "strengths": dict(sorted(Counter(_strength(r) for r in records).items())), **proof_counts(records)}
+
+
 def _counts(records: list[dict[str, Any]]) -> str:
-    """'N claims: a holds, ...; by strength: p proved, ...' (strengths in order, strongest first)."""
+    """'a holds, ...; by strength: p proved, ...; proved: f for all sizes, i identities, r repeated;
+    second solver: ...' (strengths in order, strongest first)."""
     from .proofs.engine import STRENGTHS
 
     verdicts = Counter(r["verdict"] for r in records)
@@ -67,8 +102,14 @@ def _counts(records: list[dict[str, Any]]) -> str:
     order = [*STRENGTHS, "-"]
     by_strength = ", ".join(f"{strengths[k]} {k if k != '-' else 'none (not-checkable)'}"
                             for k in order if strengths[k])
-    return (", ".join(f"{v} {k}" for k, v in sorted(verdicts.items()))
-            + f"; by strength: {by_strength}")
+    text = ", ".join(f"{v} {k}" for k, v in sorted(verdicts.items())) + f"; by strength: {by_strength}"
+    pc = proof_counts(records)
+    if pc["proved"]:
+        text += (f"; proved: {pc['proved_for_all_sizes']} for all sizes, {pc['proved_identities']} identities, "
+                 f"{pc['proved_repeated']} repeated (same proof as another claim); second solver: "
+                 f"{pc['rechecked_cvc5']} re-checked by cvc5, {pc['single_solver']} single-solver (z3), "
+                 f"{pc['sympy_only']} SymPy identities")
+    return text
 
 
 def _readings_line(r: dict[str, Any]) -> str:
@@ -104,7 +145,15 @@ def _proof_detail(r: dict[str, Any]) -> str:
 
     ev = r.get("evidence", {})
     walk(ev.get("corrected") if r["verdict"] == "holds-corrected" else ev.get("printed", ev))
-    return "proved " + "; ".join(dict.fromkeys(found)) if found else ""
+    text = "proved " + "; ".join(dict.fromkeys(found)) if found else ""
+    extra = [f"sizes: {', '.join(r['sizes'])}" if r.get("sizes") else "size-free identity"]
+    if r.get("same_proof_as"):
+        extra.append(f"same proof as `{r['same_proof_as']}` (counted there)")
+    ss = r.get("second_solver")
+    if ss:
+        extra.append(f"cvc5 confirmed {ss['confirmed']}/{ss['obligations']} obligations"
+                     + (f" (single-solver: {'; '.join(ss['single_solver'][:2])})" if ss["single_solver"] else ""))
+    return (text + " [" + "; ".join(extra) + "]").strip()
 
 
 def _cell(text: str, limit: int = 400) -> str:
@@ -136,6 +185,7 @@ def _detail(r: dict[str, Any]) -> str:
 
 def _markdown(report: dict[str, Any]) -> str:
     records = report["claims"]
+    pc = proof_counts(_split_beyond(records)[0])
     lines = [
         "# isomat claims ledger",
         "",
@@ -154,7 +204,19 @@ def _markdown(report: dict[str, Any]) -> str:
         "isomat finds that a paper does not state (`<paper>:beyond/...`) are listed apart and are not "
         "counted in the paper's tally.",
         "",
+        "Proved claims are counted three ways: **proved for all sizes** — the record lists the symbolic "
+        "sizes it quantifies (`sizes`); **proved identities** — size-free (a fixed-size block, scalar "
+        "calculus); **repeated** — every obligation is discharged inside another claim's proof "
+        "(`same_proof_as`), counted there once. Every Z3 obligation is re-checked by cvc5 (within a "
+        "deterministic resource limit): a proof cvc5 did not confirm stands on Z3 alone and is marked "
+        "single-solver with the reason; `isomat verify --export-smt DIR` writes the obligations as "
+        "SMT-LIB 2 files anyone can re-check.",
+        "",
         f"All papers: {_counts(_split_beyond(records)[0])}.",
+        "",
+        f"**{pc['proved_for_all_sizes']} proved for all sizes**, {pc['proved_identities']} proved identities, "
+        f"{pc['proved_repeated']} repeated proofs; {pc['rechecked_cvc5']} proofs re-checked by cvc5, "
+        f"{pc['single_solver']} single-solver, {pc['sympy_only']} SymPy identities.",
         "",
     ]
     papers = list(dict.fromkeys(r["paper"] for r in records))
@@ -267,7 +329,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"isomat verify: claims file {args.claims!r} failed to load: {type(exc).__name__}: {exc}", file=err)
         return 2
     if args.claim and not args.json:
-        report = proofs.run(claims=chosen, backend=args.backend)
+        report = proofs.run(claims=chosen, backend=args.backend, export_smt=args.export_smt)
         (rec,) = report["claims"]
         print(_full_record(rec), file=out)
         return 1 if (report["regressions"] or rec["verdict"] == "error") else 0
@@ -291,9 +353,13 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 print(f"    {_readings_line(rec)}", file=out)
 
     jobs = args.jobs if args.jobs is not None else proofs.default_jobs(args.backend)
-    report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs)
+    if args.export_smt:
+        Path(args.export_smt).mkdir(parents=True, exist_ok=True)
+    report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
+                         export_smt=args.export_smt)
               if chosen is not None
-              else proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs))
+              else proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
+                              export_smt=args.export_smt))
     if show_progress:
         print(file=err)
     report = {
@@ -304,6 +370,10 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         **report,
     }
     records = report["claims"]
+    own_records, beyond_records = _split_beyond(records)
+    report["counts"] = ledger_counts(own_records)
+    if beyond_records:
+        report["counts_beyond"] = ledger_counts(beyond_records)
     errors = [r for r in records if r["verdict"] == "error"]
     if args.json:
         json.dump(report, out, indent=1, ensure_ascii=False)
@@ -314,6 +384,10 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if beyond:
             print(f"{len(beyond)} results beyond the papers (not in the tally): {_counts(beyond)}", file=out)
         print(f"{len(own)} claims in {report['total_seconds']:.1f} s: {_counts(own)}", file=out)
+    if args.export_smt:
+        n = len(list(Path(args.export_smt).glob("*.smt2")))
+        print(f"isomat verify: {n} SMT-LIB obligations in {args.export_smt} (re-check: python -m "
+              f"isomat.proofs.recheck {args.export_smt})", file=err)
     if args.markdown:
         Path(args.markdown).write_text(_markdown(report), encoding="utf-8")
     if args.write_expected:
@@ -335,7 +409,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _bench_dir(given: str | None) -> str:
     """The benchmarks directory: the one given, else ./benchmarks, else the checkout's (found from the package),
-    so `isomat bench` works from any directory of a source checkout."""
+    else the copy an installed wheel carries (isomat/_benchmarks), so `isomat bench` works from any directory
+    of a source checkout and from an installed isomat."""
     from pathlib import Path
 
     if given is not None:
@@ -344,7 +419,10 @@ def _bench_dir(given: str | None) -> str:
     if here.is_dir():
         return str(here)
     beside = Path(__file__).resolve().parent.parent / "benchmarks"
-    return str(beside) if beside.is_dir() else str(here)
+    if beside.is_dir():
+        return str(beside)
+    shipped = Path(__file__).resolve().parent / "_benchmarks"  # an installed wheel carries them here
+    return str(shipped) if shipped.is_dir() else str(here)
 
 
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -373,6 +451,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "order", "force"}
         params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(vars(args).items())
                   if k not in skip and v is not None and not callable(v)}
+        params.update(fam.describe(args))  # e.g. a kernel file's real channels and content hash
         metadata = {"isomat_version": __version__, "kind": args.kind, "parameters": params,
                     "shape": list(M.shape), "input_shape": list(in_shape), "output_shape": list(out_shape),
                     "rows": "outputs", "columns": "inputs", "convention": "y = W x",
@@ -392,7 +471,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 1
     if random_values:
         print(f"seed {seed}", file=out)
-    print(f"wrote {path}: {args.kind} operator {M.shape[0]}x{M.shape[1]}, {M.nnz} stored entries, "
+    print(f"wrote {path}: {args.kind} operator {M.shape[0]}x{M.shape[1]} "
+          f"({'x'.join(map(str, in_shape))} -> {'x'.join(map(str, out_shape))}), {M.nnz} stored entries, "
           f"format {path.suffix.lstrip('.')}", file=out)
     return 0
 
@@ -494,6 +574,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "evidence, counterexample, correction); with --json, the record as JSON")
     v.add_argument("--json", action="store_true", help="print the ledger as JSON (conventions.md schema)")
     v.add_argument("--markdown", metavar="FILE", help="also write the ledger as a Markdown table to FILE")
+    v.add_argument("--export-smt", metavar="DIR", default=None,
+                   help="write every Z3 proof obligation of the run into DIR as one SMT-LIB 2 file (named by claim "
+                        "id); unsat confirms a proof: python -m isomat.proofs.recheck DIR, cvc5 FILE or z3 -smt2 FILE")
     v.add_argument("--backend", choices=["numpy", "cupy"], default="numpy",
                    help="field for the float checks (default numpy; cupy needs a usable GPU)")
     v.add_argument("--jobs", type=positive, default=None, metavar="N",

@@ -293,3 +293,15 @@ def test_claims_a_fresh_process_cannot_declare_run_here(monkeypatch):
     records = proofs.run(claims=[local, replaced, *proofs.load(["reneau2025"])[1:3]], jobs=2)["claims"]
     assert records[0]["verdict"] == "refuted" and records[0]["counterexample"]["case"] == 1
     assert records[1]["id"] == ledger.id and records[1]["evidence"]["printed"]["cases"] == "replaced"
+
+
+def test_second_solver_counts_the_obligations_cvc5_confirmed():
+    from isomat.proofs.engine import second_solver
+
+    z3_ok = {"name": "z3", "version": "4", "result": "unsat"}
+    ev = {"printed": {"for_all": "n", "solvers": [z3_ok, {"name": "cvc5", "version": "1", "result": "unsat"}],
+                      "lemmas": [{"name": "l", "solvers": [z3_ok, {"name": "cvc5", "version": "1", "result": "unknown"}],
+                                  "single_solver": "cvc5: unknown (resource limit 1 ran out)"}]}}
+    assert second_solver(ev) == {"obligations": 2, "confirmed": 1,
+                                 "single_solver": ["cvc5: unknown (resource limit 1 ran out)"]}
+    assert second_solver({"printed": {"for_all": "x", "tool": "sympy"}}) is None

@@ -190,3 +190,111 @@ def test_induction_keeps_its_hypotheses_in_the_lemma():
     assert p.status != "proved"
     with pytest.raises(ValueError, match="induction variable"):
         pv.induction("bad", k, lambda x: f(x, d) >= 0, assuming=[k >= 0], text="x")
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 22: soundness regressions, the second solver, hints, the guide's worked example
+# ---------------------------------------------------------------------------------------------
+def test_a_lemma_may_not_quantify_a_variable_an_axiom_pins_down():
+    x, y = pv.ints("x y")
+    ax = pv.axiom("x-is-zero", x == 0, text="x = 0")
+    with pytest.raises(ValueError, match="quantifies x"):
+        pv.lemma("bad", [x], x == 0, axioms=[ax], text="for all x: x = 0")
+    with pytest.raises(ValueError, match="quantifies x"):
+        pv.induction("bad-induction", x, lambda n: n == 0, axioms=[ax], text="for all x: x = 0")
+
+
+def test_contradictory_hypotheses_are_vacuous_never_proved():
+    (z,) = pv.ints("z")
+    p = pv.prove(z == 1, assuming=[z > 0, z < 0], for_all="z > 0 and z < 0")
+    assert p.status == "vacuous" and not p.proved and p.witness is None
+    with pytest.raises(CheckError):
+        p.trial()
+
+
+def test_an_implication_with_an_unsatisfiable_antecedent_is_vacuous():
+    (z,) = pv.ints("z")
+    p = pv.prove(z3.Implies(z * z < 0, z == 7), for_all="every z")
+    assert p.status == "vacuous"
+    q = pv.prove(z3.Implies(z > 3, z >= 4), for_all="every z")
+    assert q.status == "proved" and q.witness is not None
+
+
+def test_an_induction_whose_base_holds_vacuously_still_works():
+    n = z3.Int("n")
+    lm = pv.induction("positive-square", n, lambda k: z3.Implies(k >= 1, k * k >= k), text="for all n >= 1: n² >= n")
+    assert lm.method.startswith("induction")
+    a = z3.Int("a")
+    assert pv.prove(a * a >= a, assuming=[a >= 1], lemmas=[lm.at(a)], for_all="a >= 1").proved
+
+
+def test_sizes_must_be_free_unknowns_of_the_obligation():
+    H, W, i = pv.ints("H W i")
+    goal, hyps = pv.fdiv(i, W) * W + pv.fmod(i, W) == i, [H >= 1, W >= 1, 0 <= i, i < H * W]
+    assert pv.prove(goal, assuming=hyps, sizes=[H, W], for_all="H, W").sizes == ["H", "W"]
+    with pytest.raises(ValueError, match="not free unknowns"):
+        pv.prove(goal, assuming=hyps, sizes=["N"], for_all="H, W")
+    with pytest.raises(TypeError):
+        pv.prove(goal, assuming=hyps, sizes="H", for_all="H, W")
+
+
+def test_the_wall_clock_raises_prooftimeout_never_unknown():
+    from isomat.errors import ProofTimeout
+
+    C, H, W, r, o = pv.ints("C H W r o")
+    c, y, x = pv.fdiv(o, H * r * W * r), pv.fmod(pv.fdiv(o, W * r), H * r), pv.fmod(o, W * r)
+    src = ((c * r * r + pv.fmod(y, r) * r + pv.fmod(x, r)) * H + pv.fdiv(y, r)) * W + pv.fdiv(x, r)
+    with pytest.raises(ProofTimeout):
+        pv.prove(src < C * r * r * H * W, assuming=[C >= 1, H >= 1, W >= 1, r >= 1, 0 <= o, o < C * H * r * W * r],
+                 for_all="a hard goal", rlimit=10**12, timeout_s=0.05)
+
+
+def test_a_proof_lists_the_solvers_that_agreed():
+    H, W, i = pv.ints("H W i")
+    p = pv.prove(pv.fdiv(i, W) * W + pv.fmod(i, W) == i, assuming=[H >= 1, W >= 1, 0 <= i, i < H * W],
+                 sizes=[H, W], for_all="H, W >= 1 and 0 <= i < HW")
+    assert [(s["name"], s["result"]) for s in p.solvers] == [("z3", "unsat"), ("cvc5", "unsat")]
+    assert all(s["version"] for s in p.solvers) and p.single_solver is None
+    ev = p.trial().evidence
+    assert ev["solvers"] == p.solvers and "single_solver" not in ev
+    assert "(set-logic ALL)" not in p.smtlib and "(check-sat)" in p.smtlib
+    # lemmas record theirs too
+    assert pv.FLATTEN_DIV_MOD.record()["solvers"][1] == {"name": "cvc5", "version": pv.CVC5_VERSION, "result": "unsat"}
+
+
+def test_cvc5_unknown_leaves_a_single_solver_proof():
+    H, W, i = pv.ints("H W i")
+    p = pv.prove(pv.fdiv(i, W) * W + pv.fmod(i, W) == i, assuming=[H >= 1, W >= 1, 0 <= i, i < H * W],
+                 for_all="H, W >= 1 and 0 <= i < HW", cvc5_rlimit=1)
+    assert p.status == "proved"  # Z3's proof stands
+    assert p.solvers[1]["result"] == "unknown"
+    assert p.single_solver is not None and p.single_solver.startswith("cvc5: unknown (resource limit")
+    assert p.trial().evidence["single_solver"] == p.single_solver
+
+
+def test_unknown_says_what_to_try():
+    C, H, W, r, o = pv.ints("C H W r o")
+    c, y, x = pv.fdiv(o, H * r * W * r), pv.fmod(pv.fdiv(o, W * r), H * r), pv.fmod(o, W * r)
+    src = ((c * r * r + pv.fmod(y, r) * r + pv.fmod(x, r)) * H + pv.fdiv(y, r)) * W + pv.fdiv(x, r)
+    p = pv.prove(src < C * r * r * H * W, assuming=[C >= 1, H >= 1, W >= 1, r >= 1, 0 <= o, o < C * H * r * W * r],
+                 for_all="pixel shuffle source range", rlimit=500_000)
+    assert p.status == "unknown"
+    assert "resource limit" in p.hint and "raise rlimit" in p.hint
+    assert "bound the digits" in p.hint and "FLATTEN_DIV_MOD" in p.hint and "NESTED_MOD" in p.hint
+    fallback = p.or_else(lambda: exhaustive(lambda k: True, range(3), describe="k < 3"))
+    assert fallback.evidence["proof_attempt"]["hint"] == p.hint
+
+
+def test_the_guides_examples_run():
+    """docs/guide/proofs.md: every ```python block is a doctest (the pixel-shuffle example among them)."""
+    import doctest
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "guide" / "proofs.md").read_text(encoding="utf-8")
+    code = "\n".join(re.findall(r"```python\n(.*?)```", text, flags=re.S))
+    test = doctest.DocTestParser().get_doctest(code, {}, "proofs.md", "docs/guide/proofs.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted >= 30 and result.failed == 0, result

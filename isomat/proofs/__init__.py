@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import _validate
 from . import engine
+from . import smt as recheck
 from .engine import PAPERS, REGISTRY, VERDICTS, Claim, run_claim, using_float_backend
 
 EXPECTED_DIR = Path(__file__).with_name("expected")
@@ -101,8 +102,10 @@ def _where(check: Any) -> tuple[str, int, str] | None:
     return None if code is None else (code.co_filename, code.co_firstlineno, check.__qualname__)
 
 
-def _start_worker(backend: str, sources: list[str]) -> None:
+def _start_worker(backend: str, sources: list[str], export_smt: str | None = None) -> None:
     engine._float_backend.set(backend)
+    # before the claims' modules are imported, so the lemmas they prove at import are written too
+    recheck.export_to(export_smt)
     for src in sources:
         if src.endswith(".py"):
             load_file(src)
@@ -132,6 +135,7 @@ def run(
     on_record: Callable[[int, int, dict[str, Any]], None] | None = None,
     on_start: Callable[[int, int, Claim], None] | None = None,
     jobs: int = 1,
+    export_smt: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run the ledger (or the given ``claims``) and return the report: records, total seconds,
     and the differences from the expected verdicts of the five papers (claims of other sources
@@ -143,7 +147,10 @@ def run(
     callbacks, still come in the claims' order, and each claim is the same computation as in one
     process (checks are independent, seeded, and share no state but pure caches). A claim that a
     fresh process does not declare the same way -- one made in a notebook or a function body, or
-    whose check was replaced here -- is run here instead."""
+    whose check was replaced here -- is run here instead.
+
+    ``export_smt`` is a directory: every Z3 proof obligation of the run is written there as one
+    SMT-LIB 2 file (see :mod:`isomat.proofs.recheck`), by whichever process discharges it."""
     if claims is not None and papers is not None:
         raise ValueError("give papers or claims, not both")
     jobs = _validate.positive_int("jobs", jobs)
@@ -154,11 +161,14 @@ def run(
     t0 = time.perf_counter()
     records = []
     pool = None
+    export = None if export_smt is None else str(Path(export_smt).resolve())
+    if export is not None:
+        recheck.export_to(export)
     with using_float_backend(backend):
         try:
             if min(jobs, len(claims)) > 1:
                 pool = multiprocessing.get_context("spawn").Pool(min(jobs, len(claims)), initializer=_start_worker,
-                                                                 initargs=(backend, _claim_sources(claims)))
+                                                                 initargs=(backend, _claim_sources(claims), export))
                 results = pool.imap(_run_id, [c.id for c in claims], chunksize=1)
             else:
                 results = (None for _ in claims)
@@ -174,6 +184,8 @@ def run(
             if pool is not None:
                 pool.terminate()
                 pool.join()
+            if export is not None:
+                recheck.export_to(None)
     total = time.perf_counter() - t0
     engine.same_proofs(records)
     if given:

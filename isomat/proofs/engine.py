@@ -35,6 +35,7 @@ import numpy as np
 import sympy
 
 from ..errors import CheckError
+from . import smt as _recheck
 
 VERDICTS = ("holds", "holds-corrected", "refuted", "misprint", "inconsistent", "not-checkable")
 METHODS = ("symbolic", "exact", "numeric", "property", "exhaustive", "recompute")
@@ -633,7 +634,8 @@ def run_claim(c: Claim) -> dict[str, Any]:
     if c.hypotheses is not None:
         record["hypotheses"] = c.hypotheses.text
     try:
-        outcome = c.check()
+        with _recheck.claim_context(c.id):  # names the claim's exported SMT-LIB obligations
+            outcome = c.check()
         if not isinstance(outcome, Outcome):
             raise CheckError(f"check of {c.id} returned {type(outcome).__name__}, not an Outcome")
         _check_hypotheses(c, outcome)
@@ -656,6 +658,9 @@ def run_claim(c: Claim) -> dict[str, Any]:
             deciding = evidence.get("corrected" if outcome.verdict == "holds-corrected" else "printed", evidence)
             record["sizes"] = list(deciding.get("sizes", [])) if isinstance(deciding, Mapping) else []
             record["obligations"] = sorted(set(_obligations(deciding)))
+            rechecked = second_solver(deciding)
+            if rechecked is not None:
+                record["second_solver"] = rechecked
         if outcome.counterexample is not None:
             record["counterexample"] = jsonable(outcome.counterexample)
         if outcome.correction is not None:
@@ -710,6 +715,31 @@ def _obligations(evidence: Any) -> list[str]:
     return out
 
 
+def second_solver(evidence: Any) -> dict[str, Any] | None:
+    """How many of the Z3 obligations in ``evidence`` (the proofs and the lemmas they used, each
+    listing its ``solvers``) cvc5 confirmed: ``{"obligations": n, "confirmed": k, "single_solver":
+    [reasons]}``, or None when the evidence holds no Z3 proof (a SymPy identity)."""
+    found: list[Mapping[str, Any]] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, Mapping):
+            if isinstance(x.get("solvers"), list):
+                found.append(x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(evidence)
+    if not found:
+        return None
+    confirmed = sum(1 for x in found if any(s.get("name") == "cvc5" and s.get("result") == "unsat"
+                                            for s in x["solvers"]))
+    reasons = list(dict.fromkeys(str(x["single_solver"]) for x in found if x.get("single_solver")))
+    return {"obligations": len(found), "confirmed": confirmed, "single_solver": reasons}
+
+
 def same_proofs(records: list[dict[str, Any]]) -> None:
     """Mark each proved record whose obligations are all discharged inside another proved record's
     proof with ``same_proof_as`` (that record's id): it is counted once. Among records with the same
@@ -741,3 +771,12 @@ def _check_hypotheses(c: Claim, outcome: Outcome) -> None:
             if not c.hypotheses.holds_for(case):
                 raise CheckError(f"{c.id}: the {where} counterexample {case!r} violates the claim's hypotheses "
                                  f"({c.hypotheses.text})")
+
+
+__all__ = [
+    "FAVOURABLE", "METHODS", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
+    "Claim", "Hypotheses", "Outcome", "Reading", "Trial",
+    "all_of", "by_readings", "claim", "compare_printed", "decide", "exact_equal", "exhaustive", "exists",
+    "float_backend", "jsonable", "not_checkable", "numeric_close", "property_search", "run_claim", "same_proofs",
+    "second_solver", "symbolic_zero", "using_float_backend", "weakest",
+]

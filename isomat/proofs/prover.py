@@ -53,6 +53,9 @@ meant for positive divisors, and the hypotheses of a proof must say so.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -62,11 +65,12 @@ import z3
 
 from .._index import both, either, fdiv, fmod, ite
 from ..errors import CheckError, ProofTimeout
+from . import smt as recheck
 from .engine import Trial
 
 __all__ = [
     "Axiom", "Lemma", "Proof", "axiom", "both", "bools", "either", "fdiv", "fmod", "induction", "ints",
-    "ite", "lemma", "prove", "Z3_VERSION",
+    "ite", "lemma", "prove", "set_recheck", "Z3_VERSION", "CVC5_VERSION",
     # the flattening lemma library
     "DIV_MOD_RECOMPOSE", "DIGITS_UNIQUE", "DIV_SHIFT", "FLATTEN_DIV_MOD", "FLAT_INDEX_RANGE", "NESTED_DIV", "NESTED_MOD",
     "LemmaInstance",
@@ -74,6 +78,7 @@ __all__ = [
 ]
 
 Z3_VERSION = z3.get_version_string()
+CVC5_VERSION = recheck.CVC5_VERSION
 TOOL = f"z3 {Z3_VERSION}"
 #: default work budget of one proof, in Z3 resource units (deterministic; about 2-4 s of solver
 #: time on a 2-core machine). A proof that needs more is ``unknown``.
@@ -82,6 +87,30 @@ DEFAULT_RLIMIT = 60_000_000
 #: on any machine; running into it raises ProofTimeout -- it never turns a proof into weaker evidence)
 DEFAULT_TIMEOUT_S = 300.0
 _SEED = 0
+#: cvc5's deterministic work budget for re-checking one obligation (see :mod:`isomat.proofs.smt`)
+DEFAULT_CVC5_RLIMIT = recheck.DEFAULT_CVC5_RLIMIT
+#: re-check every proved obligation with cvc5 (see :func:`set_recheck`; ``ISOMAT_RECHECK=0`` in the
+#: environment turns it off in this process and the worker processes it spawns)
+_RECHECK = [os.environ.get("ISOMAT_RECHECK", "1").strip().lower() not in ("0", "off", "false", "no")]
+#: the lemma being proved (names its exported obligation when no claim is running)
+_LEMMA: contextvars.ContextVar[str | None] = contextvars.ContextVar("isomat_lemma", default=None)
+
+
+def set_recheck(enabled: bool) -> bool:
+    """Turn the cvc5 re-check of proved obligations on (the default) or off; returns the previous
+    setting. With it off every proof is marked single-solver (``"cvc5: not run"``)."""
+    old = _RECHECK[0]
+    _RECHECK[0] = bool(enabled)
+    return old
+
+
+@contextlib.contextmanager
+def _proving_lemma(name: str):
+    token = _LEMMA.set(name)
+    try:
+        yield
+    finally:
+        _LEMMA.reset(token)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,10 +179,19 @@ class Lemma:
     axioms: tuple[str, ...] = ()
     method: str = "z3"
     seconds: float = 0.0
+    #: the solvers that agreed on its proof obligations (z3 and, where it confirmed them, cvc5)
+    solvers: tuple[dict[str, Any], ...] = ()
+    #: why the lemma's proof rests on Z3 alone (cvc5 did not confirm an obligation), else None
+    single_solver: str | None = None
 
     def record(self) -> dict[str, Any]:
-        return {"name": self.name, "statement": self.text, "proved_by": self.method,
-                "uses": list(self.uses), "axioms": list(self.axioms)}
+        out = {"name": self.name, "statement": self.text, "proved_by": self.method,
+               "uses": list(self.uses), "axioms": list(self.axioms)}
+        if self.solvers:
+            out["solvers"] = [dict(x) for x in self.solvers]
+        if self.single_solver:
+            out["single_solver"] = self.single_solver
+        return out
 
     @property
     def parameters(self) -> list[str]:
@@ -206,6 +244,7 @@ def lemma(
     patterns: Sequence[Any] = (),
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
 ) -> Lemma:
     """Prove ``∀ variables. body`` and return it as a reusable lemma.
 
@@ -217,11 +256,14 @@ def lemma(
     """
     using, axioms = tuple(using), tuple(axioms)
     _check_quantified("lemma", name, variables, (*using, *axioms))
-    p = prove(body, lemmas=using, axioms=axioms, for_all=text, rlimit=rlimit, timeout_s=timeout_s, minimize=())
+    with _proving_lemma(name):
+        p = prove(body, lemmas=using, axioms=axioms, for_all=text, rlimit=rlimit, timeout_s=timeout_s, minimize=(),
+                  cvc5_rlimit=cvc5_rlimit)
     if p.status != "proved":
-        raise CheckError(f"lemma {name!r} is not proved ({p.status}): {p.reason or p.counterexample}")
+        hint = f" -- {p.hint}" if p.hint else ""
+        raise CheckError(f"lemma {name!r} is not proved ({p.status}): {p.reason or p.counterexample}{hint}")
     return Lemma(name, _closed(variables, body, patterns), text, tuple(p.lemmas), tuple(p.axioms),
-                 "z3", p.seconds)
+                 "z3", p.seconds, tuple(p.solvers), p.single_solver)
 
 
 def induction(
@@ -238,6 +280,7 @@ def induction(
     patterns: Sequence[Any] = (),
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
 ) -> Lemma:
     """Prove ``∀ n ≥ start. hypotheses → prop(n)`` by induction on ``n``.
 
@@ -256,19 +299,37 @@ def induction(
             raise ValueError(f"induction {name!r}: hypothesis {h} mentions the induction variable {n_name}; "
                              "put conditions on n inside prop")
     # the base may hold vacuously (prop(n) = n >= 1 → ... at n = 0): the step then proves the first real case
-    base = prove(prop(z3.IntVal(start)), assuming=hyps, lemmas=using, axioms=axioms, for_all=f"{text} (base)",
-                 rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False)
+    with _proving_lemma(f"{name} (base)"):
+        base = prove(prop(z3.IntVal(start)), assuming=hyps, lemmas=using, axioms=axioms, for_all=f"{text} (base)",
+                     rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False, cvc5_rlimit=cvc5_rlimit)
     # (prop(n) as the step's antecedent is satisfiable wherever the base holds)
-    step = prove(z3.Implies(prop(n), prop(n + 1)), assuming=[n >= start, *hyps], lemmas=using, axioms=axioms,
-                 for_all=f"{text} (step)", rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False)
+    with _proving_lemma(f"{name} (step)"):
+        step = prove(z3.Implies(prop(n), prop(n + 1)), assuming=[n >= start, *hyps], lemmas=using, axioms=axioms,
+                     for_all=f"{text} (step)", rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False,
+                     cvc5_rlimit=cvc5_rlimit)
     for part, p in (("base", base), ("step", step)):
         if p.status != "proved":
+            hint = f" -- {p.hint}" if p.hint else ""
             raise CheckError(f"lemma {name!r}: the induction {part} is not proved ({p.status}): "
-                             f"{p.reason or p.counterexample}")
+                             f"{p.reason or p.counterexample}{hint}")
     body = z3.Implies(z3.And(n >= start, *hyps), prop(n))
+    single = "; ".join(f"{part}: {p.single_solver}" for part, p in (("base", base), ("step", step)) if p.single_solver)
     return Lemma(name, _closed([n, *other], body, patterns), text,
                  tuple(dict.fromkeys(base.lemmas + step.lemmas)), tuple(dict.fromkeys(base.axioms + step.axioms)),
-                 f"induction on {n} from {start} (base and step by z3)", base.seconds + step.seconds)
+                 f"induction on {n} from {start} (base and step by z3)", base.seconds + step.seconds,
+                 _merged_solvers(base.solvers, step.solvers), single or None)
+
+
+def _merged_solvers(*lists: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """One ``solvers`` list for several obligations: a solver's result is ``unsat`` only where it
+    said so for every one of them."""
+    merged: dict[str, dict[str, Any]] = {}
+    for lst in lists:
+        for x in lst:
+            m = merged.setdefault(x["name"], dict(x))
+            if x["result"] != "unsat" and m["result"] == "unsat":
+                merged[x["name"]] = dict(x)
+    return tuple(merged.values())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,6 +377,12 @@ class Proof:
     obligation: str = ""
     #: the obligation as SMT-LIB 2 text (hypotheses, the lemmas and axioms used, the negated goal)
     smtlib: str = field(default="", repr=False)
+    #: the solvers that found the obligation unsatisfiable or not: z3's ``unsat`` and cvc5's answer
+    solvers: list[dict[str, Any]] = field(default_factory=list)
+    #: why the proof rests on Z3 alone ("cvc5: unknown (resource limit ... ran out)"), else None
+    single_solver: str | None = None
+    #: on ``unknown``: what to try (bound the digits, a flattening lemma, lemma instances, more rlimit)
+    hint: str | None = None
 
     @property
     def proved(self) -> bool:
@@ -332,8 +399,14 @@ class Proof:
             ev["lemmas"] = self.lemma_records
         if self.axioms:
             ev["axioms"] = list(self.axioms)
+        if self.solvers:
+            ev["solvers"] = [dict(x) for x in self.solvers]
+        if self.single_solver:
+            ev["single_solver"] = self.single_solver
         if self.reason:
             ev["reason"] = self.reason
+        if self.hint:
+            ev["hint"] = self.hint
         return ev
 
     def trial(self, describe: str | None = None) -> Trial:
@@ -347,7 +420,8 @@ class Proof:
             return Trial(True, "symbolic", ev, strength="proved")
         if self.status == "counterexample":
             return Trial(False, "symbolic", ev, {"case": self.counterexample})
-        raise CheckError(f"no proof and no counterexample for {self.for_all!r} ({self.status}): {self.reason}")
+        hint = f" -- {self.hint}" if self.hint else ""
+        raise CheckError(f"no proof and no counterexample for {self.for_all!r} ({self.status}): {self.reason}{hint}")
 
     def or_else(self, fallback: Callable[[], Trial], describe: str | None = None) -> Trial:
         """The proof's trial when it settled the goal; otherwise ``fallback()`` (an exhaustive
@@ -355,7 +429,8 @@ class Proof:
         if self.status in ("proved", "counterexample"):
             return self.trial(describe)
         t = fallback()
-        t.evidence["proof_attempt"] = {"status": self.status, "reason": self.reason, "for_all": self.for_all}
+        t.evidence["proof_attempt"] = {"status": self.status, "reason": self.reason, "for_all": self.for_all,
+                                       **({"hint": self.hint} if self.hint else {})}
         return t
 
 
@@ -417,6 +492,7 @@ def prove(
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     antecedents: bool = True,
+    cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
 ) -> Proof:
     r"""Prove ``goal`` for every value of its free integer unknowns that satisfies ``assuming``.
 
@@ -449,6 +525,11 @@ def prove(
         Also require each antecedent of an implication goal to be satisfiable (default). Only an
         induction's base turns this off: ``prop(start)`` may hold vacuously (``n >= 1 → ...`` at
         ``n = 0``) without weakening the induction, whose step then proves the first real case.
+    cvc5_rlimit : int
+        cvc5's deterministic work budget for re-checking a proved obligation (see
+        :mod:`isomat.proofs.smt`): its ``unsat`` confirms the proof, its ``unknown`` leaves the
+        proof single-solver (Z3's stands, and the record says why), its ``sat`` is a
+        :class:`~isomat.errors.CheckError`.
 
     Returns
     -------
@@ -456,7 +537,8 @@ def prove(
         ``status`` ``"proved"`` (with a ``witness`` satisfying the hypotheses), ``"counterexample"``
         (with the minimal values found, each re-checked by substituting them into the goal),
         ``"vacuous"`` (the hypotheses, or the antecedent of an implication goal, are
-        unsatisfiable: nothing to prove, and nothing proved) or ``"unknown"`` (with Z3's reason).
+        unsatisfiable: nothing to prove, and nothing proved) or ``"unknown"`` (with Z3's reason and,
+        in :attr:`Proof.hint`, what to try). A proof lists in ``solvers`` the solvers that agreed.
     """
     offered_all = list(lemmas)
     instances = [x for x in offered_all if isinstance(x, LemmaInstance)]
@@ -484,7 +566,8 @@ def prove(
     if not isinstance(satisfiable, dict):
         status, why = satisfiable
         return Proof(status, for_all, goal_text, time.perf_counter() - t0, reason=why, sizes=size_names,
-                     obligation=obligation)
+                     obligation=obligation,
+                     hint=_hint(why, goal, assuming, lemmas, axioms, rlimit) if status == "unknown" else None)
     for offered, limit in attempts:
         s, ctx = _solver(limit, timeout_s, integer_only)
         for h in assuming:
@@ -505,10 +588,12 @@ def prove(
             # the axioms a used lemma rests on are axioms of this proof too
             axiom_names = list(dict.fromkeys([u.name for u in used_axioms]
                                              + [a for u in used_lemmas for a in (u.lemma if isinstance(u, LemmaInstance) else u).axioms]))
+            smtlib = _smtlib(assuming, used, goal)
+            solvers, single = _second_solver(smtlib, for_all, cvc5_rlimit, timeout_s)
             return Proof("proved", for_all, goal_text, time.perf_counter() - t0,
                          lemmas=[u.name for u in used_lemmas], axioms=axiom_names,
                          lemma_records=[u.record() for u in used_lemmas], sizes=size_names, witness=satisfiable,
-                         obligation=obligation, smtlib=_smtlib(assuming, used, goal))
+                         obligation=obligation, smtlib=smtlib, solvers=solvers, single_solver=single)
         if res == z3.sat:
             found = _counterexample(s, ctx, goal, assuming, minimize, rlimit=limit, timeout_s=timeout_s,
                                     integer_only=integer_only)
@@ -519,7 +604,78 @@ def prove(
             reason = s.reason_unknown() or "unknown"
             _raise_on_clock(reason, for_all, timeout_s)
     return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=reason, sizes=size_names,
-                 obligation=obligation)
+                 obligation=obligation, hint=_hint(reason, goal, assuming, lemmas, axioms, rlimit))
+
+
+def _second_solver(smtlib: str, for_all: str, cvc5_rlimit: int,
+                   timeout_s: float) -> tuple[list[dict[str, Any]], str | None]:
+    """Write the proved obligation as a self-contained SMT-LIB 2 script (exported when
+    ``--export-smt`` asks), re-check it with cvc5, and return the solvers that agreed and, when cvc5
+    did not confirm it, why the proof is single-solver. cvc5's ``sat`` raises CheckError."""
+    text = recheck.script(smtlib, claim=recheck.current_claim.get(), lemma=_LEMMA.get(), for_all=for_all,
+                          z3_version=Z3_VERSION)
+    recheck.record_obligation(text, lemma=_LEMMA.get())
+    if not _RECHECK[0]:
+        return [{"name": "z3", "version": Z3_VERSION, "result": "unsat"}], "cvc5: not run (re-check turned off)"
+    result = recheck.cvc5_check(text, rlimit=cvc5_rlimit, timeout_s=max(timeout_s, recheck.DEFAULT_CVC5_TIMEOUT_S),
+                                name=for_all)
+    solvers, single = recheck.agreement(Z3_VERSION, result, for_all)
+    return solvers, single
+
+
+def _nonlinear_div_mod(*exprs: z3.ExprRef) -> list[str]:
+    """The div/mod terms of ``exprs`` whose dividend or divisor multiplies unknowns together (a
+    product of sizes or of an index and a size): nonlinear integer arithmetic, where Z3 most often
+    answers ``unknown``."""
+    def nonlinear(e: z3.ExprRef) -> bool:
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if z3.is_mul(x) and sum(1 for c in x.children() if not z3.is_int_value(c)) >= 2:
+                return True
+            stack.extend(x.children())
+        return False
+
+    found: dict[str, None] = {}
+    stack, seen = list(exprs), set()
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_quantifier(e):
+            stack.append(e.body())
+            continue
+        if (z3.is_div(e) or z3.is_idiv(e) or z3.is_mod(e)) and any(nonlinear(c) for c in e.children()):
+            found.setdefault(e.sexpr()[:120], None)
+        stack.extend(e.children())
+    return list(found)
+
+
+def _hint(reason: str, goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], lemmas: Sequence[Lemma],
+          axioms: Sequence[Axiom], rlimit: int) -> str:
+    """What to try when a goal is ``unknown``."""
+    tips: list[str] = []
+    if "canceled" in reason or "resource" in reason or "rlimit" in reason or "max. resource" in reason:
+        tips.append(f"the deterministic resource limit (rlimit={rlimit:,}) ran out: raise rlimit=, or make the goal "
+                    "easier as below")
+    divmod_terms = _nonlinear_div_mod(goal, *assuming)
+    if divmod_terms:
+        tips.append(f"the goal divides products of unknowns ({'; '.join(divmod_terms[:2])}): bound the digits -- "
+                    "restate it with the digits as unknowns with their ranges -- for a flat index i = q·W + r write q, r = ints('q r') and assume "
+                    "0 <= r, r < W, 0 <= q, q < H instead of i div W, i mod W -- and offer the flattening lemma that "
+                    "fits: FLATTEN_DIV_MOD ((q·n + r) div n = q, (q·n + r) mod n = r), DIGITS_UNIQUE (equal flat "
+                    "indices have equal digits), NESTED_DIV ((i div n) div m = i div nm), NESTED_MOD ((i mod nm) div n "
+                    "= (i div n) mod m), FLAT_INDEX_RANGE, DIV_MOD_RECOMPOSE -- at the terms of the goal: "
+                    "lemmas=[FLATTEN_DIV_MOD.at(q, r, W)]")
+    if any(z3.is_quantifier(x.statement) for x in lemmas) or any(_has_quantifier(a.statement) for a in axioms):
+        tips.append("quantified lemmas or axioms are offered: give Z3 the instances it needs with lemma.at(terms...) "
+                    "(quantifier-free facts are cheap), or patterns= on the lemma so it is instantiated on the "
+                    "goal's terms")
+    if not tips:
+        tips.append("split the goal into lemmas (lemma(...) proves each once), state the sizes' ranges in assuming, "
+                    "or raise rlimit=")
+    return "; ".join(tips)
 
 
 def _raise_on_clock(reason: str, for_all: str, timeout_s: float) -> None:
