@@ -1,8 +1,10 @@
 """Sphinx configuration for isomat's documentation site.
 
 Build: ``.venv/bin/python -m sphinx -W --keep-going -b html docs docs/_build/html``
-(the ``docs`` extra: sphinx, myst-nb, numpydoc, furo). Everything is offline: no intersphinx,
-and the notebooks are shown with their stored outputs (``nb_execution_mode = "off"``; the test
+(the ``docs`` extra: sphinx, myst-nb, numpydoc, furo, sphinx-mathjax-offline). Everything is
+offline: no intersphinx, MathJax 3 is copied into the site (``_static/mathjax``, from
+sphinx-mathjax-offline) instead of loaded from a CDN, so formulas render without a network, and
+the notebooks are shown with their stored outputs (``nb_execution_mode = "off"``; the test
 ``tests/test_notebooks.py`` executes them and fails when the stored outputs are stale).
 
 Two folders are written here at build time and are not tracked: ``api/`` (one page per module,
@@ -34,6 +36,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "numpydoc",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax served from the site itself: formulas render offline
     "myst_nb",
 ]
 
@@ -46,8 +49,13 @@ html_title = f"isomat {release}"
 html_static_path: list[str] = []
 
 # --- API reference: the public names of each module's __all__ --------------------------------
-API_MODULES = ["isomat", "isomat.algebra", "isomat.export", "isomat.testing", "isomat.distributed",
-               "isomat.torch", "isomat.proofs"]
+#: one page per module; tests/test_docs.py fails when a public module is neither listed here nor has
+#: every name of its __all__ documented through a module listed here (isomat.algebra re-exports the
+#: names of its submodules, for instance)
+API_MODULES = ["isomat", "isomat.algebra", "isomat.export", "isomat.testing", "isomat.testing.strategies",
+               "isomat.testing.operators", "isomat.testing.families", "isomat.distributed", "isomat.torch",
+               "isomat.gpu", "isomat.errors", "isomat.bench", "isomat.proofs", "isomat.proofs.engine",
+               "isomat.proofs.prover", "isomat.proofs.recheck"]
 
 autosummary_generate = True
 templates_path = ["_templates"]  # autosummary/class.rst: a class page documents its methods

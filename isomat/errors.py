@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["CheckError", "ProofTimeout", "SizeLimitError"]
+
 
 class SizeLimitError(ValueError, MemoryError):
     """A construction would need more memory than the configured bound.

@@ -124,3 +124,51 @@ def test_every_relative_link_resolves():
                 broken.append(f"{md.relative_to(ROOT)}: {target}")
     assert not broken, broken
     assert checked >= 10, checked  # the README's links to the docs, the ledger and the guide at least
+
+
+def _public_modules() -> list[str]:
+    """isomat's public modules: no name part starting with '_', not the command line (documented in the
+    README and guide), not the papers' claims modules (isomat.proofs.<paper>: the ledger documents them)."""
+    papers = tuple(f"isomat.proofs.{p}" for p in PAPERS)
+    names = [m.name for m in pkgutil.walk_packages(isomat.__path__, "isomat.")]
+    return ["isomat"] + [n for n in names if not any(part.startswith("_") for part in n.split("."))
+                         and n != "isomat.cli" and not n.startswith(papers)]
+
+
+def test_every_public_module_has_an_api_page():
+    """A public module is listed in docs/conf.py's API_MODULES (one page, from its __all__), or every name of
+    its __all__ is documented through a listed module that exports the same object (isomat.algebra
+    re-exports its submodules' names)."""
+    import ast
+
+    tree = ast.parse((ROOT / "docs" / "conf.py").read_text(encoding="utf-8"))
+    listed = next(ast.literal_eval(node.value) for node in tree.body
+                  if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "API_MODULES")
+    toc = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    assert all(f"api/{m}\n" in toc for m in listed), "docs/api.md's toctree lists every API module"
+    documented = {}
+    for m in listed:
+        mod = importlib.import_module(m)
+        assert getattr(mod, "__all__", None), f"{m} has an API page but no __all__ to list"
+        for n in mod.__all__:
+            documented.setdefault(id(getattr(mod, n)), n)
+    missing = []
+    for name in _public_modules():
+        if name in listed:
+            continue
+        mod = importlib.import_module(name)
+        names = getattr(mod, "__all__", None)
+        if names is None or any(id(getattr(mod, n)) not in documented for n in names):
+            missing.append(name)
+    assert not missing, f"public modules without an API page (add them to API_MODULES in docs/conf.py): {missing}"
+
+
+def test_docs_load_mathjax_from_the_site_itself():
+    import ast
+
+    conf = (ROOT / "docs" / "conf.py").read_text(encoding="utf-8")
+    tree = ast.parse(conf)
+    extensions = next(ast.literal_eval(node.value) for node in tree.body
+                      if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "extensions")
+    assert "sphinx-mathjax-offline" in extensions  # MathJax 3 copied into _static, no CDN
+    assert "mathjax_path" not in conf or "cdn" not in conf.lower()

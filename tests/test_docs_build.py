@@ -46,8 +46,12 @@ def test_api_reference_renders_numpydoc_and_math(site):
     html = page.read_text(encoding="utf-8")
     assert "Parameters" in html and "input_shape" in html and "Returns" in html
     assert 'class="math' in html  # the docstring's LaTeX goes to MathJax
+    # ... served from the site itself (offline), never from a CDN
+    assert (site / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    assert "_static/mathjax/tex-chtml.js" in html and "cdn.jsdelivr" not in html
     for module in ("isomat", "isomat.algebra", "isomat.export", "isomat.testing", "isomat.distributed",
-                   "isomat.torch", "isomat.proofs"):
+                   "isomat.torch", "isomat.proofs", "isomat.proofs.engine", "isomat.proofs.prover",
+                   "isomat.testing.strategies", "isomat.gpu"):
         assert (site / "api" / f"{module}.html").is_file(), module
 
 
