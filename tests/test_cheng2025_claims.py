@@ -212,7 +212,7 @@ def test_item3_unstated_results_are_beyond_with_their_proofs(ledger):
     assert len(beyond) == 13 and all(r.get("beyond") for r in beyond.values())
     assert not [k for k in ledger if k.startswith(("cheng2025:def2.5/", "cheng2025:eq22/composition"))]
     assert {k for k, r in beyond.items() if r["strength"] == "proved"} == {
-        "cheng2025:beyond/swap-matrix", "cheng2025:beyond/unpad"}
+        "cheng2025:beyond/swap-matrix", "cheng2025:beyond/unpad", "cheng2025:beyond/power-reducing-dummy"}
 
 
 def test_pi_composition_has_its_exact_condition(ledger):
@@ -245,8 +245,10 @@ def test_sec3a_ds_new_vectors_counted_from_38(ledger):
 
 
 def test_added_multi_head_claims(ledger):
-    for cid in ("cheng2025:eq46", "cheng2025:sec3c/step4-counts", "cheng2025:def4.13/linear"):
+    for cid in ("cheng2025:sec3c/step4-counts", "cheng2025:def4.13/linear"):
         assert (ledger[cid]["verdict"], ledger[cid]["strength"]) == ("holds", "exhaustive")
+    assert (ledger["cheng2025:eq46"]["verdict"], ledger["cheng2025:eq46"]["strength"]) == ("holds", "proved")
+    assert ledger["cheng2025:eq46"]["sizes"] and not ledger["cheng2025:eq46"].get("same_proof_as")
 
 
 def test_eq69_misprint_grid(ledger):

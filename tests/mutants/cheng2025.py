@@ -132,6 +132,73 @@ def _power_row_shifted(power_reducing_row):
     return broken
 
 
+def _retriever_entry_ignores_after(retriever_entry):
+    """The entry rule of S_i reads c mod size (forgets to divide by the later factors' sizes)."""
+    def broken(r, c, size, after):
+        from isomat._index import fmod
+        return fmod(c, size) == r
+    return broken
+
+
+def _dk_weighted_unnormalized(dk_stp_weighted):
+    """A ⋉_w B without the 1/(t/p) weight when the inner sizes differ: columns no longer sum to 1."""
+    def broken(A, B):
+        out = dk_stp_weighted(A, B)
+        return out * 2 if A.shape[1] != B.shape[0] else out
+    return broken
+
+
+def _diamond_transposed(diamond):
+    """Step 2 of Def. 4.13 with Aᵀ instead of A (the same for symmetric A only)."""
+    def broken(A, X, **kwargs):
+        import sympy
+        At = A.T if hasattr(A, "T") else sympy.Matrix(A).T
+        return diamond(At, X, **kwargs)
+    return broken
+
+
+def _kron_swapped(kron):
+    """The reference Kronecker product with its factors swapped (A ⊗ B read as B ⊗ A)."""
+    def broken(A, B):
+        return kron(B, A)
+    return broken
+
+
+def _stp_columns_swapped(stp):
+    """x ⋉ y computed as y ⋉ x when both are columns (the order of the Kronecker factors lost)."""
+    def broken(A, B):
+        shape_a, shape_b = getattr(A, "shape", None), getattr(B, "shape", None)
+        if shape_a and shape_b and len(shape_a) == 2 and len(shape_b) == 2 and shape_a[1] == 1 and shape_b[1] == 1:
+            return stp(B, A)
+        return stp(A, B)
+    return broken
+
+
+def _softmax_unnormalized(softmax_rows):
+    """Row-wise exp without the division by the row sum for rows of length > 1."""
+    def broken(E):
+        out = softmax_rows(E)
+        return out * 2 if getattr(E, "shape", (0, 0))[1] > 1 else out
+    return broken
+
+
+def _zero_padding_transposed(zero_padding_linear):
+    """Algorithm 5.1 with W^q transposed (reads the left-top block the wrong way round)."""
+    def broken(W, X, out_dims):
+        import sympy
+        Wt = W.T if hasattr(W, "T") else sympy.Matrix(W).T
+        return zero_padding_linear(Wt, X, out_dims)
+    return broken
+
+
+def _nominal_add_scaled(hv_nominal_add):
+    """Nominal addition of hypervectors doubled when s ≠ t."""
+    def broken(X, Y, r):
+        out = hv_nominal_add(X, Y, r)
+        return out * 2 if len(X) != len(Y) else out
+    return broken
+
+
 _PI = ("cheng2025:prop2.10", "cheng2025:eq22/row-stochastic", "cheng2025:def2.9")
 MUTANTS = [
     Mutant("swap_matrix-wrong-radix", "builder", "isomat.algebra.stp:swap_matrix", _swap_wrong_radix,
@@ -156,4 +223,20 @@ MUTANTS = [
            ("cheng2025:def2.3/sta",), "the STA (14) doubled when the lengths differ"),
     Mutant("power_reducing_row-shifted", "entry rule", "isomat.algebra.stp:power_reducing_row", _power_row_shifted,
            ("cheng2025:beyond/power-reducing-dummy",), "M_{r,k} built from an entry rule that puts column c's 1 in row ck + c + 1"),
+    Mutant("retriever_entry-ignores-after", "entry rule", "isomat.algebra.stp:retriever_entry", _retriever_entry_ignores_after,
+           ("cheng2025:beyond/power-reducing-dummy",), "the retriever's entry rule reads c mod n_i instead of (c div after) mod n_i"),
+    Mutant("dk_stp_weighted-unnormalized", "builder", "isomat.algebra.stp:dk_stp_weighted", _dk_weighted_unnormalized,
+           ("cheng2025:prop4.9",), "A ⋉_w B doubled when the inner sizes differ"),
+    Mutant("diamond-transposed", "builder", "isomat.algebra.hyper:diamond", _diamond_transposed,
+           ("cheng2025:prop4.14", "cheng2025:eq82"), "A ⋄ X computed with Aᵀ"),
+    Mutant("reference-kron-swapped", "entry rule", "isomat.proofs.cheng2025._common:_kron", _kron_swapped,
+           ("cheng2025:prop4.10",), "the Kronecker reference of (64) with its factors swapped"),
+    Mutant("stp-columns-swapped", "builder", "isomat.algebra.stp:stp", _stp_columns_swapped,
+           ("cheng2025:eq46",), "x ⋉ y of two columns computed as y ⋉ x"),
+    Mutant("softmax_rows-unnormalized", "builder", "isomat.algebra.hyper:softmax_rows", _softmax_unnormalized,
+           ("cheng2025:ex4.5",), "softmax rows doubled (not divided by their sum)"),
+    Mutant("zero_padding_linear-transposed", "builder", "isomat.algebra.hyper:zero_padding_linear", _zero_padding_transposed,
+           ("cheng2025:alg5.1",), "Algorithm 5.1 applied with W^q transposed"),
+    Mutant("hv_nominal_add-scaled", "builder", "isomat.algebra.hyper:hv_nominal_add", _nominal_add_scaled,
+           ("cheng2025:def4.11",), "X +_r Y doubled when s ≠ t"),
 ]

@@ -177,6 +177,8 @@ _TEXTBOOK = {
     "nonnegative-closure": "sums and products of nonnegative reals are nonnegative",
     "minor-rank": "a matrix with a nonzero k×k minor has rank >= k; a triangular matrix with nonzero diagonal has "
                   "nonzero determinant",
+    "lcm-associative": "lcm(lcm(m, n), p) = lcm(m, lcm(n, p)) = lcm(m, n, p): both sides of an associativity law of "
+                       "⊕ or ⋉ have the same length",
     "full-column-rank-injective": "a matrix of rank equal to its number of columns is injective",
 }
 

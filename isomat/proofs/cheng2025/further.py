@@ -104,8 +104,10 @@ def _eq69():
     quote="Col_j(V') := ×_{i=1}^ℓ Col_j(V'_i) ∈ R^r, j ∈ [1, s],  r = Π_{i=1}^ℓ r_i   (46)",
     statement=(
         "Read with × the STP of vectors (= Kronecker product, eq. 12 with n = 1): the product of ℓ columns of sizes "
-        "r_1, ..., r_ℓ lies in R^r with r = Π r_i, and it is the Kronecker product np.kron of the columns. Exact, "
-        "generic (symbolic) columns and isomat's stp, every ℓ in [1, 3] with r_i in [1, 3]."
+        "r_1, ..., r_ℓ lies in R^r with r = Π r_i, and it is the Kronecker product of the columns. Proved for all "
+        "sizes: x ⋉ y = (x ⊗ I_b)(y ⊗ I_1) = x ⊗ y for columns x ∈ R^a, y ∈ R^b (entrywise, a delta sum by induction; "
+        "x, y uninterpreted), then one factor at a time. Binding cross-check: exact, generic (symbolic) columns, "
+        "isomat's stp against np.kron, every ℓ in [1, 3] with r_i in [1, 3]."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -120,7 +122,37 @@ def _eq46():
             ref = sympy.Matrix(np.kron(np.array(ref.tolist(), dtype=object), np.array(c.tolist(), dtype=object)).tolist())
         return out.shape == (math.prod(dims), 1) and _same(out, ref)
 
-    return decide(_exact_exhaustive(ok, _hv_cases(3, 3), "ℓ in [1, 3], r_i in [1, 3]"))
+    return decide(_textbook(_eq46_proof(), "kron-entry", "matmul-entry"),
+                  exhaustive_crosscheck=_exact_exhaustive(ok, _hv_cases(3, 3), "ℓ in [1, 3], r_i in [1, 3]"))
+
+
+def _eq46_proof():
+    """x ⋉ y = x ⊗ y for columns x ∈ R^a, y ∈ R^b, all a, b (eq. 12 with n = 1, t = b): row k of (x ⊗ I_b) y is a
+    sum over u < b with the single term u = k mod b (a delta sum, axioms + induction); x, y uninterpreted. By
+    induction on ℓ (one factor at a time) the ℓ-fold product has r = Π r_i entries and is ⊗ of the columns."""
+    import z3
+
+    I, R = z3.IntSort(), z3.RealSort()
+    x, y = z3.Function("x_entry", I, R), z3.Function("y_entry", I, R)
+    D = z3.Function("StpColumnSum", I, I, I, R)
+    k, b, U, a = _pv.ints("k b U a")
+    fd, fm = _pv.fdiv, _pv.fmod
+    one = lambda c: z3.If(c, z3.RealVal(1), z3.RealVal(0))  # noqa: E731
+    ax = [_pv.axiom("stp-column-sum-0", z3.ForAll([k, b], D(k, b, 0) == 0), text="empty sum"),
+          _pv.axiom("stp-column-sum-step", z3.ForAll([k, b, U], z3.Implies(
+              U >= 0, D(k, b, U + 1) == D(k, b, U) + x(fd(k, b)) * one(fm(k, b) == U) * y(U)), patterns=[D(k, b, U + 1)]),
+              text="D(k, b, U+1) = D(k, b, U) + (x ⊗ I_b)[k, U]·(y ⊗ I_1)[U], (x ⊗ I_b)[k, U] = x[k div b]·[k mod b = U]")]
+    lm = _pv.induction(
+        "stp-column-delta-sum", U,
+        lambda U: z3.Implies(b >= 1, D(k, b, U) == z3.If(fm(k, b) < U, x(fd(k, b)) * y(fm(k, b)), z3.RealVal(0))),
+        text="for all U >= 0, b >= 1: Σ_{u<U} x[k div b][k mod b = u] y[u] = [k mod b < U]·x[k div b] y[k mod b]",
+        other=[k, b], axioms=ax, patterns=[D(k, b, U)])
+    return _proof_trial(
+        D(k, b, b) == x(fd(k, b)) * y(fm(k, b)),
+        for_all="for all a, b >= 1, every row 0 <= k < ab, all x ∈ R^a, y ∈ R^b (uninterpreted)",
+        assuming=[a >= 1, b >= 1, 0 <= k, k < a * b], sizes=[a, b], lemmas=[lm, _pv.DIV_MOD_RECOMPOSE.at(k, b)],
+        describe="(x ⋉ y)[k] = ((x ⊗ I_b)(y ⊗ I_1))[k] = Σ_{u<b} x[k div b][k mod b = u] y[u] = x[k div b] y[k mod b] "
+                 "= (x ⊗ y)[k], k < ab: x ⋉ y ∈ R^{ab} is x ⊗ y")
 
 
 @claim(
@@ -214,7 +246,9 @@ def _eq84():
     quote="(i) softmax(x) ∈ Υ^n;  (ii) X ∈ M_{s×n0} ⇒ softmax(X)ᵀ ∈ Υ_{n0×s}",
     statement=(
         "With the row-wise softmax of (43) and Def. 4.4 (columns in Υ): entries positive and the columns of "
-        "softmax(X)ᵀ sum to 1 — exact (SymPy exp), generic real (symbolic) X, so for every real X at each size, all s, "
+        "softmax(X)ᵀ sum to 1. Proved for every row length n0 (column j of softmax(X)ᵀ is softmax of row j): "
+        "Σ_k e^{x_k}/Σ_l e^{x_l} = 1 (SymPy, symbolic n0) and e^{x_k}/Σ_l e^{x_l} > 0 (Z3, prefix sums of positive "
+        "e^{x_l}). Binding cross-check: isomat's softmax_rows, exact (SymPy exp), generic real (symbolic) X, all s, "
         "n0 in [1, 3]."
     ),
     methods=["exact", "exhaustive"],
@@ -225,7 +259,38 @@ def _ex45():
         S = _hyper.softmax_rows(sympy.Matrix(s, n0, lambda i, j: sympy.Symbol(f"x_{i}_{j}", real=True))).T
         return S.shape == (n0, s) and all(v.is_positive for v in S) and all(sympy.simplify(sum(S[:, j]) - 1) == 0 for j in range(s))
 
-    return decide(_exact_exhaustive(ok, _dims(2, 3), "s, n0 in [1, 3]"))
+    return decide(_ex45_proof(), exhaustive_crosscheck=_exact_exhaustive(ok, _dims(2, 3), "s, n0 in [1, 3]"))
+
+
+def _ex45_proof():
+    """Column j of softmax(X)ᵀ is softmax of row j of X: for every length n, Σ_k e^{x_k} / Σ_l e^{x_l} = 1 (SymPy,
+    symbolic n), and each entry e^{x_k}/Σ_l e^{x_l} > 0 (Z3: e^{x_k} > 0, prefix sums of positives are positive)."""
+    import z3
+
+    from ..engine import symbolic_zero
+
+    n = sympy.Symbol("n", integer=True, positive=True)
+    k = sympy.Symbol("k", integer=True)
+    x = sympy.IndexedBase("x", real=True)
+    total = sympy.Sum(sympy.exp(x[k]), (k, 0, n - 1))
+    sums = symbolic_zero(sympy.Sum(sympy.exp(x[k]) / total, (k, 0, n - 1)) - 1, sizes=[n],
+                         for_all="for every length n >= 1 and every real x ∈ R^n (symbolic n)",
+                         describe="Σ_{k<n} e^{x_k} / Σ_{l<n} e^{x_l} = 1: every column of softmax(X)ᵀ sums to 1")
+    I, R = z3.IntSort(), z3.RealSort()
+    E, S = z3.Function("exp_x", I, R), z3.Function("ExpPrefixSum", I, R)
+    j, J, nn = _pv.ints("j J n")
+    ax = [_pv.axiom("exp-positive", z3.ForAll([j], E(j) > 0), text="e^{x_j} > 0 for every real x_j"),
+          _pv.axiom("exp-sum-0", S(0) == 0, text="empty sum"),
+          _pv.axiom("exp-sum-step", z3.ForAll([J], z3.Implies(J >= 0, S(J + 1) == S(J) + E(J)), patterns=[S(J + 1)]),
+                    text="S(J+1) = S(J) + e^{x_J}")]
+    pos = _pv.induction("exp-prefix-sum-positive", J, lambda J: z3.And(S(J) >= 0, z3.Implies(J >= 1, S(J) > 0)),
+                        text="for all J >= 0: Σ_{j<J} e^{x_j} >= 0, and > 0 when J >= 1", axioms=ax, patterns=[S(J)])
+    each = _pv.lemma("exp-term-positive", [j], E(j) > 0, text="for all j: e^{x_j} > 0", axioms=[ax[0]], patterns=[E(j)])
+    positive = _proof_trial(
+        E(j) / S(nn) > 0, for_all="for every length n >= 1 and 0 <= j < n, every real x (e^{x_j} uninterpreted, positive)",
+        assuming=[nn >= 1, 0 <= j, j < nn], sizes=[nn], lemmas=[pos.at(nn), each.at(j)],
+        describe="softmax(x)_j = e^{x_j} / Σ_{l<n} e^{x_l} > 0")
+    return all_of(sums, positive)
 
 
 @claim(
@@ -282,7 +347,9 @@ def _rem57():
         "(1, 2, ...) row by row, P the cyclic row shift, exact, for s, n0 in [1, 3], smallest first. Correction in the "
         "paper's own convention (36): (V^i)ᵀ = T_v^i Vᵀ with T_v^i ∈ M_{d_i×n0}, i.e. V^i = V (T_v^i)ᵀ = "
         "torch.nn.functional.linear(V, T_v^i); checked exactly with generic (symbolic) V, T for s, n0, d_i in [1, 3] "
-        "(it commutes with the cyclic row shift), and against torch F.linear in float64 on integer data."
+        "(it commutes with the cyclic row shift), and against torch F.linear in float64 on integer data; the correction "
+        "is proved for all sizes: (PV)Tᵀ = P(VTᵀ) for every token permutation P (row sums by axioms and induction, "
+        "uninterpreted V, T, π)."
     ),
     methods=["exact", "exhaustive", "symbolic", "numeric"],
     hypotheses=_SIZES,
@@ -323,7 +390,39 @@ def _eq44():
     corrected = _exact_exhaustive(corrected_ok, _dims(3, 3), "s, n0, d_i in [1, 3], generic V, T; float64 vs torch F.linear")
     return decide(printed, correction=(
         "In the paper's own convention (36): (V^i)ᵀ = T_v^i Vᵀ, (K^i)ᵀ = T_k^i Kᵀ, (Q^i)ᵀ = T_q^i Qᵀ with T^i ∈ "
-        "M_{d_i×n0}: the head projections act on the features of each token, not across the s tokens", corrected))
+        "M_{d_i×n0}: the head projections act on the features of each token, not across the s tokens",
+        _eq44_proof()), corrected_exhaustive_crosscheck=corrected)
+
+
+def _eq44_proof():
+    """The corrected head projection commutes with every token permutation, for all sizes: row i of (PV) Tᵀ is
+    Σ_{u<n0} V[π(i), u] T[j, u] = (V Tᵀ)[π(i), j] = (P (V Tᵀ))[i, j] (sums by axioms, induction; V, T, π
+    uninterpreted)."""
+    import z3
+
+    I, R = z3.IntSort(), z3.RealSort()
+    V, T = z3.Function("V_entry", I, I, R), z3.Function("T_entry", I, I, R)
+    pi = z3.Function("token_permutation", I, I)
+    H, G = z3.Function("HeadSum", I, I, I, R), z3.Function("PermutedHeadSum", I, I, I, R)
+    r, i, j, U, n0, s_, d = _pv.ints("r i j U n0 s d")
+    ax = [_pv.axiom("head-sum-0", z3.ForAll([r, j], H(r, j, 0) == 0), text="empty sum"),
+          _pv.axiom("head-sum-step", z3.ForAll([r, j, U], z3.Implies(U >= 0, H(r, j, U + 1) == H(r, j, U) + V(r, U) * T(j, U)),
+                                               patterns=[H(r, j, U + 1)]), text="(V Tᵀ)[r, j] = Σ_u V[r, u] T[j, u]"),
+          _pv.axiom("permuted-head-sum-0", z3.ForAll([i, j], G(i, j, 0) == 0), text="empty sum"),
+          _pv.axiom("permuted-head-sum-step", z3.ForAll([i, j, U], z3.Implies(
+              U >= 0, G(i, j, U + 1) == G(i, j, U) + V(pi(i), U) * T(j, U)), patterns=[G(i, j, U + 1)]),
+              text="((PV) Tᵀ)[i, j] = Σ_u (PV)[i, u] T[j, u], (PV)[i, u] = V[π(i), u]")]
+    lm = _pv.induction("permuted-head-sum", U, lambda U: G(i, j, U) == H(pi(i), j, U),
+                       text="for all U >= 0: Σ_{u<U} V[π(i), u] T[j, u] = (Σ_{u<U} V[r, u] T[j, u]) at r = π(i)",
+                       other=[i, j], axioms=ax, patterns=[G(i, j, U)])
+    return _proof_trial(
+        G(i, j, n0) == H(pi(i), j, n0),
+        for_all="for all s, n0, d >= 1, every token permutation π of [0, s) (P: (PV)[i, :] = V[π(i), :]), every "
+                "entry 0 <= i < s, 0 <= j < d, all V ∈ M_{s×n0}, T ∈ M_{d×n0} (uninterpreted)",
+        assuming=[s_ >= 1, n0 >= 1, d >= 1, 0 <= i, i < s_, 0 <= j, j < d, 0 <= pi(i), pi(i) < s_], sizes=[s_, n0, d],
+        lemmas=[lm.at(n0, i, j)],
+        describe="((PV) Tᵀ)[i, j] = Σ_{u<n0} V[π(i), u] T[j, u] = (V Tᵀ)[π(i), j] = (P (V Tᵀ))[i, j]: V^i = V Tᵀ "
+                 "commutes with token permutations")
 
 
 
@@ -336,7 +435,8 @@ def _eq44():
         "is the case s = t, where (66) must reduce to it; and (66)'s result, X ⊗ 1_{k/s} repeating each x^i k/s "
         "times (rows of the stacked X), has k = lcm(s, t) rows of length r. Checked exactly with generic (symbolic) "
         "hypervectors and Π from the naive formula (22), row by row from (23): (66) at s = t equals (65), and (66) "
-        "has shape k×r, for s, t in [1, 3] with mixed vector dimensions ((1), (2), (1, 2), (2, 1), (1, 2, 1), "
+        "has shape k×r; proved for all s, t on the row indices (row i of X ⊗ 1_{k/s} is x^{i div (k/s)}, in range, "
+        "and i itself at s = t); binding cross-check for s, t in [1, 3] with mixed vector dimensions ((1), (2), (1, 2), (2, 1), (1, 2, 1), "
         "(2, 1, 2)) and r in [1, 3]; isomat's "
         "hv_nominal_add must give the same matrices."
     ),
@@ -371,7 +471,31 @@ def _def4_11():
         reduces = len(X) != len(Y) or (M - eq65(X, Y, r)).expand().is_zero_matrix
         return M.shape == (k, r) and reduces
 
-    return decide(_exact_exhaustive(ok, cases, "s, t in [1, 3], mixed dimensions, r in [1, 3]"))
+    return decide(_def411_proof(),
+                  exhaustive_crosscheck=_exact_exhaustive(ok, cases, "s, t in [1, 3], mixed dimensions, r in [1, 3]"))
+
+
+def _def411_proof():
+    """(66)'s rows, for all sizes: with k = sa = tb, row i < k of X ⊗ 1_a is x^{i div a} and of Y ⊗ 1_b is y^{i div b},
+    both existing rows (0 <= i div a < s, 0 <= i div b < t); at s = t (k = lcm(s, s) = s, a = b = 1) row i pairs
+    x^i with y^i, which is (65)."""
+    s_, t, a, b, i = _pv.ints("s t a b i")
+    fd = _pv.fdiv
+    return _proof_trial(
+        _pv.both(0 <= fd(i, a), fd(i, a) < s_, 0 <= fd(i, b), fd(i, b) < t,
+                 _z3_implies(s_ == t, _pv.both(fd(i, a) == i, fd(i, b) == i))),
+        for_all="for all s, t >= 1 and k = lcm(s, t) = s·a = t·b (a = b = 1 when s = t), every row 0 <= i < k",
+        assuming=[s_ >= 1, t >= 1, a >= 1, b >= 1, s_ * a == t * b, _z3_implies(s_ == t, _pv.both(a == 1, b == 1)),
+                  0 <= i, i < s_ * a], sizes=[s_, t],
+        lemmas=[_pv.DIV_MOD_RECOMPOSE.at(i, a), _pv.DIV_MOD_RECOMPOSE.at(i, b)],
+        describe="row i of (66) is x^{i div a} +_r y^{i div b} with both rows in range (k = lcm(s, t) rows of length r); "
+                 "at s = t it is x^i +_r y^i, row i of (65)")
+
+
+def _z3_implies(p, q):
+    import z3
+
+    return z3.Implies(p, q)
 
 
 
@@ -382,7 +506,8 @@ def _def4_11():
     statement=(
         "Algorithm 5.1 is the zero-padding in common use: pad each x^i with zeros to d = max{n_α, m_β}, apply the "
         "d×d W^q to every padded token, keep the first m_i entries -- which is q^i = W^q[1:m_i, 1:n_i] x^i, the "
-        "top-left m_i×n_i block of W^q. Checked exactly: the printed steps (85)-(87), written out here, equal the "
+        "top-left m_i×n_i block of W^q. Proved for all sizes n_i, m_i <= d (zero-padded row sums by induction, "
+        "uninterpreted W^q, x^i). Binding cross-check, exact: the printed steps (85)-(87), written out here, equal the "
         "block form with generic (symbolic) W^q and x^i, for s in [1, 3] tokens with input and output dimensions in "
         "[1, 3] (d as Step 1 defines it); isomat's zero_padding_linear must agree; float cross-check against "
         "torch (F.pad, F.linear, slicing) on integer data."
@@ -418,7 +543,37 @@ def _alg5_1():
         floats = all(_close(np.array(a.subs(subs), dtype=float).ravel(), b) for a, b in zip(q, tor))
         return all((a - b).expand().is_zero_matrix for a, b in zip(q, block)) and floats
 
-    return decide(_exact_exhaustive(ok, cases, "s in [1, 3], n_i, m_i in [1, 3], generic W^q, x^i; torch float cross-check"))
+    return decide(_alg51_proof(), exhaustive_crosscheck=_exact_exhaustive(
+        ok, cases, "s in [1, 3], n_i, m_i in [1, 3], generic W^q, x^i; torch float cross-check"))
+
+
+def _alg51_proof():
+    """(85)-(87) = top-left block, for all sizes: q^i[a] = Σ_{b<d} W[a, b] x̃[b] with x̃[b] = [b < n] x[b] equals
+    Σ_{b<n} W[a, b] x[b] for every a < m <= d, n <= d (prefix sums by axioms, induction on the summation bound)."""
+    import z3
+
+    I, R = z3.IntSort(), z3.RealSort()
+    W, x = z3.Function("W_entry", I, I, R), z3.Function("x_entry", I, R)
+    P, Q = z3.Function("PaddedRowSum", I, I, I, R), z3.Function("BlockRowSum", I, I, R)
+    a, n, B, m, d = _pv.ints("a n B m d")
+    ax = [_pv.axiom("padded-sum-0", z3.ForAll([a, n], P(a, n, 0) == 0), text="empty sum"),
+          _pv.axiom("padded-sum-step", z3.ForAll([a, n, B], z3.Implies(
+              B >= 0, P(a, n, B + 1) == P(a, n, B) + W(a, B) * z3.If(B < n, x(B), z3.RealVal(0))), patterns=[P(a, n, B + 1)]),
+              text="P(a, n, B+1) = P(a, n, B) + W[a, B]·x̃[B], x̃[B] = x[B] for B < n, 0 after (zero padding (85))"),
+          _pv.axiom("block-sum-0", z3.ForAll([a], Q(a, 0) == 0), text="empty sum"),
+          _pv.axiom("block-sum-step", z3.ForAll([a, B], z3.Implies(B >= 0, Q(a, B + 1) == Q(a, B) + W(a, B) * x(B)),
+                                                patterns=[Q(a, B + 1)]), text="Q(a, B+1) = Q(a, B) + W[a, B] x[B]")]
+    lm = _pv.induction(
+        "zero-padded-row-sum", B,
+        lambda B: z3.Implies(n >= 0, P(a, n, B) == Q(a, z3.If(B <= n, B, n))),
+        text="for all B, n >= 0: Σ_{b<B} W[a, b] x̃[b] = Σ_{b<min(B, n)} W[a, b] x[b]",
+        other=[a, n], axioms=ax, patterns=[P(a, n, B)])
+    return _proof_trial(
+        P(a, n, d) == Q(a, n),
+        for_all="for all n, m >= 1, d >= max(n, m) (Step 1), every output entry 0 <= a < m, all W^q, x (uninterpreted)",
+        assuming=[n >= 1, m >= 1, n <= d, m <= d, 0 <= a, a < m], sizes=[n, m, d], lemmas=[lm.at(d, a, n)],
+        describe="q^i[a] = (W^q x̃^i)[a] = Σ_{b<d} W[a, b] x̃[b] = Σ_{b<n} W[a, b] x[b] = (W^q[1:m, 1:n] x^i)[a], a < m: "
+                 "(85)-(87) apply the top-left m_i×n_i block of W^q")
 
 
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]

@@ -288,8 +288,14 @@ def _swap():
         "S_i x_1 ⋉ ... ⋉ x_d = x_i (retriever)"
     ),
     statement=(
-        "Exhaustive over all logical vectors: k ∈ [2, 5] for M_{r,k}; p, q ∈ [1, 4] for D_f, D_r; all "
-        "dims tuples of length ≤ 3 with entries in [2, 3] and every i for the retriever; exact."
+        "Proved for all sizes on the entry rules: power_reducing_row (column i has its 1 in row ik + i, which drives "
+        "power_reducing_matrix) puts M_{r,k} δ_k^i at the index of δ_k^i ⊗ δ_k^i, for all k; retriever_entry "
+        "((c div after) mod size = r) at the index c = (b·size + s)·after + a of δ^{j_1} ⋉ ... ⋉ δ^{j_d} is [s = r], "
+        "so S_i, D_f = S_1^{[p,q]}, D_r = S_2^{[p,q]} retrieve their factor, for all sizes. Binding: retriever, "
+        "front_maintaining, rear_maintaining (built as Kronecker products) equal retriever_entry for all dims in "
+        "[1, 4]^L, L <= 3, and 3 seeded random dims up to 12; exhaustive over all logical vectors: k ∈ [2, 5] for "
+        "M_{r,k}; p, q ∈ [1, 4] for D_f, D_r; all dims tuples of length ≤ 3 with entries in [2, 3] and every i for "
+        "the retriever; exact."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -317,12 +323,52 @@ def _power_dummy():
                     return False
         return True
 
+    def retr_binds(dims):  # the builder (kron_operator of 1ᵀ, I, 1ᵀ) against the proved entry rule retriever_entry
+        for i in range(1, len(dims) + 1):
+            R = _stp_mod.retriever(list(dims), i, format="coo").toarray()
+            size, after = dims[i - 1], math.prod(dims[i:])
+            rule = _stp_mod.retriever_entry(np.arange(size)[:, None], np.arange(math.prod(dims))[None, :], size, after)
+            if R.shape != rule.shape or not np.array_equal(R, rule.astype(R.dtype)):
+                return False
+        return (np.array_equal(_stp_mod.front_maintaining(dims[0], dims[-1], format="coo").toarray(),
+                               _stp_mod.retriever([dims[0], dims[-1]], 1, format="coo").toarray())
+                and np.array_equal(_stp_mod.rear_maintaining(dims[0], dims[-1], format="coo").toarray(),
+                                   _stp_mod.retriever([dims[0], dims[-1]], 2, format="coo").toarray()))
+
     retr_cases = [c for L in (1, 2, 3) for c in itertools.product((2, 3), repeat=L)]
-    return decide(all_of(
+    cross = all_of(
         _exact_exhaustive(power, range(2, 6), "k in [2, 5]"),
         _exact_exhaustive(dummy, _dims(2, 4), "p, q in [1, 4]"),
         _exact_exhaustive(retr, retr_cases, "dims in {2, 3}^L, L <= 3"),
-    ))
+    )
+    binds = _builder_binds(retr_binds, [c for L in (1, 2, 3) for c in itertools.product(range(1, 5), repeat=L)],
+                           "retriever / front_maintaining / rear_maintaining vs retriever_entry, dims in [1, 4]^L, L <= 3",
+                           [tuple(c) for c in _random_sizes(31, 3, 3, 2, 12)], "3 seeded random dims in [2, 12]^3")
+    return decide(_textbook(_power_dummy_proof(), "kron-entry", "kron-column"),
+                  exhaustive_crosscheck=cross, retriever_binds_rule=binds)
+
+
+def _power_dummy_proof():
+    """M_{r,k} δ_k^i = δ_k^i ⊗ δ_k^i and S_i(δ^{j_1} ⋉ ... ⋉ δ^{j_d}) = δ^{j_i} on the entry rules, for all sizes."""
+    k, i, r, c, b, s_, a, size, after = _pv.ints("k i r c b s a size after")
+    fd, fm = _pv.fdiv, _pv.fmod
+    power = _proof_trial(
+        (r == _stp_mod.power_reducing_row(i, k)) == _pv.both(fd(r, k) == i, fm(r, k) == i),
+        for_all="for all k >= 1, 0 <= i < k, every row 0 <= r < k²",
+        assuming=[k >= 1, 0 <= i, i < k, 0 <= r, r < k * k], sizes=[k],
+        lemmas=[_pv.DIV_MOD_RECOMPOSE.at(r, k), _pv.FLATTEN_DIV_MOD.at(i, i, k)],
+        describe="(M_{r,k} δ_k^i)[r] = [r = power_reducing_row(i, k) = ik + i] = [r div k = i][r mod k = i] = "
+                 "(δ_k^i ⊗ δ_k^i)[r] = (δ_k^i ⋉ δ_k^i)[r]")
+    flat = (b * size + s_) * after + a  # the index of δ^{j_1} ⋉ ... ⋉ δ^{j_d}: digits b (before), s (factor i), a (after)
+    retr = _proof_trial(
+        _stp_mod.retriever_entry(r, flat, size, after) == (s_ == r),
+        for_all="for all size, after >= 1 (n_i and n_{i+1}...n_d; D_f: size = p, after = q; D_r: size = q, after = 1), "
+                "every digit b >= 0 (before), 0 <= s < size, 0 <= a < after and every row r",
+        assuming=[size >= 1, after >= 1, b >= 0, 0 <= s_, s_ < size, 0 <= a, a < after], sizes=[size, after],
+        lemmas=[_pv.FLATTEN_DIV_MOD.at(b * size + s_, a, after), _pv.FLATTEN_DIV_MOD.at(b, s_, size)],
+        describe="S_i[r, c] = [(c div after) mod size = r] at c = (b·size + s)·after + a (the one 1 of "
+                 "δ^{j_1} ⋉ ... ⋉ δ^{j_d}, s = j_i) is [s = r]: S_i x_1 ⋉ ... ⋉ x_d = x_i, D_f x y = x, D_r x y = y")
+    return all_of(power, retr)
 
 
 @claim(
@@ -475,7 +521,10 @@ def _def21_eq13():
     "cheng2025:def2.3/sta",
     quote="x ± y := (x ⊗ 1_{t/m}) ± (y ⊗ 1_{t/n})   (14); STA must be commutative (8) and associative (9)",
     statement=(
-        "isomat's sta / sta_sub equal (14); x ⊕ y = y ⊕ x and (x ⊕ y) ⊕ z = x ⊕ (y ⊕ z) — exact, generic "
+        "Proved for all sizes on the entry rule of (14), (x ⊕ y)[k] = x[k div (t/m)] + y[k div (t/n)] (x ⊗ 1_a repeats "
+        "each entry a times; x, y, z uninterpreted): x ⊕ y = y ⊕ x, and (x ⊕ y) ⊕ z = x ⊕ (y ⊕ z) entrywise for all "
+        "m, n, p (both sides have length lcm(m, n, p); NESTED_DIV, (k div c) div a = k div ac). Binding cross-check: "
+        "isomat's sta / sta_sub equal (14), commutativity and associativity with isomat's sta — exact, generic "
         "(symbolic) vectors, all m, n, k in [1, 5]."
     ),
     methods=["exact", "exhaustive"],
@@ -488,7 +537,35 @@ def _def23():
         return (A(x, y) == naive_sta(x, y) and _stp_mod.sta_sub(x, y) == naive_sta(x, y, -1)
                 and A(x, y) == A(y, x) and A(A(x, y), z) == A(x, A(y, z)))
 
-    return decide(_exact_exhaustive(ok, _dims(3, 5), "m, n, k in [1, 5]"))
+    return decide(_textbook(_sta_proof(), "kron-entry", "lcm-associative"),
+                  exhaustive_crosscheck=_exact_exhaustive(ok, _dims(3, 5), "m, n, k in [1, 5]"))
+
+
+def _sta_proof():
+    """(14) entrywise, for all sizes: (x ⊕ y)[k] = x[k div a] + y[k div b] (t = ma = nb); commutative, and
+    associative through NESTED_DIV ((k div c) div a = k div ac) with the common length T of both sides."""
+    import z3
+
+    R, I = z3.RealSort(), z3.IntSort()
+    X, Y, Z = (z3.Function(f"{v}_entry", I, R) for v in "xyz")
+    m, n, p_, a, b, c, d, f, g, h, k = _pv.ints("m n p a b c d f g h k")
+    fd, ND = _pv.fdiv, _pv.NESTED_DIV
+    comm = _proof_trial(
+        X(fd(k, a)) + Y(fd(k, b)) == Y(fd(k, b)) + X(fd(k, a)),
+        for_all="for all m, n >= 1, t = ma = nb, 0 <= k < t, all x ∈ R^m, y ∈ R^n (uninterpreted)",
+        assuming=[m >= 1, n >= 1, a >= 1, b >= 1, m * a == n * b, 0 <= k, k < m * a], sizes=[m, n, a, b],
+        describe="(x ⊕ y)[k] = x[k div a] + y[k div b] = (y ⊕ x)[k]")
+    assoc = _proof_trial(
+        X(fd(fd(k, c), a)) + Y(fd(fd(k, c), b)) + Z(fd(k, d)) == X(fd(k, a * c)) + Y(fd(fd(k, f), g)) + Z(fd(fd(k, f), h)),
+        for_all="for all m, n, p >= 1; left: t1 = ma = nb, T = t1·c = pd; right: t2 = ng = ph and T = t2·f (the same "
+                "length T = lcm(m, n, p), so T/m = ac, and n·gf = T = n·bc, p·hf = T = p·d give gf = bc, hf = d); "
+                "0 <= k < T; all x ∈ R^m, y ∈ R^n, z ∈ R^p (uninterpreted)",
+        assuming=[m >= 1, n >= 1, p_ >= 1, a >= 1, b >= 1, c >= 1, d >= 1, f >= 1, g >= 1, h >= 1,
+                  m * a == n * b, m * a * c == p_ * d, n * g == p_ * h, g * f == b * c, h * f == d, 0 <= k, k < m * a * c],
+        sizes=[m, n, p_], lemmas=[ND.at(k, c, a), ND.at(k, c, b), ND.at(k, f, g), ND.at(k, f, h)],
+        describe="((x ⊕ y) ⊕ z)[k] = x[(k div c) div a] + y[(k div c) div b] + z[k div d] = x[k div (T/m)] + "
+                 "y[(k div f) div g] + z[(k div f) div h] = (x ⊕ (y ⊕ z))[k] (NESTED_DIV)")
+    return all_of(comm, assoc)
 
 
 def _gen(rows: int, cols: int, name: str) -> sympy.Matrix:

@@ -125,7 +125,9 @@ def _is_stochastic(M):
     "cheng2025:prop4.6",
     quote="A ∈ Υ_{m×n}, x ∈ Υ^n ⇒ Ax ∈ Υ^m   (60)",
     statement=(
-        "Exact on generic entries, so for every column-stochastic A and stochastic x at each size, all m, n in [1, 5]: "
+        "Proved for all m, n: Σ_i (Ax)_i = Σ_j (Σ_i a_ij) x_j = Σ_j x_j = 1 (double sums by axioms, the swap and the "
+        "unit column sums by induction; A, x uninterpreted) and the entries are sums of products of nonnegative numbers. "
+        "Cross-check, exact on generic entries, so for every column-stochastic A and stochastic x at each size, all m, n in [1, 5]: "
         "with nonnegative symbols a_ij, x_j every entry Σ_j a_ij x_j of Ax is nonnegative (SymPy sign inference), and "
         "with the last row of A and the last entry of x eliminated by the sum-1 constraints (a_{m,j} = 1 − Σ_{i<m} a_ij, "
         "x_n = 1 − Σ_{j<n} x_j) the entries of Ax sum to 1 identically."
@@ -142,7 +144,47 @@ def _prop46():
         sub[x[n - 1]] = 1 - sum(x[j] for j in range(n - 1))
         return nonneg and sympy.expand(sum(A * x).subs(sub, simultaneous=True)) == 1
 
-    return decide(_exact_exhaustive(ok, _dims(2, 5), "m, n in [1, 5]"))
+    return decide(_textbook(_prop46_proof(), "nonnegative-closure"),
+                  exhaustive_crosscheck=_exact_exhaustive(ok, _dims(2, 5), "m, n in [1, 5]"))
+
+
+def _prop46_proof():
+    """1ᵀ(Ax) = 1 for column-stochastic A (m×n) and stochastic x, all m, n: Σ_i Σ_j a_ij x_j = Σ_j (Σ_i a_ij) x_j
+    (sum swap: prefix sums by axioms, inductions) = Σ_j x_j = 1; A, x uninterpreted."""
+    import z3
+
+    I, R = z3.IntSort(), z3.RealSort()
+    A, x = z3.Function("A_entry", I, I, R), z3.Function("x_entry", I, R)
+    Rw, D = z3.Function("RowSum", I, I, R), z3.Function("EntrySum", I, I, R)
+    C, E = z3.Function("ColumnSum", I, I, R), z3.Function("WeightedColumnSum", I, I, R)
+    Xs = z3.Function("VectorSum", I, R)
+    i, j, I_, J, m, n = _pv.ints("i j I J m n")
+    ax = [_pv.axiom("row-sum-0", z3.ForAll([i], Rw(i, 0) == 0), text="empty sum"),
+          _pv.axiom("row-sum-step", z3.ForAll([i, J], z3.Implies(J >= 0, Rw(i, J + 1) == Rw(i, J) + A(i, J) * x(J)), patterns=[Rw(i, J + 1)]), text="(Ax)_i = Σ_j a_ij x_j"),
+          _pv.axiom("entry-sum-0", z3.ForAll([J], D(0, J) == 0), text="empty sum"),
+          _pv.axiom("entry-sum-step", z3.ForAll([I_, J], z3.Implies(I_ >= 0, D(I_ + 1, J) == D(I_, J) + Rw(I_, J)), patterns=[D(I_ + 1, J)]), text="Σ_i (Ax)_i"),
+          _pv.axiom("column-sum-0", z3.ForAll([j], C(j, 0) == 0), text="empty sum"),
+          _pv.axiom("column-sum-step", z3.ForAll([j, I_], z3.Implies(I_ >= 0, C(j, I_ + 1) == C(j, I_) + A(I_, j)), patterns=[C(j, I_ + 1)]), text="Σ_i a_ij"),
+          _pv.axiom("weighted-column-sum-0", z3.ForAll([I_], E(I_, 0) == 0), text="empty sum"),
+          _pv.axiom("weighted-column-sum-step", z3.ForAll([I_, J], z3.Implies(J >= 0, E(I_, J + 1) == E(I_, J) + C(J, I_) * x(J)), patterns=[E(I_, J + 1)]), text="Σ_j (Σ_i a_ij) x_j"),
+          _pv.axiom("vector-sum-0", Xs(0) == 0, text="empty sum"),
+          _pv.axiom("vector-sum-step", z3.ForAll([J], z3.Implies(J >= 0, Xs(J + 1) == Xs(J) + x(J)), patterns=[Xs(J + 1)]), text="Σ_j x_j")]
+    l1 = _pv.induction("sum-swap-step", I_, lambda I_: z3.Implies(J >= 0, D(I_, J + 1) == D(I_, J) + C(J, I_) * x(J)),
+                      text="D(I, J+1) = D(I, J) + C(J, I) x_J", other=[J], axioms=[ax[0],ax[1],ax[2],ax[3],ax[4],ax[5]], patterns=[D(I_, J + 1)])
+    l0 = _pv.induction("entry-sum-empty-rows", I_, lambda I_: D(I_, 0) == 0, text="Σ_i (empty row sums) = 0",
+                      axioms=[ax[0], ax[2], ax[3]], patterns=[D(I_, 0)])
+    l2 = _pv.induction("sum-swap", J, lambda J: z3.Implies(I_ >= 0, D(I_, J) == E(I_, J)), text="Σ_i Σ_j = Σ_j Σ_i", other=[I_],
+                      axioms=[ax[6], ax[7]], using=[l1, l0], patterns=[D(I_, J)])
+    l3 = _pv.induction("unit-column-sums", J, lambda J: z3.Implies(z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < J), C(j, I_) == 1)), E(I_, J) == Xs(J)),
+                      text="columns summing to 1 give Σ_j C(j,I) x_j = Σ_j x_j", other=[I_], axioms=[ax[6], ax[7], ax[8], ax[9]], patterns=[E(I_, J)])
+    return _proof_trial(
+        D(m, n) == 1,
+        for_all="for all m, n >= 1, every A ∈ M_{m×n} whose columns sum to 1 and every x ∈ R^n whose entries sum to 1 "
+                "(A, x uninterpreted)",
+        assuming=[m >= 1, n >= 1, Xs(n) == 1, z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < n), C(j, m) == 1))],
+        lemmas=[l2.at(n, m), l3.at(n, m)], sizes=[m, n],
+        describe="Σ_i (Ax)_i = Σ_{i<m} Σ_{j<n} a_ij x_j = Σ_{j<n} (Σ_{i<m} a_ij) x_j = Σ_j x_j = 1; entries of Ax are sums "
+                 "of products of nonnegative numbers, so Ax ∈ Υ^m")
 
 
 @claim(
