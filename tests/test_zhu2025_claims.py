@@ -92,7 +92,62 @@ def test_paper_internal_contradictions(ledger):
 def test_constructions_match_loop_builds_of_the_printed_formulas(ledger):
     assert ledger["zhu2025:sec4.2.1/upper-triangular"]["evidence"]["construction"]["tested"] == 90
     assert ledger["zhu2025:thm4.2/block-form"]["evidence"]["construction"]["tested"] == 27
-    assert all(ledger["zhu2025:thm4.3/w-sa"]["evidence"]["construction"].values())
+    assert ledger["zhu2025:thm4.3/w-sa"]["evidence"]["construction"]["ok"] is True
+
+
+BUILDER_CHECKS = {  # claim -> the binding builder-vs-rule checks it carries (issue 22)
+    "zhu2025:thm4.1/forward": ["builder_vs_rule"],
+    "zhu2025:sec4.2.1/upper-triangular": ["builder_vs_rule", "construction"],
+    "zhu2025:sec4.2.1/equals-convolution": ["builder_vs_rule", "conv_builder_vs_rule"],
+    "zhu2025:sec4.2.1/p-formula": ["builder_vs_rule"],
+    "zhu2025:sec4.2.2/index-formula": ["builder_vs_rule", "construction"],
+    "zhu2025:thm4.2/block-form": ["builder_vs_rule", "construction"],
+}
+
+
+def test_builders_are_checked_against_the_proved_rules_at_small_and_random_sizes(ledger):
+    for cid, keys in BUILDER_CHECKS.items():
+        for k in keys:
+            ev = ledger[cid]["evidence"][k]
+            assert ev["ok"] is True, (cid, k)
+        ev = ledger[cid]["evidence"]["builder_vs_rule"]
+        assert [t["strength"] for t in ev["trials"]] == ["exhaustive", "sampled"], cid  # small sizes, then random ones
+
+
+def test_a_broken_builder_makes_its_proved_claim_an_error(monkeypatch):
+    """The audit's escape: conv_matrix with every column shifted by one left thm4.1/forward holds/proved."""
+    import scipy.sparse as sp
+
+    from isomat.algebra import conv
+    from isomat.proofs import engine
+    from isomat.proofs.zhu2025 import _common
+
+    proofs.load(["zhu2025"])
+    real = conv.conv_matrix
+
+    def shifted(*args, **kwargs):  # the float (SciPy) builds only: the exact SymPy cross-check still agrees
+        W = real(*args, **kwargs)
+        if not hasattr(W, "tocoo"):
+            return W
+        C = W.tocoo()
+        return sp.csr_array((C.data, (C.row, (C.col + 1) % C.shape[1])), shape=C.shape)
+
+    monkeypatch.setattr(conv, "conv_matrix", shifted)
+    _common.conv_builder_check.cache_clear()
+    try:
+        rec = engine.run_claim(engine.REGISTRY["zhu2025:thm4.1/forward"])
+    finally:
+        _common.conv_builder_check.cache_clear()
+    assert rec["verdict"] == "error" and "builder_vs_rule" in rec["error"], rec.get("error")
+
+
+def test_rnn_shape_induction_quantifies_no_variable_of_its_axiom():
+    """V^k-is-MxM quantifies M: the shape rule it rests on quantifies M itself (issue 22's soundness rule)."""
+    from isomat.proofs.zhu2025 import sec4_3
+
+    t = sec4_3._rnn_shape_proof()
+    assert t.ok and t.strength == "proved" and t.evidence["sizes"] == ["M", "N", "T"]
+    assert sec4_3._rnn_shape_proof(row_layout=True).evidence["obligation"] != t.evidence["obligation"]
 
 
 def test_sec8_float_check_builds_in_the_gpu_field(cupy_standin_module, monkeypatch):
@@ -125,6 +180,7 @@ def test_sec8_float_check_builds_in_the_gpu_field(cupy_standin_module, monkeypat
 # reading §4.3's X = [x_0, ...]^T suggests; 14 since the row-vector order is proved too (right multiplication is a
 # linear map of the abstract RNN model); 15 with the row-vector shapes proved as well; 16 with the one-to-one correction; 17 with sec4.2.1/bijective; 19 with sec4.2.2/display (row 0's runs) and sec4.2.2/isomorphism (same map) proved.
 PROVED_FLOOR = 19
+FOR_ALL_SIZES_FLOOR = 18
 
 
 def _proof_evidence(r):
@@ -139,6 +195,10 @@ def test_proved_count_never_falls_and_every_proof_names_what_it_quantified(ledge
         assert ev["strength"] == "proved" and ev["ok"] is True, r["id"]
         assert ev.get("for_all") and all(t["for_all"] for t in ev.get("trials", [])), r["id"]
         assert "proof_attempt" not in ev, r["id"]  # no unknown proof stands in for one
+        assert r["sizes"], r["id"]  # every zhu2025 proof quantifies a size (issue 22)
+    # issue 22: proved for all sizes = non-empty sizes, counted once (not same_proof_as); 18 paper claims
+    for_all_sizes = [r for r in proved if r["sizes"] and not r.get("same_proof_as") and not r.get("beyond")]
+    assert len(for_all_sizes) >= FOR_ALL_SIZES_FLOOR, sorted(r["id"] for r in for_all_sizes)
 
 
 def _crosschecks(evidence):

@@ -877,8 +877,7 @@ def zhu_conv_matrix(image_shape: Any, kernel: Any, stride: int = 1, *, overflow:
     if r > min(m, n):
         raise ValueError(f"kernel size r = {r} must not exceed min(m, n) = {min(m, n)} for image_shape {(m, n)}")
     L = m * n
-    N0 = zhu_offsets((m, n), r)
-    P = (L - int(N0.max())) // s + 1
+    P = zhu_conv_rows((m, n), r, s)  # the printed P, one definition
     check_size("zhu_conv_matrix", (P, L), P * r * r, field=field)
     i, j = np.meshgrid(np.arange(r), np.arange(r), indexing="ij")
     x = (i * n + j).reshape(-1)

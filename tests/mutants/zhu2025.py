@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from . import Mutant
 
+_CONV_RULE_CLAIMS = ("zhu2025:thm4.1/forward", "zhu2025:thm4.1/half-bandwidth", "zhu2025:thm4.1/one-to-one",
+                     "zhu2025:sec4.2/upper-triangular", "zhu2025:sec4.2.1/bijective",
+                     "zhu2025:sec4.2.1/equals-convolution")
+_RNN_CLAIMS = ("zhu2025:thm4.2/block-form", "zhu2025:thm4.2/strictly-lower-triangular", "zhu2025:sec4.3/main-text-shapes")
+
 
 def _shift_columns(conv_matrix):
     def broken(*args, **kwargs):
@@ -17,7 +22,116 @@ def _shift_columns(conv_matrix):
     return broken
 
 
+def _reverse_kernel(zhu_conv_matrix):
+    def broken(image_shape, kernel, *args, **kwargs):
+        import numpy as np
+        import sympy
+        if isinstance(kernel, sympy.MatrixBase):
+            k = sympy.Matrix(kernel.rows, kernel.cols, lambda i, j: kernel[kernel.rows - 1 - i, kernel.cols - 1 - j])
+        else:
+            k = np.asarray(kernel)[::-1, ::-1].copy()
+        return zhu_conv_matrix(image_shape, k, *args, **kwargs)
+    return broken
+
+
+def _scaled(builder, factor=2):
+    def broken(*args, **kwargs):
+        return builder(*args, **kwargs) * factor
+    return broken
+
+
+def _column_plus_one(rule):
+    """An entry rule read one column off (runs on ints, NumPy arrays and Z3 terms alike)."""
+    def broken(row, col, *args, **kwargs):
+        return rule(row, col + 1, *args, **kwargs)
+    return broken
+
+
+def _zhu_tap_stride_off(zhu_conv_tap):
+    def broken(p, c, n, r, s):
+        return zhu_conv_tap(p, c, n, r, s + 1)
+    return broken
+
+
+def _pixel_transposed_window(patch_major_pixel):
+    """Pixels inside each window listed column by column instead of row by row."""
+    from isomat._index import fdiv, fmod
+
+    def broken(k, n, p):
+        w, t = fdiv(k, p * p), fmod(k, p * p)
+        nb = fdiv(n, p)
+        return (p * fdiv(w, nb) + fmod(t, p)) * n + p * fmod(w, nb) + fdiv(t, p)
+    return broken
+
+
+def _plus_one(f):
+    def broken(*args, **kwargs):
+        return f(*args, **kwargs) + 1
+    return broken
+
+
+def _rnn_transposed_V(rnn_matrix):
+    def broken(U, V, steps, **kwargs):
+        import numpy as np
+        import sympy
+        Vt = V.T if isinstance(V, sympy.MatrixBase) else np.asarray(V).T.copy()
+        return rnn_matrix(U, Vt, steps, **kwargs)
+    return broken
+
+
+def _window_offsets_unbounded(window_hypotheses):
+    """The pooling windows' hypotheses with the offset bounds a < p, b < p dropped."""
+    def broken(ma, nb, p, I, J, a, b):
+        hyp, fa = window_hypotheses(ma, nb, p, I, J, a, b)
+        return [h for h in hyp if not (str(h) in (str(a < p), str(b < p)))], fa
+    return broken
+
+
+def _colmajor_as_rowmajor(rowmajor_pixel):
+    def broken(k, n):
+        from isomat._index import fdiv, fmod
+        return fmod(k, n), fdiv(k, n)
+    return broken
+
+
 MUTANTS = [
     Mutant("conv_matrix-columns-shifted", "builder", "isomat.algebra.conv:conv_matrix", _shift_columns,
-           ("zhu2025:thm4.1/forward",), "every column index of the convolution matrix shifted by one (cyclically)"),
+           _CONV_RULE_CLAIMS + ("zhu2025:thm4.1/circular", "zhu2025:sec8/nonlinearity"),
+           "every column index of the convolution matrix shifted by one (cyclically)"),
+    Mutant("conv_matrix-values-doubled", "builder", "isomat.algebra.conv:conv_matrix", _scaled,
+           _CONV_RULE_CLAIMS + ("zhu2025:thm4.1/circular",), "every entry of the convolution matrix doubled"),
+    Mutant("zhu_conv_matrix-kernel-reversed", "builder", "isomat.algebra.conv:zhu_conv_matrix", _reverse_kernel,
+           ("zhu2025:sec4.2.1/upper-triangular", "zhu2025:sec4.2.1/equals-convolution"),
+           "W_conv of §4.2.1 built from the kernel flipped in both axes"),
+    Mutant("zhu_conv_rows-one-more", "builder", "isomat.algebra.conv:zhu_conv_rows", _plus_one,
+           ("zhu2025:sec4.2.1/p-formula", "zhu2025:sec4.2.1/upper-triangular", "zhu2025:sec4.2.1/equals-convolution"),
+           "the printed P of §4.2.1 one row too many"),
+    Mutant("conv2d_tap-column-off-by-one", "entry rule", "isomat.algebra.conv:conv2d_tap", _column_plus_one,
+           _CONV_RULE_CLAIMS + ("zhu2025:sec4.2.2/isomorphism", "zhu2025:sec4.2.2/display"),
+           "the convolution's entry rule read one column to the right"),
+    Mutant("zhu_conv_tap-stride-off", "entry rule", "isomat.algebra.conv:zhu_conv_tap", _zhu_tap_stride_off,
+           ("zhu2025:sec4.2.1/upper-triangular", "zhu2025:sec4.2.1/equals-convolution"),
+           "W_conv's entry rule with stride s + 1"),
+    Mutant("patch_major_pixel-window-transposed", "entry rule", "isomat.algebra.pool:patch_major_pixel",
+           _pixel_transposed_window, ("zhu2025:sec4.2.2/index-formula",),
+           "the patch-major entry rule lists each window's pixels column by column"),
+    Mutant("zhu_pool_matrix-values-doubled", "builder", "isomat.algebra.pool:zhu_pool_matrix", _scaled,
+           ("zhu2025:sec4.2.2/index-formula", "zhu2025:sec4.2.2/q"), "W_pool's entries 2/p² instead of 1/p²"),
+    Mutant("avgpool_matrix-values-doubled", "builder", "isomat.algebra.pool:avgpool_matrix", _scaled,
+           ("zhu2025:sec4.2.2/isomorphism", "zhu2025:sec4.2.2/display"), "average pooling's entries doubled"),
+    Mutant("rnn_matrix-V-transposed", "builder", "isomat.algebra.rnn:rnn_matrix", _rnn_transposed_V,
+           _RNN_CLAIMS, "W_RNN built with V^T for V"),
+    Mutant("zhu_rnn_main_text-values-doubled", "builder", "isomat.algebra.rnn:zhu_rnn_main_text", _scaled,
+           ("zhu2025:sec4.3/scalar", "zhu2025:sec4.3/main-text-order"),
+           "the main text's W_rnn built with every block doubled"),
+    Mutant("pool-window-offsets-unbounded", "hypothesis", "isomat.proofs.zhu2025.sec4_2:_window_hypotheses",
+           _window_offsets_unbounded, ("zhu2025:sec4.2.2/index-formula", "zhu2025:sec4.2.2/isomorphism"),
+           "the pooling proofs' hypotheses without the window offset bounds a, b < p"),
+    Mutant("zhu_w_sa-values-doubled", "builder", "isomat.algebra.attention:zhu_w_sa", _scaled, ("zhu2025:thm4.3/w-sa",),
+           "A.3's W_SA built with every entry doubled"),
+    Mutant("linear_attention_matrix-values-doubled", "builder", "isomat.algebra.attention:linear_attention_matrix",
+           _scaled, ("zhu2025:beyond/attention-cubic-form",), "the cubic attention operator with every entry doubled"),
+    Mutant("rowmajor-pixel-is-colmajor", "entry rule", "isomat.proofs.zhu2025._common:_rowmajor_pixel",
+           _colmajor_as_rowmajor, ("zhu2025:sec4.1.2/row-major",),
+           "Data2Matrix's row-major position rule replaced by the column-major one"),
 ]

@@ -3,6 +3,7 @@ formulas (no code shared with ``isomat.algebra``), Z3 proof wrappers, exact gene
 
 from __future__ import annotations
 
+import functools
 import itertools
 from fractions import Fraction
 
@@ -11,16 +12,17 @@ import sympy
 
 from ...errors import CheckError
 from .. import prover
-from ..engine import all_of
+from ..engine import all_of, exhaustive
 from ..prover import fdiv, fmod
 
 BASE = 1000
 
 
-def _proved(goal, *, assuming, for_all, describe, lemmas=(), axioms=(), fallback=None):
+def _proved(goal, *, assuming, for_all, describe, sizes, lemmas=(), axioms=(), fallback=None):
     """One Z3 proof as a trial: ``proved`` when Z3 discharges it; when Z3 says ``unknown`` the
-    ``fallback`` exhaustive trial stands (never a proof); a counterexample fails the trial."""
-    pf = prover.prove(goal, assuming=assuming, for_all=for_all, lemmas=lemmas, axioms=axioms)
+    ``fallback`` exhaustive trial stands (never a proof); a counterexample fails the trial.
+    ``sizes`` are the symbolic sizes the statement quantifies (empty: a size-free identity)."""
+    pf = prover.prove(goal, assuming=assuming, for_all=for_all, lemmas=lemmas, axioms=axioms, sizes=sizes)
     if fallback is None:
         return pf.trial(describe)
     return pf.or_else(fallback, describe)
@@ -42,11 +44,6 @@ def _settle(build, fallback):
     if failed:
         return failed[0]
     return all_of(*steps) if len(steps) > 1 else steps[0]
-
-
-def _crosscheck(t):
-    """An exhaustive trial recorded beside a proof (by keyword to ``decide``, so it does not weaken it)."""
-    return dict(t.evidence, ok=t.ok, strength=t.strength, **({"counterexample": t.counterexample} if not t.ok else {}))
 
 
 def _symbolic_kernel(r1: int, r2: int) -> list:
@@ -178,3 +175,210 @@ def _colmajor_pixel(k, m):
 
 def _sym(name, r, c, commutative=True):
     return sympy.Matrix(r, c, lambda i, j: sympy.Symbol(f"{name}{i}{j}"))
+
+
+# ---------------------------------------------------------------------------------------------
+# binding checks: isomat's builders against the entry rules the claims prove
+# ---------------------------------------------------------------------------------------------
+# Each returns one Trial (exhaustive up to a stated bound, then seeded random larger sizes); a claim
+# passes it to ``decide`` as a keyword, so a builder that disagrees with the proved rule makes the
+# claim an error -- the proof certifies the rule, this check ties the rule to the code users run.
+# Cached per process (functools caches of isomat are cleared by the mutation suite).
+_RANDOM_SEED = 20250601
+
+
+def _tap_values(KH: int, KW: int) -> np.ndarray:
+    """Kernel whose tap a·KW + b has the value a·KW + b + 1: each entry of a zero-boundary convolution matrix
+    holds at most one tap, so its value names the tap."""
+    return np.arange(1, KH * KW + 1, dtype=np.float64).reshape(KH, KW)
+
+
+def _conv_case_ok(c) -> bool:
+    from ...algebra import conv as _conv
+
+    H, W, KH, KW, s, l, d = c
+    A = _conv.conv_matrix((H, W), _tap_values(KH, KW), stride=s, padding=l, dilation=d, backend="numpy")
+    O1 = (H + 2 * l[0] - d[0] * (KH - 1) - 1) // s[0] + 1
+    O2 = (W + 2 * l[1] - d[1] * (KW - 1) - 1) // s[1] + 1
+    if tuple(A.shape) != (O1 * O2, H * W):
+        return False
+    t = _conv.conv2d_tap(np.arange(O1 * O2)[:, None], np.arange(H * W)[None, :], H, W, KH, KW,
+                         stride=s, padding=l, dilation=d)
+    return bool(np.array_equal(np.asarray(A.toarray()), np.where(t >= 0, t + 1, 0).astype(np.float64)))
+
+
+def _conv_valid(c) -> bool:
+    H, W, KH, KW, s, l, d = c
+    return H + 2 * l[0] - d[0] * (KH - 1) >= 1 and W + 2 * l[1] - d[1] * (KW - 1) >= 1
+
+
+@functools.lru_cache(maxsize=None)
+def conv_builder_check():
+    """isomat.algebra.conv_matrix (2-d, single channel, zero boundary) equals its entry rule conv.conv2d_tap entry by
+    entry (kernel values name the taps): every H, W <= 4, KH, KW <= 3, stride in {1, 2}, padding in {0, 1},
+    dilation in {1, 2}; then 8 seeded random geometries with H, W in [5, 24], KH, KW <= 5, per-axis stride <= 3,
+    padding <= 2, dilation <= 2."""
+    small = [(H, W, KH, KW, (s, s), (l, l), (d, d)) for H in range(1, 5) for W in range(1, 5) for KH in range(1, 4)
+             for KW in range(1, 4) for s in (1, 2) for l in (0, 1) for d in (1, 2)]
+    small = sorted([c for c in small if _conv_valid(c)], key=lambda c: (c[0] * c[1], c))
+    rng = np.random.default_rng(_RANDOM_SEED)
+    large = []
+    while len(large) < 8:
+        c = (int(rng.integers(5, 25)), int(rng.integers(5, 25)), int(rng.integers(1, 6)), int(rng.integers(1, 6)),
+             tuple(int(x) for x in rng.integers(1, 4, 2)), tuple(int(x) for x in rng.integers(0, 3, 2)),
+             tuple(int(x) for x in rng.integers(1, 3, 2)))
+        if _conv_valid(c):
+            large.append(c)
+    return all_of(exhaustive(_conv_case_ok, small, describe="conv_matrix == conv2d_tap: H, W <= 4, KH, KW <= 3, "
+                             "stride <= 2, padding <= 1, dilation <= 2 (same on both axes)"),
+                  exhaustive(_conv_case_ok, large, describe=f"conv_matrix == conv2d_tap: 8 random geometries (seed "
+                             f"{_RANDOM_SEED}), H, W in [5, 24], KH, KW <= 5, stride <= 3, padding <= 2, dilation <= 2",
+                             strength="sampled"))
+
+
+def _zhu_case_ok(c) -> bool:
+    from ...algebra import conv as _conv
+
+    m, n, r, s = c
+    L = m * n
+    P = (L - ((r - 1) * n + r - 1)) // s + 1  # the printed P, written out here
+    Z = _conv.zhu_conv_matrix((m, n), _tap_values(r, r), s, backend="numpy")
+    if tuple(Z.shape) != (P, L):
+        return False
+    t = _conv.zhu_conv_tap(np.arange(P)[:, None], np.arange(L)[None, :], n, r, s)
+    return bool(np.array_equal(np.asarray(Z.toarray()), np.where(t >= 0, t + 1, 0).astype(np.float64)))
+
+
+@functools.lru_cache(maxsize=None)
+def zhu_conv_builder_check():
+    """isomat.algebra.zhu_conv_matrix equals its entry rule conv.zhu_conv_tap on the printed P×L (columns >= L
+    dropped), kernel values naming the taps: every m, n <= 5, r <= min(m, n), s <= 3; then 8 seeded random sizes
+    m, n in [6, 30], r <= min(m, n, 6), s <= 5."""
+    small = sorted([(m, n, r, s) for m in range(1, 6) for n in range(1, 6) for r in range(1, min(m, n) + 1)
+                    for s in range(1, 4)], key=lambda c: (c[0] * c[1], c))
+    rng = np.random.default_rng(_RANDOM_SEED + 1)
+    large = []
+    for _ in range(8):
+        m, n = int(rng.integers(6, 31)), int(rng.integers(6, 31))
+        large.append((m, n, int(rng.integers(1, min(m, n, 6) + 1)), int(rng.integers(1, 6))))
+    return all_of(exhaustive(_zhu_case_ok, small, describe="zhu_conv_matrix == zhu_conv_tap: m, n <= 5, r <= min(m, n), "
+                             "s <= 3"),
+                  exhaustive(_zhu_case_ok, large, describe=f"zhu_conv_matrix == zhu_conv_tap: 8 random sizes (seed "
+                             f"{_RANDOM_SEED + 1}), m, n in [6, 30], r <= 6, s <= 5", strength="sampled"))
+
+
+def _pool_case_ok(c) -> bool:
+    from ...algebra import pool as _pool
+
+    m, n, p = c
+    L, Q = m * n, (m * n) // (p * p)
+    v = np.float64(1) / (p * p)
+    printed = np.zeros((Q, L))
+    for q in range(Q):  # the printed W_pool[q, qp² + r] = 1/p², by a loop
+        printed[q, q * p * p:(q + 1) * p * p] = v
+    patch = np.zeros((Q, L))
+    k = np.arange(L)
+    patch[k // (p * p), _pool.patch_major_pixel(k, n, p)] = v  # position k of the patch-major listing
+    return (bool(np.array_equal(np.asarray(_pool.zhu_pool_matrix((m, n), p).toarray()), printed))
+            and bool(np.array_equal(np.asarray(_pool.zhu_pool_matrix((m, n), p, flattening="patch-major").toarray()), patch))
+            and bool(np.array_equal(_pool.patch_major_order((m, n), p), _pool.patch_major_pixel(k, n, p))))
+
+
+@functools.lru_cache(maxsize=None)
+def pool_builder_check():
+    """isomat.algebra.zhu_pool_matrix (row-major: the printed formula by a loop; patch-major: the entry rule
+    pool.patch_major_pixel) and patch_major_order: every p <= 4 and m, n multiples of p up to 8; then 6 seeded random
+    sizes p in [2, 5], m/p, n/p in [2, 10]."""
+    small = sorted([(m, n, p) for p in range(1, 5) for m in range(p, 9, p) for n in range(p, 9, p)],
+                   key=lambda c: (c[0] * c[1], c))
+    rng = np.random.default_rng(_RANDOM_SEED + 2)
+    large = []
+    for _ in range(6):
+        p = int(rng.integers(2, 6))
+        large.append((p * int(rng.integers(2, 11)), p * int(rng.integers(2, 11)), p))
+    return all_of(exhaustive(_pool_case_ok, small, describe="zhu_pool_matrix == printed formula / patch_major_pixel: "
+                             "p <= 4, p | m, n <= 8"),
+                  exhaustive(_pool_case_ok, large, describe=f"the same, 6 random sizes (seed {_RANDOM_SEED + 2}), "
+                             "p <= 5, m/p, n/p <= 10", strength="sampled"))
+
+
+def _rnn_case_ok(c) -> bool:
+    from ...algebra import rnn as _rnn
+
+    M, N, T, seed = c
+    rng = np.random.default_rng(seed)
+    U, V = rng.integers(-2, 3, size=(M, N)), rng.integers(-2, 3, size=(M, M))
+    ref = np.zeros((M * T, N * T), dtype=object)
+    P = np.eye(M, dtype=object)
+    powers = []
+    for _ in range(T):  # V^k U with exact integers
+        powers.append(P.dot(U.astype(object)))
+        P = V.astype(object).dot(P)
+    for t in range(T):
+        for s_ in range(t + 1):
+            ref[t * M:(t + 1) * M, s_ * N:(s_ + 1) * N] = powers[t - s_]
+    A = _rnn.rnn_matrix(U.astype(np.float64), V.astype(np.float64), T, backend="numpy")
+    return tuple(A.shape) == ref.shape and bool(np.array_equal(np.asarray(A.toarray()), ref.astype(np.float64)))
+
+
+@functools.lru_cache(maxsize=None)
+def rnn_builder_check():
+    """isomat.algebra.rnn_matrix against the block rule (t, s) = V^(t−s)U for s <= t, 0 above (exact integer powers):
+    every M, N, T <= 3 (one seeded integer U, V each); then 6 seeded random sizes M, N in [2, 5], T in [4, 8]."""
+    small = sorted([(M, N, T, 100 * M + 10 * N + T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)],
+                   key=lambda c: (sum(c[:3]), c))
+    rng = np.random.default_rng(_RANDOM_SEED + 3)
+    large = [(int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(4, 9)), 7 + i) for i in range(6)]
+    return all_of(exhaustive(_rnn_case_ok, small, describe="rnn_matrix == blocks V^(t−s)U: M, N, T <= 3, integer U, V"),
+                  exhaustive(_rnn_case_ok, large, describe=f"the same, 6 random sizes (seed {_RANDOM_SEED + 3}), M, N <= 5, "
+                             "T <= 8", strength="sampled"))
+
+
+def _avgpool_case_ok(c) -> bool:
+    from ...algebra import conv as _conv, pool as _pool
+
+    m, n, k, s = c
+    A = _pool.avgpool_matrix((m, n), (k, k), stride=(s, s), backend="numpy")
+    O1, O2 = (m - k) // s + 1, (n - k) // s + 1
+    if tuple(A.shape) != (O1 * O2, m * n):
+        return False
+    t = _conv.conv2d_tap(np.arange(O1 * O2)[:, None], np.arange(m * n)[None, :], m, n, k, k, stride=(s, s))
+    return bool(np.array_equal(np.asarray(A.toarray()), np.where(t >= 0, np.float64(1) / (k * k), 0.0)))
+
+
+@functools.lru_cache(maxsize=None)
+def avgpool_builder_check():
+    """isomat.algebra.avgpool_matrix (k×k windows, stride s, no padding) holds 1/k² exactly where the entry rule
+    conv.conv2d_tap (KH = KW = k, stride s) has a tap, and 0 elsewhere: every m, n <= 6, k <= min(m, n, 3), s <= 3;
+    then 6 seeded random sizes m, n in [7, 30], k <= 5, s <= 5."""
+    small = sorted([(m, n, k, s) for m in range(1, 7) for n in range(1, 7) for k in range(1, min(m, n, 3) + 1)
+                    for s in range(1, 4)], key=lambda c: (c[0] * c[1], c))
+    rng = np.random.default_rng(_RANDOM_SEED + 4)
+    large = [(int(rng.integers(7, 31)), int(rng.integers(7, 31)), int(rng.integers(1, 6)), int(rng.integers(1, 6)))
+             for _ in range(6)]
+    return all_of(exhaustive(_avgpool_case_ok, small, describe="avgpool_matrix == 1/k² on conv2d_tap's taps: m, n <= 6, "
+                             "k <= 3, s <= 3"),
+                  exhaustive(_avgpool_case_ok, large, describe=f"the same, 6 random sizes (seed {_RANDOM_SEED + 4}), "
+                             "m, n <= 30, k, s <= 5", strength="sampled"))
+
+
+@functools.lru_cache(maxsize=None)
+def zhu_rows_check():
+    """isomat.algebra.zhu_conv_rows (the printed P, which zhu_conv_matrix uses) equals ⌊(mn − max N_0)/s⌋ + 1 written
+    out, max N_0 = (r − 1)n + r − 1: every m, n <= 6, r <= min(m, n), s <= 4; then 20 seeded random sizes up to 500."""
+    from ...algebra import conv as _conv
+
+    def ok(c):
+        m, n, r, s = c
+        return _conv.zhu_conv_rows((m, n), r, s) == (m * n - ((r - 1) * n + r - 1)) // s + 1
+
+    small = sorted([(m, n, r, s) for m in range(1, 7) for n in range(1, 7) for r in range(1, min(m, n) + 1)
+                    for s in range(1, 5)], key=lambda c: (c[0] * c[1], c))
+    rng = np.random.default_rng(_RANDOM_SEED + 5)
+    large = []
+    for _ in range(20):
+        m, n = int(rng.integers(7, 501)), int(rng.integers(7, 501))
+        large.append((m, n, int(rng.integers(1, min(m, n) + 1)), int(rng.integers(1, 50))))
+    return all_of(exhaustive(ok, small, describe="zhu_conv_rows == printed P: m, n <= 6, r <= min(m, n), s <= 4"),
+                  exhaustive(ok, large, describe=f"the same, 20 random sizes (seed {_RANDOM_SEED + 5}) up to 500",
+                             strength="sampled"))

@@ -15,7 +15,6 @@ from ..engine import Reading, by_readings, all_of, claim, compare_printed, decid
 from ..prover import fdiv, FLATTEN_DIV_MOD, fmod, ints
 from ._common import (
     _colmajor_pixel,
-    _crosscheck,
     _dense,
     _flat,
     _generic_kernel,
@@ -28,6 +27,11 @@ from ._common import (
     naive_conv_matrix,
     naive_maxpool,
     naive_wconv,
+    avgpool_builder_check,
+    conv_builder_check,
+    pool_builder_check,
+    zhu_conv_builder_check,
+    zhu_rows_check,
 )
 
 
@@ -48,10 +52,10 @@ def _rowmajor():
     goal = z3.And(*[z3.And(a == x, b == y) for (a, b), (x, y) in zip(rm, [(0, 0), (0, 1), (0, 2), (m - 1, n - 1)])])
     cm = _colmajor_pixel(1, m)
     proof = lambda: [  # noqa: E731
-        _proved(goal, assuming=[m >= 1, n >= 3], for_all="for all m >= 1, n >= 3",
+        _proved(goal, assuming=[m >= 1, n >= 3], sizes=[m, n], for_all="for all m >= 1, n >= 3",
                 describe="row-major positions 0, 1, 2, mn−1 hold pixels (0,0), (0,1), (0,2), (m−1,n−1)",
                 lemmas=[FLATTEN_DIV_MOD.at(m - 1, n - 1, n)]),
-        _proved(z3.Not(z3.And(cm[0] == 0, cm[1] == 1)), assuming=[m >= 2, n >= 3], for_all="for all m >= 2, n >= 3",
+        _proved(z3.Not(z3.And(cm[0] == 0, cm[1] == 1)), assuming=[m >= 2, n >= 3], sizes=[m, n], for_all="for all m >= 2, n >= 3",
                 describe="column-major position 1 holds pixel (1, 0), not (0, 1)")]
     s = sympy.Symbol
     printed_head = [s("I11"), s("I12"), s("I13")]
@@ -67,7 +71,7 @@ def _rowmajor():
 
     sizes = [(m, n) for m in range(1, 4) for n in range(3, 5)]
     ex = exhaustive(ok, sizes, describe="NumPy C order has the printed head and tail, F order not (m >= 2), m <= 3, 3 <= n <= 4")
-    return decide(_settle(proof, lambda: ex), exhaustive_crosscheck=_crosscheck(ex))
+    return decide(_settle(proof, lambda: ex), exhaustive_crosscheck=ex)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,7 +120,7 @@ def _p_formula():
     P = fdiv(m * n - 1 - mx, s) + 1
     proof = _proved(z3.And(P >= 1, mx + (P - 1) * s < m * n, m * n <= mx + P * s),
                     assuming=[m >= 1, n >= 1, r >= 1, r <= m, r <= n, s >= 1],
-                    for_all="for all m, n >= 1, 1 <= r <= min(m, n), s >= 1 (L = mn, max N_0 = (r−1)n + r − 1)",
+                    sizes=[m, n, r, s], for_all="for all m, n >= 1, 1 <= r <= min(m, n), s >= 1 (L = mn, max N_0 = (r−1)n + r − 1)",
                     describe="P >= 1, the last row's largest column max N_0 + (P−1)s < L, and one more row would reach "
                              "max N_0 + Ps >= L",
                     fallback=lambda: exhaustive(corrected, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3"))
@@ -124,7 +128,8 @@ def _p_formula():
         exhaustive(fits, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3", witness=witness),
         correction=("P = ⌊(L − 1 − max N_0)/s⌋ + 1 (the number of flat window starts ps with ps + max N_0 ≤ L − 1); "
                     "the printed P is one too many whenever s divides L − max N_0", proof),
-        correction_crosscheck=_crosscheck(exhaustive(corrected, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3")),
+        correction_crosscheck=(exhaustive(corrected, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3")),
+        builder_vs_rule=zhu_rows_check(),
     )
 
 
@@ -213,15 +218,16 @@ def _upper():
     hyp = [m >= 1, n >= 1, r >= 1, r <= m, r <= n, s >= 1, p >= 0]
     fa = "for all m, n >= 1, 1 <= r <= min(m, n), s >= 1, rows p >= 0"
     proof = lambda: [  # noqa: E731
-        _proved(i * n + j + p * s >= p, assuming=hyp + [0 <= i, i < r, 0 <= j, j < r], for_all=fa + ", taps 0 <= i, j < r",
+        _proved(i * n + j + p * s >= p, assuming=hyp + [0 <= i, i < r, 0 <= j, j < r], sizes=[m, n, r, s], for_all=fa + ", taps 0 <= i, j < r",
                 describe="the printed column x + ps (x = in + j ∈ N_0) of row p is >= p"),
         _proved(z3.Implies(_conv.zhu_conv_tap(p, c, n, r, s) >= 0, c >= p), assuming=hyp + [c >= 0],
-                for_all=fa + ", columns c >= 0",
+                sizes=[m, n, r, s], for_all=fa + ", columns c >= 0",
                 describe="isomat's entry rule zhu_conv_tap (tested equal to zhu_conv_matrix in tests/test_conv.py): a "
                          "nonzero entry (p, c) has c >= p")]
-    return decide(_settle(proof, lambda: t), exhaustive_crosscheck=_crosscheck(t),
-                  construction=dict(exhaustive(same_as_isomat, _zhu_cases(),
-                                               describe="isomat zhu_conv_matrix == loop build").evidence))
+    return decide(_settle(proof, lambda: t), exhaustive_crosscheck=t,
+                  construction=exhaustive(same_as_isomat, _zhu_cases(), describe="isomat zhu_conv_matrix == loop build, "
+                                          "generic kernel"),
+                  builder_vs_rule=zhu_conv_builder_check())
 
 
 @claim(
@@ -281,7 +287,9 @@ def _equals_conv():
                     "p = i·n + j (window start s(in + j)); the other rows of W_conv are windows that wrap across "
                     "image rows, or (s > 1) start off the 2-d stride grid, and are no convolution output",
                     _row_selection_proof(lambda: corr_x)),
-        correction_crosscheck=_crosscheck(corr_x),
+        correction_crosscheck=corr_x,
+        builder_vs_rule=zhu_conv_builder_check(),
+        conv_builder_vs_rule=conv_builder_check(),
         stride_1_only=dict(stride1.evidence, counterexample=stride1.counterexample),
         with_printed_P=dict(printedP.evidence, counterexample=printedP.counterexample),
     )
@@ -306,13 +314,13 @@ def _row_selection_proof(fallback):
     O2 = fdiv(n + 2 * 0 - 1 * (r - 1) - 1, s) + 1  # the O_2 term of conv2d_tap at padding 0, dilation 1
     du, dv = u - i * s, v - j * s
     steps = lambda: [  # noqa: E731
-        _proved(p < fdiv(m * n - 1 - mx, s) + 1, assuming=hyp, for_all=fa,
+        _proved(p < fdiv(m * n - 1 - mx, s) + 1, assuming=hyp, sizes=[m, n, r, s], for_all=fa,
                 describe="row p = in + j exists: p < P = ⌊(L − 1 − max N_0)/s⌋ + 1 (<= the printed P)"),
-        _proved(a * n + b + p * s == (i * s + a) * n + (j * s + b), assuming=hyp, for_all=fa + ", taps (a, b)",
+        _proved(a * n + b + p * s == (i * s + a) * n + (j * s + b), assuming=hyp, sizes=[m, n, r, s], for_all=fa + ", taps (a, b)",
                 describe="the paper's column x + ps of tap x = an + b in row p = in + j is the flat index of the pixel "
                          "(is + a, js + b) that the convolution's output (i, j) reads with tap (a, b)"),
         _proved(_conv.zhu_conv_tap(p, c, n, r, s) == _conv.conv2d_tap(i * o2 + j, c, m, n, r, r, stride=(s, s)),
-                assuming=hyp, for_all=fa,
+                assuming=hyp, sizes=[m, n, r, s], for_all=fa,
                 describe="isomat's entry rules agree on every column: zhu_conv_tap at row in + j equals conv2d_tap "
                          "(stride s, no padding) at output row i·o2 + j (both tested equal to their builders)",
                 lemmas=[FLATTEN_DIV_MOD.at(u, v, n), FLATTEN_DIV_MOD.at(du, dv, n), FLATTEN_DIV_MOD.at(du - 1, dv + n, n),
@@ -389,7 +397,7 @@ def _bijective():
         col = a * n + b
         t = _proved(z3.And(0 <= col, col < m * n, _conv.conv2d_tap(0, col, m, n, r, r) == a * r + b),
                     assuming=[1 <= r, r <= m, r <= n, 0 <= a, a < r, 0 <= b, b < r],
-                    for_all="for all m, n >= r >= 1 and every tap 0 <= a, b < r",
+                    sizes=[m, n, r], for_all="for all m, n >= r >= 1 and every tap 0 <= a, b < r",
                     lemmas=[FLATTEN_DIV_MOD.at(a, b, n), prover.FLAT_INDEX_RANGE.at(a, b, n, m)],
                     describe="valid convolution (entry rule conv2d_tap, padding 0, stride 1): tap (a, b) is the tap of "
                              "entry (0, a·n + b), so every unit kernel maps to a nonzero matrix")
@@ -404,7 +412,8 @@ def _bijective():
                 "the entry rule conv2d_tap (every tap is the tap of an entry of row 0), with the named axiom that "
                 "nonzero matrices of disjoint supports are independent; cross-check: rank of the unit-kernel matrices "
                 "by direct loops, m, n <= 4.",
-                decide(_settle(every_tap, lambda: kx), exhaustive_crosscheck=_crosscheck(kx))),
+                decide(_settle(every_tap, lambda: kx), exhaustive_crosscheck=kx,
+                       builder_vs_rule=conv_builder_check())),
         Reading("literal: X ↦ W_cnn vec X", "X ↦ W_cnn vec X is a bijection of R^{mn}.",
                 decide(literal, w_pool_4x4_p2_rank_vs_L=[pool_rank, 16])),
     )
@@ -444,17 +453,18 @@ def _upper_padded():
     O2 = fdiv(n + 2 * 0 - 1 * (r - 1) - 1, s) + 1  # the O_2 term of conv2d_tap at padding 0, dilation 1
     proof = lambda: [  # noqa: E731
         _proved((i * s + a) * n + (j * s + b) >= i * o2 + j, assuming=hyp + [0 <= a, a < r, 0 <= b, b < r],
-                for_all=fa + ", taps 0 <= a, b < r",
+                sizes=[m, n, r, s], for_all=fa + ", taps 0 <= a, b < r",
                 describe="direct index arithmetic: output (i, j) (row i·o2 + j) reads pixel (is + a, js + b), whose "
                          "column (is + a)n + js + b is >= the row"),
-        _proved(z3.Implies(_conv.conv2d_tap(row, c, m, n, r, r, stride=(s, s)) >= 0, c >= row), assuming=hyp, for_all=fa,
+        _proved(z3.Implies(_conv.conv2d_tap(row, c, m, n, r, r, stride=(s, s)) >= 0, c >= row), assuming=hyp, sizes=[m, n, r, s], for_all=fa,
                 describe="isomat's entry rule conv2d_tap (stride s, no padding; tested equal to conv_matrix): a nonzero "
                          "entry (row, c) has c >= row",
                 lemmas=[FLATTEN_DIV_MOD.at(u, v, n), FLATTEN_DIV_MOD.at(i, j, O2)])]
     ex = exhaustive(upper, valid, describe="H, W <= 4, r <= min(H, W), padding 0, stride <= 3")
     return by_readings(
         Reading("valid convolution (§4.2.1)", "The convolution §4.2.1 constructs (no padding): W[row, c] = 0 for c < row.",
-                decide(_settle(proof, lambda: ex), exhaustive_crosscheck=_crosscheck(ex))),
+                decide(_settle(proof, lambda: ex), exhaustive_crosscheck=ex,
+                       builder_vs_rule=conv_builder_check())),
         Reading("padded convolution (Theorem 4.1, Assumption 4.3)", "With the zero padding ⌊K/2⌋ of Theorem 4.1 the "
                 "convolution matrix is upper-triangular: it is not (a tap lands below the diagonal).", decide(pad)),
     )
@@ -483,15 +493,39 @@ def _row_major_window_proofs():
     q, pix = I * nb + J, (p * I + a) * n + p * J + b  # output q of the direct loop reads pixel (pI + a, pJ + b)
     col = (p * fdiv(q, fdiv(n, p)) + a) * n + p * fmod(q, fdiv(n, p)) + b
     return [
-        _proved(z3.And(col == pix, 0 <= col, col < m * n), assuming=hyp, for_all=fa,
+        _proved(z3.And(col == pix, 0 <= col, col < m * n), assuming=hyp, sizes=[ma, nb, p], for_all=fa,
                 describe="row-major formula: column (p⌊q/(n/p)⌋ + a)n + p(q mod n/p) + b of row q is the pixel (pI + a, "
                          "pJ + b) that average pooling's output q = I·(n/p) + J reads, inside [0, L)",
                 lemmas=[FLATTEN_DIV_MOD.at(I, J, nb), FLATTEN_DIV_MOD.at(nb, 0, p)]),
         _proved(z3.Implies((p * I + a) * n + p * J + b == (p * I + a2) * n + p * J + b2, z3.And(a == a2, b == b2)),
-                assuming=hyp + [0 <= a2, a2 < p, 0 <= b2, b2 < p], for_all=fa,
+                assuming=hyp + [0 <= a2, a2 < p, 0 <= b2, b2 < p], sizes=[ma, nb, p], for_all=fa,
                 describe="the p² columns of row q are distinct (so row q is 1/p² on exactly the window's p² pixels)",
                 lemmas=[prover.DIGITS_UNIQUE.at(p * I + a, p * J + b, p * I + a2, p * J + b2, n)]),
     ]
+
+def _avgpool_rule_proofs():
+    """Z3, for every size: isomat's average pooling (avgpool_matrix, window p, stride p; its entry rule is conv2d_tap
+    with KH = KW = p, stride (p, p), no padding, checked against the builder) has, in row q = I·(n/p) + J, a tap at
+    exactly the p² pixels of window q -- the same support as the row-major W_pool, so both are the same map."""
+    ma, nb, p, I, J, a, b, col = ints("ma nb p I J a b col")
+    m, n = p * ma, p * nb
+    hyp, fa = _window_hypotheses(ma, nb, p, I, J, a, b)
+    q = I * nb + J
+    tap = lambda c: _conv.conv2d_tap(q, c, m, n, p, p, stride=(p, p))  # noqa: E731
+    hyp2 = [ma >= 1, nb >= 1, p >= 1, 0 <= I, I < ma, 0 <= J, J < nb, 0 <= col, col < m * n]
+    u, v = fdiv(col, n), fmod(col, n)
+    return [
+        _proved(tap((p * I + a) * n + p * J + b) == a * p + b, assuming=hyp, sizes=[ma, nb, p], for_all=fa,
+                describe="isomat's average pooling (entry rule conv2d_tap, window = stride = p): row q holds tap (a, b) "
+                         "at the pixel (pI + a, pJ + b) of window q",
+                lemmas=[FLATTEN_DIV_MOD.at(I, J, nb), FLATTEN_DIV_MOD.at(nb - 1, 0, p),
+                        FLATTEN_DIV_MOD.at(p * I + a, p * J + b, n), FLATTEN_DIV_MOD.at(ma, 0, p)]),
+        _proved(z3.Implies(tap(col) >= 0, z3.And(p * I <= u, u < p * I + p, p * J <= v, v < p * J + p)), assuming=hyp2,
+                sizes=[ma, nb, p], for_all=fa.split(", offsets")[0] + ", columns 0 <= col < mn",
+                describe="and nowhere else: a tap in row q lies on a pixel of window q",
+                lemmas=[FLATTEN_DIV_MOD.at(I, J, nb), FLATTEN_DIV_MOD.at(nb - 1, 0, p), prover.DIV_MOD_RECOMPOSE.at(col, n)]),
+    ]
+
 
 def _pool_cases(bound=6):
     return sorted([(m, n, p) for m in range(1, bound + 1) for n in range(1, bound + 1) for p in range(2, 4)
@@ -529,15 +563,15 @@ def _pool_q():
     ma, nb, p = ints("ma nb p")
     m, n = p * ma, p * nb
     proof = _proved(fdiv(m * n, p * p) == fdiv(m, p) * fdiv(n, p), assuming=[ma >= 1, nb >= 1, p >= 2],
-                    for_all="for all p >= 2 and m = p·a, n = p·b with a, b >= 1 (p | m, p | n)",
+                    sizes=[ma, nb, p], for_all="for all p >= 2 and m = p·a, n = p·b with a, b >= 1 (p | m, p | n)",
                     describe="Q = L/p² = ⌊m/p⌋·⌊n/p⌋, the number of outputs of p×p pooling with stride p (the direct "
                              "loop runs over ⌊m/p⌋ × ⌊n/p⌋ windows)",
                     lemmas=[FLATTEN_DIV_MOD.at(ma * nb, 0, p * p), FLATTEN_DIV_MOD.at(ma, 0, p), FLATTEN_DIV_MOD.at(nb, 0, p)],
                     fallback=lambda: ex)
     return by_readings(
         Reading("windows tile the image (p | m, p | n)", "The rows are non-overlapping p×p windows covering every "
-                "pixel once: Q = L/p² windows.", decide(proof, exhaustive_crosscheck=_crosscheck(ex),
-                                                        general_count=dict(floor.evidence, ok=floor.ok))),
+                "pixel once: Q = L/p² windows.", decide(proof, exhaustive_crosscheck=ex, builder_vs_rule=pool_builder_check(),
+                                                        general_count=floor)),
         Reading("only p² | L", "Q = L/p² whenever it is an integer.", decide(weak)),
     )
 
@@ -596,17 +630,16 @@ def _pool_display():
     # the display's row 0: p runs of p entries, each followed by n − p zeros, so run k covers columns [k·n, k·n + p)
     steps = lambda: [  # noqa: E731
         _proved(in_window0(k * n + r), assuming=hyp + [0 <= k, k < p, 0 <= r, r < p],
-                for_all=fa + ", runs 0 <= k < p, offsets 0 <= r < p",
+                sizes=[ma, nb, p], for_all=fa + ", runs 0 <= k < p, offsets 0 <= r < p",
                 describe="every column k·n + r of the display's runs (k, r < p) is a pixel of pooling window (0, 0)",
                 lemmas=[FLATTEN_DIV_MOD.at(k, r, n)]),
         _proved(z3.Implies(in_window0(col), z3.And(fdiv(col, n) < p, fdiv(col, n) * n <= col,
                                                    col < fdiv(col, n) * n + p)),
-                assuming=hyp, for_all=fa + ", columns col",
+                assuming=hyp, sizes=[ma, nb, p], for_all=fa + ", columns col",
                 describe="every column whose pixel is in window (0, 0) lies in run k = ⌊col/n⌋ < p of the display",
                 lemmas=[prover.DIV_MOD_RECOMPOSE.at(col, n)]),
     ]
-    pooling = decide(_settle(steps, lambda: pooling_x),
-        crosscheck=_crosscheck(pooling_x))
+    pooling = decide(_settle(steps, lambda: pooling_x), crosscheck=pooling_x, builder_vs_rule=avgpool_builder_check())
     printed = {"row 0 has more than one run of 1/p^2": 1}
     recomputed = {"row 0 has more than one run of 1/p^2": int(any(runs(formula_row0(c)) > 1 for c in cases))}
     formula = compare_printed(printed, recomputed, kind="inconsistent", sizes="m, n <= 6, p in {2,3} | m, n, n > p",
@@ -679,7 +712,7 @@ def _pool_index():
     hyp, fa = _window_hypotheses(ma, nb, p, I, J, a, b)
     q, pix = I * nb + J, (p * I + a) * n + p * J + b
     steps = lambda: _row_major_window_proofs() + [  # noqa: E731
-        _proved(_pool.patch_major_pixel(q * (p * p) + a * p + b, n, p) == pix, assuming=hyp, for_all=fa,
+        _proved(_pool.patch_major_pixel(q * (p * p) + a * p + b, n, p) == pix, assuming=hyp, sizes=[ma, nb, p], for_all=fa,
                 describe="patch-major reading: position q·p² + (ap + b) of isomat's patch-major listing (entry rule "
                          "pool.patch_major_pixel, tested equal to patch_major_order) is that same pixel, so the printed "
                          "W_pool[q, qp² + r] averages window q",
@@ -694,9 +727,10 @@ def _pool_index():
         correction=("The index formula holds for a patch-major flattening (pixels listed window by window); for the "
                     "row-major vec of Assumption 4.1 the entries are W[q, (p⌊q/(n/p)⌋ + a)n + p(q mod n/p) + b] = 1/p², "
                     "0 ≤ a, b < p", corrected),
-        correction_crosscheck=_crosscheck(corr_x),
-        construction=dict(exhaustive(isomat_is_printed, cases, describe="isomat zhu_pool_matrix == loop build of the "
-                                     "printed formula").evidence),
+        correction_crosscheck=corr_x,
+        construction=exhaustive(isomat_is_printed, cases, describe="isomat zhu_pool_matrix == loop build of the "
+                                "printed formula"),
+        builder_vs_rule=pool_builder_check(),
         printed_matrix_via_isomat=dict(exhaustive(check("row-major"), cases, describe="same check with isomat "
                                                   "zhu_pool_matrix").evidence),
     )
@@ -740,11 +774,12 @@ def _pool_isomorphism():
                          describe="m, n <= 6, p in {2,3} | m, n",
                          witness=lambda c: {"rows": (c[0] // c[2]) * (c[1] // c[2]), "L": c[0] * c[1]})
     same_x = exhaustive(same, cases, describe="m, n <= 6, p in {2,3} | m, n, unit images (loops)")
-    same_map = _settle(_row_major_window_proofs, lambda: same_x)
+    same_map = _settle(lambda: _row_major_window_proofs() + _avgpool_rule_proofs(), lambda: same_x)
     return by_readings(
         Reading("same map", "W_pool vec X is average pooling of X: proved (Z3) for all p >= 1 and m, n multiples of p "
                 "(row q of the display holds 1/p² on exactly the p² pixels of window q); cross-check by loops on unit "
-                "images, m, n <= 6.", decide(same_map, crosscheck=_crosscheck(same_x))),
+                "images, m, n <= 6.", decide(same_map, crosscheck=same_x,
+                                                 builder_vs_rule=avgpool_builder_check())),
         Reading("literal: bijection", "X ↦ W_pool vec X is a bijection of R^L.", decide(literal)),
     )
 

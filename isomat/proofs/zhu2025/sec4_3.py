@@ -16,9 +16,9 @@ from .. import prover
 from ..engine import Outcome, Reading, all_of, by_readings, claim, decide, exhaustive, exists, float_backend
 from ..prover import ints
 from ._common import (
-    _crosscheck,
     _flat,
     _proved,
+    rnn_builder_check,
     _settle,
     _sym,
     naive_conv2d,
@@ -74,6 +74,13 @@ _VEC_AXIOM_TEXT = {
 }
 
 
+def _recurrence_axiom(h, u, Vm, add, zero, t):
+    """The recurrence the RNN claims are about, as a definition: h_0 = U x_0 + V·0, h_t = U x_t + V h_(t−1)."""
+    return prover.axiom("recurrence", z3.ForAll([t], h(t) == z3.If(t <= 0, add(u(0), Vm(zero)), add(u(t), Vm(h(t - 1)))),
+                                                patterns=[h(t)]),
+                        text="definition of the recurrence: h_0 = U x_0 + V·0, h_t = U x_t + V h_(t−1) for t >= 1")
+
+
 @functools.lru_cache(maxsize=None)
 def _rnn_model(commuting_input_map=False):
     """(Built and proved once per process: the lemmas are the same for every claim that uses them.) Z3 definitions of zhu2025's W_RNN (Theorem 4.2 / A.2, §4.3) and of the recurrence, and the lemmas proved about
@@ -84,7 +91,8 @@ def _rnn_model(commuting_input_map=False):
     add, Vm = z3.Function("add", Vec, Vec, Vec), z3.Function("V", Vec, Vec)
     zero = z3.Const("zero", Vec)
     pw = z3.Function("Vpow", z3.IntSort(), Vec, Vec)  # Vpow(k, w) = V^k w
-    R = z3.Function("WX", z3.IntSort(), z3.IntSort(), Vec)  # WX(t, k) = Σ_{s<k} (block (t, s) of W_RNN) x_s
+    # WX(t, k) = Σ_{s<k} (block (t, s) of W_RNN) x_s; the main text's W_rnn (blocks A V^(t−s)) is another function
+    R = z3.Function("W_rnn_X" if commuting_input_map else "W_RNN_X", z3.IntSort(), z3.IntSort(), Vec)
     h = z3.Function("h", z3.IntSort(), Vec)
     a_, b_, c_ = z3.Consts("a b c", Vec)
     k, t = z3.Ints("k t")
@@ -116,9 +124,7 @@ def _rnn_model(commuting_input_map=False):
             R(t, k - 1), z3.If(k - 1 <= t, pw(t - (k - 1), u(k - 1)), zero))), patterns=[R(t, k)]),
             text="definition of (W_RNN X)_t with the printed blocks (t, s) = V^(t−s) U for s <= t, 0 for s > t: "
                  "Σ_{s<k} [s <= t] V^(t−s) U x_s, built step by step in k"))
-    ax.append(prover.axiom("recurrence", z3.ForAll([t], h(t) == z3.If(t <= 0, add(u(0), Vm(zero)), add(u(t), Vm(h(t - 1)))),
-                                                   patterns=[h(t)]),
-                           text="definition of the recurrence: h_0 = U x_0 + V·0, h_t = U x_t + V h_(t−1) for t >= 1"))
+    ax.append(_recurrence_axiom(h, u, Vm, add, zero, t))
     if commuting_input_map:
         bx = prover.lemma("printed-block-is-V^k-A", [t, k], z3.Implies(z3.And(0 <= k, k <= t), A(pw(t - k, x(k))) == pw(t - k, u(k))),
                           text="A V^(t−s) x_s = V^(t−s) A x_s for 0 <= s <= t", using=[lemmas[0].at(t - k, x(k))], axioms=ax)
@@ -146,10 +152,26 @@ def _rnn_block_proof(describe, commuting_input_map=False):
     T, t = ints("T t")
     rows, above = lm[-2], lm[-1]
     return _proved(sym["R"](t, T) == sym["h"](t), assuming=[T >= 1, 0 <= t, t < T],
-                   for_all="for all T >= 1 and 0 <= t < T, every input sequence x_0..x_(T−1), hidden size M, input size N, "
+                   sizes=[T], for_all="for all T >= 1 and 0 <= t < T, every input sequence x_0..x_(T−1), hidden size M, input size N, "
                            "U and V (vectors: any commutative monoid with V linear, e.g. R^M" +
                            ("; W_xh = A, W_hh = V commuting, as scalars do)" if commuting_input_map else ")"),
                    describe=describe, lemmas=[rows.at(t), above.at(T, t)] + lm[:-2], axioms=ax)
+
+
+def _main_text_builder_check():
+    """isomat.algebra.zhu_rnn_main_text (the main text's W_rnn[i, j] = W_xh W_hh^(i−j), as printed) equals the loop
+    build of the printed formula: symbolic scalars a, b, m <= 5 steps; symbolic M×M matrices, M <= 3, m <= 3."""
+    a, b = sympy.symbols("a b")
+
+    def ok(c):
+        M, m = c
+        Wxh, Whh = (a, b) if M == 0 else (_sym("u", M, M), _sym("v", M, M))
+        mine = sympy.Matrix(_rnn.zhu_rnn_main_text(Wxh, Whh, m, backend="sympy"))
+        return (mine - _main_text_w_rnn(Wxh, Whh, m)).expand().is_zero_matrix
+
+    cases = [(0, m) for m in range(1, 6)] + [(M, m) for M in range(1, 4) for m in range(1, 4)]
+    return exhaustive(ok, cases, describe="isomat zhu_rnn_main_text == printed formula by loops: scalars, m <= 5; "
+                      "M×M matrices (M = 0 marks scalars), M, m <= 3", method="symbolic")
 
 
 def _rnn_cases():
@@ -185,7 +207,7 @@ def _rnn_scalar():
     proof = _settle(lambda: _rnn_block_proof(
         "row t of W_rnn X with the printed entries W_xh W_hh^(t−s) (s <= t), 0 above, equals h_t of the recurrence, for "
         "every number of steps m and every column of X", commuting_input_map=True), lambda: t)
-    return decide(proof, exhaustive_crosscheck=_crosscheck(t))
+    return decide(proof, exhaustive_crosscheck=t, builder_vs_formula=_main_text_builder_check())
 
 
 def _row_layout(M, N, T, hidden_cols=None):
@@ -243,7 +265,7 @@ def _rnn_order():
         exhaustive(ok, cases, describe="M = N <= 3, steps <= 3, symbolic", witness=witness),
         correction=("Block (i, j) is W_hh^{i−j} W_xh (the order of the printed W_RNN matrix and of A.2's V^{i−j}U)",
                     proof),
-        correction_crosscheck=_crosscheck(corr_x),
+        correction_crosscheck=corr_x,
     )
     rcases = sorted(((M, N, T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)),
                     key=lambda c: (c[0] * c[1] * c[2], c))
@@ -253,7 +275,7 @@ def _rnn_order():
     row_proof = _settle(lambda: _rnn_block_proof(
         "row-vector layout: with U: x ↦ x W_xh and V: h ↦ h W_hh (linear maps acting on the right), the printed "
         "X[j, :] W_xh W_hh^(i−j) is V^(i−j)(U(x_j)), and block row i of the unrolled map is h_i^T"), lambda: row_x)
-    row = decide(row_proof, exhaustive_crosscheck=_crosscheck(row_x))
+    row = decide(row_proof, exhaustive_crosscheck=row_x, builder_vs_formula=_main_text_builder_check())
     return by_readings(
         Reading("row-vector layout", "Rows of X are x_t^T and h_t^T = x_t^T W_xh + h_{t−1}^T W_hh: then "
                 "H[i, :] = Σ_{j<=i} X[j, :] W_xh W_hh^{i−j}, the printed order -- proved (Z3, induction on the step) "
@@ -301,7 +323,8 @@ def _rnn_shapes():
                    witness=lambda c: {"W_xh_shape": [c[0], c[1]], "W_hh_shape": [c[0], c[0]]}),
         correction=("For N ≠ M the blocks must be W_hh^{i−j} W_xh (M×N): W_RNN is (mM)×(mN), acts on the stacked "
                     "inputs, and H has M (not n) columns", proof),
-        correction_crosscheck=_crosscheck(corr_x),
+        correction_crosscheck=corr_x,
+        builder_vs_rule=rnn_builder_check(),
     )
 
     def row_defined(c):
@@ -316,7 +339,7 @@ def _rnn_shapes():
     row_proof = _settle(lambda: [_rnn_shape_proof(row_layout=True), _rnn_block_proof(
         "row-vector layout: with U: x ↦ x W_xh and V: h ↦ h W_hh (linear maps acting on the right), the printed "
         "X[j, :] W_xh W_hh^(i−j) is V^(i−j)(U(x_j)), and block row i of the unrolled map is h_i^T")], lambda: row_x)
-    row = decide(row_proof, exhaustive_crosscheck=_crosscheck(row_x))
+    row = decide(row_proof, exhaustive_crosscheck=row_x)
     return by_readings(
         Reading("row-vector layout", "W_xh is N×M and acts on the right of the rows x_t^T: every block W_xh W_hh^{i−j} "
                 "is defined (N×M) and gives the recurrence; H is m×M (the printed m×n when M = n). Proved (Z3) for "
@@ -359,31 +382,48 @@ def _rnn_block():
     proof = _settle(lambda: [_rnn_block_proof("block row t of the displayed W_RNN (blocks V^(t−s)U for s <= t, 0 above) "
                                               "times the stacked X is h_t, for every T"),
                              _rnn_shape_proof()], lambda: t)
-    return decide(proof, exhaustive_crosscheck=_crosscheck(t),
-                  construction=dict(exhaustive(isomat_same, cases, describe="isomat rnn_matrix == block build").evidence))
+    return decide(proof, exhaustive_crosscheck=t,
+                  construction=exhaustive(isomat_same, cases, describe="isomat rnn_matrix == block build, symbolic U, V"),
+                  builder_vs_rule=rnn_builder_check())
 
 
 def _rnn_shape_proof(row_layout=False):
     """Shapes for every M, N, T: V^k is M×M (induction on k with the product's shape rule), V^k U is M×N, and T×T
-    blocks of M×N make an (MT)×(NT) matrix. With ``row_layout`` the same fact read for W_xh (N×M) acting on the
-    left of V^k: W_xh V^k is defined (rows of V^k = M) and N×M."""
-    M, N, T, k, k2 = ints("M N T k k2")
-    rws, cls, ok_ = z3.Function("rows_Vpow", z3.IntSort(), z3.IntSort()), z3.Function("cols_Vpow", z3.IntSort(), z3.IntSort()), \
-        z3.Function("defined_Vpow", z3.IntSort(), z3.BoolSort())
-    ax = [prover.axiom("shape-of-V^k", z3.ForAll([k2], z3.And(
-        z3.Implies(k2 == 0, z3.And(rws(k2) == M, cls(k2) == M, ok_(k2))),  # V^0 = I_M
-        z3.Implies(k2 >= 1, z3.And(rws(k2) == M, cls(k2) == cls(k2 - 1),  # V (M×M) times V^(k−1): rows of V, cols of V^(k−1)
-                                   ok_(k2) == z3.And(ok_(k2 - 1), rws(k2 - 1) == M)))), patterns=[rws(k2), cls(k2), ok_(k2)]),
-                          text="shape rule of the product V·V^(k−1) with V: M×M (defined iff inner sizes agree; rows of "
-                               "the left factor, columns of the right); V^0 = I_M")]
-    sq = prover.induction("V^k-is-MxM", k, lambda k: z3.And(ok_(k), rws(k) == M, cls(k) == M), other=[M],
+    blocks of M×N make an (MT)×(NT) matrix. With ``row_layout`` the row-vector layout's block W_xh V^k (W_xh: N×M on
+    the left of V^k) is defined (columns of W_xh = rows of V^k = M) and N×M.
+
+    The shape functions take the hidden size as an argument (rows_Vpow(k, M) is the number of rows of V^k for V: M×M),
+    and the shape rule quantifies it, so the induction over k may quantify M too (no axiom pins M down)."""
+    M, N, T, k, k2, M2 = ints("M N T k k2 M2")
+    I2 = z3.IntSort()
+    rws, cls, ok_ = z3.Function("rows_Vpow", I2, I2, I2), z3.Function("cols_Vpow", I2, I2, I2), \
+        z3.Function("defined_Vpow", I2, I2, z3.BoolSort())
+    ax = [prover.axiom("shape-of-V^k", z3.ForAll([k2, M2], z3.And(
+        z3.Implies(k2 == 0, z3.And(rws(k2, M2) == M2, cls(k2, M2) == M2, ok_(k2, M2))),  # V^0 = I_M
+        # V (M×M) times V^(k−1): defined iff the inner sizes agree; rows of V, columns of V^(k−1)
+        z3.Implies(k2 >= 1, z3.And(rws(k2, M2) == M2, cls(k2, M2) == cls(k2 - 1, M2),
+                                   ok_(k2, M2) == z3.And(ok_(k2 - 1, M2), rws(k2 - 1, M2) == M2)))),
+        patterns=[rws(k2, M2), cls(k2, M2), ok_(k2, M2)]),
+                          text="for every M: shape rule of the product V·V^(k−1) with V: M×M (defined iff inner sizes "
+                               "agree; rows of the left factor, columns of the right); V^0 = I_M")]
+    sq = prover.induction("V^k-is-MxM", k, lambda k: z3.And(ok_(k, M), rws(k, M) == M, cls(k, M) == M), other=[M],
                           text="for all M >= 1 and k >= 0: V^k is defined and M×M", assuming=[M >= 1], axioms=ax)
+    fa = "for all M, N, T >= 1 and block offsets 0 <= k < T"
+    if row_layout:
+        # W_xh (N×M) times V^k: defined iff cols(W_xh) = M = rows(V^k); then rows(W_xh) × cols(V^k)
+        xr, xc = z3.Ints("rows_Wxh cols_Wxh")
+        goal = z3.And(ok_(k, M), xc == rws(k, M), xr == N, cls(k, M) == M)
+        return _proved(goal, assuming=[M >= 1, N >= 1, T >= 1, 0 <= k, k < T, xr == N, xc == M],
+                       for_all=fa + " (W_xh: N×M)", lemmas=[sq.at(k, M)], axioms=ax, sizes=[M, N, T],
+                       describe="row layout: every printed block W_xh V^k (W_xh: N×M, k = i − j) is defined -- W_xh has "
+                                "M columns and V^k M rows -- and is N×M")
     # V^k (M×M) times U (M×N) is defined iff cols(V^k) = rows(U) = M, and is then rows(V^k) × cols(U) = M×N
-    return _proved(z3.And(ok_(k), cls(k) == M, rws(k) == M), assuming=[M >= 1, N >= 1, T >= 1, 0 <= k, k < T],
-                   for_all="for all M, N, T >= 1 and block offsets 0 <= k < T", lemmas=[sq.at(k, M)], axioms=ax,
-                   describe=("row layout: every printed block W_xh V^k (W_xh: N×M, k = i − j) is defined, since V^k is "
-                             "M×M, and is N×M" if row_layout else
-                             "every block V^k U (k = t − s) is defined and M×N, so W_RNN (T×T blocks) is (MT)×(NT)"))
+    ur, uc = z3.Ints("rows_U cols_U")
+    goal = z3.And(ok_(k, M), cls(k, M) == ur, rws(k, M) == M, uc == N)
+    return _proved(goal, assuming=[M >= 1, N >= 1, T >= 1, 0 <= k, k < T, ur == M, uc == N],
+                   for_all=fa + " (U: M×N)", lemmas=[sq.at(k, M)], axioms=ax, sizes=[M, N, T],
+                   describe="every block V^k U (k = t − s) is defined -- V^k has M columns and U M rows -- and is M×N, "
+                            "so W_RNN (T×T blocks) is (MT)×(NT)")
 
 
 @claim(
@@ -423,7 +463,7 @@ def _rnn_strict():
     return decide(t, correction=("W_RNN is block lower-triangular, not strictly: blocks (t, s) vanish for s > t, the "
                                  "diagonal blocks are U; and it is not block-banded: block (T−1, 0) = V^{T−1}U is "
                                  "nonzero for generic V", _settle(_block_lower_proof, lambda: corr)),
-                  correction_crosscheck=_crosscheck(corr))
+                  correction_crosscheck=corr, builder_vs_rule=rnn_builder_check())
 
 
 def _block_lower_proof():
@@ -440,7 +480,7 @@ def _block_lower_proof():
     ipow = prover.induction("I^k=I", k, lambda k: pw(k, w) == w, other=[w], text="for all k >= 0 and w: I^k w = w",
                             axioms=ax + [identity])
     corner = _proved(z3.Implies(u(0) != zero, pw(T - 1, u(0)) != zero), assuming=[T >= 1],
-                     for_all="for all T >= 1 (witness V = I_M; any U and x_0 with U x_0 ≠ 0)",
+                     sizes=[T], for_all="for all T >= 1 (witness V = I_M; any U and x_0 with U x_0 ≠ 0)",
                      describe="block (T−1, 0) = V^(T−1)U is not identically zero: with V = I it maps x_0 to U x_0 ≠ 0",
                      lemmas=[ipow.at(T - 1, u(0))], axioms=ax + [identity])
     return [same, corner]

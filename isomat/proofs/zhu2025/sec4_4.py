@@ -8,7 +8,7 @@ import numpy as np
 import sympy
 
 from ...algebra import attention as _att
-from ..engine import Reading, by_readings, claim, compare_printed, decide, exhaustive
+from ..engine import Reading, all_of, by_readings, claim, compare_printed, decide, exhaustive
 from ._common import (
     _sizes,
     _sym,
@@ -221,11 +221,19 @@ def _w_sa():
     Ws = w_sa_loops(WQ, WK, WV)
     deg2 = ((Ws * lift(lam * x)) - lam ** 2 * (Ws * lift(x))).expand().is_zero_matrix
     deg3 = (_a3_y(WQ, WK, WV, lam * x) - lam ** 3 * _a3_y(WQ, WK, WV, x)).expand().is_zero_matrix
-    same = all((sympy.Matrix(_att.zhu_w_sa(*_a3_instance(Mi, Ni, 5)[0])) - w_sa_loops(*_a3_instance(Mi, Ni, 5)[0])).is_zero_matrix
-               for Mi in range(1, 4) for Ni in range(1, Mi + 1))
+    def same(c):
+        mats = _a3_instance(c[0], c[1], c[2])[0]
+        return (sympy.Matrix(_att.zhu_w_sa(*mats)) - w_sa_loops(*mats)).is_zero_matrix
+
+    rng = np.random.default_rng(20250606)
+    large = [(Mi, int(rng.integers(2, Mi + 1)), 1000 + i) for i, Mi in enumerate(rng.integers(4, 8, size=4).tolist())]
+    construction = all_of(
+        exhaustive(same, [(Mi, Ni, 5) for Mi in range(1, 4) for Ni in range(1, Mi + 1)],
+                   describe="isomat zhu_w_sa == loop build of A.3's entry formula, N <= M <= 3, integer weights"),
+        exhaustive(same, large, describe="the same, 4 random sizes (seed 20250606), 2 <= N <= M <= 7", strength="sampled"))
     return decide(t, degrees={"W_SA(x⊗x) homogeneous of degree 2": deg2, "y homogeneous of degree 3": deg3,
                               "sizes": "M = N = 2, symbolic"},
-                  construction={"isomat zhu_w_sa == loop build, N <= M <= 3": same})
+                  construction=construction)
 
 
 @claim(

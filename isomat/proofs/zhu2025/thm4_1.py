@@ -10,10 +10,9 @@ import z3
 
 from ...algebra import conv as _conv
 from .. import prover
-from ..engine import Reading, by_readings, claim, compare_printed, decide, exhaustive
+from ..engine import Reading, all_of, by_readings, claim, compare_printed, decide, exhaustive
 from ..prover import FLATTEN_DIV_MOD, fmod, ints, ite
 from ._common import (
-    _crosscheck,
     _dense,
     _generic_kernel,
     _proved,
@@ -21,6 +20,7 @@ from ._common import (
     _sizes,
     _symbolic_kernel,
     a1_matrix,
+    conv_builder_check,
     naive_conv_matrix,
 )
 
@@ -63,7 +63,7 @@ def _thm41_forward():
     r, c = (u - 1) * W + v, (u + p - 1) * W + (v + q)
     forward = lambda: _proved(  # noqa: E731
         _conv.conv2d_tap(r - 1, c - 1, H, W, K, K, padding=(b, b)) == (p + b) * K + (q + b), assuming=hyp,
-                      for_all="for all H, W >= 1, b >= 0 (K = 2b + 1), pixels 1 <= u <= H, 1 <= v <= W, taps |p|, |q| <= b "
+                      sizes=[H, W, b], for_all="for all H, W >= 1, b >= 0 (K = 2b + 1), pixels 1 <= u <= H, 1 <= v <= W, taps |p|, |q| <= b "
                               "with 1 <= u + p <= H, 1 <= v + q <= W",
                       describe="every entry A.1 prints, W_{r,c} = k_{p,q} at r = (u−1)W + v, c = (u+p−1)W + (v+q), is the "
                                "entry of isomat's rule conv2d_tap (padding b, tested equal to conv_matrix)",
@@ -74,12 +74,13 @@ def _thm41_forward():
     pp, qq = u1 - u, v1 - v
     backward = lambda: _proved(z3.Implies(t >= 0, z3.And(t == (pp + b) * K + (qq + b), -b <= pp, pp <= b, -b <= qq, qq <= b)),
                        assuming=hyp2,
-                       for_all="for all H, W >= 1, b >= 0 (K = 2b + 1), rows uW + v and columns u'W + v' (0 <= u, u' < H, "
+                       sizes=[H, W, b], for_all="for all H, W >= 1, b >= 0 (K = 2b + 1), rows uW + v and columns u'W + v' (0 <= u, u' < H, "
                                "0 <= v, v' < W)",
                        describe="every nonzero entry of conv2d_tap is one A.1 prints: its tap is (p + b, q + b) with "
                                 "p = u' − u, q = v' − v and |p|, |q| <= b",
                        lemmas=[FLATTEN_DIV_MOD.at(u, v, W), FLATTEN_DIV_MOD.at(u1, v1, W)])
-    return decide(_settle(lambda: [forward(), backward()], lambda: ex), exhaustive_crosscheck=_crosscheck(ex))
+    return decide(_settle(lambda: [forward(), backward()], lambda: ex), exhaustive_crosscheck=ex,
+                  builder_vs_rule=conv_builder_check())
 
 
 def _bandwidth(M):
@@ -125,12 +126,12 @@ def _half_bandwidth():
     fa = "for all H, W >= 1, b >= 0 (K = 2b + 1)"
     bound = lambda: _proved(z3.Implies(_conv.conv2d_tap(row, col, H, W, K, K, padding=(b, b)) >= 0,
                                z3.And(row - col <= B, col - row <= B, B <= b * W + b)),
-                    assuming=hyp, for_all=fa + ", rows uW + v and columns u'W + v' (0 <= u, u' < H, 0 <= v, v' < W)",
+                    assuming=hyp, sizes=[H, W, b], for_all=fa + ", rows uW + v and columns u'W + v' (0 <= u, u' < H, 0 <= v, v' < W)",
                     describe="every nonzero (row, col) of the rule conv2d_tap (padding b) has |row − col| <= "
                              "min(b, H−1)·W + min(b, W−1) <= bW + b",
                     lemmas=[FLATTEN_DIV_MOD.at(u, v, W), FLATTEN_DIV_MOD.at(u1, v1, W)])
     attained = lambda: _proved(z3.And(0 <= B, B < H * W, _conv.conv2d_tap(0, B, H, W, K, K, padding=(b, b)) >= 0),
-                       assuming=[H >= 1, W >= 1, b >= 0], for_all=fa,
+                       assuming=[H >= 1, W >= 1, b >= 0], sizes=[H, W, b], for_all=fa,
                        describe="the bound is attained: entry (0, min(b, H−1)·W + min(b, W−1)) is a tap (nonzero for a "
                                 "generic kernel: each entry of the zero-padded matrix is a single tap)",
                        lemmas=[FLATTEN_DIV_MOD.at(ite(b <= H - 1, b, H - 1), ite(b <= W - 1, b, W - 1), W),
@@ -143,7 +144,8 @@ def _half_bandwidth():
         correction=("The half-bandwidth is min(b, H−1)·W + min(b, W−1) ≤ bW + b (A.1's bound, attained when "
                     "H, W > b), not b: a band of width b in the row-major vec cannot reach the pixel above",
                     _settle(lambda: [bound(), attained()], lambda: corr_x)),
-        correction_crosscheck=_crosscheck(corr_x),
+        correction_crosscheck=corr_x,
+        builder_vs_rule=conv_builder_check(),
     )
 
 
@@ -293,6 +295,21 @@ def _circular():
         return {"circular": naive_conv_matrix(H, W, _symbolic_kernel(K, K), circular=True, **kw),
                 "zero": naive_conv_matrix(H, W, _symbolic_kernel(K, K), **kw)}
 
+    def isomat_circular(c):  # isomat's builder against the proved Kronecker form, float64 with integer taps (exact)
+        H, W, K = c
+        b = K // 2
+        k = np.arange(1, K * K + 1, dtype=np.float64).reshape(K, K)
+        S = sum(k[a, bb] * np.kron(np.roll(np.eye(H), a - b, axis=1), np.roll(np.eye(W), bb - b, axis=1))
+                for a in range(K) for bb in range(K))
+        mine = _conv.conv_matrix((H, W), k, padding=b, boundary="circular", backend="numpy").toarray()
+        return bool(np.array_equal(np.asarray(mine), S))
+
+    rng = np.random.default_rng(20250605)
+    large = [(int(rng.integers(4, 13)), int(rng.integers(4, 13)), int(2 * rng.integers(1, 3) + 1)) for _ in range(6)]
+    builder = all_of(exhaustive(isomat_circular, _thm41_cases(4), describe="isomat conv_matrix(boundary='circular') == "
+                                "Σ k_pq C_H^p ⊗ C_W^q: H, W <= 4, K in {1, 3}"),
+                     exhaustive(isomat_circular, large, describe="the same, 6 random sizes (seed 20250605), H, W in "
+                                "[4, 12], K in {3, 5}", strength="sampled"))
     cases = _thm41_cases(4)
     small = _thm41_cases(3)
     corr_x = exhaustive(corrected, small, describe="H, W <= 3, K in {1, 3}, also vs isomat conv_matrix(boundary='circular')")
@@ -308,7 +325,7 @@ def _circular():
     direct = ite(u1 * W + v1 == fmod(u + al, H) * W + fmod(v + be, W), 1, 0)
     proof = lambda: _proved(kron == direct,
                     assuming=[H >= 1, W >= 1, 0 <= u, u < H, 0 <= v, v < W, 0 <= u1, u1 < H, 0 <= v1, v1 < W],
-                    for_all="for all H, W >= 1, every tap offset (alpha, beta) (integers: alpha = a − ⌊K/2⌋, beta = b' − "
+                    sizes=[H, W], for_all="for all H, W >= 1, every tap offset (alpha, beta) (integers: alpha = a − ⌊K/2⌋, beta = b' − "
                             "⌊K/2⌋ for every K), rows uW + v and columns u'W + v' (0 <= u, u' < H, 0 <= v, v' < W)",
                     describe="tap by tap: (C_H^alpha ⊗ C_W^beta)_{row, col} = 1 exactly when the circular convolution's "
                              "output (u, v) reads pixel ((u + alpha) mod H, (v + beta) mod W) with that tap; so the sums "
@@ -323,7 +340,8 @@ def _circular():
         correction=("Circular padding gives W = Σ_{p,q} k_{p,q} C_H^p ⊗ C_W^q (C_n the n×n cyclic shift): block-"
                     "circulant with circulant blocks, banded only cyclically; "
                     "it equals the zero-padded matrix only when no tap wraps", _settle(proof, lambda: corr_x)),
-        correction_crosscheck=_crosscheck(corr_x),
+        correction_crosscheck=corr_x,
+        builder_vs_rule=builder,
     )
     return by_readings(
         Reading("within A.1's bound", "Circular padding keeps W within A.1's band |i − j| <= bW + b.", a1),
@@ -346,7 +364,7 @@ def _one_to_one_proof():
     tap = _conv.conv2d_tap(row, col, H, W, K, K, padding=(b, b))
     every = _proved(z3.And(0 <= row, row < H * W, 0 <= col, col < H * W, tap == a * K + c),
                     assuming=[H >= 1, W >= 1, b >= 0, 0 <= a, a < K, 0 <= c, c < K, H > b, W > b],
-                    for_all="for all H, W > b >= 0 (K = 2b + 1, padding b) and every tap 0 <= a, c < K",
+                    sizes=[H, W, b], for_all="for all H, W > b >= 0 (K = 2b + 1, padding b) and every tap 0 <= a, c < K",
                     lemmas=[FLATTEN_DIV_MOD.at(o1, o2, W), FLATTEN_DIV_MOD.at(u, v, W),
                             prover.FLAT_INDEX_RANGE.at(o1, o2, W, H), prover.FLAT_INDEX_RANGE.at(u, v, W, H)],
                     describe="every tap (a, c) is the tap of entry (row, col) with output (max(0, b - a), max(0, b - c)): "
@@ -354,14 +372,14 @@ def _one_to_one_proof():
     tap2 = _conv.conv2d_tap(r2, c2, H, W, K, K, padding=(b, b))
     inside = [0 <= r2, r2 < H * W, 0 <= c2, c2 < H * W]
     no_row0 = _proved(z3.Not(z3.And(tap2 >= 0, tap2 < K)), assuming=[H >= 1, W >= 1, b >= 0, H <= b, *inside],
-                      for_all="for all 1 <= H <= b, W >= 1 and every entry (row, col)",
+                      sizes=[H, W, b], for_all="for all 1 <= H <= b, W >= 1 and every entry (row, col)",
                       lemmas=[prover.DIV_MOD_RECOMPOSE.at(r2, W), prover.DIV_MOD_RECOMPOSE.at(c2, W)],
                       describe="H <= b: no entry holds a tap of kernel row 0, so that unit kernel maps to 0")
     O2 = prover.fdiv(W + 2 * b - (K - 1) - 1, 1) + 1
     aa = prover.fdiv(prover.fdiv(c2, W) - prover.fdiv(r2, O2) + b, 1)
     bb = prover.fdiv(fmod(c2, W) - fmod(r2, O2) + b, 1)
     no_col0 = _proved(z3.Not(z3.And(tap2 >= 0, fmod(tap2, K) == 0)), assuming=[H >= 1, W >= 1, b >= 0, W <= b, *inside],
-                      for_all="for all H >= 1, 1 <= W <= b and every entry (row, col)",
+                      sizes=[H, W, b], for_all="for all H >= 1, 1 <= W <= b and every entry (row, col)",
                       lemmas=[prover.DIV_MOD_RECOMPOSE.at(r2, W), prover.DIV_MOD_RECOMPOSE.at(c2, W),
                               FLATTEN_DIV_MOD.at(aa, bb, K)],
                       describe="W <= b: no entry holds a tap of kernel column 0, so that unit kernel maps to 0")
@@ -441,11 +459,11 @@ def _one_to_one():
     corr = decide(exhaustive(lambda c: kmap_rank(c) == c[2] ** 2, _thm41_cases(3), describe="H, W <= 3, K in {1, 3}",
                              witness=lambda c: {"rank_of_unit_kernel_matrices": kmap_rank(c), "K^2": c[2] ** 2}),
                   correction=("kernel ↦ W is one-to-one exactly when H, W > ⌊K/2⌋", _one_to_one_trial(lambda: other)),
-                  correction_crosscheck=_crosscheck(other))
+                  correction_crosscheck=other, builder_vs_rule=conv_builder_check())
     literal = decide(exhaustive(injective, cases, describe="H, W <= 2, K in {1,3}, nonzero 0/1 kernels",
                                 witness=lambda c: {"kernel": kern(c),
                                                    "W": naive_conv_matrix(c[0], c[1], kern(c), pad=(c[2] // 2,) * 2)}),
-                     shift_kernel_singular_every_size=dict(shift.evidence, ok=shift.ok))
+                     shift_kernel_singular_every_size=shift)
     return by_readings(
         Reading("kernel-matrix correspondence (A.1)", "kernel ↦ W is one-to-one (A.1's 'one-to-one correspondence').",
                 corr),
