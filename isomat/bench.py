@@ -22,6 +22,7 @@ The helpers :func:`time_median`, :func:`cpu_model`, :func:`figure`, :func:`ratio
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -140,6 +141,24 @@ def _tail(text: str, n: int = 4000) -> str:
     return text if len(text) <= n else "..." + text[-n:]
 
 
+def _run_group(cmd: list[str], *, timeout: float, env: dict[str, str], cwd: str) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd)`` with the script in a process group of its own, ended whole -- the script
+    and whatever it started (``isomat verify`` and its workers, a Dask cluster) -- when it times out or
+    this process is interrupted (Ctrl-C, SIGTERM), so that nothing is left running."""
+    import signal
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd,
+                            start_new_session=True)
+    try:
+        out, errs = proc.communicate(timeout=timeout)
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, errs = proc.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, errs)
+
+
 def run_script(script: Path, *, quick: bool = False, timeout: float = 900.0) -> dict[str, Any]:
     """Run one script in a subprocess and collect its JSON result (or its output).
 
@@ -165,7 +184,7 @@ def run_script(script: Path, *, quick: bool = False, timeout: float = 900.0) -> 
         entry["command"] = " ".join(["python", *cmd[1:]]).replace(str(out_json), "OUT.json")
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=root)
+            proc = _run_group(cmd, timeout=timeout, env=env, cwd=root)
         except subprocess.TimeoutExpired as exc:
             entry.update(status="failed", seconds=time.perf_counter() - t0, returncode=None,
                          error=f"timed out after {timeout:g} s", stdout=_tail(str(exc.stdout or "")))

@@ -15,11 +15,13 @@ lists the kinds, ``isomat export KIND --help`` their options).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
 import sys
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
@@ -591,11 +593,52 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like KeyboardInterrupt for SIGINT, so that ``finally`` blocks run:
+    worker pools are ended, temporary files removed."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """SIGINT and SIGTERM end the command through its ``finally`` blocks (Python raises KeyboardInterrupt
+    for SIGINT; SIGTERM would end the process at once, leaving workers and temporary files behind).
+    Z3 is told not to catch Ctrl-C itself: it would turn the interrupt into a cancelled check, which the
+    run would go on from."""
+    import signal
+
+    import z3
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread (a caller's thread runs main() as is)
+        return
+    old_int, old_term = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    z3.set_param("ctrl_c", False)
     try:
-        return args.func(args, out or sys.stdout, err or sys.stderr)
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    err = err or sys.stderr
+    command = "isomat"
+    try:
+        with _interruptible():
+            # (building the parser imports the construction families: an interrupt may come that early)
+            args = build_parser().parse_args(argv)
+            command = f"isomat {args.command}"
+            return args.func(args, out or sys.stdout, err)
+    except (KeyboardInterrupt, Terminated) as exc:
+        # one line, no traceback; the shell's convention: 128 + the signal's number
+        print(f"{command}: interrupted", file=err)
+        return 143 if isinstance(exc, Terminated) else 130
     except BrokenPipeError:
         # the reader went away (`isomat verify --json | head`): end quietly, as a Unix filter does
         import os

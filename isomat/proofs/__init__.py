@@ -11,14 +11,17 @@ under your own source key (``mylab2026:eq3``) in a Python file, and run them wit
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import json
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -102,8 +105,16 @@ def _where(check: Any) -> tuple[str, int, str] | None:
     return None if code is None else (code.co_filename, code.co_firstlineno, check.__qualname__)
 
 
-def _start_worker(backend: str, sources: list[str], export_smt: str | None = None) -> None:
+def _start_worker(backend: str, sources: list[str], export_smt: str | None = None,
+                  memory_limit: int | None = None) -> None:
+    # Ctrl-C reaches the whole process group: the parent alone answers it (it ends the pool); a worker
+    # that raised KeyboardInterrupt too would print a traceback and be respawned by the pool
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     engine._float_backend.set(backend)
+    if memory_limit is not None:  # the caller's bound (set_memory_limit, --memory-limit) holds in the workers too
+        from .._config import set_memory_limit
+
+        set_memory_limit(memory_limit)
     # before the claims' modules are imported, so the lemmas they prove at import are written too
     recheck.export_to(export_smt)
     for src in sources:
@@ -117,6 +128,33 @@ def _run_id(claim_id: str) -> tuple[tuple[str, int, str] | None, dict[str, Any]]
     """(where the worker's check was written, its record), or None for a claim it does not know."""
     c = REGISTRY.get(claim_id)
     return None if c is None else (_where(c.check), run_claim(c))
+
+
+@contextlib.contextmanager
+def _sigint_ignored_by_children() -> Iterator[None]:
+    """Start processes that ignore SIGINT from birth (an ignored signal stays ignored across exec): a
+    Ctrl-C reaching the process group while a worker is still importing would otherwise print its
+    KeyboardInterrupt traceback. The parent answers Ctrl-C and ends the pool."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _polled(results: Any) -> Iterator[Any]:
+    """The pool's results in order, waited for in short slices: the main thread comes back to Python
+    often, so a signal (Ctrl-C, SIGTERM) is answered at once rather than after the next claim."""
+    while True:
+        try:
+            yield results.next(timeout=0.2)
+        except multiprocessing.TimeoutError:
+            continue
+        except StopIteration:
+            return
 
 
 def default_jobs(backend: str = "numpy") -> int:
@@ -167,9 +205,13 @@ def run(
     with using_float_backend(backend):
         try:
             if min(jobs, len(claims)) > 1:
-                pool = multiprocessing.get_context("spawn").Pool(min(jobs, len(claims)), initializer=_start_worker,
-                                                                 initargs=(backend, _claim_sources(claims), export))
-                results = pool.imap(_run_id, [c.id for c in claims], chunksize=1)
+                from .._config import get_memory_limit
+
+                with _sigint_ignored_by_children():
+                    pool = multiprocessing.get_context("spawn").Pool(
+                        min(jobs, len(claims)), initializer=_start_worker,
+                        initargs=(backend, _claim_sources(claims), export, get_memory_limit()))
+                results = _polled(pool.imap(_run_id, [c.id for c in claims], chunksize=1))
             else:
                 results = (None for _ in claims)
             for i, c in enumerate(claims, 1):

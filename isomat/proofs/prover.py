@@ -590,6 +590,9 @@ def prove(
                                              + [a for u in used_lemmas for a in (u.lemma if isinstance(u, LemmaInstance) else u).axioms]))
             smtlib = _smtlib(assuming, used, goal)
             solvers, single = _second_solver(smtlib, for_all, cvc5_rlimit, timeout_s)
+            # two proofs are the same only with the same premises too: a goal about a function named alike
+            # but defined by other axioms is another statement
+            obligation = _digest(goal, assuming, [u.statement for u in used])
             return Proof("proved", for_all, goal_text, time.perf_counter() - t0,
                          lemmas=[u.name for u in used_lemmas], axioms=axiom_names,
                          lemma_records=[u.record() for u in used_lemmas], sizes=size_names, witness=satisfiable,
@@ -699,11 +702,13 @@ def _size_names(sizes: Sequence[Any], goal: z3.BoolRef, assuming: Sequence[z3.Bo
     return list(dict.fromkeys(names))
 
 
-def _digest(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef]) -> str:
-    """A short digest of an obligation: the hypotheses (as a set) and the goal, in Z3's SMT-LIB text."""
+def _digest(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], premises: Sequence[z3.BoolRef] = ()) -> str:
+    """A short digest of an obligation: the hypotheses and the premises a proof used (each as a set) and
+    the goal, in Z3's SMT-LIB text."""
     import hashlib
 
-    text = "\n".join(sorted(h.sexpr() for h in assuming)) + "\n=>\n" + goal.sexpr()
+    text = ("\n".join(sorted(h.sexpr() for h in assuming)) + "\n--\n" + "\n".join(sorted(p.sexpr() for p in premises))
+            + "\n=>\n" + goal.sexpr())
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
