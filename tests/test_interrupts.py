@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -23,19 +24,36 @@ HANG_S = 60  # a command still running this long after the signal is hung
 
 
 def _started(argv, cwd, ready):
-    """Start ``python -m isomat argv`` in a session of its own; return it once ``ready()`` holds (or after 60 s)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    """Start ``python -m isomat argv`` in a session of its own, with a tag in its environment that every
+    process it starts inherits (so they are found even in sessions of their own, or orphaned); return it
+    once ``ready()`` holds (or after 60 s)."""
+    tag = uuid.uuid4().hex
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+               ISOMAT_INTERRUPT_TEST=tag)
     p = subprocess.Popen([sys.executable, "-m", "isomat", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, start_new_session=True, cwd=cwd, env=env)
+    p.tag = tag
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and p.poll() is None and not ready(p):
         time.sleep(0.1)
     return p
 
 
-def _children(pid):
-    out = subprocess.run(["ps", "-o", "pid=", "-s", str(pid)], capture_output=True, text=True).stdout
-    return [int(x) for x in out.split()]
+def _children(p):
+    """Every live process carrying ``p``'s tag (``p`` itself included while it runs)."""
+    found = []
+    needle = f"ISOMAT_INTERRUPT_TEST={p.tag}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                stat = (entry / "stat").read_text()
+                if stat.rsplit(")", 1)[1].split()[0] != "Z":  # not a zombie awaiting its parent
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
 def _command(pid):
@@ -53,9 +71,9 @@ def _stop(p, sig, group):
     # a worker the parent failed to end would still be listed in the session after a moment (the spawn
     # context's resource tracker ends by itself once the parent has gone; it is given a few seconds)
     deadline = time.monotonic() + 5
-    while _children(p.pid) and time.monotonic() < deadline:
+    while _children(p) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = [(c, _command(c)) for c in _children(p.pid)]
+    left = [(c, _command(c)) for c in _children(p)]
     for c, _ in left:
         os.kill(c, signal.SIGKILL)
     return p.returncode, err, left
@@ -70,7 +88,7 @@ def _assert_clean(code, err, left, sig):
 
 
 def _has_workers(p):
-    return len(_children(p.pid)) >= 3  # the parent, and spawned workers
+    return len(_children(p)) >= 3  # the parent, and spawned workers
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -103,6 +121,6 @@ def test_export_stops_and_leaves_no_temporary_file(sig, tmp_path):
 def test_bench_stops_its_scripts_too(sig, tmp_path):
     argv = ["bench", "--dir", str(ROOT / "benchmarks"), "--only", "ledger", "--json", str(tmp_path / "b.json"),
             "--markdown", str(tmp_path / "b.md")]
-    p = _started(argv, tmp_path, lambda p: len(_children(p.pid)) >= 3)  # bench, the script, isomat verify
+    p = _started(argv, tmp_path, lambda p: len(_children(p)) >= 3)  # bench, the script, isomat verify
     time.sleep(0.5)
     _assert_clean(*_stop(p, sig, False), sig)
