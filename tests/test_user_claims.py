@@ -114,3 +114,31 @@ def test_one_ledger_claim_in_full():
     assert "\ncorrection" in out and "\ncounterexample" in out
     code, _, err = run_cli("verify", "--claim", "zhu2025:thm4.1/nope")
     assert code == 2 and "zhu2025:thm4.1/forward" in err
+
+
+def _verify(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    return main(["verify", *argv], out=out, err=err), out.getvalue(), err.getvalue()
+
+
+def test_strict_fails_a_refuted_claim_and_expected_files_guard_your_verdicts(tmp_path):
+    """Your own claims in CI: --strict exits 1 on a refuted claim; --expected FILE keeps your verdicts (written
+    with --write-expected --expected FILE, wherever you choose), and a changed verdict exits 1."""
+    f = tmp_path / "claims.py"
+    f.write_text(CLAIMS)
+    code, _, _ = _verify("--claims", str(f), "--jobs", "1")
+    assert code == 0  # a refuted claim is a verdict, not a failure, unless you ask
+    code, _, err = _verify("--claims", str(f), "--jobs", "1", "--strict")
+    assert code == 1 and "(--strict)" in err
+    guard = tmp_path / "expected.json"
+    code, _, err = _verify("--claims", str(f), "--jobs", "1", "--write-expected", "--expected", str(guard))
+    assert code == 0 and guard.is_file(), err
+    written = json.loads(guard.read_text())
+    assert written["mylab2026:eq1"] == "holds" and "isomat" not in str(guard.parent)
+    assert _verify("--claims", str(f), "--jobs", "1", "--expected", str(guard))[0] == 0
+    guard.write_text(json.dumps({**written, "mylab2026:eq1": "refuted"}))
+    code, _, err = _verify("--claims", str(f), "--jobs", "1", "--expected", str(guard))
+    assert code == 1 and "mylab2026:eq1: expected refuted, computed holds" in err
+    guard.write_text("not json")
+    code, _, err = _verify("--claims", str(f), "--jobs", "1", "--expected", str(guard))
+    assert code == 2 and "--expected" in err and "\n" not in err.strip()

@@ -268,6 +268,50 @@ def compare_expected(records: list[dict[str, Any]], papers: Iterable[str]) -> li
     return diffs
 
 
+def write_expected_file(records: list[dict[str, Any]], path: str | Path) -> Path:
+    """Record the computed verdicts of ``records`` as ``{claim id: verdict}`` in the JSON file ``path``
+    (your own claims' regression guard; written atomically). Refuses while a check errors."""
+    import tempfile
+
+    errors = [r["id"] for r in records if r["verdict"] not in VERDICTS]
+    if errors:
+        raise RuntimeError(f"refusing to record expected verdicts while checks error: {errors}")
+    p = Path(path)
+    if not p.parent.is_dir():
+        raise ValueError(f"{str(p)!r}: the directory {str(p.parent)!r} does not exist")
+    text = json.dumps({r["id"]: r["verdict"] for r in records}, indent=1, sort_keys=True) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, p)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return p
+
+
+def compare_expected_file(records: list[dict[str, Any]], path: str | Path) -> list[dict[str, Any]]:
+    """Differences between the computed verdicts and the ``{claim id: verdict}`` file ``path``: a claim whose
+    verdict changed, one the file expects that did not run, one that ran that the file does not list."""
+    p = Path(path)
+    try:
+        expected = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{str(p)!r}: no such file (write it with --write-expected --expected {p})") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{str(p)!r} is not a JSON file of expected verdicts ({exc})") from None
+    if not isinstance(expected, dict) or not all(isinstance(k, str) and v in VERDICTS for k, v in expected.items()):
+        raise ValueError(f"{str(p)!r} must hold a JSON object {{claim id: verdict}} with verdicts from {VERDICTS}")
+    computed = {r["id"]: r["verdict"] for r in records}
+    diffs = [{"id": cid, "expected": v, "computed": computed.get(cid)} for cid, v in expected.items()
+             if computed.get(cid) != v]
+    diffs += [{"id": cid, "expected": None, "computed": v} for cid, v in computed.items() if cid not in expected]
+    return diffs
+
+
 def write_expected(records: list[dict[str, Any]]) -> list[Path]:
     """Record computed verdicts as the new regression guard (refuses when a check errored)."""
     errors = [r["id"] for r in records if r["verdict"] not in VERDICTS]
@@ -285,4 +329,5 @@ def write_expected(records: list[dict[str, Any]]) -> list[Path]:
     return paths
 
 
-__all__ = ["PAPERS", "VERDICTS", "available_papers", "compare_expected", "load", "load_file", "run", "write_expected"]
+__all__ = ["PAPERS", "VERDICTS", "available_papers", "compare_expected", "compare_expected_file", "load", "load_file",
+           "run", "write_expected", "write_expected_file"]
