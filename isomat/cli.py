@@ -680,6 +680,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             # (building the parser imports the construction families: an interrupt may come that early)
             args = build_parser().parse_args(argv)
             command = f"isomat {args.command}"
+            try:  # a bad ISOMAT_MEMORY_LIMIT is one line before any work, not an error in every claim
+                from ._config import environment_limit
+
+                environment_limit()
+            except ValueError as exc:
+                print(f"{command}: error: {exc}", file=err)
+                return 2
             return args.func(args, out or sys.stdout, err)
     except (KeyboardInterrupt, Terminated) as exc:
         # one line, no traceback; the shell's convention: 128 + the signal's number

@@ -1232,7 +1232,7 @@ class _Conv:
         p.add_argument("--stride", type=int_or_tuple, default=1)
         p.add_argument("--padding", type=_padding, default=0, help="int, tuple, 'same' or 'valid'")
         p.add_argument("--dilation", type=int_or_tuple, default=1)
-        p.add_argument("--boundary", choices=["zero", "circular", "reflect", "replicate"], default="zero",
+        p.add_argument("--boundary", choices=["zero", "zeros", "circular", "reflect", "replicate"], default="zero",
                        help="value read outside the input, as torch's padding_mode (zeros, circular, reflect, replicate)")
         p.add_argument("--groups", type=positive, default=1,
                        help="channel groups as torch (a random kernel then has C_in/groups input channels)")

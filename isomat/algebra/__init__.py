@@ -8,7 +8,9 @@ that this list and the modules' ``__all__`` agree).
 
 from __future__ import annotations
 
-from ._backend import field_of
+from typing import Any
+
+from . import _backend
 from ._operator import SparseOperator, as_operator, estimate_bytes
 
 from .projection import (  # cheng2025 eq. 22
@@ -218,6 +220,17 @@ from .hyper import (  # cheng2025
 )
 
 FAMILIES = ('projection', 'conv', 'diagonal', 'pool', 'rnn', 'attention', 'kron', 'matrix_layer', 'graph', 'ndlinear', 'spm', 'padding', 'linear_operators', 'stp', 'logic', 'hyper')
+
+
+def field_of(*inputs: Any) -> str:
+    """The field the inputs belong to: ``"sympy"`` for SymPy (or Fraction) values, ``"cupy"`` for CuPy
+    arrays, else ``"numpy"``; mixing SymPy with CuPy is refused. A string or bytes is no array of values
+    and is refused (NumPy would read it as a 0-d text array)."""
+    for k, x in enumerate(inputs):
+        if isinstance(x, (str, bytes)):
+            raise TypeError(f"inputs[{k}] must be an array or matrix of numbers, got the {type(x).__name__} {x!r}")
+    return _backend.field_of(*inputs)
+
 
 __all__ = [
     "SparseOperator",

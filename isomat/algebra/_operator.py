@@ -136,6 +136,11 @@ class SparseOperator:
     field: str
     canonical: bool = False
 
+    def __repr__(self) -> str:
+        # the pattern and values are summarized, never dumped (a repr of a million-entry operator is a line)
+        return (f"SparseOperator(shape={self.shape}, nnz={len(self.rows)}, field={self.field!r}, "
+                f"dtype={getattr(self.values, 'dtype', type(self.values).__name__)})")
+
     def __post_init__(self) -> None:
         if not (len(self.rows) == len(self.cols) == len(self.values)):
             raise ValueError(

@@ -169,6 +169,8 @@ class _Plan:
         self.opg = self.c_out // self.groups  # output channels per group
         self.stride = _validate.int_tuple("stride", stride, d, minimum=1)
         self.dilation = _validate.int_tuple("dilation", dilation, d, minimum=1)
+        # torch's padding_mode spells the zero boundary "zeros": accepted as the same
+        boundary = "zero" if boundary == "zeros" else boundary
         self.boundary = _validate.choice("boundary", boundary, _BOUNDARIES)
         self.lo, self.hi = _padding(padding, d, self.ktaps, self.dilation, self.stride)
         if self.boundary == "reflect":  # torch: "Padding size should be less than the corresponding input dimension"
@@ -443,7 +445,7 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     padding : int, tuple of int, "valid" or "same"
         Symmetric padding per axis; "same" pads ``dilation*(k-1)`` in total, the extra one on the
         high side, as torch (stride 1 only).
-    boundary : {"zero", "circular", "reflect", "replicate"}
+    boundary : {"zero", "circular", "reflect", "replicate"}  (torch's ``"zeros"`` is the same as ``"zero"``)
         Value read outside the input, as torch's ``padding_mode`` (``"zeros"``, ``"circular"``,
         ``"reflect"``, ``"replicate"``): zero, the periodic continuation, the mirror image without
         repeating the edge (padding must be smaller than the input, as in torch), or the edge value.
@@ -830,6 +832,7 @@ def zhu_offsets(image_shape: Any, r: Any) -> np.ndarray:
     :math:`r\times r` window in an :math:`m\times n` image), in increasing order."""
     m, n = _validate.shape("image_shape", image_shape, ndim=2)
     r = _validate.positive_int("r", r)
+    check_bytes("zhu_offsets", 3 * 8 * r * r, f"the offsets of an r x r window, r = {r}")  # before meshgrid allocates
     i, j = np.meshgrid(np.arange(r), np.arange(r), indexing="ij")
     return np.sort((i * n + j).reshape(-1))
 

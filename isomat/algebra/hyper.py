@@ -626,7 +626,16 @@ def assembled_attention(X: Any, Wq: Any, Wk: Any, Wv: Any) -> Any:
     field = _backend.field_of(X, Wq, Wk, Wv)
     Xd = _as_dense(X, "X", field)
     Ws = [_as_dense(W, name, field) for W, name in ((Wq, "Wq"), (Wk, "Wk"), (Wv, "Wv"))]
+    if len(Xd.shape) != 2:
+        raise ValueError(f"X must be a matrix (tokens x features), got shape {tuple(Xd.shape)}")
     n = Xd.shape[1]
+    for W, name in zip(Ws, ("Wq", "Wk", "Wv")):
+        if len(W.shape) != 2 or W.shape[1] != n:
+            raise ValueError(f"{name} must be a matrix with {n} columns (X has {n} features: {name} X^T), "
+                             f"got shape {tuple(W.shape)}")
+    if Ws[0].shape[0] != Ws[1].shape[0]:
+        raise ValueError(f"Wq and Wk must have the same number of rows (Q K^T pairs their columns), got "
+                         f"{Ws[0].shape[0]} and {Ws[1].shape[0]}")
     Q, K, V = (_matmul(W, Xd.T, field).T for W in Ws)
     S = _matmul(_matmul(Q, K.T, field), V, field)
     S = S / (sympy.sqrt(n) if field == "sympy" else math.sqrt(n))

@@ -20,16 +20,27 @@ from . import _backend
 from ._operator import SparseOperator, as_operator, check_size, render
 
 
+def _is_matrix_object(f: Any) -> bool:
+    """An array or matrix object (not a Python list of numbers): NumPy/CuPy/torch arrays, SymPy or SciPy
+    matrices, SparseOperators."""
+    return hasattr(f, "shape") and not isinstance(f, (list, tuple))
+
+
 def kron_operator(*factors: Any, backend: str | None = None) -> SparseOperator:
     r"""The :class:`SparseOperator` of :math:`F_1\otimes F_2\otimes\cdots\otimes F_k`.
 
     Parameters
     ----------
     *factors : matrix
-        NumPy/CuPy arrays, SymPy matrices, SciPy sparse arrays or SparseOperators.
+        NumPy/CuPy arrays, SymPy matrices, SciPy sparse arrays or SparseOperators -- or one list of
+        them, ``kron_operator([A, B])`` (TensorLy's spelling).
     backend : {"sympy", "numpy", "cupy"}, optional
         Field of the result; default: the field of the inputs (SymPy in gives exact).
     """
+    if len(factors) == 1 and isinstance(factors[0], (list, tuple)) and factors[0] and all(
+            _is_matrix_object(f) for f in factors[0]):
+        # TensorLy's habit, kron([A, B]): one list of matrices (a list of rows of numbers stays one matrix)
+        factors = tuple(factors[0])
     if not factors:
         raise ValueError("kron_operator needs at least one factor")
     field = _backend.resolve_field(backend, *factors)

@@ -300,6 +300,11 @@ def _conv_transpose_batch(Yb: np.ndarray, k: np.ndarray, plan: Any) -> np.ndarra
 
 
 class _ConvOperator(MatrixFreeOperator):
+    def __repr__(self) -> str:
+        # what a user built (conv_linear_operator), not this private class's name
+        return (f"<conv_linear_operator: input {self.input_shape} -> output {self.output_shape}, kernel "
+                f"{tuple(self.kernel.shape)}, {self.dtype}>")
+
     def __init__(self, k: np.ndarray, plan: Any, kwargs: dict[str, Any]) -> None:
         self.kernel, self.plan, self._kw = k, plan, kwargs
         in_shape = plan.spatial if plan.single else (plan.c_in,) + plan.spatial

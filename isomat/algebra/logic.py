@@ -231,7 +231,8 @@ def structure_matrix(expr: Any, variables: Sequence[Any] | int, *, k: int = 2, f
         raise TypeError(f"variables must be a non-empty sequence of symbols or a positive int, got {variables!r}")
     if nvar * math.log2(k) > 62:  # k**nvar itself would be astronomically large (and slow to form)
         raise SizeLimitError(f"structure_matrix: {nvar} variables over k = {k} values make a truth table of "
-                             f"k^{nvar} > 2^62 entries, over any memory bound")
+                             f"k^{nvar} > 2^62 entries, about 2^{nvar * math.log2(k) + math.log2(8 * (nvar + 2)):.0f} "
+                             f"bytes, over any memory bound")
     check_bytes("structure_matrix", 8 * (nvar + 2) * k**nvar, f"the truth table of {nvar} variables over k = {k} values")
     check_size("structure_matrix", (k, k**nvar), k**nvar, field=_validate.backend(backend))
     # all assignments, first variable most significant, δ^1 (True / top value) first

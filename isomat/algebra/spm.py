@@ -182,6 +182,11 @@ class SPM:
     single: np.ndarray
     field: str
 
+    def __repr__(self) -> str:
+        # a summary: the pairings and parameters are arrays of L·n/2 entries
+        return (f"SPM(n={self.n}, L={self.L}, variant={self.variant!r}, odd={self.odd!r}, "
+                f"bias={self.bias is not None}, field={self.field!r})")
+
     @property
     def L(self) -> int:
         return int(self.pairs.shape[0])
@@ -834,6 +839,8 @@ class SPMKernel:
             chunk = max(1, min(per, (1 << 18) // n))
         self.chunk = b = max(1, min(_validate.positive_int("chunk", chunk), per))
         self.k_end = L % self.bits  # stage order after L shuffles (0 = natural)
+        if keep is not None:
+            keep = _validate.boolean("keep", keep)  # a flag, never read by truth value ("False" is true)
         if keep is None:  # keep what fits in half the 32 MiB last-level cache; beyond, the forward
             keep = L * B * n * dt.itemsize <= 16 * 2**20  # would stream them to memory
         self.keep = bool(keep)
