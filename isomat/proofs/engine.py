@@ -369,13 +369,29 @@ def _binding(evidence: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in evidence.items():
         if isinstance(value, Trial):
-            if not value.ok:
-                raise CheckError(f"the check {key!r} fails (isomat's construction disagrees with its reference): "
-                                 f"{jsonable(value.counterexample)!r}; {jsonable(value.evidence)!r}"[:2000])
+            _raise_if_failed(key, value)
             out[key] = _trial_evidence(value)
         else:
             out[key] = value
     return out
+
+
+def _raise_if_failed(key: str, t: Trial) -> None:
+    if not t.ok:
+        raise CheckError(f"the check {key!r} fails (isomat's construction disagrees with its reference): "
+                         f"{jsonable(t.counterexample)!r}; {jsonable(t.evidence)!r}"[:2000])
+
+
+def require(**checks: Trial) -> dict[str, Trial]:
+    """Binding checks settled *before* the proofs that follow them: a failing one ends the claim at once
+    (the same :class:`~isomat.errors.CheckError` that :func:`decide` would raise for it), so a broken
+    construction costs the check, not the proofs' whole resource budget. Returns the checks, to be passed
+    on to :func:`decide` as keywords (where they are recorded)."""
+    for key, t in checks.items():
+        if not isinstance(t, Trial):
+            raise TypeError(f"require takes Trials, got {type(t).__name__} for {key!r}")
+        _raise_if_failed(key, t)
+    return checks
 
 
 def decide(printed: Trial, *, correction: tuple[str, Trial] | None = None, **evidence: Any) -> Outcome:
@@ -777,6 +793,6 @@ __all__ = [
     "FAVOURABLE", "METHODS", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
     "Claim", "Hypotheses", "Outcome", "Reading", "Trial",
     "all_of", "by_readings", "claim", "compare_printed", "decide", "exact_equal", "exhaustive", "exists",
-    "float_backend", "jsonable", "not_checkable", "numeric_close", "property_search", "run_claim", "same_proofs",
+    "float_backend", "jsonable", "not_checkable", "numeric_close", "property_search", "require", "run_claim", "same_proofs",
     "second_solver", "symbolic_zero", "using_float_backend", "weakest",
 ]

@@ -10,7 +10,7 @@ import z3
 
 from ...algebra import conv as _conv
 from .. import prover
-from ..engine import Reading, all_of, by_readings, claim, compare_printed, decide, exhaustive
+from ..engine import Reading, all_of, by_readings, claim, compare_printed, decide, exhaustive, require
 from ..prover import FLATTEN_DIV_MOD, fmod, ints, ite
 from ._common import (
     _dense,
@@ -456,10 +456,12 @@ def _one_to_one():
 
     shift = exhaustive(shift_singular, _sizes(3), describe="kernel e_{3,3} (shift), H, W <= 3")
     other = exhaustive(kernel_map_injective, _thm41_cases(3), describe="H, W <= 3, K in {1, 3}: injective iff H, W > K//2")
+    # the builder against the proved rule first: a broken rule or builder ends the claim here, before the proofs
+    checks = require(builder_vs_rule=conv_builder_check())
     corr = decide(exhaustive(lambda c: kmap_rank(c) == c[2] ** 2, _thm41_cases(3), describe="H, W <= 3, K in {1, 3}",
                              witness=lambda c: {"rank_of_unit_kernel_matrices": kmap_rank(c), "K^2": c[2] ** 2}),
                   correction=("kernel ↦ W is one-to-one exactly when H, W > ⌊K/2⌋", _one_to_one_trial(lambda: other)),
-                  correction_crosscheck=other, builder_vs_rule=conv_builder_check())
+                  correction_crosscheck=other, **checks)
     literal = decide(exhaustive(injective, cases, describe="H, W <= 2, K in {1,3}, nonzero 0/1 kernels",
                                 witness=lambda c: {"kernel": kern(c),
                                                    "W": naive_conv_matrix(c[0], c[1], kern(c), pad=(c[2] // 2,) * 2)}),
