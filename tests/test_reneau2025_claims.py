@@ -186,7 +186,7 @@ def test_appc_memory_bookkeeping_is_checked(monkeypatch):
     orig = R._alg1_sizes
     monkeypatch.setattr(R, "_alg1_sizes", lambda D, H, order="outer": [s + 1 for s in orig(D, H, order)])
     # the binding cross-check (or the correction) catches the broken bookkeeping: an error, never a verdict
-    with pytest.raises(Exception, match="check 'exhaustive_crosscheck' fails|correction does not verify"):
+    with pytest.raises(Exception, match="check '(exhaustive_crosscheck|each_n_up_to_3_both_orders)' fails|correction does not verify"):
         R._appc_memory()
 
 
@@ -213,8 +213,8 @@ def test_table9_check_can_hold(monkeypatch):
 
 
 #: issue 22: paper claims proved for all sizes (non-empty sizes, not same_proof_as); a floor that may rise, never fall.
-#: eq1 and appc/memory are proved only for N <= 4 / N <= 3 modes: exhaustive in N, not counted.
-PROVED_FLOOR = 4
+#: eq1 and appc/memory are proved for every number of modes N (induction on Algorithm 1's steps).
+PROVED_FLOOR = 6
 
 
 def test_proved_floor_and_quantifiers(records):
@@ -222,7 +222,8 @@ def test_proved_floor_and_quantifiers(records):
     proved = {k: r for k, r in recs.items() if r["strength"] == "proved"}
     for_all_sizes = [k for k, r in proved.items() if r.get("sizes") and not r.get("same_proof_as")]
     assert len(for_all_sizes) >= PROVED_FLOOR, sorted(for_all_sizes)
-    assert recs["reneau2025:eq1"]["strength"] == recs["reneau2025:appc/memory"]["strength"] == "exhaustive"
+    assert recs["reneau2025:eq1"]["strength"] == recs["reneau2025:appc/memory"]["strength"] == "proved"
+    assert "N" in recs["reneau2025:eq1"]["sizes"] and recs["reneau2025:appc/memory"]["sizes"] == ["N"]
     for k, r in proved.items():
         ev = r["evidence"]["corrected"] if r["verdict"] == "holds-corrected" else r["evidence"]["printed"]
         assert ev.get("for_all"), k

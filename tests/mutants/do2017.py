@@ -81,4 +81,7 @@ MUTANTS = [
            _first_of_pair_doubled, ("do2017:appa/gru",), "the matrix GRU's new state scaled by 2"),
     Mutant("matrix_highway-doubled", "builder", "isomat.algebra.matrix_layer:matrix_highway",
            _first_of_pair_doubled, ("do2017:sec2.2/highway",), "the matrix highway layer's output scaled by 2"),
+    Mutant("dense_product_muls-plus-one", "entry rule", "isomat.proofs.do2017.appb:dense_product_muls",
+           lambda f: (lambda n, i, j: f(n, i, j) + 1), ("do2017:appb/complexity",),
+           "a dense product counted with one multiplication too many (the cost model of the O(|V|²) proof)"),
 ]

@@ -79,4 +79,12 @@ MUTANTS = [
            ("reneau2025:tab1/qwen3-1.7b", "reneau2025:tab1/llama3-8b"), "LoRA's parameter count one too high"),
     Mutant("kronecker_factors-first-doubled", "builder", "isomat.algebra.kron:kronecker_factors", _first_factor_doubled,
            ("reneau2025:appa",), "the first recovered Kronecker factor doubled"),
+    Mutant("alg1_step_muls-doubled", "axiom", "isomat.proofs.reneau2025._common:alg1_step_muls", _doubled,
+           ("reneau2025:eq1",), "Algorithm 1's step counted with twice its multiplications (the eq. (1) induction's axiom)"),
+    Mutant("alg1_step_size-doubled", "axiom", "isomat.proofs.reneau2025._common:alg1_step_size", _doubled,
+           ("reneau2025:eq1", "reneau2025:appc/memory"),
+           "the intermediate after a step twice as large (the shape bookkeeping the eq. (1) and App. C inductions use)"),
+    Mutant("xavier_bound-halved", "entry rule", "isomat.proofs.reneau2025._common:xavier_bound",
+           lambda f: (lambda fan_in, fan_out: f(fan_in, fan_out) / 2), ("reneau2025:appc/init",),
+           "App. C's Xavier half-width a = √(6/(D+H)) halved"),
 ]

@@ -531,9 +531,10 @@ def _sec23_ratio():
     vec_structural = sum(x * y for x, y in ((n, k), (k, k), (k, m))) + k + m  # dense maps x→h, h→h, h→y; two biases
     fa = "all positive real a, b, h, p, q, n, k, m (the layer sizes, as symbols)"
     t = all_of(
-        symbolic_zero(mat - structural, describe="printed-form count (a + b)h + 3h² + hp + hq + pq vs Σ over the maps "
-                                                "of |U| + |V| plus the biases", for_all=fa),
-        symbolic_zero(vec - vec_structural, describe="vector RNN count vs Σ over its dense maps and biases", for_all=fa),
+        symbolic_zero(sympy.Add(mat, -structural, evaluate=False), describe="printed-form count (a + b)h + 3h² + hp + hq + pq vs Σ over the maps "
+                                                "of |U| + |V| plus the biases", for_all=fa, sizes=[a, b, h, p, q]),
+        symbolic_zero(sympy.Add(vec, -vec_structural, evaluate=False), describe="vector RNN count vs Σ over its dense maps and biases",
+                      for_all=fa, sizes=[n, k, m]),
         symbolic_zero(sympy.Integer(deg) - 2, describe="total degree of the matrix-RNN parameter count", for_all=fa),
         symbolic_zero(lim_mat - 3, describe="lim_{h→∞} parameters / h² (matrix memory)", for_all=fa),
         symbolic_zero(lim_vec - 1, describe="lim_{k→∞} (parameters / k) / k (vector memory ratio grows like k)", for_all=fa),

@@ -255,7 +255,10 @@ def _attention():
         "Beyond the paper: the terms aᵀx + c of g are the same for every neighbour j of node i, so they cancel "
         "in the softmax over j, and Λ is that of g'(x, y) = xᵀWy + bᵀy. Checked symbolically (SymPy, real symbols) "
         "for K = 1..4 neighbours and d = 1, 2: g_ij − (xᵀWy_j + bᵀy_j) is aᵀx + c for every j, and with "
-        "exp(g_ij) = exp(aᵀx + c)·exp(g'_ij) the factor cancels: Λij = exp(g'_ij) / Σ_l exp(g'_il)."
+        "exp(g_ij) = exp(aᵀx + c)·exp(g'_ij) the factor cancels: Λij = exp(g'_ij) / Σ_l exp(g'_il). Proved for every "
+        "K >= 1 (Z3): exp uninterpreted with exp > 0 and exp(u + v) = exp(u)exp(v), the softmax denominators as partial "
+        "sums (axioms), Σ_{l<m} exp(g'_l + κ) = exp(κ)Σ_{l<m} exp(g'_l) by induction on m; the K <= 4 SymPy check is "
+        "a cross-check beside it."
     ),
     methods=["symbolic", "exhaustive"],
 )
@@ -277,7 +280,42 @@ def _attention_constant_terms():
         E = sympy.symbols(f"E0:{K}", positive=True)
         return sympy.cancel(C * E[0] / sum(C * e for e in E) - E[0] / sum(E)) == 0
 
-    return decide(exhaustive(ok, itertools.product(range(1, 5), range(1, 3)), describe="K = 1..4 neighbours, d = 1, 2",
-                             method="symbolic"))
+    t = exhaustive(ok, itertools.product(range(1, 5), range(1, 3)), describe="K = 1..4 neighbours, d = 1, 2", method="symbolic")
+    return decide(_softmax_shift_proof(), exhaustive_crosscheck=t)
+
+
+def bilinear_score(g_prime, kappa):
+    """g_ij = xᵀWy_j + aᵀx + bᵀy_j + c written as g'_ij + κ with g'_ij = xᵀWy_j + bᵀy_j and κ = aᵀx + c (the same
+    for every neighbour j): the score the beyond/attention-constant-terms proof is about."""
+    return g_prime + kappa
+
+
+def _softmax_shift_proof() -> Trial:
+    """Softmax over K neighbours is unchanged by a shift κ common to all of them, for every K (Z3): exp is an
+    uninterpreted positive function with exp(u + v) = exp(u)·exp(v) (axioms), the sums Σ_{l<m} exp(g'_l + κ) and
+    Σ_{l<m} exp(g'_l) are partial sums defined by axioms, related by induction on m, then taken at m = K."""
+    ex, gp = z3.Function("exp", _R, _R), _fn("gprime", 1)  # exp, and g'_ij = xᵀWy_j + bᵀy_j for one node i
+    S, Sp = z3.Function("sum_shifted_upto", _Z, _R), z3.Function("sum_upto", _Z, _R)
+    m, k, K, j = z3.Ints("m k K j")
+    u, v, kappa = z3.Reals("u v kappa")
+    ax = [prover.axiom("exp-positive", z3.ForAll([u], ex(u) > 0), text="exp(u) > 0"),
+          prover.axiom("exp-add", z3.ForAll([j], ex(gp(j) + kappa) == ex(gp(j)) * ex(kappa), patterns=[gp(j)]),
+                       text="exp(u + v) = exp(u)·exp(v), at u = g'_il and v = κ (κ a parameter)")]
+
+    def partial(name, f, term, text):
+        return prover.axiom(name, z3.And(f(0) == 0, z3.ForAll([m], z3.Implies(m >= 0, f(m + 1) == f(m) + term(m)),
+                                                             patterns=[f(m + 1)])), text=text)
+
+    sums = [partial("sum_shifted_upto", S, lambda l: ex(bilinear_score(gp(l), kappa)), "Σ_{l<m} exp(g'_il + κ)"),
+            partial("sum_upto", Sp, lambda l: ex(gp(l)), "Σ_{l<m} exp(g'_il)")]
+    factor = prover.induction("shifted-sum-factor", k, lambda k: z3.And(S(k) == ex(kappa) * Sp(k), z3.Implies(k >= 1, Sp(k) > 0)),
+                              axioms=[*ax, *sums], rlimit=3_000_000,  # (needs far less: a broken score fails fast)
+                              text="for all m >= 0: Σ_{l<m} exp(g'_l + κ) = exp(κ)·Σ_{l<m} exp(g'_l), and the sum is > 0 for m >= 1")
+    proof = prover.prove(z3.And(S(K) > 0, ex(bilinear_score(gp(j), kappa)) / S(K) == ex(gp(j)) / Sp(K)),
+                         assuming=[K >= 1, 0 <= j, j < K], lemmas=[factor], axioms=[*ax, *sums], sizes=[K], rlimit=3_000_000,
+                         for_all="for every K >= 1 neighbours, every neighbour j < K, every real κ = aᵀx + c and all real "
+                                 "g'_il = xᵀWy_l + bᵀy_l (uninterpreted)")
+    return proof.trial("Λ_ij = exp(g'_ij + κ) / Σ_l exp(g'_il + κ) = exp(g'_ij) / Σ_l exp(g'_il): the shift κ = aᵀx + c "
+                       "common to every neighbour of node i cancels in the softmax, for every number of neighbours K")
 
 
