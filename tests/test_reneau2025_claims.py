@@ -213,8 +213,11 @@ def test_table9_check_can_hold(monkeypatch):
 
 
 #: issue 22: paper claims proved for all sizes (non-empty sizes, not same_proof_as); a floor that may rise, never fall.
-#: eq1 and appc/memory are proved for every number of modes N (induction on Algorithm 1's steps).
-PROVED_FLOOR = 6
+#: eq1 and appc/memory are proved for every number of modes N (induction on Algorithm 1's steps); the §3.1 / §3.2
+#: equal-mode forms (D_k = H_k = D) of the parameter and FLOP counts for symbolic N and D (SymPy Sum / Product).
+PROVED_FLOOR = 10
+EQUAL_MODES = ("reneau2025:sec3.1/dense-equal-modes", "reneau2025:sec3.1/ndlinear-equal-modes",
+               "reneau2025:eq1/dense-equal-modes", "reneau2025:eq1/ndlinear-equal-modes")
 
 
 def test_proved_floor_and_quantifiers(records):
@@ -224,6 +227,9 @@ def test_proved_floor_and_quantifiers(records):
     assert len(for_all_sizes) >= PROVED_FLOOR, sorted(for_all_sizes)
     assert recs["reneau2025:eq1"]["strength"] == recs["reneau2025:appc/memory"]["strength"] == "proved"
     assert "N" in recs["reneau2025:eq1"]["sizes"] and recs["reneau2025:appc/memory"]["sizes"] == ["N"]
+    for k in EQUAL_MODES:
+        assert recs[k]["strength"] == "proved" and {"N", "D"} <= set(recs[k]["sizes"]), k
+        assert not recs[k].get("same_proof_as"), k
     for k, r in proved.items():
         ev = r["evidence"]["corrected"] if r["verdict"] == "holds-corrected" else r["evidence"]["printed"]
         assert ev.get("for_all"), k
@@ -256,3 +262,18 @@ def test_counting_proofs_detect_a_wrong_formula(monkeypatch):
     # a bookkeeping that forgets to update the transformed mode's size
     monkeypatch.setattr(R, "_alg1_steps", lambda D, H, order="outer": [(r, d, h) for (r, d, h) in orig(D, D, order)])
     assert not R._eq1_proof().ok
+
+
+def test_equal_mode_proofs_detect_a_wrong_count(monkeypatch):
+    """The equal-mode SymPy proofs are about the counts: a per-mode count with one weight too many, or a step whose
+    intermediate grows, fails them (for symbolic N and D)."""
+    import sys
+
+    import isomat.proofs.reneau2025 as pkg
+
+    R = sys.modules[pkg._sec3_1_nd_equal.__module__]
+    orig = R.linear_params
+    monkeypatch.setattr(R, "linear_params", lambda fi, fo: (orig(fi, fo)[0] + 1, orig(fi, fo)[1]))
+    assert R._sec3_1_nd_equal().verdict != "holds"
+    monkeypatch.setattr(R, "alg1_step_size", lambda t, d, h: 2 * t * h)
+    assert R._eq1_nd_equal().verdict != "holds"

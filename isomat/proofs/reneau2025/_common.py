@@ -131,6 +131,21 @@ def alg1_step_size(size_before, d, h):
     return size_before * h
 
 
+def linear_params(fan_in, fan_out):
+    """Parameters of one ``nn.Linear(fan_in, fan_out)`` with bias, counted over its structure: one weight per
+    (h, d) in [0, fan_out) × [0, fan_in) and one bias entry per h in [0, fan_out) (SymPy summations, so the sizes may
+    be symbols). Returns ``(weights, biases)``; the §3.1 equal-mode proofs count with it."""
+    d, h = sympy.symbols("d_ h_", integer=True)
+    return sympy.summation(1, (h, 0, fan_out - 1), (d, 0, fan_in - 1)), sympy.summation(1, (h, 0, fan_out - 1))
+
+
+def matmul_muls(rows, inner, cols):
+    """Scalar multiplications of a (rows × inner) @ (inner × cols) matrix product, counted as the iterations of its
+    triple loop (SymPy summations, so the sizes may be symbols); the eq. (1) equal-mode proofs count with it."""
+    r, d, h = sympy.symbols("r_ d_ h_", integer=True)
+    return sympy.summation(1, (r, 0, rows - 1), (h, 0, cols - 1), (d, 0, inner - 1))
+
+
 def xavier_bound(fan_in, fan_out):
     """App. C's Xavier-uniform half-width a = √(6/(D_i + H_i)) (the formula the appc/init proof is about)."""
     return sympy.sqrt(6 / (fan_in + fan_out))

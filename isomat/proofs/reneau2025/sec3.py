@@ -273,4 +273,161 @@ def _eq1_example():
     )
 
 
+# ---------------------------------------------------------------------------------------------
+# §3.1 / §3.2 asymptotic forms with equal modes (D_k = H_k = D), for every N and D
+# ---------------------------------------------------------------------------------------------
+EQUAL_MODE_CASES = [(N, D) for N in (1, 2, 3, 4) for D in (1, 2, 3, 4)]
+EQUAL_MODE_FOR_ALL = "every number of modes N >= 1 and every mode size D >= 1 (N, D SymPy symbols; D_k = H_k = D)"
+
+
+def _equal_mode_symbols():
+    N, D, B = (sympy.Symbol(x, integer=True, positive=True) for x in ("N", "D", "B"))
+    k, j = sympy.symbols("k j", integer=True)
+    return N, D, B, k, j, sympy.Product(D, (k, 1, N))  # D_flat = H_flat = Π_{k=1}^N D
+
+
+def _equal_mode_binding(what: str, count, closed) -> Trial:
+    """isomat's counting function against the closed form at equal modes, every N <= 4, D <= 4 (binding)."""
+    return exhaustive(lambda c: count(*c) == closed(*c), EQUAL_MODE_CASES,
+                      describe=f"{what} vs the closed form, N <= 4, D <= 4 (D_k = H_k = D)",
+                      witness=lambda c: {"isomat": count(*c), "closed_form": closed(*c)}, method="exact")
+
+
+@claim(
+    "reneau2025:sec3.1/dense-equal-modes",
+    quote="a standard linear layer requires O(D^{2N}) parameters (§3.1, equal modes D_k = H_k = D)",
+    statement=(
+        "With N modes of equal size D_k = H_k = D, the dense layer on the flattened input (D_flat = H_flat = Π_{k=1}^N D) "
+        "has exactly D^{2N} weights and D^N biases (D^{2N} + D^N parameters): the O-expression is its exact weight "
+        "count. Proved for every N >= 1 and D >= 1 (SymPy, symbolic N and D): the weights and biases of "
+        "nn.Linear(D_flat, D_flat) are counted as loop iterations over its structure (linear_params) with D_flat a "
+        "Product with symbolic upper limit N. Binding check: isomat.ndlinear_param_count's dense count (with and "
+        "without bias) against D^{2N} + D^N and D^{2N}, every N <= 4, D <= 4."
+    ),
+    methods=["symbolic", "exact"],
+)
+def _sec3_1_dense_equal():
+    from ..engine import require
+
+    binding = require(isomat_count=_equal_mode_binding(
+        "isomat.ndlinear_param_count dense (with bias, weights only)",
+        lambda N, D: (_nd.ndlinear_param_count((D,) * N, (D,) * N)["dense"],
+                      _nd.ndlinear_param_count((D,) * N, (D,) * N, bias=False)["dense"]),
+        lambda N, D: (D ** (2 * N) + D ** N, D ** (2 * N))))
+    N, D, _, k, _, Df = _equal_mode_symbols()
+    w, b = linear_params(Df, Df)
+    proof = all_of(
+        symbolic_zero(sympy.Add(w.doit(), -D ** (2 * N), evaluate=False), describe="weights of the dense nn.Linear(ΠD, ΠD), "
+                      "counted over its (H_flat, D_flat) structure, minus D^{2N}", for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D]),
+        symbolic_zero(sympy.Add(b.doit(), -D ** N, evaluate=False), describe="biases of the dense nn.Linear(ΠD, ΠD) minus D^N",
+                      for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D]))
+    return decide(proof, **binding)
+
+
+@claim(
+    "reneau2025:sec3.1/ndlinear-equal-modes",
+    quote="In contrast, NdLinear requires O(ND^2) parameters (§3.1, equal modes D_k = H_k = D)",
+    statement=(
+        "With N modes of equal size D_k = H_k = D, NdLinear (one nn.Linear(D, D) per mode) has exactly N·D² weights and "
+        "N·D biases: the O-expression is its exact weight count. Proved for every N >= 1 and D >= 1 (SymPy, symbolic N "
+        "and D): the parameters of each mode's nn.Linear are counted as loop iterations over its structure "
+        "(linear_params) and summed over k = 1..N (a Sum with symbolic upper limit). Binding check: "
+        "isomat.ndlinear_param_count's NdLinear count (with and without bias) against N(D² + D) and N·D², every N <= 4, "
+        "D <= 4."
+    ),
+    methods=["symbolic", "exact"],
+)
+def _sec3_1_nd_equal():
+    from ..engine import require
+
+    binding = require(isomat_count=_equal_mode_binding(
+        "isomat.ndlinear_param_count NdLinear (with bias, weights only)",
+        lambda N, D: (_nd.ndlinear_param_count((D,) * N, (D,) * N)["ndlinear"],
+                      _nd.ndlinear_param_count((D,) * N, (D,) * N, bias=False)["ndlinear"]),
+        lambda N, D: (N * (D * D + D), N * D * D)))
+    N, D, _, k, _, _ = _equal_mode_symbols()
+    w, b = linear_params(D, D)
+    proof = all_of(
+        symbolic_zero(sympy.Add(sympy.Sum(w, (k, 1, N)).doit(), -N * D ** 2, evaluate=False),
+                      describe="Σ_{k=1}^N weights of mode k's nn.Linear(D, D), counted over its structure, minus N·D²",
+                      for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D]),
+        symbolic_zero(sympy.Add(sympy.Sum(b, (k, 1, N)).doit(), -N * D, evaluate=False),
+                      describe="Σ_{k=1}^N biases of mode k's nn.Linear(D, D) minus N·D", for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D]))
+    return decide(proof, **binding)
+
+
+@claim(
+    "reneau2025:eq1/dense-equal-modes",
+    quote="a standard layer requires O(BD^{2N}) FLOPs (§3.2, equal modes D_k = H_k = D)",
+    statement=(
+        "With N modes of equal size D_k = H_k = D and batch B, the dense layer on the flattened input does "
+        "(B × D^N) @ (D^N × D^N): 2 × its multiplications (the paper's FLOP convention, a multiply-add counts 2) is "
+        "exactly 2B·D^{2N}, the printed O-expression up to the factor 2, and equals the paper's 2B·ΠD_k·ΠH_k at equal "
+        "modes. Proved for every N >= 1, B >= 1 and D >= 1 (SymPy, symbolic N, B, D): the multiplications counted as "
+        "the iterations of the product's triple loop (matmul_muls), D_flat a Product with symbolic upper limit N. "
+        "Binding check: isomat.ndlinear_flops's dense count against 2B·D^{2N}, every N <= 4, D <= 4, B ∈ {1, 3}."
+    ),
+    methods=["symbolic", "exact"],
+)
+def _eq1_dense_equal():
+    from ..engine import require
+
+    binding = require(isomat_flops=_equal_mode_binding(
+        "isomat.ndlinear_flops dense (B = 1, 3)",
+        lambda N, D: tuple(_nd.ndlinear_flops((D,) * N, (D,) * N, B)["dense"] for B in (1, 3)),
+        lambda N, D: tuple(2 * B * D ** (2 * N) for B in (1, 3))))
+    N, D, B, k, _, Df = _equal_mode_symbols()
+    proof = all_of(
+        symbolic_zero(sympy.Add(2 * matmul_muls(B, Df, Df), -2 * B * D ** (2 * N), evaluate=False),
+                      describe="2 × loop iterations of the dense (B × ΠD) @ (ΠD × ΠD) product minus 2B·D^{2N}",
+                      for_all=f"{EQUAL_MODE_FOR_ALL}, every batch B >= 1", sizes=[N, D, B]),
+        symbolic_zero(sympy.Add((2 * B * Df * Df).doit(), -2 * B * D ** (2 * N), evaluate=False),
+                      describe="the paper's 2B·ΠD_k·ΠH_k at D_k = H_k = D minus 2B·D^{2N}",
+                      for_all=f"{EQUAL_MODE_FOR_ALL}, every batch B >= 1", sizes=[N, D, B]))
+    return decide(proof, **binding)
+
+
+@claim(
+    "reneau2025:eq1/ndlinear-equal-modes",
+    quote="NdLinear requires O(NBD^{N+1}) FLOPs (§3.2, equal modes D_k = H_k = D)",
+    statement=(
+        "With N modes of equal size D_k = H_k = D and batch B, Algorithm 1 does exactly B·N·D^{N+1} multiplications, "
+        "so 2B·N·D^{N+1} FLOPs (the printed O-expression up to the paper's factor 2), and eq. (1) at equal modes is "
+        "the same 2B·N·D^{N+1}. Proved for every N >= 1, B >= 1 and D >= 1 (SymPy, symbolic N, B, D): by the step "
+        "bookkeeping alg1_step_size (T'·D_k = T·H_k) each step maps an intermediate of T = D^N entries to one of D^N "
+        "entries (induction on the steps, base ΠD = D^N), so every step is a (B·D^N/D × D) @ (D × D) product, whose "
+        "multiplications are counted as loop iterations (matmul_muls, equal to B·alg1_step_muls) and summed over "
+        "k = 1..N (Sum with symbolic upper limit); eq. (1) is written as printed with Products over j < k and j > k. "
+        "Binding check: isomat.ndlinear_flops's NdLinear count against 2B·N·D^{N+1}, every N <= 4, D <= 4, B ∈ {1, 3}."
+    ),
+    methods=["symbolic", "exact"],
+)
+def _eq1_nd_equal():
+    from ..engine import require
+
+    binding = require(isomat_flops=_equal_mode_binding(
+        "isomat.ndlinear_flops NdLinear (B = 1, 3)",
+        lambda N, D: tuple(_nd.ndlinear_flops((D,) * N, (D,) * N, B)["ndlinear"] for B in (1, 3)),
+        lambda N, D: tuple(2 * B * N * D ** (N + 1) for B in (1, 3))))
+    N, D, B, k, j, Df = _equal_mode_symbols()
+    for_all = f"{EQUAL_MODE_FOR_ALL}, every batch B >= 1"
+    step = matmul_muls(B * Df / D, D, D)
+    proof = all_of(
+        symbolic_zero(sympy.Add((alg1_step_size(Df, D, D) / D).doit(), -Df.doit(), evaluate=False),
+                      describe="induction step on Algorithm 1's steps: an intermediate of T = D^N entries is followed by "
+                               "one of alg1_step_size(T, D, D)/D entries, minus D^N (base: the input has ΠD = D^N)",
+                      for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D]),
+        symbolic_zero(sympy.Add(step.doit(), -B * alg1_step_muls(Df, D, D).doit(), evaluate=False),
+                      describe="loop iterations of one step's (B·D^N/D × D) @ (D × D) product minus B·alg1_step_muls(D^N, D, D)",
+                      for_all=for_all, sizes=[N, D, B]),
+        symbolic_zero(sympy.Add(2 * sympy.Sum(step, (k, 1, N)).doit(), -2 * B * N * D ** (N + 1), evaluate=False),
+                      describe="2 × Σ_{k=1}^N loop iterations of step k's product minus 2B·N·D^{N+1}",
+                      for_all=for_all, sizes=[N, D, B]),
+        symbolic_zero(sympy.Add((2 * B * sympy.Sum(sympy.Product(D, (j, 1, k - 1)) * sympy.Product(D, (j, k + 1, N)) * D * D,
+                                                   (k, 1, N))).doit(), -2 * B * N * D ** (N + 1), evaluate=False),
+                      describe="eq. (1) as printed, 2B Σ_k (Π_{j<k} H_j)(Π_{j>k} D_j) D_k H_k at D_j = H_j = D, minus "
+                               "2B·N·D^{N+1}", for_all=for_all, sizes=[N, D, B]))
+    return decide(proof, **binding)
+
+
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]
