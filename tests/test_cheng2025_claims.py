@@ -115,7 +115,17 @@ def test_float_checks_run_in_the_gpu_field(cupy_standin_module, cid):
 #: floor on the number of claims proved for every size (issue 11, beyond records included); raise it, never lower
 #: it without saying why. 17 (from 18): beyond/pi-composition's correction is now the exact condition (an iff,
 #: checked exhaustively for m, k, r <= 10); its proved families m | k and r | k stay in its evidence.
-PROVED_FLOOR = 17
+PROVED_FLOOR = 25
+#: floor on cheng2025 paper claims proved for all sizes (counted: non-empty sizes, no same_proof_as, not beyond;
+#: issue 22 item 6): 17 with eq76, eq70 and rem5.5. Raise it, never lower it without saying why.
+PROVED_FOR_ALL_SIZES_FLOOR = 17
+
+
+def test_paper_claims_proved_for_all_sizes_floor(ledger):
+    counted = sorted(r["id"] for r in ledger.values() if r["strength"] == "proved" and r.get("sizes")
+                     and not r.get("same_proof_as") and not r.get("beyond"))
+    assert len(counted) >= PROVED_FOR_ALL_SIZES_FLOOR, counted
+    assert {"cheng2025:eq76", "cheng2025:eq70", "cheng2025:rem5.5"} <= set(counted)
 
 
 def test_proved_floor_and_every_proof_says_what_it_quantified(ledger):

@@ -199,6 +199,38 @@ def _nominal_add_scaled(hv_nominal_add):
     return broken
 
 
+def _project_pad_zero(project_pad):
+    """Project-padding replaced by zero-padding (x^i padded with zeros to n0 instead of Π^{n_i}_{n0} x^i)."""
+    def broken(X, d=None):
+        from isomat.algebra.hyper import Hypervector, zero_pad
+        dims = Hypervector(X).dims if not hasattr(X, "dims") else X.dims
+        return zero_pad(X, max(dims) if d is None else d)
+    return broken
+
+
+def _inner_weighted_divided(hv_inner_weighted):
+    """X ⊙_w Y with the weight √lcm(m_i, n_j) dividing instead of multiplying."""
+    def broken(X, Y):
+        import math
+
+        import numpy as np
+        import sympy
+        from isomat.algebra.hyper import Hypervector, hv_inner
+        G = hv_inner(X, Y)
+        mx, ny = Hypervector(X).dims, Hypervector(Y).dims
+        if isinstance(G, sympy.MatrixBase):
+            return sympy.Matrix(G.rows, G.cols, lambda i, j: G[i, j] / sympy.sqrt(math.lcm(mx[i], ny[j])))
+        return G / np.sqrt(np.array([[math.lcm(m, n) for n in ny] for m in mx], dtype=float))
+    return broken
+
+
+def _attention_unweighted(attention_scores):
+    """The attention matrix of (93) built from the unweighted Q ⊙ K (softmax(QKᵀ/n) instead of softmax(QKᵀ/√n))."""
+    def broken(Q, K, *, weighted=True):
+        return attention_scores(Q, K, weighted=False)
+    return broken
+
+
 _PI = ("cheng2025:prop2.10", "cheng2025:eq22/row-stochastic", "cheng2025:def2.9")
 MUTANTS = [
     Mutant("swap_matrix-wrong-radix", "builder", "isomat.algebra.stp:swap_matrix", _swap_wrong_radix,
@@ -239,4 +271,10 @@ MUTANTS = [
            ("cheng2025:alg5.1",), "Algorithm 5.1 applied with W^q transposed"),
     Mutant("hv_nominal_add-scaled", "builder", "isomat.algebra.hyper:hv_nominal_add", _nominal_add_scaled,
            ("cheng2025:def4.11",), "X +_r Y doubled when s ≠ t"),
+    Mutant("project_pad-zero-padding", "builder", "isomat.algebra.hyper:project_pad", _project_pad_zero,
+           ("cheng2025:eq76",), "step 1 of Def. 4.13 (project-padding) done by zero-padding"),
+    Mutant("hv_inner_weighted-divided", "builder", "isomat.algebra.hyper:hv_inner_weighted", _inner_weighted_divided,
+           ("cheng2025:eq70",), "X ⊙_w Y divided by √lcm(m_i, n_j) instead of multiplied"),
+    Mutant("attention_scores-unweighted", "builder", "isomat.algebra.hyper:attention_scores", _attention_unweighted,
+           ("cheng2025:rem5.5",), "the attention matrix of (93) built from Q ⊙ K instead of Q ⊙_w K"),
 ]

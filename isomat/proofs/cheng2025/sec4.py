@@ -6,6 +6,7 @@ from ._common import *  # noqa: F401,F403  (shared imports, references and proof
 from .sec2_pi import *  # noqa: F401,F403
 from .sec2 import *  # noqa: F401,F403
 from .sec3 import *  # noqa: F401,F403
+from ..engine import require
 
 
 # §IV: hypervectors, stochastic products, the operator ⋄
@@ -332,10 +333,16 @@ def _prop414():
     "cheng2025:eq76",
     quote="V_{X̃} = T_{X̃} V_X  (76),  T_{X̃} = diag(Π^{n_1}_{n0}, ..., Π^{n_s}_{n0})  (77);  V_{A⋄X} = T_Ξ V_{Ξ̃}  (79), T_Ξ = diag(Π^{n0}_{n_i})  (80)",
     statement=(
-        "Steps 1 and 3 of Def. 4.13 as block-diagonal matrices (naive Π of (22)) agree with isomat's project_pad / "
-        "project_rows, symbolically, for every dims tuple of length ≤ 3 with n_i ≤ 3."
+        "Steps 1 and 3 of Def. 4.13 as block-diagonal matrices: proved for all sizes (s vectors of dimensions "
+        "n_1, ..., n_s, n0, uninterpreted Π blocks and entries) that row (i, e) of diag(Π_1, ..., Π_s) times the stacked "
+        "vector, a sum over all Σ n_l columns in which block i sits at the prefix offset o_i = n_1 + ... + n_{i-1}, is "
+        "(Π_i x^i)[e] (block sums by induction, offsets in range by induction on s); the same for step 3 with the "
+        "column blocks of size n0 at offsets i·n0. Binding cross-check: the block-diagonal matrices built with the "
+        "naive Π of (22) agree with isomat's project_pad / project_rows, symbolically, for every dims tuple of length "
+        "≤ 3 with n_i ≤ 3."
     ),
     methods=["symbolic", "exhaustive"],
+    hypotheses=_SIZES,
 )
 def _eq76():
     def ok(dims):
@@ -351,8 +358,64 @@ def _eq76():
         step3 = (T3 * Xi.reshape(len(dims) * n0, 1) - sympy.Matrix.vstack(*list(rows))).expand().is_zero_matrix
         return step1 and step3
 
-    tr = exhaustive(ok, _hv_cases(), describe="dims of length <= 3, n_i <= 3", method="symbolic")
-    return decide(tr)
+    checks = require(exhaustive_crosscheck=exhaustive(ok, _hv_cases(), describe="dims of length <= 3, n_i <= 3",
+                                                      method="symbolic"))
+    return decide(_textbook(_eq76_proof(), "matmul-entry"), **checks)
+
+
+def _eq76_proof():
+    """(76)/(79) for all sizes: row (i, e) of a block-diagonal matrix diag(Π_1, ..., Π_s) times a stacked vector V is
+    (Π_i v^i)[e]. The sum over all columns c < o_s runs over [o_i, o_i + n_i) only (block i at the prefix offset
+    o_i = Σ_{l<i} n_l), where V[c] = v^i[c − o_i]: a shifted block sum (axioms, closed form by induction on the
+    summation bound); o_i >= 0 and o_i + n_i <= o_s by induction on s. Step 1 has blocks Π^{n_i}_{n0} at the
+    column offsets o_i; step 3 has blocks Π^{n0}_{n_i} at the column offsets i·n0 (w = 1, 3 tell the two apart);
+    the Π entries and vectors are uninterpreted."""
+    import z3
+
+    I, R = z3.IntSort(), z3.RealSort()
+    G = z3.Function("BlockTerm", I, I, I, I, R)  # G(w, i, e, c) = Π_i[e, c]·v^i[c] (step w)
+    B = z3.Function("BlockDiagRowSum", I, I, I, I, I, I, R)  # B(w, o, n, i, e, L)
+    P = z3.Function("BlockRowSum", I, I, I, I, R)  # P(w, i, e, K) = Σ_{c<K} G(w, i, e, c)
+    O, N = z3.Function("PrefixOffset", I, I), z3.Function("VectorDim", I, I)
+    w, o, n, i, e, L, K, l, s_, n0 = _pv.ints("w o n i e L K l s n0")
+    ax = [
+        _pv.axiom("blockdiag-row-sum-0", z3.ForAll([w, o, n, i, e], B(w, o, n, i, e, 0) == 0), text="empty sum"),
+        _pv.axiom("blockdiag-row-sum-step", z3.ForAll([w, o, n, i, e, L], z3.Implies(
+            L >= 0, B(w, o, n, i, e, L + 1) == B(w, o, n, i, e, L)
+            + z3.If(z3.And(o <= L, L < o + n), G(w, i, e, L - o), z3.RealVal(0))), patterns=[B(w, o, n, i, e, L + 1)]),
+            text="B(o, n, i, e, L+1) = B(o, n, i, e, L) + T[(i, e), L]·V[L]: row (i, e) of the block diagonal T is "
+                 "Π_i[e, L − o] on the columns o <= L < o + n of block i and 0 elsewhere, and there V[L] = v^i[L − o]"),
+        _pv.axiom("block-row-sum-0", z3.ForAll([w, i, e], P(w, i, e, 0) == 0), text="empty sum"),
+        _pv.axiom("block-row-sum-step", z3.ForAll([w, i, e, K], z3.Implies(
+            K >= 0, P(w, i, e, K + 1) == P(w, i, e, K) + G(w, i, e, K)), patterns=[P(w, i, e, K + 1)]),
+            text="P(i, e, K+1) = P(i, e, K) + Π_i[e, K]·v^i[K]: (Π_i v^i)[e] = P(i, e, n_i)"),
+    ]
+    block = _pv.induction(
+        "blockdiag-row-sum", L,
+        lambda L: z3.Implies(z3.And(o >= 0, n >= 0), B(w, o, n, i, e, L) == P(w, i, e, z3.If(
+            L <= o, 0, z3.If(L - o <= n, L - o, n)))),
+        text="for all L, o, n >= 0: Σ_{c<L} [o <= c < o+n]·G(i, e, c − o) = Σ_{c<min(max(L − o, 0), n)} G(i, e, c)",
+        other=[w, o, n, i, e], axioms=ax, patterns=[B(w, o, n, i, e, L)])
+    oax = [_pv.axiom("prefix-offset-0", O(0) == 0, text="o_0 = 0"),
+           _pv.axiom("prefix-offset-step", z3.ForAll([l], z3.Implies(l >= 0, O(l + 1) == O(l) + N(l)), patterns=[O(l + 1)]),
+                     text="o_{l+1} = o_l + n_l: block l of V_X starts at o_l = n_1 + ... + n_l (0-based l)"),
+           _pv.axiom("vector-dims-positive", z3.ForAll([l], N(l) >= 1, patterns=[N(l)]),
+                     text="n_l >= 1: every vector of a hypervector has a positive dimension (Def. 4.1)")]
+    offsets = _pv.induction(
+        "prefix-offset-bounds", s_,
+        lambda s_: z3.And(O(s_) >= 0, z3.Implies(z3.And(0 <= i, i < s_), z3.And(0 <= O(i), N(i) >= 1, O(i) + N(i) <= O(s_)))),
+        text="for all s >= 0 and 0 <= i < s: o_s >= 0, o_i >= 0 and o_i + n_i <= o_s (block i lies inside V_X)",
+        other=[i], axioms=oax)
+    return _proof_trial(
+        _pv.both(B(1, O(i), N(i), i, e, O(s_)) == P(1, i, e, N(i)), B(3, i * n0, n0, i, e, s_ * n0) == P(3, i, e, n0)),
+        for_all="for all s, n0 >= 1, all dimensions n_1, ..., n_s >= 1 (offsets o_i = Σ_{l<i} n_l), every block i < s "
+                "and row e, all Π blocks and vectors (uninterpreted)",
+        assuming=[s_ >= 1, n0 >= 1, 0 <= i, i < s_, 0 <= e], sizes=[s_, n0],
+        lemmas=[block.at(O(s_), 1, O(i), N(i), i, e), block.at(s_ * n0, 3, i * n0, n0, i, e), offsets.at(s_, i),
+                _pv.FLAT_INDEX_RANGE.at(i, n0 - 1, n0, s_)],
+        describe="(T_X̃ V_X)[(i, e)] = Σ_{c<o_s} T_X̃[(i, e), c] V_X[c] = Σ_{c<n_i} Π^{n_i}_{n0}[e, c] x^i[c] = (Π^{n_i}_{n0} x^i)[e] "
+                 "(76), and (T_Ξ V_Ξ̃)[(i, e)] = Σ_{c<s·n0} ... = (Π^{n0}_{n_i} ξ̃^i)[e] (79): the block diagonals of (77), "
+                 "(80) are steps 1 and 3 of Def. 4.13")
 
 
 @claim(
@@ -406,12 +469,15 @@ def _eq82():
     "cheng2025:eq70",
     quote="m_i = n_j = d ⇒ X ⊙ Y = XYᵀ/d,  X ⊙_w Y = XYᵀ/√d   (70)",
     statement=(
-        "Exact, generic (symbolic) homogeneous hypervectors, so for all values at each size, s, t, d in [1, 3], with "
-        "isomat's hv_inner / hv_inner_weighted "
-        "(Def. 4.12, ⊙_w read as (X ⊙ Y) ∘ W); and hv_inner equals the naive ⟨·,·⟩_V of (17) entrywise on ragged "
-        "dims (s, t ≤ 2, sizes ≤ 4)."
+        "Proved for all sizes, entry by entry (Def. 4.12, ⊙_w read as (X ⊙ Y) ∘ W, W[i, j] = √lcm(m_i, n_j)): for "
+        "x^i, y^j ∈ R^d and every common multiple t = d·a (t = lcm(d, d) included), ⟨x^i, y^j⟩_V = (1/t)·Σ_{u<t} "
+        "(x^i ⊗ 1_a)[u] (y^j ⊗ 1_a)[u] = (1/d)·Σ_l x^i[l] y^j[l] = (XYᵀ/d)[i, j] (the sum over u in row-major digits "
+        "(l, c), by induction; x, y uninterpreted), lcm(d, d) = d, and so (X ⊙_w Y)[i, j] = (XYᵀ)[i, j]/√d. Binding "
+        "cross-check: exact, generic (symbolic) homogeneous hypervectors, s, t, d in [1, 3], with isomat's hv_inner / "
+        "hv_inner_weighted; and hv_inner equals the naive ⟨·,·⟩_V of (17) entrywise on ragged dims (s, t ≤ 2, sizes ≤ 4)."
     ),
-    methods=["exact", "exhaustive"],
+    methods=["exact", "exhaustive", "symbolic"],
+    hypotheses=_SIZES,
 )
 def _eq70():
     def homog(c):
@@ -427,8 +493,67 @@ def _eq70():
         G = _hyper.hv_inner(xs, ys)
         return all(sympy.expand(G[i, j] - naive_inner_v(xs[i], ys[j])) == 0 for i in range(2) for j in range(2))
 
-    return decide(all_of(_exact_exhaustive(homog, _dims(3, 3), "s, t, d in [1, 3]"),
-                         _exact_exhaustive(ragged, _dims(4, 3), "two-vector hypervectors, sizes in [1, 3]")))
+    checks = require(exhaustive_crosscheck=all_of(
+        _exact_exhaustive(homog, _dims(3, 3), "s, t, d in [1, 3]"),
+        _exact_exhaustive(ragged, _dims(4, 3), "two-vector hypervectors, sizes in [1, 3]")))
+    return decide(_textbook(_eq70_proof(), "kron-entry"), **checks)
+
+
+@lru_cache(maxsize=None)
+def _homog_inner_lemma():
+    """(T, P, lemma): T(i, j, a, L) = Σ_{l<L} Σ_{c<a} (x^i ⊗ 1_a)[l·a + c] (y^j ⊗ 1_a)[l·a + c] and P(i, j, L) =
+    Σ_{l<L} x^i[l] y^j[l] (axioms), proved T(i, j, a, L) = a·P(i, j, L) (inner sum over the a copies, then the outer
+    over l, both by induction); x, y uninterpreted."""
+    import z3
+
+    I, R = z3.IntSort(), z3.RealSort()
+    x, y = z3.Function("x_entry", I, I, R), z3.Function("y_entry", I, I, R)  # x(i, l) = x^i[l], y(j, l) = y^j[l]
+    U = z3.Function("CopySum", I, I, I, I, R)  # U(i, j, l, c) = Σ_{c'<c} (x^i ⊗ 1_a)[l·a + c'] (y^j ⊗ 1_a)[l·a + c']
+    T = z3.Function("ExpandedInner", I, I, I, I, R)  # T(i, j, a, L) = Σ_{l<L} U(i, j, l, a)
+    P = z3.Function("DotPrefix", I, I, I, R)  # P(i, j, L) = Σ_{l<L} x^i[l] y^j[l]
+    i, j, l, c, a, L = _pv.ints("i j l c a L")
+    ax = [
+        _pv.axiom("copy-sum-0", z3.ForAll([i, j, l], U(i, j, l, 0) == 0), text="empty sum"),
+        _pv.axiom("copy-sum-step", z3.ForAll([i, j, l, c], z3.Implies(
+            c >= 0, U(i, j, l, c + 1) == U(i, j, l, c) + x(i, l) * y(j, l)), patterns=[U(i, j, l, c + 1)]),
+            text="U(l, c+1) = U(l, c) + (x ⊗ 1_a)[l·a + c]·(y ⊗ 1_a)[l·a + c], with (x ⊗ 1_a)[l·a + c] = x[l] for c < a"),
+        _pv.axiom("expanded-inner-0", z3.ForAll([i, j, a], T(i, j, a, 0) == 0), text="empty sum"),
+        _pv.axiom("expanded-inner-step", z3.ForAll([i, j, a, L], z3.Implies(
+            L >= 0, T(i, j, a, L + 1) == T(i, j, a, L) + U(i, j, L, a)), patterns=[T(i, j, a, L + 1)]),
+            text="T(a, L+1) = T(a, L) + U(L, a): the sum over u < t = d·a taken in row-major digits u = l·a + c"),
+        _pv.axiom("dot-prefix-0", z3.ForAll([i, j], P(i, j, 0) == 0), text="empty sum"),
+        _pv.axiom("dot-prefix-step", z3.ForAll([i, j, L], z3.Implies(
+            L >= 0, P(i, j, L + 1) == P(i, j, L) + x(i, L) * y(j, L)), patterns=[P(i, j, L + 1)]),
+            text="P(L+1) = P(L) + x^i[L] y^j[L]: (XYᵀ)[i, j] = P(i, j, d)"),
+    ]
+    copies = _pv.induction("copy-sum", c, lambda c: U(i, j, l, c) == z3.ToReal(c) * x(i, l) * y(j, l),
+                           text="for all c >= 0: Σ_{c'<c} x[l] y[l] = c·x[l] y[l]", other=[i, j, l], axioms=ax[:2],
+                           patterns=[U(i, j, l, c)])
+    rows = _pv.induction("expanded-inner", L, lambda L: z3.Implies(a >= 0, T(i, j, a, L) == z3.ToReal(a) * P(i, j, L)),
+                         text="for all L, a >= 0: Σ_{l<L} Σ_{c<a} x[l] y[l] = a·Σ_{l<L} x[l] y[l]", other=[i, j, a],
+                         axioms=ax[2:], using=[copies], patterns=[T(i, j, a, L)])
+    return T, P, rows
+
+
+def _eq70_proof():
+    """(70) for all sizes: for x^i, y^j ∈ R^d and t = d·a, Σ_{u<t} (x^i ⊗ 1_a)[u] (y^j ⊗ 1_a)[u] = a·Σ_{l<d} x^i[l] y^j[l]
+    (u = l·a + c in row-major digits: the inner sum over the a copies, then the outer over l, both by induction);
+    so ⟨x^i, y^j⟩_V = (XYᵀ)[i, j]/d, and with lcm(d, d) = d the weight √lcm(d, d) turns it into (XYᵀ)[i, j]/√d."""
+    import z3
+
+    T, P, rows = _homog_inner_lemma()
+    i, j, a, d, lc, k = _pv.ints("i j a d lc k")
+    sq = z3.Real("sqrt_lcm")
+    inner = T(i, j, a, d) / z3.ToReal(d * a)
+    return _proof_trial(
+        _pv.both(inner == P(i, j, d) / z3.ToReal(d), lc == d, inner * sq == P(i, j, d) / sq),
+        for_all="for all d >= 1, every common multiple t = d·a of d and d, every entry (i, j), all x^i, y^j ∈ R^d "
+                "(uninterpreted); lcm(d, d) is a positive multiple of d and at most d (d is a common multiple); "
+                "√lcm(d, d) the positive root",
+        assuming=[d >= 1, a >= 1, 0 <= i, 0 <= j, lc == d * k, k >= 1, lc <= d, sq > 0, sq * sq == z3.ToReal(lc)],
+        lemmas=[rows.at(d, i, j, a)], sizes=[d, a],
+        describe="(X ⊙ Y)[i, j] = ⟨x^i, y^j⟩_V = (1/t) Σ_{u<t} (x^i ⊗ 1_a)[u] (y^j ⊗ 1_a)[u] = (a/t)·Σ_l x^i[l] y^j[l] "
+                 "= (XYᵀ)[i, j]/d, and (X ⊙_w Y)[i, j] = (X ⊙ Y)[i, j]·√lcm(d, d) = (XYᵀ)[i, j]/√d  (70)")
 
 
 # =============================================================================================

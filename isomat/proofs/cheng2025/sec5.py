@@ -353,12 +353,17 @@ def _float_hv(dims, seed):
         "(ii) A = softmax(Q ⊙ K) (94) gives softmax(QKᵀ/n) (95)"
     ),
     statement=(
-        "Exact on the scores: Q ⊙_w K = QKᵀ/√n and Q ⊙ K = QKᵀ/n (isomat hv_inner_weighted / hv_inner, generic "
-        "(symbolic) Q, K, so for all values), all s, n in [1, 4]; equal scores give equal softmax, so the A of (93) is "
-        "that of (41). Cross-check (one integer instance per size, float, not counted in the strength): the attention "
+        "Proved for all sizes, entry by entry: for s tokens q^i, k^j ∈ R^n and every common multiple t = n·a, "
+        "softmax(Q ⊙_w K)[i, j] = e^{⟨q^i, k^j⟩_V √lcm(n, n)} / Σ_{l<s} e^{⟨q^i, k^l⟩_V √lcm(n, n)} equals "
+        "softmax(QKᵀ/√n)[i, j] (41), and softmax(Q ⊙ K)[i, j] equals softmax(QKᵀ/n)[i, j] (95): ⟨q^i, k^j⟩_V = "
+        "(1/t) Σ_{u<t} (q^i ⊗ 1_a)[u] (k^j ⊗ 1_a)[u] = (QKᵀ)[i, j]/n (row-major digit sums by induction), lcm(n, n) = n, "
+        "and the softmax denominators agree term by term (induction on the number of keys); Q, K and e^x uninterpreted. "
+        "Binding check, exact on the scores: Q ⊙_w K = QKᵀ/√n and Q ⊙ K = QKᵀ/n (isomat hv_inner_weighted / hv_inner, "
+        "generic (symbolic) Q, K, so for all values), all s, n in [1, 4]. Cross-check (one integer instance per size, float, not counted in the strength): the attention "
         "matrices agree with softmax(QKᵀ/√n) from torch scaled_dot_product_attention (V = I_s), tol 1e-12."
     ),
-    methods=["exact", "exhaustive", "numeric"],
+    methods=["exact", "exhaustive", "numeric", "symbolic"],
+    hypotheses=_SIZES,
 )
 def _rem55():
     def ok(c):
@@ -375,8 +380,54 @@ def _rem55():
         A = _hyper.attention_scores([_dev(q) for q in Qf], [_dev(k) for k in Kf])
         return _close(A, _sdpa(Qf, Kf, np.eye(s)))
 
-    return decide(_exact_exhaustive(ok, _dims(2, 4), "s, n in [1, 4]"),
-                  numeric_crosscheck=(_num_exhaustive(num, _dims(2, 4), "s, n in [1, 4]")))
+    checks = require(exhaustive_crosscheck=_exact_exhaustive(ok, _dims(2, 4), "s, n in [1, 4]"),
+                     numeric_crosscheck=_num_exhaustive(num, _dims(2, 4), "s, n in [1, 4]"))
+    return decide(_textbook(_rem55_proof(), "kron-entry"), **checks)
+
+
+def _rem55_proof():
+    """Rem. 5.5 for all sizes: the softmax rows of (93)/(41) and of (94)/(95) agree entry by entry. The scores agree
+    (⟨q^i, k^j⟩_V = (QKᵀ)[i, j]/n for every common multiple t = n·a, _homog_inner_lemma; lcm(n, n) = n), so do the
+    softmax denominators Σ_{l<s} e^{score[i, l]} (prefix sums by axioms, induction on the number of keys)."""
+    import z3
+
+    T, P, rows = _homog_inner_lemma()
+    I, R = z3.IntSort(), z3.RealSort()
+    E = z3.Function("ExpOf", R, R)
+    Dw, D41, Dp, D95 = (z3.Function(nm, I, I, I, I, R, R)
+                        for nm in ("SoftmaxSum93", "SoftmaxSum41", "SoftmaxSum94", "SoftmaxSum95"))
+    i, j, K, n, a, lc, k, s_ = _pv.ints("i j K n a lc k s")
+    sq = z3.Real("sqrt_lcm")
+    sw = lambda j: T(i, j, a, n) / z3.ToReal(n * a) * sq  # noqa: E731  (Q ⊙_w K)[i, j] = ⟨q^i, k^j⟩_V·√lcm(n, n)
+    s41 = lambda j: P(i, j, n) / sq  # noqa: E731  (QKᵀ/√n)[i, j]
+    sp = lambda j: T(i, j, a, n) / z3.ToReal(n * a)  # noqa: E731  (Q ⊙ K)[i, j]
+    s95 = lambda j: P(i, j, n) / z3.ToReal(n)  # noqa: E731  (QKᵀ/n)[i, j]
+    ax = []
+    for D, f, nm in ((Dw, sw, "93"), (D41, s41, "41"), (Dp, sp, "94"), (D95, s95, "95")):
+        ax += [_pv.axiom(f"softmax-sum-{nm}-0", z3.ForAll([i, n, a, sq], D(i, 0, n, a, sq) == 0), text="empty sum"),
+               _pv.axiom(f"softmax-sum-{nm}-step", z3.ForAll([i, K, n, a, sq], z3.Implies(
+                   K >= 0, D(i, K + 1, n, a, sq) == D(i, K, n, a, sq) + E(f(K))), patterns=[D(i, K + 1, n, a, sq)]),
+                   text=f"D(i, K+1) = D(i, K) + e^{{score[i, K]}} with the scores of ({nm}): the softmax denominator of row i")]
+    hyp = [n >= 1, a >= 1, lc == n * k, k >= 1, lc <= n, sq > 0, sq * sq == z3.ToReal(lc)]
+    sums_w = _pv.induction(
+        "softmax-sums-93-41", K, lambda K: Dw(i, K, n, a, sq) == D41(i, K, n, a, sq),
+        text="for all K >= 0: Σ_{l<K} e^{(Q ⊙_w K)[i, l]} = Σ_{l<K} e^{(QKᵀ)[i, l]/√n}",
+        other=[i, n, a, sq, lc, k], assuming=hyp, axioms=ax[:4], using=[rows])
+    sums_p = _pv.induction(
+        "softmax-sums-94-95", K, lambda K: Dp(i, K, n, a, sq) == D95(i, K, n, a, sq),
+        text="for all K >= 0: Σ_{l<K} e^{(Q ⊙ K)[i, l]} = Σ_{l<K} e^{(QKᵀ)[i, l]/n}",
+        other=[i, n, a, sq, lc, k], assuming=hyp, axioms=ax[4:], using=[rows])
+    return _proof_trial(
+        _pv.both(E(sw(j)) / Dw(i, s_, n, a, sq) == E(s41(j)) / D41(i, s_, n, a, sq),
+                 E(sp(j)) / Dp(i, s_, n, a, sq) == E(s95(j)) / D95(i, s_, n, a, sq)),
+        for_all="for all s, n >= 1 (s tokens of dimension n), every common multiple t = n·a of n and n, every entry "
+                "(i, j), j < s, all Q, K (uninterpreted) and e^x (uninterpreted); lcm(n, n) a positive multiple of n and "
+                "at most n, √lcm(n, n) its positive root",
+        assuming=[*hyp, s_ >= 1, 0 <= i, 0 <= j, j < s_],
+        lemmas=[sums_w.at(s_, i, n, a, sq, lc, k), sums_p.at(s_, i, n, a, sq, lc, k), rows.at(n, i, j, a)],
+        sizes=[s_, n, a],
+        describe="softmax(Q ⊙_w K)[i, j] = softmax(QKᵀ/√n)[i, j] (the A of (93) is that of (41)) and "
+                 "softmax(Q ⊙ K)[i, j] = softmax(QKᵀ/n)[i, j] ((94) gives (95))")
 
 
 def _np_proj(m: int, n: int) -> np.ndarray:
