@@ -46,6 +46,7 @@ from ..engine import (
     not_checkable,
     numeric_close,
     property_search,
+    require,
     symbolic_zero,
 )
 
@@ -215,7 +216,47 @@ def _layer_proof(order: str, nblocks: int, *, sigma: bool = False) -> prover.Pro
                  f"{' and every elementwise σ' if sigma else ''} (uninterpreted), order {order}"))
 
 
+@functools.lru_cache(maxsize=None)
+def _layer_builder_check() -> Trial:
+    """matrix_layer and matrix_layer2 (the builders) against matrix_layer_entry (the proved rule), entry by
+    entry, both orders, every r', c', r_k, c_k <= 3 and three seeded larger shapes (sides up to 9): the rule
+    the proof is about is the rule the code users run."""
+    rng = np.random.default_rng(2017)
+    shapes = [((r, c), (rp, cp)) for r, c, rp, cp in itertools.product(range(1, 4), repeat=4)]
+    shapes += [((int(a), int(b)), (int(x), int(y))) for a, b, x, y in rng.integers(4, 10, size=(3, 4))]
+
+    def ok(case):
+        try:
+            return _agrees(case)
+        except IndexError:  # the rule names an entry outside U or V: it is not the builder's rule
+            return False
+
+    def _agrees(case):
+        ((r, c), (rp, cp)), order, two = case
+        U, V = rng.integers(-4, 5, (r, rp)).astype(float), rng.integers(-4, 5, (c, cp)).astype(float)
+        blocks = [(U, V)]
+        if two:
+            blocks.append((rng.integers(-4, 5, (c, rp)).astype(float), rng.integers(-4, 5, (r, cp)).astype(float)))
+        layer = (matrix_layer(U, V, order=order) if not two else
+                 matrix_layer2(U, V, blocks[1][0], blocks[1][1], order=order))
+        W = np.asarray(layer.weight.toarray() if hasattr(layer.weight, "toarray") else layer.weight, dtype=float)
+        rows, cols = np.meshgrid(np.arange(W.shape[0]), np.arange(W.shape[1]), indexing="ij")
+        k, i, a, j, b = matrix_layer_entry(rows, cols, [(u.shape[0], v.shape[0]) for u, v in blocks], (rp, cp), order)
+        k = np.broadcast_to(k, rows.shape)
+        want = np.zeros(W.shape)
+        for m, (u, v) in enumerate(blocks):
+            sel = k == m
+            want[sel] = u[i[sel], a[sel]] * v[j[sel], b[sel]]
+        return W.shape == (rp * cp, sum(u.shape[0] * v.shape[0] for u, v in blocks)) and np.array_equal(W, want)
+
+    cases = [(s, o, two) for s in shapes for o in "CF" for two in (False, True)]
+    return exhaustive(ok, cases, describe="matrix_layer / matrix_layer2 against matrix_layer_entry, both orders, "
+                      "r', c', r_k, c_k <= 3 and 3 seeded shapes with sides 4..9, one and two input blocks", method="exact")
+
+
 def _layer_trial(orders: str, nblocks: int, *, sigma: bool = False) -> Trial:
+    # the builder against the entry rule first: a broken rule or builder ends the claim here, before the proofs
+    require(builder_vs_entry_rule=_layer_builder_check())
     what = {1: "vec(UᵀPV + B) = W vec P + vec B",
             2: "vec(UpᵀPVp + UqᵀQVq + B) = [Wp | Wq][vec P; vec Q] + vec B"}[nblocks]
     return all_of(*[_layer_proof(o, nblocks, sigma=sigma).trial(

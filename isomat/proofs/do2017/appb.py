@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ._common import (  # noqa: F401
+    _layer_builder_check,
+    require,
     Outcome,
     Reading,
     by_readings,
@@ -602,6 +604,20 @@ def _eq19():
             and (W - _kron(Ah, Th.T)).expand().is_zero_matrix
 
     t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs, 1-4 nodes", method="exact")
+
+    def builder_is_rule(idx):  # the builder's entries are the proved entry rule's, s_i (A_ij + δ_ij) s_j
+        g = graphs[idx]
+        nodes = list(g.nodes)
+        Ah = sympy.Matrix(G_ops.renormalized_adjacency(g, backend="sympy"))
+        s_ = [1 / sympy.sqrt(len(g[i]) + 1) for i in nodes]
+        return all(sympy.simplify(Ah[r, c] - renormalized_adjacency_entry(
+            sympy.Integer(1 if j in g[i] else 0), r == c, s_[r], s_[c])) == 0
+            for r, i in enumerate(nodes) for c, j in enumerate(nodes))
+
+    rule = exhaustive(builder_is_rule, range(len(graphs)), describe=f"{len(graphs)} atlas graphs: renormalized_adjacency "
+                      "against renormalized_adjacency_entry, entry by entry", method="exact")
+    # a broken builder or rule ends the claim here, before the proof
+    checks = require(exhaustive_crosscheck=t, builder_vs_entry_rule=rule, layer_builder_vs_rule=_layer_builder_check())
     n, tc, tp, row, col = ints("n t tp row col")
     A, Th, s = _fn("A"), _fn("Theta"), _fn("s", 1)
 
@@ -620,6 +636,6 @@ def _eq19():
     printed = all_of(proof.trial("Â = renormalized_adjacency (entry rule s_i(A_ij + δ_ij)s_j) is symmetric, and "
                                  "matrix_layer(Â, Θ)'s weight entry equals (Â ⊗ Θᵀ)[row, col] (definition of ⊗)"),
                      _layer_trial("C", 1))
-    return decide(printed, exhaustive_crosscheck=t)
+    return decide(printed, **checks)
 
 

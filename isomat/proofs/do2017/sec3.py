@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._common import (  # noqa: F401
+    require,
     Outcome,
     Reading,
     by_readings,
@@ -67,8 +68,19 @@ def _eq11():
         return (At * H - ref).expand().is_zero_matrix and all(sum(At.row(i)) == 1 for i in range(At.rows))
 
     t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs with 1-5 nodes, no isolated node", method="exact")
-    return decide(_mean_aggregation_proof(), exhaustive_crosscheck=t,
-                  graphs_with_isolated_nodes_excluded=len(ATLAS) - len(graphs))
+
+    def builder_is_rule(idx):  # the builder's entries are the proved entry rule's, A_ij / D_ii
+        g = graphs[idx]
+        nodes = list(g.nodes)
+        At = sympy.Matrix(G_ops.mean_aggregation(g, backend="sympy"))
+        return all(At[r, c] == (mean_aggregation_entry(sympy.Integer(1), sympy.Integer(len(g[i])))
+                                if j in g[i] else 0) for r, i in enumerate(nodes) for c, j in enumerate(nodes))
+
+    rule = exhaustive(builder_is_rule, range(len(graphs)), describe=f"{len(graphs)} atlas graphs: mean_aggregation "
+                      "against mean_aggregation_entry, entry by entry", method="exact")
+    # a broken builder or rule ends the claim here, before the proof
+    checks = require(exhaustive_crosscheck=t, builder_vs_entry_rule=rule)
+    return decide(_mean_aggregation_proof(), **checks, graphs_with_isolated_nodes_excluded=len(ATLAS) - len(graphs))
 
 
 def _mean_aggregation_proof() -> Trial:

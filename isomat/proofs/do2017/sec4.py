@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ._common import (  # noqa: F401
+    _layer_builder_check,
+    require,
     Outcome,
     Reading,
     by_readings,
@@ -71,6 +73,9 @@ from ._common import (  # noqa: F401
                 lambda case: len(case) == 4 and min(case) >= 1 and case[0] == case[1] and case[2] == case[3]),
 )
 def _fig3():
+    # the builder against the entry rule the proof is about, first: a broken rule ends the claim here
+    checks = require(builder_vs_entry_rule=_layer_builder_check())
+
     def tile(U, V, i, j):
         return _vec(U[:, i] * V[:, j].T)
 
@@ -126,7 +131,7 @@ def _fig3():
     return by_readings(
         Reading("input-by-output layout",
                 "W stored input-by-output (rc × r'c', x ↦ xW), C-order vec: column i·c' + j of W is vec_C(U:,i V:,jᵀ)",
-                decide(printed, exhaustive_crosscheck=t)),
+                decide(printed, exhaustive_crosscheck=t, **checks)),
         Reading("eq. (1) layout",
                 "W is eq. (1)'s weight, y = Wx (r'c' × rc, = Uᵀ ⊗ Vᵀ): column i·c' + j of W is vec_C(U:,i V:,jᵀ)",
                 decide(other, fails_at_2x2_to_2x2_with_all_columns_present=not eq1_reading((2, 2, 2, 2)))),
