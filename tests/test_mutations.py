@@ -17,33 +17,22 @@ MUTANTS = mt.all_mutants()
 SCORE: dict[str, bool] = {}
 
 
-class _Baseline:
-    """(verdict, strength) of each certifying claim without mutants, computed when a test first needs it
-    (so that ``-k NAME`` runs only the claims of the selected mutants)."""
-
-    def __init__(self) -> None:
-        self.known: dict[str, tuple[str, str | None]] = {}
-
-    def of(self, ids) -> dict[str, tuple[str, str | None]]:
-        todo = tuple(c for c in ids if c not in self.known)
-        if todo:
-            mt.clear_caches()
-            self.known.update(mt.run_claims(todo))
-        return {c: self.known[c] for c in ids}
-
-
 @pytest.fixture(scope="module")
-def baseline():
-    return _Baseline()
+def results(request):
+    """Every selected mutant's verdicts without and with it, computed together in two worker processes."""
+    import os
+
+    selected = [item.callspec.params["mutant"].name for item in request.session.items
+                if item.originalname == "test_mutant_is_killed" and hasattr(item, "callspec")]
+    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return mt.trials(selected, jobs=min(2, jobs))
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
-def test_mutant_is_killed(mutant, baseline):
-    before = baseline.of(mutant.claims)
+def test_mutant_is_killed(mutant, results):
+    before, after = results[mutant.name]
     errors = {c: v for c, v in before.items() if v[0] == "error"}
     assert not errors, f"without the mutant, its claims must stand: {errors}"
-    with mt.applied(mutant):
-        after = mt.run_claims(mutant.claims)
     survived = {c: after[c] for c in mutant.claims if after[c] == before[c]}
     SCORE[mutant.name] = not survived
     assert not survived, (f"mutant {mutant.name!r} ({mutant.description}) survives: {survived} unchanged")

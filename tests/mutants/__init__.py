@@ -9,8 +9,8 @@ longer stands). A mutant that leaves any of its claims unchanged *survives*: the
 to the code it is about.
 
 Each paper's mutants are declared in ``tests/mutants/<paper>.py`` as a list ``MUTANTS``;
-``tests/test_mutations.py`` runs them all in CI and prints the score; ``docs/guide/mutants.md`` is
-the documented list, generated with::
+``tests/test_mutations.py`` runs them all in CI (in two worker processes, without the cvc5 re-check)
+and prints the score; ``docs/guide/mutants.md`` is the documented list, generated with::
 
     .venv/bin/python -m tests.mutants --markdown > docs/guide/mutants.md
 
@@ -103,6 +103,47 @@ def run_claims(ids: tuple[str, ...]) -> dict[str, tuple[str, str | None]]:
         rec = run_claim(REGISTRY[cid])
         out[cid] = (rec["verdict"], rec["strength"])
     return out
+
+
+def _quiet_worker() -> None:
+    """A mutation worker: no cvc5 re-check (it confirms proofs; whether a verdict changes is Z3's and the
+    checks' business, and re-checking every broken run's obligations multiplied the suite's time), and
+    Ctrl-C left to the parent."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ["ISOMAT_RECHECK"] = "0"
+    from isomat.proofs import prover
+
+    prover.set_recheck(False)
+
+
+def trial(name: str) -> tuple[str, dict[str, tuple[str, str | None]], dict[str, tuple[str, str | None]]]:
+    """(name, verdicts without the mutant, verdicts with it) for the mutant ``name``, caches emptied
+    before each run."""
+    (m,) = [x for x in all_mutants() if x.name == name]
+    clear_caches()
+    before = run_claims(m.claims)
+    with applied(m):
+        after = run_claims(m.claims)
+    return name, before, after
+
+
+def trials(names: list[str], jobs: int = 2) -> dict[str, tuple[dict, dict]]:
+    """:func:`trial` of each mutant, in ``jobs`` fresh worker processes (each mutant is independent)."""
+    import multiprocessing
+
+    if jobs <= 1 or len(names) <= 1:
+        from isomat.proofs import prover
+
+        old = prover.set_recheck(False)
+        try:
+            return {n: trial(n)[1:] for n in names}
+        finally:
+            prover.set_recheck(old)
+    with multiprocessing.get_context("spawn").Pool(min(jobs, len(names)), initializer=_quiet_worker) as pool:
+        return {n: (b, a) for n, b, a in pool.imap_unordered(trial, names, chunksize=1)}
 
 
 def all_mutants() -> list[Mutant]:
