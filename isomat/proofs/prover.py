@@ -246,7 +246,7 @@ def lemma(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
 ) -> Lemma:
-    """Prove ``∀ variables. body`` and return it as a reusable lemma.
+    """Prove ``∀ variables: body`` and return it as a reusable lemma.
 
     The proof is a Z3 call on the open ``body`` (its negation unsatisfiable), allowed to use the
     lemmas in ``using`` and the axioms in ``axioms``; anything else -- ``unknown``, a timeout, a
@@ -282,7 +282,7 @@ def induction(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
 ) -> Lemma:
-    """Prove ``∀ n ≥ start. hypotheses → prop(n)`` by induction on ``n``.
+    """Prove ``∀ n ≥ start: hypotheses → prop(n)`` by induction on ``n``.
 
     The base ``hypotheses → prop(start)`` and the step ``n ≥ start ∧ hypotheses ∧ prop(n) →
     prop(n + 1)`` are two Z3 calls, each allowed the named lemmas and axioms. ``assuming`` are the
