@@ -251,3 +251,58 @@ def test_layer_identity_with_the_wrong_kronecker_order_is_refuted(order):
     cx = bad.counterexample
     assert cx["r"] * cx["c"] > cx["col"] >= 0 and cx["rp"] * cx["cp"] > cx["row"] >= 0
     assert sum(cx.values()) <= 8  # minimal: two 1×2 or 2×1 shapes suffice
+
+
+_LARGE_CHECKS = {  # claim id -> the seeded larger-instance binding checks it records
+    "do2017:beyond/eq2-contains-eq1": ["layer_builder_vs_rule_large"],
+    "do2017:eq3": ["layer_builder_vs_rule_large"],
+    "do2017:beyond/eq5-vector-form": ["layer_builder_vs_rule_large"],
+    "do2017:eq6": ["layer_builder_vs_rule_large"],
+    "do2017:eq8": ["layer_builder_vs_rule_large", "cells_vs_direct_loops_large"],
+    "do2017:sec2.3/lstm": ["layer_builder_vs_rule_large", "cells_vs_direct_loops_large"],
+    "do2017:sec2.2/highway": ["cells_vs_direct_loops_large"],
+    "do2017:appa/gru": ["cells_vs_direct_loops_large"],
+    "do2017:eq11": ["builder_vs_entry_rule_large"],
+    "do2017:eq13": ["builder_vs_entry_rule_large"],
+    "do2017:eq18": ["builder_vs_direct_formula_large"],
+    "do2017:eq19": ["builder_vs_entry_rule_large", "layer_builder_vs_rule_large"],
+    "do2017:fig3": ["layer_builder_vs_rule_large"],
+}
+
+
+def test_builders_checked_at_seeded_larger_sizes():
+    """Each builder is checked against its entry rule past the exhaustive bound (sides 20..60, graphs
+    with 30..80 nodes, cells at 20..30), cheaply, and each check states its sizes and seed."""
+    import time
+
+    from isomat.proofs.do2017 import _common as c
+
+    for name in ["_layer_builder_large_check", "_mean_aggregation_large_check", "_renormalized_adjacency_large_check",
+                 "_normalized_adjacency_large_check", "_multi_attention_large_check", "_cells_large_check"]:
+        t0 = time.perf_counter()
+        t = getattr(c, name).__wrapped__()
+        assert time.perf_counter() - t0 < 2.0, name  # < 50 ms unloaded; generous for a busy machine
+        assert t.ok, (name, t.counterexample)
+        assert "seed" in t.evidence["cases"], name
+    assert [g.number_of_nodes() for g in c._large_graphs()][0] >= 30
+    assert all(min(dict(g.degree()).values()) > 0 for g in c._large_graphs())
+
+
+def test_larger_checks_catch_a_broken_builder(monkeypatch):
+    import numpy as np
+
+    from isomat.proofs.do2017 import _common as c
+
+    real_layer, real_mean = c.matrix_layer, c.G_ops.mean_aggregation
+    monkeypatch.setattr(c, "matrix_layer", lambda U, V, order="C": real_layer(U, V, order="F" if order == "C" else "C"))
+    assert not c._layer_builder_large_check.__wrapped__().ok
+    monkeypatch.setattr(c.G_ops, "mean_aggregation", lambda g: np.asarray(real_mean(g).toarray()).T)
+    assert not c._mean_aggregation_large_check.__wrapped__().ok
+
+
+@pytest.mark.parametrize("cid", sorted(_LARGE_CHECKS))
+def test_claims_record_the_larger_checks(cid):
+    (claim,) = [x for x in load(["do2017"]) if x.id == cid]
+    r = engine.run_claim(claim)
+    for key in _LARGE_CHECKS[cid]:
+        assert r["evidence"][key]["ok"] is True, (cid, key)

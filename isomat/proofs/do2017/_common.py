@@ -283,3 +283,214 @@ def _scalar(expr, describe: str) -> Trial:
                                  "functions), for every entry of matrices of every size r×c >= 1×1")
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# seeded larger instances: the builders against the proved entry rules at sizes well past the
+# exhaustive bound (each a binding Trial, settled first with require; cached where shared)
+# ---------------------------------------------------------------------------------------------
+_LARGE_SEED = 20170
+
+
+def _dense_np(M) -> np.ndarray:
+    return np.asarray(to_numpy(M.toarray() if hasattr(M, "toarray") else M), dtype=float)
+
+
+@functools.lru_cache(maxsize=None)
+def _layer_builder_large_check() -> Trial:
+    """matrix_layer / matrix_layer2 at seeded shapes with sides 20..60 (integer-valued U, V: exact in float64)
+    against np.kron(Uᵀ, Vᵀ) (C) / np.kron(Vᵀ, Uᵀ) (F) and against matrix_layer_entry evaluated with numpy."""
+    rng = np.random.default_rng(_LARGE_SEED)
+    big = lambda: int(rng.integers(20, 61))  # noqa: E731
+    small = lambda: int(rng.integers(2, 5))  # noqa: E731
+    shapes = [((big(), small()), (big(), small())), ((small(), big()), (small(), big())),
+              ((big(), small()), (small(), big()))]
+    cases = [(s, o, two) for s in shapes for o in "CF" for two in (False, True)]
+
+    def ok(case):
+        ((r, c), (rp, cp)), order, two = case
+        blocks = [(rng.integers(-4, 5, (r, rp)).astype(float), rng.integers(-4, 5, (c, cp)).astype(float))]
+        if two:
+            blocks.append((rng.integers(-4, 5, (c, rp)).astype(float), rng.integers(-4, 5, (r, cp)).astype(float)))
+        layer = (matrix_layer(*blocks[0], order=order) if not two else
+                 matrix_layer2(*blocks[0], *blocks[1], order=order))
+        W = _dense_np(layer.weight)
+        kron = np.hstack([np.kron(u.T, v.T) if order == "C" else np.kron(v.T, u.T) for u, v in blocks])
+        if W.shape != kron.shape or not np.array_equal(W, kron):
+            return False
+        rows, cols = np.meshgrid(np.arange(W.shape[0]), np.arange(W.shape[1]), indexing="ij")
+        k, i, a, j, b = matrix_layer_entry(rows, cols, [(u.shape[0], v.shape[0]) for u, v in blocks], (rp, cp), order)
+        k = np.broadcast_to(k, rows.shape)
+        want = np.zeros(W.shape)
+        for m, (u, v) in enumerate(blocks):
+            sel = k == m
+            want[sel] = u[i[sel], a[sel]] * v[j[sel], b[sel]]
+        return np.array_equal(W, want)
+
+    desc = ", ".join(f"{r}×{rp} / {c}×{cp}" for (r, c), (rp, cp) in shapes)
+    return exhaustive(ok, cases, method="exact", strength="sampled", describe=(
+        f"matrix_layer / matrix_layer2 at 3 seeded larger shapes (U / V: {desc}; sides 20..60 paired with "
+        f"sides 2..4, numpy seed {_LARGE_SEED}), orders C and F, one and two input blocks, integer entries in "
+        "[-4, 4]: the weight equals np.kron(Uᵀ, Vᵀ) (C) / np.kron(Vᵀ, Uᵀ) (F) and matrix_layer_entry evaluated with numpy, exactly"))
+
+
+@functools.lru_cache(maxsize=None)
+def _large_graphs() -> tuple:
+    """Three seeded G(n, p) graphs with 30, 55 and 80 nodes (networkx seeds 17, 18, 19), isolated nodes removed."""
+    out = []
+    for n, p, seed in ((30, 0.15, 17), (55, 0.08, 18), (80, 0.06, 19)):
+        g = nx.gnp_random_graph(n, p, seed=seed)
+        g.remove_nodes_from([v for v, d in list(g.degree()) if d == 0])
+        out.append(g)
+    return tuple(out)
+
+
+def _large_graphs_text() -> str:
+    return ("3 seeded networkx gnp_random_graph graphs (n, p, seed) = (30, 0.15, 17), (55, 0.08, 18), (80, 0.06, 19), "
+            "isolated nodes removed (" + ", ".join(f"{g.number_of_nodes()} nodes / {g.number_of_edges()} edges"
+                                                    for g in _large_graphs()) + ")")
+
+
+def _np_adj(g: nx.Graph) -> np.ndarray:
+    nodes = list(g.nodes)
+    pos = {v: k for k, v in enumerate(nodes)}
+    A = np.zeros((len(nodes), len(nodes)))
+    for u, v in g.edges():
+        A[pos[u], pos[v]] = A[pos[v], pos[u]] = 1.0
+    return A
+
+
+def _graph_large(name: str, test) -> Trial:
+    def ok(idx):
+        g = _large_graphs()[idx]
+        return bool(test(g, _np_adj(g), np.random.default_rng(_LARGE_SEED + idx)))
+
+    return exhaustive(ok, range(len(_large_graphs())), method="numeric", strength="sampled",
+                      describe=f"{name} on {_large_graphs_text()}, float64, rtol 1e-12")
+
+
+def _close(a, b) -> bool:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-12, atol=1e-12))
+
+
+@functools.lru_cache(maxsize=None)
+def _mean_aggregation_large_check() -> Trial:
+    def test(g, A, rng):
+        At = _dense_np(G_ops.mean_aggregation(g))
+        d = A.sum(axis=1)
+        rule = np.where(A != 0, mean_aggregation_entry(A, d[:, None]), 0.0)
+        H = rng.standard_normal((A.shape[0], 3))
+        nodes = list(g.nodes)
+        pos = {v: k for k, v in enumerate(nodes)}
+        loop = np.array([[sum(H[pos[j], f] for j in g[i]) / len(g[i]) for f in range(3)] for i in nodes])
+        return _close(At, rule) and _close(At @ H, loop) and _close(At.sum(axis=1), np.ones(len(nodes)))
+
+    return _graph_large("mean_aggregation against mean_aggregation_entry (A_ij / D_ii, numpy), Ã H against the "
+                        "neighbour means by a direct loop over G[i] (H seeded normal, 3 columns), rows summing to 1",
+                        test)
+
+
+@functools.lru_cache(maxsize=None)
+def _renormalized_adjacency_large_check() -> Trial:
+    def test(g, A, rng):
+        Ah = _dense_np(G_ops.renormalized_adjacency(g))
+        n = A.shape[0]
+        s = 1 / np.sqrt(A.sum(axis=1) + 1)
+        rule = renormalized_adjacency_entry(A, np.eye(n, dtype=bool), s[:, None], s[None, :])
+        loop = np.array([[(A[i, j] + (i == j)) / np.sqrt((A[i].sum() + 1) * (A[j].sum() + 1)) for j in range(n)]
+                         for i in range(n)])
+        return _close(Ah, rule) and _close(Ah, loop)
+
+    return _graph_large("renormalized_adjacency against renormalized_adjacency_entry (s_i(A_ij + δ_ij)s_j, numpy) "
+                        "and a direct loop over (i, j)", test)
+
+
+@functools.lru_cache(maxsize=None)
+def _normalized_adjacency_large_check() -> Trial:
+    def test(g, A, rng):
+        N = _dense_np(G_ops.normalized_adjacency(g))
+        n = A.shape[0]
+        d = A.sum(axis=1)
+        loop = np.array([[A[i, j] / np.sqrt(d[i] * d[j]) for j in range(n)] for i in range(n)])
+        return _close(N, loop)
+
+    return _graph_large("normalized_adjacency against D^-1/2 A D^-1/2 by a direct loop over (i, j)", test)
+
+
+@functools.lru_cache(maxsize=None)
+def _multi_attention_large_check() -> Trial:
+    def test(g, A, rng):
+        N, n, d = A.shape[0], 2, 3
+        Ls = [np.where(A + np.eye(N) > 0, rng.standard_normal((N, N)), 0.0) for _ in range(n)]
+        H = rng.standard_normal((N, d))
+        ref = np.hstack([L @ H for L in Ls])
+        for o in "CF":
+            M = _dense_np(G_ops.multi_attention(Ls, d, order=o))
+            rows, cols = np.meshgrid(np.arange(N * n * d), np.arange(N * d), indexing="ij")
+            k, i, l_, j, match = multi_attention_entry(rows, cols, N, n, d, o)
+            rule = np.where(match, np.stack(Ls)[k, i, l_], 0.0)
+            if not (_close(M, rule) and _close(M @ H.reshape(-1, order=o), ref.reshape(-1, order=o))):
+                return False
+        return True
+
+    return _graph_large("multi_attention (n = 2 attentions supported on A + I, seeded normal, d = 3), orders C and F, "
+                        "against multi_attention_entry (numpy) and vec [Λ(1)H, Λ(2)H]", test)
+
+
+def _mat1_np(P, t):
+    """mat1 by a direct loop over the output entries: Σ_(i,j) U[i,a] P[i,j] V[j,b] + B[a,b]."""
+    U, V, B = t[0], t[1], t[-1]
+    out = np.array(B, dtype=float)
+    for a in range(U.shape[1]):
+        out[a] += np.einsum("i,ij,jb->b", U[:, a], P, V)
+    return out
+
+
+def _mat2_np(P, Q, t):
+    return _mat1_np(P, (t[0], t[1], t[4])) + _mat1_np(Q, (t[2], t[3], np.zeros_like(t[4])))
+
+
+@functools.lru_cache(maxsize=None)
+def _cells_large_check() -> Trial:
+    """matrix_rnn_cell / matrix_lstm_cell / matrix_gru_cell / matrix_highway at seeded larger shapes against
+    the cell equations built from mat1/mat2 by direct loops over the output entries."""
+    rng = np.random.default_rng(_LARGE_SEED + 7)
+    a, b, h1, h2, o1, o2 = 24, 30, 20, 28, 22, 26
+
+    def th2():
+        return tuple(rng.standard_normal(s) / 5 for s in ((a, h1), (b, h2), (h1, h1), (h2, h2), (h1, h2)))
+
+    X, H, C0 = rng.standard_normal((a, b)), rng.standard_normal((h1, h2)), rng.standard_normal((h1, h2))
+    sg, tanh = _np_sigm, np.tanh
+
+    def rnn():
+        th, ty = th2(), tuple(rng.standard_normal(s) / 5 for s in ((h1, o1), (h2, o2), (o1, o2)))
+        Y, Hn = matrix_rnn_cell(X, H, th, ty)
+        Hr = tanh(_mat2_np(X, H, th))
+        return _close(Hn, Hr) and _close(Y, _mat1_np(Hr, ty))
+
+    def lstm():
+        th = {g: th2() for g in "ifoc"}
+        Hm, Cm = matrix_lstm_cell(X, H, C0, th)
+        I, F, O = (sg(_mat2_np(X, H, th[g])) for g in "ifo")  # noqa: E741
+        Cr = F * C0 + I * tanh(_mat2_np(X, H, th["c"]))
+        return _close(Cm, Cr) and _close(Hm, O * tanh(Cr))
+
+    def gru():
+        th = {g: th2() for g in "zrh"}
+        Z, R = sg(_mat2_np(X, H, th["z"])), sg(_mat2_np(X, H, th["r"]))
+        return _close(matrix_gru_cell(X, H, th), (1 - Z) * H + Z * tanh(_mat2_np(X, R * H, th["h"])))
+
+    def highway():
+        tz = (rng.standard_normal((h1, h1)) / 5, rng.standard_normal((h2, h2)) / 5, rng.standard_normal((h1, h2)))
+        th = (rng.standard_normal((h1, h1)) / 5, rng.standard_normal((h2, h2)) / 5, rng.standard_normal((h1, h2)))
+        Z = sg(_mat1_np(H, tz))
+        return _close(matrix_highway(H, tz, th), (1 - Z) * H + Z * tanh(_mat1_np(H, th)))
+
+    cells = {"matrix_rnn_cell": rnn, "matrix_lstm_cell": lstm, "matrix_gru_cell": gru, "matrix_highway": highway}
+    return exhaustive(lambda name: cells[name](), list(cells), method="numeric", strength="sampled", describe=(
+        f"matrix_rnn_cell, matrix_lstm_cell, matrix_gru_cell (corrected update) and matrix_highway at X {a}×{b}, "
+        f"H, C {h1}×{h2}, output {o1}×{o2} (numpy seed {_LARGE_SEED + 7}, normal entries, weights scaled 1/5) "
+        "against the cell equations with mat1/mat2 = Σ_(i,j) U[i,a]P[i,j]V[j,b] + B by a direct loop over the "
+        "output rows, float64, rtol 1e-12"))

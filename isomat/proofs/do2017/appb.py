@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from ._common import (  # noqa: F401
-    _layer_builder_check,
     require,
+    _normalized_adjacency_large_check,
+    _renormalized_adjacency_large_check,
+    _layer_builder_large_check,
+    _layer_builder_check,
     Outcome,
     Reading,
     by_readings,
@@ -431,6 +434,8 @@ def _eq17_order():
     methods=["symbolic", "exact", "exhaustive"],
 )
 def _eq18():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(builder_vs_direct_formula_large=_normalized_adjacency_large_check())
     th, t0, t1 = sympy.symbols("theta theta0 theta1")
     graphs = [g for g in ATLAS if g.number_of_nodes() >= 2 and _no_isolated(g)]
 
@@ -452,7 +457,7 @@ def _eq18():
     proof = _matrix_identity((t0 * x - t1 * N * x).subs({t0: th, t1: -th}) - th * (I + N) * x,
                              "(θ0x − θ1Nx) at θ0 = θ, θ1 = −θ, minus θ(I + N)x",
                              "every n >= 1 (symbolic), every N = D^{-1/2}AD^{-1/2} ∈ R^{n×n}, x ∈ R^n, real θ")
-    return decide(proof, exhaustive_crosscheck=t)
+    return decide(proof, exhaustive_crosscheck=t, **large)
 
 
 def _renorm_direct(A: sympy.Matrix) -> sympy.Matrix:
@@ -592,6 +597,9 @@ def _eq18_misprint():
     methods=["symbolic", "exact", "exhaustive"],
 )
 def _eq19():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(builder_vs_entry_rule_large=_renormalized_adjacency_large_check(),
+                    layer_builder_vs_rule_large=_layer_builder_large_check())
     graphs = [g for g in ATLAS[:18] if _no_isolated(g)]
     Th = _sym("t", 2, 2)
 
@@ -636,6 +644,6 @@ def _eq19():
     printed = all_of(proof.trial("Â = renormalized_adjacency (entry rule s_i(A_ij + δ_ij)s_j) is symmetric, and "
                                  "matrix_layer(Â, Θ)'s weight entry equals (Â ⊗ Θᵀ)[row, col] (definition of ⊗)"),
                      _layer_trial("C", 1))
-    return decide(printed, **checks)
+    return decide(printed, **checks, **large)
 
 

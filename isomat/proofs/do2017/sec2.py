@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from ._common import (  # noqa: F401
+    require,
+    _layer_builder_large_check,
+    _cells_large_check,
     Outcome,
     Reading,
     by_readings,
@@ -67,6 +70,8 @@ from ._common import (  # noqa: F401
     methods=["symbolic", "exhaustive"],
 )
 def _eq2():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check())
     r, rp, a, i = ints("r rp a i")
     W = _fn("W")
     goals = []
@@ -87,7 +92,7 @@ def _eq2():
     t = exhaustive(case, itertools.product(range(1, 4), range(1, 4)),
                    describe="1 <= r, r' <= 3, symbolic W, x, b; matrix_layer(Wᵀ, [1], b) vs Wx + b", method="symbolic")
     return decide(proof.trial("c = c' = 1: matrix_layer(Wᵀ, [1], b)'s weight entry (a, i) is W[a, i], its bias b[a]"),
-                  exhaustive_crosscheck=t)
+                  exhaustive_crosscheck=t, **large)
 
 
 @claim(
@@ -108,6 +113,8 @@ def _eq2():
     methods=["symbolic", "exhaustive", "property"],
 )
 def _eq3():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check())
     def case(s):
         r, c, rp, cp = s
         U, V, P, B = _sym("u", r, rp), _sym("v", c, cp), _sym("p", r, c), _sym("b", rp, cp)
@@ -128,7 +135,7 @@ def _eq3():
 
     prop = property_search(layer_ok, draws, describe="shapes 1..4, integer entries in [-5, 5], order C/F",
                            max_examples=15)
-    return decide(_layer_trial("CF", 1), exhaustive_crosscheck=sym, property_crosscheck=prop)
+    return decide(_layer_trial("CF", 1), exhaustive_crosscheck=sym, property_crosscheck=prop, **large)
 
 
 @claim(
@@ -290,6 +297,8 @@ def _eq4_index():
     methods=["symbolic", "numeric"],
 )
 def _eq5():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check())
     rng = np.random.default_rng(20175)
     worst, bad, n = 0.0, None, 0
     for _ in range(6):
@@ -309,7 +318,7 @@ def _eq5():
     num = bad or Trial(True, "numeric", {"compared": "tanh(matrix_layer(U, V, B) X) vs direct and np.kron "
                                          "forms, C and F order", "comparisons": n, "rtol": 1e-12,
                                          "max_abs_error": worst, "field": float_backend()})
-    return decide(_layer_trial("CF", 1, sigma=True), float_crosscheck=num)
+    return decide(_layer_trial("CF", 1, sigma=True), float_crosscheck=num, **large)
 
 
 def _np_tanh_kron(U, V, B, X):
@@ -354,6 +363,8 @@ def _highway_isomat() -> Trial:
                 lambda case: True),
 )
 def _highway():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(cells_vs_direct_loops_large=_cells_large_check())
     # elementwise: one generic entry of Ht−1, Zt, H̃t stands for every entry of matrices of any size
     h, z, g = sympy.symbols("h z g", real=True)
     printed = (1 - z) * h + z * h
@@ -369,7 +380,7 @@ def _highway():
     )
     return decide(t_printed, correction=("Ht = (1 − Zt) ⊙ Ht−1 + Zt ⊙ H̃t", t_corr),
                   printed_update_equals_previous_state=t_collapse.ok,
-                  isomat_highway_crosscheck=_highway_isomat())
+                  isomat_highway_crosscheck=_highway_isomat(), **large)
 
 
 @claim(
@@ -413,6 +424,8 @@ def _resnet():
     methods=["symbolic", "exhaustive", "property"],
 )
 def _eq6():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check())
     def case(s):
         rp_, cp_, rq, cq, r2, c2 = s
         Up, Vp, Uq, Vq = _sym("a", rp_, r2), _sym("b", cp_, c2), _sym("c", rq, r2), _sym("d", cq, c2)
@@ -437,7 +450,7 @@ def _eq6():
         return sympy.Matrix(matrix_layer2(Up, Vp, Uq, Vq, B, order=o)(P, Q)) == Up.T * P * Vp + Uq.T * Q * Vq + B
 
     prop = property_search(ok, draws, describe="dimensions 1..3, integers in [-5, 5], order C/F", max_examples=12)
-    return decide(_layer_trial("CF", 2), exhaustive_crosscheck=sym, property_crosscheck=prop)
+    return decide(_layer_trial("CF", 2), exhaustive_crosscheck=sym, property_crosscheck=prop, **large)
 
 
 def _exact_sigma(M):
@@ -460,6 +473,9 @@ def _exact_sigma(M):
     methods=["symbolic", "exact", "property"],
 )
 def _eq8():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check(),
+                    cells_vs_direct_loops_large=_cells_large_check())
     dims = st.tuples(*[st.integers(1, 3)] * 6)  # X: a×b, H: h1×h2, Y: y1×y2
 
     def draw(s):
@@ -482,7 +498,7 @@ def _eq8():
 
     t = property_search(ok, dims.flatmap(draw), describe="all dimensions 1..3, integers in [-5, 5]", max_examples=15)
     return decide(all_of(_layer_trial("C", 2, sigma=True), _layer_trial("C", 1, sigma=True)),
-                  isomat_cell_crosscheck=t)
+                  isomat_cell_crosscheck=t, **large)
 
 
 @claim(
@@ -581,6 +597,9 @@ def _vec_lstm(x, h, c, W, sig, tanh):
     methods=["symbolic", "numeric"],
 )
 def _lstm():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check(),
+                    cells_vs_direct_loops_large=_cells_large_check())
     # the gates are elementwise: one generic entry of each (i, f, o, Ĉ, Ct−1, tanh Ct) proves them for every size
     i_, f_, o_, ch, cp, t_ = sympy.symbols("i f o chat cprev t", real=True)
     C = f_ * cp + i_ * ch
@@ -612,7 +631,7 @@ def _lstm():
             first_bad = t
     num = first_bad or Trial(True, "numeric", {"compared": "matrix LSTM vs Kronecker vector LSTM, 20 instances",
                                                "rtol": 1e-12, "atol": 1e-12, "max_abs_error": worst})
-    return decide(all_of(*trials, _layer_trial("C", 2, sigma=True)), isomat_cell_crosscheck=num)
+    return decide(all_of(*trials, _layer_trial("C", 2, sigma=True)), isomat_cell_crosscheck=num, **large)
 
 
 def _gru_isomat() -> Trial:
@@ -658,6 +677,8 @@ def _gru_isomat() -> Trial:
                 lambda case: True),
 )
 def _gru():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(cells_vs_direct_loops_large=_cells_large_check())
     # Every step after the mat2 maps is elementwise: one generic entry h of Ht−1, z of Zt, r of Rt and
     # H̃t's entry as an arbitrary function G of r (H̃t depends on Rt through mat2(Xt, Rt ⊙ Ht−1)).
     h, z, r = sympy.symbols("h z r", real=True)
@@ -678,6 +699,6 @@ def _gru():
                   printed_dHt_dRt_is_zero=sympy.diff(printed, r) == 0,
                   printed_equals_previous_state=_scalar(printed - h, "printed Ht − Ht−1").ok,
                   reset_gate_witness_1x1={"H~": "tanh(r h v)", "dHt/dRt": str(sympy.simplify(dR)), "nonzero": dR != 0},
-                  isomat_gru_crosscheck=_gru_isomat())
+                  isomat_gru_crosscheck=_gru_isomat(), **large)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ._common import (  # noqa: F401
     require,
+    _mean_aggregation_large_check,
+    _multi_attention_large_check,
     Outcome,
     Reading,
     by_readings,
@@ -57,6 +59,8 @@ from ._common import (  # noqa: F401
     methods=["symbolic", "exact", "exhaustive"],
 )
 def _eq11():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(builder_vs_entry_rule_large=_mean_aggregation_large_check())
     graphs = [g for g in ATLAS if _no_isolated(g)]
 
     def ok(idx):
@@ -80,7 +84,7 @@ def _eq11():
                       "against mean_aggregation_entry, entry by entry", method="exact")
     # a broken builder or rule ends the claim here, before the proof
     checks = require(exhaustive_crosscheck=t, builder_vs_entry_rule=rule)
-    return decide(_mean_aggregation_proof(), **checks, graphs_with_isolated_nodes_excluded=len(ATLAS) - len(graphs))
+    return decide(_mean_aggregation_proof(), **checks, **large, graphs_with_isolated_nodes_excluded=len(ATLAS) - len(graphs))
 
 
 def _mean_aggregation_proof() -> Trial:
@@ -162,6 +166,8 @@ def _eq12():
     methods=["symbolic", "exact", "property"],
 )
 def _eq13():
+    # seeded larger instances (binding), settled before the proofs
+    large = require(builder_vs_entry_rule_large=_multi_attention_large_check())
     dims = st.tuples(st.integers(1, 4), st.integers(1, 3), st.integers(1, 3), st.sampled_from("CF"))
     draws = dims.flatmap(lambda s: st.tuples(st.just(s), st.lists(_int_matrix(s[0], s[0]), min_size=s[2], max_size=s[2]),
                                              _int_matrix(s[0], s[1])))
@@ -192,7 +198,7 @@ def _eq13():
                                            f"0 <= col < N·d, 0 <= l < N, every real Λ(k), H (uninterpreted), order {o}"
                                    ).trial(f"multi_attention_entry, order {o}: row ↔ H̃[i, kd + j]; the stored entries of "
                                            "the row are the columns H[l, j], l < N, each once, with weight Λ(k)[i, l]"))
-    return decide(all_of(*proofs), property_crosscheck=prop)
+    return decide(all_of(*proofs), property_crosscheck=prop, **large)
 
 
 def _softmax_proof() -> Trial:

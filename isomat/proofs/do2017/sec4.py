@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ._common import (  # noqa: F401
-    _layer_builder_check,
     require,
+    _layer_builder_large_check,
+    _layer_builder_check,
     Outcome,
     Reading,
     by_readings,
@@ -74,7 +75,8 @@ from ._common import (  # noqa: F401
 )
 def _fig3():
     # the builder against the entry rule the proof is about, first: a broken rule ends the claim here
-    checks = require(builder_vs_entry_rule=_layer_builder_check())
+    checks = require(builder_vs_entry_rule=_layer_builder_check(),
+                     layer_builder_vs_rule_large=_layer_builder_large_check())
 
     def tile(U, V, i, j):
         return _vec(U[:, i] * V[:, j].T)
