@@ -295,6 +295,8 @@ def test_new_claims(ledger):
     assert ledger["zhu2025:sec6.1"]["verdict"] == "not-checkable"
     c = ledger["zhu2025:beyond/attention-cubic-form"]
     assert c["beyond"] is True and c["verdict"] == "holds"
+    assert c["strength"] == "proved" and c["evidence"]["printed"]["sizes"] == ["T", "d", "dv"]
+    assert [l["name"] for l in c["evidence"]["printed"]["lemmas"]] == ["cubic-sum-i"]
 
 
 def test_every_counterexample_has_declared_hypotheses(ledger):

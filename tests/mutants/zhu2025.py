@@ -94,6 +94,12 @@ def _colmajor_as_rowmajor(rowmajor_pixel):
     return broken
 
 
+def _cubic_entry_wrong_token(cubic_entry):
+    def broken(k, c, kp, b, i, e, ip, f, G, V, when):
+        return when([kp == k, ip == kp], G(b, e) * V(f, c))   # the value row i' pinned to k instead of i
+    return broken
+
+
 MUTANTS = [
     Mutant("conv_matrix-columns-shifted", "builder", "isomat.algebra.conv:conv_matrix", _shift_columns,
            _CONV_RULE_CLAIMS + ("zhu2025:thm4.1/circular", "zhu2025:sec8/nonlinearity"),
@@ -134,4 +140,7 @@ MUTANTS = [
     Mutant("rowmajor-pixel-is-colmajor", "entry rule", "isomat.proofs.zhu2025._common:_rowmajor_pixel",
            _colmajor_as_rowmajor, ("zhu2025:sec4.1.2/row-major",),
            "Data2Matrix's row-major position rule replaced by the column-major one"),
+    Mutant("cubic-attention-entry-value-row-is-query-row", "entry rule", "isomat.proofs.zhu2025.sec4_4:_cubic_entry",
+           _cubic_entry_wrong_token, ("zhu2025:beyond/attention-cubic-form",),
+           "the cubic attention operator's entry rule reads the value row i' = k instead of i' = i"),
 ]

@@ -6,9 +6,11 @@ import itertools
 
 import numpy as np
 import sympy
+import z3
 
 from ...algebra import attention as _att
-from ..engine import Reading, all_of, by_readings, claim, compare_printed, decide, exhaustive
+from .. import prover
+from ..engine import Reading, all_of, by_readings, claim, compare_printed, decide, exhaustive, require
 from ._common import (
     _sizes,
     _sym,
@@ -90,6 +92,117 @@ def _sec44():
     )
 
 
+# ---------------------------------------------------------------------------------------------
+# beyond: the cubic form, proved for every T, d, d_v
+# ---------------------------------------------------------------------------------------------
+def _cubic_entry(k, c, kp, b, i, e, ip, f, G, V, when):
+    """The entry rule of isomat.algebra.linear_attention_matrix: 𝒲_{(k,c),((kp,b),(i,e),(ip,f))} =
+    [kp = k][ip = i] G_{b,e} (W_v)_{f,c}, G = W_q W_k^T; ``when(conditions, value)`` is the Iverson bracket
+    (Python ints or Z3)."""
+    return when([kp == k, ip == i], G(b, e) * V(f, c))
+
+
+def _py_when(conds, value):
+    return value if all(conds) else 0
+
+
+def _cubic_rule_case(c):
+    """isomat's linear_attention_matrix against the matrix built from _cubic_entry (symbolic weights)."""
+    T, d, dv = c
+    Wq, Wk, Wv = _sym("q", d, d), _sym("k", d, d), _sym("v", d, dv)
+    G = Wq * Wk.T
+    n = T * d
+    W3 = sympy.Matrix(_att.linear_attention_matrix(T, Wq, Wk, Wv))
+    if W3.shape != (T * dv, n ** 3):
+        return False
+    ref = sympy.zeros(T * dv, n ** 3)
+    for k, cc, kp, b, i, e, ip, f in itertools.product(range(T), range(dv), range(T), range(d), range(T), range(d),
+                                                       range(T), range(d)):
+        ref[k * dv + cc, ((kp * d + b) * n + i * d + e) * n + ip * d + f] = _cubic_entry(
+            k, cc, kp, b, i, e, ip, f, lambda x, y: G[x, y], lambda x, y: Wv[x, y], _py_when)
+    return (W3 - ref).expand().is_zero_matrix
+
+
+def _cubic_proof():
+    """Row (k, c) of 𝒲 (x ⊗ x ⊗ x), summed over the columns ((kp, b), (i, e), (ip, f)) as nested sums (digits i,
+    kp, b, e, ip, f; each sum defined by two axioms), equals the direct ((X G X^T)(X W_v))[k, c] =
+    Σ_{i<T} (Σ_{b<d} X[k,b] Σ_{e<d} G[b,e] X[i,e]) (Σ_{f<d} X[i,f] V[f,c]) (sums by axioms too); G = W_q W_k^T,
+    V = W_v and X uninterpreted. Six inductions, innermost sum first."""
+    I, R = z3.IntSort(), z3.RealSort()
+    G, V, X = z3.Function("G", I, I, R), z3.Function("V", I, I, R), z3.Function("X", I, I, R)
+    k, c, kp, b, i, e, ip, T, d, dv, m = prover.ints("k c kp b i e ip T d dv m")
+    Fn = lambda name, arity: z3.Function(name, *([I] * arity), R)  # noqa: E731
+    P, Se, Sb, Z = Fn("XV", 3), Fn("GXt", 3), Fn("XGXt", 4), Fn("Zdirect", 4)
+    Lf, Lip, Le, Lb, Lkp, Li = (Fn("Wsum_f", 8), Fn("Wsum_ip", 8), Fn("Wsum_e", 8), Fn("Wsum_b", 7),
+                                Fn("Wsum_kp", 6), Fn("Wsum_i", 5))
+
+    def when(conds, value):
+        return z3.If(z3.And(*conds), value, z3.RealVal(0))
+
+    def sums(name, fn, params, step, text):
+        return [prover.axiom(f"{name}-0", z3.ForAll(params, fn(*params, 0) == 0), text=f"{text} over an empty range = 0"),
+                prover.axiom(f"{name}-step", z3.ForAll([*params, m], z3.Implies(
+                    m >= 0, fn(*params, m + 1) == fn(*params, m) + step(*params, m)), patterns=[fn(*params, m + 1)]),
+                    text=f"{text}: the sum over < m+1 adds term m")]
+
+    axP = sums("xv", P, [i, c], lambda i, c, f: X(i, f) * V(f, c), "XV(i,c,F) = Σ_{f<F} X[i,f] V[f,c]")
+    axSe = sums("gxt", Se, [i, b], lambda i, b, e: G(b, e) * X(i, e), "GXt(i,b,E) = Σ_{e<E} G[b,e] X[i,e]")
+    axSb = sums("xgxt", Sb, [k, i, d], lambda k, i, d, b: X(k, b) * Se(i, b, d),
+                "XGXt(k,i,d,B) = Σ_{b<B} X[k,b] GXt(i,b,d)")
+    axZ = sums("zdirect", Z, [k, c, d], lambda k, c, d, i: Sb(k, i, d, d) * P(i, c, d),
+               "Zdirect(k,c,d,I) = Σ_{i<I} XGXt(k,i,d,d) XV(i,c,d)")
+    axLf = sums("wsum-f", Lf, [k, c, kp, b, i, e, ip],
+                lambda k, c, kp, b, i, e, ip, f: _cubic_entry(k, c, kp, b, i, e, ip, f, G, V, when)
+                * X(kp, b) * X(i, e) * X(ip, f),
+                "Wsum_f(k,c,kp,b,i,e,ip,F) = Σ_{f<F} 𝒲[(k,c),((kp,b),(i,e),(ip,f))] x[kp,b] x[i,e] x[ip,f]")
+    axLip = sums("wsum-ip", Lip, [k, c, kp, b, i, e, d], lambda k, c, kp, b, i, e, d, ip: Lf(k, c, kp, b, i, e, ip, d),
+                 "Wsum_ip(k,c,kp,b,i,e,d,IP) = Σ_{ip<IP} Wsum_f(k,c,kp,b,i,e,ip,d)")
+    axLe = sums("wsum-e", Le, [k, c, kp, b, i, d, T], lambda k, c, kp, b, i, d, T, e: Lip(k, c, kp, b, i, e, d, T),
+                "Wsum_e(k,c,kp,b,i,d,T,E) = Σ_{e<E} Wsum_ip(k,c,kp,b,i,e,d,T)")
+    axLb = sums("wsum-b", Lb, [k, c, kp, i, d, T], lambda k, c, kp, i, d, T, b: Le(k, c, kp, b, i, d, T, d),
+                "Wsum_b(k,c,kp,i,d,T,B) = Σ_{b<B} Wsum_e(k,c,kp,b,i,d,T,d)")
+    axLkp = sums("wsum-kp", Lkp, [k, c, i, d, T], lambda k, c, i, d, T, kp: Lb(k, c, kp, i, d, T, d),
+                 "Wsum_kp(k,c,i,d,T,KP) = Σ_{kp<KP} Wsum_b(k,c,kp,i,d,T,d)")
+    axLi = sums("wsum-i", Li, [k, c, d, T], lambda k, c, d, T, i: Lkp(k, c, i, d, T, T),
+                "Wsum_i(k,c,d,T,I) = Σ_{i<I} Wsum_kp(k,c,i,d,T,T)")
+
+    f_, IP, E, B, KP, Ii = prover.ints("F IP E B KP I")
+    l1 = prover.induction(
+        "cubic-sum-f", f_, lambda F: Lf(k, c, kp, b, i, e, ip, F) == when([kp == k, ip == i], G(b, e) * X(k, b) * X(i, e) * P(i, c, F)),
+        text="Σ_{f<F} 𝒲[(k,c),((kp,b),(i,e),(ip,f))] x x x = [kp=k][ip=i] G[b,e] X[k,b] X[i,e] XV(i,c,F)",
+        other=[k, c, kp, b, i, e, ip], axioms=axLf + axP, patterns=[Lf(k, c, kp, b, i, e, ip, f_)])
+    l2 = prover.induction(
+        "cubic-sum-ip", IP, lambda IP: Lip(k, c, kp, b, i, e, d, IP)
+        == when([kp == k, 0 <= i, i < IP], G(b, e) * X(k, b) * X(i, e) * P(i, c, d)),
+        text="Σ_{ip<IP} (the f-sum) = [kp=k][0<=i<IP] G[b,e] X[k,b] X[i,e] XV(i,c,d)",
+        other=[k, c, kp, b, i, e, d], assuming=[d >= 0], axioms=axLip, using=[l1], patterns=[Lip(k, c, kp, b, i, e, d, IP)])
+    l3 = prover.induction(
+        "cubic-sum-e", E, lambda E: Le(k, c, kp, b, i, d, T, E)
+        == when([kp == k, 0 <= i, i < T], X(k, b) * Se(i, b, E) * P(i, c, d)),
+        text="Σ_{e<E} (the ip-sum over ip<T) = [kp=k][0<=i<T] X[k,b] GXt(i,b,E) XV(i,c,d)",
+        other=[k, c, kp, b, i, d, T], assuming=[d >= 0, T >= 0], axioms=axLe + axSe, using=[l2],
+        patterns=[Le(k, c, kp, b, i, d, T, E)])
+    l4 = prover.induction(
+        "cubic-sum-b", B, lambda B: Lb(k, c, kp, i, d, T, B)
+        == when([kp == k, 0 <= i, i < T], Sb(k, i, d, B) * P(i, c, d)),
+        text="Σ_{b<B} (the e-sum over e<d) = [kp=k][0<=i<T] XGXt(k,i,d,B) XV(i,c,d)",
+        other=[k, c, kp, i, d, T], assuming=[d >= 0, T >= 0], axioms=axLb + axSb, using=[l3],
+        patterns=[Lb(k, c, kp, i, d, T, B)])
+    l5 = prover.induction(
+        "cubic-sum-kp", KP, lambda KP: Lkp(k, c, i, d, T, KP)
+        == when([0 <= k, k < KP, 0 <= i, i < T], Sb(k, i, d, d) * P(i, c, d)),
+        text="Σ_{kp<KP} (the b-sum over b<d) = [0<=k<KP][0<=i<T] XGXt(k,i,d,d) XV(i,c,d)",
+        other=[k, c, i, d, T], assuming=[d >= 0, T >= 0], axioms=axLkp, using=[l4], patterns=[Lkp(k, c, i, d, T, KP)])
+    l6 = prover.induction(
+        "cubic-sum-i", Ii, lambda I_: z3.Implies(I_ <= T, Li(k, c, d, T, I_) == when([0 <= k, k < T], Z(k, c, d, I_))),
+        text="for I <= T: Σ_{i<I} (the kp-sum over kp<T) = [0<=k<T] Zdirect(k,c,d,I)",
+        other=[k, c, d, T], assuming=[d >= 0, T >= 0], axioms=axLi + axZ, using=[l5], patterns=[Li(k, c, d, T, Ii)])
+    return prover.prove(
+        Li(k, c, d, T, T) == Z(k, c, d, T),
+        assuming=[T >= 1, d >= 1, dv >= 1, 0 <= k, k < T, 0 <= c, c < dv], lemmas=[l6], sizes=[T, d, dv],
+        for_all="T, d, d_v >= 1, every W_q, W_k (d×d), W_v (d×d_v), X (T×d) (uninterpreted reals), every output (k, c)")
+
+
 def _cubic_case(c):
     T, d = c
     Wq, Wk, Wv = _sym("q", d, d), _sym("k", d, d), _sym("v", d, d)  # generic weights and image: exact for all values
@@ -106,13 +219,25 @@ def _cubic_case(c):
     quote="(isomat's result; §4.4 prints a fixed third-order T acting on rows of X, which fails: "
           "sec4.4/third-order-tensor)",
     statement="Without softmax, attention is a fixed cubic form: vec Z = 𝒲 (x ⊗ x ⊗ x), x = vec X (row-major), with "
-              "the fixed sparse 𝒲_{(k,c),((k,b),(i,e),(i,f))} = (W_q W_k^T)_{b,e} (W_v)_{f,c} (T²d⁴ entries; "
-              "isomat.algebra.linear_attention_matrix) equals (XW_q)(XW_k)^T(XW_v) computed directly. Symbolic "
-              "generic weights and X, T, d <= 2 (every value at those sizes).",
+              "the fixed sparse 𝒲_{(k,c),((k,b),(i,e),(i,f))} = (W_q W_k^T)_{b,e} (W_v)_{f,c} (T²d³d_v entries; "
+              "isomat.algebra.linear_attention_matrix) equals (XW_q)(XW_k)^T(XW_v) computed directly. Proved (Z3) for "
+              "every T, d, d_v >= 1: row (k, c) of 𝒲 (x ⊗ x ⊗ x), a sum over the columns ((k',b),(i,e),(i',f)) of "
+              "isomat's entry rule [k'=k][i'=i] G_{b,e} (W_v)_{f,c} times x_{k'b} x_{ie} x_{i'f} (nested sums defined by "
+              "recursive axioms, six inductions), equals Σ_i (Σ_b X_{kb} Σ_e G_{b,e} X_{ie})(Σ_f X_{if} (W_v)_{fc}), "
+              "G = W_q W_k^T and X, W_v uninterpreted. Binding: linear_attention_matrix equals the matrix built from "
+              "that entry rule (T, d, d_v <= 2), and 𝒲 (x ⊗ x ⊗ x) equals (XW_q)(XW_k)^T(XW_v) with symbolic generic "
+              "weights and X, T, d <= 2.",
     methods=["symbolic", "exhaustive"],
 )
 def _cubic_form():
-    return decide(exhaustive(_cubic_case, _sizes(2), describe="T, d <= 2, symbolic weights and X", method="symbolic"))
+    checks = require(
+        entry_rule=exhaustive(_cubic_rule_case, sorted(itertools.product((1, 2), repeat=3), key=lambda c: (c[0] * c[1] * c[2], c)),
+                              describe="linear_attention_matrix == the matrix of the proved entry rule, T, d, d_v <= 2, "
+                                       "symbolic weights", method="symbolic"),
+        direct=exhaustive(_cubic_case, _sizes(2), describe="T, d <= 2, symbolic weights and X", method="symbolic"))
+    proof = _cubic_proof().trial("row (k, c) of 𝒲 (x ⊗ x ⊗ x) = ((XW_q)(XW_k)^T(XW_v))[k, c] for every T, d, d_v >= 1 "
+                                 "(sums over symbolic lengths by axioms, by induction)")
+    return decide(proof, **checks)
 
 
 def _a3_instance(M, N, seed):
