@@ -37,6 +37,25 @@ def _kron_entry_swapped(entry):
     return broken
 
 
+def _mode_product_entry_lead_only(entry):
+    def broken(o, i, P, D, H, Q, w):
+        from isomat._index import fdiv, fmod, ite
+        # the row of X_matrix compared on the leading modes only (the trailing modes' index q ignored)
+        p, h = fdiv(o, H * Q), fmod(fdiv(o, Q), H)
+        p2, d = fdiv(i, D * Q), fmod(fdiv(i, Q), D)
+        return ite(p == p2, w(h, d), 0 * w(h, d))
+    return broken
+
+
+def _kron_entry_second_at_quotients(entry):
+    def broken(row, col, a, b, shape_b):
+        from isomat._index import fdiv, fmod
+        p, q = shape_b
+        # the second factor read at the quotients too (its own digits, the remainders, lost)
+        return a(fdiv(row, p), fdiv(col, q)) * b(fdiv(row, p), fdiv(col, q))
+    return broken
+
+
 def _first_factor_doubled(factors):
     def broken(*args, **kwargs):
         out = list(factors(*args, **kwargs))
@@ -58,10 +77,16 @@ MUTANTS = [
            ("reneau2025:appa", "reneau2025:alg1"), "the column of A ⊗ B decoded with the row radix p instead of q"),
     Mutant("kron_entry-doubled", "entry rule", "isomat.algebra.kron:kron_entry", _doubled,
            ("reneau2025:appa", "reneau2025:alg1"), "every Kronecker entry doubled"),
+    Mutant("kron_entry-second-at-quotients", "entry rule", "isomat.algebra.kron:kron_entry", _kron_entry_second_at_quotients,
+           ("reneau2025:appa",), "A ⊗ B's entry reads B at the quotients of the flat indices, not the remainders "
+           "(the N-fold induction's step, and the two-factor proofs, break)"),
     Mutant("kron_rearrange_entry-doubled", "entry rule", "isomat.algebra.kron:kron_rearrange_entry", _doubled,
            ("reneau2025:appa",), "the Van Loan–Pitsianis rearrangement scaled by 2"),
     Mutant("mode_product_entry-doubled", "entry rule", "isomat.algebra.ndlinear:mode_product_entry", _doubled,
            ("reneau2025:sec2.2", "reneau2025:alg1"), "Algorithm 1's step entry rule scaled by 2"),
+    Mutant("mode_product_entry-lead-only", "entry rule", "isomat.algebra.ndlinear:mode_product_entry",
+           _mode_product_entry_lead_only, ("reneau2025:alg1/order",),
+           "Algorithm 1's step couples input and output rows that agree on the leading modes only (trailing index ignored)"),
     Mutant("mode_bias_entry-doubled", "entry rule", "isomat.algebra.ndlinear:mode_bias_entry", _doubled,
            ("reneau2025:alg1",), "Algorithm 1's step bias doubled"),
     Mutant("ndlinear_matrix-first-weight-doubled", "builder", "isomat.algebra.ndlinear:ndlinear_matrix",
