@@ -109,7 +109,7 @@ def test_command_line_roughnesses(tmp_path):
     claims = tmp_path / "one.py"
     claims.write_text(
         "from isomat.proofs.engine import claim, decide, exhaustive\n"
-        "@claim('mylab2026:eq1', quote='q', statement='s', methods=['exhaustive'])\n"
+        "@claim('firsthour2026:eq1', quote='q', statement='s', methods=['exhaustive'])\n"
         "def _c():\n    return decide(exhaustive(lambda n: n >= 0, range(3), describe='n < 3'))\n")
     out, err = io.StringIO(), io.StringIO()
     assert main(["verify", "--claims", str(claims), "--jobs", "1"], out=out, err=err) == 0

@@ -121,13 +121,12 @@ def _verify(*argv):
     return main(["verify", *argv], out=out, err=err), out.getvalue(), err.getvalue()
 
 
-def test_strict_fails_a_refuted_claim_and_expected_files_guard_your_verdicts(tmp_path):
+def test_strict_fails_a_refuted_claim_and_expected_files_guard_your_verdicts(claims_file, tmp_path):
     """Your own claims in CI: --strict exits 1 on a refuted claim; --expected FILE keeps your verdicts (written
     with --write-expected --expected FILE, wherever you choose), and a changed verdict exits 1."""
-    f = tmp_path / "claims.py"
-    f.write_text(CLAIMS)
-    code, _, _ = _verify("--claims", str(f), "--jobs", "1")
-    assert code == 0  # a refuted claim is a verdict, not a failure, unless you ask
+    f = claims_file
+    code, _, err = _verify("--claims", str(f), "--jobs", "1")
+    assert code == 0, err  # a refuted claim is a verdict, not a failure, unless you ask
     code, _, err = _verify("--claims", str(f), "--jobs", "1", "--strict")
     assert code == 1 and "(--strict)" in err
     guard = tmp_path / "expected.json"

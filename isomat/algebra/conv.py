@@ -170,7 +170,7 @@ class _Plan:
         self.stride = _validate.int_tuple("stride", stride, d, minimum=1)
         self.dilation = _validate.int_tuple("dilation", dilation, d, minimum=1)
         # torch's padding_mode spells the zero boundary "zeros": accepted as the same
-        boundary = "zero" if boundary == "zeros" else boundary
+        boundary = "zero" if isinstance(boundary, str) and boundary == "zeros" else boundary
         self.boundary = _validate.choice("boundary", boundary, _BOUNDARIES)
         self.lo, self.hi = _padding(padding, d, self.ktaps, self.dilation, self.stride)
         if self.boundary == "reflect":  # torch: "Padding size should be less than the corresponding input dimension"
