@@ -216,6 +216,19 @@ def _layer_proof(order: str, nblocks: int, *, sigma: bool = False) -> prover.Pro
                  f"{' and every elementwise σ' if sigma else ''} (uninterpreted), order {order}"))
 
 
+def _weight_by_rule(shape: tuple[int, int], blocks: list, out_shape: tuple[int, int], order: str) -> np.ndarray:
+    """The weight that matrix_layer_entry (the proved rule) gives for the blocks (U_k, V_k): entry (row, col)
+    is U_k[i, a]·V_k[j, b], evaluated with NumPy over every row and column."""
+    rows, cols = np.meshgrid(np.arange(shape[0]), np.arange(shape[1]), indexing="ij")
+    k, i, a, j, b = matrix_layer_entry(rows, cols, [(u.shape[0], v.shape[0]) for u, v in blocks], out_shape, order)
+    k = np.broadcast_to(k, rows.shape)
+    want = np.zeros(shape)
+    for m, (u, v) in enumerate(blocks):
+        sel = k == m
+        want[sel] = u[i[sel], a[sel]] * v[j[sel], b[sel]]
+    return want
+
+
 @functools.lru_cache(maxsize=None)
 def _layer_builder_check() -> Trial:
     """matrix_layer and matrix_layer2 (the builders) against matrix_layer_entry (the proved rule), entry by
@@ -240,14 +253,8 @@ def _layer_builder_check() -> Trial:
         layer = (matrix_layer(U, V, order=order) if not two else
                  matrix_layer2(U, V, blocks[1][0], blocks[1][1], order=order))
         W = np.asarray(layer.weight.toarray() if hasattr(layer.weight, "toarray") else layer.weight, dtype=float)
-        rows, cols = np.meshgrid(np.arange(W.shape[0]), np.arange(W.shape[1]), indexing="ij")
-        k, i, a, j, b = matrix_layer_entry(rows, cols, [(u.shape[0], v.shape[0]) for u, v in blocks], (rp, cp), order)
-        k = np.broadcast_to(k, rows.shape)
-        want = np.zeros(W.shape)
-        for m, (u, v) in enumerate(blocks):
-            sel = k == m
-            want[sel] = u[i[sel], a[sel]] * v[j[sel], b[sel]]
-        return W.shape == (rp * cp, sum(u.shape[0] * v.shape[0] for u, v in blocks)) and np.array_equal(W, want)
+        return W.shape == (rp * cp, sum(u.shape[0] * v.shape[0] for u, v in blocks)) and np.array_equal(
+            W, _weight_by_rule(W.shape, blocks, (rp, cp), order))
 
     cases = [(s, o, two) for s in shapes for o in "CF" for two in (False, True)]
     return exhaustive(ok, cases, describe="matrix_layer / matrix_layer2 against matrix_layer_entry, both orders, "
@@ -318,14 +325,7 @@ def _layer_builder_large_check() -> Trial:
         kron = np.hstack([np.kron(u.T, v.T) if order == "C" else np.kron(v.T, u.T) for u, v in blocks])
         if W.shape != kron.shape or not np.array_equal(W, kron):
             return False
-        rows, cols = np.meshgrid(np.arange(W.shape[0]), np.arange(W.shape[1]), indexing="ij")
-        k, i, a, j, b = matrix_layer_entry(rows, cols, [(u.shape[0], v.shape[0]) for u, v in blocks], (rp, cp), order)
-        k = np.broadcast_to(k, rows.shape)
-        want = np.zeros(W.shape)
-        for m, (u, v) in enumerate(blocks):
-            sel = k == m
-            want[sel] = u[i[sel], a[sel]] * v[j[sel], b[sel]]
-        return np.array_equal(W, want)
+        return np.array_equal(W, _weight_by_rule(W.shape, blocks, (rp, cp), order))
 
     desc = ", ".join(f"{r}×{rp} / {c}×{cp}" for (r, c), (rp, cp) in shapes)
     return exhaustive(ok, cases, method="exact", strength="sampled", describe=(
