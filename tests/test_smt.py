@@ -63,14 +63,14 @@ CLAIMS = '''
 from isomat.proofs.engine import claim, decide
 from isomat.proofs.prover import ints, prove, fdiv, fmod, FLATTEN_DIV_MOD
 
-@claim("mylab2026:eq1/digits", quote="digits recompose", statement="q = i div W, r = i mod W recompose i",
+@claim("smttest2026:eq1/digits", quote="digits recompose", statement="q = i div W, r = i mod W recompose i",
        methods=["symbolic"])
 def digits():
     H, W, i = ints("H W i")
     return decide(prove(fdiv(i, W) * W + fmod(i, W) == i, assuming=[H >= 1, W >= 1, 0 <= i, i < H * W],
                         sizes=[H, W], for_all="H, W >= 1 and 0 <= i < HW").trial())
 
-@claim("mylab2026:eq2", quote="flatten", statement="(q W + r) div W = q", methods=["symbolic"])
+@claim("smttest2026:eq2", quote="flatten", statement="(q W + r) div W = q", methods=["symbolic"])
 def flatten():
     W, q, r = ints("W q r")
     return decide(prove(fdiv(q * W + r, W) == q, assuming=[W >= 1, 0 <= r, r < W], sizes=[W],
@@ -88,12 +88,12 @@ def test_export_smt_writes_files_cvc5_and_z3_recheck(tmp_path, jobs, capsys):
     report = proofs.run(claims=proofs.load_file(src), jobs=jobs, export_smt=out)
     recs = {r["id"]: r for r in report["claims"]}
     assert all(r["verdict"] == "holds" and r["strength"] == "proved" for r in recs.values()), recs
-    assert recs["mylab2026:eq1/digits"]["second_solver"] == {"obligations": 1, "confirmed": 1, "single_solver": []}
+    assert recs["smttest2026:eq1/digits"]["second_solver"] == {"obligations": 1, "confirmed": 1, "single_solver": []}
     names = sorted(p.name for p in out.glob("*.smt2"))
-    assert "mylab2026_eq1_digits-01.smt2" in names and "mylab2026_eq2-01.smt2" in names
+    assert "smttest2026_eq1_digits-01.smt2" in names and "smttest2026_eq2-01.smt2" in names
     assert "lemma_flatten-div-mod-01.smt2" in names  # the library lemmas, proved at import, too
-    head = (out / "mylab2026_eq1_digits-01.smt2").read_text()
-    assert "; claim: mylab2026:eq1/digits" in head and "; for all: H, W >= 1 and 0 <= i < HW" in head
+    head = (out / "smttest2026_eq1_digits-01.smt2").read_text()
+    assert "; claim: smttest2026:eq1/digits" in head and "; for all: H, W >= 1 and 0 <= i < HW" in head
     # python -m isomat.proofs.recheck DIR: cvc5 through its API
     assert recheck.main([str(out)]) == 0
     printed = capsys.readouterr().out
