@@ -460,10 +460,18 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
         Field; default: the kernel's.
     format : {"csr", "csc", "coo", "operator", "diagonal"}
         ``"diagonal"``: float only, the values stored by the diagonals of each channel block
-        (:func:`isomat.algebra.diagonal_blocks` with ``block = prod(n)``), for fast repeated
+        (:class:`isomat.algebra.DiagonalBlocks` with ``block = prod(n)``), for fast repeated
         products; a stride-1 convolution whose output keeps the input's spatial shape
-        (``padding="same"``) is banded so, and any other is refused. In the cupy field the
-        diagonals are converted and stored on the device, and the product is a CUDA kernel.
+        (``padding="same"``) is banded so, and any other is refused. For a float32/float64
+        layer with ``boundary="zero"``, ``groups=1``, no ``rows``, stride 1 and output shape =
+        input shape, the diagonals are built directly from the kernel (one per kernel tap that
+        reads the image) and no CSR matrix is built, so a layer whose CSR would not fit in memory
+        can still be stored; the storage is refused before allocation when over the memory bound
+        (in the cupy field, also the device's free memory). Otherwise -- or when two taps share a
+        diagonal, a kernel wider than the image -- the CSR matrix is built and converted by
+        :func:`isomat.algebra.diagonal_blocks`. Both give the same storage and ``nnz`` (kernel
+        zeros count as entries, as in the CSR matrix). In the cupy field the diagonals are built
+        and stored on the device, and the product is a CUDA kernel.
     threads : int, optional
         Threads filling row blocks of a NumPy result (default ``min(2, os.cpu_count())``).
 
@@ -488,10 +496,27 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     kflat = k.reshape(plan.c_out, plan.cpg * plan.K)
     threads = _validate.threads(threads)
     if format == "diagonal":
-        from .diagonal import diagonal_blocks
+        # imported here: diagonal.py's module imports reach back into this package
+        from .diagonal import _conv_diagonal_blocks, diagonal_blocks
 
+        if _direct_diagonal(plan, kflat, rows):
+            shifts = [tuple(ti * dl - lo for ti, dl, lo in zip(t, plan.dilation, plan.lo))
+                      for t in itertools.product(*(range(k) for k in plan.ktaps))]
+            D = _conv_diagonal_blocks(kflat.reshape(plan.c_out, plan.c_in, plan.K), plan.spatial, shifts)
+            if D is not None:
+                return D
         return diagonal_blocks(_build(plan, kflat, rows, field, "csr", threads), block=math.prod(plan.spatial))
     return _build(plan, kflat, rows, field, format, threads)
+
+
+def _direct_diagonal(plan: _Plan, kflat: Any, rows: Any) -> bool:
+    """Whether ``format="diagonal"`` can be built straight from the kernel, without the CSR matrix:
+    a whole (``rows`` None), ungrouped, zero-boundary, stride-1 layer whose output keeps the input's
+    spatial shape, with float32/float64 values. Each tap is then one block diagonal of every channel
+    block (unless taps collide: :func:`~isomat.algebra.diagonal._conv_diagonal_blocks` says so)."""
+    return (rows is None and plan.groups == 1 and plan.boundary == "zero" and not plan.depthwise
+            and all(s == 1 for s in plan.stride) and plan.out == plan.spatial
+            and kflat.dtype in (np.float32, np.float64))
 
 
 def conv_output_shape(input_shape: Any, kernel_shape: Any, *, stride: Any = 1, padding: Any = 0,

@@ -31,6 +31,7 @@ converts to CSC and then CSR on every call (``cupyx/scipy/sparse/_dia.py``, CuPy
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import os
@@ -509,6 +510,24 @@ def diagonal_blocks(A: Any, *, block: int | None = None, max_fill: float = 1.5,
     return D.to_field("cupy") if field == "cupy" else D
 
 
+def _check_storage(what: str, stored: int, itemsize: int, xp: Any, temp: int) -> None:
+    """Refuse, before anything is allocated, ``stored`` values of ``itemsize`` bytes over the memory
+    bound or, on the device (``xp`` CuPy), over its free memory with ``temp`` bytes of work arrays
+    beside them."""
+    need = stored * itemsize
+    if need > get_memory_limit():
+        raise SizeLimitError(
+            f"{what}: storing {stored:,} values would need about {_human(need)}, over the memory "
+            f"bound of {_human(get_memory_limit())} (raise it with isomat.set_memory_limit, ISOMAT_MEMORY_LIMIT or isomat export --memory-limit)")
+    if xp is not np:
+        # on the device the bound that bites is its free memory: refuse with the sizes rather than
+        # fail with an OutOfMemoryError half-way
+        free = int(xp.cuda.Device().mem_info[0])
+        if need + temp > free:
+            raise SizeLimitError(f"{what}: storing {stored:,} values on the GPU would need about "
+                                 f"{_human(need)}, over the {_human(free)} free on the device")
+
+
 def _diagonal_blocks_xp(A: Any, xp: Any, block: int | None, max_fill: float, chunk: int) -> DiagonalBlocks:
     """:func:`diagonal_blocks` of a CSR matrix ``A`` of the array module ``xp`` (NumPy or CuPy),
     written once against ``xp`` so that a device matrix is converted on the device."""
@@ -559,18 +578,8 @@ def _diagonal_blocks_xp(A: Any, xp: Any, block: int | None, max_fill: float, chu
             f"A is not banded in blocks of {b}: its {A.nnz:,} entries lie on {n_d} block diagonals, "
             f"which would store {stored:,} values ({stored / A.nnz:.2f} per entry, over max_fill={max_fill}); "
             f"pass block= (for a multi-channel convolution, the number of spatial positions)")
-    need = stored * A.dtype.itemsize
-    if need > get_memory_limit():
-        raise SizeLimitError(
-            f"diagonal_blocks: storing {stored:,} values would need about {_human(need)}, over the memory "
-            f"bound of {_human(get_memory_limit())} (raise it with isomat.set_memory_limit, ISOMAT_MEMORY_LIMIT or isomat export --memory-limit)")
-    if xp is not np:
-        # on the device the bound that bites is its free memory: refuse with the sizes rather than
-        # fail with an OutOfMemoryError half-way (the chunk's index arrays: 4 int64s an entry)
-        free = int(xp.cuda.Device().mem_info[0])
-        if need + 32 * min(chunk, A.nnz) > free:
-            raise SizeLimitError(f"diagonal_blocks: storing {stored:,} values on the GPU would need about "
-                                 f"{_human(need)}, over the {_human(free)} free on the device")
+    # the chunk's index arrays on the device: 4 int64s an entry
+    _check_storage("diagonal_blocks", stored, A.dtype.itemsize, xp, 32 * min(chunk, A.nnz))
     data = xp.zeros((n_br, n_d, n_bc * b), dtype=A.dtype)
     flat = data.reshape(-1)
     span = n_bc * b
@@ -585,6 +594,82 @@ def _diagonal_blocks_xp(A: Any, xp: Any, block: int | None, max_fill: float, chu
             d += (r // b) * n_d
         flat[d * span + c] = values[lo:hi]
     return DiagonalBlocks((n_rows, n_cols), b, offsets, data, A.nnz)
+
+
+def _conv_diagonal_blocks(taps: Any, spatial: tuple[int, ...], shifts: list[tuple[int, ...]], *,
+                          max_fill: float = 1.5) -> DiagonalBlocks | None:
+    r"""The block-diagonal storage of a stride-1, shape-keeping, zero-boundary convolution, built
+    from its kernel without the CSR matrix.
+
+    A 64->64-channel 3x3 layer at 512x512 has 9.7e9 entries: its CSR cannot be held on a GPU (and
+    CuPy's CSR breaks past :math:`2^{31}` entries), while its diagonals can. Tap :math:`t` reads
+    input position :math:`o + s_t` for output position :math:`o`, so within each channel block it
+    is the single block diagonal :math:`k_t = \sum_i s_{t,i} m_i` (:math:`m` the row-major strides)
+    and ``data[p, d_t, q b + j] = kernel[p, q, t]`` exactly where :math:`j - s_t` (per axis) lies
+    inside the image, zero elsewhere.
+
+    Parameters
+    ----------
+    taps : ndarray (NumPy or CuPy), shape (C_out, C_in, n_taps)
+        The kernel, taps flattened row-major; its float dtype is the storage's.
+    spatial : tuple of int
+        The image shape :math:`(n_1, \dots, n_d)` (input and output alike); :math:`b` is its product.
+    shifts : list of tuple of int
+        Per tap, the per-axis shift :math:`s_{t,i} = t_i \delta_i - \ell_i` of the position it reads.
+    max_fill : float
+        Refuse, as :func:`diagonal_blocks` does, storage over this many values per entry.
+
+    Returns
+    -------
+    DiagonalBlocks or None
+        In the field of ``taps``; equal (offsets, data, ``nnz``) to :func:`diagonal_blocks` of the
+        layer's CSR matrix with ``block = b``. None when two taps that read the image share a block
+        diagonal (a kernel wider than the image): the caller builds the CSR matrix then, whose
+        duplicate entries :func:`diagonal_blocks` sums.
+
+    Raises
+    ------
+    ValueError
+        The fill over ``max_fill``.
+    SizeLimitError
+        Before allocating: the storage over the memory bound (or the device's free memory).
+    """
+    xp = require_cupy() if is_cupy_array(taps) else np
+    spatial = tuple(int(n) for n in spatial)
+    b = math.prod(spatial)
+    strides = [math.prod(spatial[i + 1:]) for i in range(len(spatial))]
+    c_out, c_in, _ = taps.shape
+    # a tap shifted a whole image away along some axis reads nothing: the CSR matrix has no entry
+    # of it, so no diagonal either
+    present = [t for t, s in enumerate(shifts) if all(abs(si) < n for si, n in zip(s, spatial))]
+    offset = {t: sum(si * m for si, m in zip(shifts[t], strides)) for t in present}
+    if len(set(offset.values())) < len(present):
+        return None
+    order = sorted(present, key=offset.__getitem__)
+    # the CSR matrix stores every tap inside the image, zero kernel values included (n - |s| per axis)
+    nnz = c_out * c_in * sum(math.prod(n - abs(si) for si, n in zip(shifts[t], spatial)) for t in present)
+    n_d = len(order)
+    stored = c_out * n_d * c_in * b
+    if stored > max_fill * max(nnz, 1) and nnz:
+        raise ValueError(
+            f"conv_matrix: the layer is not banded enough for format='diagonal': its {nnz:,} entries lie on "
+            f"{n_d} block diagonals of blocks of {b}, which would store {stored:,} values "
+            f"({stored / nnz:.2f} per entry, over max_fill={max_fill}); an image this small is mostly "
+            f"border: use format='csr'")
+    # beside data, one tap's values and a slice tuple at a time
+    _check_storage("conv_matrix", stored, taps.dtype.itemsize, xp, c_out * c_in * taps.dtype.itemsize)
+    # zeros: every position outside the image stays zero (calloc'd on the host: untouched pages are free)
+    data = xp.zeros((c_out, n_d, c_in * b), dtype=taps.dtype)
+    grid = data.reshape((c_out, n_d, c_in) + spatial)  # a view: the block column's positions as the image
+    lift = (slice(None), slice(None)) + (None,) * len(spatial)
+    for d, t in enumerate(order):
+        # column position j (per axis) holds the entry of output position j - s: inside for
+        # max(0, s) <= j < n + min(0, s). Written in place from the small (C_out, C_in) tap: nothing
+        # of data's size is made twice
+        inside = tuple(slice(max(0, si), n + min(0, si)) for si, n in zip(shifts[t], spatial))
+        grid[(slice(None), d, slice(None)) + inside] = taps[:, :, t][lift]
+    offsets = np.array([offset[t] for t in order], dtype=np.int64)
+    return DiagonalBlocks((c_out * b, c_in * b), b, offsets, data, nnz)
 
 
 __all__ = ["DiagonalBlocks", "diagonal_blocks"]
