@@ -1,23 +1,28 @@
-"""The device checklist (issue 15): everything the GPU field needs, checked on a real CUDA device.
+"""The device checklist: everything the GPU field needs, checked on a real CUDA device, in one command.
 
-One command, run from the checkout on a machine with a GPU::
+Run from the checkout on a machine with a GPU (the recipe for a lent machine with no package
+index, which wheels to carry and where the kernel cache goes: ``benchmarks/README.md``)::
 
-    python benchmarks/device_checklist.py [--json PATH] [--allow-skip] [--only NAMES] [--skip NAMES]
-                                          [--verify-paper PAPER] [--quick]
+    python benchmarks/device_checklist.py [--json PATH] [--budget SECONDS] [--allow-skip]
+                                          [--only NAMES] [--skip NAMES] [--verify-paper PAPER] [--quick]
 
 Checks, in order (``--only`` / ``--skip`` take comma-separated names):
 
 ``probe``
-    ``isomat.gpu.gpu_status``: CuPy >= 14.1, a compiled kernel, a cuSPARSE and a cuBLAS product.
+    ``isomat.gpu.gpu_status``: CuPy >= 14.1, a compiled kernel, a cuSPARSE and a cuBLAS product;
+    the device, driver, CUDA runtime and CuPy versions are recorded.
 ``families``
     every construction family built in the cupy field against the same build in NumPy (one line
     per family; the result must be device data and agree to 1e-12).
+``diagonal``
+    a small multi-channel conv through ``diagonal_blocks`` on the device against its CSR product
+    and against the host: matvec and rmatvec, float32 (tolerance 1e-5 relative) and float64 (1e-12).
+``memory``
+    the device memory pool's peak for builds of ~10^7 stored entries of the scalable families
+    (conv, avgpool, swap, kron), per stored entry, against the device guard's estimate.
 ``int64``
     the Kronecker product of two 1 x 70000 sparse vectors (extent 4.9e9 > 2**31) on the device:
     int64 indices, the same entries as SciPy's.
-``verify``
-    ``isomat verify --backend cupy`` against ``isomat verify`` on the CPU: the same verdict for
-    every claim of the ledger (``--verify-paper`` restricts both runs to one paper).
 ``dlpack``
     ``isomat.export.to_dlpack`` of a cupy-field operator read by ``torch.from_dlpack`` on the
     device, and back with ``isomat.export.from_dlpack`` (skipped when torch or its CUDA is missing).
@@ -25,10 +30,21 @@ Checks, in order (``--only`` / ``--skip`` take comma-separated names):
     ``isomat.distributed.apply_row_blocks(..., device="gpu")`` on a local Dask cluster against the
     CPU product (skipped when dask.distributed is missing).
 ``bench``
-    ``benchmarks/gpu.py --quick`` in a subprocess: exit status 0 and figures, not ``skipped``.
+    ``benchmarks/gpu.py`` in a subprocess (``--quick`` with ``--quick``): its full JSON is kept
+    beside the checklist's (``<json stem>-gpu.json``); the check fails on an error, a mismatch, or
+    ``skipped``.
+``verify``
+    ``isomat verify --backend cupy`` against ``isomat verify`` on the CPU, both in subprocesses at
+    once: the same verdict for every claim (``--verify-paper`` restricts both runs to one paper);
+    both verdict lists are kept in the JSON.
 
-Each check prints one line, ``PASS``, ``FAIL`` or ``SKIP``, its name and the detail or reason; the
-JSON summary (default ``device_checklist.json``) holds the same with timings and the device. The
+Time: ``--budget`` (default 480 s) is the whole run's. Before each check the checklist keeps back
+the minimum the checks after it need; a check that does not fit in what is left is a ``SKIP`` "for
+time", a subprocess check gets what is left as its timeout. The JSON (default
+``benchmarks/results/device_checklist.json``) is rewritten after every check, so a run cut short
+keeps what it did.
+
+Each check prints one line, ``PASS``, ``FAIL`` or ``SKIP``, its name and the detail or reason. The
 exit status is 1 when any check fails, else 0. Without a usable CUDA device nothing else runs: it
 prints ``SKIP ... no usable CUDA device: <the probe's reason>`` and exits 2, or 0 with
 ``--allow-skip`` (the CI path).
@@ -37,8 +53,8 @@ prints ``SKIP ... no usable CUDA device: <the probe's reason>`` and exits 2, or 
 from __future__ import annotations
 
 import argparse
-import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -46,17 +62,26 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+# Run as a script, this folder is sys.path[0], and its modules would shadow packages:
+# benchmarks/distributed.py hid dask's `distributed` from the dask check.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-CHECKS = ("probe", "families", "int64", "verify", "dlpack", "dask", "bench")
+CHECKS = ("probe", "families", "diagonal", "memory", "int64", "dlpack", "dask", "bench", "verify")
+#: seconds each check needs at the least (on an H100: compiles included); what the budget keeps back
+MINIMUM_S = {"probe": 0, "families": 20, "diagonal": 5, "memory": 10, "int64": 5, "dlpack": 5, "dask": 15,
+             "bench": 60, "verify": 60}
+DEFAULT_BUDGET_S = 480.0
+DEFAULT_JSON = ROOT / "benchmarks" / "results" / "device_checklist.json"
 EXIT_NO_DEVICE = 2
 
 
 class Skip(Exception):
-    """A check that cannot run here (a missing optional dependency), with the reason."""
+    """A check that cannot run here (a missing optional dependency, no time left), with the reason."""
 
 
 # -- the families: the testing kit's table, name -> build(dev, backend) ------------------------------
@@ -90,6 +115,85 @@ def check_family(name: str) -> str:
     return f"{type(out).__name__} {tuple(got.shape)}, max |diff| {float(np.max(np.abs(got - ref), initial=0.0)):.1e}"
 
 
+def check_diagonal() -> str:
+    """A 3 -> 2-channel 'same' conv stored by diagonals on the device: matvec and rmatvec against its
+    CSR products on the device and the host's, float32 and float64."""
+    import scipy.sparse as sp
+
+    from isomat.algebra import conv_matrix
+    from isomat.gpu import require_cupy, to_gpu
+
+    cp = require_cupy()
+    rng = np.random.default_rng(12)
+    lines = []
+    for dtype, rtol in ((np.float32, 1e-5), (np.float64, 1e-12)):
+        kernel = rng.standard_normal((2, 3, 3, 3)).astype(dtype)
+        A_host = sp.csr_array(conv_matrix((3, 17, 13), kernel, padding="same"))
+        D = conv_matrix((3, 17, 13), cp.asarray(kernel), padding="same", format="diagonal")
+        A_dev = to_gpu(A_host)
+        if D.field != "cupy" or D.dtype != dtype:
+            raise AssertionError(f"format='diagonal' gave a {D.field}-field {D.dtype} store, not cupy {np.dtype(dtype)}")
+        x = rng.standard_normal(A_host.shape[1]).astype(dtype)
+        y = rng.standard_normal(A_host.shape[0]).astype(dtype)
+        worst = 0.0
+        for what, got, dev, host in (("matvec", D @ cp.asarray(x), A_dev @ cp.asarray(x), A_host @ x),
+                                     ("rmatvec", D.rmatvec(cp.asarray(y)), A_dev.T @ cp.asarray(y), A_host.T @ y)):
+            if got.dtype != dtype:
+                raise AssertionError(f"{np.dtype(dtype).name} {what} returned {got.dtype}")
+            got, dev = got.get().astype(float), dev.get().astype(float)
+            scale = max(float(np.abs(host).max()), 1e-30)
+            for ref_name, ref in (("the device CSR", dev), ("the host CSR", host.astype(float))):
+                err = float(np.abs(got - ref).max()) / scale
+                worst = max(worst, err)
+                if not err <= rtol:
+                    raise AssertionError(f"{np.dtype(dtype).name} {what} differs from {ref_name}: relative {err:.3g} > {rtol}")
+        lines.append(f"{np.dtype(dtype).name} max rel diff {worst:.1e}")
+    return "matvec and rmatvec equal CSR's (device and host): " + ", ".join(lines)
+
+
+def _memory_builds(cp: Any) -> dict[str, Callable[[], Any]]:
+    """Builds of ~10^7 stored entries of the families whose size is one argument."""
+    import scipy.sparse as sp
+
+    from isomat.algebra import avgpool_matrix, conv_matrix, kron, swap_matrix
+    from isomat.gpu import to_gpu
+
+    k = cp.asarray(np.random.default_rng(1).standard_normal((3, 3)))
+    a = to_gpu(sp.random_array((2048, 2048), density=2e-3, rng=3, format="csr"))
+    b = to_gpu(sp.random_array((1024, 1024), density=1e-3, rng=4, format="csr"))
+    return {"conv 1024^2 3x3": lambda: conv_matrix((1024, 1024), k, padding="same", backend="cupy"),
+            "avgpool 4096^2 2x2": lambda: avgpool_matrix((1, 4096, 4096), (2, 2), backend="cupy"),
+            "swap 4096 x 2048": lambda: swap_matrix(4096, 2048, backend="cupy"),
+            "kron of two random sparse": lambda: kron(a, b)}
+
+
+def check_memory(records: list) -> str:
+    from isomat.algebra._operator import DEVICE_BYTES_PER_ENTRY
+    from isomat.gpu import require_cupy
+
+    cp = require_cupy()
+    pool = cp.get_default_memory_pool()
+    lines = []
+    for name, build in _memory_builds(cp).items():
+        build()  # first use: compiles, pool growth
+        pool.free_all_blocks()
+        base = pool.total_bytes()
+        A = build()
+        cp.cuda.Device().synchronize()
+        peak, nnz, rows = pool.total_bytes() - base, int(A.nnz), int(A.shape[0])
+        estimate = DEVICE_BYTES_PER_ENTRY * nnz + 16 * (rows + 1)
+        records.append({"family": name, "nnz": nnz, "rows": rows, "pool_peak_bytes": int(peak),
+                        "bytes_per_entry": round(peak / max(nnz, 1), 2), "guard_estimate_bytes": int(estimate),
+                        "peak_over_estimate": round(peak / max(estimate, 1), 3)})
+        lines.append(f"{name}: {peak / max(nnz, 1):.1f} B/entry ({peak / max(estimate, 1):.2f} of the guard's)")
+        del A
+        pool.free_all_blocks()
+    over = [r["family"] for r in records if r["peak_over_estimate"] > 1]
+    if over:
+        raise AssertionError("the device guard UNDERESTIMATES: " + "; ".join(lines))
+    return "; ".join(lines)
+
+
 def check_int64() -> str:
     import scipy.sparse as sp
 
@@ -113,27 +217,59 @@ def check_int64() -> str:
     return f"{K.format} {K.shape}, nnz {K.nnz}, indices int64, largest column {int(ref.indices.max()):,}"
 
 
-def check_verify(paper: str | None) -> str:
-    from isomat.cli import main as cli
+def _subprocess(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
+    """``argv`` with this interpreter, from the checkout, killed at ``timeout`` seconds (a
+    ``Skip`` when there is no time at all)."""
+    if timeout < 1:
+        raise Skip(f"for time: {timeout:.0f} s left of the budget")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    return subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
 
-    def run(*extra: str) -> dict:
-        out, err = io.StringIO(), io.StringIO()
-        cli(["verify", "--json", *(("--paper", paper) if paper else ()), *extra], out=out, err=err)
-        try:
-            return json.loads(out.getvalue())
-        except json.JSONDecodeError:
-            raise AssertionError(f"isomat verify {' '.join(extra)} printed no JSON: {err.getvalue().strip()[-300:]}") from None
 
-    cpu, gpu = run(), run("--backend", "cupy")
+def check_verify(paper: str | None, timeout: float, record: dict) -> str:
+    """Both ledgers in subprocesses at once (the CPU one on the CPUs, the cupy one on the device)."""
+    if timeout < MINIMUM_S["verify"]:
+        raise Skip(f"for time: {timeout:.0f} s left of the budget, the check needs {MINIMUM_S['verify']}")
+    base = ["-m", "isomat", "verify", "--json", *(("--paper", paper) if paper else ())]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    procs = {which: subprocess.Popen([sys.executable, *base, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, cwd=ROOT, env=env)
+             for which, extra in (("cpu", []), ("cupy", ["--backend", "cupy"]))}
+    deadline = time.monotonic() + timeout
+    results: dict[str, dict] = {}
+    try:
+        for which, proc in procs.items():
+            try:
+                stdout, stderr = proc.communicate(timeout=max(deadline - time.monotonic(), 0.1))
+            except subprocess.TimeoutExpired:
+                raise AssertionError(f"isomat verify ({which}) did not finish within the {timeout:.0f} s left") from None
+            try:
+                results[which] = json.loads(stdout)
+            except json.JSONDecodeError:
+                raise AssertionError(f"isomat verify ({which}) exited {proc.returncode} and printed no JSON: "
+                                     f"{stderr.strip()[-400:]}") from None
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    cpu, gpu = results["cpu"], results["cupy"]
     if gpu.get("backend") != "cupy":
         raise AssertionError(f"the GPU run reports backend {gpu.get('backend')!r}")
     a = {c["id"]: c["verdict"] for c in cpu["claims"]}
     b = {c["id"]: c["verdict"] for c in gpu["claims"]}
+    record["verdicts"] = {"cpu": a, "cupy": b}
+    touched = gpu.get("device_claims")
+    if touched is not None:
+        record["device_claims"] = touched
     differ = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
     if differ:
         raise AssertionError(f"{len(differ)} verdicts differ: " + "; ".join(f"{k}: cpu {a.get(k)}, cupy {b.get(k)}"
                                                                           for k in differ[:5]))
-    return f"{len(a)} claims, the same verdict on both backends"
+    touched_text = f"; {len(touched)} claims touched the device" if isinstance(touched, list) else ""
+    return f"{len(a)} claims, the same verdict on both backends{touched_text}"
 
 
 def check_dlpack() -> str:
@@ -184,27 +320,44 @@ def check_dask() -> str:
     return "conv 4096 x 4096 in 4 row blocks on 2 workers, device='gpu', built on the device, equal to the CPU product"
 
 
-def check_bench(timeout: float) -> str:
+def bench_json_path(json_path: str | os.PathLike | None) -> Path | None:
+    """Where ``benchmarks/gpu.py``'s own JSON is kept: beside the checklist's, ``<stem>-gpu.json``."""
+    if not json_path:
+        return None
+    p = Path(json_path)
+    return p.with_name(f"{p.stem}-gpu.json")
+
+
+def check_bench(quick: bool, timeout: float, json_path: Path | None, record: dict) -> str:
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "gpu.json"
-        proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu.py"), "--quick", "--json", str(out)],
-                              capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-        if proc.returncode != 0:
-            raise AssertionError(f"benchmarks/gpu.py --quick exited {proc.returncode}: {proc.stderr.strip()[-400:]}")
-        if not out.exists():
-            raise AssertionError("benchmarks/gpu.py --quick wrote no JSON")
-        result = json.loads(out.read_text())
+        out = json_path or Path(tmp) / "gpu.json"
+        argv = [str(ROOT / "benchmarks" / "gpu.py"), "--json", str(out), *(["--quick"] if quick else [])]
+        try:
+            proc = _subprocess(argv, timeout)
+        except subprocess.TimeoutExpired:
+            proc = None
+        result = json.loads(out.read_text()) if out.exists() else None
+    if result is not None:
+        record["bench"] = {k: result.get(k) for k in ("legs", "errors", "mismatches", "notes") if k in result}
+        record["bench"]["json"] = str(json_path) if json_path else None
+    if proc is None:
+        done = sorted((result or {}).get("legs", {}))
+        raise AssertionError(f"benchmarks/gpu.py ran past the {timeout:.0f} s left of the budget "
+                             f"(legs done: {', '.join(done) or 'none'}; their figures are kept)")
+    if result is None:
+        raise AssertionError(f"benchmarks/gpu.py exited {proc.returncode} and wrote no JSON: {proc.stderr.strip()[-400:]}")
     body = result.get("result", result)
     if body.get("skipped"):
         raise AssertionError(f"benchmarks/gpu.py skipped: {body['skipped']}")
+    problems = [f"{e['leg']}: {e['error']}" for e in body.get("errors", [])] + list(body.get("mismatches", []))
+    if problems or proc.returncode != 0:
+        raise AssertionError(f"benchmarks/gpu.py exited {proc.returncode}: " + ("; ".join(problems) or proc.stderr.strip()[-400:]))
     if not body.get("figures"):
-        raise AssertionError("benchmarks/gpu.py --quick reported no figures")
-    errors = [n for n in body.get("notes", []) if "failed" in str(n) or "error" in str(n).lower()]
-    if errors:
-        raise AssertionError("; ".join(map(str, errors)))
-    return f"{len(body['figures'])} figures" + (f"; {body['notes'][0]}" if body.get("notes") else "")
+        raise AssertionError("benchmarks/gpu.py reported no figures")
+    return f"{len(body['figures'])} figures, {len(body.get('ratios', []))} ratios" + (
+        f", kept in {json_path.name}" if json_path else "")
 
 
 # -- the runner ----------------------------------------------------------------------------------
@@ -212,7 +365,7 @@ def _line(status: str, name: str, detail: str, out: Any) -> None:
     print(f"{status:<4}  {name:<28} {detail}", file=out, flush=True)
 
 
-def _run(name: str, fn: Callable[[], str], out: Any) -> dict:
+def _run(name: str, fn: Callable[[], str], out: Any, record: dict | None = None) -> dict:
     t0, tb = time.perf_counter(), None
     try:
         status, detail = "PASS", fn()
@@ -221,7 +374,8 @@ def _run(name: str, fn: Callable[[], str], out: Any) -> dict:
     except Exception as exc:  # noqa: BLE001 - every failure is reported, the next check still runs
         status, detail = "FAIL", f"{type(exc).__name__}: {exc}".replace("\n", " ")[:600]
         tb = traceback.format_exc()
-    rec = {"name": name, "status": status, "detail": detail, "seconds": round(time.perf_counter() - t0, 3)}
+    rec = {"name": name, "status": status, "detail": detail, "seconds": round(time.perf_counter() - t0, 3),
+           **(record or {})}
     if tb:
         rec["traceback"] = tb
     _line(status, name, detail, out)
@@ -241,26 +395,33 @@ def _names(text: str | None) -> set[str]:
 def main(argv: list[str] | None = None, *, out: Any = None) -> int:
     out = out or sys.stdout
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--json", metavar="PATH", default="device_checklist.json",
-                    help="write the summary here (default device_checklist.json)")
+    ap.add_argument("--json", metavar="PATH", default=str(DEFAULT_JSON),
+                    help="write the summary here after every check (default benchmarks/results/device_checklist.json); "
+                         "benchmarks/gpu.py's JSON goes beside it")
+    ap.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S, metavar="SECONDS",
+                    help=f"the whole run's time (default {DEFAULT_BUDGET_S:.0f} s); checks that do not fit are skipped")
     ap.add_argument("--allow-skip", action="store_true",
                     help="exit 0, not 2, when there is no usable CUDA device (the CI path)")
     ap.add_argument("--only", metavar="NAMES", help=f"run only these checks ({', '.join(CHECKS)}); probe always runs")
     ap.add_argument("--skip", metavar="NAMES", help="leave these checks out")
     ap.add_argument("--verify-paper", metavar="PAPER", help="restrict the verify check to one paper's claims")
     ap.add_argument("--quick", action="store_true",
-                    help="a shorter run (what `isomat bench --quick` passes): verify only cheng2025's claims")
-    ap.add_argument("--bench-timeout", type=float, default=1800.0, help="seconds for benchmarks/gpu.py --quick")
+                    help="a shorter run (what `isomat bench --quick` passes): gpu.py --quick, verify only cheng2025's claims")
     args = ap.parse_args(argv)
     only, skip = _names(args.only), _names(args.skip)
     wanted = [c for c in CHECKS if (not only or c in only or c == "probe") and c not in skip - {"probe"}]
+    if not args.budget > 0:
+        raise SystemExit(f"device_checklist: --budget must be a positive number of seconds, got {args.budget}")
 
     from isomat.gpu import device_info, gpu_status
 
-    t0 = time.perf_counter()
+    t0 = time.monotonic()
+    deadline = t0 + args.budget
     ok, reason = gpu_status(refresh=True)
-    summary: dict[str, Any] = {"checklist": "isomat device checklist (issue 15)", "benchmark": "device_checklist",
-                               "argv": list(argv or sys.argv[1:]), "checks": []}
+    json_path = Path(args.json) if args.json else None
+    summary: dict[str, Any] = {"checklist": "isomat device checklist", "benchmark": "device_checklist",
+                               "argv": list(argv if argv is not None else sys.argv[1:]), "budget_s": args.budget,
+                               "status": "running", "checks": []}
     if not ok:
         message = f"no usable CUDA device: {reason}"
         _line("SKIP", "device checklist", message, out)
@@ -270,37 +431,89 @@ def main(argv: list[str] | None = None, *, out: Any = None) -> int:
         # "skipped" as benchmarks/README.md spells it, so that a report reading this JSON says why
         summary.update(status="skipped", reason=message, skipped=message,
                        exit_status=0 if args.allow_skip else EXIT_NO_DEVICE)
-        _write(args.json, summary)
+        _write(json_path, summary)
         return summary["exit_status"]
-    summary["device"] = device_info()
-    records = [_run("probe", lambda: reason, out)]
+    summary["device"] = _device_versions(device_info())
+    records: list[dict] = summary["checks"]
+
+    def left(after: str) -> float:
+        """Seconds left for the check ``after`` names, keeping back the minimum of the checks after it."""
+        later = wanted[wanted.index(after) + 1:]
+        return deadline - time.monotonic() - sum(MINIMUM_S[c] for c in later)
+
+    def add(rec: dict) -> None:
+        records.append(rec)
+        _write(json_path, summary)
+
+    def timed(name: str, fn: Callable[[], str]) -> Callable[[], str]:
+        def go() -> str:
+            room = left(name.split("/")[0])
+            if room < MINIMUM_S[name.split("/")[0]] / (len(FAMILY_NAMES) if "/" in name else 1):
+                raise Skip(f"for time: {max(room, 0):.0f} s left of the budget for it")
+            return fn()
+        return go
+
+    add(_run("probe", lambda: reason, out))
     for name in wanted[1:]:
         if name == "families":
-            records += [_run(f"families/{fam}", lambda fam=fam: check_family(fam), out) for fam in FAMILY_NAMES]
-        elif name == "int64":
-            records.append(_run("int64", check_int64, out))
+            for fam in FAMILY_NAMES:
+                add(_run(f"families/{fam}", timed(f"families/{fam}", lambda fam=fam: check_family(fam)), out))
+        elif name == "memory":
+            rec: dict = {"families": []}
+            add(_run("memory", timed("memory", lambda rec=rec: check_memory(rec["families"])), out, rec))
         elif name == "verify":
+            rec = {}
             paper = args.verify_paper or ("cheng2025" if args.quick else None)
-            records.append(_run("verify", lambda: check_verify(paper), out))
-        elif name == "dlpack":
-            records.append(_run("dlpack", check_dlpack, out))
-        elif name == "dask":
-            records.append(_run("dask", check_dask, out))
+            add(_run("verify", lambda rec=rec: check_verify(paper, left("verify"), rec), out, rec))
         elif name == "bench":
-            records.append(_run("bench", lambda: check_bench(args.bench_timeout), out))
+            rec = {}
+            add(_run("bench", lambda rec=rec: check_bench(args.quick, left("bench"), bench_json_path(json_path), rec),
+                     out, rec))
+        else:
+            fn = {"diagonal": check_diagonal, "int64": check_int64, "dlpack": check_dlpack, "dask": check_dask}[name]
+            add(_run(name, timed(name, fn), out))
     failed = [r["name"] for r in records if r["status"] == "FAIL"]
+    for_time = [r["name"] for r in records if r["status"] == "SKIP" and r["detail"].startswith("for time")]
     counts = {s: sum(r["status"] == s for r in records) for s in ("PASS", "FAIL", "SKIP")}
-    summary.update(checks=records, counts=counts, failed=failed, status="failed" if failed else "passed",
-                   seconds=round(time.perf_counter() - t0, 1), exit_status=1 if failed else 0)
+    summary.update(counts=counts, failed=failed, skipped_for_time=for_time, status="failed" if failed else "passed",
+                   seconds=round(time.monotonic() - t0, 1), exit_status=1 if failed else 0)
     print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped"
+          + (f" ({len(for_time)} for time)" if for_time else "")
           + (f" -- failed: {', '.join(failed)}" if failed else ""), file=out, flush=True)
-    _write(args.json, summary)
+    _write(json_path, summary)
     return summary["exit_status"]
 
 
-def _write(path: str | None, summary: dict) -> None:
+def _device_versions(info: dict) -> dict:
+    """The device's record with the driver's and the CUDA runtime's versions (as CUDA encodes them,
+    e.g. 13000 for 13.0, and spelled out)."""
+    try:
+        import cupy
+
+        for key, fn in (("driver_cuda_version", cupy.cuda.runtime.driverGetVersion),
+                        ("runtime_cuda_version", cupy.cuda.runtime.runtimeGetVersion)):
+            v = int(fn())
+            info[key] = f"{v // 1000}.{v % 1000 // 10}" if v else "unknown"
+    except Exception as exc:  # noqa: BLE001 - the versions are a record, not a check
+        info["versions_error"] = f"{type(exc).__name__}: {exc}"
+    try:
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20)
+        if smi.returncode == 0:
+            info["nvidia_smi"] = smi.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+def _write(path: Path | None, summary: dict) -> None:
+    """Atomically (a temporary file renamed over the old), so a run killed mid-write leaves the last
+    complete summary."""
     if path:
-        Path(path).write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
 
 
 if __name__ == "__main__":

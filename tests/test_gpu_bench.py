@@ -12,6 +12,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.standin
@@ -26,12 +27,17 @@ def _bench():
     return mod
 
 
+#: every leg at sizes the stand-in runs in a second or two
+SMALL = dict(size=32, n=16, batch=4, repeats=2, build_repeats=2, channels=2, channel_size=16, large_size=16,
+             build_size=32, spm_sizes=(16, 32))
+
+
 def _names(result):
     return {f["name"]: f for f in result["figures"]}
 
 
 def test_legs_report_warm_builds_float32_spm_and_the_guard_estimate(cupy_standin_module):
-    result = _bench().run(size=32, n=16, batch=4, repeats=2, build_repeats=2)
+    result = _bench().run(**SMALL)
     assert result["errors"] == [], result["errors"]
     figs = _names(result)
     warm = figs["conv matrix build on device (warm)"]
@@ -43,7 +49,8 @@ def test_legs_report_warm_builds_float32_spm_and_the_guard_estimate(cupy_standin
     nnz = warm["params"]["nnz"]
     assert est["value"] == DEVICE_BYTES_PER_ENTRY * nnz + 16 * (32 * 32 + 1)
     assert "device memory pool peak during the build" in figs
-    assert figs["SPM forward (cupy field)"]["params"]["dtype"] == "float32"
+    assert figs["SPM forward (cupy field), n=16"]["params"]["dtype"] == "float32"
+    assert figs["SPM backward (cupy field), n=32"]["params"]["dtype"] == "float32"
     assert not any("not float32" in n for n in result["notes"])
     assert any(r["name"] == "cold build / warm build" for r in result["ratios"])
 
@@ -59,17 +66,18 @@ def test_a_failing_leg_still_writes_the_json(cupy_standin_module, monkeypatch, t
     code = _bench().main(["--json", str(out), "--size", "32", "--repeats", "1", "--quick"])
     assert code == 1
     result = json.loads(out.read_text())
-    # the conv and diagonal legs both build the conv matrix, so both fail; the SPM leg stands
+    # every conv leg builds a conv matrix, so each fails; the SPM leg stands
     errors = {e["leg"]: e["error"] for e in result["errors"]}
-    assert set(errors) == {"conv", "diagonal"} and all("out of memory" in e for e in errors.values())
+    assert set(errors) == {"conv", "diagonal", "channels", "large", "build"}
+    assert all("out of memory" in e for e in errors.values())
     assert any(n.startswith("conv leg failed") for n in result["notes"])
-    assert "SPM forward (cupy field)" in _names(result)  # the other leg still ran
+    assert "SPM forward (cupy field), n=1024" in _names(result)  # the other leg still ran
 
 
 def test_diagonal_leg_times_the_kernel_beside_csr_on_the_same_matrix(cupy_standin_module):
     # issue 15, item 8: the diagonal-block RawKernel beside cuSPARSE's CSR SpMV (here the stand-in's
     # compiled emulation: the figures say nothing of GPU speed, the test checks what the leg records)
-    result = _bench().run(size=24, n=16, batch=4, repeats=2, build_repeats=1)
+    result = _bench().run(**{**SMALL, "size": 24, "build_repeats": 1})
     assert result["errors"] == [], result["errors"]
     figs = _names(result)
     csr, dia = figs["CSR SpMV time (cuSPARSE, same matrix)"], figs["diagonal-block product time (RawKernel)"]
@@ -92,8 +100,68 @@ def test_a_failing_diagonal_leg_leaves_the_others(cupy_standin_module, monkeypat
         raise RuntimeError("CUDA_ERROR_ILLEGAL_ADDRESS")
 
     monkeypatch.setattr(dg, "diagonal_blocks", broken)
-    result = _bench().run(size=16, n=16, batch=4, repeats=1, build_repeats=1)
+    result = _bench().run(**{**SMALL, "size": 16, "repeats": 1, "build_repeats": 1})
     (err,) = result["errors"]
     assert err["leg"] == "diagonal" and "ILLEGAL_ADDRESS" in err["error"]
     figs = _names(result)
-    assert "conv SpMV time" in figs and "SPM forward (cupy field)" in figs
+    assert "conv SpMV time" in figs and "SPM forward (cupy field), n=16" in figs
+
+
+def test_a_wrong_kernel_value_is_a_mismatch_and_fails_the_run(cupy_standin_module, monkeypatch, tmp_path):
+    # issue 27: "DIFFERS" in a note used to pass; now a product off by 1% fails the run
+    import isomat.algebra.diagonal as dg
+
+    right = dg.DiagonalBlocks._device_product
+
+    def off(self, v, out, *, transpose):
+        y = right(self, v, out, transpose=transpose)
+        y *= 1.01
+        return y
+
+    monkeypatch.setattr(dg.DiagonalBlocks, "_device_product", off)
+    out = tmp_path / "gpu.json"
+    code = _bench().main(["--json", str(out), "--quick", "--legs", "diagonal,channels"])
+    assert code == 1
+    result = json.loads(out.read_text())
+    assert result["errors"] == []
+    legs = {m.split(" leg")[0] for m in result["mismatches"]}
+    assert legs == {"diagonal", "channels"}, result["mismatches"]
+    assert result["legs"]["diagonal"]["status"] == result["legs"]["channels"]["status"] == "mismatch"
+
+
+def test_the_json_is_written_after_every_leg(cupy_standin_module, monkeypatch, tmp_path):
+    bench = _bench()
+    out = tmp_path / "gpu.json"
+    seen = {}
+
+    def spm_reads_the_file(*args, **kwargs):
+        seen.update(json.loads(out.read_text())["legs"])
+        raise KeyboardInterrupt  # the run is cut short here: what was measured is on disk
+
+    monkeypatch.setattr(bench, "spm_leg", spm_reads_the_file)
+    with pytest.raises(KeyboardInterrupt):
+        bench.run(**{**SMALL, "legs": ("conv", "build", "spm")}, json_path=str(out))
+    assert set(seen) == {"conv", "build"} and all(v["status"] == "ok" for v in seen.values())
+    assert "conv SpMV time" in _names(json.loads(out.read_text()))
+
+
+def test_quick_mode_says_its_figures_are_not_bandwidth_figures(cupy_standin_module):
+    result = _bench().run(**{**SMALL, "legs": ("conv",)}, quick=True)
+    assert any("not bandwidth figures" in n for n in result["notes"])
+    assert not any("not bandwidth figures" in n for n in _bench().run(**{**SMALL, "legs": ("conv",)})["notes"])
+
+
+def test_the_large_leg_checks_sampled_rows_against_the_direct_sum(cupy_standin_module, monkeypatch):
+    bench = _bench()
+    result = bench.run(**{**SMALL, "legs": ("large",)})
+    assert result["errors"] == [] and result["mismatches"] == []
+    err = _names(result)["conv past 2**31 entries: max relative error of sampled rows"]
+    assert err["value"] <= 1e-5 and err["params"]["samples"] == 64
+    # a wrong direct sum is caught: the check can fail
+    monkeypatch.setattr(bench, "_sampled_rows", lambda k, x, size, rows: (np.ones(rows.size), np.ones(rows.size)))
+    assert bench.run(**{**SMALL, "legs": ("large",)})["mismatches"]
+
+
+def test_an_unknown_leg_is_refused():
+    with pytest.raises(SystemExit):
+        _bench().main(["--legs", "conv,nope"])
