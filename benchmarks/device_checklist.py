@@ -168,7 +168,7 @@ def _memory_builds(cp: Any) -> dict[str, Callable[[], Any]]:
 
 
 def check_memory(records: list) -> str:
-    from isomat.algebra._operator import DEVICE_BYTES_PER_ENTRY
+    from isomat.algebra._operator import last_device_estimate
     from isomat.gpu import require_cupy
 
     cp = require_cupy()
@@ -181,8 +181,11 @@ def check_memory(records: list) -> str:
         A = build()
         cp.cuda.Device().synchronize()
         peak, nnz, rows = pool.total_bytes() - base, int(A.nnz), int(A.shape[0])
-        estimate = DEVICE_BYTES_PER_ENTRY * nnz + 16 * (rows + 1)
-        records.append({"family": name, "nnz": nnz, "rows": rows, "pool_peak_bytes": int(peak),
+        guard = last_device_estimate()  # the guard's estimate for this build
+        if guard.get("nnz") != nnz:
+            raise AssertionError(f"{name}: the device guard did not see this build (last estimate {guard})")
+        estimate = guard["bytes"]
+        records.append({"family": name, "nnz": nnz, "rows": rows, "staging": guard["staging"], "pool_peak_bytes": int(peak),
                         "bytes_per_entry": round(peak / max(nnz, 1), 2), "guard_estimate_bytes": int(estimate),
                         "peak_over_estimate": round(peak / max(estimate, 1), 3)})
         lines.append(f"{name}: {peak / max(nnz, 1):.1f} B/entry ({peak / max(estimate, 1):.2f} of the guard's)")

@@ -8,7 +8,7 @@ device-to-device copy measured in the same run. The legs (``--legs`` picks some)
     stored entries; one product moves ~7.8 GB), built in the cupy field, CSR with float64 values.
     Its build is timed cold (NVRTC compiles, the pool grows) and warm; the memory pool's
     high-water mark during a warm build is set against the device guard's estimate
-    (``DEVICE_BYTES_PER_ENTRY``, ``isomat/algebra/_operator.py``); cuSPARSE's CSR SpMV is timed,
+    (``last_device_estimate``, ``isomat/algebra/_operator.py``); cuSPARSE's CSR SpMV is timed,
     its effective bandwidth a fraction of the copy and of the theoretical peak.
 ``diagonal``
     The same matrix as diagonal blocks (``diagonal_blocks``: 8 bytes an entry, no column indices)
@@ -110,7 +110,7 @@ def _conv_csr(cp: Any, size: int) -> Any:
 
 def conv_leg(cp: Any, size: int, repeats: int, build_repeats: int, copy: dict) -> tuple[list, list, list, list]:
     """The conv matrix's build (cold, warm, pool peak against the guard) and its CSR SpMV bandwidth."""
-    from isomat.algebra._operator import DEVICE_BYTES_PER_ENTRY
+    from isomat.algebra._operator import last_device_estimate
 
     pool = cp.get_default_memory_pool()
     t_cold, A = event_seconds(cp, lambda: _conv_csr(cp, size))  # NVRTC compiles its kernels here
@@ -128,7 +128,8 @@ def conv_leg(cp: Any, size: int, repeats: int, build_repeats: int, copy: dict) -
     t = _event_median(cp, lambda: A @ x, repeats, warmup=2)
     moved = (A.nnz * (A.data.dtype.itemsize + A.indices.dtype.itemsize) + (n + 1) * A.indptr.dtype.itemsize
              + n * x.dtype.itemsize + n * y.dtype.itemsize)
-    estimate = DEVICE_BYTES_PER_ENTRY * int(A.nnz) + 16 * (A.shape[0] + 1)
+    guard = last_device_estimate()  # what the guard computed for the last build, this matrix's
+    estimate = guard.get("bytes", float("nan"))
     params = dict(image=f"{size}x{size}", kernel="3x3", nnz=int(A.nnz), timer="CUDA events")
     f_warm = figure("conv matrix build on device (warm)", statistics.median(warm), "s", repeats=len(warm), **params)
     f_cold = figure("conv matrix build on device (cold: NVRTC compile, pool growth)", t_cold, "s", repeats=1,
@@ -136,7 +137,7 @@ def conv_leg(cp: Any, size: int, repeats: int, build_repeats: int, copy: dict) -
     f_peak = figure("device memory pool peak during the build", peak, "B", repeats=len(warm), stat="max",
                     bytes_per_entry=round(peak / max(int(A.nnz), 1), 2))
     f_est = figure("device memory guard estimate for the build", estimate, "B", stat="estimate",
-                   bytes_per_entry=DEVICE_BYTES_PER_ENTRY)
+                   bytes_per_entry=round(estimate / max(int(A.nnz), 1), 2), staging=guard.get("staging"))
     f_spmv = figure("conv SpMV time", t, "s", repeats=repeats, **params)
     f_bw = figure("conv SpMV effective bandwidth", moved / t, "B/s", repeats=repeats, bytes_moved=int(moved))
     figs = [f_spmv, f_bw, f_warm, f_cold, f_peak, f_est]
@@ -224,6 +225,46 @@ def _sampled_rows(kernel: np.ndarray, x: np.ndarray, size: int, rows: np.ndarray
     return vals, scale
 
 
+# The diagonal-block matvec kernel of the first H100 run (one running sum per thread), kept here to be
+# timed beside isomat's in the same run: the library's now keeps four sums in flight.
+_ONE_SUM_MATVEC = r"""
+extern "C" __global__ void one_sum_matvec(
+    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ x, T* __restrict__ y,
+    long long n_rows, long long n_cols, long long block, long long n_diag, long long span)
+{
+  const long long step = (long long)blockDim.x * gridDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n_rows; r += step) {
+    const long long p = r / block, i = r - p * block;
+    const T* band = data + p * n_diag * span;
+    T acc = 0;
+    for (long long d = 0; d < n_diag; ++d) {
+      const long long j = i + offsets[d];
+      if (j < 0 || j >= block) continue;
+      const T* diag = band + d * span;
+      for (long long c = j; c < n_cols; c += block) acc += diag[c] * x[c];
+    }
+    y[r] = acc;
+  }
+}
+"""
+
+
+def _one_sum_product(cp: Any, D: Any) -> Callable[[Any], Any]:
+    """``x -> D @ x`` through the first run's one-sum kernel (same launch shape as isomat's)."""
+    ctype = "double" if D.data.dtype == np.float64 else "float"
+    kernel = cp.RawKernel(f"typedef {ctype} T;\n" + _ONE_SUM_MATVEC, "one_sum_matvec")
+    offsets = cp.asarray(D.offsets)
+    i64 = np.int64
+
+    def apply(x: Any) -> Any:
+        out = cp.empty(D.shape[0], dtype=D.data.dtype)
+        blocks = min(-(-D.shape[0] // 256), 1 << 20)
+        kernel((blocks,), (256,), (D.data, offsets, x, out, i64(D.shape[0]), i64(D.shape[1]), i64(D.block),
+                                   i64(D.offsets.size), i64(D.data.shape[2])))
+        return out
+    return apply
+
+
 def channels_leg(cp: Any, channels: int, size: int, repeats: int, copy: dict) -> tuple[list, list, list, list]:
     """A multi-channel conv stored by diagonals: product and transpose-product bandwidth, float32 and float64."""
     figs, ratios, notes, mismatches = [], [], [], []
@@ -237,6 +278,12 @@ def channels_leg(cp: Any, channels: int, size: int, repeats: int, copy: dict) ->
         y = D @ x
         t_mv = _event_median(cp, lambda: D @ x, repeats)
         t_rmv = _event_median(cp, lambda: D.rmatvec(y), repeats)
+        one_sum = _one_sum_product(cp, D)
+        y1 = one_sum(x)
+        t_one = _event_median(cp, lambda: one_sum(x), repeats)
+        agree = float(cp.abs(y1 - y).max()) / max(float(cp.abs(y).max()), 1e-30)
+        if not agree <= (1e-5 if dtype == np.float32 else 1e-12):
+            mismatches.append(f"channels leg ({name}): the four-sum and one-sum kernels differ (relative {agree:.3g})")
         moved = D.data.nbytes + D.offsets.size * 8 + (D.shape[0] + n) * np.dtype(dtype).itemsize
         params = dict(image=f"{size}x{size}", channels=f"{channels}->{channels}", kernel="3x3", nnz=int(D.nnz),
                       dtype=name, timer="CUDA events")
@@ -247,7 +294,10 @@ def channels_leg(cp: Any, channels: int, size: int, repeats: int, copy: dict) ->
                       repeats=repeats, bytes_moved=int(moved))
         f_rbw = figure(f"{channels}-channel diagonal-block transpose product bandwidth ({name})", moved / t_rmv, "B/s",
                        repeats=repeats, bytes_moved=int(moved))
-        figs += [f_b, f_mv, f_bw, f_rbw]
+        f_one = figure(f"{channels}-channel diagonal-block product time, one-sum kernel of the first run ({name})",
+                       t_one, "s", repeats=repeats, **params)
+        figs += [f_b, f_mv, f_bw, f_rbw, f_one]
+        ratios.append(ratio(f"speedup of the four-sum kernel over the one-sum kernel ({name})", f_one, f_mv))
         r = ratio(f"{channels}-channel diagonal-block product bandwidth / device copy bandwidth ({name})", f_bw, copy)
         ratios += [r, ratio(f"{channels}-channel transpose product bandwidth / device copy bandwidth ({name})",
                             f_rbw, copy)]

@@ -44,10 +44,12 @@ def test_legs_report_warm_builds_float32_spm_and_the_guard_estimate(cupy_standin
     assert warm["repeats"] == 2 and warm["params"]["timer"] == "CUDA events"
     assert figs["conv matrix build on device (cold: NVRTC compile, pool growth)"]["stat"] == "single"
     est = figs["device memory guard estimate for the build"]
-    from isomat.algebra._operator import DEVICE_BYTES_PER_ENTRY
+    from isomat.algebra._operator import device_bytes_estimate
 
     nnz = warm["params"]["nnz"]
-    assert est["value"] == DEVICE_BYTES_PER_ENTRY * nnz + 16 * (32 * 32 + 1)
+    # the zero-boundary conv fills its CSR in place on the device: the guard's direct-path estimate
+    assert est["params"]["staging"] is False
+    assert device_bytes_estimate(nnz, 32 * 32, staging=False) <= est["value"] < device_bytes_estimate(nnz, 32 * 32)
     assert "device memory pool peak during the build" in figs
     assert figs["SPM forward (cupy field), n=16"]["params"]["dtype"] == "float32"
     assert figs["SPM backward (cupy field), n=32"]["params"]["dtype"] == "float32"

@@ -50,7 +50,8 @@ def value_bytes(field: str) -> int:
     return 8 if field != "sympy" else 64
 
 
-def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "numpy", staging: bool = True) -> None:
+def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "numpy", staging: bool = True,
+               device_scratch: int = 0) -> None:
     """Refuse, with the size it would need, a result larger than the memory bound.
 
     ``staging=False`` for constructions that fill CSR arrays directly (no COO intermediate).
@@ -64,26 +65,74 @@ def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "num
             f"(raise it with isomat.set_memory_limit, ISOMAT_MEMORY_LIMIT or isomat export --memory-limit)"
         )
     if field == "cupy":
-        _check_device(what, shape, int(nnz))
+        _check_device(what, shape, int(nnz), staging=staging, scratch=device_scratch)
 
 
-#: device bytes a cupy-field build holds at its peak, per stored entry of the result: the COO triplets
-#: (int64 rows and columns, float64 values), the sort's permutation and scratch, and the final CSR --
-#: about 2.5x the CSR's own 20 bytes per entry (the estimate of issue 15 for the 8192^2 convolution; to be
-#: measured on a real device)
-DEVICE_BYTES_PER_ENTRY = 50
+#: Device bytes a cupy-field build holds at its peak, per stored entry, when it stages COO triplets
+#: (int64 rows and columns, the values) and converts them to CSR through ``sum_duplicates`` (a
+#: lexsort, its permutation and sorted copies). Measured as the memory pool's high-water mark on an
+#: H100 (CuPy 14.2, 2026-11-26, ``benchmarks/device_checklist.py``'s memory check and
+#: ``benchmarks/gpu.py``): conv 68.5, avgpool 70.0, swap 72.0, kron 52.0 bytes per entry -- above the
+#: 50 assumed before any device run. 80 bounds them with a margin.
+DEVICE_BYTES_PER_ENTRY_STAGED = 80
+#: Scratch of a direct CSR fill on the device (``conv_matrix``'s blocks, at most
+#: ``conv._DEVICE_BLOCK_ENTRIES`` taps each): the block's column indices, its mask, the mask's
+#: nonzero indices (two int64s) and the gathered values, per tap.
+DEVICE_FILL_SCRATCH_PER_TAP = 48
+#: CuPy releases before 14.3 cast a sparse matrix's indices to int32 when it has 2**31 or more stored
+#: entries (``indptr[-1]`` wraps negative; upstream issue #9490, fixed in 14.3).
+CUPY_LARGE_NNZ_FIX = (14, 3)
 
 
-def _check_device(what: str, shape: tuple[int, int], nnz: int) -> None:
-    """Refuse a cupy-field build whose device temporaries exceed the device's free memory -- a
-    SizeLimitError with the sizes, never an OutOfMemoryError half-way through."""
+def device_bytes_estimate(nnz: int, n_rows: int, *, staging: bool = True, value_bytes: int = 8,
+                          index_bytes: int = 8, scratch: int = 0) -> int:
+    """Device bytes a cupy-field build of ``nnz`` stored entries in ``n_rows`` rows holds at its peak.
+
+    ``staging=True``: built through COO triplets and ``sum_duplicates``
+    (:data:`DEVICE_BYTES_PER_ENTRY_STAGED` per entry, measured). ``staging=False``: CSR arrays filled
+    in place (values and column indices, the row counts and pointers) plus ``scratch`` bytes of
+    work arrays. ``benchmarks/device_checklist.py`` measures both against the pool's peak."""
+    nnz, n_rows = int(nnz), int(n_rows)
+    if staging:
+        return DEVICE_BYTES_PER_ENTRY_STAGED * nnz + 16 * (n_rows + 1)
+    return nnz * (int(value_bytes) + int(index_bytes)) + 24 * (n_rows + 1) + int(scratch)
+
+
+_LAST_DEVICE_ESTIMATE: dict[str, Any] = {}
+
+
+def last_device_estimate() -> dict[str, Any]:
+    """The device guard's last estimate (``what``, ``nnz``, ``rows``, ``staging``, ``bytes``): what
+    the benchmarks set against the memory pool's measured peak of the same build."""
+    return dict(_LAST_DEVICE_ESTIMATE)
+
+
+def _check_device(what: str, shape: tuple[int, int], nnz: int, *, staging: bool = True, scratch: int = 0) -> None:
+    """Refuse a cupy-field build whose device temporaries exceed the device's free memory (the
+    driver's free bytes plus what CuPy's pool holds unused) -- a SizeLimitError with the sizes, never
+    an OutOfMemoryError half-way through -- and a sparse matrix of 2**31 or more stored entries on a
+    CuPy that corrupts it."""
     import importlib
 
     try:
-        free, _total = importlib.import_module("cupy").cuda.Device().mem_info
+        cp = importlib.import_module("cupy")
+        free, _total = cp.cuda.Device().mem_info
+        free = int(free) + int(cp.get_default_memory_pool().free_bytes())
     except Exception:  # noqa: BLE001 - no device to ask (the field itself will say why)
         return
-    need = DEVICE_BYTES_PER_ENTRY * nnz + 16 * (int(shape[0]) + 1)
+    if nnz >= 2**31:
+        from ..gpu import _version_tuple
+
+        version = getattr(cp, "__version__", "0")
+        if _version_tuple(version) < CUPY_LARGE_NNZ_FIX:
+            raise SizeLimitError(
+                f"{what}: a {shape[0]}x{shape[1]} sparse matrix with {nnz:,} stored entries (2**31 or more) is "
+                f"corrupted by CuPy {version}, which casts its indices to int32 (upstream issue #9490, fixed in "
+                f"CuPy {'.'.join(map(str, CUPY_LARGE_NNZ_FIX))}): upgrade CuPy; for a stride-1 convolution use "
+                f"format='diagonal' (64-bit indexing, no CSR), or build it in row blocks (rows=...)")
+    need = device_bytes_estimate(nnz, int(shape[0]), staging=staging, scratch=scratch)
+    _LAST_DEVICE_ESTIMATE.clear()
+    _LAST_DEVICE_ESTIMATE.update(what=what, nnz=nnz, rows=int(shape[0]), staging=staging, bytes=need)
     if need > free:
         raise SizeLimitError(
             f"{what}: building a {shape[0]}x{shape[1]} operator with {nnz:,} stored entries on the GPU would "

@@ -134,11 +134,38 @@ def gpu_available() -> bool:
     return gpu_status()[0]
 
 
+_device_uses = [0]
+_RAW_KERNEL_SOURCES: dict[str, str] = {}
+
+
+def register_raw_kernel_source(name: str, source: str) -> None:
+    """Declare the CUDA source of a RawKernel isomat compiles (``name`` its ``extern "C"`` kernel).
+    Modules register their sources when imported, so ``tests/test_nvrtc.py`` compiles every one of
+    them with the real NVRTC on a machine without a GPU."""
+    if _RAW_KERNEL_SOURCES.get(name, source) != source:
+        raise ValueError(f"two different RawKernel sources are registered under the name {name!r}")
+    _RAW_KERNEL_SOURCES[name] = source
+
+
+def raw_kernel_sources() -> dict[str, str]:
+    """``{kernel name: CUDA source}`` of every RawKernel registered so far (import
+    :mod:`isomat.algebra` first to have them all)."""
+    return dict(_RAW_KERNEL_SOURCES)
+
+
+def device_uses() -> int:
+    """How many times isomat has reached for the device (:func:`require_cupy` answered, and through
+    it :func:`cupy_sparse`, :func:`to_gpu` and every cupy-field construction): the ledger runner
+    compares it before and after a claim to say which claims used the device."""
+    return _device_uses[0]
+
+
 def require_cupy() -> ModuleType:
     """Return the ``cupy`` module, or raise RuntimeError saying why it is unusable."""
     ok, reason = gpu_status()
     if not ok:
         raise RuntimeError(f"backend='cupy' needs a usable GPU: {reason}")
+    _device_uses[0] += 1
     return importlib.import_module("cupy")
 
 

@@ -28,6 +28,7 @@ from typing import Any
 from .. import _validate
 from . import engine
 from . import smt as recheck
+from ..gpu import device_uses
 from .engine import PAPERS, REGISTRY, VERDICTS, Claim, run_claim, using_float_backend
 
 EXPECTED_DIR = Path(__file__).with_name("expected")
@@ -198,6 +199,7 @@ def run(
         raise ValueError(f"jobs > 1 runs worker processes, which the {backend} backend cannot share a device with")
     t0 = time.perf_counter()
     records = []
+    device_claims: list[str] = []  # with the cupy backend: the claims whose checks reached the device
     pool = None
     export = None if export_smt is None else str(Path(export_smt).resolve())
     if export is not None:
@@ -218,7 +220,10 @@ def run(
                 if on_start:
                     on_start(i, len(claims), c)
                 done = next(results)
+                uses = device_uses()
                 rec = done[1] if done is not None and done[0] is not None and done[0] == _where(c.check) else run_claim(c)
+                if backend != "numpy" and device_uses() > uses:
+                    device_claims.append(c.id)
                 records.append(rec)
                 if on_record:
                     on_record(i, len(claims), rec)
@@ -237,7 +242,10 @@ def run(
                        and exp != r["verdict"]]
     else:
         regressions = compare_expected(records, sorted({c.paper for c in claims} | set(papers or [])))
-    return {"claims": records, "total_seconds": round(total, 3), "regressions": regressions}
+    report = {"claims": records, "total_seconds": round(total, 3), "regressions": regressions}
+    if backend != "numpy":
+        report["device_claims"] = device_claims
+    return report
 
 
 def expected_verdicts(paper: str) -> dict[str, str]:

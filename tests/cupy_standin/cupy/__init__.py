@@ -614,6 +614,13 @@ class RawKernel:
         import subprocess
         import tempfile
 
+        # NVRTC has no host C++ headers (no <cstdio>, <cmath>, <stdint.h>...): CuPy passes only its own
+        # include folder, so only cupy/ headers resolve. A source that includes another fails to compile
+        # on a device; here too (tests/test_nvrtc.py compiles isomat's sources with the real NVRTC).
+        for header in re.findall(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', self.code, flags=re.M):
+            if not header.startswith("cupy/"):
+                raise RuntimeError(f"compilation of {self.name!r} failed:\ncatastrophic error: cannot open source file "
+                                   f"\"{header}\" (NVRTC provides no host C++ headers)")
         for word in self._UNSUPPORTED:
             if word in self.code:
                 raise NotImplementedError(f"the cupy stand-in runs kernels one thread at a time and cannot emulate {word!r}")
