@@ -79,6 +79,18 @@ def _event_median(cp: Any, fn: Callable[[], Any], repeats: int, warmup: int = 1)
     return statistics.median(event_seconds(cp, fn)[0] for _ in range(max(int(repeats), 1)))
 
 
+def _host_median(cp: Any, fn: Callable[[], Any], repeats: int) -> float:
+    """Median host wall time of ``fn()`` with the device synchronized after each call."""
+    sync = cp.cuda.Device().synchronize
+    times = []
+    for _ in range(max(int(repeats), 1)):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 def _roomy(*nbytes: int) -> Any:
     """A memory-bound context for a benchmark build: at least the given sizes plus 1 GiB, and never
     below the bound in force (the guard's own estimate decides, the benchmark only makes room)."""
@@ -140,10 +152,18 @@ def conv_leg(cp: Any, size: int, repeats: int, build_repeats: int, copy: dict) -
                    bytes_per_entry=round(estimate / max(int(A.nnz), 1), 2), staging=guard.get("staging"))
     f_spmv = figure("conv SpMV time", t, "s", repeats=repeats, **params)
     f_bw = figure("conv SpMV effective bandwidth", moved / t, "B/s", repeats=repeats, bytes_moved=int(moved))
-    figs = [f_spmv, f_bw, f_warm, f_cold, f_peak, f_est]
+    # what a call costs apart from moving bytes: CuPy's csr @ x creates the cuSPARSE descriptors and its
+    # work buffer on every call; a 64 x 64 product is that overhead alone (host clock, synchronized)
+    tiny = _conv_csr(cp, 8)
+    xt = cp.ones(tiny.shape[1])
+    tiny @ xt
+    t_tiny = _host_median(cp, lambda: tiny @ xt, max(repeats, 25))
+    f_over = figure("CSR SpMV call overhead (64x64 matrix: descriptors, buffer, launch; host clock)", t_tiny, "s",
+                    repeats=max(repeats, 25), timer="perf_counter after synchronize")
+    figs = [f_spmv, f_bw, f_warm, f_cold, f_peak, f_est, f_over]
     ratios = [ratio("SpMV bandwidth / device copy bandwidth", f_bw, copy), ratio("cold build / warm build", f_cold, f_warm)]
     notes = [f"compile and first-use overhead of the build: {t_cold - statistics.median(warm):.3g} s",
-             f"one SpMV moves {moved / 1e9:.3g} GB"]
+             f"one SpMV moves {moved / 1e9:.3g} GB; the per-call overhead is {t_tiny / t:.1%} of its time"]
     if peak > 0:
         r = ratio("memory pool peak / guard estimate", f_peak, f_est)
         ratios.append(r)

@@ -30,6 +30,7 @@ import itertools
 import math
 import os
 import sys
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Sequence, cast
 
@@ -37,6 +38,7 @@ import numpy as np
 import sympy
 
 from .. import _validate
+from ..gpu import register_raw_kernel_source
 from . import _backend
 from ._operator import SparseOperator, check_bytes, check_size, render, value_bytes
 
@@ -470,6 +472,10 @@ def spm_forward(layer: SPM, X: Any, *, return_cache: bool = False) -> Any:
     Cost :math:`O(nL)` per example: one gather and four multiply-adds per pair and stage.
     With ``return_cache`` also returns the list :math:`[\mathbf z_0,\dots,\mathbf z_L]` that
     :func:`spm_backward` reuses.
+
+    In the cupy field with float32 / float64 values each stage is one CUDA kernel launch (a
+    thread per batch row and pair, eq. 5-6 / 10-11); float32 stays float32. Complex values and
+    the other fields run the array code.
     """
     return_cache = _validate.boolean("return_cache", return_cache)
     X = _as_batch("X", X, layer)
@@ -479,6 +485,9 @@ def spm_forward(layer: SPM, X: Any, *, return_cache: bool = False) -> Any:
     n_arrays = layer.L + 6
     check_bytes("spm_forward", rows * layer.n * n_arrays * value_bytes(layer.field),
                 f"the spm forward activations ({n_arrays} arrays of {rows:,} x {layer.n:,})")
+    dt = _device_dtype(layer, X)
+    if dt is not None:  # cupy field, real values: one RawKernel launch per stage
+        return _device_forward(layer, X, dt, return_cache)
     blk = layer.blocks()
     z = X * layer.d_in  # eq. (2)
     zs = [z]
@@ -489,6 +498,12 @@ def spm_forward(layer: SPM, X: Any, *, return_cache: bool = False) -> Any:
     return (y, zs) if return_cache else y
 
 
+def _shape_of(z: Any) -> tuple[int, ...]:
+    # an array's own shape (np.shape of a CuPy array dispatches to CuPy, which need not define it)
+    shape = getattr(z, "shape", None)
+    return tuple(shape) if shape is not None else tuple(np.shape(z))
+
+
 def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, Any]:
     r"""Exact gradients of :math:`\mathcal L` given :math:`G=\partial\mathcal L/\partial Y` (§4).
 
@@ -497,6 +512,10 @@ def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, 
     or (12)--(13), angle gradients eq. (9), entry gradients eq. (14); input diagonal eq.
     (18)--(19). Parameter gradients are summed over all leading (batch) axes (§4, "Batch
     setting"); the input gradient keeps the batch shape.
+
+    In the cupy field with float32 / float64 values each stage is one CUDA kernel launch (input
+    gradient and per-row-chunk parameter terms), and one reduction sums the parameter terms of
+    all stages over the batch, deterministically (no atomics).
 
     Returns
     -------
@@ -510,7 +529,7 @@ def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, 
     if G.shape != X.shape:
         raise ValueError(f"G must have the shape of X {tuple(X.shape)}, got {tuple(G.shape)}")
     if cache is not None and (not isinstance(cache, (list, tuple)) or len(cache) != layer.L + 1
-                              or any(np.shape(z) != tuple(X.shape) for z in cache)):
+                              or any(_shape_of(z) != tuple(X.shape) for z in cache)):
         got = f"{type(cache).__name__} of length {len(cache)}" if isinstance(cache, (list, tuple)) else type(cache).__name__
         raise TypeError(f"cache must be None or the list of L + 1 = {layer.L + 1} activations of X's shape "
                         f"{tuple(X.shape)} that spm_forward(..., return_cache=True) returns, got {got}")
@@ -520,6 +539,9 @@ def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, 
     n_arrays = (layer.L + 1 if cache is None else 0) + 7
     check_bytes("spm_backward", rows * layer.n * n_arrays * value_bytes(layer.field),
                 f"{n_arrays} arrays of {rows:,} x {layer.n:,} activations")
+    dt = _device_dtype(layer, X, G)
+    if dt is not None:  # cupy field, real values: one RawKernel launch per stage
+        return _device_backward(layer, X, G, cache, dt)
     zs = spm_forward(layer, X, return_cache=True)[1] if cache is None else cache
     axes = tuple(range(X.ndim - 1))
     red = (lambda a: a.sum(axis=axes)) if axes else (lambda a: a)
@@ -575,6 +597,280 @@ def spm_transpose_apply(layer: SPM, G: Any) -> Any:
             gn[..., k] = g[..., k] * layer.odd_scale[ell]
         g = gn
     return g * layer.d_in
+
+
+# ---------------------------------------------------------------------------------------------
+# Device kernels (cupy field, float32 / float64): one CUDA launch per stage
+# ---------------------------------------------------------------------------------------------
+# Run stage by stage as CuPy array operations, a stage costs about 16 kernel launches forward
+# (gathers, products, sums, scatters) and 28 backward, each moving a few MB at most: on an H100
+# the forward took 3.5-4.6 ms whatever n, launch overhead, where one stage's traffic is a few us.
+# Each stage is therefore one RawKernel: a thread per (batch row, pair) reads x_i, x_j and writes
+# y_i, y_j (eq. 5-6 / 10-11); the extra slot k = m of odd n copies or scales the unpaired
+# coordinate, so that a launch writes every coordinate and two buffers can alternate.
+# Threads of a warp take consecutive pairs of one row: the butterfly's pairs hit neighbouring
+# addresses. 64-bit index arithmetic (rows * n passes 2**31 for large batches); grid-stride loops
+# so any grid covers any size. No headers: NVRTC has none, cos/sin/cosf/sinf are builtins.
+_STAGE_FORWARD_SOURCE = r"""
+extern "C" __global__ void isomat_spm_stage_forward_SUFFIX(
+    const T* __restrict__ z, T* __restrict__ out, const long long* __restrict__ pairs,
+    const T* __restrict__ params, const long long* __restrict__ single, const T* __restrict__ scale,
+    long long rows, long long n, long long m, long long ell, long long rotation)
+{
+  const long long w = m + (n & 1);  /* pairs, plus the unpaired coordinate of odd n */
+  const long long total = rows * w;
+  const long long step = (long long)blockDim.x * gridDim.x;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
+    const long long r = t / w, k = t - r * w;
+    const T* zr = z + r * n;
+    T* yr = out + r * n;
+    if (k < m) {
+      const long long p = ell * m + k;
+      const long long i = pairs[2 * p], j = pairs[2 * p + 1];
+      T a, b, c, d;
+      if (rotation) {  /* M(theta) = [[cos, -sin], [sin, cos]] (eq. 5-6, rotation_block) */
+        const T cs = COS(params[p]), sn = SIN(params[p]);
+        a = cs; b = -sn; c = sn; d = cs;
+      } else {  /* [[a, b], [c, d]] (eq. 10-11) */
+        a = params[4 * p]; b = params[4 * p + 1]; c = params[4 * p + 2]; d = params[4 * p + 3];
+      }
+      const T x1 = zr[i], x2 = zr[j];
+      yr[i] = a * x1 + b * x2;
+      yr[j] = c * x1 + d * x2;
+    } else {  /* odd n: passed through (odd="pass") or scaled by odd_scale[ell] (§5) */
+      const long long s = single[ell];
+      yr[s] = scale != nullptr ? zr[s] * scale[ell] : zr[s];
+    }
+  }
+}
+"""
+# Backward of one stage: a thread per (chunk of rows, pair) writes g_{z_{l-1}} = B_l^T g_{z_l} for
+# the chunk's rows (eq. 7-8 / 12-13) and sums its rows' parameter-gradient terms (eq. 9 / 14, the
+# odd scale's g_k z_k) into contrib[chunk, ell, :]; one deterministic `.sum(axis=0)` over chunks
+# after the last stage finishes the batch sums (no atomics: results do not depend on scheduling).
+# Chunks of a few rows keep contrib at most one activation array in size.
+_STAGE_BACKWARD_SOURCE = r"""
+extern "C" __global__ void isomat_spm_stage_backward_SUFFIX(
+    const T* __restrict__ z, const T* __restrict__ g, T* __restrict__ gn, T* __restrict__ contrib,
+    const long long* __restrict__ pairs, const T* __restrict__ params, const long long* __restrict__ single,
+    const T* __restrict__ scale, long long rows, long long n, long long m, long long ell, long long L,
+    long long chunk, long long n_chunks, long long rotation)
+{
+  const long long w = m + (n & 1);
+  const long long per = rotation ? 1 : 4;  /* parameters per pair */
+  const long long wc = m * per + (scale != nullptr ? 1 : 0);  /* contrib entries per stage */
+  const long long total = n_chunks * w;
+  const long long step = (long long)blockDim.x * gridDim.x;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
+    const long long q = t / w, k = t - q * w;
+    const long long r0 = q * chunk, r1 = (r0 + chunk < rows) ? r0 + chunk : rows;
+    T* acc = contrib + (q * L + ell) * wc;
+    if (k < m) {
+      const long long p = ell * m + k;
+      const long long i = pairs[2 * p], j = pairs[2 * p + 1];
+      T a, b, c, d;
+      if (rotation) {
+        const T cs = COS(params[p]), sn = SIN(params[p]);
+        a = cs; b = -sn; c = sn; d = cs;
+      } else {
+        a = params[4 * p]; b = params[4 * p + 1]; c = params[4 * p + 2]; d = params[4 * p + 3];
+      }
+      T e0 = 0, e1 = 0, e2 = 0, e3 = 0;
+      for (long long r = r0; r < r1; ++r) {
+        const T x1 = z[r * n + i], x2 = z[r * n + j];
+        const T d1 = g[r * n + i], d2 = g[r * n + j];
+        gn[r * n + i] = a * d1 + c * d2;  /* eq. (7) / (12) */
+        gn[r * n + j] = b * d1 + d * d2;  /* eq. (8) / (13) */
+        if (rotation) {  /* eq. (9) with cos = a, sin = c */
+          e0 += d1 * (-c * x1 - a * x2) + d2 * (a * x1 - c * x2);
+        } else {  /* eq. (14) */
+          e0 += d1 * x1; e1 += d1 * x2; e2 += d2 * x1; e3 += d2 * x2;
+        }
+      }
+      if (rotation) {
+        acc[k] = e0;
+      } else {
+        acc[4 * k] = e0; acc[4 * k + 1] = e1; acc[4 * k + 2] = e2; acc[4 * k + 3] = e3;
+      }
+    } else {
+      const long long s = single[ell];
+      T e = 0;
+      for (long long r = r0; r < r1; ++r) {
+        const T gs = g[r * n + s];
+        if (scale != nullptr) {
+          e += gs * z[r * n + s];
+          gn[r * n + s] = gs * scale[ell];
+        } else {
+          gn[r * n + s] = gs;
+        }
+      }
+      if (scale != nullptr) acc[m * per] = e;
+    }
+  }
+}
+"""
+_KERNELS: dict[tuple, Any] = {}
+_DEVICE_INDEX: "weakref.WeakKeyDictionary[SPM, tuple[int, Any, Any]]" = weakref.WeakKeyDictionary()
+_THREADS = 256
+
+
+def _kernel_source(dtype: Any, name: str) -> tuple[str, str]:
+    """``(kernel name, CUDA source)`` of the stage kernel ``name`` ("forward" / "backward") for
+    float32 or float64."""
+    f64 = np.dtype(dtype) == np.float64
+    ctype, suffix = ("double", "f64") if f64 else ("float", "f32")
+    cos, sin = ("cos", "sin") if f64 else ("cosf", "sinf")  # float32 math stays float32
+    source = (_STAGE_FORWARD_SOURCE if name == "forward" else _STAGE_BACKWARD_SOURCE)
+    source = source.replace("SUFFIX", suffix).replace("COS", cos).replace("SIN", sin)
+    return f"isomat_spm_stage_{name}_{suffix}", f"typedef {ctype} T;\n" + source
+
+
+for _dtype in (np.float32, np.float64):  # declared for the NVRTC test (tests/test_nvrtc.py)
+    for _name in ("forward", "backward"):
+        register_raw_kernel_source(*_kernel_source(_dtype, _name))
+
+
+def _device_kernel(cp: Any, dtype: np.dtype, name: str) -> Any:
+    """The compiled stage kernel ``name`` ("forward" / "backward") for float32 or float64, made
+    once per CuPy module."""
+    key = (id(cp), np.dtype(dtype).name, name)
+    if key not in _KERNELS:
+        _KERNELS[key] = cp.RawKernel(*reversed(_kernel_source(dtype, name)))
+    return _KERNELS[key]
+
+
+def _device_dtype(layer: SPM, *arrays: Any) -> np.dtype | None:
+    """The real dtype the cupy-field computation has (NumPy's promotion of the inputs and the
+    layer's arrays, as the array code promotes them), or None where the kernels do not apply
+    (another field, complex or object values: today's array code runs)."""
+    if layer.field != "cupy":
+        return None
+    parts = [a.dtype for a in arrays] + [layer.params.dtype, layer.d_in.dtype, layer.d_out.dtype, layer.bias.dtype]
+    if layer.odd_scale is not None:
+        parts.append(layer.odd_scale.dtype)
+    try:
+        dt = np.result_type(*parts)
+    except TypeError:
+        return None
+    if dt.kind == "b" or dt.kind in "iu":  # integer inputs and layer: the array code gives float64
+        dt = np.dtype(np.float64)
+    return dt if dt in (np.float32, np.float64) else None
+
+
+def _device_index(cp: Any, layer: SPM) -> tuple[Any, Any]:
+    """The layer's pairings ``(L, m, 2)`` and unpaired coordinates ``(L,)`` on the device, int64,
+    copied once per layer (they are fixed and checked when spm_layer builds it)."""
+    got = _DEVICE_INDEX.get(layer)
+    if got is None or got[0] != id(cp):
+        got = (id(cp), cp.asarray(np.ascontiguousarray(layer.pairs, dtype=np.int64)),
+               cp.asarray(np.ascontiguousarray(layer.single, dtype=np.int64)))
+        _DEVICE_INDEX[layer] = got
+    return got[1], got[2]
+
+
+def _device_operands(cp: Any, layer: SPM, dt: np.dtype) -> tuple[Any, Any]:
+    """Contiguous ``params`` and ``odd_scale`` (None unless odd n with odd="scale") in ``dt``."""
+    params = cp.ascontiguousarray(layer.params, dtype=dt)
+    want = (layer.L, layer.n // 2) if layer.variant == "rotation" else (layer.L, layer.n // 2, 4)
+    if tuple(params.shape) != want:
+        raise ValueError(f"layer.params must have shape {want} for variant {layer.variant!r}, "
+                         f"got {tuple(params.shape)}")
+    scale = None
+    if layer.n % 2 and layer.odd == "scale":
+        scale = cp.ascontiguousarray(layer.odd_scale, dtype=dt)
+        if tuple(scale.shape) != (layer.L,):
+            raise ValueError(f"layer.odd_scale must have shape ({layer.L},), got {tuple(scale.shape)}")
+    return params, scale
+
+
+def _grid(total: int) -> tuple[tuple[int], tuple[int]]:
+    return (min(-(-total // _THREADS), 1 << 20),), (_THREADS,)  # the kernels loop over the rest
+
+
+def _device_stages_forward(cp: Any, layer: SPM, Xc: Any, dt: np.dtype, keep: bool) -> Any:
+    """:math:`z_0 = D_{in} x` (eq. 2) for ``Xc`` (rows, n), then the L stages, eq. (3): L launches of
+    the forward stage kernel.
+
+    ``keep``: returns all activations ``(L + 1, rows, n)``; else the last one, two buffers
+    alternating."""
+    rows, n = (int(s) for s in Xc.shape)
+    L, m = layer.L, n // 2
+    pairs, single = _device_index(cp, layer)
+    params, scale = _device_operands(cp, layer, dt)
+    kern = _device_kernel(cp, dt, "forward")
+    if keep:
+        Z = cp.empty((L + 1, rows, n), dtype=dt)
+        bufs = [Z[ell] for ell in range(L + 1)]
+    else:
+        pair = (cp.empty((rows, n), dtype=dt), cp.empty((rows, n), dtype=dt))
+        bufs = [pair[ell % 2] for ell in range(L + 1)]
+    cp.multiply(Xc, cp.asarray(layer.d_in, dtype=dt), out=bufs[0])  # eq. (2)
+    total = rows * (m + n % 2)
+    i64 = np.int64
+    for ell in range(L):
+        if total:
+            kern(*_grid(total), (bufs[ell], bufs[ell + 1], pairs, params, single, scale, i64(rows), i64(n),
+                                 i64(m), i64(ell), i64(layer.variant == "rotation")))
+    return Z if keep else bufs[L]
+
+
+def _device_forward(layer: SPM, X: Any, dt: np.dtype, return_cache: bool) -> Any:
+    """:func:`spm_forward` in the cupy field with the stage kernels (eq. 2-4)."""
+    cp = _xp(layer)
+    shape = tuple(X.shape)
+    n = layer.n
+    rows = int(np.prod(shape[:-1]))
+    Xc = cp.ascontiguousarray(X, dtype=dt).reshape(rows, n)
+    Z = _device_stages_forward(cp, layer, Xc, dt, return_cache)
+    ZL = Z[layer.L] if return_cache else Z
+    y = (ZL * cp.asarray(layer.d_out, dtype=dt) + cp.asarray(layer.bias, dtype=dt)).reshape(shape)  # eq. (4)
+    if not return_cache:
+        return y
+    return y, [Z[ell].reshape(shape) for ell in range(layer.L + 1)]
+
+
+def _device_backward(layer: SPM, X: Any, G: Any, cache: Any, dt: np.dtype) -> dict[str, Any]:
+    """:func:`spm_backward` in the cupy field: one launch of the backward stage kernel per stage,
+    then one reduction for all parameter gradients (eq. 7-9, 12-14), eq. (15)-(19) as arrays."""
+    cp = _xp(layer)
+    shape, n, L, m = tuple(X.shape), layer.n, layer.L, layer.n // 2
+    rows = int(np.prod(shape[:-1]))
+    Xc = cp.ascontiguousarray(X, dtype=dt).reshape(rows, n)
+    Gc = cp.ascontiguousarray(G, dtype=dt).reshape(rows, n)
+    if cache is None:
+        zs = list(_device_stages_forward(cp, layer, Xc, dt, True))
+    else:
+        zs = [cp.ascontiguousarray(cp.asarray(z), dtype=dt).reshape(rows, n) for z in cache]
+    pairs, single = _device_index(cp, layer)
+    params, scale = _device_operands(cp, layer, dt)
+    per = 1 if layer.variant == "rotation" else 4
+    wc = m * per + (scale is not None)
+    # rows per thread: enough that contrib (n_chunks, L, wc) holds at most rows * n values
+    n_chunks = max(1, min(rows, (rows * n) // max(1, L * wc)))
+    chunk = max(1, -(-rows // n_chunks))
+    n_chunks = -(-rows // chunk) if rows else 0
+    contrib = cp.empty((n_chunks, L, wc), dtype=dt)
+    g = Gc * cp.asarray(layer.d_out, dtype=dt)  # eq. (15)
+    gn = cp.empty((rows, n), dtype=dt)
+    kern = _device_kernel(cp, dt, "backward")
+    total = n_chunks * (m + n % 2)
+    i64 = np.int64
+    for ell in range(L - 1, -1, -1):
+        if total:
+            kern(*_grid(total), (zs[ell], g, gn, contrib, pairs, params, single, scale, i64(rows), i64(n), i64(m),
+                                 i64(ell), i64(L), i64(chunk), i64(n_chunks), i64(layer.variant == "rotation")))
+        g, gn = gn, g
+    acc = contrib.sum(axis=0) if n_chunks else cp.zeros((L, wc), dtype=dt)  # batch sums, one reduction
+    grads: dict[str, Any] = {"bias": Gc.sum(axis=0), "d_out": (Gc * zs[-1]).sum(axis=0)}  # eq. (16), (17)
+    grads["params"] = cp.ascontiguousarray(acc[:, : m * per]).reshape(layer.params.shape)
+    grads["d_in"] = (g * Xc).sum(axis=0)  # eq. (19)
+    grads["x"] = (g * cp.asarray(layer.d_in, dtype=dt)).reshape(shape)  # eq. (18)
+    if scale is not None:
+        grads["odd_scale"] = cp.ascontiguousarray(acc[:, m * per])
+    if len(shape) == 1:  # no batch axis: the array code's sums are over no axes
+        for k in ("bias", "d_out", "d_in"):
+            grads[k] = grads[k].reshape(n)
+    return grads
 
 
 # ---------------------------------------------------------------------------------------------
