@@ -245,46 +245,6 @@ def _sampled_rows(kernel: np.ndarray, x: np.ndarray, size: int, rows: np.ndarray
     return vals, scale
 
 
-# The diagonal-block matvec kernel of the first H100 run (one running sum per thread), kept here to be
-# timed beside isomat's in the same run: the library's now keeps four sums in flight.
-_ONE_SUM_MATVEC = r"""
-extern "C" __global__ void one_sum_matvec(
-    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ x, T* __restrict__ y,
-    long long n_rows, long long n_cols, long long block, long long n_diag, long long span)
-{
-  const long long step = (long long)blockDim.x * gridDim.x;
-  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n_rows; r += step) {
-    const long long p = r / block, i = r - p * block;
-    const T* band = data + p * n_diag * span;
-    T acc = 0;
-    for (long long d = 0; d < n_diag; ++d) {
-      const long long j = i + offsets[d];
-      if (j < 0 || j >= block) continue;
-      const T* diag = band + d * span;
-      for (long long c = j; c < n_cols; c += block) acc += diag[c] * x[c];
-    }
-    y[r] = acc;
-  }
-}
-"""
-
-
-def _one_sum_product(cp: Any, D: Any) -> Callable[[Any], Any]:
-    """``x -> D @ x`` through the first run's one-sum kernel (same launch shape as isomat's)."""
-    ctype = "double" if D.data.dtype == np.float64 else "float"
-    kernel = cp.RawKernel(f"typedef {ctype} T;\n" + _ONE_SUM_MATVEC, "one_sum_matvec")
-    offsets = cp.asarray(D.offsets)
-    i64 = np.int64
-
-    def apply(x: Any) -> Any:
-        out = cp.empty(D.shape[0], dtype=D.data.dtype)
-        blocks = min(-(-D.shape[0] // 256), 1 << 20)
-        kernel((blocks,), (256,), (D.data, offsets, x, out, i64(D.shape[0]), i64(D.shape[1]), i64(D.block),
-                                   i64(D.offsets.size), i64(D.data.shape[2])))
-        return out
-    return apply
-
-
 def channels_leg(cp: Any, channels: int, size: int, repeats: int, copy: dict) -> tuple[list, list, list, list]:
     """A multi-channel conv stored by diagonals: product and transpose-product bandwidth, float32 and float64."""
     figs, ratios, notes, mismatches = [], [], [], []
@@ -298,12 +258,7 @@ def channels_leg(cp: Any, channels: int, size: int, repeats: int, copy: dict) ->
         y = D @ x
         t_mv = _event_median(cp, lambda: D @ x, repeats)
         t_rmv = _event_median(cp, lambda: D.rmatvec(y), repeats)
-        one_sum = _one_sum_product(cp, D)
-        y1 = one_sum(x)
-        t_one = _event_median(cp, lambda: one_sum(x), repeats)
-        agree = float(cp.abs(y1 - y).max()) / max(float(cp.abs(y).max()), 1e-30)
-        if not agree <= (1e-5 if dtype == np.float32 else 1e-12):
-            mismatches.append(f"channels leg ({name}): the four-sum and one-sum kernels differ (relative {agree:.3g})")
+
         moved = D.data.nbytes + D.offsets.size * 8 + (D.shape[0] + n) * np.dtype(dtype).itemsize
         params = dict(image=f"{size}x{size}", channels=f"{channels}->{channels}", kernel="3x3", nnz=int(D.nnz),
                       dtype=name, timer="CUDA events")
@@ -314,10 +269,7 @@ def channels_leg(cp: Any, channels: int, size: int, repeats: int, copy: dict) ->
                       repeats=repeats, bytes_moved=int(moved))
         f_rbw = figure(f"{channels}-channel diagonal-block transpose product bandwidth ({name})", moved / t_rmv, "B/s",
                        repeats=repeats, bytes_moved=int(moved))
-        f_one = figure(f"{channels}-channel diagonal-block product time, one-sum kernel of the first run ({name})",
-                       t_one, "s", repeats=repeats, **params)
-        figs += [f_b, f_mv, f_bw, f_rbw, f_one]
-        ratios.append(ratio(f"speedup of the four-sum kernel over the one-sum kernel ({name})", f_one, f_mv))
+        figs += [f_b, f_mv, f_bw, f_rbw]
         r = ratio(f"{channels}-channel diagonal-block product bandwidth / device copy bandwidth ({name})", f_bw, copy)
         ratios += [r, ratio(f"{channels}-channel transpose product bandwidth / device copy bandwidth ({name})",
                             f_rbw, copy)]

@@ -235,6 +235,31 @@ def test_convolution_built_and_applied_in_the_field(float_field, c_in, c_out, h,
     assert lhs == pytest.approx(rhs, rel=1e-12)
 
 
+@pytest.mark.standin
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("c_in,c_out", [(19, 17), (8, 40), (1, 33)])
+def test_device_products_sum_chunks_of_block_columns_and_rows(cupy_standin_module, dtype, c_in, c_out):
+    # the device kernels give each thread 64 bytes of block columns (A x) or block rows (A^T y) and add
+    # the chunks' partial sums: many channels, partial last chunks, and out= must all come out right
+    cp = cupy_standin_module
+    rng = np.random.default_rng(c_in + c_out)
+    K = rng.standard_normal((c_out, c_in, 3, 3)).astype(dtype)
+    X, Y = rng.standard_normal((c_in, 5, 4)), rng.standard_normal((c_out, 5, 4))
+    D = conv_matrix((c_in, 5, 4), cp.asarray(K), padding="same", format="diagonal")
+    assert D.dtype == dtype  # 19 and 40 block columns / rows: several chunks, the last one partial
+    k64 = K.astype(np.float64)
+    ref = np.stack([sum(ndi.correlate(X[i], k64[o, i], mode="constant") for i in range(c_in)) for o in range(c_out)])
+    # A^T y by the adjoint's own sum: correlation's transpose is convolution
+    ref_t = np.stack([sum(ndi.convolve(Y[o], k64[o, i], mode="constant") for o in range(c_out)) for i in range(c_in)])
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    out = cp.empty(D.shape[0], dtype=dtype)
+    got = D._device_product(cp.asarray(X.ravel().astype(dtype)), out, transpose=False)
+    assert got is out
+    np.testing.assert_allclose(out.get(), ref.ravel(), rtol=tol, atol=tol * np.abs(ref).max())
+    got_t = D.rmatvec(cp.asarray(Y.ravel().astype(dtype))).get()
+    np.testing.assert_allclose(got_t, ref_t.ravel(), rtol=tol, atol=tol * np.abs(ref_t).max())
+
+
 def test_device_storage_moves_between_fields(cupy_standin_module):
     cp = cupy_standin_module
     W = conv_matrix((2, 6, 7), np.random.default_rng(1).standard_normal((2, 2, 3, 3)), padding=1)

@@ -342,14 +342,19 @@ class DiagonalBlocks:
             return out
         if self._device_offsets is None:
             self._device_offsets = cp.asarray(self.offsets)
-        threads = 256
-        blocks = min(-(-n_out // threads), 1 << 20)  # the kernels loop over the rest (grid-stride)
+        chunk = _DEVICE_CHUNK_BYTES // np.dtype(dtype).itemsize  # block columns (rows, for A^T) per thread
+        n_sum = -(-self.shape[0] // self.block) if transpose else -(-self.shape[1] // self.block)
+        n_chunks = max(-(-n_sum // chunk), 1)
+        # one chunk writes the result itself; more write partial sums that one reduction adds
+        part = out if n_chunks == 1 else cp.empty((n_chunks, n_out), dtype=dtype)
+        threads = 128
+        blocks = min(-(-(n_out * n_chunks) // threads), 1 << 20)  # the kernels loop over the rest (grid-stride)
         i64 = np.int64
-        args = (data, self._device_offsets, v, out, i64(self.shape[0]), i64(self.shape[1]), i64(self.block),
-                i64(self.offsets.size), i64(data.shape[2]))
-        if transpose:
-            args += (i64(data.shape[0]),)
+        args = (data, self._device_offsets, v, part, i64(self.shape[0]), i64(self.shape[1]), i64(self.block),
+                i64(self.offsets.size), i64(data.shape[2]), i64(chunk))
         _device_kernel(cp, dtype, transpose)((blocks,), (threads,), args)
+        if n_chunks > 1:
+            cp.sum(part, axis=0, out=out)
         return out
 
     def __matmul__(self, x: Any) -> np.ndarray:
@@ -390,76 +395,74 @@ class DiagonalBlocks:
         return self.tocsr().toarray()
 
 
-# The two device kernels, one per value type. A thread per result entry, grid-stride so that any
-# grid covers any size; 64-bit index arithmetic because data holds n_block_rows * diagonals * span
-# values, which passes 2**31 for large layers. Threads of a warp take consecutive rows i of one
-# block row, so for each diagonal d and block column q they read consecutive data[p, d, q b + i + k]
-# (and x) entries: the loads coalesce, and the matrix streams once at 8 bytes an entry (float64).
+# The two device kernels, one per value type. A thread per (chunk of block columns, result entry),
+# grid-stride so that any grid covers any size; 64-bit index arithmetic because data holds
+# n_block_rows * diagonals * span values, which passes 2**31 for large layers. Threads of a warp take
+# consecutive rows i of one block row, so for each diagonal d and block column q they read consecutive
+# data[p, d, q b + i + k] (and x) entries: the loads coalesce, and the matrix streams once at 8 bytes
+# an entry (float64).
+#
+# Why chunks: a thread that sums over all the block columns of a 64 -> 64-channel layer reads 64 x 9
+# streams a block apart, and the device's memory pages thrash -- 66% (float32) / 76% (float64) of the
+# copy bandwidth on an H100. Threads that each take CHUNK block columns (64 bytes of one stream's
+# values: 16 float32 or 8 float64), all rows of one chunk before the next, stream at 89% / 91%
+# (2026-11-26, benchmarks/results/nvidia-h100-2026-11-26-run3-kernel-variants.json); the chunks'
+# partial sums are added by one reduction (a pass over chunks x rows values, a few % of the matrix's
+# bytes). Chunks of one block column: 25-48%; four independent sums per thread instead: no gain.
 _MATVEC_SOURCE = r"""
 extern "C" __global__ void isomat_dia_blocks_matvec_NAME(
-    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ x, T* __restrict__ y,
-    long long n_rows, long long n_cols, long long block, long long n_diag, long long span)
+    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ x, T* __restrict__ part,
+    long long n_rows, long long n_cols, long long block, long long n_diag, long long span, long long chunk)
 {
-  const long long step = (long long)blockDim.x * gridDim.x;
-  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n_rows; r += step) {
+  const long long n_bc = (n_cols + block - 1) / block, n_chunks = (n_bc + chunk - 1) / chunk;
+  const long long step = (long long)blockDim.x * gridDim.x, total = n_rows * n_chunks;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
+    const long long h = t / n_rows, r = t - h * n_rows;  /* chunk-major: every row of chunk 0 first */
     const long long p = r / block, i = r - p * block;
     const T* band = data + p * n_diag * span;
-    /* four independent sums over the block columns: four loads of each stream in flight per thread
-       (one chain kept a 64-channel layer at 67% (float32) / 77% (float64) of the copy bandwidth on
-       an H100, the single-channel 8192^2 one, with one block column, at 90%) */
-    T a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const long long c_end = (h + 1) * chunk * block < n_cols ? (h + 1) * chunk * block : n_cols;
+    T acc = 0;
     for (long long d = 0; d < n_diag; ++d) {
       const long long j = i + offsets[d];  /* column inside each block */
       if (j < 0 || j >= block) continue;
       const T* diag = band + d * span;
-      long long c = j;
-      for (; c + 3 * block < n_cols; c += 4 * block) {
-        a0 += diag[c] * x[c];
-        a1 += diag[c + block] * x[c + block];
-        a2 += diag[c + 2 * block] * x[c + 2 * block];
-        a3 += diag[c + 3 * block] * x[c + 3 * block];
-      }
-      for (; c < n_cols; c += block) a0 += diag[c] * x[c];
+      for (long long c = h * chunk * block + j; c < c_end; c += block) acc += diag[c] * x[c];
     }
-    y[r] = (a0 + a1) + (a2 + a3);
+    part[h * n_rows + r] = acc;
   }
 }
 """
-# A^T y: a thread per column c = q b + j sums data[p, d, c] y[p b + j - k_d] over block rows p and
-# diagonals d; consecutive threads read consecutive c, so these loads coalesce too. Four block rows
-# at a time, in four sums, for the same reason as above.
+# A^T y: a thread per column c = q b + j and chunk of block rows sums data[p, d, c] y[p b + j - k_d]
+# over the chunk's block rows p and the diagonals d; consecutive threads read consecutive c, so these
+# loads coalesce too.
 _RMATVEC_SOURCE = r"""
 extern "C" __global__ void isomat_dia_blocks_rmatvec_NAME(
-    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ y, T* __restrict__ x,
-    long long n_rows, long long n_cols, long long block, long long n_diag, long long span, long long n_brows)
+    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ y, T* __restrict__ part,
+    long long n_rows, long long n_cols, long long block, long long n_diag, long long span, long long chunk)
 {
-  const long long step = (long long)blockDim.x * gridDim.x;
-  const long long band = n_diag * span;  /* one block row's diagonals */
-  for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < n_cols; c += step) {
+  const long long n_brows = (n_rows + block - 1) / block, n_chunks = (n_brows + chunk - 1) / chunk;
+  const long long step = (long long)blockDim.x * gridDim.x, total = n_cols * n_chunks;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
+    const long long h = t / n_cols, c = t - h * n_cols;
     const long long j = c % block;
-    T a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const long long p_end = (h + 1) * chunk < n_brows ? (h + 1) * chunk : n_brows;
+    T acc = 0;
     for (long long d = 0; d < n_diag; ++d) {
       const long long i = j - offsets[d];  /* row inside each block */
       if (i < 0 || i >= block) continue;
-      const T* col = data + d * span + c;
-      long long p = 0;
-      for (; p + 3 < n_brows && (p + 3) * block + i < n_rows; p += 4) {
-        a0 += col[p * band] * y[p * block + i];
-        a1 += col[(p + 1) * band] * y[(p + 1) * block + i];
-        a2 += col[(p + 2) * band] * y[(p + 2) * block + i];
-        a3 += col[(p + 3) * band] * y[(p + 3) * block + i];
-      }
-      for (; p < n_brows; ++p) {
+      for (long long p = h * chunk; p < p_end; ++p) {
         const long long r = p * block + i;
         if (r >= n_rows) break;
-        a0 += col[p * band] * y[r];
+        acc += data[(p * n_diag + d) * span + c] * y[r];
       }
     }
-    x[c] = (a0 + a1) + (a2 + a3);
+    part[h * n_cols + c] = acc;
   }
 }
 """
 _KERNELS: dict[tuple, Any] = {}
+#: bytes of one diagonal's values a device thread sums before handing over (see the kernels' comment)
+_DEVICE_CHUNK_BYTES = 64
 
 
 def _kernel_source(dtype: Any, transpose: bool) -> tuple[str, str]:
