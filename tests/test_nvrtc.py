@@ -54,7 +54,8 @@ def nvrtc_compile(source: str, name: str, arch: str) -> tuple[int, str]:
 def test_the_kernels_are_registered():
     names = set(raw_kernel_sources())
     assert {"isomat_dia_blocks_matvec_f32", "isomat_dia_blocks_matvec_f64", "isomat_dia_blocks_rmatvec_f32",
-            "isomat_dia_blocks_rmatvec_f64", "isomat_spm_stage_forward_f32", "isomat_spm_stage_forward_f64",
+            "isomat_dia_blocks_rmatvec_f64", "isomat_dia_blocks_matvec_chunks_f32", "isomat_dia_blocks_sum_chunks_f32", "isomat_dia_blocks_sum_chunks_f64",
+            "isomat_spm_stage_forward_f32", "isomat_spm_stage_forward_f64",
             "isomat_spm_stage_backward_f32", "isomat_spm_stage_backward_f64"} <= names
 
 

@@ -342,19 +342,22 @@ class DiagonalBlocks:
             return out
         if self._device_offsets is None:
             self._device_offsets = cp.asarray(self.offsets)
-        chunk = _DEVICE_CHUNK_BYTES // np.dtype(dtype).itemsize  # block columns (rows, for A^T) per thread
-        n_sum = -(-self.shape[0] // self.block) if transpose else -(-self.shape[1] // self.block)
-        n_chunks = max(-(-n_sum // chunk), 1)
-        # one chunk writes the result itself; more write partial sums that one reduction adds
-        part = out if n_chunks == 1 else cp.empty((n_chunks, n_out), dtype=dtype)
-        threads = 128
-        blocks = min(-(-(n_out * n_chunks) // threads), 1 << 20)  # the kernels loop over the rest (grid-stride)
         i64 = np.int64
-        args = (data, self._device_offsets, v, part, i64(self.shape[0]), i64(self.shape[1]), i64(self.block),
-                i64(self.offsets.size), i64(data.shape[2]), i64(chunk))
-        _device_kernel(cp, dtype, transpose)((blocks,), (threads,), args)
-        if n_chunks > 1:
-            cp.sum(part, axis=0, out=out)
+        args = (data, self._device_offsets, v, out, i64(self.shape[0]), i64(self.shape[1]), i64(self.block),
+                i64(self.offsets.size), i64(data.shape[2]))
+        chunk = _DEVICE_CHUNK_BYTES // np.dtype(dtype).itemsize  # block columns a chunked thread sums
+        n_chunks = -(-(-(-self.shape[1] // self.block)) // chunk)
+        if transpose or n_chunks <= 1:
+            kernel = _device_kernel(cp, dtype, transpose)
+            kernel((min(-(-n_out // 256), 1 << 20),), (256,), args + ((i64(data.shape[0]),) if transpose else ()))
+            return out
+        # many block columns: partial sums per chunk, then one pass adds them in a fixed order
+        part = cp.empty((n_chunks, n_out), dtype=dtype)
+        threads = 128
+        _device_kernel(cp, dtype, "matvec_chunks")((min(-(-(n_out * n_chunks) // threads), 1 << 20),), (threads,),
+                                                   args[:3] + (part,) + args[4:] + (i64(chunk),))
+        _device_kernel(cp, dtype, "sum_chunks")((min(-(-n_out // threads), 1 << 20),), (threads,),
+                                                (part, out, i64(n_out), i64(n_chunks)))
         return out
 
     def __matmul__(self, x: Any) -> np.ndarray:
@@ -395,22 +398,45 @@ class DiagonalBlocks:
         return self.tocsr().toarray()
 
 
-# The two device kernels, one per value type. A thread per (chunk of block columns, result entry),
-# grid-stride so that any grid covers any size; 64-bit index arithmetic because data holds
-# n_block_rows * diagonals * span values, which passes 2**31 for large layers. Threads of a warp take
-# consecutive rows i of one block row, so for each diagonal d and block column q they read consecutive
-# data[p, d, q b + i + k] (and x) entries: the loads coalesce, and the matrix streams once at 8 bytes
-# an entry (float64).
+# The device kernels, one per value type. A thread per result entry (and, for the chunked product,
+# per chunk of block columns), grid-stride so that any grid covers any size; 64-bit index arithmetic
+# because data holds n_block_rows * diagonals * span values, which passes 2**31 for large layers.
+# Threads of a warp take consecutive rows i of one block row, so for each diagonal d and block column
+# q they read consecutive data[p, d, q b + i + k] (and x) entries: the loads coalesce, and the matrix
+# streams once at 8 bytes an entry (float64).
 #
-# Why chunks: a thread that sums over all the block columns of a 64 -> 64-channel layer reads 64 x 9
-# streams a block apart, and the device's memory pages thrash -- 66% (float32) / 76% (float64) of the
-# copy bandwidth on an H100. Threads that each take CHUNK block columns (64 bytes of one stream's
-# values: 16 float32 or 8 float64), all rows of one chunk before the next, stream at 89% / 91%
-# (2026-11-26, benchmarks/results/nvidia-h100-2026-11-26-run3-kernel-variants.json); the chunks'
-# partial sums are added by one reduction (a pass over chunks x rows values, a few % of the matrix's
-# bytes). Chunks of one block column: 25-48%; four independent sums per thread instead: no gain.
+# Measured on an H100 (2026-11-26; benchmarks/results/nvidia-h100-2026-11-26-*), as fractions of a
+# device-to-device copy's bandwidth: with one block column (a single-channel layer) a thread per row
+# summing its diagonals streams at 0.90. With many block columns (a 64 -> 64-channel layer at 256^2)
+# the same thread summing all 64 x 9 streams, a block apart, reaches 0.66 (float32) / 0.76
+# (float64); threads that each take one chunk of 64 bytes of block columns (16 float32 or 8 float64),
+# every row of a chunk before the next, reach 0.89 / 0.90, and one more pass adds the chunks'
+# partial sums. Chunks written as a stride loop over columns instead of a counted loop over block
+# columns: 0.59 / 0.82; four independent sums per thread: slower. A^T y: the one-sum kernel (0.66 /
+# 0.76) beat its chunked variant (0.50 / 0.78).
 _MATVEC_SOURCE = r"""
 extern "C" __global__ void isomat_dia_blocks_matvec_NAME(
+    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ x, T* __restrict__ y,
+    long long n_rows, long long n_cols, long long block, long long n_diag, long long span)
+{
+  const long long step = (long long)blockDim.x * gridDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n_rows; r += step) {
+    const long long p = r / block, i = r - p * block;
+    const T* band = data + p * n_diag * span;
+    T acc = 0;
+    for (long long d = 0; d < n_diag; ++d) {
+      const long long j = i + offsets[d];  /* column inside each block */
+      if (j < 0 || j >= block) continue;
+      const T* diag = band + d * span;
+      for (long long c = j; c < n_cols; c += block) acc += diag[c] * x[c];
+    }
+    y[r] = acc;
+  }
+}
+"""
+# The chunked product: part[h, r] sums block columns h * chunk .. (h + 1) * chunk - 1 of row r.
+_MATVEC_CHUNKS_SOURCE = r"""
+extern "C" __global__ void isomat_dia_blocks_matvec_chunks_NAME(
     const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ x, T* __restrict__ part,
     long long n_rows, long long n_cols, long long block, long long n_diag, long long span, long long chunk)
 {
@@ -420,43 +446,56 @@ extern "C" __global__ void isomat_dia_blocks_matvec_NAME(
     const long long h = t / n_rows, r = t - h * n_rows;  /* chunk-major: every row of chunk 0 first */
     const long long p = r / block, i = r - p * block;
     const T* band = data + p * n_diag * span;
-    const long long c_end = (h + 1) * chunk * block < n_cols ? (h + 1) * chunk * block : n_cols;
+    const long long q0 = h * chunk, q1 = q0 + chunk < n_bc ? q0 + chunk : n_bc;
     T acc = 0;
     for (long long d = 0; d < n_diag; ++d) {
       const long long j = i + offsets[d];  /* column inside each block */
       if (j < 0 || j >= block) continue;
       const T* diag = band + d * span;
-      for (long long c = h * chunk * block + j; c < c_end; c += block) acc += diag[c] * x[c];
+      for (long long q = q0; q < q1; ++q) {
+        const long long c = q * block + j;
+        if (c < n_cols) acc += diag[c] * x[c];
+      }
     }
     part[h * n_rows + r] = acc;
   }
 }
 """
-# A^T y: a thread per column c = q b + j and chunk of block rows sums data[p, d, c] y[p b + j - k_d]
-# over the chunk's block rows p and the diagonals d; consecutive threads read consecutive c, so these
-# loads coalesce too.
+# A^T y: a thread per column c = q b + j sums data[p, d, c] y[p b + j - k_d] over block rows p and
+# diagonals d; consecutive threads read consecutive c, so these loads coalesce too.
 _RMATVEC_SOURCE = r"""
 extern "C" __global__ void isomat_dia_blocks_rmatvec_NAME(
-    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ y, T* __restrict__ part,
-    long long n_rows, long long n_cols, long long block, long long n_diag, long long span, long long chunk)
+    const T* __restrict__ data, const long long* __restrict__ offsets, const T* __restrict__ y, T* __restrict__ x,
+    long long n_rows, long long n_cols, long long block, long long n_diag, long long span, long long n_brows)
 {
-  const long long n_brows = (n_rows + block - 1) / block, n_chunks = (n_brows + chunk - 1) / chunk;
-  const long long step = (long long)blockDim.x * gridDim.x, total = n_cols * n_chunks;
-  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
-    const long long h = t / n_cols, c = t - h * n_cols;
+  const long long step = (long long)blockDim.x * gridDim.x;
+  for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < n_cols; c += step) {
     const long long j = c % block;
-    const long long p_end = (h + 1) * chunk < n_brows ? (h + 1) * chunk : n_brows;
     T acc = 0;
     for (long long d = 0; d < n_diag; ++d) {
       const long long i = j - offsets[d];  /* row inside each block */
       if (i < 0 || i >= block) continue;
-      for (long long p = h * chunk; p < p_end; ++p) {
+      for (long long p = 0; p < n_brows; ++p) {
         const long long r = p * block + i;
         if (r >= n_rows) break;
         acc += data[(p * n_diag + d) * span + c] * y[r];
       }
     }
-    part[h * n_cols + c] = acc;
+    x[c] = acc;
+  }
+}
+"""
+# The chunks' partial sums, added in a fixed order: a thread per result entry reads its n_chunks
+# partials, a stride of n apart (consecutive threads, consecutive entries: coalesced).
+_SUM_CHUNKS_SOURCE = r"""
+extern "C" __global__ void isomat_dia_blocks_sum_chunks_NAME(
+    const T* __restrict__ part, T* __restrict__ out, long long n, long long n_chunks)
+{
+  const long long step = (long long)blockDim.x * gridDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += step) {
+    T acc = 0;
+    for (long long h = 0; h < n_chunks; ++h) acc += part[h * n + r];
+    out[r] = acc;
   }
 }
 """
@@ -465,20 +504,26 @@ _KERNELS: dict[tuple, Any] = {}
 _DEVICE_CHUNK_BYTES = 64
 
 
-def _kernel_source(dtype: Any, transpose: bool) -> tuple[str, str]:
-    """``(kernel name, CUDA source)`` of the product for ``dtype`` (float32 or float64)."""
+_SOURCES = {"matvec": _MATVEC_SOURCE, "matvec_chunks": _MATVEC_CHUNKS_SOURCE, "rmatvec": _RMATVEC_SOURCE,
+            "sum_chunks": _SUM_CHUNKS_SOURCE}
+
+
+def _kernel_source(dtype: Any, kind: Any) -> tuple[str, str]:
+    """``(kernel name, CUDA source)`` of ``kind`` (a key of ``_SOURCES``; True / False for rmatvec /
+    matvec) for ``dtype`` (float32 or float64)."""
+    kind = {True: "rmatvec", False: "matvec"}.get(kind, kind)
     ctype, suffix = ("double", "f64") if np.dtype(dtype) == np.float64 else ("float", "f32")
-    source = (_RMATVEC_SOURCE if transpose else _MATVEC_SOURCE).replace("NAME", suffix)
-    return f"isomat_dia_blocks_{'rmatvec' if transpose else 'matvec'}_{suffix}", f"typedef {ctype} T;\n" + source
+    return f"isomat_dia_blocks_{kind}_{suffix}", f"typedef {ctype} T;\n" + _SOURCES[kind].replace("NAME", suffix)
 
 
 for _dtype in (np.float32, np.float64):  # declared for the NVRTC test (tests/test_nvrtc.py)
-    for _transpose in (False, True):
-        register_raw_kernel_source(*_kernel_source(_dtype, _transpose))
+    for _kind in _SOURCES:
+        register_raw_kernel_source(*_kernel_source(_dtype, _kind))
 
 
-def _device_kernel(cp: Any, dtype: np.dtype, transpose: bool) -> Any:
-    """The compiled kernel for ``dtype`` (float32 or float64), made once per CuPy module."""
+def _device_kernel(cp: Any, dtype: np.dtype, transpose: Any) -> Any:
+    """The compiled kernel for ``dtype`` (float32 or float64), made once per CuPy module
+    (``transpose``: True / False, or a key of ``_SOURCES``)."""
     key = (id(cp), np.dtype(dtype).name, transpose)
     if key not in _KERNELS:
         name, source = _kernel_source(dtype, transpose)
