@@ -249,12 +249,15 @@ def run_benchmarks(directory: str | os.PathLike = "benchmarks", *, json_path: st
         "machine": machine(),
         "benchmarks": [],
     }
-    for s in scripts:
-        if log is not None:
-            print(f"isomat bench: {s.stem} ...", file=log, flush=True)
+    t_start = time.perf_counter()
+    for i, s in enumerate(scripts, 1):
+        if log is not None:  # progress: which script, how far, how long so far
+            print(f"isomat bench: [{i}/{len(scripts)}] {s.stem} ... ({time.perf_counter() - t_start:.0f} s so far)",
+                  file=log, flush=True)
         entry = run_script(s, quick=quick, timeout=timeout)
         if log is not None:
-            print(f"isomat bench: {s.stem}: {entry['status']} in {entry['seconds']:.1f} s", file=log, flush=True)
+            print(f"isomat bench: [{i}/{len(scripts)}] {s.stem}: {entry['status']} in {entry['seconds']:.1f} s",
+                  file=log, flush=True)
         report["benchmarks"].append(entry)
     Path(json_path).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
     Path(markdown_path).write_text(markdown(report), encoding="utf-8")

@@ -20,6 +20,7 @@ import json
 import platform
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
@@ -481,6 +482,10 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         before = rng.bit_generator.state
         # refuse a bad target before the build (which may take a while)
         export.write_target(args.output, args.format, overwrite=args.force)
+        progress = err.isatty()  # stages of a long export, on a terminal only (a log or a pipe stays clean)
+        t0 = time.perf_counter()
+        if progress:
+            print(f"{prog}: building ...", file=err, flush=True)
         op = fam.build(args, rng)
         random_values = rng.bit_generator.state != before  # the seed matters only when values were drawn
         M = export.to_scipy(op, "csr")  # held once: the build's CSR itself where the family builds CSR
@@ -491,6 +496,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(vars(args).items())
                   if k not in skip and v is not None and not callable(v)}
         params.update(fam.describe(args))  # e.g. a kernel file's real channels and content hash
+        if progress:
+            print(f"{prog}: built {M.shape[0]}x{M.shape[1]}, {M.nnz:,} stored entries in {time.perf_counter() - t0:.1f} s; "
+                  f"writing {args.output} ...", file=err, flush=True)
         metadata = {"isomat_version": __version__, "kind": args.kind, "parameters": params,
                     "shape": list(M.shape), "input_shape": list(in_shape), "output_shape": list(out_shape),
                     "rows": "outputs", "columns": "inputs", "convention": "y = W x",

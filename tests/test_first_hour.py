@@ -116,3 +116,33 @@ def test_command_line_roughnesses(tmp_path):
     text = out.getvalue()
     assert re.search(r"^1 claim in ", text, flags=re.M) and "1 claims" not in text
     assert max(len(line) for line in text.splitlines()) <= 100
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_long_export_says_what_it_is_doing_on_a_terminal_only(tmp_path):
+    # issue 23, item 9: no progress on long export runs; on a terminal the stages are named, in a pipe nothing
+    from isomat.cli import main as cli
+
+    argv = ["export", "conv", "--input-shape", "1,6,6", "--kernel-size", "3", "--seed", "1"]
+    out, err = io.StringIO(), _Terminal()
+    assert cli([*argv, "-o", str(tmp_path / "a.npz")], out=out, err=err) == 0
+    lines = err.getvalue().splitlines()
+    assert lines[0] == "isomat export conv: building ..." and "stored entries in" in lines[1] and "writing" in lines[1]
+    out, err = io.StringIO(), io.StringIO()
+    assert cli([*argv, "-o", str(tmp_path / "b.npz")], out=out, err=err) == 0
+    assert err.getvalue() == ""
+
+
+def test_bench_numbers_its_scripts_as_it_goes(tmp_path):
+    from isomat.bench import run_benchmarks
+
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.py").write_text("print('ok')\n")
+    log = io.StringIO()
+    run_benchmarks(tmp_path, json_path=tmp_path / "r.json", markdown_path=tmp_path / "r.md", quick=True, log=log)
+    text = log.getvalue()
+    assert "[1/2] one ..." in text and "[2/2] two:" in text
