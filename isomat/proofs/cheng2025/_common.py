@@ -400,45 +400,60 @@ def _builder_binds(ok, small, small_desc: str, large, large_desc: str) -> "Trial
                   exhaustive(ok, large, describe=large_desc, method="exact"))
 
 
-def _projection_matches_rule(mn) -> bool:
-    """projection(m, n) (float CSR and, for small sizes, exact) equals the proved entry rule ov(i, j, m, n)/m at
-    every entry, and the matrix-free project() applies it."""
+def _projection_matches_rule(mn, field: str = "numpy") -> bool:
+    """projection(m, n) (float CSR in ``field``, the float field of the run, and, for small sizes, exact) equals the
+    proved entry rule ov(i, j, m, n)/m at every entry, and the matrix-free project() applies it (its input in
+    ``field``); the float results come back to the host for the comparison with the rule (NumPy)."""
     m, n = mn
     I, J = np.arange(n)[:, None], np.arange(m)[None, :]
     ov = projection_overlap(I, J, m, n)
-    P = projection(m, n)
-    if P.shape != (n, m) or not np.array_equal(P.toarray(), ov / m):
+    P = projection(m, n, backend=field)
+    if P.shape != (n, m) or not np.array_equal(to_numpy(P.toarray()), ov / m):
         return False
     if m * n <= 64:
         E = _exact(m, n)
         if any(E[i, j] != sympy.Rational(int(ov[i, j]), m) for i in range(n) for j in range(m)):
             return False
     x = np.random.default_rng(m * 7919 + n).integers(-9, 10, size=(m, 2)).astype(float)
-    px = projection_module.project(x, n)
+    xd = _backend.as_values(x, field, name="x")
+    px = to_numpy(projection_module.project(xd, n))
+    px0 = to_numpy(projection_module.project(xd[:, 0], n))
     return bool(np.allclose(px, (ov / m) @ x, rtol=1e-12, atol=1e-12)
-                and np.allclose(projection_module.project(x[:, 0], n), (ov / m) @ x[:, 0], rtol=1e-12, atol=1e-12))
+                and np.allclose(px0, (ov / m) @ x[:, 0], rtol=1e-12, atol=1e-12))
+
+
+def _projection_binds():
+    """isomat's projection / projection_operator / project against the proved entry rule (binding), isomat's side
+    in the float field of the run (CuPy under `isomat verify --backend cupy`)."""
+    return _projection_binds_in(float_backend())
 
 
 @lru_cache(maxsize=None)
-def _projection_binds():
-    """isomat's projection / projection_operator / project against the proved entry rule (binding)."""
-    return _builder_binds(_projection_matches_rule, list(itertools.product(range(1, 9), repeat=2)),
+def _projection_binds_in(field: str):
+    return _builder_binds(lambda mn: _projection_matches_rule(mn, field), list(itertools.product(range(1, 9), repeat=2)),
                           "projection(m, n) and project vs ov(i, j, m, n)/m, all 1 <= m, n <= 8",
                           _random_sizes(22, 4, 2, 50, 400), "4 seeded random (m, n) in [50, 400]^2")
 
 
-def _swap_matches_rule(mn) -> bool:
+def _swap_matches_rule(mn, field: str = "numpy") -> bool:
+    """swap_matrix(m, n) built in ``field`` (the float field of the run) against its entry rule swap_row; the
+    COO arrays come back to the host for the comparison."""
     _stp = importlib.import_module("isomat.algebra.stp")
     m, n = mn
-    C = _stp.swap_matrix(m, n, format="coo")
+    C = _stp.swap_matrix(m, n, backend=field, format="coo")
+    row, col, data = to_numpy(C.row), to_numpy(C.col), to_numpy(C.data)
     k = np.arange(m * n)
-    return (C.shape == (m * n, m * n) and C.nnz == m * n and np.array_equal(np.sort(C.col), k)
-            and np.array_equal(C.row[np.argsort(C.col)], _stp.swap_row(k, m, n)) and bool(np.all(C.data == 1)))
+    return (C.shape == (m * n, m * n) and C.nnz == m * n and np.array_equal(np.sort(col), k)
+            and np.array_equal(row[np.argsort(col)], _stp.swap_row(k, m, n)) and bool(np.all(data == 1)))
+
+
+def _swap_binds():
+    return _swap_binds_in(float_backend())
 
 
 @lru_cache(maxsize=None)
-def _swap_binds():
-    return _builder_binds(_swap_matches_rule, list(itertools.product(range(1, 9), repeat=2)),
+def _swap_binds_in(field: str):
+    return _builder_binds(lambda mn: _swap_matches_rule(mn, field), list(itertools.product(range(1, 9), repeat=2)),
                           "swap_matrix(m, n) vs swap_row, all 1 <= m, n <= 8",
                           _random_sizes(9, 4, 2, 20, 300), "4 seeded random (m, n) in [20, 300]^2")
 

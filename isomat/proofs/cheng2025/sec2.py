@@ -324,16 +324,18 @@ def _power_dummy():
         return True
 
     def retr_binds(dims):  # the builder (kron_operator of 1ᵀ, I, 1ᵀ) against the proved entry rule retriever_entry
+        fb = float_backend()  # isomat's operators in the float field of the run, compared on the host
+        dense = lambda M: to_numpy(M.toarray())  # noqa: E731
         for i in range(1, len(dims) + 1):
-            R = _stp_mod.retriever(list(dims), i, format="coo").toarray()
+            R = dense(_stp_mod.retriever(list(dims), i, backend=fb, format="coo"))
             size, after = dims[i - 1], math.prod(dims[i:])
             rule = _stp_mod.retriever_entry(np.arange(size)[:, None], np.arange(math.prod(dims))[None, :], size, after)
             if R.shape != rule.shape or not np.array_equal(R, rule.astype(R.dtype)):
                 return False
-        return (np.array_equal(_stp_mod.front_maintaining(dims[0], dims[-1], format="coo").toarray(),
-                               _stp_mod.retriever([dims[0], dims[-1]], 1, format="coo").toarray())
-                and np.array_equal(_stp_mod.rear_maintaining(dims[0], dims[-1], format="coo").toarray(),
-                                   _stp_mod.retriever([dims[0], dims[-1]], 2, format="coo").toarray()))
+        return (np.array_equal(dense(_stp_mod.front_maintaining(dims[0], dims[-1], backend=fb, format="coo")),
+                               dense(_stp_mod.retriever([dims[0], dims[-1]], 1, backend=fb, format="coo")))
+                and np.array_equal(dense(_stp_mod.rear_maintaining(dims[0], dims[-1], backend=fb, format="coo")),
+                                   dense(_stp_mod.retriever([dims[0], dims[-1]], 2, backend=fb, format="coo"))))
 
     retr_cases = [c for L in (1, 2, 3) for c in itertools.product((2, 3), repeat=L)]
     cross = all_of(

@@ -566,8 +566,8 @@ def _eq98():
     def row_dim(c):
         q, r, n0 = c
         t = math.lcm(q, r)
-        V = [np.ones(n0)] * r
-        Xt = np.asarray(_hyper.project_pad([V[i % r] for i in range(t)]))
+        V = [_dev(np.ones(n0))] * r  # isomat's project_pad in the float field of the run, its result back on the host
+        Xt = to_numpy(_hyper.project_pad([V[i % r] for i in range(t)]))
         return (np.repeat(np.ones((1, q)), t // q, axis=1) @ Xt).shape[1]
 
     def printed_ok(c):  # d = n0: (t/d)·n0 = t
