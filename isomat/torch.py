@@ -9,15 +9,15 @@ for **one sample** ``x`` of shape ``input_shape`` *without* a batch axis (torch'
 input), ``vec`` the row-major (C order) flattening, i.e. ``module(x).flatten() == W @ x.flatten() + b``.
 The matrices come from isomat's constructions (:func:`~isomat.algebra.conv_matrix`,
 :func:`~isomat.algebra.avgpool_matrix`, :func:`~isomat.algebra.maxpool_selection`,
-:func:`~isomat.algebra.rnn_matrix`, :func:`~isomat.algebra.ndlinear_matrix`,
-:func:`~isomat.algebra.padding.padding_matrix`), composed where torch has an option they lack:
+:func:`~isomat.algebra.rnn_matrix`, :func:`~isomat.algebra.ndlinear_matrix`), composed where
+torch has an option they lack:
 
 =============================  ====================================================================
 module                         supported
 =============================  ====================================================================
 ``nn.Conv1d/2d/3d``            groups, stride, dilation, padding (ints, ``"same"``, ``"valid"``),
-                               every ``padding_mode``: ``zeros``/``circular`` directly,
-                               ``reflect``/``replicate`` as (valid convolution) @ (padding matrix)
+                               every ``padding_mode`` (``zeros``, ``circular``, ``reflect``,
+                               ``replicate``), passed to ``conv_matrix(..., padding_mode=)``
 ``nn.ConvTranspose1d/2d/3d``   stride, padding, output_padding, dilation, groups: the transpose of
                                the matching convolution's matrix (rows past the input dropped)
 ``nn.AvgPool1d/2d/3d``         stride, padding, ceil_mode, count_include_pad, divisor_override
@@ -62,7 +62,6 @@ except ImportError as exc:  # pragma: no cover - exercised with torch hidden
 
 from .algebra.conv import conv_matrix, conv_output_shape
 from .algebra.ndlinear import ndlinear_matrix
-from .algebra.padding import padding_matrix
 from .algebra.pool import avgpool_matrix, maxpool_selection
 from .algebra.rnn import rnn_matrix
 
@@ -221,25 +220,12 @@ def _conv(module: nn.Module, d: int, shape: tuple[int, ...]) -> tuple[Any, np.nd
         padding = module.padding  # "same" / "valid", as conv_matrix
     else:
         padding = _tuple("padding", module.padding, d, module)
-    if mode in ("zeros", "circular"):
-        W = conv_matrix(shape, k, stride=stride, padding=padding, dilation=dilation, groups=groups,
-                        boundary="zero" if mode == "zeros" else "circular")
-        out = conv_output_shape(shape, k.shape, stride=stride, padding=padding, dilation=dilation, groups=groups)
-    elif mode in ("reflect", "replicate"):
-        if padding == "valid":
-            pads = [(0, 0)] * d
-        elif padding == "same":
-            totals = [dl * (kk - 1) for dl, kk in zip(dilation, k.shape[2:])]
-            pads = [(t // 2, t - t // 2) for t in totals]
-        else:
-            pads = [(p, p) for p in padding]
-        P = padding_matrix(shape, pads, mode)
-        padded = (shape[0],) + tuple(n + lo + hi for n, (lo, hi) in zip(shape[1:], pads))
-        W = conv_matrix(padded, k, stride=stride, padding=0, dilation=dilation, groups=groups) @ P
-        out = conv_output_shape(padded, k.shape, stride=stride, padding=0, dilation=dilation, groups=groups)
-    else:
+    if mode not in ("zeros", "circular", "reflect", "replicate"):
         raise ValueError(f"{type(module).__name__}: padding_mode={mode!r} is not supported; supported: "
                          f"'zeros', 'circular', 'reflect', 'replicate'")
+    # conv_matrix takes torch's padding_mode as is (reflect: padding < the input size, as torch)
+    W = conv_matrix(shape, k, stride=stride, padding=padding, dilation=dilation, groups=groups, padding_mode=mode)
+    out = conv_output_shape(shape, k.shape, stride=stride, padding=padding, dilation=dilation, groups=groups)
     return W, _bias(module, out)
 
 

@@ -35,7 +35,7 @@ def site(tmp_path_factory):
 
 def test_site_builds_without_warnings(site):
     assert (site / "index.html").is_file()
-    for page in ("conventions", "guide/fields", "guide/ledger", "guide/proofs", "guide/export",
+    for page in ("conventions", "guide/fields", "guide/ledger", "guide/proofs", "guide/export", "guide/torch",
                  "guide/dask", "ledger-table", "api"):
         assert (site / f"{page}.html").is_file(), page
 

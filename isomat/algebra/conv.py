@@ -44,6 +44,7 @@ from ._operator import (DEVICE_FILL_SCRATCH_PER_TAP, SparseOperator, check_bytes
                         value_bytes)
 
 _BOUNDARIES = ("zero", "circular", "reflect", "replicate")
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")  # torch's padding_mode names
 _IM2COL_BYTES = 256 * 2**20  # largest stacked-shifts buffer conv_apply builds; above it, one GEMM per tap
 _SCRATCH = threading.local()
 
@@ -61,6 +62,19 @@ def _scratch(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # argument handling
 # ---------------------------------------------------------------------------------------------
+def _boundary(boundary: Any, padding_mode: Any) -> Any:
+    """``boundary``, or torch's ``padding_mode`` spelling of it (``"zeros"`` is isomat's ``"zero"``);
+    ``"zero"`` when neither is given. Both at once is refused, even when they agree: one name for
+    one option. The value itself is checked by the plan (``boundary``) or here (``padding_mode``)."""
+    if padding_mode is None:
+        return "zero" if boundary is None else boundary
+    if boundary is not None:
+        raise ValueError(f"boundary={boundary!r} and padding_mode={padding_mode!r} are both given: padding_mode is "
+                         f"torch's name for boundary, pass only one of them")
+    mode = _validate.choice("padding_mode", padding_mode, _PADDING_MODES)
+    return "zero" if mode == "zeros" else mode
+
+
 def _kernel_values(kernel: Any, field: str) -> Any:
     if kernel is None:
         raise TypeError("kernel must be an array of shape (C_out, C_in, k1, ..., kd), got None")
@@ -432,8 +446,8 @@ def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads:
 # public constructions
 # ---------------------------------------------------------------------------------------------
 def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
-                boundary: str = "zero", groups: int = 1, rows: Any = None, backend: str | None = None,
-                format: str = "csr", threads: int | None = None) -> Any:
+                boundary: str | None = None, groups: int = 1, rows: Any = None, backend: str | None = None,
+                format: str = "csr", threads: int | None = None, padding_mode: str | None = None) -> Any:
     r"""The exact sparse matrix of an N-d convolution layer (zhu2025 §4.2.1, Theorem 4.1).
 
     Cross-correlation as ``torch.nn.functional.conv1d/conv2d/conv3d``:
@@ -459,10 +473,11 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     padding : int, tuple of int, "valid" or "same"
         Symmetric padding per axis; "same" pads ``dilation*(k-1)`` in total, the extra one on the
         high side, as torch (stride 1 only).
-    boundary : {"zero", "circular", "reflect", "replicate"}  (torch's ``"zeros"`` is the same as ``"zero"``)
+    boundary : {"zero", "circular", "reflect", "replicate"}, default "zero"
         Value read outside the input, as torch's ``padding_mode`` (``"zeros"``, ``"circular"``,
         ``"reflect"``, ``"replicate"``): zero, the periodic continuation, the mirror image without
         repeating the edge (padding must be smaller than the input, as in torch), or the edge value.
+        torch's ``"zeros"`` is accepted as ``"zero"``.
     groups : int
         As torch: the channels split into ``groups`` groups, output channel ``c`` reading only
         the input channels of group ``c // (C_out / groups)`` (``groups = C_in``: depthwise).
@@ -488,6 +503,9 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
         and stored on the device, and the product is a CUDA kernel.
     threads : int, optional
         Threads filling row blocks of a NumPy result (default ``min(2, os.cpu_count())``).
+    padding_mode : {"zeros", "reflect", "replicate", "circular"}, optional
+        torch's spelling of ``boundary`` (``nn.Conv2d(..., padding_mode=...)``): the same option
+        under torch's name and values. Give ``boundary`` or ``padding_mode``, not both.
 
     Returns
     -------
@@ -501,6 +519,7 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
     array([[1., 2., 0.],
            [0., 1., 2.]])
     """
+    boundary = _boundary(boundary, padding_mode)
     field = _backend.resolve_field(backend, kernel)
     k = _kernel_values(kernel, field)
     plan = _Plan(input_shape, tuple(k.shape), stride, padding, dilation, boundary, groups=groups)
@@ -616,7 +635,8 @@ def _shift_pad(plan: _Plan, axis: int, tap: int, pad, field, format):
 
 
 def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
-               boundary: str = "zero", groups: int = 1, threads: int | None = None) -> Any:
+               boundary: str | None = None, groups: int = 1, threads: int | None = None,
+               padding_mode: str | None = None) -> Any:
     r"""Matrix-free convolution: :math:`\sum_t k_t\,(S^{(1)}_{t_1}\otimes\cdots\otimes S^{(d)}_{t_d})x`.
 
     Each Kronecker product of shifts applied to :math:`X` is a strided slice of the padded
@@ -631,11 +651,12 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     x : array
         ``input_shape`` (``(C_in, n1..nd)``, or ``(n1..nd)`` for a single-channel kernel), or its
         row-major flattening (then the result is flattened too).
-    kernel, stride, padding, dilation, boundary, groups
-        As :func:`conv_matrix`.
+    kernel, stride, padding, dilation, boundary, groups, padding_mode
+        As :func:`conv_matrix` (``padding_mode``: torch's name for ``boundary``).
     threads : int, optional
         Worker threads (default: ``min(2, os.cpu_count())``).
     """
+    boundary = _boundary(boundary, padding_mode)
     threads = _validate.threads(threads)
     field = _backend.field_of(x, kernel)
     xv = _backend.as_values(x, field, name="x")
