@@ -12,7 +12,15 @@ positive divisors only; a proof's hypotheses must say so.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ._types import BoolTerm, IndexTerm
+
+if TYPE_CHECKING:
+    import numpy as np
+    import z3
+
+_T = TypeVar("_T")
 
 __all__ = ["both", "either", "fdiv", "fmod", "index_operands", "ite"]
 
@@ -43,19 +51,19 @@ def index_operands(where: str, **values: Any) -> None:
                             f"got {text} ({type(v).__name__})")
 
 
-def fdiv(a: Any, b: Any) -> Any:
+def fdiv(a: Any, b: Any) -> IndexTerm:
     """Floor division ``a // b`` for a positive divisor ``b`` (Z3: integer ``div``)."""
     if _is_z3(a, b):
         return a / b
     return a // b
 
 
-def fmod(a: Any, b: Any) -> Any:
+def fmod(a: Any, b: Any) -> IndexTerm:
     """Remainder ``a % b`` in ``[0, b)`` for a positive divisor ``b`` (Z3: integer ``mod``)."""
     return a % b
 
 
-def ite(cond: Any, a: Any, b: Any) -> Any:
+def ite(cond: Any, a: _T, b: _T) -> _T | np.ndarray | z3.ExprRef:
     """``a if cond else b``, elementwise for arrays, ``If`` for Z3 terms."""
     if _is_z3(cond, a, b):
         import z3
@@ -64,11 +72,11 @@ def ite(cond: Any, a: Any, b: Any) -> Any:
     import numpy as np
 
     if isinstance(cond, np.ndarray) or isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.where(cond, a, b)
+        return np.where(cond, a, b)  # type: ignore[call-overload]
     return a if cond else b
 
 
-def both(*conds: Any) -> Any:
+def both(*conds: Any) -> BoolTerm:
     """Conjunction: ``z3.And`` for terms, ``&`` for arrays, ``and`` for bools."""
     if _is_z3(*conds):
         import z3
@@ -80,7 +88,7 @@ def both(*conds: Any) -> Any:
     return out
 
 
-def either(*conds: Any) -> Any:
+def either(*conds: Any) -> BoolTerm:
     """Disjunction: ``z3.Or`` for terms, ``|`` for arrays, ``or`` for bools."""
     if _is_z3(*conds):
         import z3

@@ -128,7 +128,7 @@ def _apply_block(build_block: Callable[[int, int], Any], start: int, stop: int, 
     if device == "gpu":
         from .gpu import to_cpu, to_gpu
 
-        y = to_cpu(to_gpu(block) @ to_gpu(x))  # to_gpu returns a device block as it is
+        y = to_cpu(to_gpu(block) @ to_gpu(x))  # type: ignore[operator]  # to_gpu returns a device block as it is
     else:
         from .gpu import to_cpu
 
@@ -150,7 +150,7 @@ def _apply_block(build_block: Callable[[int, int], Any], start: int, stop: int, 
 
 def apply_row_blocks(build_block: Callable[[int, int], Any], n_rows: int, x: Any, *, client: Any,
                      n_blocks: int | None = None, device: str = "cpu", workers: Sequence[str] | None = None,
-                     return_info: bool = False) -> Any:
+                     return_info: bool = False) -> np.ndarray | tuple[np.ndarray, list[BlockInfo]]:
     r"""``W @ x`` with ``W`` built and applied in row blocks on a Dask cluster.
 
     Parameters

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import sympy
@@ -23,6 +23,8 @@ from .. import _validate
 from ..gpu import is_cupy_array, require_cupy
 
 FIELDS = _validate.BACKENDS
+
+_T = TypeVar("_T")
 
 
 def _is_sympy(x: Any) -> bool:
@@ -75,12 +77,12 @@ def is_torch_tensor(x: Any) -> bool:
     return type(x).__module__.split(".", 1)[0] == "torch" and hasattr(x, "detach") and hasattr(x, "numpy")
 
 
-def from_torch(x: Any) -> Any:
+def from_torch(x: _T) -> _T | np.ndarray:
     """A torch tensor or Parameter as a NumPy array: detached from autograd and copied to the host
     (torch's own ``numpy()`` refuses a tensor that requires grad, a CUDA tensor and bfloat16);
     anything else unchanged. Lists and tuples of tensors (``kron([A, B])``) are converted item by item."""
     if is_torch_tensor(x):
-        t = x.detach().cpu().resolve_conj()
+        t = x.detach().cpu().resolve_conj()  # type: ignore[attr-defined]
         if str(t.dtype) in ("torch.bfloat16", "torch.float16"):
             t = t.float()
         return t.numpy()

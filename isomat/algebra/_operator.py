@@ -10,7 +10,7 @@ rendering, so constructions may emit one entry per contribution (per kernel tap,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,7 +20,11 @@ from .._config import get_memory_limit
 from ..errors import SizeLimitError
 from ..gpu import cupy_sparse
 from .. import _validate
+from .._types import DenseMatrix, Rendered, SparseMatrix
 from . import _backend
+
+if TYPE_CHECKING:
+    import cupyx.scipy.sparse
 
 
 def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: int | None = None,
@@ -254,7 +258,7 @@ class SparseOperator:
             entries[key] = entries[key] + v if key in entries else v
         return sympy.SparseMatrix(self.shape[0], self.shape[1], {k: v for k, v in entries.items() if v != 0})
 
-    def to_cupy(self, format: str = "csr") -> Any:
+    def to_cupy(self, format: str = "csr") -> cupyx.scipy.sparse.spmatrix:
         """GPU rendering as a ``cupyx.scipy.sparse`` matrix."""
         cpx = cupy_sparse()
         xp = _backend.array_module("cupy")
@@ -276,7 +280,7 @@ class SparseOperator:
         :func:`~isomat.gpu.to_cpu` call this, so that the GPU glue needs no algebra types."""
         return as_operator(self, field=_validate.backend(field, "field"), name="values")
 
-    def render(self, format: str = "csr") -> Any:
+    def render(self, format: str = "csr") -> SparseMatrix:
         """Render in the operator's own field."""
         if self.field == "sympy":
             return self.to_sympy()
@@ -284,7 +288,7 @@ class SparseOperator:
             return self.to_cupy(format)
         return self.to_scipy(format)
 
-    def todense(self) -> Any:
+    def todense(self) -> DenseMatrix:
         """Dense rendering in the operator's own field (``sympy.Matrix``, NumPy or CuPy array)."""
         if self.field == "sympy":
             return sympy.Matrix(self.to_sympy())
@@ -293,7 +297,7 @@ class SparseOperator:
         return self.to_scipy().toarray()
 
 
-def render(op: SparseOperator, format: str) -> Any:
+def render(op: SparseOperator, format: str) -> Rendered:
     """Render ``op`` in its own field, or return it as is when ``format == "operator"``."""
     format = _validate.choice("format", format, ("csr", "csc", "coo", "operator"))
     if format == "operator":

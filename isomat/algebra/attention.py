@@ -20,11 +20,12 @@ from typing import Any
 import numpy as np
 
 from .. import _validate
+from .._types import FieldArray, Rendered
 from . import _backend
 from ._operator import SparseOperator, check_size, render
 
 
-def _mat(name: str, M: Any, field: str) -> Any:
+def _mat(name: str, M: Any, field: str) -> FieldArray:
     arr = _backend.as_values(M, field, name=name)
     if arr.ndim != 2 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty matrix (2-d), got an array of shape {tuple(arr.shape)}")
@@ -44,7 +45,7 @@ def _mm(a, b, field):
     return a @ b
 
 
-def linear_attention(X: Any, Wq: Any, Wk: Any, Wv: Any) -> Any:
+def linear_attention(X: Any, Wq: Any, Wk: Any, Wv: Any) -> FieldArray:
     r""":math:`(XW_q)(XW_k)^{\mathsf T}(XW_v)` computed directly (the reference map)."""
     field = _backend.field_of(X, Wq, Wk, Wv)
     Xa, A, B, C = (_mat(n, v, field) for n, v in (("X", X), ("Wq", Wq), ("Wk", Wk), ("Wv", Wv)))
@@ -85,7 +86,7 @@ def softmax_attention(X: Any, Wq: Any, Wk: Any, Wv: Any) -> np.ndarray:
     return (S / S.sum(axis=1, keepdims=True)) @ V
 
 
-def lift3(x: Any) -> Any:
+def lift3(x: Any) -> FieldArray:
     r""":math:`x\otimes x\otimes x` (row-major Kronecker) of a vector."""
     field = _backend.field_of(x)
     v = _backend.as_values(x, field, name="x")
@@ -97,7 +98,7 @@ def lift3(x: Any) -> Any:
 
 
 def linear_attention_matrix(T: Any, Wq: Any, Wk: Any, Wv: Any, *, backend: str | None = None,
-                            format: str = "csr") -> Any:
+                            format: str = "csr") -> Rendered:
     r"""The sparse :math:`\mathcal W` with :math:`\operatorname{vec}Z=\mathcal W(x\otimes x\otimes x)`.
 
     Parameters
@@ -146,7 +147,7 @@ def linear_attention_matrix(T: Any, Wq: Any, Wk: Any, Wv: Any, *, backend: str |
     return render(SparseOperator.build(shape, rows, cols, vals, field), format)
 
 
-def zhu_w_sa(W_Q: Any, W_K: Any, W_V: Any, *, backend: str | None = None, format: str = "csr") -> Any:
+def zhu_w_sa(W_Q: Any, W_K: Any, W_V: Any, *, backend: str | None = None, format: str = "csr") -> Rendered:
     r"""The paper's :math:`W_{SA}\in\mathbb{R}^{M\times N^2}` of zhu2025 A.3, exactly as printed:
 
     .. math::
@@ -179,7 +180,7 @@ def zhu_w_sa(W_Q: Any, W_K: Any, W_V: Any, *, backend: str | None = None, format
     return render(SparseOperator.build((M, N * N), rows, cols, vals, field), format)
 
 
-def zhu_a3_output(W_Q: Any, W_K: Any, W_V: Any, x: Any) -> Any:
+def zhu_a3_output(W_Q: Any, W_K: Any, W_V: Any, x: Any) -> FieldArray:
     r"""A.3's own definition of the output: :math:`y = V(K^{\mathsf T}Q)` with
     :math:`Q=W_Q\vec X`, :math:`K=W_K\vec X`, :math:`V=W_V\vec X` (vectors, so :math:`K^{\mathsf T}Q` is a scalar)."""
     field = _backend.field_of(W_Q, W_K, W_V, x)

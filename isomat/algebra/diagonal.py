@@ -35,7 +35,7 @@ import math
 import numbers
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,6 +45,9 @@ from .._config import get_memory_limit
 from ..errors import SizeLimitError
 from ..gpu import cupy_sparse, is_cupy_array, is_cupy_sparse, register_raw_kernel_source, require_cupy
 from ._operator import SparseOperator, _human
+
+if TYPE_CHECKING:
+    from scipy.sparse.linalg import LinearOperator
 
 try:  # SciPy's compiled DIA kernel: y[n] += data[n] * x[n] along one diagonal, GIL released
     from scipy.sparse import _sparsetools
@@ -363,7 +366,7 @@ class DiagonalBlocks:
     def __matmul__(self, x: Any) -> np.ndarray:
         return self.matvec(x)
 
-    def aslinearoperator(self) -> Any:
+    def aslinearoperator(self) -> LinearOperator:
         """A ``scipy.sparse.linalg.LinearOperator`` with this matvec and rmatvec (numpy field)."""
         if self.field == "cupy":
             raise TypeError("aslinearoperator gives a SciPy (host) operator: call to_field('numpy') first")

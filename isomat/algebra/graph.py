@@ -36,6 +36,7 @@ import numpy as np
 import sympy
 
 from .. import _validate
+from .._types import FieldArray, Rendered
 from . import _backend
 from ._operator import SparseOperator, as_operator, check_size, render
 
@@ -83,7 +84,7 @@ def _read(G: Any, nodelist: Sequence[Any] | None, weight: str | None, field: str
     return n, xp.asarray(src), xp.asarray(dst), w, directed
 
 
-def _rowsum(rows: Any, vals: Any, n: int, field: str) -> Any:
+def _rowsum(rows: Any, vals: Any, n: int, field: str) -> FieldArray:
     xp = _backend.array_module(field)
     if field == "sympy":
         out = np.full(n, sympy.Integer(0), dtype=object)
@@ -92,7 +93,7 @@ def _rowsum(rows: Any, vals: Any, n: int, field: str) -> Any:
     return xp.bincount(rows, weights=vals, minlength=n)
 
 
-def _power(d: Any, half: bool, field: str, isolated: str, nodes_of: Callable[[Any], list]) -> Any:
+def _power(d: Any, half: bool, field: str, isolated: str, nodes_of: Callable[[Any], list]) -> FieldArray:
     """D^{-1} (half=False) or D^{-1/2} (half=True) as a vector, with the isolated-node rule."""
     xp = _backend.array_module(field)
     zero = np.array([v == 0 for v in d], dtype=bool) if field == "sympy" else _backend.to_numpy(d == 0)
@@ -149,7 +150,7 @@ def _neg(vals: Any) -> Any:
 # public operators
 # ---------------------------------------------------------------------------------------------
 def adjacency(G: Any, *, nodelist: Sequence[Any] | None = None, weight: str | None = None,
-              backend: str = "numpy", format: str = "csr") -> Any:
+              backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Adjacency matrix :math:`A` of ``G`` (do2017 §3 and app. B).
 
     :math:`A_{ij}` = weight of edge :math:`i\to j` (1 when ``weight`` is None); symmetric for
@@ -171,7 +172,7 @@ def adjacency(G: Any, *, nodelist: Sequence[Any] | None = None, weight: str | No
 
 
 def mean_aggregation(G: Any, *, nodelist: Sequence[Any] | None = None, weight: str | None = None,
-                     isolated: str = "raise", backend: str = "numpy", format: str = "csr") -> Any:
+                     isolated: str = "raise", backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""The CLN mean aggregation :math:`\tilde A = D^{-1}A` (do2017, eqs. 9 and 11).
 
     :math:`\tilde A_{ij} = 1/|\mathcal N(i)|` for :math:`j\in\mathcal N(i)` (unweighted), so that
@@ -188,7 +189,7 @@ def mean_aggregation(G: Any, *, nodelist: Sequence[Any] | None = None, weight: s
 
 
 def normalized_adjacency(G: Any, *, nodelist: Sequence[Any] | None = None, weight: str | None = None,
-                         isolated: str = "raise", backend: str = "numpy", format: str = "csr") -> Any:
+                         isolated: str = "raise", backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Symmetric normalization :math:`D^{-1/2}AD^{-1/2}` (do2017 app. B, eqs. 17-18).
 
     Undirected graphs only (``ValueError`` otherwise); see the module notes for ``isolated``.
@@ -202,7 +203,7 @@ def normalized_adjacency(G: Any, *, nodelist: Sequence[Any] | None = None, weigh
 
 
 def renormalized_adjacency(G: Any, *, nodelist: Sequence[Any] | None = None, weight: str | None = None,
-                           backend: str = "numpy", format: str = "csr") -> Any:
+                           backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""The renormalized operator :math:`\tilde D^{-1/2}\tilde A\tilde D^{-1/2}` of do2017 eq. (18)
     (Kipf and Welling's renormalization trick).
 
@@ -224,7 +225,7 @@ def renormalized_adjacency(G: Any, *, nodelist: Sequence[Any] | None = None, wei
 
 def laplacian(G: Any, kind: str = "symmetric", *, nodelist: Sequence[Any] | None = None,
               weight: str | None = None, isolated: str = "raise", backend: str = "numpy",
-              format: str = "csr") -> Any:
+              format: str = "csr") -> Rendered:
     r"""Graph Laplacians (do2017 app. B).
 
     ``kind="combinatorial"``: :math:`D - A`; ``"symmetric"``: :math:`L = I - D^{-1/2}AD^{-1/2}`
@@ -257,7 +258,7 @@ def laplacian(G: Any, kind: str = "symmetric", *, nodelist: Sequence[Any] | None
 
 def chebyshev_filter(G: Any, theta: Sequence[Any], *, lambda_max: Any = None, kind: str = "symmetric",
                      nodelist: Sequence[Any] | None = None, weight: str | None = None, isolated: str = "raise",
-                     backend: str = "numpy", format: str = "csr") -> Any:
+                     backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Chebyshev filter :math:`\sum_{k=0}^{K-1}\theta_k T_k(\tilde L)` (do2017 app. B, eqs. 15-16).
 
     :math:`\tilde L = 2L/\lambda_{\max} - I`, :math:`T_0 = I`, :math:`T_1 = \tilde L`,
@@ -282,7 +283,7 @@ def chebyshev_filter(G: Any, theta: Sequence[Any], *, lambda_max: Any = None, ki
     if len(theta) == 0:
         raise ValueError("theta must have at least one coefficient (K >= 1), got an empty sequence")
     th = _backend.as_values(np.array(list(theta), dtype=object), "sympy" if field == "sympy" else "numpy", name="theta")
-    L = laplacian(G, kind, nodelist=nodelist, weight=weight, isolated=isolated, backend=field, format="csr")
+    L: Any = laplacian(G, kind, nodelist=nodelist, weight=weight, isolated=isolated, backend=field, format="csr")
     n = L.shape[0]
     if lambda_max is None:
         if field == "sympy":
@@ -330,7 +331,7 @@ def chebyshev_filter(G: Any, theta: Sequence[Any], *, lambda_max: Any = None, ki
 
 def spectral_filter(G: Any, g: Callable[[Any], Any], *, kind: str = "symmetric",
                     nodelist: Sequence[Any] | None = None, weight: str | None = None, isolated: str = "raise",
-                    backend: str = "numpy", format: str = "csr") -> Any:
+                    backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""The spectral filter :math:`U g(\Lambda) U^{\mathsf T}` of do2017 eq. (14), :math:`L = U\Lambda U^{\mathsf T}`.
 
     Needs the orthogonal eigendecomposition of a symmetric :math:`L` (``kind`` "symmetric" or
@@ -346,7 +347,7 @@ def spectral_filter(G: Any, g: Callable[[Any], Any], *, kind: str = "symmetric",
     if not callable(g):
         raise TypeError(f"g must be a callable on the eigenvalue array, got {type(g).__name__}")
     kind = _validate.choice("kind", kind, ("symmetric", "combinatorial"))
-    L = laplacian(G, kind, nodelist=nodelist, weight=weight, isolated=isolated, backend=field, format="csr")
+    L: Any = laplacian(G, kind, nodelist=nodelist, weight=weight, isolated=isolated, backend=field, format="csr")
     n = L.shape[0]
     check_size("spectral_filter", (n, n), n * n, field=field)
     xp = _backend.array_module(field)
@@ -360,7 +361,7 @@ def spectral_filter(G: Any, g: Callable[[Any], Any], *, kind: str = "symmetric",
 
 
 def multi_attention(attentions: Sequence[Any], d: int, *, order: str = "C", backend: str | None = None,
-                    format: str = "csr") -> Any:
+                    format: str = "csr") -> Rendered:
     r"""Multi-attention stacking (do2017, eq. 13) as an operator on :math:`\operatorname{vec}H`.
 
     For attention matrices :math:`\Lambda^{(1)},\dots,\Lambda^{(n)}\in\mathbb R^{|V|\times|V|}` and

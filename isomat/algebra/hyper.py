@@ -24,6 +24,7 @@ import numpy as np
 import sympy
 
 from .. import _validate
+from .._types import DenseMatrix, FieldArray, Rendered
 from . import _backend
 from ._operator import SparseOperator, check_bytes, check_size, value_bytes
 from .kron import kron_operator
@@ -70,7 +71,7 @@ class Hypervector:
     def __len__(self) -> int:
         return len(self._v)
 
-    def __getitem__(self, i: int) -> Any:
+    def __getitem__(self, i: int) -> DenseMatrix:
         return _out(self._v[i], self.field)
 
     def __iter__(self):
@@ -88,12 +89,12 @@ class Hypervector:
         r"""Pseudo-matrix form :math:`M_X` (eq. 55): row :math:`i` is :math:`(x^i)^{\mathsf T}`, of length :math:`n_i`."""
         return [list(_backend.to_numpy(v).tolist()) if self.field != "sympy" else list(v) for v in self._v]
 
-    def addition_form(self) -> Any:
+    def addition_form(self) -> DenseMatrix:
         r"""Addition form :math:`V_X=[x^1;\dots;x^s]\in\mathbb R^{n_1+\cdots+n_s}` (eq. 56)."""
         xp = _backend.array_module(self.field)
         return _out(xp.concatenate(self._v), self.field)
 
-    def product_form(self) -> Any:
+    def product_form(self) -> DenseMatrix:
         r"""Product form :math:`x=\ltimes_{i=1}^s x^i = x^1\otimes\cdots\otimes x^s\in\mathbb R^{n_1\cdots n_s}` (eq. 57).
 
         For column vectors the STP is the Kronecker product, computed as an outer product.
@@ -124,7 +125,7 @@ class Hypervector:
         arr = _as_dense(M, "M", field)
         return cls([_out(arr[i], field) if field == "sympy" else arr[i] for i in range(arr.shape[0])])
 
-    def to_matrix(self) -> Any:
+    def to_matrix(self) -> DenseMatrix:
         """:math:`M_X` as a matrix, for a homogeneous hypervector (all :math:`n_i` equal)."""
         if len(set(self.dims)) != 1:
             raise ValueError(f"to_matrix needs equal dimensions, got dims {self.dims}; use zero_pad or project_pad")
@@ -144,7 +145,7 @@ def _rebuild(vals: list[Any], field: str) -> Hypervector:
     return Hypervector([_out(v, field) if field == "sympy" else v for v in vals])
 
 
-def _proj_vec(v: Any, n: int, field: str) -> Any:
+def _proj_vec(v: Any, n: int, field: str) -> FieldArray:
     """Π^{len v}_n v as a 1-d value array."""
     res = project(_out(v, field) if field == "sympy" else v, n)
     return _backend.as_values(res, field).reshape(-1)
@@ -211,7 +212,7 @@ def factor_product_form(x: Any, dims: Sequence[int], *, normalize: bool = True) 
 # ---------------------------------------------------------------------------------------------
 # Padding (Algs. 5.1, 5.2; Def. 4.13 step 1)
 # ---------------------------------------------------------------------------------------------
-def zero_pad(X: Any, d: int) -> Any:
+def zero_pad(X: Any, d: int) -> DenseMatrix:
     r"""Zero-padding (cheng2025, Alg. 5.1 step 1, eq. 85): the :math:`s\times d` matrix with
     :math:`\tilde x_{i,j}=x^i_j` for :math:`j\le n_i`, 0 otherwise. Needs :math:`n_i\le d`."""
     X = _hv(X, "X")
@@ -235,7 +236,7 @@ def zero_pad(X: Any, d: int) -> Any:
     return _out(out, X.field)
 
 
-def project_pad(X: Any, d: int | None = None) -> Any:
+def project_pad(X: Any, d: int | None = None) -> DenseMatrix:
     r"""Project-padding (cheng2025, Alg. 5.2 step 1, eqs. 88-89; Def. 4.13 step 1, eq. 71).
 
     Row :math:`i` of the :math:`s\times d` result is :math:`(\Pi^{n_i}_d x^i)^{\mathsf T}`;
@@ -348,7 +349,7 @@ def _block_diag_projections(pairs: Sequence[tuple[int, int]], field: str) -> Spa
     return SparseOperator.build((int(r_off[-1]), int(c_off[-1])), rows, cols, vals, field)
 
 
-def diamond_matrix(A: Any, dims: Sequence[int], *, format: str = "csr") -> Any:
+def diamond_matrix(A: Any, dims: Sequence[int], *, format: str = "csr") -> Rendered:
     r"""The matrix of :math:`X\mapsto A\diamond X` on addition forms (cheng2025, eqs. 76-82, corrected).
 
     .. math:: V_{A\diamond X}=T_\Xi\,(A\otimes I_{n_0})\,T_{\tilde X}\,V_X,
@@ -382,7 +383,7 @@ def _wrap_dense(Ad: Any, field: str) -> SparseOperator:
     return as_operator(_out(Ad, field) if field == "sympy" else Ad, field=field, name="A")
 
 
-def _compose(ops: list[SparseOperator], field: str, format: str) -> Any:
+def _compose(ops: list[SparseOperator], field: str, format: str) -> Rendered:
     mats = [op.render("csr") for op in ops]
     out = mats[0]
     for M in mats[1:]:
@@ -399,7 +400,7 @@ def _compose(ops: list[SparseOperator], field: str, format: str) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Inner products (Def. 4.12) and nominal additions (Defs. 4.11, 5.8; eq. 104)
 # ---------------------------------------------------------------------------------------------
-def hv_inner(X: Any, Y: Any) -> Any:
+def hv_inner(X: Any, Y: Any) -> DenseMatrix:
     r""":math:`X\odot Y=\bigl(\langle x^i,y^j\rangle_{\mathcal V}\bigr)_{i,j}\in\mathcal M_{s\times t}` (cheng2025, Def. 4.12 (i), eq. 67)."""
     X, Y = _hv(X, "X"), _hv(Y, "Y")
     field = _field_of_all(X, Y)
@@ -411,7 +412,7 @@ def hv_inner(X: Any, Y: Any) -> Any:
     return xp.stack([xp.stack([_inner_dense(x, y, field) for y in ys]) for x in xs])
 
 
-def hv_inner_weighted(X: Any, Y: Any) -> Any:
+def hv_inner_weighted(X: Any, Y: Any) -> DenseMatrix:
     r""":math:`X\odot_w Y=(X\odot Y)\circ W`, :math:`W_{ij}=\sqrt{\operatorname{lcm}(m_i,n_j)}` (cheng2025, eqs. 68-69).
 
     Eq. (69) prints :math:`(X\otimes Y)\circ W`; the Hadamard factor must be :math:`s\times t`,
@@ -427,7 +428,7 @@ def hv_inner_weighted(X: Any, Y: Any) -> Any:
     return G * W
 
 
-def hv_nominal_add(X: Any, Y: Any, r: int) -> Any:
+def hv_nominal_add(X: Any, Y: Any, r: int) -> DenseMatrix:
     r"""Nominal addition of hypervectors (cheng2025, Def. 4.11, eqs. 65-66), an :math:`k\times r` matrix.
 
     Row :math:`i` is :math:`(\tilde x^i+_r\tilde y^i)^{\mathsf T}` where, with :math:`k=\operatorname{lcm}(s,t)`,
@@ -516,7 +517,7 @@ def df_add(X: Any, F: Any) -> Hypervector:
 # ---------------------------------------------------------------------------------------------
 # Nonlinearities, attention (93, 96, 97), feed-forward (106), assembled attention (§VI)
 # ---------------------------------------------------------------------------------------------
-def softmax_rows(E: Any) -> Any:
+def softmax_rows(E: Any) -> DenseMatrix:
     r"""Row-wise softmax (cheng2025, eqs. 42-43); exact (``sympy.exp``) for SymPy input."""
     field = _backend.field_of(E)
     Ed = _as_dense(E, "E", field)
@@ -528,7 +529,7 @@ def softmax_rows(E: Any) -> Any:
     return ex / ex.sum(axis=1, keepdims=True)
 
 
-def _relu_vals(v: Any, field: str) -> Any:
+def _relu_vals(v: Any, field: str) -> FieldArray:
     if field == "sympy":
         return np.array([e if e > 0 else sympy.Integer(0) for e in v], dtype=object)
     return _backend.array_module(field).maximum(v, 0)
@@ -559,7 +560,7 @@ def _check_attention(what: str, Q: Hypervector, K: Hypervector, V: Hypervector |
     check_bytes(what, need, detail)
 
 
-def attention_scores(Q: Any, K: Any, *, weighted: bool = True) -> Any:
+def attention_scores(Q: Any, K: Any, *, weighted: bool = True) -> DenseMatrix:
     r""":math:`A=\operatorname{softmax}(Q\odot_w K)` (eq. 93), or :math:`\operatorname{softmax}(Q\odot K)` (eq. 94) with ``weighted=False``."""
     weighted = _validate.boolean("weighted", weighted)
     Q, K = _hv(Q, "Q"), _hv(K, "K")
@@ -616,7 +617,7 @@ def df_feed_forward(X: Any, W1: Any, B1: Any, W2: Any, B2: Any) -> Hypervector:
     return hv_nominal_add_r(diamond(W2, H), B2, n)
 
 
-def assembled_attention(X: Any, Wq: Any, Wk: Any, Wv: Any) -> Any:
+def assembled_attention(X: Any, Wq: Any, Wk: Any, Wv: Any) -> DenseMatrix:
     r"""The attention black box :math:`\Sigma` of cheng2025 §VI, steps 1-3, as printed.
 
     :math:`Q^{\mathsf T}=W^qX^{\mathsf T}` (likewise K, V); :math:`\mathrm{Att}=\frac{QK^{\mathsf T}}{\sqrt n}V`;

@@ -16,6 +16,7 @@ import numpy as np
 import sympy
 
 from .. import _validate
+from .._types import DenseMatrix, FieldArray, Rendered
 from . import _backend
 from ._operator import SparseOperator, as_operator, check_size, render
 
@@ -76,7 +77,7 @@ def kron_entry(row: Any, col: Any, a: Any, b: Any, shape_b: tuple[Any, Any]) -> 
     return a(fdiv(row, r), fdiv(col, s)) * b(fmod(row, r), fmod(col, s))
 
 
-def kron(*factors: Any, backend: str | None = None, format: str = "csr") -> Any:
+def kron(*factors: Any, backend: str | None = None, format: str = "csr") -> Rendered:
     """:math:`F_1\\otimes\\cdots\\otimes F_k` rendered in its field (see :func:`kron_operator`)."""
     return render(kron_operator(*factors, backend=backend), format)
 
@@ -120,7 +121,7 @@ def _pair(name: str, value: Any) -> tuple[int, int]:
     return _validate.shape(name, value, ndim=2)  # type: ignore[return-value]
 
 
-def kron_rearrange(W: Any, shape_a: Any, shape_b: Any) -> Any:
+def kron_rearrange(W: Any, shape_a: Any, shape_b: Any) -> DenseMatrix:
     r"""The Van Loan--Pitsianis rearrangement :math:`\mathcal R(W)` of ``W``.
 
     For :math:`W\in\mathcal M_{m_1m_2\times n_1n_2}` split into :math:`m_1\times n_1` blocks
@@ -157,7 +158,7 @@ def kron_rearrange_entry(row: Any, col: Any, w: Any, shape_a: tuple[Any, Any], s
     return w(fdiv(row, n1) * m2 + fdiv(col, n2), fmod(row, n1) * n2 + fmod(col, n2))
 
 
-def _rearranged(arr: Any, sa: tuple[int, int], sb: tuple[int, int]) -> Any:
+def _rearranged(arr: Any, sa: tuple[int, int], sb: tuple[int, int]) -> FieldArray:
     (m1, n1), (m2, n2) = sa, sb
     if tuple(arr.shape) != (m1 * m2, n1 * n2):
         raise ValueError(

@@ -29,12 +29,13 @@ import numpy as np
 import sympy
 
 from .. import _validate
+from .._types import DenseMatrix, Rendered
 from ..errors import SizeLimitError
 from . import _backend
 from ._operator import SparseOperator, check_bytes, check_size, render, value_bytes
 
 
-def logical_vector(i: int, k: int = 2, *, backend: str = "numpy") -> Any:
+def logical_vector(i: int, k: int = 2, *, backend: str = "numpy") -> DenseMatrix:
     r""":math:`\delta_k^i=\operatorname{Col}_i(I_k)` (1-based ``i``) as a dense column.
 
     ``sympy.Matrix`` for ``backend="sympy"``, else a length-``k`` NumPy/CuPy array.
@@ -53,7 +54,7 @@ def logical_vector(i: int, k: int = 2, *, backend: str = "numpy") -> Any:
     return v
 
 
-def logical_matrix(indices: Sequence[int], k: int, *, backend: str = "numpy", format: str = "csr") -> Any:
+def logical_matrix(indices: Sequence[int], k: int, *, backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""The logical matrix :math:`\delta_k[i_1,\dots,i_r]` (column j is :math:`\delta_k^{i_j}`).
 
     Sparse in its field (``r`` stored entries); ``format="operator"`` gives the pattern.
@@ -120,7 +121,7 @@ _BINARY: dict[str, Callable[[np.ndarray, np.ndarray, int], np.ndarray]] = {
 }
 
 
-def _structure(name: str, k: int, form: str, backend: str, format: str) -> Any:
+def _structure(name: str, k: int, form: str, backend: str, format: str) -> Rendered | tuple[int, ...]:
     k = _validate.integer("k", k, minimum=2)
     form = _validate.choice("form", form, ("matrix", "delta"))
     arity = 1 if name in _UNARY else 2
@@ -141,7 +142,8 @@ def _structure(name: str, k: int, form: str, backend: str, format: str) -> Any:
 
 
 def _make(name: str, arity: str, formula: str) -> Callable[..., Any]:
-    def f(k: int = 2, *, form: str = "matrix", backend: str = "numpy", format: str = "csr") -> Any:
+    def f(k: int = 2, *, form: str = "matrix", backend: str = "numpy",
+          format: str = "csr") -> Rendered | tuple[int, ...]:
         return _structure(name, k, form, backend, format)
 
     f.__name__ = name
@@ -199,7 +201,7 @@ def _eval_bool(e: Any, env: dict) -> np.ndarray:
 
 
 def structure_matrix(expr: Any, variables: Sequence[Any] | int, *, k: int = 2, form: str = "matrix",
-                     backend: str = "numpy", format: str = "csr") -> Any:
+                     backend: str = "numpy", format: str = "csr") -> Rendered | tuple[int, ...]:
     r"""Canonical structure matrix of a logical expression: :math:`f(p_1,\dots,p_n)=M_f\ltimes_{j}p_j`.
 
     Parameters

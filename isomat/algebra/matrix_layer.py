@@ -212,6 +212,8 @@ def matrix_layer_entry(row: Any, col: Any, in_shapes: Any, out_shape: Any, order
     offsets = [0]
     for r, c in shapes[:-1]:
         offsets.append(offsets[-1] + r * c)
+    k: Any
+    off: Any
     k, off, rk, ck = 0, 0, shapes[0][0], shapes[0][1]
     for m in range(1, len(shapes)):  # the last block whose offset col reaches
         inside = col >= offsets[m]
@@ -317,7 +319,7 @@ def matrix_layer2(Up: Any, Vp: Any, Uq: Any, Vq: Any, B: Any = None, *, order: s
 # ---------------------------------------------------------------------------------------------
 # Forwards (plain NumPy, dense)
 # ---------------------------------------------------------------------------------------------
-def sigm(x: Any) -> Any:
+def sigm(x: Any) -> np.ndarray | np.float64:
     r"""Logistic sigmoid :math:`1/(1+e^{-x})`, elementwise (real numbers and real arrays)."""
     if x is None or isinstance(x, (str, bytes, bool)):
         raise TypeError(f"x must be a real number or a real array, got {type(x).__name__}")

@@ -31,6 +31,7 @@ import numpy as np
 import sympy
 
 from .. import _validate
+from .._types import DenseMatrix, FieldArray
 from . import _backend
 from ._operator import check_bytes, render, value_bytes
 from .kron import kron_operator, kronecker_factors
@@ -102,7 +103,7 @@ def _order(order: Any) -> str:
     return _validate.choice("order", order, ORDERS)
 
 
-def _kvec(*vs: Any) -> Any:
+def _kvec(*vs: Any) -> FieldArray:
     """Row-major Kronecker product of vectors (works for object arrays)."""
     out = vs[0]
     for v in vs[1:]:
@@ -113,7 +114,7 @@ def _kvec(*vs: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 # the operator and its bias
 # ---------------------------------------------------------------------------------------------
-def ndlinear_bias(weights: Any, biases: Any = None, order: str = "outer", *, backend: str | None = None) -> Any:
+def ndlinear_bias(weights: Any, biases: Any = None, order: str = "outer", *, backend: str | None = None) -> DenseMatrix:
     r"""Effective bias :math:`\beta` of an NdLinear layer (module docstring), a vector of length
     :math:`\prod_k H_k` in the field of the inputs (a ``sympy.Matrix`` column for exact input)."""
     ws, field = _weights(weights, backend)
@@ -208,7 +209,7 @@ def mode_bias_entry(o: Any, H: Any, Q: Any, b: Any) -> Any:
 
 
 def ndlinear_apply(X: Any, weights: Any, biases: Any = None, order: str = "outer", *,
-                   backend: str | None = None) -> Any:
+                   backend: str | None = None) -> FieldArray:
     r"""Matrix-free NdLinear: :math:`Y = X\times_1 W_1\times_2\cdots\times_N W_N` (+ biases after each
     mode product, in ``order``), reneau2025 Algorithm 1 and §2.2.
 

@@ -94,7 +94,7 @@ def padded_shape(input_shape: Any, padding: Any) -> tuple[int, ...]:
 
 
 def padding_matrix(input_shape: Any, padding: Any, mode: str = "zeros", *, dtype: Any = np.float64,
-                   format: str = "csr") -> Any:
+                   format: str = "csr") -> sp.csr_array | sp.csc_array | sp.coo_array:
     r"""The 0/1 matrix :math:`P` with :math:`\operatorname{vec}(\operatorname{pad}(X)) = P\operatorname{vec}(X)`.
 
     Parameters

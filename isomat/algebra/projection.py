@@ -19,11 +19,12 @@ import math
 from typing import Any
 
 from .. import _validate
+from .._types import DenseMatrix, FieldArray, IndexTerm, Rendered
 from . import _backend
 from ._operator import SparseOperator, check_bytes, check_size, render, value_bytes
 
 
-def _breakpoints(m: int, n: int, a: int, b: int, xp: Any, dt: Any) -> Any:
+def _breakpoints(m: int, n: int, a: int, b: int, xp: Any, dt: Any) -> FieldArray:
     """Merged block boundaries {0, a, 2a, ..., ma} ∪ {0, b, ..., nb} (both end at t), sorted.
 
     When one grid refines the other (a | b or b | a) it is the finer grid itself (no sort)."""
@@ -58,7 +59,7 @@ def projection_operator(m: int, n: int, *, backend: str = "numpy") -> SparseOper
     return SparseOperator.build((n, m), rows, cols, values, field, canonical=True)
 
 
-def projection(m: int, n: int, *, backend: str = "numpy", format: str = "csr") -> Any:
+def projection(m: int, n: int, *, backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Projection matrix :math:`\Pi^m_n:\mathbb{R}^m\to\mathbb{R}^n` (cheng2025, eq. 22).
 
     :math:`\Pi^m_n x` is the point of :math:`\mathbb{R}^n` nearest to :math:`x` in the
@@ -91,7 +92,7 @@ def projection(m: int, n: int, *, backend: str = "numpy", format: str = "csr") -
     return render(projection_operator(m, n, backend=backend), format)
 
 
-def projection_overlap(i: Any, j: Any, m: Any, n: Any) -> Any:
+def projection_overlap(i: Any, j: Any, m: Any, n: Any) -> IndexTerm:
     r"""Entry rule of :math:`\Pi^m_n` (eq. 22), scaled: :math:`m\,\Pi^m_n[i, j]`.
 
     The length of :math:`[i\,m,(i+1)\,m)\cap[j\,n,(j+1)\,n)`, i.e. the overlap of row block
@@ -117,7 +118,7 @@ def project_bytes(m: int, n: int, k: int, field: str = "numpy") -> int:
     return 8 * (6 * (m + n + 2) + 4 * (n + 1)) + item * (2 * (m + 1) * k + 6 * (n + 1) * k)
 
 
-def project(x: Any, n: int) -> Any:
+def project(x: Any, n: int) -> DenseMatrix:
     r"""Apply :math:`\Pi^m_n` to ``x`` without building the matrix (cheng2025, eqs. 21-22).
 
     ``x`` is a vector in :math:`\mathbb R^m` or an :math:`m\times k` matrix (columns projected).

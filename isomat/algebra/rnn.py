@@ -20,11 +20,12 @@ from typing import Any
 import numpy as np
 
 from .. import _validate
+from .._types import FieldArray, Rendered
 from . import _backend
 from ._operator import check_bytes, SparseOperator, check_size, render, value_bytes
 
 
-def _matrix(name: str, M: Any, field: str) -> Any:
+def _matrix(name: str, M: Any, field: str) -> FieldArray:
     if isinstance(M, (bool, np.bool_, complex, np.complexfloating)):
         raise TypeError(f"{name} must be a real number or a real matrix, got {type(M).__name__}")
     arr = _backend.as_values(M, field, name=name)
@@ -39,13 +40,13 @@ def _matrix(name: str, M: Any, field: str) -> Any:
     return arr
 
 
-def _dot(a: Any, b: Any, field: str) -> Any:
+def _dot(a: Any, b: Any, field: str) -> FieldArray:
     if field == "sympy":
         return np.array((__import__("sympy").Matrix(a) * __import__("sympy").Matrix(b)).tolist(), dtype=object).reshape(a.shape[0], b.shape[1])
     return a @ b
 
 
-def _block_lower(blocks: Any, steps: int, field: str, shape_rc: tuple[int, int], format: str) -> Any:
+def _block_lower(blocks: Any, steps: int, field: str, shape_rc: tuple[int, int], format: str) -> Rendered:
     """Assemble block (t, s) = blocks[t - s] for s <= t (blocks: (T, r, c) array)."""
     xp = _backend.array_module(field)
     T = steps
@@ -64,7 +65,7 @@ def _block_lower(blocks: Any, steps: int, field: str, shape_rc: tuple[int, int],
     return render(SparseOperator.build((T * r, T * c), rows, cols, vals, field), format)
 
 
-def rnn_matrix(U: Any, V: Any, steps: Any, *, backend: str | None = None, format: str = "csr") -> Any:
+def rnn_matrix(U: Any, V: Any, steps: Any, *, backend: str | None = None, format: str = "csr") -> Rendered:
     r"""The :math:`(TM)\times(TN)` matrix of :math:`h_t = Ux_t + Vh_{t-1}`, :math:`h_0=0`
     (zhu2025 Appendix A.2): block :math:`(t, s)` is :math:`V^{t-s}U` for :math:`s\le t`.
 
@@ -94,7 +95,7 @@ def rnn_matrix(U: Any, V: Any, steps: Any, *, backend: str | None = None, format
     return _block_lower(blocks, steps, field, (M, N), format)
 
 
-def zhu_rnn_main_text(W_xh: Any, W_hh: Any, m: Any, *, backend: str | None = None, format: str = "csr") -> Any:
+def zhu_rnn_main_text(W_xh: Any, W_hh: Any, m: Any, *, backend: str | None = None, format: str = "csr") -> Rendered:
     r"""zhu2025 §4.3 exactly as printed: :math:`W_{rnn}[i,j]=W_{xh}W_{hh}^{\,i-j}`, :math:`0\le j\le i<m`.
 
     Scalars give the printed :math:`m\times m` matrix; matrices give blocks
@@ -125,7 +126,7 @@ def zhu_rnn_main_text(W_xh: Any, W_hh: Any, m: Any, *, backend: str | None = Non
     return _block_lower(arr, m, field, tuple(A.shape), format)
 
 
-def rnn_apply(U: Any, V: Any, X: Any, *, activation: Any = None) -> Any:
+def rnn_apply(U: Any, V: Any, X: Any, *, activation: Any = None) -> np.ndarray:
     r"""Run :math:`h_t=\sigma(Ux_t+Vh_{t-1})`, :math:`h_0=0`, over the rows of ``X`` (T x N);
     returns ``H`` (T x M). ``activation=None`` is the linear recurrence of Theorem 4.2."""
     activation = _validate.function("activation", activation, optional=True)

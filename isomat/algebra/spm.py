@@ -32,12 +32,13 @@ import os
 import sys
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Sequence, cast
+from typing import TYPE_CHECKING, Any, Literal, Sequence, cast, overload
 
 import numpy as np
 import sympy
 
 from .. import _validate
+from .._types import FieldArray, IndexTerm, Rendered, SparseMatrix
 from ..gpu import register_raw_kernel_source
 from . import _backend
 from ._operator import SparseOperator, check_bytes, check_size, render, value_bytes
@@ -98,7 +99,7 @@ def butterfly_pairings(n: int, L: int | None = None) -> list[np.ndarray]:
     for ell in range(L):
         # the entry rule drives the builder: the partner is butterfly_partner (i XOR 2^l in integer
         # arithmetic), the function farag2025 §2.1's proof is about
-        partner = butterfly_partner(idx, 1 << (ell % m))
+        partner: Any = butterfly_partner(idx, 1 << (ell % m))
         ok = (partner < n) & (idx < partner)
         pairs = np.stack([idx[ok], partner[ok]], axis=1)
         left = idx[(partner >= n)]
@@ -108,7 +109,7 @@ def butterfly_pairings(n: int, L: int | None = None) -> list[np.ndarray]:
     return out
 
 
-def butterfly_partner(i: Any, P: Any) -> Any:
+def butterfly_partner(i: Any, P: Any) -> IndexTerm:
     r"""Entry rule of the butterfly schedule: the partner of coordinate ``i`` at the level with
     :math:`P = 2^\ell`, i.e. :math:`i \oplus 2^\ell` written in integer arithmetic,
 
@@ -138,7 +139,7 @@ def rotation_block(c: Any, s: Any) -> tuple[Any, Any, Any, Any]:
     return c, -s, s, c
 
 
-def param_count(n: Any, L: Any, p: Any, s: Any) -> Any:
+def param_count(n: Any, L: Any, p: Any, s: Any) -> IndexTerm:
     r"""Trainable scalars of an SPM (farag2025 §5): :math:`p\,L\lfloor n/2\rfloor + 3n + s\,L\,(n \bmod 2)`
     with ``p`` parameters per block (1 rotation, 4 general) and ``s = 1`` when odd ``n`` has a
     learned scale (else 0). Works on ints and Z3 terms; :meth:`SPM.n_params` is this function, and
@@ -197,7 +198,7 @@ class SPM:
     def shape(self) -> tuple[int, int]:
         return (self.n, self.n)
 
-    def blocks(self) -> Any:
+    def blocks(self) -> FieldArray:
         """Block entries ``(a, b, c, d)`` per stage and pair, shape ``(L, n // 2, 4)``."""
         if self.variant == "general":
             return self.params
@@ -209,7 +210,7 @@ class SPM:
         """Trainable scalars: stage parameters, both diagonals, bias and odd scales (§5)."""
         return int(param_count(self.n, self.L, 1 if self.variant == "rotation" else 4, int(self.odd == "scale")))
 
-    def __call__(self, X: Any) -> Any:
+    def __call__(self, X: Any) -> FieldArray:
         return spm_forward(self, X)
 
 
@@ -217,19 +218,19 @@ def _xp(layer: SPM) -> Any:
     return _backend.array_module(layer.field)
 
 
-def _cos(t: Any, field: str) -> Any:
+def _cos(t: Any, field: str) -> FieldArray:
     if field == "sympy":
         return np.vectorize(sympy.cos, otypes=[object])(t) if np.size(t) else np.asarray(t, dtype=object)
     return _backend.array_module(field).cos(t)
 
 
-def _sin(t: Any, field: str) -> Any:
+def _sin(t: Any, field: str) -> FieldArray:
     if field == "sympy":
         return np.vectorize(sympy.sin, otypes=[object])(t) if np.size(t) else np.asarray(t, dtype=object)
     return _backend.array_module(field).sin(t)
 
 
-def _vector(name: str, v: Any, n: int, field: str, default: Any) -> Any:
+def _vector(name: str, v: Any, n: int, field: str, default: Any) -> FieldArray:
     if v is None:
         v = default
     arr = _backend.as_values(v, field, name=name)
@@ -391,7 +392,7 @@ def stage_operator(layer: SPM, ell: int) -> SparseOperator:
     return SparseOperator.build((n, n), xp.concatenate(rows), xp.concatenate(cols), cat(vals), field)
 
 
-def stage_matrix(layer: SPM, ell: int, *, format: str = "csr") -> Any:
+def stage_matrix(layer: SPM, ell: int, *, format: str = "csr") -> Rendered:
     r"""Stage :math:`B_{\ell+1}` rendered in the layer's field (``sympy.SparseMatrix`` exact,
     ``scipy.sparse`` or ``cupyx`` float); see :func:`stage_operator`."""
     return render(stage_operator(layer, ell), format)
@@ -404,7 +405,7 @@ def _diag_operator(v: Any, field: str) -> SparseOperator:
     return SparseOperator.build((n, n), idx, idx, v, field)
 
 
-def layer_matrix(layer: SPM, *, part: str = "layer", format: str = "csr") -> Any:
+def layer_matrix(layer: SPM, *, part: str = "layer", format: str = "csr") -> SparseMatrix:
     r"""The layer's matrix in its field.
 
     ``part="product"``: :math:`B_L\cdots B_1` (the stages in the order the recursion applies
@@ -435,7 +436,7 @@ def layer_matrix(layer: SPM, *, part: str = "layer", format: str = "csr") -> Any
 # ---------------------------------------------------------------------------------------------
 # Matrix-free forward and backward (§2.2, §3, §4)
 # ---------------------------------------------------------------------------------------------
-def _as_batch(name: str, X: Any, layer: SPM) -> Any:
+def _as_batch(name: str, X: Any, layer: SPM) -> FieldArray:
     _need_layer(layer)
     if layer.field == "sympy":
         A = _backend.as_values(X, "sympy", name=name)
@@ -454,7 +455,7 @@ def _as_batch(name: str, X: Any, layer: SPM) -> Any:
     return A
 
 
-def _stage_forward(layer: SPM, ell: int, z: Any, blk: Any) -> Any:
+def _stage_forward(layer: SPM, ell: int, z: Any, blk: Any) -> FieldArray:
     i, j = layer.pairs[ell, :, 0], layer.pairs[ell, :, 1]
     x1, x2 = z[..., i], z[..., j]
     out = z.copy()
@@ -466,7 +467,12 @@ def _stage_forward(layer: SPM, ell: int, z: Any, blk: Any) -> Any:
     return out
 
 
-def spm_forward(layer: SPM, X: Any, *, return_cache: bool = False) -> Any:
+@overload
+def spm_forward(layer: SPM, X: Any, *, return_cache: Literal[False] = False) -> FieldArray: ...
+@overload
+def spm_forward(layer: SPM, X: Any, *, return_cache: bool) -> FieldArray | tuple[FieldArray, list[FieldArray]]: ...
+def spm_forward(layer: SPM, X: Any, *, return_cache: bool = False
+                ) -> FieldArray | tuple[FieldArray, list[FieldArray]]:
     r"""Matrix-free forward over a batch, eq. (2)--(4): ``X`` of shape ``(..., n)``.
 
     Cost :math:`O(nL)` per example: one gather and four multiply-adds per pair and stage.
@@ -580,7 +586,7 @@ def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, 
     return grads
 
 
-def spm_transpose_apply(layer: SPM, G: Any) -> Any:
+def spm_transpose_apply(layer: SPM, G: Any) -> FieldArray:
     r""":math:`G\,(D_{\mathrm{out}}B_L\cdots B_1D_{\mathrm{in}})` row-wise, i.e. the adjoint
     :math:`\mathrm{SPM}^{\mathsf T}` of the linear part applied to each row (§7.3)."""
     G = _as_batch("G", G, layer)
@@ -814,7 +820,8 @@ def _device_stages_forward(cp: Any, layer: SPM, Xc: Any, dt: np.dtype, keep: boo
     return Z if keep else bufs[L]
 
 
-def _device_forward(layer: SPM, X: Any, dt: np.dtype, return_cache: bool) -> Any:
+def _device_forward(layer: SPM, X: Any, dt: np.dtype, return_cache: bool
+                    ) -> FieldArray | tuple[FieldArray, list[FieldArray]]:
     """:func:`spm_forward` in the cupy field with the stage kernels (eq. 2-4)."""
     cp = _xp(layer)
     shape = tuple(X.shape)

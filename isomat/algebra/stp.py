@@ -22,6 +22,7 @@ import sympy
 
 from .. import _validate
 from . import _backend
+from .._types import BoolTerm, DenseMatrix, FieldArray, FieldScalar, IndexTerm, Rendered
 from ._operator import SparseOperator, check_size, render
 from .projection import projection_operator
 
@@ -30,7 +31,7 @@ from .projection import projection_operator
 # ---------------------------------------------------------------------------------------------
 
 
-def _as_dense(M: Any, name: str, field: str, *, vector: bool = False) -> Any:
+def _as_dense(M: Any, name: str, field: str, *, vector: bool = False) -> FieldArray:
     """Dense value array (2-D, or 1-D when ``vector``) of ``M`` in ``field``."""
     if M is None:
         raise TypeError(f"{name} must be a matrix or vector, got None")
@@ -54,7 +55,7 @@ def _as_dense(M: Any, name: str, field: str, *, vector: bool = False) -> Any:
     return arr
 
 
-def _out(arr: Any, field: str) -> Any:
+def _out(arr: Any, field: str) -> DenseMatrix:
     """Render a dense value array in its field: ``sympy.Matrix`` for exact, else the array."""
     if field == "sympy":
         if arr.ndim == 1:
@@ -74,7 +75,7 @@ def _check_dense(what: str, shape: tuple[int, int], field: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # MM-STP (eq. 12)
 # ---------------------------------------------------------------------------------------------
-def _stp_dense(A: Any, B: Any, field: str) -> Any:
+def _stp_dense(A: Any, B: Any, field: str) -> FieldArray:
     r"""Left STP of two dense value arrays by Chinese-remainder re-indexing.
 
     With :math:`g=\gcd(n,p)`, :math:`n=gn'`, :math:`p=gp'` and :math:`t=gn'p'`, entry
@@ -115,7 +116,7 @@ def _stp_dense(A: Any, B: Any, field: str) -> Any:
     return out.reshape(out_shape)
 
 
-def stp(A: Any, B: Any) -> Any:
+def stp(A: Any, B: Any) -> DenseMatrix:
     r"""Left matrix-matrix semi-tensor product (cheng2025, Definition 2.5 (i), eq. 12).
 
     .. math::
@@ -150,7 +151,7 @@ def stp(A: Any, B: Any) -> Any:
     return _out(_stp_dense(Ad, Bd, field), field)
 
 
-def stp_right(A: Any, B: Any) -> Any:
+def stp_right(A: Any, B: Any) -> DenseMatrix:
     r"""Right semi-tensor product :math:`A\rtimes B := (I_{t/n}\otimes A)(I_{t/p}\otimes B)`.
 
     The right STP of Cheng's book (not printed in cheng2025, which uses the left STP of eq. 12);
@@ -203,7 +204,7 @@ def stp_right(A: Any, B: Any) -> Any:
     return _out(out.reshape(out_shape), field)
 
 
-def stp_chain(*Ms: Any) -> Any:
+def stp_chain(*Ms: Any) -> DenseMatrix:
     r"""Left STP of several factors, :math:`M_1\ltimes M_2\ltimes\cdots\ltimes M_k` (eq. 12).
 
     Well defined without brackets because the left STP is associative (Def. 2.1 (2), eq. 4).
@@ -234,7 +235,7 @@ def _bridge_op(n: int, p: int, weighted: bool, backend: str) -> SparseOperator:
     return SparseOperator(P.shape, P.rows, P.cols, vals, field)
 
 
-def bridge(n: int, p: int, *, backend: str = "numpy", format: str = "csr") -> Any:
+def bridge(n: int, p: int, *, backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Bridge matrix :math:`\Psi_{n\times p}` of the DK-STP (cheng2025, Prop. 2.7, eq. 15).
 
     .. math::
@@ -252,7 +253,7 @@ def bridge(n: int, p: int, *, backend: str = "numpy", format: str = "csr") -> An
     return render(_bridge_op(n, p, False, backend), format)
 
 
-def bridge_weighted(n: int, p: int, *, backend: str = "numpy", format: str = "csr") -> Any:
+def bridge_weighted(n: int, p: int, *, backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Weighted bridge :math:`\Psi^w_{n\times p}` (cheng2025, Prop. 4.8, eq. 63).
 
     .. math::
@@ -265,7 +266,7 @@ def bridge_weighted(n: int, p: int, *, backend: str = "numpy", format: str = "cs
     return render(_bridge_op(n, p, True, backend), format)
 
 
-def _dk(A: Any, B: Any, weighted: bool) -> Any:
+def _dk(A: Any, B: Any, weighted: bool) -> DenseMatrix:
     """A Ψ B with Ψ = (t/n) Π^p_n (weighted: (p/n) Π^p_n) applied matrix-free by prefix sums."""
     from .projection import project
 
@@ -296,7 +297,7 @@ def _dk(A: Any, B: Any, weighted: bool) -> Any:
     return _out(out, field)
 
 
-def dk_stp(A: Any, B: Any) -> Any:
+def dk_stp(A: Any, B: Any) -> DenseMatrix:
     r"""Dimension-keeping semi-tensor product (cheng2025, Def. 2.5 (ii), eq. 13).
 
     .. math::
@@ -311,7 +312,7 @@ def dk_stp(A: Any, B: Any) -> Any:
     return _dk(A, B, False)
 
 
-def dk_stp_weighted(A: Any, B: Any) -> Any:
+def dk_stp_weighted(A: Any, B: Any) -> DenseMatrix:
     r"""Weighted DK-STP (cheng2025, Def. 4.7, eq. 61; Prop. 4.8, eq. 62).
 
     .. math::
@@ -325,7 +326,7 @@ def dk_stp_weighted(A: Any, B: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 # STA and V-space geometry (eqs. 14, 17-19, 23)
 # ---------------------------------------------------------------------------------------------
-def _expand(x: Any, k: int, xp: Any) -> Any:
+def _expand(x: Any, k: int, xp: Any) -> FieldArray:
     """:math:`x\\otimes\\mathbf 1_k` (repeat each entry k times)."""
     return xp.repeat(x, k)
 
@@ -335,7 +336,7 @@ def _vecs(x: Any, y: Any) -> tuple[Any, Any, str]:
     return _as_dense(x, "x", field, vector=True), _as_dense(y, "y", field, vector=True), field
 
 
-def sta(x: Any, y: Any) -> Any:
+def sta(x: Any, y: Any) -> DenseMatrix:
     r"""Semi-tensor addition (cheng2025, Def. 2.6, eq. 14).
 
     .. math::
@@ -351,7 +352,7 @@ def sta(x: Any, y: Any) -> Any:
     return _out(_expand(xv, t // m, xp) + _expand(yv, t // n, xp), field)
 
 
-def sta_sub(x: Any, y: Any) -> Any:
+def sta_sub(x: Any, y: Any) -> DenseMatrix:
     r"""Semi-tensor subtraction :math:`x\,\vec{-}\,y := (x\otimes\mathbf 1_{t/m})-(y\otimes\mathbf 1_{t/n})` (eq. 14)."""
     xv, yv, field = _vecs(x, y)
     xp = _backend.array_module(field)
@@ -361,7 +362,7 @@ def sta_sub(x: Any, y: Any) -> Any:
     return _out(_expand(xv, t // m, xp) - _expand(yv, t // n, xp), field)
 
 
-def _inner_dense(xv: Any, yv: Any, field: str) -> Any:
+def _inner_dense(xv: Any, yv: Any, field: str) -> FieldScalar:
     """⟨x, y⟩_V in O(m + n): Σ over the merged block pieces of x_i y_j · overlap, divided by t."""
     xp = _backend.array_module(field)
     m, n = len(xv), len(yv)
@@ -378,7 +379,7 @@ def _inner_dense(xv: Any, yv: Any, field: str) -> Any:
     return xp.sum(terms * ov) / t
 
 
-def inner_v(x: Any, y: Any) -> Any:
+def inner_v(x: Any, y: Any) -> FieldScalar:
     r"""V-inner product (cheng2025, Def. 2.8 (i), eq. 17).
 
     .. math::
@@ -393,7 +394,7 @@ def inner_v(x: Any, y: Any) -> Any:
     return _inner_dense(xv, yv, field)
 
 
-def norm_v(x: Any) -> Any:
+def norm_v(x: Any) -> FieldScalar:
     r"""V-norm :math:`\|x\|_{\mathcal V}=\sqrt{\langle x,x\rangle_{\mathcal V}}=\|x\|_2/\sqrt m` (eq. 18)."""
     field = _fld(x)
     xv = _as_dense(x, "x", field, vector=True)
@@ -403,13 +404,13 @@ def norm_v(x: Any) -> Any:
     return _backend.array_module(field).sqrt(val)
 
 
-def dist_v(x: Any, y: Any) -> Any:
+def dist_v(x: Any, y: Any) -> FieldScalar:
     r"""V-distance :math:`d_{\mathcal V}(x,y)=\|x\,\vec{-}\,y\|_{\mathcal V}` (eq. 19)."""
     d = sta_sub(x, y)
     return norm_v(d)
 
 
-def nominal_add(x: Any, y: Any, r: int) -> Any:
+def nominal_add(x: Any, y: Any, r: int) -> DenseMatrix:
     r"""r-nominal addition (cheng2025, Def. 2.11, eq. 23).
 
     .. math::  x +_r y := \Pi^m_r x + \Pi^n_r y\in\mathbb R^r.
@@ -428,7 +429,7 @@ def nominal_add(x: Any, y: Any, r: int) -> Any:
 # ---------------------------------------------------------------------------------------------
 # The STP toolbox: swap, power-reducing, retriever, dummy operators, stacking, block transpose
 # ---------------------------------------------------------------------------------------------
-def swap_row(k: Any, m: Any, n: Any) -> Any:
+def swap_row(k: Any, m: Any, n: Any) -> IndexTerm:
     r"""Entry rule of :math:`W_{[m,n]}`: column ``k = i n + j`` (index of :math:`x\otimes y`) has its
     one 1 in row ``j m + i`` (index of :math:`y\otimes x`). Ints, NumPy arrays or Z3 terms
     (:func:`~isomat.proofs.prover.fdiv` / ``fmod``)."""
@@ -440,7 +441,7 @@ def swap_row(k: Any, m: Any, n: Any) -> Any:
     return fmod(k, n) * m + fdiv(k, n)
 
 
-def power_reducing_row(c: Any, k: Any) -> Any:
+def power_reducing_row(c: Any, k: Any) -> IndexTerm:
     r"""Entry rule of :math:`M_{r,k}`: column ``c`` has its one 1 in row ``c k + c``."""
     from .._index import index_operands
 
@@ -448,7 +449,7 @@ def power_reducing_row(c: Any, k: Any) -> Any:
     return c * k + c
 
 
-def retriever_entry(r: Any, c: Any, size: Any, after: Any) -> Any:
+def retriever_entry(r: Any, c: Any, size: Any, after: Any) -> BoolTerm:
     r"""Entry rule of :math:`S_i=\mathbf 1^{\mathsf T}_{\text{before}}\otimes I_{n_i}\otimes\mathbf 1^{\mathsf T}_{\text{after}}`
     (``size`` = :math:`n_i`, ``after`` = :math:`n_{i+1}\cdots n_d`): entry ``(r, c)`` is 1 exactly when
     ``(c div after) mod size = r`` (a boolean; ints, NumPy arrays or Z3 terms). :math:`D_f^{[p,q]}` is
@@ -463,7 +464,7 @@ def retriever_entry(r: Any, c: Any, size: Any, after: Any) -> Any:
     return fmod(fdiv(c, after), size) == r
 
 
-def swap_matrix(m: int, n: int | None = None, *, backend: str = "numpy", format: str = "csr") -> Any:
+def swap_matrix(m: int, n: int | None = None, *, backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Swap matrix :math:`W_{[m,n]}\in\mathcal M_{mn\times mn}` (Cheng, Qi & Zhao 2012, Def. 2.9).
 
     The permutation with :math:`W_{[m,n]}\,(x\ltimes y) = y\ltimes x` for :math:`x\in\mathbb R^m`,
@@ -484,7 +485,7 @@ def swap_matrix(m: int, n: int | None = None, *, backend: str = "numpy", format:
     return render(SparseOperator.build((m * n, m * n), rows, k, vals, field), format)
 
 
-def power_reducing_matrix(k: int = 2, *, backend: str = "numpy", format: str = "csr") -> Any:
+def power_reducing_matrix(k: int = 2, *, backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Power-reducing matrix :math:`M_{r,k}=\operatorname{diag}(\delta_k^1,\dots,\delta_k^k)\in\mathcal M_{k^2\times k}`.
 
     :math:`x\ltimes x = M_{r,k}\,x` for every logical vector :math:`x\in\Delta_k`; the Boolean
@@ -519,7 +520,7 @@ def _eye(k: int, field: str) -> SparseOperator:
                                 _backend.rational(xp.ones(k, dtype=xp.int64), 1, field, xp), field)
 
 
-def retriever(dims: Any, i: int, *, backend: str = "numpy", format: str = "csr") -> Any:
+def retriever(dims: Any, i: int, *, backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Retriever :math:`S_i = \mathbf 1^{\mathsf T}_{n_1\cdots n_{i-1}}\otimes I_{n_i}\otimes\mathbf 1^{\mathsf T}_{n_{i+1}\cdots n_d}`.
 
     For logical vectors :math:`x_j\in\Delta_{n_j}`: :math:`S_i\,(x_1\ltimes\cdots\ltimes x_d)=x_i`
@@ -539,7 +540,7 @@ def retriever(dims: Any, i: int, *, backend: str = "numpy", format: str = "csr")
     return render(op, format)
 
 
-def front_maintaining(p: int, q: int | None = None, *, backend: str = "numpy", format: str = "csr") -> Any:
+def front_maintaining(p: int, q: int | None = None, *, backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Front-maintaining dummy operator :math:`D_f^{[p,q]} = I_p\otimes\mathbf 1^{\mathsf T}_q`.
 
     :math:`D_f^{[p,q]}\,x\ltimes y = x` for :math:`x\in\Delta_p`, :math:`y\in\Delta_q`
@@ -550,7 +551,7 @@ def front_maintaining(p: int, q: int | None = None, *, backend: str = "numpy", f
     return retriever([p, q], 1, backend=backend, format=format)
 
 
-def rear_maintaining(p: int, q: int | None = None, *, backend: str = "numpy", format: str = "csr") -> Any:
+def rear_maintaining(p: int, q: int | None = None, *, backend: str = "numpy", format: str = "csr") -> Rendered:
     r"""Rear-maintaining dummy operator :math:`D_r^{[p,q]} = \mathbf 1^{\mathsf T}_p\otimes I_q`.
 
     :math:`D_r^{[p,q]}\,x\ltimes y = y` (Boolean: :math:`D_r=E_d=\delta_2[1,2,1,2]`, the dummy
@@ -566,13 +567,13 @@ def _mat(A: Any, name: str) -> tuple[Any, str]:
     return _as_dense(A, name, field), field
 
 
-def column_stack(A: Any) -> Any:
+def column_stack(A: Any) -> DenseMatrix:
     r"""Column stacking :math:`V_c(A)=(a_{11},\dots,a_{m1},\dots,a_{1n},\dots,a_{mn})^{\mathsf T}` (Fortran-order vec)."""
     Ad, field = _mat(A, "A")
     return _out(Ad.T.reshape(-1, 1), field)
 
 
-def row_stack(A: Any) -> Any:
+def row_stack(A: Any) -> DenseMatrix:
     r"""Row stacking :math:`V_r(A)=(a_{11},\dots,a_{1n},\dots,a_{m1},\dots,a_{mn})^{\mathsf T}` (C-order vec; cheng2025 eq. 59 footnote)."""
     Ad, field = _mat(A, "A")
     return _out(Ad.reshape(-1, 1), field)
@@ -588,19 +589,19 @@ def _unstack_args(v: Any, m: int, n: int) -> tuple[Any, str, int, int]:
     return vd, field, m, n
 
 
-def column_unstack(v: Any, m: int, n: int) -> Any:
+def column_unstack(v: Any, m: int, n: int) -> DenseMatrix:
     r"""Inverse of :func:`column_stack`: the :math:`m\times n` matrix :math:`A` with :math:`V_c(A)=v`."""
     vd, field, m, n = _unstack_args(v, m, n)
     return _out(vd.reshape(n, m).T, field)
 
 
-def row_unstack(v: Any, m: int, n: int) -> Any:
+def row_unstack(v: Any, m: int, n: int) -> DenseMatrix:
     r"""Inverse of :func:`row_stack`: the :math:`m\times n` matrix :math:`A` with :math:`V_r(A)=v`."""
     vd, field, m, n = _unstack_args(v, m, n)
     return _out(vd.reshape(m, n), field)
 
 
-def block_transpose(A: Any, p: int, q: int) -> Any:
+def block_transpose(A: Any, p: int, q: int) -> DenseMatrix:
     r"""Block transpose: partition :math:`A` into :math:`p\times q` blocks :math:`A_{ij}` and
     return the block matrix whose block :math:`(j,i)` is :math:`A_{ij}` (blocks not transposed;
     MATLAB toolbox ``bt``)."""

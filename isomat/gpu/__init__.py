@@ -48,7 +48,17 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # for annotations only: this package imports neither CuPy nor the algebra core
+    import cupy
+    import cupyx.scipy.sparse
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ..algebra import DiagonalBlocks, SparseOperator
+
+_T = TypeVar("_T")
 
 _status: tuple[bool, str] | None = None
 
@@ -204,7 +214,8 @@ def device_info() -> dict[str, Any]:
     return info
 
 
-def to_gpu(x: Any, *, format: str | None = None) -> Any:
+def to_gpu(x: Any, *, format: str | None = None
+           ) -> cupy.ndarray | cupyx.scipy.sparse.spmatrix | SparseOperator | DiagonalBlocks:
     """Move an array, a sparse matrix or an operator onto the device.
 
     Parameters
@@ -221,7 +232,7 @@ def to_gpu(x: Any, *, format: str | None = None) -> Any:
 
     Returns
     -------
-    CuPy array, ``cupyx.scipy.sparse`` matrix or SparseOperator in the ``cupy`` field.
+    CuPy array, ``cupyx.scipy.sparse`` matrix, or SparseOperator (DiagonalBlocks) in the ``cupy`` field.
     """
     import numpy as np
     import scipy.sparse as sp
@@ -250,7 +261,7 @@ def to_gpu(x: Any, *, format: str | None = None) -> Any:
                     "SciPy sparse matrix, SymPy matrix or SparseOperator")
 
 
-def to_cpu(x: Any) -> Any:
+def to_cpu(x: _T) -> _T | np.ndarray | sp.sparray:
     """Bring device data back: the inverse of :func:`to_gpu`.
 
     CuPy arrays become NumPy arrays, ``cupyx.scipy.sparse`` matrices become ``scipy.sparse``
@@ -260,12 +271,12 @@ def to_cpu(x: Any) -> Any:
     import scipy.sparse as sp
 
     if _knows_its_field(x):
-        return x.to_field("numpy") if x.field == "cupy" else x
+        return x.to_field("numpy") if x.field == "cupy" else x  # type: ignore[attr-defined]
     if is_cupy_sparse(x):
-        host = x.get()
+        host = x.get()  # type: ignore[attr-defined]
         return {"coo": sp.coo_array, "csr": sp.csr_array, "csc": sp.csc_array}[host.format](host)
     if is_cupy_array(x):
-        return x.get()
+        return x.get()  # type: ignore[attr-defined]
     return x
 
 
@@ -275,7 +286,7 @@ def _knows_its_field(x: Any) -> bool:
     return isinstance(getattr(x, "field", None), str) and callable(getattr(x, "to_field", None))
 
 
-def _sympy_to_float(M: Any) -> Any:
+def _sympy_to_float(M: Any) -> np.ndarray:
     """A float (or complex) NumPy array of a numeric SymPy matrix; TypeError for symbols."""
     import numpy as np
 

@@ -21,15 +21,18 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 #: build(dev, backend) -> the family's matrix in that field
 FamilyBuild = Callable[[Callable[[Any], Any], str], Any]
 
 
-def family_graph() -> Any:
+def family_graph() -> nx.Graph:
     """The graph of the graph families: G(7, 0.5) with seed 3 plus a path (no isolated node)."""
     import networkx as nx
 

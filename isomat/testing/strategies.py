@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 try:
     from hypothesis import strategies as st
@@ -35,6 +35,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the test
 
 import numpy as np
 import sympy
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+    import torch
+
+    from ..algebra.spm import SPM
 
 __all__ = [
     "ConvConfig", "PoolConfig", "SPMConfig", "STPPair",
@@ -174,7 +180,7 @@ class ConvConfig:
                     stride=self.stride, padding=self.padding, dilation=self.dilation, groups=self.groups,
                     bias=False, padding_mode="zeros" if self.boundary == "zero" else self.boundary)
 
-    def torch_forward(self, x: Any, weight: Any) -> Any:
+    def torch_forward(self, x: Any, weight: Any) -> torch.Tensor:
         """torch's output for the unbatched input ``x`` ``(C_in, *spatial)`` and ``weight``
         (NumPy or torch; circular, reflect or replicate padding through ``torch.nn.functional.pad``,
         as ``nn.Conv*d`` does). Returns a torch tensor ``(C_out, *out)``."""
@@ -368,7 +374,7 @@ class PoolConfig:
         """Keyword arguments of ``torch.nn.{Avg,Max}Pool{d}d``."""
         return self.torch_kwargs()
 
-    def torch_forward(self, x: Any) -> Any:
+    def torch_forward(self, x: Any) -> torch.Tensor:
         """torch's output for the unbatched input ``x`` (NumPy or torch), a torch tensor."""
         import torch
         import torch.nn.functional as F
@@ -440,7 +446,7 @@ def _shape_strategy(shape: Any, max_rows: int, max_cols: int) -> Any:
 
 
 def integer_matrices(shape: Any = None, *, max_rows: int = 4, max_cols: int = 4, min_value: int = -4,
-                     max_value: int = 4) -> Any:
+                     max_value: int = 4) -> st.SearchStrategy[sympy.Matrix]:
     """Exact integer matrices (``sympy.Matrix``).
 
     Parameters
@@ -456,7 +462,7 @@ def integer_matrices(shape: Any = None, *, max_rows: int = 4, max_cols: int = 4,
 
 
 def rational_matrices(shape: Any = None, *, max_rows: int = 4, max_cols: int = 4, max_numerator: int = 5,
-                      max_denominator: int = 5) -> Any:
+                      max_denominator: int = 5) -> st.SearchStrategy[sympy.Matrix]:
     """Exact rational matrices (``sympy.Matrix`` of ``sympy.Rational``), numerators in
     ``[-max_numerator, max_numerator]`` and denominators in ``[1, max_denominator]``."""
     q = st.builds(sympy.Rational, st.integers(-max_numerator, max_numerator), st.integers(1, max_denominator))
@@ -466,7 +472,7 @@ def rational_matrices(shape: Any = None, *, max_rows: int = 4, max_cols: int = 4
 
 
 def symbolic_matrices(shape: Any = None, *, max_rows: int = 3, max_cols: int = 3, prefix: str = "a",
-                      zeros: bool = True) -> Any:
+                      zeros: bool = True) -> st.SearchStrategy[sympy.Matrix]:
     """Symbolic matrices (``sympy.Matrix``): entry ``(i, j)`` the symbol ``{prefix}_{i}_{j}``
     (real), or ``0`` where the draw says so (``zeros=True``: a structured pattern)."""
 
@@ -480,14 +486,14 @@ def symbolic_matrices(shape: Any = None, *, max_rows: int = 3, max_cols: int = 3
 
 
 def exact_matrices(shape: Any = None, *, kinds: Sequence[str] = ("integer", "rational", "symbolic"),
-                   max_rows: int = 3, max_cols: int = 3) -> Any:
+                   max_rows: int = 3, max_cols: int = 3) -> st.SearchStrategy[sympy.Matrix]:
     """One of :func:`integer_matrices`, :func:`rational_matrices`, :func:`symbolic_matrices`."""
     make = {"integer": integer_matrices, "rational": rational_matrices, "symbolic": symbolic_matrices}
     return st.one_of(*[make[k](shape, max_rows=max_rows, max_cols=max_cols) for k in kinds])
 
 
 def float_matrices(shape: Any = None, *, max_rows: int = 4, max_cols: int = 4, dtype: Any = np.float64,
-                   elements: Sequence[float] = (0.0, 1.0, -2.0, 0.5, 3.0)) -> Any:
+                   elements: Sequence[float] = (0.0, 1.0, -2.0, 0.5, 3.0)) -> st.SearchStrategy[np.ndarray]:
     """NumPy matrices with entries from ``elements`` (exactly representable by default, so sums
     and products are exact and comparisons need no tolerance)."""
     from hypothesis.extra.numpy import arrays
@@ -498,7 +504,7 @@ def float_matrices(shape: Any = None, *, max_rows: int = 4, max_cols: int = 4, d
 
 @st.composite
 def sparse_matrices(draw: Any, *, max_rows: int = 50, max_cols: int = 50, dtypes: Sequence[Any] = (
-        np.float64, np.float32, np.complex128), formats: Sequence[str] = ("csr",), empty: bool = True) -> Any:
+        np.float64, np.float32, np.complex128), formats: Sequence[str] = ("csr",), empty: bool = True) -> sp.sparray:
     """SciPy sparse arrays of any shape up to ``max_rows`` x ``max_cols``, density in [0, 1]
     (empty rows and columns included; ``empty=False`` keeps at least one entry)."""
     import scipy.sparse as sp
@@ -514,7 +520,7 @@ def sparse_matrices(draw: Any, *, max_rows: int = 50, max_cols: int = 50, dtypes
 # STP operands
 # ---------------------------------------------------------------------------------------------
 def stp_dims(*, max_dim: int = 9, max_ratio: int = 4,
-             relations: Sequence[str] = ("coprime", "divisible", "any")) -> Any:
+             relations: Sequence[str] = ("coprime", "divisible", "any")) -> st.SearchStrategy[tuple[int, int]]:
     """Pairs ``(n, p)`` -- the column count of ``A`` and the row count of ``B`` of a semi-tensor
     product -- with a chosen relation.
 
@@ -618,14 +624,15 @@ def stp_pairs(draw: Any, *, max_dim: int = 6, max_outer: int = 4,
         return STPPair(rng.standard_normal((m, n)), rng.standard_normal((p, q)))
     if field == "symbolic":
         return STPPair(draw(symbolic_matrices((m, n), prefix="a")), draw(symbolic_matrices((p, q), prefix="b")))
-    make = {"integer": integer_matrices, "rational": rational_matrices}[field]
+    make: Any = {"integer": integer_matrices, "rational": rational_matrices}[field]
     return STPPair(draw(make((m, n))), draw(make((p, q))))
 
 
 # ---------------------------------------------------------------------------------------------
 # Kronecker factors
 # ---------------------------------------------------------------------------------------------
-def kron_shapes(*, min_factors: int = 2, max_factors: int = 3, max_side: int = 3) -> Any:
+def kron_shapes(*, min_factors: int = 2, max_factors: int = 3, max_side: int = 3
+                ) -> st.SearchStrategy[tuple[tuple[int, int], ...]]:
     """Shapes ``((r_1, c_1), ..., (r_k, c_k))`` of Kronecker factors, each side in
     ``[1, max_side]``, ``k`` in ``[min_factors, max_factors]``."""
     side = st.tuples(st.integers(1, max_side), st.integers(1, max_side))
@@ -633,7 +640,7 @@ def kron_shapes(*, min_factors: int = 2, max_factors: int = 3, max_side: int = 3
 
 
 def kron_factors(*, min_factors: int = 2, max_factors: int = 3, max_side: int = 3,
-                 field: str = "float") -> Any:
+                 field: str = "float") -> st.SearchStrategy[tuple[sympy.Matrix | np.ndarray, ...]]:
     """Tuples of Kronecker factors with shapes from :func:`kron_shapes`: ``"float"`` (NumPy,
     exactly representable entries, see :func:`float_matrices`), ``"integer"``, ``"rational"``
     or ``"symbolic"`` (``sympy.Matrix``; symbols named ``f{k}_i_j`` per factor ``k``)."""
@@ -644,7 +651,7 @@ def kron_factors(*, min_factors: int = 2, max_factors: int = 3, max_side: int = 
         elif field == "symbolic":
             parts = [symbolic_matrices(s, prefix=f"f{k}") for k, s in enumerate(shapes)]
         else:
-            make = {"integer": integer_matrices, "rational": rational_matrices}[field]
+            make: Any = {"integer": integer_matrices, "rational": rational_matrices}[field]
             parts = [make(s) for s in shapes]
         return st.tuples(*parts)
 
@@ -681,7 +688,7 @@ class SPMConfig:
         """Keyword arguments of :func:`~isomat.algebra.spm.random_spm` after ``n`` and ``L``."""
         return dict(variant=self.variant, schedule=self.schedule, odd=self.odd, seed=self.seed)
 
-    def build(self, dtype: Any = np.float64, diagonals: bool = True) -> Any:
+    def build(self, dtype: Any = np.float64, diagonals: bool = True) -> SPM:
         """The layer: ``random_spm(n, L, **kwargs())``."""
         from ..algebra.spm import random_spm
 
@@ -704,6 +711,6 @@ def spm_configs(draw: Any, *, max_n: int = 12, max_L: int = 5, powers_of_two: bo
                      draw(st.sampled_from(tuple(odd_modes))), draw(st.integers(0, max_seed)))
 
 
-def spm_layers(**kwargs: Any) -> Any:
+def spm_layers(**kwargs: Any) -> st.SearchStrategy[SPM]:
     """Float SPM layers: :func:`spm_configs` (same keyword arguments) built with ``random_spm``."""
     return spm_configs(**kwargs).map(lambda c: c.build())
