@@ -48,6 +48,7 @@ from ._operator import SparseOperator, _human
 
 if TYPE_CHECKING:
     from scipy.sparse.linalg import LinearOperator
+    import cupyx.scipy.sparse
 
 try:  # SciPy's compiled DIA kernel: y[n] += data[n] * x[n] along one diagonal, GIL released
     from scipy.sparse import _sparsetools
@@ -374,7 +375,7 @@ class DiagonalBlocks:
 
         return LinearOperator(self.shape, matvec=self.matvec, rmatvec=self.rmatvec, dtype=self.dtype)
 
-    def tocsr(self) -> sp.csr_array:
+    def tocsr(self) -> "sp.csr_array | cupyx.scipy.sparse.csr_matrix":
         """The matrix as a SciPy CSR array (stored zeros dropped); in the cupy field a
         ``cupyx.scipy.sparse.csr_matrix`` (converted on the host: a checking aid, not a fast path)."""
         if self.field == "cupy":
