@@ -230,10 +230,11 @@ def _weight_by_rule(shape: tuple[int, int], blocks: list, out_shape: tuple[int, 
 
 
 @functools.lru_cache(maxsize=None)
-def _layer_builder_check() -> Trial:
+def _layer_builder_check(field: str = "numpy") -> Trial:
     """matrix_layer and matrix_layer2 (the builders) against matrix_layer_entry (the proved rule), entry by
     entry, both orders, every r', c', r_k, c_k <= 3 and three seeded larger shapes (sides up to 9): the rule
-    the proof is about is the rule the code users run."""
+    the proof is about is the rule the code users run. The builders run in ``field`` (claims pass
+    ``float_backend()``: CuPy under `isomat verify --backend cupy`); the weights are compared on the host."""
     rng = np.random.default_rng(2017)
     shapes = [((r, c), (rp, cp)) for r, c, rp, cp in itertools.product(range(1, 4), repeat=4)]
     shapes += [((int(a), int(b)), (int(x), int(y))) for a, b, x, y in rng.integers(4, 10, size=(3, 4))]
@@ -250,20 +251,22 @@ def _layer_builder_check() -> Trial:
         blocks = [(U, V)]
         if two:
             blocks.append((rng.integers(-4, 5, (c, rp)).astype(float), rng.integers(-4, 5, (r, cp)).astype(float)))
-        layer = (matrix_layer(U, V, order=order) if not two else
-                 matrix_layer2(U, V, blocks[1][0], blocks[1][1], order=order))
-        W = np.asarray(layer.weight.toarray() if hasattr(layer.weight, "toarray") else layer.weight, dtype=float)
+        dev = [as_values(m, field) for blk in blocks for m in blk]  # the builders' inputs, in the field
+        layer = matrix_layer(*dev, order=order) if not two else matrix_layer2(*dev, order=order)
+        W = _dense_np(layer.weight)
         return W.shape == (rp * cp, sum(u.shape[0] * v.shape[0] for u, v in blocks)) and np.array_equal(
             W, _weight_by_rule(W.shape, blocks, (rp, cp), order))
 
     cases = [(s, o, two) for s in shapes for o in "CF" for two in (False, True)]
-    return exhaustive(ok, cases, describe="matrix_layer / matrix_layer2 against matrix_layer_entry, both orders, "
-                      "r', c', r_k, c_k <= 3 and 3 seeded shapes with sides 4..9, one and two input blocks", method="exact")
+    t = exhaustive(ok, cases, describe="matrix_layer / matrix_layer2 against matrix_layer_entry, both orders, "
+                   "r', c', r_k, c_k <= 3 and 3 seeded shapes with sides 4..9, one and two input blocks", method="exact")
+    t.evidence["field"] = field
+    return t
 
 
 def _layer_trial(orders: str, nblocks: int, *, sigma: bool = False) -> Trial:
     # the builder against the entry rule first: a broken rule or builder ends the claim here, before the proofs
-    require(builder_vs_entry_rule=_layer_builder_check())
+    require(builder_vs_entry_rule=_layer_builder_check(float_backend()))
     what = {1: "vec(UᵀPV + B) = W vec P + vec B",
             2: "vec(UpᵀPVp + UqᵀQVq + B) = [Wp | Wq][vec P; vec Q] + vec B"}[nblocks]
     return all_of(*[_layer_proof(o, nblocks, sigma=sigma).trial(
@@ -303,8 +306,17 @@ def _dense_np(M) -> np.ndarray:
     return np.asarray(to_numpy(M.toarray() if hasattr(M, "toarray") else M), dtype=float)
 
 
+def _in_field(field: str) -> dict:
+    """Keywords that build a graph operator in ``field``: none for NumPy (the builders' default), so a check run in
+    the default field calls the builder exactly as a user does (tests patch builders with one-argument stand-ins)."""
+    return {} if field == "numpy" else {"backend": field}
+
+
+# The seeded larger checks below build (and apply) isomat's operators in ``field`` -- claims pass
+# ``float_backend()``, CuPy under `isomat verify --backend cupy` -- and compare on the host with NumPy references;
+# cached per field.
 @functools.lru_cache(maxsize=None)
-def _layer_builder_large_check() -> Trial:
+def _layer_builder_large_check(field: str = "numpy") -> Trial:
     """matrix_layer / matrix_layer2 at seeded shapes with sides 20..60 (integer-valued U, V: exact in float64)
     against np.kron(Uᵀ, Vᵀ) (C) / np.kron(Vᵀ, Uᵀ) (F) and against matrix_layer_entry evaluated with numpy."""
     rng = np.random.default_rng(_LARGE_SEED)
@@ -319,8 +331,8 @@ def _layer_builder_large_check() -> Trial:
         blocks = [(rng.integers(-4, 5, (r, rp)).astype(float), rng.integers(-4, 5, (c, cp)).astype(float))]
         if two:
             blocks.append((rng.integers(-4, 5, (c, rp)).astype(float), rng.integers(-4, 5, (r, cp)).astype(float)))
-        layer = (matrix_layer(*blocks[0], order=order) if not two else
-                 matrix_layer2(*blocks[0], *blocks[1], order=order))
+        dev = [as_values(m, field) for blk in blocks for m in blk]  # the builders' inputs, in the field
+        layer = matrix_layer(*dev, order=order) if not two else matrix_layer2(*dev, order=order)
         W = _dense_np(layer.weight)
         kron = np.hstack([np.kron(u.T, v.T) if order == "C" else np.kron(v.T, u.T) for u, v in blocks])
         if W.shape != kron.shape or not np.array_equal(W, kron):
@@ -328,10 +340,15 @@ def _layer_builder_large_check() -> Trial:
         return np.array_equal(W, _weight_by_rule(W.shape, blocks, (rp, cp), order))
 
     desc = ", ".join(f"{r}×{rp} / {c}×{cp}" for (r, c), (rp, cp) in shapes)
-    return exhaustive(ok, cases, method="exact", strength="sampled", describe=(
+    return _with_field(field, exhaustive(ok, cases, method="exact", strength="sampled", describe=(
         f"matrix_layer / matrix_layer2 at 3 seeded larger shapes (U / V: {desc}; sides 20..60 paired with "
         f"sides 2..4, numpy seed {_LARGE_SEED}), orders C and F, one and two input blocks, integer entries in "
-        "[-4, 4]: the weight equals np.kron(Uᵀ, Vᵀ) (C) / np.kron(Vᵀ, Uᵀ) (F) and matrix_layer_entry evaluated with numpy, exactly"))
+        "[-4, 4]: the weight equals np.kron(Uᵀ, Vᵀ) (C) / np.kron(Vᵀ, Uᵀ) (F) and matrix_layer_entry evaluated with numpy, exactly")))
+
+
+def _with_field(field: str, t: Trial) -> Trial:
+    t.evidence["field"] = field
+    return t
 
 
 @functools.lru_cache(maxsize=None)
@@ -360,13 +377,13 @@ def _np_adj(g: nx.Graph) -> np.ndarray:
     return A
 
 
-def _graph_large(name: str, test) -> Trial:
+def _graph_large(name: str, test, field: str = "numpy") -> Trial:
     def ok(idx):
         g = _large_graphs()[idx]
         return bool(test(g, _np_adj(g), np.random.default_rng(_LARGE_SEED + idx)))
 
-    return exhaustive(ok, range(len(_large_graphs())), method="numeric", strength="sampled",
-                      describe=f"{name} on {_large_graphs_text()}, float64, rtol 1e-12")
+    return _with_field(field, exhaustive(ok, range(len(_large_graphs())), method="numeric", strength="sampled",
+                                         describe=f"{name} on {_large_graphs_text()}, float64, rtol 1e-12"))
 
 
 def _close(a, b) -> bool:
@@ -375,26 +392,28 @@ def _close(a, b) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def _mean_aggregation_large_check() -> Trial:
+def _mean_aggregation_large_check(field: str = "numpy") -> Trial:
     def test(g, A, rng):
-        At = _dense_np(G_ops.mean_aggregation(g))
+        Aop = G_ops.mean_aggregation(g, **_in_field(field))
+        At = _dense_np(Aop)
         d = A.sum(axis=1)
         rule = np.where(A != 0, mean_aggregation_entry(A, d[:, None]), 0.0)
         H = rng.standard_normal((A.shape[0], 3))
         nodes = list(g.nodes)
         pos = {v: k for k, v in enumerate(nodes)}
         loop = np.array([[sum(H[pos[j], f] for j in g[i]) / len(g[i]) for f in range(3)] for i in nodes])
-        return _close(At, rule) and _close(At @ H, loop) and _close(At.sum(axis=1), np.ones(len(nodes)))
+        AtH = to_numpy(Aop @ as_values(H, field, name="H"))  # Ã H in the field
+        return _close(At, rule) and _close(AtH, loop) and _close(At.sum(axis=1), np.ones(len(nodes)))
 
     return _graph_large("mean_aggregation against mean_aggregation_entry (A_ij / D_ii, numpy), Ã H against the "
                         "neighbour means by a direct loop over G[i] (H seeded normal, 3 columns), rows summing to 1",
-                        test)
+                        test, field)
 
 
 @functools.lru_cache(maxsize=None)
-def _renormalized_adjacency_large_check() -> Trial:
+def _renormalized_adjacency_large_check(field: str = "numpy") -> Trial:
     def test(g, A, rng):
-        Ah = _dense_np(G_ops.renormalized_adjacency(g))
+        Ah = _dense_np(G_ops.renormalized_adjacency(g, **_in_field(field)))
         n = A.shape[0]
         s = 1 / np.sqrt(A.sum(axis=1) + 1)
         rule = renormalized_adjacency_entry(A, np.eye(n, dtype=bool), s[:, None], s[None, :])
@@ -403,39 +422,42 @@ def _renormalized_adjacency_large_check() -> Trial:
         return _close(Ah, rule) and _close(Ah, loop)
 
     return _graph_large("renormalized_adjacency against renormalized_adjacency_entry (s_i(A_ij + δ_ij)s_j, numpy) "
-                        "and a direct loop over (i, j)", test)
+                        "and a direct loop over (i, j)", test, field)
 
 
 @functools.lru_cache(maxsize=None)
-def _normalized_adjacency_large_check() -> Trial:
+def _normalized_adjacency_large_check(field: str = "numpy") -> Trial:
     def test(g, A, rng):
-        N = _dense_np(G_ops.normalized_adjacency(g))
+        N = _dense_np(G_ops.normalized_adjacency(g, **_in_field(field)))
         n = A.shape[0]
         d = A.sum(axis=1)
         loop = np.array([[A[i, j] / np.sqrt(d[i] * d[j]) for j in range(n)] for i in range(n)])
         return _close(N, loop)
 
-    return _graph_large("normalized_adjacency against D^-1/2 A D^-1/2 by a direct loop over (i, j)", test)
+    return _graph_large("normalized_adjacency against D^-1/2 A D^-1/2 by a direct loop over (i, j)", test, field)
 
 
 @functools.lru_cache(maxsize=None)
-def _multi_attention_large_check() -> Trial:
+def _multi_attention_large_check(field: str = "numpy") -> Trial:
     def test(g, A, rng):
         N, n, d = A.shape[0], 2, 3
         Ls = [np.where(A + np.eye(N) > 0, rng.standard_normal((N, N)), 0.0) for _ in range(n)]
         H = rng.standard_normal((N, d))
         ref = np.hstack([L @ H for L in Ls])
+        Ls_f = [as_values(L, field, name="Λ") for L in Ls]
         for o in "CF":
-            M = _dense_np(G_ops.multi_attention(Ls, d, order=o))
+            Mop = G_ops.multi_attention(Ls_f, d, order=o, **_in_field(field))
+            M = _dense_np(Mop)
             rows, cols = np.meshgrid(np.arange(N * n * d), np.arange(N * d), indexing="ij")
             k, i, l_, j, match = multi_attention_entry(rows, cols, N, n, d, o)
             rule = np.where(match, np.stack(Ls)[k, i, l_], 0.0)
-            if not (_close(M, rule) and _close(M @ H.reshape(-1, order=o), ref.reshape(-1, order=o))):
+            MH = to_numpy(Mop @ as_values(H.reshape(-1, order=o), field, name="vec H"))  # in the field
+            if not (_close(M, rule) and _close(MH, ref.reshape(-1, order=o))):
                 return False
         return True
 
     return _graph_large("multi_attention (n = 2 attentions supported on A + I, seeded normal, d = 3), orders C and F, "
-                        "against multi_attention_entry (numpy) and vec [Λ(1)H, Λ(2)H]", test)
+                        "against multi_attention_entry (numpy) and vec [Λ(1)H, Λ(2)H]", test, field)
 
 
 def _mat1_np(P, t):

@@ -435,7 +435,7 @@ def _eq17_order():
 )
 def _eq18():
     # seeded larger instances (binding), settled before the proofs
-    large = require(builder_vs_direct_formula_large=_normalized_adjacency_large_check())
+    large = require(builder_vs_direct_formula_large=_normalized_adjacency_large_check(float_backend()))
     th, t0, t1 = sympy.symbols("theta theta0 theta1")
     graphs = [g for g in ATLAS if g.number_of_nodes() >= 2 and _no_isolated(g)]
 
@@ -598,8 +598,8 @@ def _eq18_misprint():
 )
 def _eq19():
     # seeded larger instances (binding), settled before the proofs
-    large = require(builder_vs_entry_rule_large=_renormalized_adjacency_large_check(),
-                    layer_builder_vs_rule_large=_layer_builder_large_check())
+    large = require(builder_vs_entry_rule_large=_renormalized_adjacency_large_check(float_backend()),
+                    layer_builder_vs_rule_large=_layer_builder_large_check(float_backend()))
     graphs = [g for g in ATLAS[:18] if _no_isolated(g)]
     Th = _sym("t", 2, 2)
 
@@ -625,7 +625,7 @@ def _eq19():
     rule = exhaustive(builder_is_rule, range(len(graphs)), describe=f"{len(graphs)} atlas graphs: renormalized_adjacency "
                       "against renormalized_adjacency_entry, entry by entry", method="exact")
     # a broken builder or rule ends the claim here, before the proof
-    checks = require(exhaustive_crosscheck=t, builder_vs_entry_rule=rule, layer_builder_vs_rule=_layer_builder_check())
+    checks = require(exhaustive_crosscheck=t, builder_vs_entry_rule=rule, layer_builder_vs_rule=_layer_builder_check(float_backend()))
     n, tc, tp, row, col = ints("n t tp row col")
     A, Th, s = _fn("A"), _fn("Theta"), _fn("s", 1)
 

@@ -71,7 +71,7 @@ from ._common import (  # noqa: F401
 )
 def _eq2():
     # seeded larger instances (binding), settled before the proofs
-    large = require(layer_builder_vs_rule_large=_layer_builder_large_check())
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check(float_backend()))
     r, rp, a, i = ints("r rp a i")
     W = _fn("W")
     goals = []
@@ -114,7 +114,7 @@ def _eq2():
 )
 def _eq3():
     # seeded larger instances (binding), settled before the proofs
-    large = require(layer_builder_vs_rule_large=_layer_builder_large_check())
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check(float_backend()))
     def case(s):
         r, c, rp, cp = s
         U, V, P, B = _sym("u", r, rp), _sym("v", c, cp), _sym("p", r, c), _sym("b", rp, cp)
@@ -298,7 +298,7 @@ def _eq4_index():
 )
 def _eq5():
     # seeded larger instances (binding), settled before the proofs
-    large = require(layer_builder_vs_rule_large=_layer_builder_large_check())
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check(float_backend()))
     rng = np.random.default_rng(20175)
     worst, bad, n = 0.0, None, 0
     for _ in range(6):
@@ -425,7 +425,7 @@ def _resnet():
 )
 def _eq6():
     # seeded larger instances (binding), settled before the proofs
-    large = require(layer_builder_vs_rule_large=_layer_builder_large_check())
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check(float_backend()))
     def case(s):
         rp_, cp_, rq, cq, r2, c2 = s
         Up, Vp, Uq, Vq = _sym("a", rp_, r2), _sym("b", cp_, c2), _sym("c", rq, r2), _sym("d", cq, c2)
@@ -474,7 +474,7 @@ def _exact_sigma(M):
 )
 def _eq8():
     # seeded larger instances (binding), settled before the proofs
-    large = require(layer_builder_vs_rule_large=_layer_builder_large_check(),
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check(float_backend()),
                     cells_vs_direct_loops_large=_cells_large_check())
     dims = st.tuples(*[st.integers(1, 3)] * 6)  # X: a×b, H: h1×h2, Y: y1×y2
 
@@ -598,7 +598,7 @@ def _vec_lstm(x, h, c, W, sig, tanh):
 )
 def _lstm():
     # seeded larger instances (binding), settled before the proofs
-    large = require(layer_builder_vs_rule_large=_layer_builder_large_check(),
+    large = require(layer_builder_vs_rule_large=_layer_builder_large_check(float_backend()),
                     cells_vs_direct_loops_large=_cells_large_check())
     # the gates are elementwise: one generic entry of each (i, f, o, Ĉ, Ct−1, tanh Ct) proves them for every size
     i_, f_, o_, ch, cp, t_ = sympy.symbols("i f o chat cprev t", real=True)

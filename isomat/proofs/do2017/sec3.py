@@ -5,6 +5,7 @@ from __future__ import annotations
 from ._common import (  # noqa: F401
     require,
     _mean_aggregation_large_check,
+    float_backend,
     _multi_attention_large_check,
     Outcome,
     Reading,
@@ -60,7 +61,7 @@ from ._common import (  # noqa: F401
 )
 def _eq11():
     # seeded larger instances (binding), settled before the proofs
-    large = require(builder_vs_entry_rule_large=_mean_aggregation_large_check())
+    large = require(builder_vs_entry_rule_large=_mean_aggregation_large_check(float_backend()))
     graphs = [g for g in ATLAS if _no_isolated(g)]
 
     def ok(idx):
@@ -167,7 +168,7 @@ def _eq12():
 )
 def _eq13():
     # seeded larger instances (binding), settled before the proofs
-    large = require(builder_vs_entry_rule_large=_multi_attention_large_check())
+    large = require(builder_vs_entry_rule_large=_multi_attention_large_check(float_backend()))
     dims = st.tuples(st.integers(1, 4), st.integers(1, 3), st.integers(1, 3), st.sampled_from("CF"))
     draws = dims.flatmap(lambda s: st.tuples(st.just(s), st.lists(_int_matrix(s[0], s[0]), min_size=s[2], max_size=s[2]),
                                              _int_matrix(s[0], s[1])))

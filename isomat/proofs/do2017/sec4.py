@@ -75,8 +75,8 @@ from ._common import (  # noqa: F401
 )
 def _fig3():
     # the builder against the entry rule the proof is about, first: a broken rule ends the claim here
-    checks = require(builder_vs_entry_rule=_layer_builder_check(),
-                     layer_builder_vs_rule_large=_layer_builder_large_check())
+    checks = require(builder_vs_entry_rule=_layer_builder_check(float_backend()),
+                     layer_builder_vs_rule_large=_layer_builder_large_check(float_backend()))
 
     def tile(U, V, i, j):
         return _vec(U[:, i] * V[:, j].T)

@@ -12,7 +12,8 @@ import sympy
 
 from ...errors import CheckError
 from .. import prover
-from ..engine import all_of, exhaustive
+from ...algebra._backend import to_numpy
+from ..engine import all_of, exhaustive, float_backend
 from ..prover import fdiv, fmod
 
 BASE = 1000
@@ -183,8 +184,15 @@ def _sym(name, r, c, commutative=True):
 # Each returns one Trial (exhaustive up to a stated bound, then seeded random larger sizes); a claim
 # passes it to ``decide`` as a keyword, so a builder that disagrees with the proved rule makes the
 # claim an error -- the proof certifies the rule, this check ties the rule to the code users run.
-# Cached per process (functools caches of isomat are cleared by the mutation suite).
+# Cached per process and per field (functools caches of isomat are cleared by the mutation suite). The float builds
+# run in the field the claim passes (``float_backend()``: on the GPU under `isomat verify --backend cupy`); the
+# results come back to the host (``_host``) and are compared there with references written by loops / entry rules.
 _RANDOM_SEED = 20250601
+
+
+def _host(M) -> np.ndarray:
+    """Host NumPy copy of a dense or sparse float result of either field (SciPy array or cupyx matrix)."""
+    return np.asarray(to_numpy(M.toarray() if hasattr(M, "toarray") else M))
 
 
 def _tap_values(KH: int, KW: int) -> np.ndarray:
@@ -193,18 +201,18 @@ def _tap_values(KH: int, KW: int) -> np.ndarray:
     return np.arange(1, KH * KW + 1, dtype=np.float64).reshape(KH, KW)
 
 
-def _conv_case_ok(c) -> bool:
+def _conv_case_ok(c, field: str = "numpy") -> bool:
     from ...algebra import conv as _conv
 
     H, W, KH, KW, s, l, d = c
-    A = _conv.conv_matrix((H, W), _tap_values(KH, KW), stride=s, padding=l, dilation=d, backend="numpy")
+    A = _conv.conv_matrix((H, W), _tap_values(KH, KW), stride=s, padding=l, dilation=d, backend=field)
     O1 = (H + 2 * l[0] - d[0] * (KH - 1) - 1) // s[0] + 1
     O2 = (W + 2 * l[1] - d[1] * (KW - 1) - 1) // s[1] + 1
     if tuple(A.shape) != (O1 * O2, H * W):
         return False
     t = _conv.conv2d_tap(np.arange(O1 * O2)[:, None], np.arange(H * W)[None, :], H, W, KH, KW,
                          stride=s, padding=l, dilation=d)
-    return bool(np.array_equal(np.asarray(A.toarray()), np.where(t >= 0, t + 1, 0).astype(np.float64)))
+    return bool(np.array_equal(_host(A), np.where(t >= 0, t + 1, 0).astype(np.float64)))
 
 
 def _conv_valid(c) -> bool:
@@ -213,7 +221,7 @@ def _conv_valid(c) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def conv_builder_check():
+def conv_builder_check(field: str = "numpy"):
     """isomat.algebra.conv_matrix (2-d, single channel, zero boundary) equals its entry rule conv.conv2d_tap entry by
     entry (kernel values name the taps): every H, W <= 4, KH, KW <= 3, stride in {1, 2}, padding in {0, 1},
     dilation in {1, 2}; then 8 seeded random geometries with H, W in [5, 24], KH, KW <= 5, per-axis stride <= 3,
@@ -229,28 +237,29 @@ def conv_builder_check():
              tuple(int(x) for x in rng.integers(1, 3, 2)))
         if _conv_valid(c):
             large.append(c)
-    return all_of(exhaustive(_conv_case_ok, small, describe="conv_matrix == conv2d_tap: H, W <= 4, KH, KW <= 3, "
+    ok = functools.partial(_conv_case_ok, field=field)
+    return all_of(exhaustive(ok, small, describe="conv_matrix == conv2d_tap: H, W <= 4, KH, KW <= 3, "
                              "stride <= 2, padding <= 1, dilation <= 2 (same on both axes)"),
-                  exhaustive(_conv_case_ok, large, describe=f"conv_matrix == conv2d_tap: 8 random geometries (seed "
+                  exhaustive(ok, large, describe=f"conv_matrix == conv2d_tap: 8 random geometries (seed "
                              f"{_RANDOM_SEED}), H, W in [5, 24], KH, KW <= 5, stride <= 3, padding <= 2, dilation <= 2",
                              strength="sampled"))
 
 
-def _zhu_case_ok(c) -> bool:
+def _zhu_case_ok(c, field: str = "numpy") -> bool:
     from ...algebra import conv as _conv
 
     m, n, r, s = c
     L = m * n
     P = (L - ((r - 1) * n + r - 1)) // s + 1  # the printed P, written out here
-    Z = _conv.zhu_conv_matrix((m, n), _tap_values(r, r), s, backend="numpy")
+    Z = _conv.zhu_conv_matrix((m, n), _tap_values(r, r), s, backend=field)
     if tuple(Z.shape) != (P, L):
         return False
     t = _conv.zhu_conv_tap(np.arange(P)[:, None], np.arange(L)[None, :], n, r, s)
-    return bool(np.array_equal(np.asarray(Z.toarray()), np.where(t >= 0, t + 1, 0).astype(np.float64)))
+    return bool(np.array_equal(_host(Z), np.where(t >= 0, t + 1, 0).astype(np.float64)))
 
 
 @functools.lru_cache(maxsize=None)
-def zhu_conv_builder_check():
+def zhu_conv_builder_check(field: str = "numpy"):
     """isomat.algebra.zhu_conv_matrix equals its entry rule conv.zhu_conv_tap on the printed P×L (columns >= L
     dropped), kernel values naming the taps: every m, n <= 5, r <= min(m, n), s <= 3; then 8 seeded random sizes
     m, n in [6, 30], r <= min(m, n, 6), s <= 5."""
@@ -261,13 +270,14 @@ def zhu_conv_builder_check():
     for _ in range(8):
         m, n = int(rng.integers(6, 31)), int(rng.integers(6, 31))
         large.append((m, n, int(rng.integers(1, min(m, n, 6) + 1)), int(rng.integers(1, 6))))
-    return all_of(exhaustive(_zhu_case_ok, small, describe="zhu_conv_matrix == zhu_conv_tap: m, n <= 5, r <= min(m, n), "
+    ok = functools.partial(_zhu_case_ok, field=field)
+    return all_of(exhaustive(ok, small, describe="zhu_conv_matrix == zhu_conv_tap: m, n <= 5, r <= min(m, n), "
                              "s <= 3"),
-                  exhaustive(_zhu_case_ok, large, describe=f"zhu_conv_matrix == zhu_conv_tap: 8 random sizes (seed "
+                  exhaustive(ok, large, describe=f"zhu_conv_matrix == zhu_conv_tap: 8 random sizes (seed "
                              f"{_RANDOM_SEED + 1}), m, n in [6, 30], r <= 6, s <= 5", strength="sampled"))
 
 
-def _pool_case_ok(c) -> bool:
+def _pool_case_ok(c, field: str = "numpy") -> bool:
     from ...algebra import pool as _pool
 
     m, n, p = c
@@ -279,13 +289,14 @@ def _pool_case_ok(c) -> bool:
     patch = np.zeros((Q, L))
     k = np.arange(L)
     patch[k // (p * p), _pool.patch_major_pixel(k, n, p)] = v  # position k of the patch-major listing
-    return (bool(np.array_equal(np.asarray(_pool.zhu_pool_matrix((m, n), p).toarray()), printed))
-            and bool(np.array_equal(np.asarray(_pool.zhu_pool_matrix((m, n), p, flattening="patch-major").toarray()), patch))
+    return (bool(np.array_equal(_host(_pool.zhu_pool_matrix((m, n), p, backend=field)), printed))
+            and bool(np.array_equal(_host(_pool.zhu_pool_matrix((m, n), p, flattening="patch-major", backend=field)),
+                                    patch))
             and bool(np.array_equal(_pool.patch_major_order((m, n), p), _pool.patch_major_pixel(k, n, p))))
 
 
 @functools.lru_cache(maxsize=None)
-def pool_builder_check():
+def pool_builder_check(field: str = "numpy"):
     """isomat.algebra.zhu_pool_matrix (row-major: the printed formula by a loop; patch-major: the entry rule
     pool.patch_major_pixel) and patch_major_order: every p <= 4 and m, n multiples of p up to 8; then 6 seeded random
     sizes p in [2, 5], m/p, n/p in [2, 10]."""
@@ -296,13 +307,14 @@ def pool_builder_check():
     for _ in range(6):
         p = int(rng.integers(2, 6))
         large.append((p * int(rng.integers(2, 11)), p * int(rng.integers(2, 11)), p))
-    return all_of(exhaustive(_pool_case_ok, small, describe="zhu_pool_matrix == printed formula / patch_major_pixel: "
+    ok = functools.partial(_pool_case_ok, field=field)
+    return all_of(exhaustive(ok, small, describe="zhu_pool_matrix == printed formula / patch_major_pixel: "
                              "p <= 4, p | m, n <= 8"),
-                  exhaustive(_pool_case_ok, large, describe=f"the same, 6 random sizes (seed {_RANDOM_SEED + 2}), "
+                  exhaustive(ok, large, describe=f"the same, 6 random sizes (seed {_RANDOM_SEED + 2}), "
                              "p <= 5, m/p, n/p <= 10", strength="sampled"))
 
 
-def _rnn_case_ok(c) -> bool:
+def _rnn_case_ok(c, field: str = "numpy") -> bool:
     from ...algebra import rnn as _rnn
 
     M, N, T, seed = c
@@ -317,37 +329,38 @@ def _rnn_case_ok(c) -> bool:
     for t in range(T):
         for s_ in range(t + 1):
             ref[t * M:(t + 1) * M, s_ * N:(s_ + 1) * N] = powers[t - s_]
-    A = _rnn.rnn_matrix(U.astype(np.float64), V.astype(np.float64), T, backend="numpy")
-    return tuple(A.shape) == ref.shape and bool(np.array_equal(np.asarray(A.toarray()), ref.astype(np.float64)))
+    A = _rnn.rnn_matrix(U.astype(np.float64), V.astype(np.float64), T, backend=field)
+    return tuple(A.shape) == ref.shape and bool(np.array_equal(_host(A), ref.astype(np.float64)))
 
 
 @functools.lru_cache(maxsize=None)
-def rnn_builder_check():
+def rnn_builder_check(field: str = "numpy"):
     """isomat.algebra.rnn_matrix against the block rule (t, s) = V^(t−s)U for s <= t, 0 above (exact integer powers):
     every M, N, T <= 3 (one seeded integer U, V each); then 6 seeded random sizes M, N in [2, 5], T in [4, 8]."""
     small = sorted([(M, N, T, 100 * M + 10 * N + T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)],
                    key=lambda c: (sum(c[:3]), c))
     rng = np.random.default_rng(_RANDOM_SEED + 3)
     large = [(int(rng.integers(2, 6)), int(rng.integers(2, 6)), int(rng.integers(4, 9)), 7 + i) for i in range(6)]
-    return all_of(exhaustive(_rnn_case_ok, small, describe="rnn_matrix == blocks V^(t−s)U: M, N, T <= 3, integer U, V"),
-                  exhaustive(_rnn_case_ok, large, describe=f"the same, 6 random sizes (seed {_RANDOM_SEED + 3}), M, N <= 5, "
+    ok = functools.partial(_rnn_case_ok, field=field)
+    return all_of(exhaustive(ok, small, describe="rnn_matrix == blocks V^(t−s)U: M, N, T <= 3, integer U, V"),
+                  exhaustive(ok, large, describe=f"the same, 6 random sizes (seed {_RANDOM_SEED + 3}), M, N <= 5, "
                              "T <= 8", strength="sampled"))
 
 
-def _avgpool_case_ok(c) -> bool:
+def _avgpool_case_ok(c, field: str = "numpy") -> bool:
     from ...algebra import conv as _conv, pool as _pool
 
     m, n, k, s = c
-    A = _pool.avgpool_matrix((m, n), (k, k), stride=(s, s), backend="numpy")
+    A = _pool.avgpool_matrix((m, n), (k, k), stride=(s, s), backend=field)
     O1, O2 = (m - k) // s + 1, (n - k) // s + 1
     if tuple(A.shape) != (O1 * O2, m * n):
         return False
     t = _conv.conv2d_tap(np.arange(O1 * O2)[:, None], np.arange(m * n)[None, :], m, n, k, k, stride=(s, s))
-    return bool(np.array_equal(np.asarray(A.toarray()), np.where(t >= 0, np.float64(1) / (k * k), 0.0)))
+    return bool(np.array_equal(_host(A), np.where(t >= 0, np.float64(1) / (k * k), 0.0)))
 
 
 @functools.lru_cache(maxsize=None)
-def avgpool_builder_check():
+def avgpool_builder_check(field: str = "numpy"):
     """isomat.algebra.avgpool_matrix (k×k windows, stride s, no padding) holds 1/k² exactly where the entry rule
     conv.conv2d_tap (KH = KW = k, stride s) has a tap, and 0 elsewhere: every m, n <= 6, k <= min(m, n, 3), s <= 3;
     then 6 seeded random sizes m, n in [7, 30], k <= 5, s <= 5."""
@@ -356,9 +369,10 @@ def avgpool_builder_check():
     rng = np.random.default_rng(_RANDOM_SEED + 4)
     large = [(int(rng.integers(7, 31)), int(rng.integers(7, 31)), int(rng.integers(1, 6)), int(rng.integers(1, 6)))
              for _ in range(6)]
-    return all_of(exhaustive(_avgpool_case_ok, small, describe="avgpool_matrix == 1/k² on conv2d_tap's taps: m, n <= 6, "
+    ok = functools.partial(_avgpool_case_ok, field=field)
+    return all_of(exhaustive(ok, small, describe="avgpool_matrix == 1/k² on conv2d_tap's taps: m, n <= 6, "
                              "k <= 3, s <= 3"),
-                  exhaustive(_avgpool_case_ok, large, describe=f"the same, 6 random sizes (seed {_RANDOM_SEED + 4}), "
+                  exhaustive(ok, large, describe=f"the same, 6 random sizes (seed {_RANDOM_SEED + 4}), "
                              "m, n <= 30, k, s <= 5", strength="sampled"))
 
 

@@ -10,8 +10,9 @@ import sympy
 import z3
 
 from ...algebra import conv as _conv, pool as _pool
+from ...algebra._backend import as_values, to_numpy
 from .. import prover
-from ..engine import Reading, by_readings, all_of, claim, compare_printed, decide, exhaustive
+from ..engine import Reading, by_readings, all_of, claim, compare_printed, decide, exhaustive, float_backend
 from ..prover import fdiv, FLATTEN_DIV_MOD, fmod, ints
 from ._common import (
     _colmajor_pixel,
@@ -227,7 +228,7 @@ def _upper():
     return decide(_settle(proof, lambda: t), exhaustive_crosscheck=t,
                   construction=exhaustive(same_as_isomat, _zhu_cases(), describe="isomat zhu_conv_matrix == loop build, "
                                           "generic kernel"),
-                  builder_vs_rule=zhu_conv_builder_check())
+                  builder_vs_rule=zhu_conv_builder_check(float_backend()))
 
 
 @claim(
@@ -288,8 +289,8 @@ def _equals_conv():
                     "image rows, or (s > 1) start off the 2-d stride grid, and are no convolution output",
                     _row_selection_proof(lambda: corr_x)),
         correction_crosscheck=corr_x,
-        builder_vs_rule=zhu_conv_builder_check(),
-        conv_builder_vs_rule=conv_builder_check(),
+        builder_vs_rule=zhu_conv_builder_check(float_backend()),
+        conv_builder_vs_rule=conv_builder_check(float_backend()),
         stride_1_only=dict(stride1.evidence, counterexample=stride1.counterexample),
         with_printed_P=dict(printedP.evidence, counterexample=printedP.counterexample),
     )
@@ -413,7 +414,7 @@ def _bijective():
                 "nonzero matrices of disjoint supports are independent; cross-check: rank of the unit-kernel matrices "
                 "by direct loops, m, n <= 4.",
                 decide(_settle(every_tap, lambda: kx), exhaustive_crosscheck=kx,
-                       builder_vs_rule=conv_builder_check())),
+                       builder_vs_rule=conv_builder_check(float_backend()))),
         Reading("literal: X ↦ W_cnn vec X", "X ↦ W_cnn vec X is a bijection of R^{mn}.",
                 decide(literal, w_pool_4x4_p2_rank_vs_L=[pool_rank, 16])),
     )
@@ -464,7 +465,7 @@ def _upper_padded():
     return by_readings(
         Reading("valid convolution (§4.2.1)", "The convolution §4.2.1 constructs (no padding): W[row, c] = 0 for c < row.",
                 decide(_settle(proof, lambda: ex), exhaustive_crosscheck=ex,
-                       builder_vs_rule=conv_builder_check())),
+                       builder_vs_rule=conv_builder_check(float_backend()))),
         Reading("padded convolution (Theorem 4.1, Assumption 4.3)", "With the zero padding ⌊K/2⌋ of Theorem 4.1 the "
                 "convolution matrix is upper-triangular: it is not (a tap lands below the diagonal).", decide(pad)),
     )
@@ -570,7 +571,7 @@ def _pool_q():
                     fallback=lambda: ex)
     return by_readings(
         Reading("windows tile the image (p | m, p | n)", "The rows are non-overlapping p×p windows covering every "
-                "pixel once: Q = L/p² windows.", decide(proof, exhaustive_crosscheck=ex, builder_vs_rule=pool_builder_check(),
+                "pixel once: Q = L/p² windows.", decide(proof, exhaustive_crosscheck=ex, builder_vs_rule=pool_builder_check(float_backend()),
                                                         general_count=floor)),
         Reading("only p² | L", "Q = L/p² whenever it is an integer.", decide(weak)),
     )
@@ -639,7 +640,7 @@ def _pool_display():
                 describe="every column whose pixel is in window (0, 0) lies in run k = ⌊col/n⌋ < p of the display",
                 lemmas=[prover.DIV_MOD_RECOMPOSE.at(col, n)]),
     ]
-    pooling = decide(_settle(steps, lambda: pooling_x), crosscheck=pooling_x, builder_vs_rule=avgpool_builder_check())
+    pooling = decide(_settle(steps, lambda: pooling_x), crosscheck=pooling_x, builder_vs_rule=avgpool_builder_check(float_backend()))
     printed = {"row 0 has more than one run of 1/p^2": 1}
     recomputed = {"row 0 has more than one run of 1/p^2": int(any(runs(formula_row0(c)) > 1 for c in cases))}
     formula = compare_printed(printed, recomputed, kind="inconsistent", sizes="m, n <= 6, p in {2,3} | m, n, n > p",
@@ -730,7 +731,7 @@ def _pool_index():
         correction_crosscheck=corr_x,
         construction=exhaustive(isomat_is_printed, cases, describe="isomat zhu_pool_matrix == loop build of the "
                                 "printed formula"),
-        builder_vs_rule=pool_builder_check(),
+        builder_vs_rule=pool_builder_check(float_backend()),
         printed_matrix_via_isomat=dict(exhaustive(check("row-major"), cases, describe="same check with isomat "
                                                   "zhu_pool_matrix").evidence),
     )
@@ -779,7 +780,7 @@ def _pool_isomorphism():
         Reading("same map", "W_pool vec X is average pooling of X: proved (Z3) for all p >= 1 and m, n multiples of p "
                 "(row q of the display holds 1/p² on exactly the p² pixels of window q); cross-check by loops on unit "
                 "images, m, n <= 6.", decide(same_map, crosscheck=same_x,
-                                                 builder_vs_rule=avgpool_builder_check())),
+                                                 builder_vs_rule=avgpool_builder_check(float_backend()))),
         Reading("literal: bijection", "X ↦ W_pool vec X is a bijection of R^L.", decide(literal)),
     )
 
@@ -812,8 +813,11 @@ def _maxpool():
     def selection(c):
         m, n, vals = c
         X = np.array(vals, dtype=np.int64).reshape(m, n)
-        S = _pool.maxpool_selection(X.astype(float), (2, 2))  # a 0/1 matrix: S·x is exact in float64 for these integers
-        return [int(v) for v in S @ X.reshape(-1).astype(float)] == _flat(naive_maxpool(X.tolist(), 2))
+        # built and applied in the claim's field (on the GPU under `isomat verify --backend cupy`), compared on the host
+        Xf = as_values(X.astype(float), float_backend(), name="X")
+        S = _pool.maxpool_selection(Xf, (2, 2))  # a 0/1 matrix: S·x is exact in float64 for these integers
+        y = to_numpy(S @ Xf.reshape(-1))
+        return [int(v) for v in y] == _flat(naive_maxpool(X.tolist(), 2))
 
     # the selection (an arg-max) depends on the order of the values in each window only: the 75 weak orders of 4
     # values (as patterns in 0..3) are every 2×2 image up to order; 4×4 images: 75 images in which every one of the four

@@ -324,7 +324,7 @@ def _rnn_shapes():
         correction=("For N ≠ M the blocks must be W_hh^{i−j} W_xh (M×N): W_RNN is (mM)×(mN), acts on the stacked "
                     "inputs, and H has M (not n) columns", proof),
         correction_crosscheck=corr_x,
-        builder_vs_rule=rnn_builder_check(),
+        builder_vs_rule=rnn_builder_check(float_backend()),
     )
 
     def row_defined(c):
@@ -384,7 +384,7 @@ def _rnn_block():
                              _rnn_shape_proof()], lambda: t)
     return decide(proof, exhaustive_crosscheck=t,
                   construction=exhaustive(isomat_same, cases, describe="isomat rnn_matrix == block build, symbolic U, V"),
-                  builder_vs_rule=rnn_builder_check())
+                  builder_vs_rule=rnn_builder_check(float_backend()))
 
 
 def _rnn_shape_proof(row_layout=False):
@@ -463,7 +463,7 @@ def _rnn_strict():
     return decide(t, correction=("W_RNN is block lower-triangular, not strictly: blocks (t, s) vanish for s > t, the "
                                  "diagonal blocks are U; and it is not block-banded: block (T−1, 0) = V^{T−1}U is "
                                  "nonzero for generic V", _settle(_block_lower_proof, lambda: corr)),
-                  correction_crosscheck=corr, builder_vs_rule=rnn_builder_check())
+                  correction_crosscheck=corr, builder_vs_rule=rnn_builder_check(float_backend()))
 
 
 def _block_lower_proof():
