@@ -212,6 +212,7 @@ def _stage_binding_cached(key: str, variant: str) -> Trial:
     rnd = exhaustive(large, [(n, L, s) for s, (n, L) in enumerate(LARGE)], strength="sampled",
                      describe=f"isomat's {variant} stage_matrix vs loop-built float stages (math.cos/sin), random "
                           f"pairings and values, (n, L) in {list(LARGE)}, seeds 0..2, atol 1e-15")
+    rnd = rnd.with_evidence(field=key)  # the float stages were built in this field (the cache is per field)
     return all_of(exact, rnd)
 
 
@@ -240,7 +241,8 @@ def _forward_binding_cached(key: str) -> Trial:
                        "rtol 1e-12")
     rnd = exhaustive(ok, [(n, L, 1000 + s) for s, (n, L) in enumerate(LARGE)], strength="sampled",
                      describe=f"the same at seeded random (n, L) in {list(LARGE)}")
-    return all_of(small, rnd)
+    out = all_of(small, rnd).with_evidence(field=key)  # isomat's forward and layer matrix ran in this field (the cache is per field)
+    return out
 
 
 def _forward_binding() -> Trial:
@@ -313,7 +315,8 @@ def _backward_binding(*keys: str) -> Trial:
     (batch 3, random pairings; odd scale on for odd seeds), error relative to 1 + max|reference| <= 1e-11."""
     bad = [b for b in _backward_bad_cases(float_backend()) if b[0] in keys]
     ev = {"compared": f"isomat spm_backward {', '.join(keys)} vs the chain rule written out with dense loop-built stages",
-          "cases": f"n = 1..8, L = 1..3, both variants; random (n, L) in {list(LARGE)}", "tolerance": 1e-11}
+          "cases": f"n = 1..8, L = 1..3, both variants; random (n, L) in {list(LARGE)}", "tolerance": 1e-11,
+          "field": float_backend()}
     if bad:
         k, case, err = bad[0]
         return Trial(False, "numeric", ev, {"gradient": k, "case": list(case), "relative_error": err,

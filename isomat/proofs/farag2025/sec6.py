@@ -331,7 +331,7 @@ def _sec6_5():
     try:
         proof = _rotation_stage_gram_proof()
     except CheckError as exc:  # an unproved lemma or an unknown is never a proof: the exhaustive check stands
-        sym.evidence["proof_attempt"] = {"status": "unknown", "reason": str(exc)}
+        sym = sym.with_evidence(proof_attempt={"status": "unknown", "reason": str(exc)})
         return decide(sym, rational_draws=ex, isomat_stages=bind)
     return decide(proof, isomat_orthogonal=sym, rational_draws=ex, isomat_stages=bind)
 

@@ -136,7 +136,9 @@ def _attention_fd():
 
 @functools.lru_cache(maxsize=None)
 def _chain_trial_cached(key: str) -> Trial:
-    return all_of(_attention_symbolic(), _attention_fd())
+    fd = _attention_fd()
+    fd = fd.with_evidence(field=key)  # isomat's attention forward/backward ran in this field (the cache is per field)
+    return all_of(_attention_symbolic(), fd)
 
 
 def _chain_trial():
