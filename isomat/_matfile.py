@@ -48,7 +48,7 @@ def _tag(mdtype: int, nbytes: int) -> bytes:
 def sparse_element_bytes(nnz: int, n_cols: int, name: str, is_complex: bool) -> int:
     """Bytes of the sparse ``miMATRIX`` element's contents (its own 8-byte tag excluded)."""
     nz = max(nnz, 1)
-    parts = [16, 8, len(name), 4 * nz, 4 * (n_cols + 1)] + [8 * nz] * (2 if is_complex else 1)
+    parts = [8, 8, len(name), 4 * nz, 4 * (n_cols + 1)] + [8 * nz] * (2 if is_complex else 1)
     return sum(8 + p + _pad8(p) for p in parts)
 
 

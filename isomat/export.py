@@ -39,15 +39,20 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from . import _validate
+from . import _readers, _validate
 from ._chunks import row_indices, row_ranges
+from ._types import FieldArray
 from .gpu import is_cupy_array, is_cupy_sparse, to_cpu
+
+if TYPE_CHECKING:  # optional dependencies, named for annotations only
+    import jax.experimental.sparse
+    import torch
 
 #: file suffix of each format of :func:`write` (``jax``: a BCOO matrix's arrays in an ``.npz``)
 SUFFIXES = {"mtx": ".mtx", "npz": ".npz", "pt": ".pt", "mat": ".mat", "jax": ".npz"}
@@ -213,6 +218,9 @@ def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | N
     _check_target(p, _validate.boolean("overwrite", overwrite))
     if not isinstance(comment, str):
         raise TypeError(f"comment must be a str, got {type(comment).__name__}")
+    if "\r" in comment or "\n" in comment:
+        # a line break in the comment would start a header line of its own -- a forged metadata line
+        raise ValueError(f"comment must be one line (no \\r or \\n), got {comment[:60]!r}")
     M = to_scipy(A, "csr")
     # 17 significant digits round-trip float64 exactly, 9 float32. SciPy's writer (fast_matrix_market)
     # corrupts float32 values asked for more than ~10 digits -- NUL bytes, lost exponents, a reader that
@@ -267,7 +275,8 @@ class _Reading:
     def __exit__(self, etype: Any, exc: Any, tb: Any) -> bool:
         if exc is None or isinstance(exc, (KeyboardInterrupt, SystemExit, MemoryError)) or getattr(exc, "_isomat", False):
             return False
-        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        detail = getattr(exc, "_isomat_detail", None)  # what the file-checking readers found wrong
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split()) if detail is None else detail
         err = ValueError(f"{str(self.path)!r} cannot be read as {self.kind} ({reason[:300]})")
         err._isomat = True  # type: ignore[attr-defined]
         raise err from None
@@ -277,7 +286,8 @@ def read_matrix_market(path: Any) -> sp.csr_array:
     """Read a ``.mtx`` file as a ``csr_array``."""
     p = _path(path, ".mtx")
     with _Reading(p, "a MatrixMarket file"):
-        return sp.csr_array(scipy.io.mmread(str(p)))
+        _readers.mtx_estimate(p)  # the banner and size line, against the memory bound, before reading
+        return _readers.mat_matrix(p, scipy.io.mmread(str(p)))
 
 
 def _write_npz(path: str, arrays: dict[str, Any], compressed: bool) -> None:
@@ -325,11 +335,9 @@ def read_npz(path: Any) -> sp.csr_array:
     """Read a file written by :func:`to_npz` (or :func:`to_jax_npz`) as a ``csr_array``."""
     p = _path(path, ".npz")
     with _Reading(p, "a sparse-matrix .npz archive"):
-        with np.load(p, allow_pickle=False) as z:
-            if "isomat_layout" in z.files and str(z["isomat_layout"]) == "bcoo":
-                idx = z["indices"]
-                return sp.csr_array(sp.coo_array((z["data"], (idx[:, 0], idx[:, 1])), shape=tuple(z["shape"])))
-        return sp.csr_array(sp.load_npz(str(p)))
+        # the zip directory and .npy headers are checked (sizes, dtypes) before a member is inflated,
+        # then the shape, indices, indptr and values before SciPy touches them
+        return _readers.read_npz(p)
 
 
 def _torch() -> Any:
@@ -340,7 +348,7 @@ def _torch() -> Any:
     return torch
 
 
-def to_torch(A: Any, format: str = "coo") -> Any:
+def to_torch(A: Any, format: str = "coo") -> torch.Tensor:
     """A PyTorch sparse tensor: ``torch.sparse_coo_tensor`` (coalesced) or ``torch.sparse_csr_tensor``.
 
     Parameters
@@ -387,17 +395,9 @@ def from_torch(t: Any) -> sp.csr_array:
         raise TypeError(f"t must be a torch.Tensor, got {type(t).__name__}")
     if t.ndim != 2:
         raise ValueError(f"t must be 2-d, got shape {tuple(t.shape)}")
-    t = t.detach().cpu()
-    if t.layout == torch.sparse_coo:
-        t = t.coalesce()
-        r, c = t.indices().numpy()
-        return sp.csr_array(sp.coo_array((t.values().numpy(), (r, c)), shape=tuple(t.shape)))
-    if t.layout == torch.sparse_csr:
-        return sp.csr_array((t.values().numpy(), t.col_indices().numpy(), t.crow_indices().numpy()),
-                            shape=tuple(t.shape))
-    if t.layout == torch.strided:
-        return sp.csr_array(t.numpy())
-    raise ValueError(f"t has layout {t.layout}; expected sparse_coo, sparse_csr or strided")
+    # the indices are checked (integers, in bounds, monotone crow_indices) before SciPy or torch's
+    # coalesce touches them, and a stride-0 expansion is refused past the memory bound
+    return _readers.torch_matrix("t", t)
 
 
 def save_torch(A: Any, path: Any, format: str = "coo", *, metadata: dict[str, Any] | None = None,
@@ -427,13 +427,25 @@ def save_torch(A: Any, path: Any, format: str = "coo", *, metadata: dict[str, An
     return _write_atomic(p, lambda t: _torch().save(obj, t), _zip_ok, overwrite)
 
 
-def load_torch(path: Any) -> Any:
+def load_torch(path: Any) -> torch.Tensor:
     """Load a tensor written by :func:`save_torch` (``weights_only=True``)."""
     p = _path(path, ".pt")
+    obj = _load_pt(p)
+    if isinstance(obj, dict):
+        if "matrix" not in obj:
+            raise _readers.fail(p, f"holds a dict without a 'matrix' tensor (keys {sorted(map(str, obj))[:10]})")
+        obj = obj["matrix"]
+    return _readers.torch_tensor(p, obj)
+
+
+def _load_pt(p: Path) -> Any:
+    """``torch.load(weights_only=True)`` of ``p``: its storages' declared sizes checked against the
+    memory bound first, and its sparse tensors' invariants (index bounds) checked while loading."""
     torch = _torch()
     with _Reading(p, "a torch file"):
-        obj = torch.load(str(p), weights_only=True)
-    return obj["matrix"] if isinstance(obj, dict) else obj
+        _readers.pt_estimate(p)
+        with torch.sparse.check_sparse_tensor_invariants(enable=True):
+            return torch.load(str(p), weights_only=True)
 
 
 def _metadata_json(metadata: dict[str, Any]) -> str:
@@ -457,33 +469,34 @@ def read_metadata(path: Any) -> dict[str, Any]:
     p = Path(path)
     if p.suffix not in (".mtx", ".npz", ".pt", ".mat"):
         raise ValueError(f"path must end in .mtx, .npz, .pt or .mat, got {str(p)!r}")
-    torch = _torch() if p.suffix == ".pt" else None
+    if p.suffix == ".pt":  # loaded (and checked) as read() loads it
+        obj = _load_pt(p)
+        return _readers.metadata_dict(p, obj.get("metadata", {})) if isinstance(obj, dict) else {}
     with _Reading(p, f"a {p.suffix} file with isomat metadata"):
-        found: Any = {}
+        text: str | None = None
         if p.suffix == ".mtx":
-            with open(p, encoding="utf-8") as fh:
-                if not fh.readline().startswith("%%MatrixMarket"):
+            # lines end at "\n" only: a "\r" inside a comment must not start a forged metadata line, and
+            # the metadata line write() puts last in the header wins over anything before it
+            with open(p, encoding="utf-8", errors="replace", newline="\n") as fh:
+                if not fh.readline(1 << 16).startswith("%%MatrixMarket"):
                     raise ValueError("no %%MatrixMarket header line")
-                for line in fh:
+                while True:
+                    line = fh.readline(_readers.MAX_JSON_CHARS + 64)
                     if not line.startswith("%"):
                         break
                     if line.startswith("%" + _MTX_TAG) or line.startswith("% " + _MTX_TAG):
-                        found = json.loads(line.split(_MTX_TAG, 1)[1])
-                        break
+                        text = line.split(_MTX_TAG, 1)[1].rstrip("\r\n")
         elif p.suffix == ".npz":
-            with np.load(p, allow_pickle=False) as z:
+            with _readers.Npz(p) as z:
                 if "isomat_metadata" in z.files:
-                    found = json.loads(str(z["isomat_metadata"]))
-        elif p.suffix == ".pt":
-            obj = torch.load(str(p), weights_only=True)
-            found = obj.get("metadata", {}) if isinstance(obj, dict) else {}
+                    text = z.text("isomat_metadata")
         else:
-            data = scipy.io.loadmat(str(p), variable_names=["isomat_metadata_json"])
-            if "isomat_metadata_json" in data:
-                found = json.loads(str(data["isomat_metadata_json"][0]))
-    if not isinstance(found, dict):
-        raise ValueError(f"{str(p)!r}: its metadata is a JSON {type(found).__name__}, not an object (a dict)")
-    return dict(found)
+            value = _readers.mat_load(p, "isomat_metadata_json", required=False)
+            if value is not None:
+                if not (isinstance(value, np.ndarray) and value.dtype.kind == "U" and value.size == 1):
+                    raise _readers.fail(p, f"its isomat_metadata_json is not one string, got {type(value).__name__}")
+                text = str(value.ravel()[0])
+        return {} if text is None else _readers.metadata_json(p, text)
 
 
 def flatten_permutation(shape: Any) -> np.ndarray:
@@ -608,10 +621,10 @@ def read_mat(path: Any, name: str = "W") -> sp.csr_array:
     """Read the sparse variable ``name`` of a ``.mat`` file as a ``csr_array``."""
     p = _path(path, ".mat")
     with _Reading(p, "a MATLAB .mat file"):
-        data = scipy.io.loadmat(str(p), variable_names=[name])
-    if name not in data:
-        raise ValueError(f"{str(p)!r} has no variable {name!r}")
-    return sp.csr_array(data[name])
+        # the variable headers are walked (a truncated file is named as such) and the variable's declared
+        # size checked against the memory bound before it is inflated (capped) and parsed; its indices
+        # are checked before the CSC becomes CSR
+        return _readers.mat_matrix(p, _readers.mat_load(p, name))
 
 
 def to_jax_npz(A: Any, path: Any, *, metadata: dict[str, Any] | None = None, compressed: bool = True,
@@ -646,7 +659,7 @@ def to_jax_npz(A: Any, path: Any, *, metadata: dict[str, Any] | None = None, com
     return _write_atomic(p, lambda t: _write_npz(t, arrays, compressed), _zip_ok, overwrite)
 
 
-def load_jax_bcoo(path: Any, dtype: Any = None) -> Any:
+def load_jax_bcoo(path: Any, dtype: Any = None) -> jax.experimental.sparse.BCOO:
     """The ``jax.experimental.sparse.BCOO`` matrix of a file written by :func:`to_jax_npz`.
 
     As :func:`to_jax_bcoo`: 64-bit values need ``jax_enable_x64``, or ``dtype=np.float32`` to
@@ -654,38 +667,47 @@ def load_jax_bcoo(path: Any, dtype: Any = None) -> Any:
     p = _path(path, ".npz")
     if dtype is not None:
         dtype = _validate.dtype("dtype", dtype, kinds="fc")
-    with np.load(p, allow_pickle=False) as z:
-        if "isomat_layout" not in z.files or str(z["isomat_layout"]) != "bcoo":
-            raise ValueError(f"{str(p)!r} is not a BCOO archive (written by to_jax_npz / --format jax)")
-        data, idx, shape = z["data"], z["indices"], tuple(int(v) for v in z["shape"])
-    M = sp.coo_array((data, (idx[:, 0], idx[:, 1])), shape=shape)
-    M.has_canonical_format = True  # written from canonical CSR, row-major
-    return to_jax_bcoo(M, dtype)
+    with _Reading(p, "a BCOO .npz archive"):
+        data, idx, shape = _readers.read_bcoo_arrays(p)  # sizes, dtypes, shape and index bounds checked
+    return _bcoo(data, idx, shape, dtype, "the file")
 
 
-def to_jax_bcoo(A: Any, dtype: Any = None) -> Any:
+def to_jax_bcoo(A: Any, dtype: Any = None) -> jax.experimental.sparse.BCOO:
     """A ``jax.experimental.sparse.BCOO`` matrix (needs jax).
 
     The values keep their dtype. JAX stores 64-bit values only with ``jax_enable_x64`` set, and
     would otherwise round float64 to float32 silently; that case raises instead, unless
     ``dtype`` asks for the narrower type explicitly (``dtype=np.float32``).
     """
+    if dtype is not None:
+        dtype = _validate.dtype("dtype", dtype, kinds="fc")
+    M = to_scipy(A, "coo")
+    return _bcoo(M.data, np.stack([M.row, M.col], axis=1), M.shape, dtype, "A")
+
+
+def _bcoo(data: np.ndarray, idx: np.ndarray, shape: tuple[int, int], dtype: Any, what: str) -> Any:
+    """The BCOO of (data, (nnz, 2) indices): int32 indices where every extent and the number of
+    entries fit, int64 otherwise (which needs 64-bit JAX: refused, never wrapped, without it)."""
     try:
         import jax
         import jax.numpy as jnp
         from jax.experimental import sparse as jsparse
     except ImportError as exc:
         raise ImportError("JAX export needs jax: pip install jax") from exc
-    if dtype is not None:
-        dtype = _validate.dtype("dtype", dtype, kinds="fc")
-    M = to_scipy(A, "coo")
-    values = M.data if dtype is None else M.data.astype(dtype)
+    from .algebra._backend import index_dtype
+
+    values = data if dtype is None else data.astype(dtype)
     if values.dtype.itemsize > 4 * (2 if values.dtype.kind == "c" else 1) and not jax.config.jax_enable_x64:
         raise ValueError(
-            f"A has {values.dtype} values, which JAX would round to 32 bits: enable 64-bit JAX "
+            f"{what} has {values.dtype} values, which JAX would round to 32 bits: enable 64-bit JAX "
             f"(jax.config.update('jax_enable_x64', True)) or pass dtype=np.float32 to export rounded values")
-    idx = np.stack([M.row, M.col], axis=1).astype(np.int32)
-    return jsparse.BCOO((jnp.asarray(values), jnp.asarray(idx)), shape=M.shape)
+    index = index_dtype(*shape, len(values))
+    if index == np.int64 and not jax.config.jax_enable_x64:
+        raise ValueError(
+            f"{what} has shape {tuple(shape)} and {len(values)} stored values: its indices need int64, which JAX "
+            f"holds only with 64-bit JAX enabled (jax.config.update('jax_enable_x64', True))")
+    return jsparse.BCOO((jnp.asarray(values), jnp.asarray(np.asarray(idx).astype(index, copy=False))),
+                        shape=tuple(int(v) for v in shape))
 
 
 def from_jax_bcoo(M: Any) -> sp.csr_array:
@@ -696,10 +718,13 @@ def from_jax_bcoo(M: Any) -> sp.csr_array:
     idx = np.asarray(M.indices)
     if idx.ndim != 2 or idx.shape[1] != 2:
         raise ValueError(f"M must be a 2-d BCOO with indices of shape (nnz, 2), got {idx.shape}")
-    return sp.csr_array(sp.coo_array((data, (idx[:, 0], idx[:, 1])), shape=tuple(M.shape)))
+    if len(tuple(M.shape)) != 2:
+        raise ValueError(f"M must be 2-d, got shape {tuple(M.shape)}")
+    shape = _readers.shape2("M", np.asarray(tuple(M.shape), dtype=np.int64))
+    return _readers.coo("M", shape, data, idx[:, 0], idx[:, 1])  # indices checked before SciPy sees them
 
 
-def to_dlpack(A: Any) -> Any:
+def to_dlpack(A: Any) -> FieldArray:
     """The dense matrix as an array exporting the DLPack protocol (``__dlpack__``).
 
     A NumPy array for host data, a CuPy array (device memory, no copy to the host) for the
@@ -733,7 +758,7 @@ def to_dlpack(A: Any) -> Any:
 _DLPACK_CPU = (1, 3)  # kDLCPU, kDLCUDAHost (pinned host memory)
 
 
-def from_dlpack(x: Any, *, device: str = "same") -> Any:
+def from_dlpack(x: Any, *, device: str = "same") -> FieldArray:
     """The array behind any object with ``__dlpack__``, without a copy where it can stay put.
 
     Host data (CPU DLPack device) gives a NumPy array (``numpy.from_dlpack``). Device data -- a
@@ -827,14 +852,21 @@ def read_bias(path: Any) -> np.ndarray | None:
         raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
     p = Path(path)
     if p.suffix == ".npz":
-        with np.load(p, allow_pickle=False) as z:
-            return np.array(z["isomat_bias"]) if "isomat_bias" in z.files else None
+        with _Reading(p, "a sparse-matrix .npz archive"), _readers.Npz(p) as z:
+            return _readers.bias_vector(p, z["isomat_bias"]) if "isomat_bias" in z.files else None
     if p.suffix == ".pt":
-        obj = _torch().load(str(p), weights_only=True)
-        return obj["bias"].numpy() if isinstance(obj, dict) and "bias" in obj else None
+        obj = _load_pt(p)
+        if not (isinstance(obj, dict) and "bias" in obj):
+            return None
+        t = obj["bias"]
+        if not isinstance(t, _torch().Tensor) or t.layout != _torch().strided or t.ndim != 1:
+            raise _readers.fail(p, f"its bias is not a 1-d dense tensor ({type(t).__name__})")
+        _readers.check_alloc(p, t.numel() * t.element_size(), "the bias")
+        return _readers.bias_vector(p, _readers.torch_host(p, t))
     if p.suffix == ".mat":
-        data = scipy.io.loadmat(str(p), variable_names=["b"])
-        return np.asarray(data["b"]).ravel() if "b" in data else None
+        with _Reading(p, "a MATLAB .mat file"):
+            value = _readers.mat_load(p, "b", required=False)
+        return None if value is None else _readers.bias_vector(p, np.asarray(value).ravel())
     if p.suffix == ".mtx":
         values = read_metadata(p).get("bias_values")
         if not isinstance(values, list):
@@ -953,7 +985,7 @@ def read(path: Any) -> sp.csr_array:
     if p.suffix == ".npz":
         return read_npz(p)
     if p.suffix == ".pt":
-        return from_torch(load_torch(p))
+        return _readers.torch_matrix(p, load_torch(p))
     if p.suffix == ".mat":
         return read_mat(p)
     raise ValueError(f"path must end in .mtx, .npz, .pt or .mat, got {str(p)!r}")
@@ -1003,7 +1035,13 @@ def rebuild(source: Any) -> sp.csr_array:
     the recorded values (small kernels) or from the recorded path, checked against its SHA-256.
     The result is the row-major (``order="C"``) float64 matrix, whatever order the file was written in.
     """
-    meta = read_metadata(source) if isinstance(source, (str, Path)) else source
+    if isinstance(source, (str, Path)):
+        try:
+            meta = read_metadata(source)
+        except ValueError as exc:  # the reader names its own argument ("path"): say it of ours
+            raise ValueError(f"source: {' '.join(str(exc).split())}") from None
+    else:
+        meta = source
     if not isinstance(meta, dict):
         raise TypeError(f"source must be an `isomat export` file or its metadata dict, got {type(source).__name__}")
     if "kind" not in meta or not isinstance(meta.get("parameters"), dict):
@@ -1135,10 +1173,13 @@ def _matrix_from_file(path: str, what: str) -> np.ndarray:
         raise ValueError(f"{what} must be a .npy file, got {path!r}")
     if not p.is_file():
         raise ValueError(f"{what} {path!r}: no such file")
-    try:
-        return np.load(p, allow_pickle=False)
-    except (OSError, ValueError) as exc:
+    try:  # the header's shape and dtype are checked against the memory bound before the values are read
+        k = _readers.load_npy(p, what)
+    except OSError as exc:
         raise ValueError(f"{what} {path!r} is not a readable .npy array ({exc})") from None
+    if k.dtype.kind not in "biufc":
+        raise ValueError(f"{what} {path!r} holds {k.dtype} values, not numbers")
+    return k
 
 
 # -- projection (cheng2025 eq. 22) ----------------------------------------------------------------
