@@ -25,15 +25,18 @@ def _reading(r, name):
 
 def test_renormalization_minimal_counterexamples(records):
     r = records["do2017:eq18/renormalization"]
-    # no correction keeps the '≈': the operators are different (issue 12: a correction that deletes the
-    # statement is no correction), so the verdict is refuted, with both readings recorded
-    assert r["verdict"] == "refuted" and "correction" not in r
-    assert r["evidence"]["headline_reading"] == "proportional (θ absorbs a scale)"
-    # not even proportional (a scale θ could absorb): the smallest graph is the path 1-0-2
+    # issue 25: the '≈' is the named substitution (the renormalization trick), corrected to '→' and verified:
+    # same pattern A + I, spectrum (−1, 1] ∋ 1 instead of [0, 2] ∋ 2, exactly on every graph up to 5 nodes
+    assert r["verdict"] == "holds-corrected" and r["strength"] == "exhaustive"
+    assert r["evidence"]["headline_reading"] == "named substitution (the renormalization trick)"
+    assert "substitution" in r["correction"] and "(−1, 1]" in r["correction"]
+    assert r["evidence"]["corrected"]["ok"] is True and r["evidence"]["corrected"]["tested"] == 33
+    # as an approximation, not even proportional (a scale θ could absorb): the smallest graph is the path 1-0-2
     cx = r["counterexample"]
     assert cx["case"] == [3, [[0, 1], [0, 2]]] and cx["edges"] == [[0, 1], [0, 2]]
     assert cx["D~^-1/2 A~ D~^-1/2"][0][0] == "1/3" and cx["I + D^-1/2 A D^-1/2"][0][0] == 1
-    assert r["evidence"]["what_holds_instead"]["ok"] is True
+    prop = _reading(r, "proportional (θ absorbs a scale)")
+    assert prop["verdict"] == "refuted" and prop["evidence"]["what_holds_instead"]["ok"] is True
     # strictly equal fails already on the single edge, where the two are proportional (factor 1/2)
     strict = _reading(r, "identity")
     assert strict["verdict"] == "refuted"
@@ -151,6 +154,62 @@ def test_attention_shape_recomputed_from_eq13(records):
     assert r["verdict"] == "holds" and r["strength"] == "recompute"
     assert r["evidence"]["isomat_multi_attention_crosscheck"]["ok"] is True
     assert _reading(r, "eq. (13)'s Λ(k)")["verdict"] == "misprint"
+
+
+def test_shape_checks_fail_on_a_wrong_construction():
+    """Issue 25: fig3/shapes and sec4.4/attention-shape check the paper's printed shapes against numpy
+    constructions from its other stated sizes, so a wrong construction or a wrong printed shape fails."""
+    from isomat.proofs.do2017 import sec4
+
+    assert sec4._fig3_shapes_outcome((28, 50), (28, 50), 50).verdict == "holds"
+    # U transposed: UᵀXV is not defined with a 28×28 image
+    bad = sec4._fig3_shapes_outcome((50, 28), (28, 50), 50)
+    assert bad.verdict == "misprint"
+    assert {"where": "UᵀXV shape (the hidden size 50×50)", "printed": [50, 50], "correct": "undefined"} in bad.discrepancies
+    # the tile index with the wrong multiplier (the input width): columns repeat, tiles are not the outer products
+    bad = sec4._fig3_shapes_outcome((28, 50), (28, 50), 28)
+    assert [d["where"] for d in bad.discrepancies] == ["W:,i×50+j is the outer product U:,i V:,jᵀ for every tile"]
+    # a hidden size the caption does not print (28×50 U, V give 50×50, not 40×40)
+    assert sec4._fig3_shapes_outcome((28, 50), (28, 50), 50, hidden=(40, 40)).verdict == "misprint"
+    # the attention reference: sampled neighbours give 10 × 50 probability rows; without sampling (all 80
+    # neighbours) or over the whole Λ(k) the shape differs
+    rows, Lk = sec4._attention_rows(10, 50, degree=80)
+    assert rows.shape == (10, 50) and abs(rows.sum(axis=1) - 1).max() < 1e-12 and (rows > 0).all()
+    assert sec4._attention_rows(10, 50, degree=80, sample=False)[0].shape == (10, 80)
+    assert Lk[0].shape == (81, 81)
+
+
+def test_results_statements_recorded():
+    """Issue 25: every results statement of the abstract, §1, §4.1.2 and §6 has a record."""
+    from isomat.proofs.do2017 import sec4
+
+    claims = {c.id: c for c in load(["do2017"])}
+    run = {cid: engine.run_claim(claims[cid]) for cid in (
+        "do2017:sec4.1.2/split", "do2017:sec4.1.2/fig4-reference", "do2017:abstract/experiments",
+        "do2017:sec1/experiments", "do2017:sec1/regularization", "do2017:sec1/recurrent", "do2017:sec1/graphs",
+        "do2017:sec6/matrix-better")}
+    split = run["do2017:sec4.1.2/split"]
+    assert split["verdict"] == "holds"
+    assert _reading(split, "rounded percentages")["evidence"]["splits"] == [
+        {"training": 1375, "testing": 393, "validation": 197}, {"training": 1376, "testing": 393, "validation": 196}]
+    assert _reading(split, "exact percentages")["discrepancies"] == [
+        {"where": "training images (70% of 1,965)", "printed": "a whole number", "correct": "1375.5"},
+        {"where": "validation images (10% of 1,965)", "printed": "a whole number", "correct": "196.5"}]
+    assert run["do2017:sec4.1.2/fig4-reference"]["discrepancies"] == [
+        {"where": "panel of vector AEs with weight regularization", "printed": "(b)", "correct": "(c)"}]
+    for cid in ("do2017:abstract/experiments", "do2017:sec1/recurrent", "do2017:sec6/matrix-better"):
+        r = run[cid]
+        assert r["verdict"] == "holds" and [x["verdict"] for x in r["readings"]] == ["holds", "not-checkable"], cid
+    assert run["do2017:sec1/regularization"]["verdict"] == "not-checkable"
+    assert run["do2017:sec1/experiments"]["verdict"] == run["do2017:sec1/graphs"]["verdict"] == "holds"
+    # the comparisons are the tables' numbers, so a table with the vector model ahead is caught
+    real = dict(sec4.TAB3)
+    try:
+        sec4.TAB3["vector CLN"] = ("72.4", "79.2", "88.8")
+        assert engine.run_claim(claims["do2017:sec1/graphs"])["verdict"] == "inconsistent"
+    finally:
+        sec4.TAB3.clear()
+        sec4.TAB3.update(real)
 
 
 def test_eq18_and_eq5_hold(records):

@@ -260,8 +260,7 @@ def _layer_builder_check(field: str = "numpy") -> Trial:
     cases = [(s, o, two) for s in shapes for o in "CF" for two in (False, True)]
     t = exhaustive(ok, cases, describe="matrix_layer / matrix_layer2 against matrix_layer_entry, both orders, "
                    "r', c', r_k, c_k <= 3 and 3 seeded shapes with sides 4..9, one and two input blocks", method="exact")
-    t.evidence["field"] = field
-    return t
+    return t.with_evidence(field=field)
 
 
 def _layer_trial(orders: str, nblocks: int, *, sigma: bool = False) -> Trial:
@@ -347,8 +346,7 @@ def _layer_builder_large_check(field: str = "numpy") -> Trial:
 
 
 def _with_field(field: str, t: Trial) -> Trial:
-    t.evidence["field"] = field
-    return t
+    return t.with_evidence(field=field)
 
 
 @functools.lru_cache(maxsize=None)

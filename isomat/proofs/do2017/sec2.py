@@ -56,7 +56,7 @@ from ._common import (  # noqa: F401
 # =============================================================================================
 @claim(
     "do2017:beyond/eq2-contains-eq1",
-    quote="We replace Eq. (1) [y = σ(Wx + b)] by the following: Y = σ(UᵀXV + B) (2)",
+    quote="y = σ(Wx + b) (1) ... We replace Eq. (1) by the following: Y = σ(UᵀXV + B) (2)",
     statement=(
         "Beyond the paper (eq. (2) is a definition; the paper does not state that it contains eq. (1)). "
         "Eq. (2) contains eq. (1): with one input and one output column (c = c' = 1), V = [1], U = Wᵀ, "

@@ -119,7 +119,7 @@ def _mean_aggregation_proof() -> Trial:
 
 @claim(
     "do2017:eq12",
-    quote="Eq. (10) [h_i^t = f(h_i^{t−1}, h̃_i^{t−1})] can be rewritten as: Ht = F(Ht−1, H̃t−1) (12)",
+    quote="h_i^t = f(h_i^{t−1}, h̃_i^{t−1}) (10) ... Eq. (10) can be rewritten as: Ht = F(Ht−1, H̃t−1) (12)",
     statement=(
         "For node functions of the usual form f(h, h̃) = σ(W1 h + W2 h̃ + b) (row vectors here: "
         "h W1ᵀ + h̃ W2ᵀ + bᵀ), stacking f over the nodes is the matrix net σ(mat2(Ht−1, H̃t−1)) with "
