@@ -305,6 +305,17 @@ def _full_record(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _claim_timeout(text: str) -> float:
+    """``--claim-timeout``: seconds, a positive number (0: no limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (value >= 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds (0: no limit), got {text!r}")
+    return value
+
+
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import proofs
 
@@ -348,8 +359,14 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise
         print(f"isomat verify: claims file {args.claims!r} failed to load: {type(exc).__name__}: {exc}", file=err)
         return 2
+    timeout = (proofs.DEFAULT_CLAIM_TIMEOUT if args.claim_timeout is None
+               else None if args.claim_timeout == 0 else args.claim_timeout)
     if args.claim and not args.json:
-        report = proofs.run(claims=chosen, backend=args.backend, export_smt=args.export_smt)
+        try:
+            report = proofs.run(claims=chosen, backend=args.backend, export_smt=args.export_smt, claim_timeout=timeout)
+        except proofs.WorkerStartError as exc:
+            print(f"isomat verify: {' '.join(str(exc).split())}"[:2000], file=err)
+            return 2
         (rec,) = report["claims"]
         print(_full_record(rec), file=out)
         return 1 if (report["regressions"] or rec["verdict"] == "error") else 0
@@ -375,11 +392,17 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     jobs = args.jobs if args.jobs is not None else proofs.default_jobs(args.backend)
     if args.export_smt:
         Path(args.export_smt).mkdir(parents=True, exist_ok=True)
-    report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
-                         export_smt=args.export_smt)
-              if chosen is not None
-              else proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
-                              export_smt=args.export_smt))
+    try:
+        report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
+                             export_smt=args.export_smt, claim_timeout=timeout)
+                  if chosen is not None
+                  else proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
+                                  export_smt=args.export_smt, claim_timeout=timeout))
+    except proofs.WorkerStartError as exc:  # a claims file that imports here but not in a worker: one line
+        if show_progress:
+            print(file=err)
+        print(f"isomat verify: {' '.join(str(exc).split())}"[:2000], file=err)
+        return 2
     if show_progress:
         print(file=err)
     report = {
@@ -396,7 +419,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report["counts_beyond"] = ledger_counts(beyond_records)
     errors = [r for r in records if r["verdict"] == "error"]
     if args.json:
-        json.dump(report, out, indent=1, ensure_ascii=False)
+        # NaN and infinities are written as strings in the records (conventions.md): bare ones are never printed
+        out.write(json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False))
         print(file=out)
     else:
         own, beyond = _split_beyond(records)
@@ -640,6 +664,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--jobs", type=positive, default=None, metavar="N",
                    help="worker processes running claims side by side (default: the usable CPUs with the numpy "
                         "backend, 1 with cupy); the output is the same, in the same order")
+    v.add_argument("--claim-timeout", type=_claim_timeout, default=None, metavar="SECONDS",
+                   help="time limit for one claim (default 300): a claim over it is an error record and the run goes "
+                        "on; the claims run in worker processes (one with --jobs 1) so that they can be stopped; 0: "
+                        "no limit (with --jobs 1 the claims then run in this process)")
     _add_memory_limit(v, "memory bound for the checks' builds")
     v.add_argument("--write-expected", action="store_true",
                    help="record the computed verdicts as the regression guard: in --expected FILE, else (for isomat's "

@@ -146,16 +146,197 @@ def _sigint_ignored_by_children() -> Iterator[None]:
         signal.signal(signal.SIGINT, old)
 
 
-def _polled(results: Any) -> Iterator[Any]:
-    """The pool's results in order, waited for in short slices: the main thread comes back to Python
-    often, so a signal (Ctrl-C, SIGTERM) is answered at once rather than after the next claim."""
+#: ``isomat verify``'s time limit for one claim, in seconds (the prover's own limit per proof is
+#: its ``ProofTimeout``): a claim over it is an error record, and the run goes on.
+DEFAULT_CLAIM_TIMEOUT = 300.0
+
+
+class WorkerStartError(RuntimeError):
+    """A worker process could not declare the claims (a claims file that fails to import there,
+    or a worker that died or hung while importing them): the run cannot go on."""
+
+
+def _worker_main(conn: Any, backend: str, sources: list[str], export_smt: str | None,
+                 memory_limit: int | None, out_path: str) -> None:
+    """A worker: declare the claims, then run the claim ids the parent sends, one at a time, and send
+    back ``(where, record)`` (``None`` for a claim it does not know). Whatever is written to this
+    process's stdout and stderr goes to ``out_path`` (emptied before each claim), never to the CLI's
+    output; the parent reads it into the record, also when the check kills the process."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        _start_worker(backend, sources, export_smt, memory_limit)
+    except BaseException as exc:  # noqa: BLE001 -- an import that fails here, however, is the run's error
+        conn.send(("init-error", f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:2000]))
+        return
+    conn.send(("ready", None))
     while True:
         try:
-            yield results.next(timeout=0.2)
-        except multiprocessing.TimeoutError:
-            continue
-        except StopIteration:
+            claim_id = conn.recv()
+        except (EOFError, OSError):
             return
+        if claim_id is None:
+            return
+        os.ftruncate(1, 0)
+        t0 = time.perf_counter()
+        try:
+            result = _run_id(claim_id)
+        except BaseException as exc:  # noqa: BLE001 -- whatever escapes the check is this claim's error
+            c = REGISTRY.get(claim_id)
+            result = None if c is None else (_where(c.check), engine.error_record(
+                c, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0))
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        if result is not None:
+            extra = _read_output(out_path)
+            if extra:
+                result[1]["output"] = engine.capped_output(result[1].get("output", "") + extra)
+        try:
+            conn.send(("done", result))
+        except Exception as exc:  # a record that does not pickle
+            c = REGISTRY[claim_id]
+            conn.send(("done", (_where(c.check), engine.error_record(c, f"record not transferable: {type(exc).__name__}: "
+                                                                         f"{exc}", time.perf_counter() - t0))))
+
+
+def _read_output(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(engine.OUTPUT_LIMIT + 1)
+    except OSError:
+        return ""
+    return data.decode("utf-8", "replace")
+
+
+class _Worker:
+    """One spawned worker process and the claim it is running (an index into the run's claims)."""
+
+    def __init__(self, ctx: Any, args: tuple[Any, ...], out_path: str) -> None:
+        self.conn, child = ctx.Pipe()
+        self.out_path = out_path
+        with _sigint_ignored_by_children():
+            self.proc = ctx.Process(target=_worker_main, args=(child, *args, out_path), daemon=True)
+            self.proc.start()
+        child.close()
+        self.ready = False
+        self.born = time.monotonic()
+        self.index: int | None = None
+        self.since = 0.0
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.close()
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+
+    def death(self) -> str:
+        self.proc.join(1)
+        code = self.proc.exitcode
+        if code is None:
+            return "its worker process closed its pipe"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"its worker process was killed by {signal.Signals(-code).name}"
+            return f"its worker process was killed by signal {-code}"
+        return f"its worker process exited with status {code}"
+
+
+def _run_in_workers(claims: list[Claim], jobs: int, args: tuple[Any, ...], claim_timeout: float | None,
+                    emit: Callable[[int, dict[str, Any] | None], None], announce: Callable[[int], None]) -> None:
+    """Run ``claims`` in ``jobs`` spawned worker processes (each reused from claim to claim, replaced
+    when it dies or runs over ``claim_timeout``); ``announce(i)`` and ``emit(i, record or None)`` are
+    called in the claims' order (None: the worker does not know the claim; run it here)."""
+    import shutil
+    import tempfile
+    from collections import deque
+    from multiprocessing.connection import wait
+
+    ctx = multiprocessing.get_context("spawn")
+    tmp = tempfile.mkdtemp(prefix="isomat-verify-")
+    start_limit = max(claim_timeout or DEFAULT_CLAIM_TIMEOUT, 120.0)
+    pending = deque(range(len(claims)))
+    results: dict[int, tuple[tuple[str, int, str] | None, dict[str, Any]] | None] = {}
+    workers: list[_Worker] = []
+    count = [0]
+
+    def spawn() -> _Worker:
+        count[0] += 1
+        w = _Worker(ctx, args, os.path.join(tmp, f"worker-{count[0]}.out"))
+        workers.append(w)
+        return w
+
+    def lost(w: _Worker, why: str) -> None:
+        """``w`` is gone (dead, or killed here): its claim becomes an error record; a replacement takes its place."""
+        i = w.index
+        w.stop()
+        workers.remove(w)
+        if not w.ready:
+            raise WorkerStartError(f"a worker process could not declare the claims: {why} while importing them")
+        if i is not None:
+            c = claims[i]
+            output = _read_output(w.out_path)
+            results[i] = (_where(c.check), engine.error_record(c, why, time.monotonic() - w.since, output or None))
+        if pending:
+            spawn()
+
+    try:
+        for _ in range(min(jobs, len(claims))):
+            spawn()
+        nxt = 0
+        announced = -1
+        while nxt < len(claims):
+            if announced < nxt:
+                announce(nxt)
+                announced = nxt
+            if nxt in results:
+                done = results.pop(nxt)
+                emit(nxt, None if done is None or done[0] is None or done[0] != _where(claims[nxt].check) else done[1])
+                nxt += 1
+                continue
+            for w in workers:
+                if w.ready and w.index is None and pending:
+                    i = pending.popleft()
+                    try:
+                        w.conn.send(claims[i].id)
+                    except OSError:
+                        pending.appendleft(i)  # it died between claims: the next pass replaces it
+                        continue
+                    w.index, w.since = i, time.monotonic()
+            if not workers and pending:
+                spawn()
+            wait([w.conn for w in workers] + [w.proc.sentinel for w in workers], timeout=0.2)
+            now = time.monotonic()
+            for w in list(workers):
+                try:
+                    while w.conn.poll():
+                        kind, payload = w.conn.recv()
+                        if kind == "init-error":
+                            raise WorkerStartError(f"a worker process could not declare the claims: {payload}")
+                        if kind == "ready":
+                            w.ready = True
+                        elif kind == "done" and w.index is not None:
+                            results[w.index] = payload
+                            w.index = None
+                except (EOFError, OSError):
+                    lost(w, w.death() + (" while running the check" if w.index is not None else ""))
+                    continue
+                if not w.proc.is_alive():
+                    lost(w, w.death() + (" while running the check" if w.index is not None else ""))
+                elif not w.ready and now - w.born > start_limit:
+                    lost(w, f"no answer in {start_limit:g} s")
+                elif w.index is not None and claim_timeout is not None and now - w.since > claim_timeout:
+                    lost(w, f"timed out after {claim_timeout:g} s (the check was stopped)")
+    finally:
+        for w in workers:
+            with contextlib.suppress(Exception):
+                w.conn.send(None)
+            w.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def default_jobs(backend: str = "numpy") -> int:
@@ -175,6 +356,7 @@ def run(
     on_start: Callable[[int, int, Claim], None] | None = None,
     jobs: int = 1,
     export_smt: str | Path | None = None,
+    claim_timeout: float | None = None,
 ) -> dict[str, Any]:
     """Run the ledger (or the given ``claims``) and return the report: records, total seconds,
     and the differences from the expected verdicts of the five papers (claims of other sources
@@ -188,49 +370,64 @@ def run(
     fresh process does not declare the same way -- one made in a notebook or a function body, or
     whose check was replaced here -- is run here instead.
 
+    ``claim_timeout`` (seconds; ``isomat verify`` gives :data:`DEFAULT_CLAIM_TIMEOUT`) bounds each
+    claim: with it, even ``jobs=1`` runs the claims in a worker process (one, reused from claim to
+    claim). A claim over the limit, or whose check ends its worker (``os._exit``, a signal), is an
+    error record and the worker is replaced; the run goes on. A claims file that fails to import in a
+    worker raises :class:`WorkerStartError`. A claim run here (numpy and no limit, another backend, or
+    one the workers do not declare) has no time limit. What a check writes to stdout or stderr is
+    kept in its record's ``output``.
+
     ``export_smt`` is a directory: every Z3 proof obligation of the run is written there as one
     SMT-LIB 2 file (see :mod:`isomat.proofs.recheck`), by whichever process discharges it."""
     if claims is not None and papers is not None:
         raise ValueError("give papers or claims, not both")
     jobs = _validate.positive_int("jobs", jobs)
+    if claim_timeout is not None:
+        if isinstance(claim_timeout, bool) or not isinstance(claim_timeout, (int, float)) or not claim_timeout > 0 \
+                or claim_timeout == float("inf"):
+            raise ValueError(f"claim_timeout must be a positive number of seconds or None, got {claim_timeout!r}")
+        claim_timeout = float(claim_timeout)
     given = claims is not None
     claims = list(claims) if claims is not None else load(papers)
     if jobs > 1 and backend != "numpy":
         raise ValueError(f"jobs > 1 runs worker processes, which the {backend} backend cannot share a device with")
     t0 = time.perf_counter()
-    records = []
+    records: list[dict[str, Any]] = []
     device_claims: list[str] = []  # with the cupy backend: the claims whose checks reached the device
-    pool = None
     export = None if export_smt is None else str(Path(export_smt).resolve())
     if export is not None:
         recheck.export_to(export)
+
+    def announce(i: int) -> None:
+        if on_start:
+            on_start(i + 1, len(claims), claims[i])
+
+    def emit(i: int, rec: dict[str, Any] | None) -> None:
+        c = claims[i]
+        if rec is None:  # run here
+            uses = device_uses()
+            rec = run_claim(c)
+            if backend != "numpy" and device_uses() > uses:
+                device_claims.append(c.id)
+        records.append(rec)
+        if on_record:
+            on_record(i + 1, len(claims), rec)
+
     with using_float_backend(backend):
         try:
-            if min(jobs, len(claims)) > 1:
+            sources = _claim_sources(claims)
+            workers = min(jobs, len(claims)) if backend == "numpy" and sources else 0
+            if workers > 1 or (workers == 1 and claim_timeout is not None):
                 from .._config import get_memory_limit
 
-                with _sigint_ignored_by_children():
-                    pool = multiprocessing.get_context("spawn").Pool(
-                        min(jobs, len(claims)), initializer=_start_worker,
-                        initargs=(backend, _claim_sources(claims), export, get_memory_limit()))
-                results = _polled(pool.imap(_run_id, [c.id for c in claims], chunksize=1))
+                _run_in_workers(claims, workers, (backend, sources, export, get_memory_limit()), claim_timeout,
+                                emit, announce)
             else:
-                results = (None for _ in claims)
-            for i, c in enumerate(claims, 1):
-                if on_start:
-                    on_start(i, len(claims), c)
-                done = next(results)
-                uses = device_uses()
-                rec = done[1] if done is not None and done[0] is not None and done[0] == _where(c.check) else run_claim(c)
-                if backend != "numpy" and device_uses() > uses:
-                    device_claims.append(c.id)
-                records.append(rec)
-                if on_record:
-                    on_record(i, len(claims), rec)
+                for i in range(len(claims)):
+                    announce(i)
+                    emit(i, None)
         finally:
-            if pool is not None:
-                pool.terminate()
-                pool.join()
             if export is not None:
                 recheck.export_to(None)
     total = time.perf_counter() - t0
@@ -337,5 +534,5 @@ def write_expected(records: list[dict[str, Any]]) -> list[Path]:
     return paths
 
 
-__all__ = ["PAPERS", "VERDICTS", "available_papers", "compare_expected", "compare_expected_file", "load", "load_file",
+__all__ = ["DEFAULT_CLAIM_TIMEOUT", "PAPERS", "VERDICTS", "WorkerStartError", "available_papers", "compare_expected", "compare_expected_file", "load", "load_file",
            "run", "write_expected", "write_expected_file"]

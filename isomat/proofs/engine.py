@@ -83,7 +83,9 @@ def jsonable(x: Any) -> Any:
     if isinstance(x, Fraction):
         return str(x) if x.denominator != 1 else int(x.numerator)
     if isinstance(x, (float, np.floating)):
-        return float(x)
+        f = float(x)
+        # JSON has no NaN or infinity: they are written as the strings "NaN", "Infinity", "-Infinity"
+        return f if math.isfinite(f) else ("NaN" if f != f else ("Infinity" if f > 0 else "-Infinity"))
     if isinstance(x, sympy.MatrixBase):
         return [[jsonable(v) for v in row] for row in x.tolist()]
     if isinstance(x, sympy.Basic):
@@ -104,9 +106,41 @@ def jsonable(x: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Trials
 # ---------------------------------------------------------------------------------------------
-@dataclass
+class FrozenEvidence(dict):  # type: ignore[type-arg]
+    """A trial's or outcome's evidence, read-only once made (a dict, so JSON and ``**`` take it as one):
+    a check adds to evidence by making a new trial (:meth:`Trial.with_evidence`), never by editing one
+    whose verdict is already derived."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("evidence is read-only once the trial or outcome is made (use Trial.with_evidence)")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenEvidence, (dict(self),))
+
+    def __copy__(self) -> FrozenEvidence:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenEvidence:
+        import copy
+
+        return FrozenEvidence(copy.deepcopy(dict(self), memo))
+
+
+def _frozen_evidence(evidence: Any) -> FrozenEvidence:
+    if isinstance(evidence, FrozenEvidence):
+        return evidence
+    if not isinstance(evidence, Mapping):
+        raise TypeError(f"evidence must be a mapping, got {type(evidence).__name__}")
+    return FrozenEvidence(evidence)
+
+
+@dataclass(frozen=True)
 class Trial:
-    """The result of testing one statement: passed or not, with what was tried."""
+    """The result of testing one statement: passed or not, with what was tried. Immutable once
+    made: :meth:`with_evidence` gives a copy with more evidence."""
 
     ok: bool
     method: str
@@ -121,10 +155,11 @@ class Trial:
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        object.__setattr__(self, "evidence", _frozen_evidence(self.evidence))
         if not self.ok and self.counterexample is None:
             raise CheckError("a failed trial must carry its counterexample")
         if self.strength is None:
-            self.strength = _DEFAULT_STRENGTH[self.method]
+            object.__setattr__(self, "strength", _DEFAULT_STRENGTH[self.method])
         if self.strength not in _TRIAL_STRENGTHS:
             raise ValueError(f"strength must be one of {_TRIAL_STRENGTHS}, got {self.strength!r}")
         if self.strength == "proved":
@@ -134,6 +169,12 @@ class Trial:
             if not isinstance(sizes, list) or not all(isinstance(x, str) for x in sizes):
                 raise CheckError("a proved trial must list in evidence['sizes'] the symbolic sizes it quantifies "
                                  "(an empty list for a size-free identity)")
+
+    def with_evidence(self, **extra: Any) -> Trial:
+        """This trial with ``extra`` added to (or replacing keys of) its evidence, checked again."""
+        import dataclasses
+
+        return dataclasses.replace(self, evidence={**self.evidence, **extra})
 
 
 def _trial_evidence(t: Trial) -> dict[str, Any]:
@@ -335,8 +376,11 @@ def numeric_close(a: Any, b: Any, *, describe: str, rtol: float = 1e-10, atol: f
 # ---------------------------------------------------------------------------------------------
 # Outcomes and verdicts
 # ---------------------------------------------------------------------------------------------
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
+    """A check's result: the verdict derived from its trials. Immutable once made (the record is
+    what the deciding function derived, never a relabelled copy); :func:`run_claim` checks it again."""
+
     verdict: str
     evidence: dict[str, Any]
     counterexample: Any = None
@@ -350,15 +394,63 @@ class Outcome:
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        object.__setattr__(self, "evidence", _frozen_evidence(self.evidence))
+        for name in ("discrepancies", "readings"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, tuple(value))
         if self.verdict == "not-checkable":
             if self.strength is not None:
                 raise CheckError("a not-checkable outcome has no strength")
         elif self.verdict in ("refuted", "misprint", "inconsistent"):
             if self.strength not in (None, "counterexample"):
                 raise CheckError(f"a {self.verdict} outcome is settled by its counterexample, not {self.strength!r}")
-            self.strength = "counterexample"
+            object.__setattr__(self, "strength", "counterexample")
         elif self.strength not in _TRIAL_STRENGTHS:
             raise CheckError(f"a {self.verdict} outcome needs a strength from its trials, got {self.strength!r}")
+
+
+def _outcome_problem(o: Outcome) -> str | None:
+    """What is wrong with an outcome as recorded (None: nothing) -- checked again when the record is
+    made, so an outcome edited after it was derived (``object.__setattr__``) is an error, not a verdict."""
+    if o.verdict not in VERDICTS:
+        return f"verdict must be one of {VERDICTS}, got {o.verdict!r}"
+    if not isinstance(o.evidence, Mapping):
+        return f"evidence must be a mapping, got {type(o.evidence).__name__}"
+    if o.verdict == "not-checkable":
+        if o.strength is not None:
+            return f"a not-checkable outcome has no strength, got {o.strength!r}"
+    elif o.verdict in ("refuted", "misprint", "inconsistent"):
+        if o.strength != "counterexample":
+            return f"a {o.verdict} outcome is settled by its counterexample, not strength {o.strength!r}"
+    elif o.strength not in _TRIAL_STRENGTHS:
+        return f"a {o.verdict} outcome needs a strength from {_TRIAL_STRENGTHS}, got {o.strength!r}"
+    if o.verdict in ("refuted", "holds-corrected") and o.counterexample is None:
+        return f"a {o.verdict} outcome must carry the printed statement's counterexample"
+    if o.verdict == "holds-corrected" and not (isinstance(o.correction, str) and o.correction.strip()):
+        return f"a holds-corrected outcome must carry its correction as text, got {o.correction!r}"
+    if o.correction is not None and not isinstance(o.correction, str):
+        return f"a correction is text, got {type(o.correction).__name__}"
+    if o.verdict == "misprint" and not o.discrepancies:
+        return "a misprint outcome must list its discrepancies"
+    for name in ("discrepancies", "readings"):
+        value = getattr(o, name)
+        if value is not None and not isinstance(value, (list, tuple)):
+            return f"{name} must be a list, got {type(value).__name__}"
+    if o.discrepancies and not all(isinstance(d, Mapping) and {"where", "printed", "correct"} <= set(d)
+                                   for d in o.discrepancies):
+        return "each discrepancy must give 'where', 'printed' and 'correct'"
+    if o.readings is not None and not all(isinstance(r, Mapping) and isinstance(r.get("reading"), str)
+                                          and r.get("verdict") in VERDICTS for r in o.readings):
+        return "each reading must be a record with its name and verdict"
+    if o.strength == "proved":
+        deciding = o.evidence.get("corrected" if o.verdict == "holds-corrected" else "printed", o.evidence)
+        if not (isinstance(deciding, Mapping) and deciding.get("for_all")):
+            return "a proved outcome must say in its deciding evidence's 'for_all' what it quantified over"
+        sizes = deciding.get("sizes", [])
+        if not isinstance(sizes, (list, tuple)) or not all(isinstance(x, str) for x in sizes):
+            return "a proved outcome's 'sizes' must be a list of size names"
+    return None
 
 
 def _binding(evidence: Mapping[str, Any]) -> dict[str, Any]:
@@ -634,9 +726,89 @@ def claim(
     return register
 
 
-def run_claim(c: Claim) -> dict[str, Any]:
-    """Run one claim's check and return its ledger record (conventions.md schema)."""
-    t0 = time.perf_counter()
+#: at most this many characters of what a check writes (stdout and stderr) are kept in its record
+OUTPUT_LIMIT = 4000
+
+
+def capped_output(text: str) -> str:
+    """``text`` cut to :data:`OUTPUT_LIMIT` characters, saying how much was dropped."""
+    if len(text) <= OUTPUT_LIMIT:
+        return text
+    return text[:OUTPUT_LIMIT] + f"\n[... {len(text) - OUTPUT_LIMIT} more characters not kept]"
+
+
+class _Captured:
+    """A text stream keeping the first :data:`OUTPUT_LIMIT` characters written to it (and counting the rest)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.kept = 0
+        self.dropped = 0
+
+    def write(self, text: Any) -> int:
+        text = text if isinstance(text, str) else str(text)
+        room = OUTPUT_LIMIT - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def text(self) -> str:
+        out = "".join(self.parts)
+        return out + (f"\n[... {self.dropped} more characters not kept]" if self.dropped else "")
+
+
+_SIGINTS = [0]  # real SIGINTs received while a check ran in this process
+
+
+def _count_sigint(signum: int, frame: Any) -> None:
+    _SIGINTS[0] += 1
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _telling_real_interrupts() -> Iterator[bool]:
+    """While a check runs: count real SIGINTs, so a KeyboardInterrupt the check raises itself is its
+    error while Ctrl-C still ends the run. Yields whether a KeyboardInterrupt can be told apart (this
+    process ignores SIGINT, as a worker does, or the handler here counts it)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield False
+        return
+    current = signal.getsignal(signal.SIGINT)
+    if current is signal.SIG_IGN:
+        yield True
+        return
+    if current is not signal.default_int_handler:
+        yield False
+        return
+    signal.signal(signal.SIGINT, _count_sigint)
+    try:
+        yield True
+    finally:
+        signal.signal(signal.SIGINT, current)
+
+
+def error_record(c: Claim, error: str, seconds: float = 0.0, output: str | None = None) -> dict[str, Any]:
+    """The record of claim ``c`` whose check gave no verdict: ``error`` says why."""
+    record = _record_head(c)
+    record.update(verdict="error", strength=None, evidence={}, error=error)
+    if output:
+        record["output"] = capped_output(output)
+    record["seconds"] = round(max(seconds, 0.0), 4)
+    return record
+
+
+def _record_head(c: Claim) -> dict[str, Any]:
     record: dict[str, Any] = {
         "id": c.id,
         "paper": c.paper,
@@ -649,42 +821,88 @@ def run_claim(c: Claim) -> dict[str, Any]:
         record["beyond"] = True
     if c.hypotheses is not None:
         record["hypotheses"] = c.hypotheses.text
+    return record
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message`` of an exception, even one whose own ``str`` raises."""
     try:
-        with _recheck.claim_context(c.id):  # names the claim's exported SMT-LIB obligations
-            outcome = c.check()
+        text = str(exc)
+    except Exception:  # noqa: BLE001
+        text = "(its message cannot be shown)"
+    return f"{type(exc).__name__}: {text}"
+
+
+def run_claim(c: Claim) -> dict[str, Any]:
+    """Run one claim's check and return its ledger record (conventions.md schema).
+
+    Whatever the check does, the result is a record: an exception (``SystemExit`` and a
+    ``KeyboardInterrupt`` the check raises itself included; a real Ctrl-C still ends the run), an
+    invalid or edited outcome, or evidence that cannot be written as JSON is an error record.
+    What the check writes to ``sys.stdout``/``sys.stderr`` is kept in ``output``."""
+    import json
+
+    t0 = time.perf_counter()
+    captured = _Captured()
+    sigints = _SIGINTS[0]
+    try:
+        with _telling_real_interrupts() as tellable:
+            try:
+                with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):  # type: ignore[type-var]
+                    with _recheck.claim_context(c.id):  # names the claim's exported SMT-LIB obligations
+                        outcome = c.check()
+            except KeyboardInterrupt as exc:
+                if not tellable or _SIGINTS[0] != sigints:
+                    raise  # Ctrl-C: the run ends
+                raise CheckError(f"the check raised {_describe(exc)}") from None
+            except SystemExit as exc:
+                raise CheckError(f"the check raised SystemExit({exc.code!r})") from None
         if not isinstance(outcome, Outcome):
             raise CheckError(f"check of {c.id} returned {type(outcome).__name__}, not an Outcome")
+        problem = _outcome_problem(outcome)
+        if problem is not None:
+            raise CheckError(f"invalid outcome: {problem}")
         _check_hypotheses(c, outcome)
+        record = _record_of(c, outcome, t0)
+        json.dumps(record, allow_nan=False)  # the record is JSON as it stands
     except Exception as exc:  # a check that raises is reported, never turned into a verdict
-        record.update(verdict="error", strength=None, evidence={}, error=f"{type(exc).__name__}: {exc}")
-    else:
-        evidence = jsonable(outcome.evidence)
-        failed = _failed_notes(evidence) + [p for r in outcome.readings or [] for p in _failed_notes(r.get("evidence", {}),
-                                                                                                    f"reading {r['reading']!r}")]
-        if failed:
-            record.update(verdict="error", strength=None, evidence=evidence,
-                          error=f"CheckError: a failed check is recorded beside the verdict instead of deciding it: "
-                                f"{', '.join(failed[:5])}")
-            record["seconds"] = round(time.perf_counter() - t0, 4)
-            return record
-        record["verdict"] = outcome.verdict
-        record["strength"] = outcome.strength
-        record["evidence"] = evidence
-        if outcome.strength == "proved":
-            deciding = evidence.get("corrected" if outcome.verdict == "holds-corrected" else "printed", evidence)
-            record["sizes"] = list(deciding.get("sizes", [])) if isinstance(deciding, Mapping) else []
-            record["obligations"] = sorted(set(_obligations(deciding)))
-            rechecked = second_solver(deciding)
-            if rechecked is not None:
-                record["second_solver"] = rechecked
-        if outcome.counterexample is not None:
-            record["counterexample"] = jsonable(outcome.counterexample)
-        if outcome.correction is not None:
-            record["correction"] = outcome.correction
-        if outcome.discrepancies:
-            record["discrepancies"] = jsonable(outcome.discrepancies)
-        if outcome.readings:
-            record["readings"] = outcome.readings
+        record = error_record(c, _describe(exc), time.perf_counter() - t0)
+    out = captured.text()
+    if out:
+        record["output"] = out
+    return record
+
+
+def _record_of(c: Claim, outcome: Outcome, t0: float) -> dict[str, Any]:
+    record = _record_head(c)
+    evidence = jsonable(outcome.evidence)
+    readings = jsonable(list(outcome.readings)) if outcome.readings else None
+    failed = _failed_notes(evidence) + [p for r in readings or [] for p in _failed_notes(r.get("evidence", {}),
+                                                                                        f"reading {r['reading']!r}")]
+    if failed:
+        record.update(verdict="error", strength=None, evidence=evidence,
+                      error=f"CheckError: a failed check is recorded beside the verdict instead of deciding it: "
+                            f"{', '.join(failed[:5])}")
+        record["seconds"] = round(time.perf_counter() - t0, 4)
+        return record
+    record["verdict"] = outcome.verdict
+    record["strength"] = outcome.strength
+    record["evidence"] = evidence
+    if outcome.strength == "proved":
+        deciding = evidence.get("corrected" if outcome.verdict == "holds-corrected" else "printed", evidence)
+        record["sizes"] = list(deciding.get("sizes", [])) if isinstance(deciding, Mapping) else []
+        record["obligations"] = sorted(set(_obligations(deciding)))
+        rechecked = second_solver(deciding)
+        if rechecked is not None:
+            record["second_solver"] = rechecked
+    if outcome.counterexample is not None:
+        record["counterexample"] = jsonable(outcome.counterexample)
+    if outcome.correction is not None:
+        record["correction"] = outcome.correction
+    if outcome.discrepancies:
+        record["discrepancies"] = jsonable(list(outcome.discrepancies))
+    if readings:
+        record["readings"] = readings
     record["seconds"] = round(time.perf_counter() - t0, 4)
     return record
 
@@ -790,9 +1008,10 @@ def _check_hypotheses(c: Claim, outcome: Outcome) -> None:
 
 
 __all__ = [
-    "FAVOURABLE", "METHODS", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
-    "Claim", "Hypotheses", "Outcome", "Reading", "Trial",
-    "all_of", "by_readings", "claim", "compare_printed", "decide", "exact_equal", "exhaustive", "exists",
+    "FAVOURABLE", "METHODS", "OUTPUT_LIMIT", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
+    "Claim", "FrozenEvidence", "Hypotheses", "Outcome", "Reading", "Trial",
+    "all_of", "by_readings", "capped_output", "claim", "compare_printed", "decide", "error_record", "exact_equal",
+    "exhaustive", "exists",
     "float_backend", "jsonable", "not_checkable", "numeric_close", "property_search", "require", "run_claim", "same_proofs",
     "second_solver", "symbolic_zero", "using_float_backend", "weakest",
 ]

@@ -429,9 +429,8 @@ class Proof:
         if self.status in ("proved", "counterexample"):
             return self.trial(describe)
         t = fallback()
-        t.evidence["proof_attempt"] = {"status": self.status, "reason": self.reason, "for_all": self.for_all,
-                                       **({"hint": self.hint} if self.hint else {})}
-        return t
+        return t.with_evidence(proof_attempt={"status": self.status, "reason": self.reason, "for_all": self.for_all,
+                                              **({"hint": self.hint} if self.hint else {})})
 
 
 def _has_quantifier(e: z3.ExprRef) -> bool:
