@@ -72,7 +72,7 @@ def test_ledger_float_check_runs_in_the_gpu_field(cupy_standin_module):
     import isomat.proofs.cheng2025  # noqa: F401 - registers the claims
     from isomat.proofs.engine import REGISTRY, run_claim, using_float_backend
 
-    cid = "cheng2025:eq22/row-stochastic"
+    cid = "cheng2025:beyond/row-stochastic"
     if cid not in REGISTRY:
         import pytest
 

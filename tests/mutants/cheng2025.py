@@ -231,7 +231,7 @@ def _attention_unweighted(attention_scores):
     return broken
 
 
-_PI = ("cheng2025:prop2.10", "cheng2025:eq22/row-stochastic", "cheng2025:def2.9")
+_PI = ("cheng2025:prop2.10", "cheng2025:beyond/row-stochastic", "cheng2025:def2.9")
 MUTANTS = [
     Mutant("swap_matrix-wrong-radix", "builder", "isomat.algebra.stp:swap_matrix", _swap_wrong_radix,
            ("cheng2025:beyond/swap-matrix",), "W[m,n] built with row j·n + i instead of j·m + i"),

@@ -185,9 +185,7 @@ _TEXTBOOK = {
 
 def _textbook(trial, *names):
     """``trial`` (wrapped, so shared cached trials are not modified) with the textbook steps it uses listed by name."""
-    t = all_of(trial)
-    t.evidence["axioms"] = [{"name": n, "statement": _TEXTBOOK[n]} for n in names]
-    return t
+    return all_of(trial).with_evidence(axioms=[{"name": n, "statement": _TEXTBOOK[n]} for n in names])
 
 
 @lru_cache(maxsize=None)

@@ -302,7 +302,9 @@ def _ex45_proof():
     statement=(
         "(99), read as the iterated nominal addition (23) with r = b^0_k for vector k, equals (100)-(101); (103) with "
         "all w_i = 1 is (101); and with w_i ≥ 0, Σ w_i = 1, ℓ identical heads give back the projected head while (101) "
-        "gives ℓ times it — symbolic heads, isomat's df_concat, ℓ ∈ {2, 3}, s ≤ 2 vectors of sizes ≤ 3, all b^0_k = r ≤ 3 "
+        "gives ℓ times it. Each side is compared with a reference written from (22), (23) and (100)-(103) directly "
+        "(the iterated nominal addition for (99), Σ_i w_i Π^{b^i_k}_{b^0_k} v_i^k for (101)/(103)); isomat's "
+        "df_concat is compared with the same references as a binding cross-check, never with itself — symbolic heads, isomat's df_concat, ℓ ∈ {2, 3}, s ≤ 2 vectors of sizes ≤ 3, all b^0_k = r ≤ 3 "
         "plus two mixed-size cases."
     ),
     methods=["symbolic", "exhaustive"],
@@ -311,45 +313,63 @@ def _rem57():
     cases = [(ell, dims, (r,) * len(dims)) for ell in (2, 3) for dims in _hv_cases(2, 3) for r in (1, 2, 3)] + \
         [(2, (2, 3), (3, 1)), (2, (3, 1), (2, 3))]
 
-    def ok(c):
+    def ref(hs, ws, out):  # (100)-(101) / (103): Σ_i w_i Π^{b^i_k}_{b^0_k} v_i^k, vector by vector, from (22)
+        return [sum((wi * naive_projection(h[k].rows, r) * h[k] for wi, h in zip(ws, hs)), sympy.zeros(r, 1))
+                for k, r in enumerate(out)]
+
+    def equal(xs, ys):
+        return len(xs) == len(ys) and all((x - y).expand().is_zero_matrix for x, y in zip(xs, ys))
+
+    def chain(heads, out):  # (99): the iterated nominal addition (23) with r = b^0_k
+        res = []
+        for k, r in enumerate(out):
+            c = naive_projection(heads[0][k].rows, r) * heads[0][k]
+            for h in heads[1:]:
+                c = naive_projection(r, r) * c + naive_projection(h[k].rows, r) * h[k]
+            res.append(c)
+        return res
+
+    def paper_ok(c):  # the paper against itself: (99) = (101), (103) at w_i = 1 is (101), averaging identical heads
         ell, dims, out = c
         heads = [_sym_hv(dims, name=f"h{i}_") for i in range(ell)]
-        cat = _hyper.df_concat(heads, out)
-        for k, r in enumerate(out):
-            chain = heads[0][k]
-            chain = naive_projection(chain.rows, r) * chain
-            for h in heads[1:]:
-                chain = naive_projection(r, r) * chain + naive_projection(h[k].rows, r) * h[k]
-            if not (cat[k] - chain).expand().is_zero_matrix:
-                return False
-        ones = _hyper.df_concat(heads, out, weights=[1] * ell)
         w = [sympy.Rational(1, ell)] * ell
-        same = _hyper.df_concat([heads[0]] * ell, out, weights=w)
-        plain = _hyper.df_concat([heads[0]] * ell, out)
-        return all((a - b).expand().is_zero_matrix for a, b in zip(ones, cat)) and all(
-            (a - naive_projection(h.rows, r) * h).expand().is_zero_matrix and (b - ell * a).expand().is_zero_matrix
-            for a, b, h, r in zip(same, plain, heads[0], out))
+        proj = [naive_projection(h.rows, r) * h for h, r in zip(heads[0], out)]
+        return (equal(chain(heads, out), ref(heads, [1] * ell, out))
+                and equal(ref([heads[0]] * ell, w, out), proj)
+                and equal(ref([heads[0]] * ell, [1] * ell, out), [ell * x for x in proj]))
 
-    tr = exhaustive(ok, cases, describe="ℓ in {2, 3}; head dims of length <= 2, sizes <= 3; b^0_k = r <= 3; 2 mixed cases", method="symbolic")
-    return decide(tr)
+    def iso_ok(c):  # isomat's df_concat against the naive (99)-(103), never against itself
+        ell, dims, out = c
+        heads = [_sym_hv(dims, name=f"h{i}_") for i in range(ell)]
+        w = [sympy.Rational(1, ell)] * ell
+        return (equal(list(_hyper.df_concat(heads, out)), chain(heads, out))
+                and equal(list(_hyper.df_concat(heads, out, weights=[1] * ell)), ref(heads, [1] * ell, out))
+                and equal(list(_hyper.df_concat([heads[0]] * ell, out, weights=w)), ref([heads[0]] * ell, w, out)))
+
+    describe = "ℓ in {2, 3}; head dims of length <= 2, sizes <= 3; b^0_k = r <= 3; 2 mixed cases"
+    checks = require(isomat_crosscheck=exhaustive(iso_ok, cases, describe=describe, method="symbolic"))
+    return decide(exhaustive(paper_ok, cases, describe=describe, method="symbolic"), **checks)
 
 
 
 @claim(
     "cheng2025:eq44",
     quote="Through different linear transforms the inputs V, K, Q can be converted into ℓ different forms. "
-          "V^i = T_v^i V, K^i = T_k^i K, Q^i = T_q^i Q, i ∈ [1, ℓ]  (44)",
+          "V^i = T_v^i V, K^i = T_k^i K, Q^i = T_q^i Q, i ∈ [1, ℓ]  (44)  Here we do not need to require dim(v^i), "
+          "v^i ∈ V^i being of the same for different i.",
     statement=(
-        "(44) is the per-head projection of multi-head attention, which acts on the features of each token and so "
-        "commutes with permutations of the tokens. V, K, Q ∈ M_{s×n0} hold one token per row ((32), (36)), so T_v^i V "
-        "combines the rows, i.e. the tokens; read with the most favourable shape T_v^i ∈ M_{s×s} (the only one for "
-        "which a token permutation P acts on both sides), T(PV) = P(TV) fails: T = e_1 e_1ᵀ (keep token 1), V = "
-        "(1, 2, ...) row by row, P the cyclic row shift, exact, for s, n0 in [1, 3], smallest first. Correction in the "
-        "paper's own convention (36): (V^i)ᵀ = T_v^i Vᵀ with T_v^i ∈ M_{d_i×n0}, i.e. V^i = V (T_v^i)ᵀ = "
-        "torch.nn.functional.linear(V, T_v^i); checked exactly with generic (symbolic) V, T for s, n0, d_i in [1, 3] "
-        "(it commutes with the cyclic row shift), and against torch F.linear in float64 on integer data; the correction "
-        "is proved for all sizes: (PV)Tᵀ = P(VTᵀ) for every token permutation P (row sums by axioms and induction, "
-        "uninterpreted V, T, π)."
+        "§III.C Step 1, eq. (44): the per-head projection of multi-head attention acts on the features of each token "
+        "(the sentence after (44) speaks of the dimension of each v^i ∈ V^i) and so commutes with permutations of the "
+        "tokens. Two readings of where the tokens sit. (a) §III.C's own convention, tokens in columns (eq. (46) takes "
+        "Col_j(V'_i), j ∈ [1, s], per token; Step 4 maps R^{r1×...×rℓ×s} → R^{r0×s}): V ∈ M_{n0×s}, T_v^i ∈ M_{d_i×n0}, "
+        "V^i = T_v^i V has one d_i-dimensional v^i per column and T(VP) = (TV)P for every token permutation P: proved "
+        "for all sizes (column sums by axioms and induction, uninterpreted V, T, π); exact with generic (symbolic) V, T "
+        "for s, n0, d_i in [1, 3] (cyclic column shift) and against torch F.linear in float64 on integer data "
+        "(T V = F.linear(Vᵀ, T)ᵀ). (b) §III.A's row convention ((32), (36): V ∈ M_{s×n0}, a token per row): T_v^i V "
+        "combines the rows, i.e. the tokens; with the most favourable shape T_v^i ∈ M_{s×s} (the only one for which a "
+        "token permutation acts on both sides), T(PV) = P(TV) fails: T = e_1 e_1ᵀ, V = (1, 2, ...) row by row, P the "
+        "cyclic row shift, exact, s, n0 in [1, 3], smallest first; correction (V^i)ᵀ = T_v^i Vᵀ (T_v^i ∈ M_{d_i×n0}), "
+        "proved for all sizes. Both readings are recorded; the headline is (a), which §III.C's text supports."
     ),
     methods=["exact", "exhaustive", "symbolic", "numeric"],
     hypotheses=_SIZES,
@@ -376,28 +396,51 @@ def _eq44():
 
     printed = _exact_exhaustive(printed_ok, _dims(2, 3), "s, n0 in [1, 3]", witness)
 
-    def corrected_ok(c):
-        s, n0, d = c
+    def generic(s, n0, d):
         V = np.array([[sympy.Symbol(f"v{i}_{j}") for j in range(n0)] for i in range(s)], dtype=object)
         T = np.array([[sympy.Symbol(f"t{i}_{j}") for j in range(n0)] for i in range(d)], dtype=object)
         P = np.roll(np.eye(s, dtype=np.int64), 1, axis=0).astype(object)
+        return V, T, P
+
+    def corrected_ok(c):
+        s, n0, d = c
+        V, T, P = generic(s, n0, d)
         head = (T @ V.T).T  # (V^i)ᵀ = T Vᵀ
         same = all(sympy.expand(e) == 0 for e in ((T @ (P @ V).T).T - P @ head).ravel())
         Vn, Tn = _rnd((s, n0), sum(c)), _rnd((d, n0), sum(c) + 1)
         ref = torch.nn.functional.linear(torch.tensor(Vn, dtype=torch.float64), torch.tensor(Tn, dtype=torch.float64)).numpy()
         return same and _close((Tn @ Vn.T).T, ref)
 
+    def columns_ok(c):  # tokens in columns (§III.C): V ∈ M_{n0×s}, V^i = T V, P permutes the columns
+        s, n0, d = c
+        Vr, T, P = generic(s, n0, d)
+        V = Vr.T
+        same = all(sympy.expand(e) == 0 for e in (T @ (V @ P.T) - (T @ V) @ P.T).ravel())
+        Vn, Tn = _rnd((n0, s), sum(c)), _rnd((d, n0), sum(c) + 1)
+        ref = torch.nn.functional.linear(torch.tensor(Vn.T, dtype=torch.float64), torch.tensor(Tn, dtype=torch.float64)).numpy().T
+        return same and (Tn @ Vn).shape == (d, s) and _close(Tn @ Vn, ref)
+
     corrected = _exact_exhaustive(corrected_ok, _dims(3, 3), "s, n0, d_i in [1, 3], generic V, T; float64 vs torch F.linear")
-    return decide(printed, correction=(
-        "In the paper's own convention (36): (V^i)ᵀ = T_v^i Vᵀ, (K^i)ᵀ = T_k^i Kᵀ, (Q^i)ᵀ = T_q^i Qᵀ with T^i ∈ "
+    columns = _exact_exhaustive(columns_ok, _dims(3, 3), "s, n0, d_i in [1, 3], generic V ∈ M_{n0×s}, T ∈ M_{d_i×n0}; "
+                                "float64 vs torch F.linear")
+    rows = decide(printed, correction=(
+        "In §III.A's convention (36): (V^i)ᵀ = T_v^i Vᵀ, (K^i)ᵀ = T_k^i Kᵀ, (Q^i)ᵀ = T_q^i Qᵀ with T^i ∈ "
         "M_{d_i×n0}: the head projections act on the features of each token, not across the s tokens",
         _eq44_proof()), corrected_exhaustive_crosscheck=corrected)
+    cols = decide(_eq44_proof(columns=True), exhaustive_crosscheck=columns)
+    return by_readings(
+        Reading("tokens in columns (§III.C)", "V ∈ M_{n0×s} with one token per column, as (46) and Step 4 use: "
+                "V^i = T_v^i V with T_v^i ∈ M_{d_i×n0} projects each token and commutes with token permutations", cols),
+        Reading("tokens in rows (§III.A)", "V ∈ M_{s×n0} with one token per row, as (32), (36): T_v^i V mixes the "
+                "tokens; corrected to (V^i)ᵀ = T_v^i Vᵀ", rows),
+    )
 
 
-def _eq44_proof():
-    """The corrected head projection commutes with every token permutation, for all sizes: row i of (PV) Tᵀ is
-    Σ_{u<n0} V[π(i), u] T[j, u] = (V Tᵀ)[π(i), j] = (P (V Tᵀ))[i, j] (sums by axioms, induction; V, T, π
-    uninterpreted)."""
+def _eq44_proof(columns: bool = False):
+    """The head projection commutes with every token permutation, for all sizes. Rows (§III.A, corrected): row i of
+    (PV) Tᵀ is Σ_{u<n0} V[π(i), u] T[j, u] = (V Tᵀ)[π(i), j] = (P (V Tᵀ))[i, j]. Columns (§III.C, as printed):
+    column i of T (V P) is Σ_{u<n0} T[j, u] V[u, π(i)] = (T V)[j, π(i)] = ((T V) P)[j, i] (sums by axioms,
+    induction; V, T, π uninterpreted)."""
     import z3
 
     I, R = z3.IntSort(), z3.RealSort()
@@ -405,24 +448,35 @@ def _eq44_proof():
     pi = z3.Function("token_permutation", I, I)
     H, G = z3.Function("HeadSum", I, I, I, R), z3.Function("PermutedHeadSum", I, I, I, R)
     r, i, j, U, n0, s_, d = _pv.ints("r i j U n0 s d")
+    ve = (lambda tok, u: V(u, tok)) if columns else (lambda tok, u: V(tok, u))  # noqa: E731
+    if columns:
+        texts = ("(T V)[j, r] = Σ_u T[j, u] V[u, r]", "(T (V P))[j, i] = Σ_u T[j, u] (V P)[u, i], (V P)[u, i] = V[u, π(i)]")
+    else:
+        texts = ("(V Tᵀ)[r, j] = Σ_u V[r, u] T[j, u]", "((PV) Tᵀ)[i, j] = Σ_u (PV)[i, u] T[j, u], (PV)[i, u] = V[π(i), u]")
     ax = [_pv.axiom("head-sum-0", z3.ForAll([r, j], H(r, j, 0) == 0), text="empty sum"),
-          _pv.axiom("head-sum-step", z3.ForAll([r, j, U], z3.Implies(U >= 0, H(r, j, U + 1) == H(r, j, U) + V(r, U) * T(j, U)),
-                                               patterns=[H(r, j, U + 1)]), text="(V Tᵀ)[r, j] = Σ_u V[r, u] T[j, u]"),
+          _pv.axiom("head-sum-step", z3.ForAll([r, j, U], z3.Implies(U >= 0, H(r, j, U + 1) == H(r, j, U) + ve(r, U) * T(j, U)),
+                                               patterns=[H(r, j, U + 1)]), text=texts[0]),
           _pv.axiom("permuted-head-sum-0", z3.ForAll([i, j], G(i, j, 0) == 0), text="empty sum"),
           _pv.axiom("permuted-head-sum-step", z3.ForAll([i, j, U], z3.Implies(
-              U >= 0, G(i, j, U + 1) == G(i, j, U) + V(pi(i), U) * T(j, U)), patterns=[G(i, j, U + 1)]),
-              text="((PV) Tᵀ)[i, j] = Σ_u (PV)[i, u] T[j, u], (PV)[i, u] = V[π(i), u]")]
+              U >= 0, G(i, j, U + 1) == G(i, j, U) + ve(pi(i), U) * T(j, U)), patterns=[G(i, j, U + 1)]),
+              text=texts[1])]
     lm = _pv.induction("permuted-head-sum", U, lambda U: G(i, j, U) == H(pi(i), j, U),
-                       text="for all U >= 0: Σ_{u<U} V[π(i), u] T[j, u] = (Σ_{u<U} V[r, u] T[j, u]) at r = π(i)",
+                       text="for all U >= 0: the permuted token's partial sum over u < U is the partial sum at token π(i)",
                        other=[i, j], axioms=ax, patterns=[G(i, j, U)])
+    if columns:
+        for_all = ("for all s, n0, d >= 1, every token permutation π of [0, s) (P: (VP)[:, i] = V[:, π(i)]), every entry "
+                   "0 <= j < d, 0 <= i < s, all V ∈ M_{n0×s}, T ∈ M_{d×n0} (uninterpreted)")
+        describe = ("(T (V P))[j, i] = Σ_{u<n0} T[j, u] V[u, π(i)] = (T V)[j, π(i)] = ((T V) P)[j, i]: V^i = T V "
+                    "(tokens in columns) commutes with token permutations")
+    else:
+        for_all = ("for all s, n0, d >= 1, every token permutation π of [0, s) (P: (PV)[i, :] = V[π(i), :]), every "
+                   "entry 0 <= i < s, 0 <= j < d, all V ∈ M_{s×n0}, T ∈ M_{d×n0} (uninterpreted)")
+        describe = ("((PV) Tᵀ)[i, j] = Σ_{u<n0} V[π(i), u] T[j, u] = (V Tᵀ)[π(i), j] = (P (V Tᵀ))[i, j]: V^i = V Tᵀ "
+                    "commutes with token permutations")
     return _proof_trial(
-        G(i, j, n0) == H(pi(i), j, n0),
-        for_all="for all s, n0, d >= 1, every token permutation π of [0, s) (P: (PV)[i, :] = V[π(i), :]), every "
-                "entry 0 <= i < s, 0 <= j < d, all V ∈ M_{s×n0}, T ∈ M_{d×n0} (uninterpreted)",
+        G(i, j, n0) == H(pi(i), j, n0), for_all=for_all,
         assuming=[s_ >= 1, n0 >= 1, d >= 1, 0 <= i, i < s_, 0 <= j, j < d, 0 <= pi(i), pi(i) < s_], sizes=[s_, n0, d],
-        lemmas=[lm.at(n0, i, j)],
-        describe="((PV) Tᵀ)[i, j] = Σ_{u<n0} V[π(i), u] T[j, u] = (V Tᵀ)[π(i), j] = (P (V Tᵀ))[i, j]: V^i = V Tᵀ "
-                 "commutes with token permutations")
+        lemmas=[lm.at(n0, i, j)], describe=describe)
 
 
 

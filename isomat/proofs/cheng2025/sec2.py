@@ -470,9 +470,12 @@ def _logic_claim():
 
 @claim(
     "cheng2025:def2.1/eq13",
-    quote="A ⋉_DK B := (A ⊗ 1ᵀ_{t/n})(B ⊗ 1_{t/p})   (13), claimed an STP in the sense of Def. 2.1",
+    quote=("Definition 2.5: The following are two commonly used STP of matrices. ... (ii) Let A ∈ M_{m×n}, B ∈ M_{p×q}, "
+           "and t = lcm(n, p). The dimension-keeping (DK-) STP of A and B is defined by [7] "
+           "A ⋈ B := (A ⊗ 1ᵀ_{t/n})(B ⊗ 1_{t/p}).   (13)"),
     statement=(
-        "The DK-STP satisfies Def. 2.1, proved for all sizes: (13) = A Ψ_{n×p} B with Ψ = (I_n ⊗ 1ᵀ_{t/n})(I_p ⊗ 1_{t/p}) "
+        "Location: Def. 2.5 (ii), eq. (13), which calls the DK-STP an STP, checked against Def. 2.1's axioms (3)-(5) "
+        "(the id names Def. 2.1 and eq. 13): the DK-STP satisfies Def. 2.1, proved for all sizes: (13) = A Ψ_{n×p} B with Ψ = (I_n ⊗ 1ᵀ_{t/n})(I_p ⊗ 1_{t/p}) "
         "(A ⊗ 1ᵀ_{t/n} = A (I_n ⊗ 1ᵀ_{t/n}), B ⊗ 1_{t/p} = (I_p ⊗ 1_{t/p}) B entrywise, uninterpreted A, B), and "
         "Ψ_{n×n} = I_n, so it equals AB when n = p; (A ⋉ B) ⋉ C = A Ψ B Ψ' C = A ⋉ (B ⋉ C) and distributivity "
         "follow from associativity and bilinearity of the matrix product. Cross-check: exact, naive (13), random "

@@ -94,10 +94,11 @@ def _prop2_10():
 
 
 @claim(
-    "cheng2025:eq22/row-stochastic",
+    "cheng2025:beyond/row-stochastic",
     quote="Π^m_n = (n/t)(I_n ⊗ 1ᵀ_{t/n})(I_m ⊗ 1_{t/m})   (22)",
     statement=(
-        "Proved for all m, n >= 1, 0 <= i < n, 0 <= j < m, on isomat's entry rule m·Π^m_n[i, j] = ov(i, j, m, n) "
+        "Beyond the paper: (22) defines Π^m_n; the paper does not state that it is row-stochastic (isomat's result, "
+        "outside the tally). Proved for all m, n >= 1, 0 <= i < n, 0 <= j < m, on isomat's entry rule m·Π^m_n[i, j] = ov(i, j, m, n) "
         "(projection and the matrix-free project equal it, checked inside the claim for all m, n <= 8 and at 4 seeded random m, n in [50, 400], a disagreement being an error; the rule equals (22): prop2.10): every entry is >= 0, "
         "every row sums to exactly 1 and every column to n/m (the sums are prefix sums of overlaps, closed form "
         "proved by induction). Cross-checks (binding: a failure is an error): exact row/column sums "

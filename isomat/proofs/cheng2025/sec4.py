@@ -31,10 +31,11 @@ def _hv_cases(max_s=3, max_n=3):
         "Σ_j x^i_j = 1) then the x^i are unique"
     ),
     statement=(
-        "The theorem itself, exhaustively: for dims (2,2), (2,3), (3,2), (3,3), (2,2,2), all factor tuples with entries "
+        "The theorem itself, on a grid: for dims (2,2), (2,3), (3,2), (3,3), (2,2,2), all factor tuples with entries "
         "in {−1, 0, 1} are grouped by their nonzero STP product ⋉ x_i (= ⊗ x_i for vectors) and every two tuples with the "
         "same product satisfy y_i = λ_i x_i with Π λ_i = 1 (exact Fractions); normalized tuples (nonnegative, sums 1, "
-        "from entries {0, 1, 2}) with the same product are identical. "
+        "from entries {0, 1, 2}) with the same product are identical. Strength sampled: the theorem is over all real "
+        "vectors and the grid decides it only at the grid's values (every pair there, exactly), not for all reals. "
         "Cross-check (one random integer instance per dims, not counted in the strength): for every dims tuple of "
         "length s ≤ 3 with n_i ≤ 3 and integer factors in [−3, 3] (nonzero) / [0, 3] "
         "(normalizable), exact: isomat's factor_product_form recovers factors y_i of x = ⋉ x_i with y_i ∥ x_i "
@@ -105,8 +106,9 @@ def _prop43():
 
     thm_cases = [(2, 2), (2, 3), (3, 2), (3, 3), (2, 2, 2)]
     return decide(
-        _exact_exhaustive(theorem, thm_cases, "all factor tuples with entries in {-1, 0, 1} (uniqueness: normalized "
-                          "from {0, 1, 2}) for dims (2,2), (2,3), (3,2), (3,3), (2,2,2)"),
+        exhaustive(theorem, thm_cases, describe="all factor tuples with entries in {-1, 0, 1} (uniqueness: normalized "
+                   "from {0, 1, 2}) for dims (2,2), (2,3), (3,2), (3,3), (2,2,2); a finite grid of a statement over "
+                   "the reals", method="exact", strength="sampled"),
         sampled_crosscheck=(exhaustive(
             ok, _hv_cases(), describe="isomat factor_product_form, dims of length <= 3, n_i <= 3; one random integer "
             "instance per dims", method="exact", strength="sampled")))
@@ -337,9 +339,10 @@ def _prop414():
         "n_1, ..., n_s, n0, uninterpreted Π blocks and entries) that row (i, e) of diag(Π_1, ..., Π_s) times the stacked "
         "vector, a sum over all Σ n_l columns in which block i sits at the prefix offset o_i = n_1 + ... + n_{i-1}, is "
         "(Π_i x^i)[e] (block sums by induction, offsets in range by induction on s); the same for step 3 with the "
-        "column blocks of size n0 at offsets i·n0. Binding cross-check: the block-diagonal matrices built with the "
-        "naive Π of (22) agree with isomat's project_pad / project_rows, symbolically, for every dims tuple of length "
-        "≤ 3 with n_i ≤ 3."
+        "column blocks of size n0 at offsets i·n0. Binding cross-check, symbolically, every dims tuple of length ≤ 3 "
+        "with n_i ≤ 3: the block-diagonal matrices (77), (80) built with the naive Π of (22) and isomat's "
+        "project_pad / project_rows each equal Def. 4.13's steps 1 and 3 computed vector by vector "
+        "(x̃^i = Π^{n_i}_{n0} x^i, ξ^i = Π^{n0}_{n_i} ξ̃^i)."
     ),
     methods=["symbolic", "exhaustive"],
     hypotheses=_SIZES,
@@ -350,12 +353,16 @@ def _eq76():
         xs = _sym_hv(dims)
         VX = sympy.Matrix.vstack(*xs)
         T = _blockdiag([naive_projection(n, n0) for n in dims])
+        # reference: Def. 4.13's steps 1 and 3 vector by vector (x̃^i = Π^{n_i}_{n0} x^i, ξ^i = Π^{n0}_{n_i} ξ̃^i)
+        ref1 = sympy.Matrix.vstack(*[naive_projection(n, n0) * x for n, x in zip(dims, xs)])
         Xt = _hyper.project_pad(xs)
-        step1 = (T * VX - Xt.reshape(len(dims) * n0, 1)).expand().is_zero_matrix
+        step1 = (T * VX - ref1).expand().is_zero_matrix and (Xt.reshape(len(dims) * n0, 1) - ref1).expand().is_zero_matrix
         Xi = sympy.Matrix(len(dims), n0, lambda i, j: sympy.Symbol(f"z{i}_{j}"))
         T3 = _blockdiag([naive_projection(n0, n) for n in dims])
+        ref3 = sympy.Matrix.vstack(*[naive_projection(n0, n) * Xi[i, :].T for i, n in enumerate(dims)])
         rows = _hyper.project_rows(Xi, dims)
-        step3 = (T3 * Xi.reshape(len(dims) * n0, 1) - sympy.Matrix.vstack(*list(rows))).expand().is_zero_matrix
+        step3 = ((T3 * Xi.reshape(len(dims) * n0, 1) - ref3).expand().is_zero_matrix
+                 and (sympy.Matrix.vstack(*list(rows)) - ref3).expand().is_zero_matrix)
         return step1 and step3
 
     checks = require(exhaustive_crosscheck=exhaustive(ok, _hv_cases(), describe="dims of length <= 3, n_i <= 3",
