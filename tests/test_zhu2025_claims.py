@@ -26,17 +26,15 @@ def test_matches_expected(ledger):
         ("zhu2025:sec4.2.1/p-formula", "case", [1, 1, 1, 1]),  # 1x1 image, 1x1 kernel, s = 1: P = 2 rows
         ("zhu2025:sec4.2.2/index-formula", "case", [2, 4, 2]),
         ("zhu2025:thm4.2/strictly-lower-triangular", "case", [1, 1, 1]),
-        ("zhu2025:thm4.1/half-bandwidth", "case", [2, 2, 3]),
+        ("zhu2025:thm4.1/half-bandwidth", "case", [3, 3, 3]),  # Assumption 4.2: H, W >= K; the 3x3 image fails
         ("zhu2025:thm4.1/converse", "case", [1, 2, 1]),
-        ("zhu2025:thm4.1/circular", "case", [4, 1, 3]),  # 4x1 image: the wrapped tap sits at |i - j| = 3 > bW + b = 2
-        ("zhu2025:thm4.1/one-to-one", "case", [1, 1, 3]),  # 1x1 image, K = 3: the 9 unit kernels give rank 1
+        ("zhu2025:thm4.1/circular", "case", [3, 3, 3]),  # 3x3 image: the wrapped tap sits at |i - j| = 8 > bW + b = 4
         ("zhu2025:thm4.3/sparsity", "case", [2, 2, 0]),  # diagonal W_Q, W_K, W_V, N = 2: patches still coupled
-        ("zhu2025:thm4.2/sigma-after", "case", [2, -1, -1, [1, 0]]),
-        ("zhu2025:thm4.1/converse-neighborhood", "case", [2, 3, 1]),
+        ("zhu2025:thm4.1/converse-neighborhood", "case", [3, 3, 1]),  # H = W = K = 3: r = 3, c = 4 wrap a row
         ("zhu2025:sec4.2.1/equals-convolution", "case", [2, 2, 1, 2]),  # flat stride 2 vs 2-d stride 2
         ("zhu2025:sec4.2.2/max-pooling", "case", [[-1, 0, 0, 0], [1, 0, 0, 0]]),
         ("zhu2025:sec4.4/third-order-tensor", "case", [2, 1, [-1, 0]]),  # softmax alone, d = 1, W = 1
-        ("zhu2025:thm4.3/w-sa", "case", [1, 1, [[[-1]], [[-1]], [[-1]]], [[-1]]]),  # W_SA x~ = -1, y = 1
+        ("zhu2025:thm4.3/w-sa", "case", [1, 1]),  # Theorem 4.3's linear reading: y(2x) = 8 y(x) already at M = N = 1
     ],
 )
 def test_minimal_counterexamples(ledger, cid, key, value):
@@ -51,7 +49,9 @@ def test_printed_w_conv_last_row_overflows(ledger):
 def test_text_vs_table2_names_cifar100_convergence(ledger):
     r = ledger["zhu2025:sec7/text-vs-tab2"]
     assert r["verdict"] == "inconsistent"
-    assert [d["where"] for d in r["discrepancies"]] == ["CIFAR-100: sparse converges faster"]
+    assert [d["where"] for d in r["discrepancies"]] == ["ETTh1: original AMSE only slightly lower (within 10%)",
+                                                         "CIFAR-100: sparse converges faster"]
+    assert [(x["supported"], x["verdict"]) for x in r["readings"]] == [(True, "inconsistent"), (False, "inconsistent")]
 
 
 def test_readings_recorded_where_the_verdict_depends_on_them(ledger):
@@ -64,11 +64,11 @@ def test_readings_recorded_where_the_verdict_depends_on_them(ledger):
     assert u["verdict"] == "holds"
     ur = {x["reading"]: x for x in u["readings"]}
     assert ur["padded convolution (Theorem 4.1, Assumption 4.3)"]["verdict"] == "refuted"
-    assert ur["padded convolution (Theorem 4.1, Assumption 4.3)"]["counterexample"]["case"] == [1, 2, 3, 1, 1]
+    assert ur["padded convolution (Theorem 4.1, Assumption 4.3)"]["counterexample"]["case"] == [3, 3, 3, 1, 1]
     # circular padding: stricter readings fail earlier than A.1's own bound
     c = {x["reading"]: x for x in ledger["zhu2025:thm4.1/circular"]["readings"]}
-    assert c["same matrix"]["counterexample"]["case"] == [1, 1, 3]
-    assert c["same band"]["counterexample"]["case"] == [1, 3, 3]
+    assert c["same matrix"]["counterexample"]["case"] == [3, 3, 3]
+    assert c["same band"]["counterexample"]["case"] == [3, 3, 3]
     # W_conv vs convolution: stride 1 alone already fails (a window wrapping across image rows)
     e = ledger["zhu2025:sec4.2.1/equals-convolution"]["evidence"]
     assert e["stride_1_only"]["counterexample"]["case"] == [3, 2, 2, 1]
@@ -92,7 +92,8 @@ def test_paper_internal_contradictions(ledger):
 def test_constructions_match_loop_builds_of_the_printed_formulas(ledger):
     assert ledger["zhu2025:sec4.2.1/upper-triangular"]["evidence"]["construction"]["tested"] == 90
     assert ledger["zhu2025:thm4.2/block-form"]["evidence"]["construction"]["tested"] == 27
-    assert ledger["zhu2025:thm4.3/w-sa"]["evidence"]["construction"]["ok"] is True
+    a3 = {x["reading"]: x for x in ledger["zhu2025:thm4.3/w-sa"]["readings"]}["A.3: bilinear, y = W_SA (x ⊗ x)"]
+    assert a3["evidence"]["construction"]["ok"] is True
 
 
 BUILDER_CHECKS = {  # claim -> the binding builder-vs-rule checks it carries (issue 22)
@@ -222,7 +223,8 @@ def test_every_crosscheck_beside_a_proof_passes(ledger):
 def test_no_holds_verdict_rests_on_a_random_instance(ledger):
     for r in ledger.values():
         if r["verdict"] in ("holds", "holds-corrected"):
-            assert r["strength"] in ("proved", "exhaustive"), r["id"]
+            # recompute: printed numbers recomputed from the paper's own definitions or tables (no random instance)
+            assert r["strength"] in ("proved", "exhaustive", "recompute"), r["id"]
 
 
 def test_a_false_entry_rule_identity_gets_a_minimal_counterexample():
@@ -263,11 +265,15 @@ def test_readings_settle_the_audit_findings(ledger):
         return {x["reading"]: x["verdict"] for x in ledger[cid]["readings"]}
 
     assert readings("zhu2025:sec4.3/main-text-order") == {"row-vector layout": "holds",
-                                                          "column-vector layout": "holds-corrected"}
+                                                          "column-vector layout": "holds-corrected",
+                                                          "printed row formula": "holds-corrected"}
     assert readings("zhu2025:sec4.3/main-text-shapes")["row-vector layout"] == "holds"
     o = ledger["zhu2025:thm4.1/one-to-one"]
-    assert o["verdict"] == "holds-corrected" and "H, W > ⌊K/2⌋" in o["correction"]
+    assert o["verdict"] == "holds" and o["strength"] == "proved"  # Assumption 4.2 (H, W >= K) implies H, W > ⌊K/2⌋
+    assert o["evidence"]["beyond_assumption_4_2"]["ok"] is True
     assert readings("zhu2025:thm4.1/one-to-one")["literal: X ↦ W vec X"] == "refuted"
+    lit = {x["reading"]: x for x in o["readings"]}["literal: X ↦ W vec X"]
+    assert lit["counterexample"]["case"] == [3, 3, 3, [0, 0, 0, 0, 0, 0, 0, 0, 1]]  # a pure shift at H = W = K = 3
     t = ledger["zhu2025:sec4.4/third-order-tensor"]
     assert t["verdict"] == "refuted" and "correction" not in t
     assert set(readings("zhu2025:sec4.4/third-order-tensor").values()) == {"refuted"}
@@ -276,17 +282,23 @@ def test_readings_settle_the_audit_findings(ledger):
     assert [x["supported"] for x in sp["readings"]] == [True, True, False]
 
 
-def test_the_rnn_contradiction_is_theorem_4_2_against_section_8(ledger):
-    assert "zhu2025:sec4.5/remark" not in ledger  # a disclaimer, not a claim
+def test_sigma_after_reads_theorem_4_2_as_the_linear_rnn(ledger):
+    assert "zhu2025:sec4.5/remark" not in ledger  # a disclaimer, quoted in sigma-after, not a claim of its own
     r = ledger["zhu2025:thm4.2/sigma-after"]
-    assert r["verdict"] == "inconsistent"
-    assert r["counterexample"]["sigma_after_W"] != r["counterexample"]["rnn"]
+    assert r["verdict"] == "holds"  # Theorem 4.2 is about the linear RNN; §4.5 and §8 state the limitation
+    rd = {x["reading"]: x for x in r["readings"]}
+    s = rd["σ-RNN equals σ(W_RNN x)"]
+    assert s["verdict"] == "inconsistent" and s["counterexample"]["case"] == [2, -1, -1, [1, 0]]
+    assert s["counterexample"]["sigma_after_W"] != s["counterexample"]["rnn"]
 
 
 def test_new_claims(ledger):
     assert ledger["zhu2025:sec4.1/data2matrix-shapes"]["verdict"] == "inconsistent"
-    v = ledger["zhu2025:thm4.3/vs-a3"]
-    assert v["verdict"] == "inconsistent"
+    assert "zhu2025:thm4.3/vs-a3" not in ledger and "zhu2025:thm4.3/shape" not in ledger  # one finding, one record
+    w = {x["reading"]: x for x in ledger["zhu2025:thm4.3/w-sa"]["readings"]}
+    assert ledger["zhu2025:thm4.3/w-sa"]["verdict"] == "holds-corrected"
+    assert [x["verdict"] for x in w.values()] == ["holds-corrected", "refuted", "inconsistent"]
+    v = w["Theorem 4.3 against A.3"]
     assert {d["where"]: d["correct"] for d in v["discrepancies"]} == {
         "W_SA shape": [3, 4], "output shape (M = N = 2)": [2, 1], "degree of y in x ('bilinear')": 3}
     b = ledger["zhu2025:sec4.2.1/bijective"]
@@ -311,7 +323,40 @@ def test_every_counterexample_has_declared_hypotheses(ledger):
 
 def test_display_vs_p_and_pool_isomorphism(ledger):
     d = ledger["zhu2025:sec4.2.1/display-vs-p"]
-    assert d["verdict"] == "inconsistent"
-    assert all(x["printed"] == x["correct"] + 1 for x in d["discrepancies"])  # the printed P has one row too many
+    assert d["verdict"] == "holds"  # the display agrees with the corrected P; the off-by-one is p-formula's finding
+    assert d["evidence"]["printed_p_minus_display_rows"] == [1]
+    assert ledger["zhu2025:sec4.2.1/p-formula"]["verdict"] == "holds-corrected"
     p = ledger["zhu2025:sec4.2.2/isomorphism"]
     assert p["verdict"] == "holds" and p["readings"][1]["counterexample"]["case"] == [2, 2, 2]
+
+
+def test_theorem_4_1_counterexamples_respect_assumption_4_2(ledger):
+    """Assumption 4.2: each row covers 'exactly one local patch of size K×K in the original H×W grid' -- H, W >= K."""
+    for cid in ("zhu2025:thm4.1/half-bandwidth", "zhu2025:thm4.1/converse", "zhu2025:thm4.1/circular"):
+        r = ledger[cid]
+        for cx in [r.get("counterexample")] + [x.get("counterexample") for x in r.get("readings") or []]:
+            if cx:
+                H, W, K = cx["case"][:3]
+                assert H >= K and W >= K, (cid, cx["case"])
+    cx = ledger["zhu2025:thm4.1/half-bandwidth"]["counterexample"]
+    assert cx["most_nonzeros_in_a_row"] == 9 > cx["most_nonzeros_a_band_of_half_width_b_allows"] == 3
+
+
+def test_results_claims_against_the_paper_s_tables(ledger):
+    def readings(cid):
+        return {x["reading"]: x["verdict"] for x in ledger[cid]["readings"]}
+
+    assert ledger["zhu2025:abstract/benchmarks"]["verdict"] == "holds"
+    b = ledger["zhu2025:sec1/benchmarks"]
+    assert b["verdict"] == "inconsistent"
+    assert [d["where"] for d in b["discrepancies"]] == ["machine translation: has a benchmark in §6.1 / Table 2"]
+    p = ledger["zhu2025:abstract/performance"]
+    assert p["verdict"] == "inconsistent"
+    assert set(readings("zhu2025:abstract/performance").values()) == {"inconsistent"}
+    tolerant = {x["reading"]: x for x in p["readings"]}["match = within 10%"]
+    assert [d["where"] for d in tolerant["discrepancies"]] == ["ETTh1: sparse at most 1/10 worse"]
+    assert readings("zhu2025:abstract/epochs") == {"comparable or fewer = no more epochs": "inconsistent",
+                                                   "comparable = within 10%": "holds"}
+    assert readings("zhu2025:sec7/fewer-epochs") == {"often = on several benchmarks": "holds",
+                                                     "often = on most benchmarks": "inconsistent"}
+    assert ledger["zhu2025:sec1/parameter-efficiency"]["verdict"] == "not-checkable"

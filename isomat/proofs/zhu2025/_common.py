@@ -37,9 +37,7 @@ def _settle(build, fallback):
     try:
         steps = build()
     except CheckError as exc:
-        t = fallback()
-        t.evidence["proof_attempt"] = {"status": "unknown", "reason": str(exc)}
-        return t
+        return fallback().with_evidence(proof_attempt={"status": "unknown", "reason": str(exc)})
     steps = list(steps) if isinstance(steps, (list, tuple)) else [steps]
     failed = [t for t in steps if not t.ok]
     if failed:

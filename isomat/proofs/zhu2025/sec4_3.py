@@ -224,19 +224,42 @@ def _row_layout(M, N, T, hidden_cols=None):
     return all((a - b).expand().is_zero_matrix for a, b in zip(hs, printed))
 
 
+def _row_layout_printed_order(M, N, T):
+    """§4.3's row formula exactly as printed, H[i, :] = Σ_j W_xh W_hh^{i−j} X[j, :], in the row-vector layout (rows
+    x_t^T of X, 1×N; W_xh: N×M, W_hh: M×M): the weights multiply the row X[j, :] from the left. True when every term
+    is defined, is a 1×M row, and the sum is h_i^T of h_t^T = x_t^T W_xh + h_{t−1}^T W_hh (as polynomials)."""
+    U, V = _sym("u", N, M), _sym("v", M, M)
+    xs = [sympy.Matrix(1, N, lambda _i, j, t=t: sympy.Symbol(f"x{t}_{j}")) for t in range(T)]
+    h, hs = sympy.zeros(1, M), []
+    for t in range(T):
+        h = xs[t] * U + h * V
+        hs.append(h)
+    try:
+        printed = [[U * V ** (i - j) * xs[j] for j in range(i + 1)] for i in range(T)]
+    except sympy.ShapeError:
+        return False
+    if any(term.shape != (1, M) for row in printed for term in row):
+        return False
+    return all((sum(row, sympy.zeros(1, M)) - hh).expand().is_zero_matrix for row, hh in zip(printed, hs))
+
+
 @claim(
     "zhu2025:sec4.3/main-text-order",
-    quote="W_rnn[i, j] = W_xh W_hh^{i−j}",
-    statement="The printed block order W_xh W_hh^{i−j} reproduces the recurrence. Two readings. Row-vector layout "
+    quote="W_rnn[i, j] = W_xh W_hh^{i−j}, 0 ≤ j ≤ i < m ... H[i, :] = Σ_{j=0}^{i} W_xh W_hh^{i−j} X[j, :]",
+    statement="The printed block order W_xh W_hh^{i−j} reproduces the recurrence. Three readings. Row-vector layout "
               "(headline; §4.3's X = [x_0, …, x_{m−1}]^T has the inputs as rows): h_t^T = x_t^T W_xh + h_{t−1}^T W_hh, "
               "and H[i, :] = Σ_j X[j, :] W_xh W_hh^{i−j} -- proved (Z3, induction on the step) for every number of "
               "steps and all sizes, right multiplication by W_xh and W_hh being linear maps of the abstract model; "
               "cross-check: symbolic generic matrices, all hidden M, input N ≤ 3, m ≤ 3 steps. Column-vector layout (the printed h_t = W_xh x_t + W_hh h_{t−1} and A.2): with M = N the "
               "blocks W_xh W_hh^{i−j} on the stacked vec X -- symbolic, M = N ≤ 3, m ≤ 3, smallest first; the "
               "correction W_hh^{i−j} W_xh is proved (Z3, induction on the step) for every number of steps, hidden and "
-              "input size; cross-check: symbolic, M = N <= 3, m <= 3.",
+              "input size; cross-check: symbolic, M = N <= 3, m <= 3. Printed row formula (the factors in the printed "
+              "order, W_xh W_hh^{i−j} X[j, :], X[j, :] the 1×n row of X, row-vector layout): all hidden M, input N ≤ 3, "
+              "m ≤ 3 steps, smallest M·N·m first -- defined and right only for scalar weights; the correction "
+              "X[j, :] W_xh W_hh^{i−j} is the row-vector reading's proof.",
     methods=["symbolic", "exhaustive"],
-    hypotheses=("equal-size matrix weights M = N >= 1, m >= 1 steps", lambda c: c[0] >= 1 and c[1] >= 1),
+    hypotheses=("hidden size M >= 1, input size N >= 1 (cases (M, steps) with M = N for the column-vector reading, "
+                "(M, N, steps) for the printed row formula), m >= 1 steps", lambda c: c[0] >= 1 and c[1] >= 1),
 )
 def _rnn_order():
     cases = [(M, T) for M in range(1, 4) for T in range(1, 4)]
@@ -276,13 +299,25 @@ def _rnn_order():
         "row-vector layout: with U: x ↦ x W_xh and V: h ↦ h W_hh (linear maps acting on the right), the printed "
         "X[j, :] W_xh W_hh^(i−j) is V^(i−j)(U(x_j)), and block row i of the unrolled map is h_i^T"), lambda: row_x)
     row = decide(row_proof, exhaustive_crosscheck=row_x, builder_vs_formula=_main_text_builder_check())
+    printed_row = decide(
+        exhaustive(lambda c: _row_layout_printed_order(*c), rcases, describe="hidden M, input N <= 3, steps <= 3, "
+                   "symbolic, the factors in the printed order",
+                   witness=lambda c: {"W_xh_shape": [c[1], c[0]], "W_hh_shape": [c[0], c[0]], "X_row_shape": [1, c[1]]}),
+        correction=("H[i, :] = Σ_{j<=i} X[j, :] W_xh W_hh^{i−j}: the row X[j, :] multiplies the weights from the left "
+                    "(the row-vector reading)", row_proof),
+        correction_crosscheck=row_x,
+    )
     return by_readings(
         Reading("row-vector layout", "Rows of X are x_t^T and h_t^T = x_t^T W_xh + h_{t−1}^T W_hh: then "
-                "H[i, :] = Σ_{j<=i} X[j, :] W_xh W_hh^{i−j}, the printed order -- proved (Z3, induction on the step) "
-                "for every number of steps and sizes, the right multiplications by W_xh and W_hh being linear maps "
-                "of the abstract model; cross-check: symbolic, M, N <= 3, 3 steps.", row),
+                "H[i, :] = Σ_{j<=i} X[j, :] W_xh W_hh^{i−j}, the printed block order W_xh W_hh^{i−j} acting on the "
+                "right of the row X[j, :] (the printed sum writes it on the left: reading 'printed row formula') -- "
+                "proved (Z3, induction on the step) for every number of steps and sizes, the right multiplications by "
+                "W_xh and W_hh being linear maps of the abstract model; cross-check: symbolic, M, N <= 3, 3 steps.", row),
         Reading("column-vector layout", "h_t = W_xh x_t + W_hh h_{t−1} on column vectors (the printed recurrence, "
                 "A.2): block (i, j) of W_rnn must be W_hh^{i−j} W_xh; the printed W_xh W_hh^{i−j} fails.", column),
+        Reading("printed row formula", "H[i, :] = Σ_{j<=i} W_xh W_hh^{i−j} X[j, :] exactly as printed, the weights "
+                "multiplying the 1×n row X[j, :] from the left (row-vector layout, W_xh: N×M): defined and equal to "
+                "h_i^T only for scalar weights; corrected by moving X[j, :] to the left of the weights.", printed_row),
     )
 
 
@@ -509,15 +544,21 @@ def _rnn_small_cases():
 
 @claim(
     "zhu2025:thm4.2/sigma-after",
-    quote="Activation σ(·) is applied after this linear map. [§8:] in RNNs the activation function σ(·) is applied "
-          "repeatedly at each time step—a behavior not captured by a single linear mapping",
-    statement="Theorem 4.2 says the RNN's σ is applied after the linear map W_RNN X; §8 says σ acts at every step and "
-              "no single linear map captures it. The two cannot both describe one network: for the RNN with σ = ReLU "
-              "(M = N = 1), σ(W_RNN x) differs from h_t = σ(u x_t + v h_{t−1}) on some input (exhaustive search, "
-              "T ≤ 2, u, v, x_t ∈ {−1, 0, 1}, smallest first), so Theorem 4.2's sentence contradicts §8. (§4.5's "
-              "Remark is a disclaimer -- the isomorphisms cover only the linear part -- and is not a claim of its "
-              "own; the CNN case of 'applied after' holds: sec8/nonlinearity (a).)",
-    methods=["exhaustive", "exact"],
+    quote="a unidirectional (linear) RNN ... can be written as R(vec X) = W_RNN vec X ... Activation σ(·) is applied "
+          "after this linear map. [§4.5 Remark:] Nonlinear activations (e.g., ReLU in CNNs, σ(·) in RNNs, softmax in "
+          "attention) are applied after the corresponding matrix multiplication W vec X and are not encompassed by "
+          "these isomorphism statements. [§8:] in RNNs the activation function σ(·) is applied repeatedly at each "
+          "time step—a behavior not captured by a single linear mapping",
+    statement="Theorem 4.2's sentence 'Activation σ(·) is applied after this linear map', read two ways. Linear RNN "
+              "(headline; Theorem 4.2 says '(linear) RNN', and the §4.5 Remark and §8 state the limitation): the "
+              "theorem covers only the linear recurrence h_t = U x_t + V h_{t−1}, which is W_RNN vec X (checked "
+              "symbolically, generic U, V, M, N, T <= 2; thm4.2/block-form proves it for every size), and σ after it "
+              "is a further layer σ(W_RNN x), not the RNN with σ inside each step -- which is what §8 says: for the "
+              "ReLU RNN (M = N = 1) σ(W_RNN x) differs from h_t = σ(u x_t + v h_{t−1}) on some input (exhaustive "
+              "search, T <= 2, u, v, x_t ∈ {−1, 0, 1}), so the three passages agree. σ-RNN (A.2 defines the RNN as "
+              "h_t = σ(U x_t + V h_{t−1})): the sentence says that network is σ(W_RNN x) -- the same search finds "
+              "the input where it is not, contradicting §8.",
+    methods=["exhaustive", "exact", "symbolic"],
     hypotheses=("Theorem 4.2's RNN: scalar weights u, v, inputs x_t, T steps; σ = ReLU",
                 lambda c: isinstance(c, list) and len(c) == 4 and c[0] >= 1 and len(c[3]) == c[0]),
 )
@@ -532,9 +573,26 @@ def _remark():
                                       "rnn": _relu_rnn(c[1], c[2], c[3])})
     if t.ok:
         raise CheckError("σ(W_RNN x) matched the ReLU RNN on every case: no contradiction found")
-    return Outcome("inconsistent", {"printed": dict(method=t.method, ok=t.ok, **t.evidence),
-                                    "versus": "§8: σ applied at each time step, not captured by one linear map"},
-                   counterexample=t.counterexample)
+
+    def linear_is_w(c):  # the linear recurrence (loops on unit inputs) is the displayed W_RNN (blocks V^(t−s)U)
+        M, N, T = c
+        U, V = _sym("u", M, N), _sym("v", M, M)
+        return (_printed_w_rnn(U, V, T) - _rnn_ref_matrix(U, V, T)).expand().is_zero_matrix
+
+    linear = exhaustive(linear_is_w, sorted(itertools.product((1, 2), repeat=3), key=lambda c: (sum(c), c)),
+                        describe="M, N, T <= 2, symbolic generic U, V", method="symbolic")
+    differs = exists(t, within="T <= 2, u, v, x in {-1,0,1}")
+    sigma_rnn = Outcome("inconsistent", {"printed": dict(method=t.method, ok=t.ok, **t.evidence),
+                                         "versus": "§8: σ applied at each time step, not captured by one linear map"},
+                        counterexample=t.counterexample)
+    return by_readings(
+        Reading("linear RNN, σ a separate layer after it", "Theorem 4.2 is about the linear RNN (its words: '(linear) "
+                "RNN'): h_t = U x_t + V h_{t−1} is W_RNN vec X, and σ applied after it gives σ(W_RNN x), a different "
+                "network from the per-step σ RNN -- the limitation the §4.5 Remark and §8 state; the passages agree.",
+                decide(all_of(linear, differs))),
+        Reading("σ-RNN equals σ(W_RNN x)", "The RNN of A.2, h_t = σ(U x_t + V h_{t−1}), is σ(W_RNN x): false (the "
+                "search's input), and it contradicts §8.", sigma_rnn),
+    )
 
 
 @claim(

@@ -216,9 +216,9 @@ def _cubic_case(c):
 
 @claim(
     "zhu2025:beyond/attention-cubic-form",
-    quote="(isomat's result; §4.4 prints a fixed third-order T acting on rows of X, which fails: "
-          "sec4.4/third-order-tensor)",
-    statement="Without softmax, attention is a fixed cubic form: vec Z = 𝒲 (x ⊗ x ⊗ x), x = vec X (row-major), with "
+    quote="[abstract:] attention arises naturally as a third-order tensor factorization",
+    statement="isomat's result, not the paper's (§4.4 prints a fixed third-order T acting on rows of X, which fails: "
+              "sec4.4/third-order-tensor). Without softmax, attention is a fixed cubic form: vec Z = 𝒲 (x ⊗ x ⊗ x), x = vec X (row-major), with "
               "the fixed sparse 𝒲_{(k,c),((k,b),(i,e),(i,f))} = (W_q W_k^T)_{b,e} (W_v)_{f,c} (T²d³d_v entries; "
               "isomat.algebra.linear_attention_matrix) equals (XW_q)(XW_k)^T(XW_v) computed directly. Proved (Z3) for "
               "every T, d, d_v >= 1: row (k, c) of 𝒲 (x ⊗ x ⊗ x), a sum over the columns ((k',b),(i,e),(i',f)) of "
@@ -252,17 +252,6 @@ def _a3_y(WQ, WK, WV, x):
     return v * (k.T * q)[0, 0]
 
 
-@claim(
-    "zhu2025:thm4.3/shape",
-    quote="A(vec X) = W_V (W_K vec X)(W_Q vec X)^T ≈ W_SA vec X, where W_SA ∈ R^{M×N} is a (third-order) sparse matrix",
-    statement="The attention output of A.3, y = V(K^T Q) with Q = W_Q x, K = W_K x, V = W_V x (W_* ∈ R^{M×N}), is a "
-              "linear function of x, as y = W_SA x with W_SA ∈ R^{M×N} requires ('≈' read as equality; no linear map "
-              "approximates a cubic for all scalings of x): y(2x) = 2y(x). Symbolic W_*, x, all M, N ≤ 2, smallest "
-              "first. (A.3 also calls y 'a bilinear form in X'; it is cubic.)",
-    methods=["exhaustive", "symbolic"],
-    hypotheses=('W_Q, W_K, W_V ∈ R^{M×N}, M, N >= 1 (Theorem 4.3)',
-                lambda c: c[0] >= 1 and c[1] >= 1),
-)
 def _thm43_shape():
     def inst(c):
         M, N = c
@@ -292,20 +281,6 @@ def _thm43_shape():
     )
 
 
-@claim(
-    "zhu2025:thm4.3/w-sa",
-    quote="y_m = Σ_i Σ_j [W_V]_{m,j} [W_K]_{j,i} [W_Q]_{m,i} X_i X_j ... [W_SA]_{m,(i,j)} = [W_V]_{m,j} [W_K]_{j,i} "
-          "[W_Q]_{m,i}, then y = W_SA X̃ (X̃ = vec X ⊗ vec X)",
-    statement="A.3's printed W_SA (entry formula built here by loops; defined when N ≤ M, since j indexes a row of "
-              "W_K) applied to x ⊗ x equals A.3's own attention output y = V(K^T Q), Q = W_Q x, K = W_K x, V = W_V x. "
-              "Exact: for M = N = 1 all instances q, k, v, x ∈ {−1, 0, 1} in order of increasing |q|+|k|+|v|+|x|, then "
-              "three random integer instances in [−3, 3] for each N ≤ M ≤ 3. Evidence: symbolically W_SA(x ⊗ x) is "
-              "homogeneous of degree 2 in x and y of degree 3 (M = N = 2), and isomat.algebra.zhu_w_sa equals the loop "
-              "build.",
-    methods=["exhaustive", "exact", "symbolic"],
-    hypotheses=('W_Q, W_K, W_V ∈ R^{M×N} with N <= M (A.3 indexes W_K by j <= N), softmax dropped',
-                lambda c: 1 <= c[1] <= c[0]),
-)
 def _w_sa():
     def w_sa_loops(WQ, WK, WV):
         M, N = WQ.shape
@@ -361,17 +336,6 @@ def _w_sa():
                   construction=construction)
 
 
-@claim(
-    "zhu2025:thm4.3/vs-a3",
-    quote="A(X) = W_V (W_K X)(W_Q X)^T ≈ W_SA X, where W_SA ∈ R^{M×N} ... [A.3:] y = V (K^T Q) ... Notice this is a "
-          "bilinear form in X ... W_SA ∈ R^{M×N^2}",
-    statement="Theorem 4.3 against its proof A.3, recomputed from the printed formulas with symbolic W_Q, W_K, W_V "
-              "(M = 3, N = 2, and M = N = 2 where Theorem 4.3's product needs it) and x = vec X: (1) W_SA's shape -- "
-              "Theorem 4.3 says M×N, A.3's entry formula [W_SA]_{m,(i,j)} (a loop) gives M×N²; (2) the output's "
-              "shape -- Theorem 4.3's W_V (W_K x)(W_Q x)^T is an M×M matrix (defined only when M = N), A.3's "
-              "V(K^T Q) an M-vector; (3) 'bilinear' -- the total degree of A.3's y in x is 3, not 2.",
-    methods=["recompute", "symbolic"],
-)
 def _thm43_vs_a3():
     M, N = 3, 2
     Wq, Wk, Wv = _sym("q", M, N), _sym("k", M, N), _sym("v", M, N)
@@ -393,6 +357,39 @@ def _thm43_vs_a3():
     return compare_printed(printed, recomputed, kind="inconsistent", method="symbolic", sizes={"M": M, "N": N},
                            theorem_product_defined_for_M_ne_N=thm_defined_at_M_ne_N,
                            a3_output_shape=list(y_a3.shape))
+
+
+@claim(
+    "zhu2025:thm4.3/w-sa",
+    quote="A(vec X) = W_V (W_K vec X)(W_Q vec X)^T ≈ W_SA vec X, where W_SA ∈ R^{M×N} is a (third-order) sparse "
+          "matrix ... [A.3:] y = V (K^T Q) = W_V (W_K vec X)(W_Q vec X)^T. Notice this is a bilinear form in vec X ... "
+          "[W_SA]_{m,(i,j)} = [W_V]_{m,j} [W_K]_{j,i} [W_Q]_{m,i}, then y = W_SA X̃",
+    statement="One finding, read three ways: single-head attention without softmax, y = V(K^T Q) with Q = W_Q x, "
+              "K = W_K x, V = W_V x (W_* ∈ R^{M×N}, x = vec X), is cubic in x, while Theorem 4.3 writes it as a linear "
+              "map W_SA x and A.3 as a bilinear form W_SA (x ⊗ x). Theorem 4.3 (headline): y = W_SA x with "
+              "W_SA ∈ R^{M×N} ('≈' read as equality; no linear map approximates a cubic for all scalings of x) needs "
+              "y(2x) = 2y(x) -- symbolic W_*, x, all M, N ≤ 2, smallest first; corrected to the cubic form "
+              "y = W3 (x ⊗ x ⊗ x), checked symbolically, M, N <= 2. A.3: the printed W_SA (entry formula by loops; "
+              "defined when N ≤ M, since j indexes a row of W_K) applied to x ⊗ x equals y -- exact: for M = N = 1 "
+              "all q, k, v, x ∈ {−1, 0, 1} by increasing |q|+|k|+|v|+|x|, then three random integer instances in "
+              "[−3, 3] for each N ≤ M ≤ 3 (evidence: W_SA(x ⊗ x) is homogeneous of degree 2, y of degree 3, M = N = "
+              "2; isomat.algebra.zhu_w_sa equals the loop build). Theorem 4.3 against A.3, recomputed from the printed "
+              "formulas (symbolic, M = 3, N = 2, and M = N = 2 where Theorem 4.3's product needs it): W_SA's shape "
+              "(M×N vs A.3's M×N²), the output's shape (Theorem 4.3's W_V (W_K x)(W_Q x)^T is an M×M matrix, defined "
+              "only when M = N; A.3's V(K^T Q) an M-vector), and 'bilinear' (y has total degree 3).",
+    methods=["exhaustive", "exact", "symbolic", "recompute"],
+    hypotheses=("W_Q, W_K, W_V ∈ R^{M×N}, M, N >= 1, softmax dropped (Theorem 4.3); A.3's entry formula indexes W_K "
+                "by j <= N, so cases have N <= M",
+                lambda c: 1 <= c[1] <= c[0]),
+)
+def _thm43_w_sa():
+    return by_readings(
+        Reading("Theorem 4.3: linear, W_SA ∈ R^{M×N}", "y = W_SA x for an M×N matrix W_SA (y linear in x).",
+                _thm43_shape()),
+        Reading("A.3: bilinear, y = W_SA (x ⊗ x)", "A.3's printed W_SA ∈ R^{M×N²} applied to x ⊗ x is y.", _w_sa()),
+        Reading("Theorem 4.3 against A.3", "Theorem 4.3 and its proof A.3 agree on W_SA's shape, the output's shape "
+                "and the degree of y in x.", _thm43_vs_a3()),
+    )
 
 
 @claim(
