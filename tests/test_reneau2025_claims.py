@@ -279,10 +279,13 @@ def test_equal_mode_proofs_detect_a_wrong_count(monkeypatch):
     assert R._eq1_nd_equal().verdict != "holds"
 
 
-def test_alg1_order_commutation_proved(records):
+def test_mode_order_commutation_proved_and_outside_the_tally(records):
     # mode products on different modes commute, proved for all sizes and every N (the (P, D_j, M, D_k, Q) view);
     # the verdict also rests on the bias witness (an existence witness: exhaustive), so the claim stays exhaustive
-    rec = records["reneau2025:alg1/order"]
+    # the paper states no result about the order (only future work, Limitations (iii)): a beyond result
+    assert "reneau2025:alg1/order" not in records
+    rec = records["reneau2025:beyond/mode-order"]
+    assert rec["beyond"] is True and "(iii)" not in rec["quote"]
     assert rec["verdict"] == "holds" and rec["strength"] == "exhaustive"
     commute, bias = rec["evidence"]["printed"]["trials"]
     assert commute["strength"] == "proved" and commute["sizes"] == ["P", "M", "Q", "Dj", "Hj", "Dk", "Hk"]

@@ -67,6 +67,49 @@ def _tab2_delta():
 
 
 @claim(
+    "farag2025:tab1/caption",
+    quote="SPM substantially outperforms Dense in test accuracy across all widths.",
+    statement=(
+        "Table 1's caption against Table 1's accuracies (exact decimals). Readings: (a) SPM's test accuracy is above "
+        "Dense's at every width n = 256, 512, 1024, 2048; (b) 'substantially' as by at least 10 accuracy points at "
+        "every width (threshold ours). The text's own size of the gap ('+17 to +24 points') is sec9.1/text."
+    ),
+    methods=["recompute"],
+)
+def _tab1_caption():
+    gap = {n: (Fraction(r[1]) - Fraction(r[0])) * 100 for n, r in TAB1.items()}
+    above = compare_printed({f"n={n}: SPM acc > Dense acc": "True" for n in TAB1},
+                            {f"n={n}: SPM acc > Dense acc": str(gap[n] > 0) for n in TAB1}, kind="inconsistent",
+                            gap_points={n: _round(g, 2) for n, g in gap.items()})
+    ten = compare_printed({f"n={n}: SPM ahead by >= 10 points": "True" for n in TAB1},
+                          {f"n={n}: SPM ahead by >= 10 points": str(gap[n] >= 10) for n in TAB1}, kind="inconsistent",
+                          gap_points={n: _round(g, 2) for n, g in gap.items()})
+    return by_readings(Reading("above at every width", "SPM accuracy > Dense accuracy at every width of Table 1", above),
+                       Reading("by at least 10 points", "SPM ahead by at least 10 points at every width", ten))
+
+
+@claim(
+    "farag2025:tab1/crossover",
+    quote="Compute shows a crossover: for small n overhead dominates (SPM slower at n = 256), while for n ≥ 512 SPM "
+          "becomes competitive and then decisively faster as n grows.",
+    statement=(
+        "Table 1's caption against Table 1's ms/step (exact rationals): Dense/SPM < 1 at n = 256; ≥ 0.9 at every "
+        "n ≥ 512 ('competitive'); strictly increasing in n ('faster as n grows'); > 1.5 at the largest width "
+        "('decisively faster'; thresholds as in sec9.1/crossover, ours)."
+    ),
+    methods=["recompute"],
+)
+def _tab1_crossover():
+    sp_ = {n: Fraction(r[3]) / Fraction(r[4]) for n, r in TAB1.items()}
+    ns = sorted(sp_)
+    rec = {"n=256: SPM slower": str(sp_[256] < 1),
+           "n >= 512: Dense/SPM >= 0.9": str(all(sp_[n] >= Fraction(9, 10) for n in ns if n >= 512)),
+           "Dense/SPM strictly increasing in n": str(all(sp_[a] < sp_[b] for a, b in itertools.pairwise(ns))),
+           f"n={ns[-1]}: Dense/SPM > 1.5": str(sp_[ns[-1]] > Fraction(3, 2))}
+    return compare_printed({k: "True" for k in rec}, rec, kind="inconsistent", ratios={n: float(v) for n, v in sp_.items()})
+
+
+@claim(
     "farag2025:sec9.1/text",
     quote="SPM improves test accuracy by roughly +17 to +24 points across widths (Table 1)",
     statement=(
@@ -110,6 +153,24 @@ def _sec9_2_text():
     return compare_printed(printed, rec, kind="inconsistent")
 
 
+@claim(
+    "farag2025:tab2/caption",
+    quote="SPM yields large wall-clock speedups at high width, while also achieving higher accuracy at the tested hyperparameters.",
+    statement=(
+        "Table 2's caption against Table 2 (exact rationals): Dense/SPM ms/step > 1.5 at both widths n = 2048, 4096 "
+        "('large'; the threshold of sec9.1/crossover, ours), and SPM's accuracy above Dense's at both."
+    ),
+    methods=["recompute"],
+)
+def _tab2_caption():
+    rec = {}
+    for n, r in TAB2.items():
+        rec[f"n={n}: Dense/SPM ms/step > 1.5"] = str(Fraction(r[3]) / Fraction(r[4]) > Fraction(3, 2))
+        rec[f"n={n}: SPM acc > Dense acc"] = str(Fraction(r[1]) > Fraction(r[0]))
+    return compare_printed({k: "True" for k in rec}, rec, kind="inconsistent",
+                           ratios={n: float(Fraction(r[3]) / Fraction(r[4])) for n, r in TAB2.items()})
+
+
 @claim("farag2025:sec9.2", quote="L = ⌈(log2(2048) + log2(4096))/2⌉ (= 12)",
        statement="⌈(11 + 12)/2⌉ = ⌈23/2⌉ = 12, the stage depth printed in Table 2's caption and the text.", methods=["recompute"])
 def _sec9_2_depth():
@@ -146,6 +207,29 @@ def _tab4():
 
 
 @claim(
+    "farag2025:sec9.3/convergence",
+    quote="While the Dense model converges steadily and achieves competitive validation loss, each training step incurs "
+          "substantial computational cost ... Despite its structured near-linear parameterization, SPM converges "
+          "reliably and achieves strong validation performance while substantially reducing per-step compute cost.",
+    statement=(
+        "§9.3's sentences on Tables 3 and 4 against the tables (exact decimals): each table's Valid NLL never rises "
+        "from one printed step to the next ('converges steadily / reliably'), and SPM's ms/step is below Dense's at "
+        "every step both tables print ('reducing per-step compute cost'; by how much is sec9.3/speedup). "
+        "'Competitive' and 'strong' validation performance name no comparison: not checked here (the like-for-like "
+        "comparison is sec9.3/text)."
+    ),
+    methods=["recompute"],
+)
+def _sec9_3_convergence():
+    mono = lambda tab: all(Fraction(tab[a][1]) >= Fraction(tab[b][1]) for a, b in itertools.pairwise(sorted(tab)))  # noqa: E731
+    shared = sorted(set(TAB3) & set(TAB4))
+    rec = {"Table 3 (Dense) Valid NLL non-increasing": str(mono(TAB3)), "Table 4 (SPM) Valid NLL non-increasing": str(mono(TAB4)),
+           "SPM ms/step < Dense ms/step at every shared step": str(all(TAB4[k][3] < TAB3[k][3] for k in shared))}
+    return compare_printed({k: "True" for k in rec}, rec, kind="inconsistent",
+                           valid_nll={"Dense": [TAB3[k][1] for k in sorted(TAB3)], "SPM": [TAB4[k][1] for k in sorted(TAB4)]})
+
+
+@claim(
     "farag2025:sec9.3/speedup",
     quote="At width d = 4096, SPM achieves approximately a 4× reduction in wall-clock time per training step compared to the dense OpenBLAS baseline",
     statement=(
@@ -175,43 +259,35 @@ def _sec9_3_speedup():
     "farag2025:sec9.3/text",
     quote="SPM matches and slightly improves final validation performance, achieving 2.98 BPC compared to 3.08 BPC for the dense model",
     statement=(
-        "Three readings of 'final'. (a) The last printed row of each table (SPM step 1000, Dense step 800): each "
-        "quoted BPC agrees with its row's Valid NLL (BPC = NLL / ln 2, printed-rounding intervals of ±0.005 overlap), "
-        "SPM's Valid NLL ≤ Dense's, and the two rows are at the same step (both runs had 'identical training "
-        "conditions' and 'training schedules', §9.3, §9.4). (b) The last step both tables report, 800 (the like-for-"
-        "like comparison): SPM's Valid NLL ≤ Dense's, and the quoted 2.98 is SPM's BPC there. (c) The end of the "
-        "2000-step runs (§9.3 Setup): no table reports step 2000, so not checkable. All three are readings of the "
-        "text; (a) and (b) find the paper's numbers contradicting each other (inconsistent), (c) nothing to check."
+        "The comparison like for like: at the last step both Tables 3-4 report (800; both runs had 'identical "
+        "training conditions', §9.3). Readings of 'validation performance'. (a) Valid BPC, the quoted metric, as "
+        "printed: SPM's (Table 4) ≤ Dense's (Table 3) and behind by at most 0.1 BPC ('matches and slightly "
+        "improves'; threshold ours). (b) Valid NLL, the tables' other validation number: SPM's ≤ Dense's. (c) The "
+        "end of the 2000-step runs (§9.3 Setup): no table reports step 2000, not checkable. Recorded elsewhere, "
+        "not here (one defect, one record): the quoted 2.98 is SPM's row at step 1000 while 3.08 is Dense's at 800 "
+        "(the tables stop at different steps: sec9.3/steps), and Table 4's BPC disagrees with its own NLL from "
+        "step 800 on (tab4)."
     ),
     methods=["recompute"],
 )
 def _sec9_3_text():
-    ln2 = math.log(2)
-    bpc = lambda nll, q: q if _bpc_consistent(nll, q) else f"{float(Fraction(nll)) / ln2:.2f}"  # noqa: E731
-    s_last, d_last = max(TAB4), max(TAB3)
-    last = compare_printed(
-        {"SPM final BPC": "2.98", "Dense final BPC": "3.08", "SPM final Valid NLL <= Dense final Valid NLL": "True",
-         "step of the SPM final row = step of the Dense final row": "True"},
-        {"SPM final BPC": bpc(TAB4[s_last][1], "2.98"), "Dense final BPC": bpc(TAB3[d_last][1], "3.08"),
-         "SPM final Valid NLL <= Dense final Valid NLL": str(Fraction(TAB4[s_last][1]) <= Fraction(TAB3[d_last][1])),
-         "step of the SPM final row = step of the Dense final row": str(s_last == d_last)},
-        kind="inconsistent", final_steps={"SPM": s_last, "Dense": d_last},
-        bpc_from_final_nll={"SPM": round(float(Fraction(TAB4[s_last][1])) / ln2, 4),
-                            "Dense": round(float(Fraction(TAB3[d_last][1])) / ln2, 4)})
     k = max(set(TAB3) & set(TAB4))
-    same = compare_printed(
-        {f"SPM Valid NLL <= Dense Valid NLL at step {k}": "True", f"SPM BPC at step {k} (quoted 2.98)": "2.98",
-         f"Dense BPC at step {k} (quoted 3.08)": "3.08"},
-        {f"SPM Valid NLL <= Dense Valid NLL at step {k}": str(Fraction(TAB4[k][1]) <= Fraction(TAB3[k][1])),
-         f"SPM BPC at step {k} (quoted 2.98)": f"{float(Fraction(TAB4[k][1])) / ln2:.2f}",
-         f"Dense BPC at step {k} (quoted 3.08)": bpc(TAB3[k][1], "3.08")},
-        kind="inconsistent", valid_nll_at_step={"SPM": TAB4[k][1], "Dense": TAB3[k][1]},
-        printed_bpc_at_step={"SPM": TAB4[k][2], "Dense": TAB3[k][2]})
+    d_bpc = Fraction(TAB3[k][2]) - Fraction(TAB4[k][2])
+    bpc = compare_printed(
+        {f"SPM Valid BPC <= Dense Valid BPC at step {k}": "True", f"SPM ahead by at most 0.1 BPC at step {k}": "True"},
+        {f"SPM Valid BPC <= Dense Valid BPC at step {k}": str(Fraction(TAB4[k][2]) <= Fraction(TAB3[k][2])),
+         f"SPM ahead by at most 0.1 BPC at step {k}": str(0 <= d_bpc <= Fraction(1, 10))},
+        kind="inconsistent", valid_bpc_at_step={"SPM": TAB4[k][2], "Dense": TAB3[k][2]},
+        quoted={"SPM": "2.98 (Table 4, step 1000)", "Dense": "3.08 (Table 3, step 800)"})
+    nll = compare_printed(
+        {f"SPM Valid NLL <= Dense Valid NLL at step {k}": "True"},
+        {f"SPM Valid NLL <= Dense Valid NLL at step {k}": str(Fraction(TAB4[k][1]) <= Fraction(TAB3[k][1]))},
+        kind="inconsistent", valid_nll_at_step={"SPM": TAB4[k][1], "Dense": TAB3[k][1]})
     end = not_checkable("§9.3 trains both models for 2000 steps; Tables 3-4 stop at steps 800 and 1000, so no "
-                        "validation number at the end of training is reported.", last_steps={"Dense": d_last, "SPM": s_last})
+                        "validation number at the end of training is reported.", last_steps={"Dense": max(TAB3), "SPM": max(TAB4)})
     return by_readings(
-        Reading("last printed rows", "final = the last row of each table (SPM step 1000, Dense step 800)", last),
-        Reading("same step", f"final = the last step both tables report ({k})", same),
+        Reading("same step, Valid BPC", f"at step {k}, SPM's printed Valid BPC is at most Dense's, by at most 0.1", bpc),
+        Reading("same step, Valid NLL", f"at step {k}, SPM's Valid NLL is at most Dense's", nll),
         Reading("end of training", "final = step 2000, where §9.3 says training ended", end))
 
 
@@ -253,6 +329,47 @@ def _sec9_3_steps():
         Reading("the tables report the runs", "Tables 3-4 list the evaluations of the 2000-step runs, every 200 steps",
                 whole),
         Reading("the tables are excerpts", "Tables 3-4 list some evaluations of longer runs", excerpt, supported=False))
+
+
+@claim(
+    "farag2025:abstract/experiments",
+    quote="We present proof-of-concept experiments demonstrating substantial reductions in wall-clock cost and improved "
+          "accuracy on structured learning problems, while retaining competitive performance on real-world benchmarks. "
+          "... Empirically, we demonstrated that SPM substantially reduces wall-clock training time at large width while "
+          "matching or improving accuracy on structured tasks and remaining competitive on natural language benchmarks.",
+    statement=(
+        "The abstract's and the Conclusion's (§10) summary of §9, against Tables 1-4 (exact rationals). Readings. "
+        "(a) Headline, the Conclusion's 'at large width': at the largest width of each experiment (Table 1 n = 2048, "
+        "Table 2 n = 4096, Tables 3-4 d = 4096, mean over the shared steps) Dense/SPM ms/step > 1.5 ('substantial'; "
+        "threshold of sec9.1/crossover, ours); SPM's accuracy above Dense's at every width of Table 1 (the structured "
+        "teacher); on the natural-language benchmarks SPM's accuracy ≥ Dense's at both widths of Table 2 and SPM's "
+        "printed Valid BPC at most 0.1 above Dense's at step 800, the last step both Tables 3-4 print ('competitive'; "
+        "threshold ours). (b) The abstract without the qualifier: a wall-clock reduction > 1.5 at every width of "
+        "Tables 1-2. The Valid NLL comparison at step 800, where SPM is behind (2.58 vs 2.14 nats), is sec9.3/text's."
+    ),
+    methods=["recompute"],
+)
+def _abstract_experiments():
+    ratio = lambda r: Fraction(r[3]) / Fraction(r[4])  # noqa: E731
+    shared = sorted(set(TAB3) & set(TAB4))
+    sh = Fraction(sum(TAB3[k][3] for k in shared), sum(TAB4[k][3] for k in shared))
+    k = shared[-1]
+    rec = {"Table 1 largest width: Dense/SPM > 1.5": str(ratio(TAB1[max(TAB1)]) > Fraction(3, 2)),
+           "Table 2 largest width: Dense/SPM > 1.5": str(ratio(TAB2[max(TAB2)]) > Fraction(3, 2)),
+           "Tables 3-4: Dense/SPM (means, shared steps) > 1.5": str(sh > Fraction(3, 2)),
+           "Table 1: SPM acc > Dense acc at every width": str(all(Fraction(r[1]) > Fraction(r[0]) for r in TAB1.values())),
+           "Table 2: SPM acc >= Dense acc at every width": str(all(Fraction(r[1]) >= Fraction(r[0]) for r in TAB2.values())),
+           f"Tables 3-4 step {k}: SPM Valid BPC <= Dense + 0.1": str(Fraction(TAB4[k][2]) <= Fraction(TAB3[k][2]) + Fraction(1, 10))}
+    ratios = {"Table 1": {n: float(ratio(r)) for n, r in TAB1.items()}, "Table 2": {n: float(ratio(r)) for n, r in TAB2.items()},
+              "Tables 3-4 (means, shared steps)": float(sh)}
+    large = compare_printed({x: "True" for x in rec}, rec, kind="inconsistent", ratios=ratios)
+    every = {f"Table {t} n={n}: Dense/SPM > 1.5": str(ratio(r) > Fraction(3, 2)) for t, tab in (("1", TAB1), ("2", TAB2))
+             for n, r in tab.items()}
+    all_widths = compare_printed({x: "True" for x in every}, every, kind="inconsistent", ratios=ratios)
+    return by_readings(
+        Reading("at large width", "substantial wall-clock reductions at each experiment's largest width; accuracy higher on "
+                "the structured teacher; competitive on the natural-language benchmarks", large),
+        Reading("at every width", "a substantial wall-clock reduction at every width of Tables 1-2", all_widths))
 
 
 @claim(

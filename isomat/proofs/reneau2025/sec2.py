@@ -426,13 +426,13 @@ def _order_commute_proof() -> Trial:
 
 
 @claim(
-    "reneau2025:alg1/order",
+    "reneau2025:beyond/mode-order",
     quote="The transformation is applied iteratively: the output from transforming dimension k becomes the input for "
-          "transforming dimension k+1 (§2.2); (iii) learn or adapt the ordering of mode transforms to exploit "
-          "data-driven structure (Limitations)",
+          "transforming dimension k+1.",
     statement=(
-        "Whether the transform order matters (the order is fixed by §2.2 and called adaptable by (iii), which "
-        "presupposes it can change the layer): it does, but only through the biases. For every permutation of the modes "
+        "Beyond the paper: §2.2 fixes the order of the mode transforms and the Limitations list learning that order "
+        "as future work ((iii)); the paper states no result about whether the order matters, so this is isomat's "
+        "finding, outside the paper's tally. Whether the transform order matters: it does, but only through the biases. For every permutation of the modes "
         "the linear part is the same operator: proved for all sizes and every N (Z3, on isomat's step rule "
         "mode_product_entry), mode products on different modes j < k commute -- with the tensor viewed as "
         "(P, D_j, M, D_k, Q), P, M, Q the products of the modes before, between and after, sizes "

@@ -166,4 +166,250 @@ def _table9():
                            strict_readings=strict)
 
 
+def _count(x) -> Decimal:
+    """A printed parameter count ('1.07M', '65k', '20.5' in thousands given as 'k'-less strings by the caller)."""
+    x = str(x).strip()
+    scale = {"M": Decimal(10) ** 6, "k": Decimal(10) ** 3}.get(x[-1], Decimal(1))
+    return Decimal(x.rstrip("Mk")) * scale
+
+
+def _benchmark_reductions() -> dict[str, Decimal]:
+    """Every printed parameter comparison of a benchmark, baseline / NdLinear (Tables 1-4, 6-8, 10; Table 2 against
+    its Base Model, the parameter-comparable Base Model being matched to NdLinear by design)."""
+    out = {}
+    for m, r in TAB1_PRINTED.items():
+        for k in ("lora-r4", "lora-r8"):
+            out[f"Table 1 {m} {k}"] = _count(r[k]) / _count(r["ndlinear-lora"])
+    for ds, (base, _, nd) in TAB2_PARAMS.items():
+        out[f"Table 2 {ds}"] = Decimal(base) / Decimal(nd)
+    for m, (li, nd) in TAB3_PARAMS.items():
+        out[f"Table 3 {m}"] = Decimal(li) / Decimal(nd)
+    for m, r in TAB4.items():
+        out[f"Table 4 {m}"] = _count(r["linear"][1]) / _count(r["ndlinear"][1])
+    out["Table 6 head"] = Decimal(TAB6_PRINTED["linear head"]) / Decimal(TAB6_PRINTED["ndlinear head"])
+    for ds, r in TAB7_PRINTED.items():
+        out[f"Table 7 {ds}"] = Decimal(r["linear"]) / Decimal(r["ndlinear"])
+    for ds, r in TAB8_PRINTED.items():
+        out[f"Table 8 {ds}"] = _count(r["linear"]) / _count(r["ndlinear"])
+    for nd in ("619M", "563M"):
+        out[f"Table 10 {nd}"] = _count("674M") / _count(nd)
+    return out
+
+
+_REDUCTIONS_NOTE = ("every printed parameter comparison of a benchmark, baseline / NdLinear: Table 1 (LoRA r=4, r=8), "
+                    "Table 2 (Base Model), Tables 3, 4, 6, 7, 8, 10")
+
+
+def _factors_evidence(red):
+    return {k: f"{v:.2f}" for k, v in red.items()}
+
+
+@claim(
+    "reneau2025:abstract/parameters",
+    quote="Extensive experiments demonstrate NdLinear’s capacity to significantly enhance representational power, "
+          "achieve dramatic parameter reductions (often by orders of magnitude), and maintain a favorable computational profile.",
+    statement=(
+        "The abstract's parameter reductions against the experiments' own printed counts (" + _REDUCTIONS_NOTE + "; "
+        "21 comparisons, exact decimals). Readings: (a) 'orders of magnitude' as at least one order (baseline ≥ 10× "
+        "NdLinear) and 'often' as in at least a quarter of the comparisons (threshold ours); (b) the plural taken "
+        "literally: at least two orders (≥ 100×) in some comparison. Only CIFAR-10's CNN (1.07M vs 65k, 16.5×) "
+        "reaches one order; the largest factor is recorded. The representational-power and computational-profile "
+        "parts are reneau2025:sec1/efficiency and reneau2025:sec4/accuracy."
+    ),
+    methods=["recompute"],
+)
+def _abstract_parameters():
+    red = _benchmark_reductions()
+    ten = [k for k, v in red.items() if v >= 10]
+    one = compare_printed({"comparisons with a reduction >= 10x, at least a quarter of them": True},
+                          {"comparisons with a reduction >= 10x, at least a quarter of them": 4 * len(ten) >= len(red)},
+                          kind="inconsistent", factors=_factors_evidence(red), at_least_10x=ten, comparisons=len(red))
+    two = compare_printed({"some comparison with a reduction >= 100x": True},
+                          {"some comparison with a reduction >= 100x": any(v >= 100 for v in red.values())},
+                          kind="inconsistent", largest=f"{max(red.values()):.2f}")
+    return by_readings(Reading("at least one order, often", "a reduction of at least 10x in at least a quarter of the "
+                               "printed comparisons", one),
+                       Reading("two or more orders", "a reduction of at least 100x in some printed comparison", two))
+
+
+@claim(
+    "reneau2025:sec1/parameters",
+    quote="It dramatically reduces parameter counts (often by orders of magnitude vs. flattened layers) and ensures "
+          "efficient computation without sacrificing performance.",
+    statement=(
+        "The Introduction's parameter reduction. Readings: (a) headline, of the layer itself (the sentence is about "
+        "NdLinear against flattened layers, not about the experiments): §3.1's own example, a 3-D tensor with all "
+        "sizes 32 mapped to the same shape, flattened layer 32^6 + 32^3 parameters vs NdLinear 3·(32² + 32): the "
+        "ratio is at least 100 (exact integers); (b) of the experiments, as in reneau2025:abstract/parameters: a "
+        "reduction ≥ 10× in at least a quarter of the 21 printed comparisons (threshold ours). 'Efficient "
+        "computation' is reneau2025:sec1/efficiency."
+    ),
+    methods=["recompute"],
+)
+def _sec1_parameters():
+    d, N = 32, 3
+    flat, nd = d ** (2 * N) + d ** N, N * (d * d + d)
+    layer = compare_printed({"§3.1 example: flattened / NdLinear >= 100": True}, {"§3.1 example: flattened / NdLinear >= 100": flat >= 100 * nd},
+                            kind="inconsistent", flattened=flat, ndlinear=nd, ratio=f"{Decimal(flat) / Decimal(nd):.1f}")
+    red = _benchmark_reductions()
+    ten = [k for k, v in red.items() if v >= 10]
+    exp = compare_printed({"comparisons with a reduction >= 10x, at least a quarter of them": True},
+                          {"comparisons with a reduction >= 10x, at least a quarter of them": 4 * len(ten) >= len(red)},
+                          kind="inconsistent", at_least_10x=ten, comparisons=len(red))
+    return by_readings(Reading("the layer (§3.1's example)", "flattened / NdLinear parameters >= 100 for §3.1's 32×32×32 "
+                               "example", layer),
+                       Reading("the experiments", "a reduction >= 10x in at least a quarter of the printed comparisons", exp))
+
+
+@claim(
+    "reneau2025:sec1/efficiency",
+    quote="These efficiencies lead to faster training/inference and lower memory usage.",
+    statement=(
+        "The Introduction's speed and memory results, and the abstract's 'maintain a favorable computational "
+        "profile': the paper prints no wall-clock, throughput, FLOP or memory measurement of any experiment (its "
+        "tables give parameter counts and task metrics only), so there is nothing to check them against."
+    ),
+    methods=["recompute"],
+)
+def _sec1_efficiency():
+    return not_checkable("no timing, FLOP or memory measurement of any experiment is printed; the claims need the runs")
+
+
+@claim(
+    "reneau2025:abstract/lora",
+    quote="For instance, when applied to Large Language Model finetuning, our NdLinear-LoRA delivers comparable or "
+          "improved accuracy on reasoning tasks using up to 9× fewer trainable parameters than standard LoRA.",
+    statement=(
+        "The abstract's accuracy half (the '9×' is reneau2025:sec4.2.1) against Table 1 (both models, six reasoning "
+        "benchmarks, LoRA r=4 and r=8; exact decimals). 'Comparable' = at most 2 points behind (the threshold used "
+        "for 'slightly trails' in reneau2025:sec4/text-vs-tables, ours). Readings: (a) headline, as §4.2.1 "
+        "qualifies the same result ('generally achieves comparable or superior accuracy'): comparable or better in "
+        "most of the 24 (model, benchmark, rank) cells; (b) unqualified: comparable or better in every cell."
+    ),
+    methods=["recompute"],
+)
+def _abstract_lora():
+    D = Decimal
+    cells = {f"{m} {b} vs {k}": D(r["ndlinear-lora"][i]) - D(r[k][i])
+             for m, r in TAB1_ACC.items() for i, b in enumerate(("GSM8K", "MultiArith", "CSQA", "ARC-e", "ARC-c", "BoolQ"))
+             for k in ("lora-r4", "lora-r8")}
+    ok = [k for k, v in cells.items() if v >= -2]
+    behind = {k: str(v) for k, v in cells.items() if v < -2}
+    most = compare_printed({"comparable or better in most cells": True}, {"comparable or better in most cells": 2 * len(ok) > len(cells)},
+                           kind="inconsistent", comparable_or_better=len(ok), cells=len(cells), behind_by_more_than_2=behind)
+    every = compare_printed({"comparable or better in every cell": True}, {"comparable or better in every cell": len(ok) == len(cells)},
+                            kind="inconsistent", behind_by_more_than_2=behind)
+    return by_readings(Reading("in most cells", "NdLinear-LoRA at most 2 points behind LoRA in most (model, benchmark, "
+                               "rank) cells", most),
+                       Reading("in every cell", "NdLinear-LoRA at most 2 points behind LoRA in every cell", every))
+
+
+@claim(
+    "reneau2025:sec5/reductions",
+    quote="It achieves substantial parameter efficiency, with reductions ranging from valuable percentages in transformer "
+          "blocks to over 90% in contexts like CNN feature extractors or compact classification heads.",
+    statement=(
+        "The Conclusion's upper end against the tables it summarises (exact decimals): the CNN of Table 8 (Linear "
+        "after two convolutions; CIFAR-10 1.07M vs 65k, CIFAR-100 1.09M vs 433k) and the BERT classification head "
+        "of Table 6 (1,544 vs 222). Readings: (a) headline, 'contexts like' as examples of where the top of the range "
+        "lies: a reduction over 90% in at least one of the named contexts; (b) over 90% in each named context."
+    ),
+    methods=["recompute"],
+)
+def _sec5_reductions():
+    D = Decimal
+    pct = {f"CNN (Table 8) {ds}": 100 * (1 - _count(r["ndlinear"]) / _count(r["linear"])) for ds, r in TAB8_PRINTED.items()}
+    pct["classification head (Table 6)"] = 100 * (1 - D(TAB6_PRINTED["ndlinear head"]) / D(TAB6_PRINTED["linear head"]))
+    cnn = max(v for k, v in pct.items() if k.startswith("CNN"))
+    head = pct["classification head (Table 6)"]
+    ev = {k: f"{v:.2f}%" for k, v in pct.items()}
+    some = compare_printed({"over 90% in some named context": True}, {"over 90% in some named context": max(cnn, head) > 90},
+                           kind="inconsistent", reductions=ev)
+    each = compare_printed({"CNN feature extractor: over 90%": True, "classification head: over 90%": True},
+                           {"CNN feature extractor: over 90%": cnn > 90, "classification head: over 90%": head > 90},
+                           kind="inconsistent", reductions=ev)
+    return by_readings(Reading("in some named context", "a reduction over 90% in a CNN feature extractor or a classification "
+                               "head", some),
+                       Reading("in each named context", "a reduction over 90% in both the CNN and the classification head", each))
+
+
+@claim(
+    "reneau2025:impact/orders",
+    quote="NdLinear replaces each dense linear layer with an rank-1 factorization, cutting parameters and FLOPs by up to "
+          "two orders of magnitude on the benchmarks evaluated in this paper.",
+    statement=(
+        "The Impact Statement's figure against the benchmarks' printed parameter counts (" + _REDUCTIONS_NOTE + "; "
+        "exact decimals); FLOPs are printed for no benchmark, so only parameters are checked. Readings: (a) the "
+        "largest reduction reaches two orders, ≥ 100×; (b) the largest reduction is two orders to the nearest order "
+        "(≥ 10^1.5 ≈ 31.6×); (c) not the sentence's sense (it presents the figure as achieved): 'up to' as an upper "
+        "bound only, every reduction ≤ 100×. The largest is 16.5× (Table 8, CIFAR-10), about 1.2 orders."
+    ),
+    methods=["recompute"],
+)
+def _impact_orders():
+    red = _benchmark_reductions()
+    top_key = max(red, key=red.get)
+    top = red[top_key]
+    ev = dict(largest={top_key: f"{top:.2f}"}, log10_largest=f"{top.log10():.3f}")
+    hundred = compare_printed({"largest reduction >= 100x": True}, {"largest reduction >= 100x": top >= 100}, kind="inconsistent", **ev)
+    nearest = compare_printed({"largest reduction, nearest order of magnitude": 2},
+                              {"largest reduction, nearest order of magnitude": int(top.log10().quantize(Decimal(1), rounding=ROUND_HALF_UP))},
+                              kind="inconsistent", **ev)
+    bound = compare_printed({"every reduction <= 100x": True}, {"every reduction <= 100x": all(v <= 100 for v in red.values())},
+                            kind="inconsistent", **ev)
+    return by_readings(Reading("reaches 100x", "the largest benchmark reduction is at least 100x", hundred),
+                       Reading("two orders to the nearest order", "the largest reduction rounds to two orders of magnitude", nearest),
+                       Reading("an upper bound only", "no benchmark reduction exceeds 100x", bound, supported=False))
+
+
+@claim(
+    "reneau2025:sec5/performance",
+    quote="This efficiency is achieved while typically maintaining or, crucially, enhancing model performance.",
+    statement=(
+        "The Conclusion against every printed metric comparison of NdLinear with its baseline (exact decimals; "
+        "'maintaining' = at most 2 points behind on a 0-100 accuracy scale, 0.02 on a 0-1 scale, 1% relative on "
+        "errors and perplexity, thresholds ours): Table 1 (24 cells vs LoRA r=4, r=8), Table 2 (6, vs the Base "
+        "Model), Table 3 (16 means), Table 4 (2 perplexities), Table 6 (4), Table 7 (2), Table 8 (2), Table 9 (18, "
+        "each NdViT vs the naive ViT). Readings: (a) 'typically' as in most comparisons; (b) not the sentence "
+        "(which says 'typically'): in every comparison."
+    ),
+    methods=["recompute"],
+)
+def _sec5_performance():
+    D = Decimal
+    cmp = {}
+    for m, r in TAB1_ACC.items():
+        for i in range(6):
+            for k in ("lora-r4", "lora-r8"):
+                cmp[f"Table 1 {m} col {i} vs {k}"] = D(r["ndlinear-lora"][i]) - D(r[k][i]) >= -2
+    for ds, (b, _, n) in TAB2_F1.items():
+        cmp[f"Table 2 {ds}"] = D(n) - D(b) >= D("-0.02")
+    for ds, r in TAB3_ERR.items():
+        for i, (li, n) in enumerate(zip(r["linear"], r["ndlinear"])):
+            cmp[f"Table 3 {ds} col {i}"] = D(n) <= D(li) * D("1.01")
+    for m, r in TAB4.items():
+        cmp[f"Table 4 {m}"] = D(r["ndlinear"][0]) <= D(r["linear"][0]) * D("1.01")
+    for ds, r in TAB6_RES.items():
+        for i in (0, 1):
+            cmp[f"Table 6 {ds} col {i}"] = D(r["ndlinear"][i]) - D(r["linear"][i]) >= D("-0.02")
+    cmp["Table 7 cardio"] = D(TAB7_RES["cardio"]["ndlinear"]) - D(TAB7_RES["cardio"]["linear"]) >= D("-0.02")
+    cmp["Table 7 delivery"] = D(TAB7_RES["delivery"]["ndlinear"]) <= D(TAB7_RES["delivery"]["linear"]) * D("1.01")
+    for ds, r in TAB8_RES.items():
+        cmp[f"Table 8 {ds}"] = D(r["ndlinear"]) - D(r["linear"]) >= D("-0.02")
+    for ds, rows in TAB9.items():
+        for b, row in rows.items():
+            for dim, v in zip((200, 300, 400), row[:3]):
+                cmp[f"Table 9 {ds} {b} blocks dim {dim}"] = D(v) - D(row[3]) >= -2
+    good = sum(cmp.values())
+    behind = [k for k, v in cmp.items() if not v]
+    most = compare_printed({"maintained or improved in most comparisons": True},
+                           {"maintained or improved in most comparisons": 2 * good > len(cmp)}, kind="inconsistent",
+                           maintained_or_improved=good, comparisons=len(cmp), behind=behind)
+    every = compare_printed({"maintained or improved in every comparison": True},
+                            {"maintained or improved in every comparison": good == len(cmp)}, kind="inconsistent", behind=behind)
+    return by_readings(Reading("typically = most", "performance maintained or improved in most printed comparisons", most),
+                       Reading("every comparison", "performance maintained or improved in every printed comparison", every,
+                               supported=False))
+
+
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]
