@@ -115,7 +115,9 @@ def write_result(path: str | os.PathLike | None, result: dict[str, Any], *, out:
     """Write a script's result as JSON to ``path`` (if given) and print a short summary."""
     result = {"machine": machine(), **result}
     if path:
-        Path(path).write_text(json.dumps(result, indent=1, default=float), encoding="utf-8")
+        from ._atomic import write_text
+
+        write_text(path, json.dumps(result, indent=1, default=float), what="--json")
     out = out or sys.stdout
     if result.get("skipped"):
         print(f"{result.get('benchmark', '?')}: skipped: {result['skipped']}", file=out)
@@ -235,6 +237,11 @@ def run_benchmarks(directory: str | os.PathLike = "benchmarks", *, json_path: st
     log : text stream, optional
         Progress lines.
     """
+    from ._atomic import check_target
+
+    # the reports' targets are checked before the benchmarks run, not after
+    check_target(Path(json_path), what="--json")
+    check_target(Path(markdown_path), what="--markdown")
     scripts = discover(directory)
     if only:
         names = {s.stem for s in scripts}
@@ -259,8 +266,10 @@ def run_benchmarks(directory: str | os.PathLike = "benchmarks", *, json_path: st
             print(f"isomat bench: [{i}/{len(scripts)}] {s.stem}: {entry['status']} in {entry['seconds']:.1f} s",
                   file=log, flush=True)
         report["benchmarks"].append(entry)
-    Path(json_path).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
-    Path(markdown_path).write_text(markdown(report), encoding="utf-8")
+    from ._atomic import write_text
+
+    write_text(json_path, json.dumps(report, indent=1, default=float), what="--json")
+    write_text(markdown_path, markdown(report), what="--markdown")
     return report
 
 

@@ -320,6 +320,18 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import proofs
 
     papers = [args.paper] if args.paper else None
+    if args.markdown or (args.write_expected and args.expected):
+        # the files the run will write are checked before it runs, not after the whole ledger
+        from ._atomic import check_target
+
+        try:
+            if args.markdown:
+                check_target(Path(args.markdown), what="--markdown")
+            if args.write_expected and args.expected:
+                check_target(Path(args.expected), what="--expected")
+        except ValueError as exc:
+            print(f"isomat verify: {exc}", file=err)
+            return 2
     if args.memory_limit is not None:
         from ._config import set_memory_limit
 
@@ -436,7 +448,9 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"isomat verify: {n} SMT-LIB obligations in {args.export_smt} (re-check: python -m "
               f"isomat.proofs.recheck {args.export_smt})", file=err)
     if args.markdown:
-        Path(args.markdown).write_text(_markdown(report), encoding="utf-8")
+        from ._atomic import write_text
+
+        write_text(args.markdown, _markdown(report), what="--markdown")
     if args.write_expected:
         if args.expected:  # your own claims' guard, where you keep it
             try:

@@ -115,67 +115,32 @@ def _path(path: Any, suffix: str) -> Path:
     return p
 
 
+_EXISTS = "pass overwrite=True (isomat export --force) to replace it"
+
+
 def _check_target(p: Path, overwrite: bool) -> None:
-    """Refuse, before any work, a target in a missing directory or one that exists (``overwrite=False``)."""
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise ValueError(f"path {str(p)!r}: the directory {str(parent)!r} does not exist (create it first)")
-    if not overwrite and (p.exists() or p.is_symlink()):
-        raise ValueError(f"path {str(p)!r} exists: pass overwrite=True (isomat export --force) to replace it")
+    """Refuse, before any work, a target in a missing or read-only directory, a directory in its
+    place, or one that exists (``overwrite=False``)."""
+    from ._atomic import check_target
+
+    check_target(p, overwrite=overwrite, what="path", exists_hint=_EXISTS)
 
 
 def _write_atomic(p: Path, write: Callable[[str], None], check: Callable[[Path], None], overwrite: bool = True) -> Path:
     """Write through ``write(temporary path)`` in ``p``'s directory, read the header back with
-    ``check``, then rename onto ``p``: a failure leaves no partial file and never reports a path
-    that was not written (SciPy's ``mmwrite`` silently writes nothing into a missing directory).
-    With ``overwrite=False`` the temporary file is linked to ``p``, which fails (atomically) if
-    ``p`` appeared meanwhile, instead of replacing it."""
-    import os
-    import tempfile
+    ``check``, fsync, then rename onto ``p`` (:func:`isomat._atomic.write_atomic`): a failure leaves
+    no partial file and never reports a path that was not written (SciPy's ``mmwrite`` silently
+    writes nothing into a missing directory)."""
+    from ._atomic import write_atomic
 
     _validate.boolean("overwrite", overwrite)
-    _check_target(p, overwrite)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix, dir=p.parent if str(p.parent) else Path("."))
-    os.close(fd)
-    try:
-        write(tmp)
-        if not Path(tmp).is_file() or Path(tmp).stat().st_size == 0:
-            raise OSError(f"writing {str(p)!r} produced no data")
-        check(Path(tmp))
-        # mkstemp makes the file 0600; a written file takes the permissions any new file gets here
-        # (0666 less the umask), so that colleagues on a shared machine can read it as usual
-        os.chmod(tmp, 0o666 & ~_umask())
-        if overwrite:
-            os.replace(tmp, p)
-        else:
-            try:
-                os.link(tmp, p)
-            except FileExistsError:
-                raise ValueError(f"path {str(p)!r} exists: pass overwrite=True (isomat export --force) "
-                                 "to replace it") from None
-            except OSError:  # a filesystem without hard links (FAT, some network mounts): check, then rename
-                if p.exists():
-                    raise ValueError(f"path {str(p)!r} exists: pass overwrite=True (isomat export --force) "
-                                     "to replace it") from None
-                os.replace(tmp, p)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-    return p
+    return write_atomic(p, write, check, overwrite=overwrite, what="path", exists_hint=_EXISTS)
 
 
 def _umask() -> int:
-    """The process's umask (read without changing it where Linux reports it, else set and restored)."""
-    import os
+    from ._atomic import umask
 
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    return umask()
 
 
 def _mtx_header_ok(t: Path) -> None:
@@ -218,9 +183,6 @@ def to_matrix_market(A: Any, path: Any, *, comment: str = "", precision: int | N
     _check_target(p, _validate.boolean("overwrite", overwrite))
     if not isinstance(comment, str):
         raise TypeError(f"comment must be a str, got {type(comment).__name__}")
-    if "\r" in comment or "\n" in comment:
-        # a line break in the comment would start a header line of its own -- a forged metadata line
-        raise ValueError(f"comment must be one line (no \\r or \\n), got {comment[:60]!r}")
     M = to_scipy(A, "csr")
     # 17 significant digits round-trip float64 exactly, 9 float32. SciPy's writer (fast_matrix_market)
     # corrupts float32 values asked for more than ~10 digits -- NUL bytes, lost exponents, a reader that

@@ -476,25 +476,14 @@ def compare_expected(records: list[dict[str, Any]], papers: Iterable[str]) -> li
 def write_expected_file(records: list[dict[str, Any]], path: str | Path) -> Path:
     """Record the computed verdicts of ``records`` as ``{claim id: verdict}`` in the JSON file ``path``
     (your own claims' regression guard; written atomically). Refuses while a check errors."""
-    import tempfile
 
     errors = [r["id"] for r in records if r["verdict"] not in VERDICTS]
     if errors:
         raise RuntimeError(f"refusing to record expected verdicts while checks error: {errors}")
-    p = Path(path)
-    if not p.parent.is_dir():
-        raise ValueError(f"{str(p)!r}: the directory {str(p.parent)!r} does not exist")
+    from .._atomic import write_text
+
     text = json.dumps({r["id"]: r["verdict"] for r in records}, indent=1, sort_keys=True) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, p)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    p = write_text(Path(path), text, what="expected-verdicts file")
     return p
 
 
@@ -528,9 +517,10 @@ def write_expected(records: list[dict[str, Any]]) -> list[Path]:
     EXPECTED_DIR.mkdir(exist_ok=True)
     paths = []
     for paper, verdicts in by_paper.items():
-        path = EXPECTED_DIR / f"{paper}.json"
-        path.write_text(json.dumps(verdicts, indent=1, sort_keys=True) + "\n")
-        paths.append(path)
+        from .._atomic import write_text
+
+        paths.append(write_text(EXPECTED_DIR / f"{paper}.json", json.dumps(verdicts, indent=1, sort_keys=True) + "\n",
+                                what="expected-verdicts file"))
     return paths
 
 
