@@ -3,7 +3,7 @@
 from ._config import get_memory_limit, memory_limit, set_memory_limit
 from .errors import CheckError, SizeLimitError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "CheckError",
