@@ -28,7 +28,10 @@ def parse_size(value: object, name: str = "memory limit") -> int:
         m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*", value)
         if not m or m.group(2).upper() not in _UNITS:
             raise ValueError(f"{name} must be a number of bytes or a size like '4G', '512M', '1.5GiB', got {value!r}")
-        nbytes = int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+        number = float(m.group(1)) * _UNITS[m.group(2).upper()]
+        if number != number or number in (float("inf"), float("-inf")):  # '1e400': int(inf) raised OverflowError
+            raise ValueError(f"{name} must be a finite number of bytes, got {value!r}")
+        nbytes = int(number)
     elif hasattr(value, "__index__"):
         nbytes = int(value.__index__())  # type: ignore[attr-defined]
     else:

@@ -554,6 +554,13 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:  # the disk, not the arguments: one line, no traceback
         print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
         return 1
+    except ArithmeticError as exc:  # an option whose arithmetic overflows somewhere not yet guarded: one line
+        print(f"{prog}: error: {type(exc).__name__}: {' '.join(str(exc).split())} (check the options' sizes)", file=err)
+        return 2
+    except MemoryError as exc:  # the machine ran out before the bound refused (SizeLimitError is a ValueError, above)
+        print(f"{prog}: error: out of memory during the build{': ' + ' '.join(str(exc).split()) if str(exc) else ''}; "
+              f"set a lower --memory-limit (or ISOMAT_MEMORY_LIMIT) to have oversized builds refused first", file=err)
+        return 1
     if random_values:
         print(f"seed {seed}", file=out)
     print(f"wrote {path}: {args.kind} operator {M.shape[0]}x{M.shape[1]} "

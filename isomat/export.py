@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import secrets
 import warnings
 from collections.abc import Callable
@@ -340,13 +341,22 @@ def to_torch(A: Any, format: str = "coo") -> torch.Tensor:
     if format == "csr":
         M = to_scipy(A, "csr")
         M.sort_indices()
+        # torch's invariant check (check_invariants=True) runs on its OpenMP pool, which deadlocks in a
+        # child forked after the parent used it (issue 24 item 9): check the same invariants here with
+        # NumPy (single-threaded) and build the tensor without torch's check
+        ip, ix = M.indptr, M.indices
+        if (len(ip) != M.shape[0] + 1 or (len(ip) and (int(ip[0]) != 0 or int(ip[-1]) != len(ix)))
+                or len(ix) != len(M.data) or (len(ip) > 1 and bool(np.any(ip[1:] < ip[:-1])))
+                or (len(ix) and (int(ix.min()) < 0 or int(ix.max()) >= M.shape[1]))):
+            raise ValueError(f"A is not a valid {M.shape[0]}x{M.shape[1]} CSR matrix (indptr must start at 0, end at "
+                             f"nnz = {len(ix)} and not decrease; column indices must lie in [0, {M.shape[1]}))")
         with warnings.catch_warnings():  # "Sparse CSR tensor support is in beta state"
             warnings.filterwarnings("ignore", message=".*Sparse CSR tensor support is in beta.*")
             index = np.result_type(M.indptr.dtype, M.indices.dtype)
             return torch.sparse_csr_tensor(torch.from_numpy(M.indptr.astype(index, copy=False)),
                                            torch.from_numpy(M.indices.astype(index, copy=False)),
                                            torch.from_numpy(np.ascontiguousarray(M.data)), M.shape,
-                                           check_invariants=True)
+                                           check_invariants=False)
     raise ValueError(f"format must be 'coo' or 'csr', got {format!r}")
 
 
@@ -695,13 +705,18 @@ def to_dlpack(A: Any) -> FieldArray:
     """
     import sympy
 
-    from .algebra._operator import SparseOperator, check_size
+    from .algebra._operator import SparseOperator, check_bytes, check_size
 
     if isinstance(A, SparseOperator):
         check_size("to_dlpack (dense)", A.shape, A.shape[0] * A.shape[1], field="numpy")
         if A.field == "cupy":
             return A.todense()
         return np.ascontiguousarray(A.to_scipy().toarray())
+    if is_cupy_sparse(A) or isinstance(A, sympy.MatrixBase) or sp.issparse(A):
+        # the dense result (complex input: 16 bytes an entry), refused before anything is allocated
+        kind = getattr(getattr(A, "dtype", None), "kind", "f")
+        check_bytes("to_dlpack (dense)", int(A.shape[0]) * int(A.shape[1]) * (16 if kind == "c" else 8),
+                    f"a dense {A.shape[0]}x{A.shape[1]} matrix")
     if is_cupy_sparse(A):
         return A.toarray()
     if is_cupy_array(A):
@@ -1060,6 +1075,8 @@ def int_list(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
     if not out:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}")
+    if any(abs(v) >= 2**62 for v in out):  # index arithmetic is int64: --stride 1e23 raised OverflowError deep inside
+        raise argparse.ArgumentTypeError(f"expected integers below 2**62 in absolute value, got {text!r}")
     return out
 
 
@@ -1191,6 +1208,14 @@ class _Kron:
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
         from .algebra.kron import kron_operator
 
+        from .algebra._operator import check_bytes, check_size
+
+        # refused before drawing: the whole product (a single factor is the result), and each factor's
+        # draw (its values, the uniform draw for the density, the mask and the masked product)
+        shape = (math.prod(s[0] for s in args.factors), math.prod(s[1] for s in args.factors))
+        check_size("isomat export kron", shape, int(math.prod(s[0] * s[1] for s in args.factors) * args.density))
+        for s in args.factors:
+            check_bytes("isomat export kron: the random factor", 25 * s[0] * s[1], f"{s[0]}x{s[1]} values, masked")
         factors = [normal(rng, s, f"factor {s}") * (rng.random(s) < args.density) for s in args.factors]
         return kron_operator(*factors)
 
@@ -1435,6 +1460,9 @@ def _probability(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}") from None
     if not 0.0 <= v <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}")
+    if 0.0 < v and 1.0 - v == 1.0:  # networkx's sampler divides by log(1 - p) = 0 (ZeroDivisionError)
+        raise argparse.ArgumentTypeError(f"expected 0 or a probability of at least 1.2e-16 (1 - p must differ "
+                                         f"from 1 in float64), got {text!r}")
     return v
 
 
@@ -1538,9 +1566,14 @@ class _Logic:
         if args.indices is None:
             from .algebra._operator import check_bytes
 
+            from .algebra._operator import check_size
+
+            # the k x k result, refused before the k indices are drawn (a tuple of k Python ints took
+            # 1.2 GB at k = 2e7); the indices stay one int64 array
             check_bytes("isomat export logic: the random indices", 8 * args.k, f"{args.k} indices (one per column)")
-        idx = args.indices if args.indices is not None else tuple(int(i) for i in rng.integers(1, args.k + 1, args.k))
-        return logical_matrix(list(idx), args.k, format="csr")
+            check_size("isomat export logic", (args.k, args.k), args.k)
+        idx = args.indices if args.indices is not None else rng.integers(1, args.k + 1, args.k)
+        return logical_matrix(idx if args.indices is None else list(idx), args.k, format="csr")
 
 
 #: the library API of this module (the CLI's family registry and argument parsers are not part of it)

@@ -49,9 +49,21 @@ def estimate_bytes(nnz: int, n_rows: int, *, value_bytes: int = 8, index_bytes: 
     return csr + coo + 8 * n_rows
 
 
+#: Bytes :func:`estimate_bytes` charges a SymPy value. Measured with tracemalloc (SymPy 1.14, CPython,
+#: 2026-11-26): a SymPy Integer/Rational/Symbol is 72-80 B by ``sys.getsizeof`` alone, but a built
+#: ``SparseMatrix`` also holds a dict entry and a ``(row, col)`` tuple key per value, and the build peaks
+#: higher still: ``projection(100003, 100019, backend="sympy")`` 185.6 MB for 200,021 entries (928 B an
+#: entry), ``kron`` of a 300x300 Rational matrix and a 2x2 Rational/Symbol one 198.7 / 203.7 MB for
+#: 360,000 (552 / 566 B), ``logical_matrix`` 79.2 MB for 100,000 (792 B). With 64 B the estimate was
+#: 62.8 / 110.9 / 32.0 MB (3x low); with 256 B it is 216.4 / 387.4 / 108.8 MB, above every peak
+#: (tests/test_guards_everywhere.py measures it again).
+SYMPY_VALUE_BYTES = 256
+
+
 def value_bytes(field: str) -> int:
-    """Bytes one value takes in ``field``: a float64, or a SymPy object (a rough lower bound)."""
-    return 8 if field != "sympy" else 64
+    """Bytes one value takes in ``field``: a float64, or a SymPy object with its share of the
+    SparseMatrix's dict (:data:`SYMPY_VALUE_BYTES`, measured)."""
+    return 8 if field != "sympy" else SYMPY_VALUE_BYTES
 
 
 def check_size(what: str, shape: tuple[int, int], nnz: int, *, field: str = "numpy", staging: bool = True,
@@ -289,7 +301,14 @@ class SparseOperator:
         return self.to_scipy(format)
 
     def todense(self) -> DenseMatrix:
-        """Dense rendering in the operator's own field (``sympy.Matrix``, NumPy or CuPy array)."""
+        """Dense rendering in the operator's own field (``sympy.Matrix``, NumPy or CuPy array);
+        a :class:`~isomat.errors.SizeLimitError` before allocating when it would pass the memory bound."""
+        m, n = int(self.shape[0]), int(self.shape[1])
+        # a float64 (complex128) per entry, or a SymPy Matrix's list slot per entry (zeros share one
+        # object) built through a second list; plus the sparse rendering it is made from
+        item = 16 if self.field == "sympy" or getattr(self.values, "dtype", np.dtype(object)).kind == "c" else 8
+        check_bytes("SparseOperator.todense", m * n * item + estimate_bytes(self.nnz, m, value_bytes=value_bytes(self.field)),
+                    f"a dense {m}x{n} matrix")
         if self.field == "sympy":
             return sympy.Matrix(self.to_sympy())
         if self.field == "cupy":

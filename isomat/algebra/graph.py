@@ -38,7 +38,7 @@ import sympy
 from .. import _validate
 from .._types import FieldArray, Rendered
 from . import _backend
-from ._operator import SparseOperator, as_operator, check_size, render
+from ._operator import SparseOperator, as_operator, check_bytes, check_size, render
 
 LAPLACIANS = ("combinatorial", "symmetric", "random-walk")
 ISOLATED = ("raise", "zero")
@@ -289,6 +289,10 @@ def chebyshev_filter(G: Any, theta: Sequence[Any], *, lambda_max: Any = None, ki
         if field == "sympy":
             raise ValueError("lambda_max is required with backend='sympy' (the largest eigenvalue of L is "
                              "not rational in general); pass it, e.g. lambda_max=2 as in do2017 eq. (18)")
+        # the dense L, LAPACK's copy of it and its workspace (three n x n float64 arrays; eigvals of a
+        # random-walk L, nonsymmetric, works in complex): refused before L.toarray() allocates any
+        check_bytes("chebyshev_filter (lambda_max=None)", 3 * n * n * (8 if kind != "random-walk" else 16),
+                    f"the eigenvalues of the dense {n}x{n} Laplacian (pass lambda_max, e.g. 2, to skip them)")
         dense = _backend.to_numpy(L.toarray())
         ev = np.linalg.eigvalsh(dense) if kind != "random-walk" else np.linalg.eigvals(dense).real
         lambda_max = float(ev.max())

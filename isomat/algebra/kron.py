@@ -18,7 +18,7 @@ import sympy
 from .. import _validate
 from .._types import DenseMatrix, FieldArray, Rendered
 from . import _backend
-from ._operator import SparseOperator, as_operator, check_size, render
+from ._operator import SparseOperator, as_operator, check_bytes, check_size, render
 
 
 def _is_matrix_object(f: Any) -> bool:
@@ -45,6 +45,8 @@ def kron_operator(*factors: Any, backend: str | None = None) -> SparseOperator:
     if not factors:
         raise ValueError("kron_operator needs at least one factor")
     field = _backend.resolve_field(backend, *factors)
+    for i, f in enumerate(factors):
+        _check_factor(f"kron: factors[{i}]", f, field)  # a single factor is the result, never checked below
     ops = [as_operator(f, field=field, name=f"factors[{i}]") for i, f in enumerate(factors)]
     out = ops[0]
     for k, B in enumerate(ops[1:], 1):
@@ -59,6 +61,22 @@ def kron_operator(*factors: Any, backend: str | None = None) -> SparseOperator:
         vals = (A.values[:, None] * B.values[None, :]).reshape(-1)
         out = SparseOperator.build(shape, rows, cols, vals, field)
     return out
+
+
+def _check_factor(what: str, f: Any, field: str) -> None:
+    """Refuse, before :func:`as_operator` gathers its nonzero entries, a factor whose operator would
+    pass the memory bound (the entries counted without allocating: ``nnz`` of a sparse matrix,
+    ``count_nonzero`` of a NumPy array, every entry of anything else)."""
+    if isinstance(f, SparseOperator) or not hasattr(f, "shape") or len(tuple(f.shape)) != 2:
+        return  # already built, or a list (small, or as_operator says what is wrong)
+    shape = (int(f.shape[0]), int(f.shape[1]))
+    if getattr(f, "nnz", None) is not None and not callable(f.nnz):
+        nnz = int(f.nnz)
+    elif isinstance(f, np.ndarray):
+        nnz = int(np.count_nonzero(f))
+    else:
+        nnz = shape[0] * shape[1]
+    check_size(what, shape, nnz, field=field)
 
 
 def kron_entry(row: Any, col: Any, a: Any, b: Any, shape_b: tuple[Any, Any]) -> Any:
@@ -92,6 +110,41 @@ class KroneckerFactors(NamedTuple):
     A: Any
     B: Any
     residual: Any
+
+
+def _check_work(what: str, W: Any, *, svd: str = "", shape_a: Any = None, shape_b: Any = None) -> None:
+    """Refuse, before densifying ``W``, work that would pass the memory bound: the dense copy of a
+    sparse (or SymPy) ``W``, its rearrangement (a copy), and for ``svd="values"`` LAPACK's copy of it,
+    for ``svd="vectors"`` that copy and the thin factors U, Vt (measured: ``kronecker_rank`` of a
+    4000x4000 sparse matrix peaked at 376 MB, three 128 MB copies)."""
+    shape = getattr(W, "shape", None)
+    if shape is None or len(tuple(shape)) != 2:
+        return  # a list: as_values says what is wrong, or it is small
+    m, n = int(shape[0]), int(shape[1])
+    exact = isinstance(W, sympy.MatrixBase) or (isinstance(W, SparseOperator) and W.field == "sympy") or \
+        getattr(getattr(W, "dtype", None), "kind", "") == "O"
+    item = 16 if exact or getattr(getattr(W, "dtype", None), "kind", "") == "c" else 8
+    copies = 1 if isinstance(W, np.ndarray) else 2  # the rearrangement; the dense copy of anything else
+    need = copies * m * n * item
+    if svd and not exact:
+        try:  # the rearrangement is (m1 n1) x (m2 n2); its thin SVD holds U (p x k), Vt (k x q), LAPACK's work
+            (m1, n1), (m2, n2) = _pair("shape_a", shape_a), _pair("shape_b", shape_b)
+            p, q = m1 * n1, m2 * n2
+        except (TypeError, ValueError):
+            p, q = m, n  # the shapes are refused below, with their own message
+        k = min(p, q)
+        need += m * n * item + (k * (p + q + 4 * k) * item if svd == "vectors" else 0)
+    check_bytes(what, need, f"a dense {m}x{n} W (its rearrangement{' and SVD' if svd and not exact else ''})")
+
+
+#: Work bounds of exact ranks (issue 24 item 7: ``kronecker_rank`` of a 9x9 symbolic matrix ran past 90 s).
+#: Measured 2026-11-26 (SymPy 1.14, one core): rational entries are ranked over QQ with
+#: ``DomainMatrix.rank`` -- random 20x20 0.01 s, 50x50 0.5 s, 64x64 1.6 s, 100x100 14 s (``Matrix.rank(
+#: simplify=True)`` took over 60 s at 20x20); entries with symbols go through ``Matrix.rank(simplify=True)``
+#: -- generic 3x3 0.4 s, 4x4 1.7 s, 5x5 over 60 s. Past these (the smaller side of the rearrangement)
+#: a ValueError asks for float input.
+EXACT_RATIONAL_RANK_MAX = 64
+EXACT_SYMBOLIC_RANK_MAX = 4
 
 
 def _dense(W: Any, name: str, *, finite: bool = False) -> tuple[Any, str]:
@@ -143,6 +196,7 @@ def kron_rearrange(W: Any, shape_a: Any, shape_b: Any) -> DenseMatrix:
     -------
     array of shape ``(m1*n1, m2*n2)`` in ``W``'s field (a ``sympy.Matrix`` for exact input).
     """
+    _check_work("kron_rearrange", W)
     arr, field = _dense(W, "W")
     R = _rearranged(arr, _pair("shape_a", shape_a), _pair("shape_b", shape_b))
     return sympy.Matrix(R.tolist()) if field == "sympy" else R
@@ -169,6 +223,23 @@ def _rearranged(arr: Any, sa: tuple[int, int], sb: tuple[int, int]) -> FieldArra
 
 
 def _exact_rank(R: np.ndarray) -> int:
+    """Exact rank of an object array of SymPy numbers, refused past the work bounds above."""
+    p, q = R.shape
+    k = min(p, q)
+    if k == 0:
+        return 0
+    rational = all(isinstance(x, sympy.Rational) for x in R.reshape(-1))
+    bound = EXACT_RATIONAL_RANK_MAX if rational else EXACT_SYMBOLIC_RANK_MAX
+    if k > bound:
+        raise ValueError(
+            f"the exact rank of the {p}x{q} rearrangement of W ({'rational' if rational else 'symbolic'} entries) "
+            f"is refused: SymPy's elimination past {bound}x{bound} may run for minutes or hours "
+            f"(isomat.algebra.kron.EXACT_{'RATIONAL' if rational else 'SYMBOLIC'}_RANK_MAX); pass a float array "
+            f"(e.g. numpy.array(W, dtype=float)) for the SVD answer")
+    if rational:
+        from sympy.polys.matrices import DomainMatrix
+
+        return int(DomainMatrix.from_Matrix(sympy.Matrix(R.tolist())).convert_to(sympy.QQ).rank())
     return int(sympy.Matrix(R.tolist()).rank(simplify=True))
 
 
@@ -191,6 +262,7 @@ def kronecker_rank(W: Any, shape_a: Any, shape_b: Any, *, tol: float | None = No
     (default ``tol = max(shape) * eps``).
     """
     tol = _validate.tolerance("tol", tol)  # NaN used to pass (every singular value then counted as 0)
+    _check_work("kronecker_rank", W, svd="values", shape_a=shape_a, shape_b=shape_b)
     arr, field = _dense(W, "W", finite=True)
     R = _rearranged(arr, _pair("shape_a", shape_a), _pair("shape_b", shape_b))
     return _exact_rank(R) if field == "sympy" else _float_rank(R, tol)
@@ -238,6 +310,7 @@ def nearest_kronecker(W: Any, shape_a: Any, shape_b: Any) -> KroneckerFactors:
         otherwise the nearest factors involve irrational singular vectors and a ``ValueError``
         asks for float input.
     """
+    _check_work("nearest_kronecker", W, svd="vectors", shape_a=shape_a, shape_b=shape_b)
     arr, field = _dense(W, "W", finite=True)
     sa, sb = _pair("shape_a", shape_a), _pair("shape_b", shape_b)
     R = _rearranged(arr, sa, sb)
@@ -287,6 +360,7 @@ def kronecker_factors(W: Any, shapes: Any, *, tol: float | None = None) -> list[
         raise TypeError(f"shapes must be a non-empty sequence of (rows, cols) pairs, got {shapes!r}")
     shp = [_pair(f"shapes[{i}]", s) for i, s in enumerate(shapes)]
     tol = _validate.tolerance("tol", tol)
+    _check_work("kronecker_factors", W, svd="vectors")
     arr, field = _dense(W, "W", finite=True)
     want = (math.prod(s[0] for s in shp), math.prod(s[1] for s in shp))
     if tuple(arr.shape) != want:
