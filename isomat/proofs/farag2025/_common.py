@@ -87,6 +87,21 @@ def rot(t):
     return (sympy.cos(t), -sympy.sin(t), sympy.sin(t), sympy.cos(t))
 
 
+def symbolic_blocks(n, L, variant):
+    """Symbolic parameters of an n-wide, L-stage SPM and its 2x2 blocks (a rotation by a symbol ``t``,
+    or four free symbols ``e`` per pair), with symbolic d_in, d_out, bias and input x."""
+    m = n // 2
+    if variant == "rotation":
+        P = np.array(sympy.symbols(f"t0:{L * m}"), dtype=object).reshape(L, m)
+        blocks = [[rot(P[e, k]) for k in range(m)] for e in range(L)]
+    else:
+        P = np.array(sympy.symbols(f"e0:{L * m * 4}"), dtype=object).reshape(L, m, 4)
+        blocks = [[tuple(P[e, k]) for k in range(m)] for e in range(L)]
+    di, do, bb = (list(sympy.symbols(f"{p}0:{n}")) for p in ("di", "do", "bb"))
+    xs = sympy.Matrix(sympy.symbols(f"x0:{n}"))
+    return P, blocks, di, do, bb, xs
+
+
 def rational_angle(rng):
     """An angle with rational cosine and sine (a Pythagorean triple, random signs/swap)."""
     p, q, r = PYTH[int(rng.integers(len(PYTH)))]

@@ -48,16 +48,7 @@ _EQ1_CASES = ((3, "rotation", ([[0, 1]], [[1, 2]])), (4, "general", ([[0, 1], [2
 
 def _eq1_symbolic_case(n, variant, pairings):
     """Symbols, blocks and the two sides of eq1's symbolic check at one size."""
-    L, m = len(pairings), n // 2
-    if variant == "rotation":
-        P = np.array(sympy.symbols(f"t0:{L * m}"), dtype=object).reshape(L, m)
-        blocks = [[rot(P[e, k]) for k in range(m)] for e in range(L)]
-    else:
-        P = np.array(sympy.symbols(f"e0:{L * m * 4}"), dtype=object).reshape(L, m, 4)
-        blocks = [[tuple(P[e, k]) for k in range(m)] for e in range(L)]
-    di, do, bb = (list(sympy.symbols(f"{p}0:{n}")) for p in ("di", "do", "bb"))
-    xs = sympy.Matrix(sympy.symbols(f"x0:{n}"))
-    return P, blocks, di, do, bb, xs
+    return symbolic_blocks(n, len(pairings), variant)
 
 
 def _eq1_reference(stage=_eq1_stage_section2, product=_eq1_product_section2) -> Trial:

@@ -11,14 +11,7 @@ from ._common import *  # noqa: F401,F403  (shared references, imports and helpe
 def _symbolic_layer(n, L, variant, odd):
     """A symbolic SPM (random butterfly/odd pairings) and its naive matrix; loss L = g·y."""
     pairs = butterfly_pairings(n, L)
-    m = n // 2
-    if variant == "rotation":
-        P = np.array(sympy.symbols(f"t0:{L * m}"), dtype=object).reshape(L, m)
-        blocks = [[rot(P[e, k]) for k in range(m)] for e in range(L)]
-    else:
-        P = np.array(sympy.symbols(f"e0:{L * m * 4}"), dtype=object).reshape(L, m, 4)
-        blocks = [[tuple(P[e, k]) for k in range(m)] for e in range(L)]
-    di, do, bb = (list(sympy.symbols(f"{p}0:{n}")) for p in ("di", "do", "bb"))
+    P, blocks, di, do, bb, _ = symbolic_blocks(n, L, variant)
     sc = list(sympy.symbols(f"sc0:{L}")) if odd == "scale" else None
     kw = dict(odd_scale=sc) if sc else {}
     lay = spm_layer(n, pairs, P, variant=variant, d_in=di, d_out=do, bias=bb, odd=odd, **kw)

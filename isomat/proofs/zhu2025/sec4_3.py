@@ -210,16 +210,23 @@ def _rnn_scalar():
     return decide(proof, exhaustive_crosscheck=t, builder_vs_formula=_main_text_builder_check())
 
 
-def _row_layout(M, N, T, hidden_cols=None):
-    """§4.3 in the row-vector layout its X = [x_0, …, x_{m−1}]^T suggests: rows x_t^T, h_t^T = x_t^T W_xh +
-    h_{t−1}^T W_hh (W_xh: N×M, W_hh: M×M), against the printed rows H[i, :] = Σ_j X[j, :] W_xh W_hh^{i−j} (the
-    printed block order, acting on the right). True when they agree as polynomials."""
+def _row_recurrence(M, N, T):
+    """§4.3's recurrence in the row-vector layout, symbolically: W_xh (N×M), W_hh (M×M), the rows x_t^T
+    (1×N) and the rows h_t^T = x_t^T W_xh + h_{t−1}^T W_hh, t < T."""
     U, V = _sym("u", N, M), _sym("v", M, M)
     xs = [sympy.Matrix(1, N, lambda _i, j, t=t: sympy.Symbol(f"x{t}_{j}")) for t in range(T)]
     h, hs = sympy.zeros(1, M), []
     for t in range(T):
         h = xs[t] * U + h * V
         hs.append(h)
+    return U, V, xs, hs
+
+
+def _row_layout(M, N, T, hidden_cols=None):
+    """§4.3 in the row-vector layout its X = [x_0, …, x_{m−1}]^T suggests: rows x_t^T, h_t^T = x_t^T W_xh +
+    h_{t−1}^T W_hh (W_xh: N×M, W_hh: M×M), against the printed rows H[i, :] = Σ_j X[j, :] W_xh W_hh^{i−j} (the
+    printed block order, acting on the right). True when they agree as polynomials."""
+    U, V, xs, hs = _row_recurrence(M, N, T)
     printed = [sum((xs[j] * U * V ** (i - j) for j in range(i + 1)), sympy.zeros(1, M)) for i in range(T)]
     return all((a - b).expand().is_zero_matrix for a, b in zip(hs, printed))
 
@@ -228,12 +235,7 @@ def _row_layout_printed_order(M, N, T):
     """§4.3's row formula exactly as printed, H[i, :] = Σ_j W_xh W_hh^{i−j} X[j, :], in the row-vector layout (rows
     x_t^T of X, 1×N; W_xh: N×M, W_hh: M×M): the weights multiply the row X[j, :] from the left. True when every term
     is defined, is a 1×M row, and the sum is h_i^T of h_t^T = x_t^T W_xh + h_{t−1}^T W_hh (as polynomials)."""
-    U, V = _sym("u", N, M), _sym("v", M, M)
-    xs = [sympy.Matrix(1, N, lambda _i, j, t=t: sympy.Symbol(f"x{t}_{j}")) for t in range(T)]
-    h, hs = sympy.zeros(1, M), []
-    for t in range(T):
-        h = xs[t] * U + h * V
-        hs.append(h)
+    U, V, xs, hs = _row_recurrence(M, N, T)
     try:
         printed = [[U * V ** (i - j) * xs[j] for j in range(i + 1)] for i in range(T)]
     except sympy.ShapeError:
