@@ -320,6 +320,12 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import proofs
 
     papers = [args.paper] if args.paper else None
+    usable = proofs.default_jobs("numpy")
+    if args.jobs is not None and args.jobs > usable:
+        # more workers than CPUs only multiplies memory (each imports the ledger) and contention
+        print(f"isomat verify: --jobs {args.jobs}: this machine gives the process {usable} usable CPU"
+              f"{'s' if usable != 1 else ''}; pass at most --jobs {usable}", file=err)
+        return 2
     if args.markdown or (args.write_expected and args.expected):
         # the files the run will write are checked before it runs, not after the whole ledger
         from ._atomic import check_target

@@ -218,6 +218,19 @@ def apply_row_blocks(build_block: Callable[[int, int], Any], n_rows: int, x: Any
         if piece.shape[0] != b - a:
             raise ValueError(f"row block [{a}, {b}) produced {piece.shape[0]} rows")
     y = np.concatenate(pieces, axis=0)
+    # an n_rows below the operator's would return a shorter y without a word: for a construction_rows
+    # recipe, ask for the row past the last one (one row, built here); a construction that has it is
+    # longer than n_rows said. (A builder of the caller's own is taken at its word.)
+    beyond = 0
+    if isinstance(build_block, functools.partial) and build_block.func is _call_rows:
+        try:
+            extra = build_block(n_rows, n_rows + 1)
+            beyond = int(extra.shape[0]) if getattr(extra, "shape", None) is not None else 0
+        except Exception:  # noqa: BLE001 - no such row: the operator has n_rows rows, as it should
+            beyond = 0
+    if beyond:
+        raise ValueError(f"n_rows={n_rows} is below the operator's rows: build_block({n_rows}, {n_rows + 1}) gives a row "
+                         "(pass the operator's whole row count)")
     if return_info:
         return y, [BlockInfo(r[1]) for r in results]
     return y

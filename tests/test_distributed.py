@@ -118,7 +118,8 @@ def test_gpu_blocks_are_built_on_the_device(client, cupy_standin_module, recipe_
     cp.reset_transfers()
     y, info = apply_row_blocks(build, W.shape[0], x, client=client, device="gpu", n_blocks=3, return_info=True)
     np.testing.assert_allclose(y, W @ x, rtol=1e-12, atol=1e-12)
-    assert BACKENDS_SEEN == ["cupy"] * 3
+    # three blocks on the device, then apply_row_blocks's probe of the row past the last (refused: n_rows is right)
+    assert BACKENDS_SEEN == ["cupy"] * 3 + [recipe_backend]
     assert [i["built_on"] for i in info] == ["device"] * 3
     # what crossed to the device: x and the 3x3 kernel per block, never a block's 12 bytes per entry
     moved = cp.TRANSFERS["h2d_bytes"]
@@ -164,3 +165,11 @@ def test_bad_arguments(client):
         apply_row_blocks(lambda a, b: sp.csr_array((1, 3)), 4, np.ones(3), client=client, n_blocks=2)
     with pytest.raises(TypeError, match="func"):
         construction_rows(3)
+
+
+def test_an_n_rows_below_the_operators_is_refused(client):
+    # issue 24, item 11: a shorter y came back silently
+    shape, kernel = (1, 8, 8), np.ones((1, 1, 3, 3))
+    build = construction_rows(conv_matrix, shape, kernel, padding="same")
+    with pytest.raises(ValueError, match="n_rows=60 is below the operator's rows"):
+        apply_row_blocks(build, 60, np.ones(64), client=client)

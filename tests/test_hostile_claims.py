@@ -165,3 +165,16 @@ def test_hostile_claim_run_in_this_process(case, tmp_path):
         assert code == 0 and hostile["verdict"] == "holds" and "chatter from the check" in hostile["output"]
     else:
         assert code == 1 and hostile["verdict"] == "error" and error in hostile["error"], hostile
+
+
+def test_jobs_above_the_usable_cpus_are_refused():
+    # issue 24, item 11: --jobs had no upper bound (6 workers x 190 MB on 2 CPUs)
+    import io
+
+    from isomat import proofs
+    from isomat.cli import main
+
+    usable = proofs.default_jobs("numpy")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["verify", "--paper", "reneau2025", "--jobs", str(usable + 1)], out=out, err=err) == 2
+    assert out.getvalue() == "" and f"pass at most --jobs {usable}" in err.getvalue()
