@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:  # for annotations only: this package imports neither CuPy nor the algebra core
     import cupy
@@ -56,9 +56,17 @@ if TYPE_CHECKING:  # for annotations only: this package imports neither CuPy nor
     import numpy as np
     import scipy.sparse as sp
 
-    from ..algebra import DiagonalBlocks, SparseOperator
 
 _T = TypeVar("_T")
+
+
+class FieldObject(Protocol):
+    """What moves itself between fields -- a SparseOperator, a DiagonalBlocks (named by shape, not
+    imported: this package sits below the algebra core)."""
+
+    field: str
+
+    def to_field(self, field: str) -> "FieldObject": ...
 
 _status: tuple[bool, str] | None = None
 
@@ -215,7 +223,7 @@ def device_info() -> dict[str, Any]:
 
 
 def to_gpu(x: Any, *, format: str | None = None
-           ) -> cupy.ndarray | cupyx.scipy.sparse.spmatrix | SparseOperator | DiagonalBlocks:
+           ) -> cupy.ndarray | cupyx.scipy.sparse.spmatrix | FieldObject:
     """Move an array, a sparse matrix or an operator onto the device.
 
     Parameters
