@@ -107,10 +107,11 @@ def test_gpu_benchmark_skips_with_reason_without_device(tmp_path):
 def test_gpu_benchmark_code_runs_through_standin(cupy_standin_module):
     """Every line of the GPU benchmark runs on the CPU (timings meaningless, structure checked)."""
     mod = _load_gpu_benchmark()
-    res = mod.run(size=24, n=32, batch=4, repeats=2)
+    res = mod.run(size=24, n=32, batch=4, repeats=2, channels=2, channel_size=16, large_size=16, build_size=32,
+                  spm_sizes=(32,))
     names = [f["name"] for f in res["figures"]]
     assert {"conv SpMV time", "conv SpMV effective bandwidth", "device copy bandwidth",
-            "dense matmul (cuBLAS)"} <= set(names)
+            "dense forward X @ W (cuBLAS), n=32"} <= set(names)
     spmv = next(f for f in res["figures"] if f["name"] == "conv SpMV time")
     assert spmv["params"]["nnz"] == 22 * 22 * 9 + 4 * 22 * 6 + 4 * 4
     assert any(r["name"] == "SpMV bandwidth / theoretical peak" for r in res["ratios"])
