@@ -575,6 +575,87 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _load_factory(spec: str) -> Any:
+    """``pkg.mod:factory`` or ``path/file.py:factory`` -> the callable (one-line errors)."""
+    import importlib
+    import importlib.util
+    from pathlib import Path
+
+    mod_name, sep, attr = spec.rpartition(":")
+    if not sep or not mod_name or not attr.isidentifier():
+        raise ValueError(f"--module must be MODULE:FACTORY (pkg.models:make_net or models.py:make_net), got {spec!r}")
+    if mod_name.endswith(".py"):
+        path = Path(mod_name)
+        if not path.is_file():
+            raise ValueError(f"--module {spec!r}: no such file {str(path)!r}")
+        loader_spec = importlib.util.spec_from_file_location(f"_isomat_model_{path.stem}", path)
+        if loader_spec is None or loader_spec.loader is None:  # pragma: no cover
+            raise ValueError(f"--module {spec!r}: cannot load {str(path)!r} as Python")
+        module = importlib.util.module_from_spec(loader_spec)
+        loader_spec.loader.exec_module(module)
+    else:
+        import os
+        import sys
+
+        if os.getcwd() not in sys.path:  # as `python -m`: a module beside the user resolves
+            sys.path.insert(0, os.getcwd())
+        try:
+            module = importlib.import_module(mod_name)
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"--module {spec!r}: cannot import {mod_name!r} ({exc})") from None
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise ValueError(f"--module {spec!r}: {mod_name!r} has no callable {attr!r}")
+    return factory
+
+
+def cmd_export_model(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import export
+
+    prog = "isomat export model"
+    try:
+        if args.memory_limit is not None:
+            from ._config import set_memory_limit
+
+            set_memory_limit(args.memory_limit)
+        export.write_target(args.output, args.format, overwrite=args.force)
+        try:
+            import torch  # noqa: F401
+
+            from .torch import from_model
+        except ImportError as exc:
+            raise ImportError(f"{exc}") from None
+        factory = _load_factory(args.module)
+        model = factory()
+        if not isinstance(model, torch.nn.Module):
+            raise TypeError(f"--module {args.module!r} returned {type(model).__name__}, not a torch.nn.Module")
+        model.eval()
+        network = from_model(model, args.input_shape)
+        paths = export.write_network(network, args.output, args.format, order=args.order, dtype=args.dtype,
+                                     metadata={"module": args.module, "eval": True}, overwrite=args.force)
+    except (ValueError, TypeError) as exc:
+        print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
+        return 2
+    except ImportError as exc:
+        print(f"{prog}: error: {exc}", file=err)
+        return 2
+    except OSError as exc:
+        print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
+        return 1
+    except MemoryError:
+        print(f"{prog}: error: out of memory; set a lower --memory-limit to have oversized builds refused first", file=err)
+        return 1
+    shape_in = "x".join(map(str, network.input_shape))
+    shape_out = "x".join(map(str, network.output_shape))
+    if len(paths) == 1:
+        print(f"wrote {paths[0]}: model {network.name} ({shape_in} -> {shape_out}) as one affine map, "
+              f"{network.collapsed().nnz} stored entries", file=out)
+    else:
+        print(f"wrote {len(paths) - 1} segment files and {paths[-1]}: model {network.name} ({shape_in} -> {shape_out}), "
+              f"{len(network.nodes)} nodes", file=out)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import os
 
@@ -641,6 +722,25 @@ def _add_export(sub: Any) -> None:
         _add_memory_limit(g, "memory bound for the build")
         k.set_defaults(func=cmd_export)
         usages.append("  " + " ".join(k.format_usage().split())[len("usage: "):])
+    m = kinds.add_parser("model", help="a whole torch model, traced (isomat.torch.from_model), as its exact affine "
+                                       "segments", description="Trace a torch model made by a factory function and write "
+                                       "its exact sparse affine map (W, b) -- or, with nonlinearities, one file per affine "
+                                       "segment and a <stem>.network.json manifest chaining them. Needs the torch extra.")
+    m.add_argument("--module", required=True, metavar="MOD:FACTORY",
+                   help="the model factory: an importable module and a callable in it (pkg.models:make_net), or a "
+                        "Python file and a callable (path/to/models.py:make_net); called with no arguments, then .eval()")
+    m.add_argument("--input-shape", required=True, type=export.int_list, metavar="C,H,W",
+                   help="one sample's shape, no batch axis (e.g. 1,28,28)")
+    g = m.add_argument_group("output")
+    g.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write (.mtx, .npz, .pt or .mat)")
+    g.add_argument("--format", choices=export.FORMATS, default=None, help="file format (default: from the suffix of FILE)")
+    g.add_argument("--order", choices=["C", "F"], default="C",
+                   help="flattening (F: column-major; an affine model only)")
+    g.add_argument("--force", action="store_true", help="replace existing files (default: refuse)")
+    g.add_argument("--dtype", choices=["float32", "float64"], default=None, help="value type written (default float64)")
+    _add_memory_limit(g, "memory bound for the build")
+    m.set_defaults(func=cmd_export_model)
+    usages.append("  " + " ".join(m.format_usage().split())[len("usage: "):])
     e.epilog = "kinds and their options:\n" + "\n".join(usages)
 
 

@@ -93,6 +93,12 @@ def _jax_file() -> tuple:
     return (to_jax_npz(A32, _tmp("jl.npz")),)  # float32: JAX loads it without jax_enable_x64
 
 
+def _network():
+    from isomat.torch import from_model
+
+    return from_model(_module(), (1, 6, 6))
+
+
 def _module():
     import torch
 
@@ -231,4 +237,7 @@ MORE_CALLS: dict[str, Callable[[], Any]] = {
     # distributed, torch
     "isomat.distributed.apply_row_blocks": _row_block_call,
     "isomat.torch.from_module": lambda: (_module(), (1, 6, 6)),
+    "isomat.torch.from_model": lambda: (_module(), (1, 6, 6)),
+    "isomat.torch.to_sparse_model": lambda: (_module(), (1, 6, 6)),
+    "isomat.export.write_network": lambda: (_network(), _tmp("net.npz")),
 }

@@ -46,7 +46,7 @@ __all__ = [
     "ConvConfig", "PoolConfig", "SPMConfig", "STPPair",
     "conv_layers", "pool_layers", "stp_dims", "stp_pairs", "kron_shapes", "kron_factors",
     "spm_configs", "spm_layers", "integer_matrices", "rational_matrices", "symbolic_matrices",
-    "exact_matrices", "float_matrices", "sparse_matrices",
+    "exact_matrices", "float_matrices", "sparse_matrices", "ModelSpec", "torch_models",
 ]
 
 _SEEDS = st.integers(0, 2**32 - 1)
@@ -432,6 +432,177 @@ def pool_layers(draw: Any, *, kinds: Sequence[str] = ("avg", "max"), dims: Seque
         div = draw(st.sampled_from(tuple(divisors)))
     return PoolConfig(kind, (c,) + tuple(spatial), win, stride, pad, ceil_mode, cip, div, draw(_SEEDS),
                       dil if kind == "max" else ())
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole torch models (isomat.torch.from_model)
+# ---------------------------------------------------------------------------------------------
+#: the layers torch_models composes (image layers on (C, H, W) samples)
+MODEL_LAYERS = ("conv", "bn", "relu", "leaky_relu", "prelu", "hardtanh", "tanh", "sigmoid", "gelu", "silu",
+                "avgpool", "maxpool", "adaptive_avg", "upsample_nearest", "upsample_bilinear", "pad_zero", "pad_reflect",
+                "residual", "concat")
+_SMOOTH_LAYERS = ("tanh", "sigmoid", "gelu", "silu")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A random image model: ``layers`` in order on a ``(C, H, W)`` sample, then an optional
+    flatten + linear head with ``head`` outputs. ``build()`` makes the eval-mode torch model
+    (float64 by default; batch norms with random running statistics), seeded by ``seed``."""
+
+    input_shape: tuple[int, int, int]
+    layers: tuple[tuple[str, tuple[int, ...]], ...]
+    head: int | None
+    seed: int
+
+    @property
+    def piecewise_linear(self) -> bool:
+        return not any(kind in _SMOOTH_LAYERS for kind, _ in self.layers)
+
+    def build(self, dtype: Any = None) -> "torch.nn.Module":
+        import torch
+        from torch import nn
+
+        torch.manual_seed(self.seed % (2**31))
+
+        class Residual(nn.Module):  # x + conv(x): a residual connection traced through forward
+            def __init__(self, c: int) -> None:
+                super().__init__()
+                self.conv = nn.Conv2d(c, c, 3, padding=1)
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return x + self.conv(x)
+
+        class Concat(nn.Module):  # cat([x, conv(x)], dim=1): a skip concatenation
+            def __init__(self, c: int, extra: int) -> None:
+                super().__init__()
+                self.conv = nn.Conv2d(c, extra, 1)
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return torch.cat([x, self.conv(x)], dim=1)
+
+        mods: list[nn.Module] = []
+        c = self.input_shape[0]
+        for kind, a in self.layers:
+            if kind == "conv":
+                mods.append(nn.Conv2d(c, a[0], a[1], stride=a[2], padding=a[3]))
+                c = a[0]
+            elif kind == "bn":
+                bn = nn.BatchNorm2d(c)
+                with torch.no_grad():
+                    bn.running_mean.uniform_(-1, 1)
+                    bn.running_var.uniform_(0.5, 2.0)
+                    bn.weight.uniform_(0.5, 1.5)
+                    bn.bias.uniform_(-0.5, 0.5)
+                mods.append(bn)
+            elif kind == "relu":
+                mods.append(nn.ReLU())
+            elif kind == "leaky_relu":
+                mods.append(nn.LeakyReLU(0.1))
+            elif kind == "prelu":
+                mods.append(nn.PReLU(c))
+            elif kind == "hardtanh":
+                mods.append(nn.Hardtanh(-0.5, 0.5))
+            elif kind == "tanh":
+                mods.append(nn.Tanh())
+            elif kind == "sigmoid":
+                mods.append(nn.Sigmoid())
+            elif kind == "gelu":
+                mods.append(nn.GELU(approximate="tanh" if a[0] else "none"))
+            elif kind == "silu":
+                mods.append(nn.SiLU())
+            elif kind == "avgpool":
+                mods.append(nn.AvgPool2d(2))
+            elif kind == "maxpool":
+                mods.append(nn.MaxPool2d(2))
+            elif kind == "adaptive_avg":
+                mods.append(nn.AdaptiveAvgPool2d((a[0], a[1])))
+            elif kind == "upsample_nearest":
+                mods.append(nn.Upsample(scale_factor=2, mode="nearest"))
+            elif kind == "upsample_bilinear":
+                mods.append(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=bool(a[0])))
+            elif kind == "pad_zero":
+                mods.append(nn.ZeroPad2d(1))
+            elif kind == "pad_reflect":
+                mods.append(nn.ReflectionPad2d(1))
+            elif kind == "residual":
+                mods.append(Residual(c))
+            elif kind == "concat":
+                mods.append(Concat(c, a[0]))
+                c += a[0]
+            else:  # pragma: no cover
+                raise ValueError(kind)
+        if self.head is not None:
+            mods += [nn.Flatten(), nn.LazyLinear(self.head)]
+        model = nn.Sequential(*mods).eval()
+        if self.head is not None:  # materialise the lazy head on one sample's worth of input
+            with torch.no_grad():
+                model(torch.zeros((1,) + self.input_shape))
+        model = model.eval()
+        return model.to(dtype if dtype is not None else torch.float64)
+
+
+@st.composite
+def torch_models(draw: Any, *, max_layers: int = 5, max_channels: int = 3, max_side: int = 8,
+                 kinds: Sequence[str] = MODEL_LAYERS, head: bool | None = None,
+                 piecewise_linear: bool = False) -> ModelSpec:
+    """Random eval-mode image models (:class:`ModelSpec`) composed of the layers
+    :func:`isomat.torch.from_model` supports: convolutions (stride, padding), batch norm,
+    activations, average/max/adaptive pooling, upsampling, padding, residual additions and skip
+    concatenations, and optionally a flatten + linear head. Shapes are tracked so every drawn
+    model is valid; sides stay between 1 and ``2 max_side``.
+
+    ``piecewise_linear=True`` draws no smooth activation (for ``local_affine``/``region``).
+    """
+    kinds = tuple(k for k in kinds if not (piecewise_linear and k in _SMOOTH_LAYERS))
+    c = draw(st.integers(1, max_channels))
+    h = draw(st.integers(2, max_side))
+    w = draw(st.integers(2, max_side))
+    shape = (c, h, w)
+    layers = []
+    for _ in range(draw(st.integers(1, max_layers))):
+        kind = draw(st.sampled_from(kinds))
+        if kind == "conv":
+            k = draw(st.integers(1, min(3, h, w)))
+            stride = draw(st.integers(1, 2))
+            pad = draw(st.integers(0, k // 2))
+            out = draw(st.integers(1, max_channels))
+            layers.append((kind, (out, k, stride, pad)))
+            c, h, w = out, (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+        elif kind in ("avgpool", "maxpool"):
+            if h < 2 or w < 2:
+                continue
+            layers.append((kind, ()))
+            h, w = h // 2, w // 2
+        elif kind == "adaptive_avg":
+            oh, ow = draw(st.integers(1, h)), draw(st.integers(1, w))
+            layers.append((kind, (oh, ow)))
+            h, w = oh, ow
+        elif kind in ("upsample_nearest", "upsample_bilinear"):
+            if 2 * h > 2 * max_side or 2 * w > 2 * max_side:
+                continue
+            layers.append((kind, (draw(st.integers(0, 1)),)))
+            h, w = 2 * h, 2 * w
+        elif kind == "pad_reflect":
+            if h < 2 or w < 2:
+                continue
+            layers.append((kind, ()))
+            h, w = h + 2, w + 2
+        elif kind == "pad_zero":
+            if h + 2 > 2 * max_side or w + 2 > 2 * max_side:
+                continue
+            layers.append((kind, ()))
+            h, w = h + 2, w + 2
+        elif kind == "concat":
+            extra = draw(st.integers(1, 2))
+            layers.append((kind, (extra,)))
+            c += extra
+        elif kind == "gelu":
+            layers.append((kind, (draw(st.integers(0, 1)),)))
+        else:
+            layers.append((kind, ()))
+    with_head = draw(st.booleans()) if head is None else head
+    return ModelSpec(shape, tuple(layers), draw(st.integers(1, 4)) if with_head else None, draw(_SEEDS))
 
 
 # ---------------------------------------------------------------------------------------------

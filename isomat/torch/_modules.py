@@ -46,11 +46,13 @@ float64 (complex128 for complex) and rounded once to that dtype.
 
 from __future__ import annotations
 
+import contextvars
 import math
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+import sympy
 
 try:
     import torch
@@ -60,10 +62,11 @@ except ImportError as exc:  # pragma: no cover - exercised with torch hidden
         "isomat.torch needs PyTorch: install the torch extra, pip install 'isomat[torch]'"
     ) from exc
 
-from .algebra.conv import conv_matrix, conv_output_shape
-from .algebra.ndlinear import ndlinear_matrix
-from .algebra.pool import avgpool_matrix, maxpool_selection
-from .algebra.rnn import rnn_matrix
+from .. import _validate
+from ..algebra.conv import conv_matrix, conv_output_shape
+from ..algebra.ndlinear import ndlinear_matrix
+from ..algebra.pool import avgpool_matrix, maxpool_selection
+from ..algebra.rnn import rnn_matrix
 
 __all__ = ["LinearRNN", "SUPPORTED_MODULES", "from_module"]
 
@@ -124,9 +127,26 @@ class LinearRNN(nn.RNN):
 # ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
+# from_module(field="sympy"): parameters enter as exact Rationals (each float is a dyadic rational)
+_EXACT: contextvars.ContextVar[bool] = contextvars.ContextVar("isomat_torch_exact", default=False)
+
+
+def _exact_array(arr: np.ndarray) -> np.ndarray:
+    out = np.empty(arr.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, v in enumerate(arr.reshape(-1).tolist()):
+        flat[i] = sympy.Rational(*float(v).as_integer_ratio())
+    return out
+
+
 def _np(t: Any) -> np.ndarray:
-    """A detached float64 (complex128) host copy of a tensor / Parameter."""
+    """A detached float64 (complex128) host copy of a tensor / Parameter (exact Rationals in the
+    sympy field)."""
     a = t.detach().cpu()
+    if _EXACT.get():
+        if a.is_complex():
+            raise TypeError("from_module(field='sympy') handles real modules; this one has complex parameters")
+        return _exact_array(a.to(torch.float64).numpy())
     if a.is_complex():
         return a.to(torch.complex128).numpy()
     return a.to(torch.float64).numpy()
@@ -192,12 +212,14 @@ def _bias(module: nn.Module, out_shape: tuple[int, ...]) -> np.ndarray:
     """The per-channel bias broadcast over the spatial output, flattened (zeros without a bias)."""
     n_out = math.prod(out_shape)
     if getattr(module, "bias", None) is None:
-        return np.zeros(n_out)
+        return np.zeros(n_out, dtype=object) * 0 if _EXACT.get() else np.zeros(n_out)
     bias = _np(module.bias)
     return np.repeat(bias, n_out // out_shape[0])
 
 
 def _csr(W: Any) -> sp.csr_array:
+    if _EXACT.get():
+        return sympy.SparseMatrix(W)
     W = sp.csr_array(W)
     W.sum_duplicates()
     return W
@@ -260,7 +282,8 @@ def _conv_transpose(module: nn.Module, d: int, shape: tuple[int, ...]) -> tuple[
         keep = np.ones(got, dtype=bool)
         for i in range(d):
             keep &= grids[i + 1] < shape[i + 1]
-        C = C[np.flatnonzero(keep.reshape(-1))]
+        rows = np.flatnonzero(keep.reshape(-1))
+        C = C.extract([int(r) for r in rows], list(range(C.cols))) if _EXACT.get() else C[rows]
     return C.T, _bias(module, conv_in)
 
 
@@ -279,7 +302,7 @@ def _avgpool(module: nn.Module, d: int, shape: tuple[int, ...]) -> tuple[Any, np
     div = getattr(module, "divisor_override", None)  # torch's semantics, negative divisors included
     W = avgpool_matrix(shape, window, stride=stride, padding=padding, ceil_mode=bool(module.ceil_mode),
                        count_include_pad=bool(module.count_include_pad),
-                       divisor_override=None if div is None else int(div))
+                       divisor_override=None if div is None else int(div), backend="sympy" if _EXACT.get() else "numpy")
     return W, np.zeros(W.shape[0])
 
 
@@ -296,6 +319,9 @@ def _maxpool(module: nn.Module, d: int, shape: tuple[int, ...], x: Any) -> tuple
         raise TypeError(f"{type(module).__name__}: x must be real (max pooling compares values), got {xt.dtype}")
     S = maxpool_selection(xt.numpy(), window, stride=stride, padding=padding, dilation=dilation,
                           ceil_mode=bool(module.ceil_mode))
+    if _EXACT.get():
+        S = sp.coo_array(S)
+        S = sympy.SparseMatrix(S.shape[0], S.shape[1], {(int(i), int(j)): sympy.Integer(1) for i, j in zip(S.row, S.col)})
     return S, np.zeros(S.shape[0])
 
 
@@ -305,6 +331,11 @@ def _linear(module: nn.Module, shape: tuple[int, ...]) -> tuple[Any, np.ndarray]
                          f"{shape[-1]} (input_shape is (*lead, in_features), no batch axis needed)")
     w = _np(module.weight)
     lead = math.prod(shape[:-1])
+    if _EXACT.get():
+        m, n = w.shape
+        dok = {(r * m + i, r * n + j): w[i, j] for r in range(lead) for i in range(m) for j in range(n) if w[i, j] != 0}
+        b = np.zeros(m, dtype=object) * 0 if module.bias is None else _np(module.bias)
+        return sympy.SparseMatrix(lead * m, lead * n, dok), np.tile(b, lead)
     W = sp.kron(sp.eye_array(lead, format="csr"), sp.csr_array(w), format="csr") if lead > 1 else sp.csr_array(w)
     b = np.zeros(w.shape[0]) if module.bias is None else _np(module.bias)
     return W, np.tile(b, lead)
@@ -322,7 +353,7 @@ def _rnn(module: LinearRNN, shape: tuple[int, ...]) -> tuple[Any, np.ndarray]:
     for k in range(module.num_layers):
         U, V = _np(getattr(module, f"weight_ih_l{k}")), _np(getattr(module, f"weight_hh_l{k}"))
         W = rnn_matrix(U, V, T)
-        c = np.zeros(U.shape[0], dtype=U.dtype)
+        c = np.zeros(U.shape[0], dtype=U.dtype) * 0
         if module.bias:
             c = _np(getattr(module, f"bias_ih_l{k}")) + _np(getattr(module, f"bias_hh_l{k}"))
         b = np.empty((T, U.shape[0]), dtype=U.dtype)  # bias block t: sum_{j<t} V^j c
@@ -333,6 +364,9 @@ def _rnn(module: LinearRNN, shape: tuple[int, ...]) -> tuple[Any, np.ndarray]:
         b = b.reshape(-1)
         if W_tot is None:
             W_tot, b_tot = W, b
+        elif _EXACT.get():  # layer k reads layer k-1's output sequence
+            W_tot = W * W_tot
+            b_tot = np.asarray(list(W * sympy.Matrix(list(b_tot))), dtype=object) + b
         else:  # layer k reads layer k-1's output sequence
             W_tot, b_tot = W @ W_tot, W @ b_tot + b
     return W_tot, b_tot
@@ -374,7 +408,8 @@ def _module_dtype(module: nn.Module, x: Any) -> np.dtype:
     return _np_dtype(torch.get_default_dtype())
 
 
-def from_module(module: Any, input_shape: Any, *, x: Any = None, dtype: Any = None) -> tuple[sp.csr_array, np.ndarray]:
+def from_module(module: Any, input_shape: Any, *, x: Any = None, dtype: Any = None,
+                field: str = "numpy") -> tuple[Any, Any]:
     r"""The affine map of a torch layer: ``(W, b)`` with ``module(x).flatten() == W @ x.flatten() + b``.
 
     Parameters
@@ -393,6 +428,10 @@ def from_module(module: Any, input_shape: Any, *, x: Any = None, dtype: Any = No
     dtype : torch or NumPy dtype, optional
         dtype of ``W`` and ``b``; default the module's (its parameters'; for pooling that of
         ``x``, else ``torch.get_default_dtype()``).
+    field : {"numpy", "sympy"}
+        ``"sympy"``: the exact map, ``W`` a ``sympy.SparseMatrix`` and ``b`` a ``sympy.Matrix``
+        column, every parameter entering as the exact rational its float is (sums of weights that
+        meet in one entry, averages' ``1/k`` and the recurrence's powers exact); real modules only.
 
     Returns
     -------
@@ -411,7 +450,31 @@ def from_module(module: Any, input_shape: Any, *, x: Any = None, dtype: Any = No
         raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}; supported: "
                         f"{', '.join(SUPPORTED_MODULES)}")
     shape = _shape(input_shape, x)
+    field = _validate.choice("field", field, ("numpy", "sympy"))
+    if field == "sympy":
+        if dtype is not None:
+            raise ValueError("dtype applies to the numpy field; field='sympy' is exact")
+        token = _EXACT.set(True)
+        try:
+            W, b = _family(module, shape, x)
+            W = _csr(W)
+        finally:
+            _EXACT.reset(token)
+        b = sympy.Matrix([sympy.sympify(v) for v in np.asarray(b, dtype=object).reshape(-1)])
+        return W, b
     out_dtype = _np_dtype(dtype) if dtype is not None else _module_dtype(module, x)
+    W, b = _family(module, shape, x)
+    W = _csr(W)
+    if W.shape[1] != math.prod(shape):  # pragma: no cover - internal consistency
+        raise AssertionError(f"built W of shape {W.shape} for input_shape {shape}")
+    b = np.asarray(b)
+    if out_dtype.kind != "c" and (np.iscomplexobj(W.data) or np.iscomplexobj(b)):
+        raise ValueError(f"the module has complex parameters; pass a complex dtype, not {out_dtype}")
+    return W.astype(out_dtype), b.astype(out_dtype)
+
+
+def _family(module: nn.Module, shape: tuple[int, ...], x: Any) -> tuple[Any, Any]:
+    """(W, b) of one supported module, in float64 (or exact, inside field='sympy')."""
     kind = type(module)
     if kind in _CONV:
         W, b = _conv(module, _CONV[kind], shape)
@@ -434,10 +497,4 @@ def from_module(module: Any, input_shape: Any, *, x: Any = None, dtype: Any = No
         W, b = _ndlinear(module, shape)
     else:
         raise TypeError(f"{kind.__name__} is not supported by from_module; supported: {', '.join(SUPPORTED_MODULES)}")
-    W = _csr(W)
-    if W.shape[1] != math.prod(shape):  # pragma: no cover - internal consistency
-        raise AssertionError(f"built W of shape {W.shape} for input_shape {shape}")
-    b = np.asarray(b)
-    if out_dtype.kind != "c" and (np.iscomplexobj(W.data) or np.iscomplexobj(b)):
-        raise ValueError(f"the module has complex parameters; pass a complex dtype, not {out_dtype}")
-    return W.astype(out_dtype), b.astype(out_dtype)
+    return W, b

@@ -1,0 +1,859 @@
+r"""A whole network as zhu2025's unified representation: exact sparse affine maps and nonlinearities.
+
+zhu2025 (§3, §4, Theorems 4.1–4.3) argues that convolutional, recurrent and attention networks
+*are* chains of sparse matrices: every layer is :math:`y = Wx + b` with a structured sparse
+:math:`W`, between elementwise or selection nonlinearities. A :class:`Network` is that chain made
+explicit for a concrete torch model (:func:`isomat.torch.from_model`): a DAG of
+
+* :class:`AffineNode` -- :math:`y = \sum_i W_i x_i + b` (one input for a layer, several for a
+  residual addition or a concatenation), ``W_i`` sparse, exact;
+* :class:`ActivationNode` -- an elementwise map (ReLU, LeakyReLU, PReLU, Hardtanh, abs, Tanh,
+  Sigmoid, GELU, SiLU);
+* :class:`MaxPoolNode` -- max pooling, the selection :math:`S(x)` of zhu2025 §4.2.2;
+
+all on one sample without a batch axis, flattened row-major (``docs/conventions.md``).
+
+On top of it:
+
+* :meth:`Network.affine_segments` -- consecutive affine maps multiplied into one sparse
+  :math:`(W, b)` (float, or exact over the rationals);
+* :meth:`Network.local_affine` -- for piecewise-linear networks, the exact map
+  :math:`f(x') = Jx' + c` on the linear region of :math:`x` (activation pattern and max-pool
+  selections fixed at :math:`x`), and :meth:`Network.region` its defining inequalities
+  :math:`Ax' \le d`;
+* :meth:`Network.jacobian` -- the sparse Jacobian at :math:`x` for any supported network.
+
+Derivatives at kinks follow torch's autograd (ReLU'(0) = 0, LeakyReLU'(0) = slope, Hardtanh' = 0
+at its bounds, |·|'(0) = 0), so :meth:`jacobian` and :meth:`local_affine` equal
+``torch.func.jacrev`` everywhere, and the region of a point on a boundary is the piece torch's
+gradient describes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.special
+
+from .. import _validate
+from .._config import get_memory_limit
+from ..algebra._operator import check_bytes, check_size, estimate_bytes
+from ..algebra.pool import maxpool_selection
+from . import _exact
+
+__all__ = ["ActivationNode", "AffineNode", "AffineSegment", "InputNode", "LocalAffine", "MaxPoolNode", "Network",
+           "Region", "PIECEWISE_LINEAR", "SMOOTH"]
+
+#: activations that are piecewise linear (local_affine and region apply)
+PIECEWISE_LINEAR = ("relu", "leaky_relu", "prelu", "hardtanh", "abs")
+#: smooth activations (jacobian applies; local_affine refuses)
+SMOOTH = ("tanh", "sigmoid", "gelu", "silu")
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+# ---------------------------------------------------------------------------------------------
+# nodes
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class InputNode:
+    """The network's input: one sample of ``shape`` (no batch axis)."""
+
+    name: str
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True, eq=False)
+class AffineNode:
+    r""":math:`y = \sum_i W_i x_i + b` on flattened samples.
+
+    ``weights[i]`` is a float64 ``csr_array`` of shape ``(prod(shape), prod(input_shapes[i]))``;
+    ``bias`` a float64 vector or ``None``. ``exact`` (optional) returns the exact rendering
+    ``([W_i as sympy.SparseMatrix], b as sympy.Matrix or None)`` where the floats are not the exact
+    values (an adaptive average's 1/3, a bilinear weight, a batch-norm scale); without it the
+    stored floats are exact (a convolution's entries are torch's own float weights).
+    ``source`` says where the node came from (the fx node, its op and module path); ``module``
+    is the module path for a parametrized layer (the sparse twin trains its parameters).
+    """
+
+    name: str
+    inputs: tuple[str, ...]
+    input_shapes: tuple[tuple[int, ...], ...]
+    weights: tuple[sp.csr_array, ...]
+    bias: np.ndarray | None
+    shape: tuple[int, ...]
+    source: str
+    kind: str = "affine"
+    module: str | None = None
+    exact: Callable[[], tuple[list[Any], Any]] | None = field(default=None, repr=False)
+    reads: tuple[str, ...] = ()  # model parameters it uses as constants (x * self.gamma): the twin cannot train them
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nnz(self) -> int:
+        return int(sum(W.nnz for W in self.weights))
+
+    def exact_maps(self) -> tuple[list[_exact.ExactMatrix], _exact.ExactMatrix | None]:
+        """The exact weights and bias as sparse DomainMatrices."""
+        if self.exact is None:
+            Ws = [_exact.from_csr(W) for W in self.weights]
+            b = None if self.bias is None else _exact.from_vector(self.bias)
+            return Ws, b
+        Ws_s, b_s = self.exact()
+        return [_exact.from_sympy(W) for W in Ws_s], (None if b_s is None else _exact.from_vector(b_s))
+
+
+@dataclass(frozen=True, eq=False)
+class ActivationNode:
+    """An elementwise nonlinearity ``fn`` with its parameters.
+
+    ``fn`` is one of :data:`PIECEWISE_LINEAR` or :data:`SMOOTH`. ``params``: ``slope`` (a float
+    for ``leaky_relu``; a per-entry float vector for ``prelu``), ``lo``/``hi`` for ``hardtanh``
+    (``-inf``/``inf`` for a one-sided clamp), ``approximate`` for ``gelu``.
+    """
+
+    name: str
+    input: str
+    shape: tuple[int, ...]
+    fn: str
+    params: dict[str, Any]
+    source: str
+    module: str | None = None
+    reads: tuple[str, ...] = ()
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return (self.input,)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True, eq=False)
+class MaxPoolNode:
+    """Max pooling (zhu2025 §4.2.2): ``y = S(z) z``, ``S(z)`` the 0/1 selection of each window's
+    first maximum. ``adaptive`` holds ``output_size`` for adaptive max pooling (windows then
+    follow torch's adaptive rule); otherwise ``window``/``stride``/``padding``/``dilation``/
+    ``ceil_mode`` as torch's ``max_pool{d}d``."""
+
+    name: str
+    input: str
+    input_shape: tuple[int, ...]
+    shape: tuple[int, ...]
+    ndim: int
+    window: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...]
+    dilation: tuple[int, ...]
+    ceil_mode: bool
+    source: str
+    adaptive: tuple[int, ...] | None = None
+    module: str | None = None
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return (self.input,)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def selection(self, z: np.ndarray) -> sp.csr_array:
+        """``S(z)`` for one flattened sample ``z`` of this node's input."""
+        x = np.asarray(z, dtype=np.float64).reshape(self.input_shape)
+        if self.adaptive is not None:
+            from ._layout import adaptive_maxpool_selection
+
+            S, _ = adaptive_maxpool_selection(x, self.adaptive)
+            return sp.csr_array(S)
+        return sp.csr_array(maxpool_selection(x, self.window, stride=self.stride, padding=self.padding,
+                                              dilation=self.dilation, ceil_mode=self.ceil_mode, ndim=self.ndim))
+
+
+Node = InputNode | AffineNode | ActivationNode | MaxPoolNode
+
+
+# ---------------------------------------------------------------------------------------------
+# elementwise maps: values, torch's derivatives, and (for piecewise-linear ones) the piece's offset
+# ---------------------------------------------------------------------------------------------
+def _slope(params: dict[str, Any]) -> Any:
+    return params["slope"]
+
+
+def activation_value(node: ActivationNode, z: np.ndarray) -> np.ndarray:
+    fn, p = node.fn, node.params
+    if fn == "relu":
+        return np.maximum(z, 0.0)
+    if fn in ("leaky_relu", "prelu"):
+        return np.where(z > 0, z, z * _slope(p))
+    if fn == "hardtanh":
+        return np.clip(z, p["lo"], p["hi"])
+    if fn == "abs":
+        return np.abs(z)
+    if fn == "tanh":
+        return np.tanh(z)
+    if fn == "sigmoid":
+        return scipy.special.expit(z)
+    if fn == "silu":
+        return z * scipy.special.expit(z)
+    if fn == "gelu":
+        if p.get("approximate", "none") == "tanh":
+            return 0.5 * z * (1.0 + np.tanh(_SQRT_2_OVER_PI * (z + 0.044715 * z ** 3)))
+        return 0.5 * z * (1.0 + scipy.special.erf(z / math.sqrt(2.0)))
+    raise AssertionError(fn)  # pragma: no cover - the tracer admits only the functions above
+
+
+def activation_derivative(node: ActivationNode, z: np.ndarray) -> np.ndarray:
+    """The derivative torch's autograd uses (at kinks: the conventions in the module docstring)."""
+    fn, p = node.fn, node.params
+    if fn == "relu":
+        return (z > 0).astype(np.float64)
+    if fn in ("leaky_relu", "prelu"):
+        return np.where(z > 0, 1.0, np.broadcast_to(_slope(p), z.shape)).astype(np.float64)
+    if fn == "hardtanh":
+        return ((z > p["lo"]) & (z < p["hi"])).astype(np.float64)
+    if fn == "abs":
+        return np.sign(z).astype(np.float64)
+    if fn == "tanh":
+        t = np.tanh(z)
+        return 1.0 - t * t
+    if fn == "sigmoid":
+        s = scipy.special.expit(z)
+        return s * (1.0 - s)
+    if fn == "silu":
+        s = scipy.special.expit(z)
+        return s * (1.0 + z * (1.0 - s))
+    if fn == "gelu":
+        if p.get("approximate", "none") == "tanh":
+            u = _SQRT_2_OVER_PI * (z + 0.044715 * z ** 3)
+            t = np.tanh(u)
+            return 0.5 * (1.0 + t) + 0.5 * z * (1.0 - t * t) * _SQRT_2_OVER_PI * (1.0 + 3 * 0.044715 * z * z)
+        return 0.5 * (1.0 + scipy.special.erf(z / math.sqrt(2.0))) + z * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+    raise AssertionError(fn)  # pragma: no cover
+
+
+def _piece(node: ActivationNode, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Slope and offset of the linear piece at ``z`` (piecewise-linear activations): y = s z + e."""
+    s = activation_derivative(node, z)
+    e = np.zeros_like(z, dtype=np.float64)
+    if node.fn == "hardtanh":
+        lo, hi = node.params["lo"], node.params["hi"]
+        e = np.where(z <= lo, lo, np.where(z >= hi, hi, 0.0)).astype(np.float64)
+    return s, e
+
+
+# ---------------------------------------------------------------------------------------------
+# results
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AffineSegment:
+    r"""Consecutive affine nodes multiplied into one map :math:`y = \sum_i W_i x_i + b`.
+
+    ``inputs`` are the names of the nodes it reads (the network input, or a nonlinearity);
+    ``nodes`` the affine nodes it absorbed, in order. ``W``/``b``: float64 ``csr_array`` and
+    vector, or ``sympy.SparseMatrix`` and ``sympy.Matrix`` in the exact field.
+    """
+
+    name: str
+    inputs: tuple[str, ...]
+    input_shapes: tuple[tuple[int, ...], ...]
+    weights: tuple[Any, ...]
+    bias: Any
+    shape: tuple[int, ...]
+    nodes: tuple[str, ...]
+    field: str
+
+    @property
+    def W(self) -> Any:
+        """The weight of a one-input segment (a multi-input segment has ``weights``)."""
+        if len(self.weights) != 1:
+            raise ValueError(f"segment {self.name!r} reads {len(self.weights)} inputs {self.inputs}: use .weights")
+        return self.weights[0]
+
+    @property
+    def b(self) -> Any:
+        return self.bias
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        if len(self.input_shapes) != 1:
+            raise ValueError(f"segment {self.name!r} reads {len(self.input_shapes)} inputs: use .input_shapes")
+        return self.input_shapes[0]
+
+    @property
+    def output_shape(self) -> tuple[int, ...]:
+        return self.shape
+
+
+@dataclass(frozen=True)
+class LocalAffine:
+    r"""The network on the linear region of a point: :math:`f(x') = Jx' + c` (``J`` sparse).
+
+    ``J``/``c``: float64 ``csr_array`` and vector, or ``sympy.SparseMatrix`` / ``sympy.Matrix``
+    in the exact field. ``input_shape``/``output_shape`` are the tensor shapes (no batch axis).
+    """
+
+    J: Any
+    c: Any
+    input_shape: tuple[int, ...]
+    output_shape: tuple[int, ...]
+    field: str
+
+    def __iter__(self) -> Iterator[Any]:  # (J, c) = network.local_affine(x)
+        return iter((self.J, self.c))
+
+
+@dataclass(frozen=True)
+class Region:
+    r"""The linear region of a point as a polyhedron :math:`\{x' : Ax' \le d\}`.
+
+    One row per condition that fixes the activation pattern or a max-pool selection: a ReLU unit
+    stays on its side of 0, a Hardtanh unit in its interval, a max-pool window's chosen entry
+    stays a maximum. ``sources[k]`` names the node and unit (or window) of row ``k``.
+    """
+
+    A: sp.csr_array
+    d: np.ndarray
+    sources: tuple[tuple[str, int], ...]
+    input_shape: tuple[int, ...]
+
+    def slack(self, x: Any) -> np.ndarray:
+        """:math:`d - Ax` (non-negative inside the region)."""
+        v = np.asarray(x, dtype=np.float64).reshape(-1)
+        if v.size != self.A.shape[1]:
+            raise ValueError(f"x has {v.size} entries; the region lives in R^{self.A.shape[1]} (input_shape {self.input_shape})")
+        return self.d - self.A @ v
+
+    def contains(self, x: Any, tol: float = 0.0) -> bool:
+        return bool(np.all(self.slack(x) >= -tol))
+
+    def distance(self, x: Any) -> float:
+        r"""Euclidean distance from ``x`` (inside the region) to the region's boundary:
+        :math:`\min_k (d - Ax)_k / \lVert A_k\rVert_2` (negative when ``x`` is outside).
+        ``inf`` when no condition binds (a network without kinks)."""
+        s = self.slack(x)
+        norms = np.sqrt(np.asarray(self.A.multiply(self.A).sum(axis=1)).reshape(-1))
+        live = norms > 0
+        if not np.any(live):
+            return math.inf
+        return float(np.min(s[live] / norms[live]))
+
+    @property
+    def n_conditions(self) -> int:
+        return int(self.A.shape[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# the network
+# ---------------------------------------------------------------------------------------------
+def _row_bounds(A: sp.csr_array, B: sp.csr_array) -> np.ndarray:
+    """Per-row upper bounds on nnz(A @ B): the stored entries of the rows of B that each row of A
+    reads, capped at B's width. One sparse matvec, nothing of the product's size allocated."""
+    counts = np.diff(B.indptr).astype(np.float64)
+    pattern = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+    return np.minimum(pattern @ counts, B.shape[1])
+
+
+def _spmm(A: sp.csr_array, B: sp.csr_array, what: str) -> sp.csr_array:
+    """``A @ B`` within the memory bound. SciPy's product sizes its result exactly (a symbolic
+    pass first), so the product never holds more than its own entries; the guard refuses before
+    a block whose result could pass the bound. When the loose per-row bound says the product might
+    not fit, rows go in blocks and the *actual* entries so far are checked before each block."""
+    A, B = sp.csr_array(A), sp.csr_array(B)
+    bounds = _row_bounds(A, B)
+    limit = get_memory_limit()
+    if estimate_bytes(int(bounds.sum()), A.shape[0], staging=False) <= limit:
+        C = sp.csr_array(A @ B)
+    else:
+        per_entry = max(1, estimate_bytes(1 << 20, 0, staging=False) >> 20)
+        budget = max(1, limit // (8 * per_entry))  # entries a block may add
+        blocks, done, start = [], 0, 0
+        cum = np.concatenate([[0.0], np.cumsum(bounds)])
+        while start < A.shape[0]:
+            stop = int(np.searchsorted(cum, cum[start] + budget, side="right")) - 1
+            stop = min(max(stop, start + 1), A.shape[0])
+            check_size(what, (A.shape[0], B.shape[1]), done + int(cum[stop] - cum[start]), staging=False)
+            blk = sp.csr_array(A[start:stop] @ B)
+            blk.sum_duplicates()
+            blk.eliminate_zeros()
+            blocks.append(blk)
+            done += blk.nnz
+            start = stop
+        C = sp.csr_array(sp.vstack(blocks, format="csr"))
+    C.sum_duplicates()
+    C.eliminate_zeros()
+    return C
+
+
+def _row_scale(d: np.ndarray, J: sp.csr_array) -> sp.csr_array:
+    out = sp.csr_array(sp.diags_array(d, format="csr") @ J)
+    out.eliminate_zeros()
+    return out
+
+
+class Network:
+    """A DAG of exact sparse affine maps and nonlinearities on one flattened sample.
+
+    Built by :func:`isomat.torch.from_model`. ``nodes`` maps names to nodes in topological order
+    (the first is the :class:`InputNode`); ``output`` is the name of the node whose value is the
+    model's output, of tensor shape ``output_shape``.
+    """
+
+    def __init__(self, nodes: Sequence[Node], output: str, output_shape: tuple[int, ...], *, name: str = "network") -> None:
+        self.nodes: dict[str, Node] = {}
+        for node in nodes:
+            if node.name in self.nodes:
+                raise ValueError(f"duplicate node name {node.name!r}")
+            for i in getattr(node, "inputs", ()):
+                if i not in self.nodes:
+                    raise ValueError(f"node {node.name!r} reads {i!r}, which is not an earlier node")
+            self.nodes[node.name] = node
+        first = next(iter(self.nodes.values()), None)
+        if not isinstance(first, InputNode):
+            raise ValueError("a network starts with its InputNode")
+        if output not in self.nodes:
+            raise ValueError(f"output {output!r} is not a node")
+        out_size = self.nodes[output].size
+        if math.prod(output_shape) != out_size:
+            raise ValueError(f"output_shape {output_shape} has {math.prod(output_shape)} entries; node {output!r} has {out_size}")
+        self.input_name = first.name
+        self.input_shape = first.shape
+        self.output = output
+        self.output_shape = tuple(int(s) for s in output_shape)
+        self.name = name
+
+    # -- description ------------------------------------------------------------------------
+    @property
+    def n_in(self) -> int:
+        return math.prod(self.input_shape)
+
+    @property
+    def n_out(self) -> int:
+        return math.prod(self.output_shape)
+
+    @property
+    def nnz(self) -> int:
+        """Stored entries of all affine maps."""
+        return sum(n.nnz for n in self.nodes.values() if isinstance(n, AffineNode))
+
+    @property
+    def is_piecewise_linear(self) -> bool:
+        return all(n.fn in PIECEWISE_LINEAR for n in self.nodes.values() if isinstance(n, ActivationNode))
+
+    @property
+    def is_affine(self) -> bool:
+        return all(isinstance(n, (InputNode, AffineNode)) for n in self.nodes.values())
+
+    def consumers(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {name: [] for name in self.nodes}
+        for node in self.nodes.values():
+            for i in getattr(node, "inputs", ()):
+                out[i].append(node.name)
+        return out
+
+    def __repr__(self) -> str:
+        kinds: dict[str, int] = {}
+        for n in self.nodes.values():
+            k = type(n).__name__
+            kinds[k] = kinds.get(k, 0) + 1
+        parts = ", ".join(f"{v} {k}" for k, v in kinds.items())
+        return (f"Network({self.name!r}: {self.input_shape} -> {self.output_shape}, {len(self.nodes)} nodes ({parts}), "
+                f"{self.nnz:,} stored entries)")
+
+    def summary(self) -> str:
+        """One line per node: name, kind, shape, stored entries, origin."""
+        lines = [repr(self)]
+        for n in self.nodes.values():
+            extra = ""
+            if isinstance(n, AffineNode):
+                extra = f"affine/{n.kind} nnz={n.nnz:,}"
+            elif isinstance(n, ActivationNode):
+                extra = f"activation {n.fn}"
+            elif isinstance(n, MaxPoolNode):
+                extra = "max pool" + (" (adaptive)" if n.adaptive else "")
+            else:
+                extra = "input"
+            src = getattr(n, "source", "")
+            lines.append(f"  {n.name:<24} {extra:<28} {str(n.shape):<18} {src}")
+        return "\n".join(lines)
+
+    # -- evaluation -------------------------------------------------------------------------
+    def _batch(self, x: Any) -> tuple[np.ndarray, bool]:
+        if hasattr(x, "detach"):  # a torch tensor
+            x = x.detach().cpu().numpy()
+        arr = np.asarray(x)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"x must hold real numbers, got dtype {arr.dtype}")
+        arr = arr.astype(np.float64)
+        if arr.shape == self.input_shape:
+            return arr.reshape(1, -1), False
+        if arr.shape[1:] == self.input_shape:
+            return arr.reshape(arr.shape[0], -1), True
+        raise ValueError(f"x has shape {arr.shape}; expected one sample {self.input_shape} or a batch (N, *{self.input_shape})")
+
+    def values(self, x: Any) -> dict[str, np.ndarray]:
+        """Every node's value (``(N, size)`` arrays) for a sample or batch ``x``."""
+        X, _ = self._batch(x)
+        N = X.shape[0]
+        vals: dict[str, np.ndarray] = {}
+        for node in self.nodes.values():
+            if isinstance(node, InputNode):
+                vals[node.name] = X
+            elif isinstance(node, AffineNode):
+                check_bytes("Network.forward", 8 * N * node.size, f"node {node.name!r}'s values for {N} samples")
+                y = np.zeros((N, node.size))
+                for W, i in zip(node.weights, node.inputs):
+                    y += np.asarray((W @ vals[i].T).T)
+                if node.bias is not None:
+                    y += node.bias
+                vals[node.name] = y
+            elif isinstance(node, ActivationNode):
+                vals[node.name] = activation_value(node, vals[node.input])
+            else:
+                z = vals[node.input]
+                vals[node.name] = np.stack([node.selection(z[k]) @ z[k] for k in range(N)])
+        return vals
+
+    def forward(self, x: Any) -> np.ndarray:
+        """The network's output for one sample ``input_shape`` or a batch ``(N, *input_shape)``
+        (NumPy or torch), in float64, shaped ``output_shape`` (with the batch axis if given)."""
+        X, batched = self._batch(x)
+        y = self.values(X.reshape((X.shape[0],) + self.input_shape))[self.output]
+        return y.reshape((X.shape[0],) + self.output_shape) if batched else y.reshape(self.output_shape)
+
+    __call__ = forward
+
+    # -- affine segments --------------------------------------------------------------------
+    def affine_segments(self, field: str = "numpy") -> list[AffineSegment]:
+        r"""Consecutive affine nodes multiplied into one sparse map each (in topological order).
+
+        An affine node whose value is read only by another affine node is substituted into it:
+        :math:`W_2(W_1x + b_1) + b_2 = (W_2W_1)x + (W_2b_1 + b_2)`; a residual addition or a
+        concatenation absorbs each of its affine branches. What remains are maps between the
+        network input and the nonlinearities. A network without nonlinearities gives one segment:
+        the whole model as one :math:`(W, b)`.
+
+        ``field="numpy"`` multiplies float64 ``csr_array`` matrices (rounding once per product
+        entry sum); ``field="sympy"`` multiplies exactly over the rationals (batch-norm scales as
+        exact square roots) and returns ``sympy.SparseMatrix`` weights.
+        """
+        field = _validate.choice("field", field, ("numpy", "sympy"))
+        consumers = self.consumers()
+        exact = field == "sympy"
+        # name -> (inputs, weights, bias, absorbed names) for every affine node, composed
+        comp: dict[str, tuple[list[str], list[Any], Any, list[str]]] = {}
+        absorbed: set[str] = set()
+        for node in self.nodes.values():
+            if not isinstance(node, AffineNode):
+                continue
+            if exact:
+                Ws, b = node.exact_maps()
+            else:
+                Ws, b = list(node.weights), (None if node.bias is None else node.bias.copy())
+            ins: list[str] = []
+            ws: list[Any] = []
+            names = [node.name]
+            for W, i in zip(Ws, node.inputs):
+                src = self.nodes[i]
+                if isinstance(src, AffineNode) and len(consumers[i]) == 1 and i != self.output:
+                    s_ins, s_ws, s_b, s_names = comp[i]
+                    absorbed.add(i)
+                    names = s_names + names
+                    for si, sw in zip(s_ins, s_ws):
+                        prod = _exact.matmul(W, sw) if exact else _spmm(W, sw, f"affine_segments ({node.name!r})")
+                        ins, ws = _accumulate(ins, ws, si, prod, exact)
+                    if s_b is not None:
+                        wb = _exact.matmul(W, s_b) if exact else W @ s_b
+                        b = wb if b is None else (_exact.add(b, wb) if exact else b + wb)
+                else:
+                    ins, ws = _accumulate(ins, ws, i, W, exact)
+            comp[node.name] = (ins, ws, b, names)
+        segments = []
+        for name, (ins, ws, b, names) in comp.items():
+            if name in absorbed:
+                continue
+            node = self.nodes[name]
+            shape = self.output_shape if name == self.output else node.shape
+            in_shapes = tuple(self._shape_of(i) for i in ins)
+            if exact:
+                out_w = tuple(_exact.to_sympy(w) for w in ws)
+                out_b = None if b is None else _exact.vector_to_sympy(b)
+            else:
+                out_w = tuple(ws)
+                out_b = b
+            segments.append(AffineSegment(name, tuple(ins), in_shapes, out_w, out_b, shape, tuple(names), field))
+        return segments
+
+    def _shape_of(self, name: str) -> tuple[int, ...]:
+        node = self.nodes[name]
+        return node.shape
+
+    def collapsed(self) -> "Network":
+        """The same network with every affine segment as one node (float64): fewer, larger maps."""
+        segs = {s.name: s for s in self.affine_segments("numpy")}
+        absorbed = {n for s in segs.values() for n in s.nodes if n != s.name}
+        nodes: list[Node] = []
+        for node in self.nodes.values():
+            if node.name in absorbed:
+                continue
+            if node.name in segs:
+                s = segs[node.name]
+                nodes.append(AffineNode(s.name, s.inputs, s.input_shapes, tuple(sp.csr_array(w) for w in s.weights),
+                                        s.bias, node.shape, f"segment of {', '.join(s.nodes)}", kind="segment"))
+            else:
+                nodes.append(node)
+        return Network(nodes, self.output, self.output_shape, name=self.name)
+
+    # -- local linear maps ------------------------------------------------------------------
+    def _sample(self, x: Any) -> np.ndarray:
+        X, batched = self._batch(x)
+        if batched:
+            raise ValueError(f"local maps are taken at one sample of shape {self.input_shape}, got a batch of {X.shape[0]}")
+        return X
+
+    def _propagate(self, x: Any, mode: str, field: str = "numpy") -> tuple[Any, Any, Region | None]:
+        """Compose ``(J, c)`` node by node at the sample ``x`` (mode ``local``, ``jacobian`` or
+        ``region``); for ``region`` also collect the inequalities."""
+        X = self._sample(x)
+        vals = self.values(X.reshape(self.input_shape))
+        exact = field == "sympy"
+        n = self.n_in
+        J: dict[str, Any] = {}
+        c: dict[str, Any] = {}
+        rows_A: list[sp.csr_array] = []
+        rows_d: list[np.ndarray] = []
+        sources: list[tuple[str, int]] = []
+        consumers = self.consumers()
+        remaining = {k: len(v) for k, v in consumers.items()}
+
+        def release(name: str) -> None:  # drop a node's (J, c) once its last consumer has read it
+            remaining[name] -= 1
+            if remaining[name] == 0 and name != self.output:
+                J.pop(name, None)
+                c.pop(name, None)
+
+        for node in self.nodes.values():
+            if isinstance(node, InputNode):
+                J[node.name] = _exact.identity(n) if exact else sp.identity(n, format="csr", dtype=np.float64)
+                c[node.name] = None
+                continue
+            if isinstance(node, AffineNode):
+                Ws, b = node.exact_maps() if exact else (node.weights, node.bias)
+                Jn, cn = None, b
+                for W, i in zip(Ws, node.inputs):
+                    term = _exact.matmul(W, J[i]) if exact else _spmm(W, J[i], f"local map at node {node.name!r}")
+                    Jn = term if Jn is None else (_exact.add(Jn, term) if exact else Jn + term)
+                    if c[i] is not None:
+                        ct = _exact.matmul(W, c[i]) if exact else W @ c[i]
+                        cn = ct if cn is None else (_exact.add(cn, ct) if exact else cn + ct)
+                J[node.name], c[node.name] = Jn, (None if cn is None else (cn if exact else np.asarray(cn, dtype=np.float64)))
+            elif isinstance(node, ActivationNode):
+                z = vals[node.input][0]
+                if mode != "jacobian" and node.fn not in PIECEWISE_LINEAR:
+                    raise ValueError(f"node {node.name!r} ({node.source}) is {node.fn}, which is not piecewise linear: "
+                                     f"the network has no linear region; use network.jacobian(x) for its Jacobian")
+                s, e = _piece(node, z) if node.fn in PIECEWISE_LINEAR else (activation_derivative(node, z), None)
+                if mode == "region" and node.fn in PIECEWISE_LINEAR:
+                    A_k, d_k, src_k = _activation_conditions(node, z, J[node.input], c[node.input])
+                    rows_A.append(A_k)
+                    rows_d.append(d_k)
+                    sources.extend(src_k)
+                if exact:
+                    D = _exact.diagonal([float(v) for v in s])
+                    Jn = _exact.matmul(D, J[node.input])
+                    cin = c[node.input]
+                    cn = None if cin is None else _exact.matmul(D, cin)
+                    if e is not None and np.any(e != 0):
+                        ev = _exact.from_vector(e)
+                        cn = ev if cn is None else _exact.add(cn, ev)
+                else:
+                    Jn = _row_scale(s, J[node.input])
+                    cin = c[node.input]
+                    cn = None if cin is None else s * cin
+                    if e is not None and np.any(e != 0):
+                        cn = e if cn is None else cn + e
+                J[node.name], c[node.name] = Jn, cn
+            else:  # max pool
+                z = vals[node.input][0]
+                S = node.selection(z)
+                if mode == "region":
+                    A_k, d_k, src_k = _maxpool_conditions(node, z, S, J[node.input], c[node.input])
+                    rows_A.append(A_k)
+                    rows_d.append(d_k)
+                    sources.extend(src_k)
+                if exact:
+                    Se = _exact.from_csr(S)
+                    J[node.name] = _exact.matmul(Se, J[node.input])
+                    c[node.name] = None if c[node.input] is None else _exact.matmul(Se, c[node.input])
+                else:
+                    J[node.name] = _spmm(S, J[node.input], f"local map at node {node.name!r}")
+                    c[node.name] = None if c[node.input] is None else S @ c[node.input]
+            for i in node.inputs:
+                release(i)
+        Jo, co = J[self.output], c[self.output]
+        region = None
+        if mode == "region":
+            A = sp.csr_array(sp.vstack(rows_A, format="csr")) if rows_A else sp.csr_array((0, n))
+            d = np.concatenate(rows_d) if rows_d else np.zeros(0)
+            region = Region(A, d, tuple(sources), self.input_shape)
+        return Jo, co, region
+
+    def local_affine(self, x: Any, field: str = "numpy") -> LocalAffine:
+        r"""The exact affine map of a piecewise-linear network on the linear region of ``x``.
+
+        With every ReLU/LeakyReLU/PReLU/Hardtanh/abs unit's piece and every max-pool window's
+        selection fixed at ``x``, the network is affine: :math:`f(x') = Jx' + c` for every
+        :math:`x'` of :meth:`region` (``x``). ``J`` is sparse (``prod(output_shape) x
+        prod(input_shape)``). ``field="sympy"`` composes exactly over the rationals (the pattern
+        is read from the float forward pass). Refused (``ValueError``) when the network has a
+        smooth activation: use :meth:`jacobian`.
+        """
+        field = _validate.choice("field", field, ("numpy", "sympy"))
+        Jo, co, _ = self._propagate(x, "local", field)
+        if field == "sympy":
+            J = _exact.to_sympy(Jo)
+            c = sympy_zeros(self.n_out) if co is None else _exact.vector_to_sympy(co)
+        else:
+            J = sp.csr_array(Jo)
+            c = np.zeros(self.n_out) if co is None else np.asarray(co, dtype=np.float64)
+        return LocalAffine(J, c, self.input_shape, self.output_shape, field)
+
+    def region(self, x: Any) -> Region:
+        r"""The linear region of ``x``: :math:`\{x' : Ax' \le d\}` (float64, sparse ``A``).
+
+        Inside it, :meth:`local_affine` (``x``) is the network. :meth:`Region.distance` gives how
+        far ``x`` is from the region's boundary (0 when ``x`` sits on a kink)."""
+        _, _, region = self._propagate(x, "region")
+        assert region is not None
+        return region
+
+    def jacobian(self, x: Any) -> sp.csr_array:
+        r"""The sparse Jacobian :math:`\partial f/\partial x` at one sample ``x`` (float64), for any
+        supported network (smooth activations by their derivatives, piecewise-linear ones and max
+        pooling as torch's autograd differentiates them)."""
+        Jo, _, _ = self._propagate(x, "jacobian")
+        return sp.csr_array(Jo)
+
+
+def sympy_zeros(n: int) -> Any:
+    import sympy
+
+    return sympy.zeros(n, 1)
+
+
+def _accumulate(ins: list[str], ws: list[Any], name: str, W: Any, exact: bool) -> tuple[list[str], list[Any]]:
+    if name in ins:
+        k = ins.index(name)
+        ws[k] = _exact.add(ws[k], W) if exact else sp.csr_array(ws[k] + W)
+    else:
+        ins.append(name)
+        ws.append(W)
+    return ins, ws
+
+
+def _rows(J: sp.csr_array, idx: np.ndarray, coef: np.ndarray) -> sp.csr_array:
+    """``diag(coef) @ J[idx]`` as CSR."""
+    sel = sp.csr_array(J[idx]) if len(idx) else sp.csr_array((0, J.shape[1]))
+    return _row_scale(coef, sel) if len(idx) else sel
+
+
+def _activation_conditions(node: ActivationNode, z: np.ndarray, Jz: sp.csr_array, cz: Any) -> tuple[sp.csr_array, np.ndarray, list]:
+    """Rows of ``A x' <= d`` keeping each unit of ``node`` on the piece ``z`` is on."""
+    cz = np.zeros(z.size) if cz is None else np.asarray(cz, dtype=np.float64)
+    idx_list, coef_list, rhs_list = [], [], []
+    if node.fn == "hardtanh":
+        lo, hi = node.params["lo"], node.params["hi"]
+        below, above = z <= lo, z >= hi
+        inside = ~below & ~above
+        # z <= lo:  J x' <= lo - c ; z >= hi: -J x' <= c - hi ; inside: both -J x' <= c - lo and J x' <= hi - c
+        for mask, sign, rhs in ((below, 1.0, lo - cz), (above, -1.0, cz - hi), (inside & np.isfinite(lo), -1.0, cz - lo),
+                                (inside & np.isfinite(hi), 1.0, hi - cz)):
+            k = np.flatnonzero(mask)
+            idx_list.append(k)
+            coef_list.append(np.full(k.size, sign))
+            rhs_list.append(rhs[k])
+    else:
+        slope = node.params.get("slope", 0.0) if node.fn != "abs" else -1.0
+        slope_v = np.broadcast_to(np.asarray(slope, dtype=np.float64), z.shape)
+        keep = slope_v != 1.0  # a unit with slope 1 on both sides has no kink
+        pos = (z > 0) & keep
+        neg = (z <= 0) & keep
+        for mask, sign in ((pos, -1.0), (neg, 1.0)):  # z > 0: -J x' <= c ; z <= 0: J x' <= -c
+            k = np.flatnonzero(mask)
+            idx_list.append(k)
+            coef_list.append(np.full(k.size, sign))
+            rhs_list.append(-sign * cz[k])
+    idx = np.concatenate(idx_list)
+    coef = np.concatenate(coef_list)
+    rhs = np.concatenate(rhs_list)
+    A = _rows(Jz, idx, coef)
+    return A, rhs.astype(np.float64), [(node.name, int(i)) for i in idx]
+
+
+def _maxpool_conditions(node: MaxPoolNode, z: np.ndarray, S: sp.csr_array, Jz: sp.csr_array, cz: Any) -> tuple[sp.csr_array, np.ndarray, list]:
+    """Rows ``(J_j - J_s) x' <= c_s - c_j``: the chosen entry ``s`` of each window stays >= each
+    other entry ``j`` of the window."""
+    cz = np.zeros(z.size) if cz is None else np.asarray(cz, dtype=np.float64)
+    chosen = S.indices  # one 1 per row
+    windows = _windows(node)
+    js, ss, outs = [], [], []
+    for o, taps in enumerate(windows):
+        s = int(chosen[o])
+        for j in taps:
+            if j != s:
+                js.append(j)
+                ss.append(s)
+                outs.append(o)
+    if not js:
+        return sp.csr_array((0, Jz.shape[1])), np.zeros(0), []
+    js_a, ss_a = np.asarray(js), np.asarray(ss)
+    A = sp.csr_array(Jz[js_a] - Jz[ss_a])
+    A.eliminate_zeros()
+    d = cz[ss_a] - cz[js_a]
+    return A, d, [(node.name, int(o)) for o in outs]
+
+
+def _windows(node: MaxPoolNode) -> list[list[int]]:
+    """The input positions (flat, in the input sample) of every output window, padding skipped."""
+    # the selection of a probe with distinct values per window cannot tell us all taps: enumerate
+    # them from the index arithmetic instead (torch's rule), one window per output entry
+    shape = node.input_shape
+    C, spatial = shape[0], shape[1:]
+    d = node.ndim
+    if len(spatial) != d:  # pooling of all axes of one channel (ndim == len(shape))
+        C, spatial = 1, shape
+    out_spatial = node.shape[-d:] if len(node.shape) >= d else node.shape
+    per_axis = []
+    for a in range(d):
+        n, o = spatial[a], out_spatial[a]
+        taps = []
+        for i in range(o):
+            if node.adaptive is not None:
+                lo, hi = (i * n) // o, -((-(i + 1) * n) // o)
+                taps.append(list(range(lo, hi)))
+            else:
+                start = i * node.stride[a] - node.padding[a]
+                taps.append([p for p in (start + t * node.dilation[a] for t in range(node.window[a])) if 0 <= p < n])
+        per_axis.append(taps)
+    strides = [math.prod(spatial[a + 1:]) for a in range(d)]
+    n_sp = math.prod(spatial)
+    out = []
+    for ch in range(C):
+        for o_idx in np.ndindex(*out_spatial):
+            pos = [ch * n_sp]
+            for a in range(d):
+                pos = [p + t * strides[a] for p in pos for t in per_axis[a][o_idx[a]]]
+            out.append(pos)
+    return out
