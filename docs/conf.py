@@ -53,7 +53,8 @@ html_static_path: list[str] = []
 #: every name of its __all__ documented through a module listed here (isomat.algebra re-exports the
 #: names of its submodules, for instance)
 API_MODULES = ["isomat", "isomat.algebra", "isomat.export", "isomat.testing", "isomat.testing.strategies",
-               "isomat.testing.operators", "isomat.testing.families", "isomat.distributed", "isomat.torch",
+               "isomat.testing.operators", "isomat.testing.families", "isomat.testing.models", "isomat.distributed",
+               "isomat.torch", "isomat.torch.network",
                "isomat.gpu", "isomat.errors", "isomat.bench", "isomat.proofs", "isomat.proofs.engine",
                "isomat.proofs.prover", "isomat.proofs.recheck"]
 

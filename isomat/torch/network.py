@@ -24,7 +24,7 @@ On top of it:
 * :meth:`Network.jacobian` -- the sparse Jacobian at :math:`x` for any supported network.
 
 Derivatives at kinks follow torch's autograd (ReLU'(0) = 0, LeakyReLU'(0) = slope, Hardtanh' = 0
-at its bounds, |·|'(0) = 0), so :meth:`jacobian` and :meth:`local_affine` equal
+at its bounds, abs'(0) = 0), so :meth:`jacobian` and :meth:`local_affine` equal
 ``torch.func.jacrev`` everywhere, and the region of a point on a boundary is the piece torch's
 gradient describes.
 """
