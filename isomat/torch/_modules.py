@@ -195,7 +195,7 @@ def _shape(input_shape: Any, x: Any) -> tuple[int, ...]:
         raise TypeError(f"input_shape must be a tuple of ints (one sample, no batch axis), "
                         f"got {input_shape!r}") from None
     if not shape or any(s < 1 for s in shape):
-        raise ValueError(f"input_shape must be a non-empty tuple of positive ints, got {shape}")
+        raise ValueError(f"input_shape must be a non-empty tuple of positive ints (one sample, no batch axis), got {shape}")
     x_shape = None if x is None else tuple(x.shape if hasattr(x, "shape") else np.shape(x))
     if x_shape is not None and x_shape != shape:
         raise ValueError(f"x has shape {x_shape} but input_shape is {shape} (one sample, no batch axis)")

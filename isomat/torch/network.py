@@ -59,6 +59,21 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 # ---------------------------------------------------------------------------------------------
 # nodes
 # ---------------------------------------------------------------------------------------------
+class _OneInput:
+    """``inputs`` and ``size`` of a node reading one node (``input``) with output ``shape``."""
+
+    input: str
+    shape: tuple[int, ...]
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return (self.input,)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
 @dataclass(frozen=True, eq=False)
 class InputNode:
     """The network's input: one sample of ``shape`` (no batch axis)."""
@@ -115,7 +130,7 @@ class AffineNode:
 
 
 @dataclass(frozen=True, eq=False)
-class ActivationNode:
+class ActivationNode(_OneInput):
     """An elementwise nonlinearity ``fn`` with its parameters.
 
     ``fn`` is one of :data:`PIECEWISE_LINEAR` or :data:`SMOOTH`. ``params``: ``slope`` (a float
@@ -132,17 +147,9 @@ class ActivationNode:
     module: str | None = None
     reads: tuple[str, ...] = ()
 
-    @property
-    def inputs(self) -> tuple[str, ...]:
-        return (self.input,)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
 
 @dataclass(frozen=True, eq=False)
-class MaxPoolNode:
+class MaxPoolNode(_OneInput):
     """Max pooling (zhu2025 §4.2.2): ``y = S(z) z``, ``S(z)`` the 0/1 selection of each window's
     first maximum. ``adaptive`` holds ``output_size`` for adaptive max pooling (windows then
     follow torch's adaptive rule); otherwise ``window``/``stride``/``padding``/``dilation``/
@@ -161,14 +168,6 @@ class MaxPoolNode:
     source: str
     adaptive: tuple[int, ...] | None = None
     module: str | None = None
-
-    @property
-    def inputs(self) -> tuple[str, ...]:
-        return (self.input,)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
 
     def selection(self, z: np.ndarray) -> sp.csr_array:
         """``S(z)`` for one flattened sample ``z`` of this node's input."""

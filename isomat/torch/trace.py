@@ -45,7 +45,7 @@ from torch.fx.operator_schemas import normalize_function
 from .. import _validate
 from ..algebra._operator import check_bytes
 from . import _layout
-from ._modules import _AVG, _CONV, _CONVT, _MAX, LinearRNN, _is_ndlinear, _pool_args, _tuple, from_module
+from ._modules import _AVG, _CONV, _CONVT, _MAX, LinearRNN, _is_ndlinear, _pool_args, _shape, _tuple, from_module
 from .network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network, activation_value
 
 __all__ = ["from_model", "UnsupportedNodeError"]
@@ -708,13 +708,7 @@ class _Builder(fx.Interpreter):
         for v, coef in ((a, ca), (b, cb)):
             r = self.ref_of(v)
             if r is not None:
-                W = self.broadcast_matrix(r, v.dim(), out) * coef
-                if r.node in [i.node for i in inputs]:
-                    k = [i.node for i in inputs].index(r.node)
-                    weights[k] = weights[k] + W
-                else:
-                    inputs.append(r)
-                    weights.append(W)
+                _merge_input(inputs, weights, r, self.broadcast_matrix(r, v.dim(), out) * coef)
             else:
                 bias = bias + coef * self.constant_sample(v, out)
         return self.affine(result, "add", inputs, weights, bias)
@@ -754,12 +748,8 @@ class _Builder(fx.Interpreter):
             r = self.ref_of(t)
             if r is None:
                 bias = bias + W @ self.constant_sample(t, s)
-            elif r.node in [i.node for i in inputs]:
-                k = [i.node for i in inputs].index(r.node)
-                weights[k] = weights[k] + W
             else:
-                inputs.append(r)
-                weights.append(W)
+                _merge_input(inputs, weights, r, W)
 
         return self.affine(result, "concat", inputs, weights, bias)  # 0/1 weights, float constants: exact as stored
 
@@ -767,6 +757,17 @@ class _Builder(fx.Interpreter):
 # ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
+def _merge_input(inputs: list[_Ref], weights: list[Any], ref: _Ref, W: Any) -> None:
+    """Add ``W ref`` to a sum of maps, merging with the term of the same node (``x + x``)."""
+    names = [i.node for i in inputs]
+    if ref.node in names:
+        k = names.index(ref.node)
+        weights[k] = weights[k] + W
+    else:
+        inputs.append(ref)
+        weights.append(W)
+
+
 def _flatten_args(args: Any, kwargs: Any) -> list[Any]:
     out: list[Any] = []
 
@@ -883,17 +884,9 @@ def _eval_node(node: Any, ins: list[np.ndarray]) -> np.ndarray:
 
 
 def _shape_arg(input_shape: Any) -> tuple[int, ...]:
-    if isinstance(input_shape, (int, np.integer)) and not isinstance(input_shape, bool):
-        input_shape = (int(input_shape),)
-    try:
-        if isinstance(input_shape, (str, bytes)):
-            raise TypeError
-        shape = tuple(int(s) for s in input_shape)
-    except (TypeError, ValueError):
-        raise TypeError(f"input_shape must be a tuple of ints (one sample, no batch axis), got {input_shape!r}") from None
-    if not shape or any(s < 1 for s in shape):
-        raise ValueError(f"input_shape must be a non-empty tuple of positive ints (one sample, no batch axis), got {shape}")
-    return shape
+    if isinstance(input_shape, bool):
+        raise TypeError(f"input_shape must be a tuple of ints (one sample, no batch axis), got {input_shape!r}")
+    return _shape(input_shape, None)
 
 
 def from_model(model: Any, input_shape: Any, *, name: str | None = None, seed: int = 0) -> Network:
