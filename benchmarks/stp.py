@@ -11,12 +11,24 @@ pairs (n, p), all with lcm(n, p) >= 2000: coprime balanced (40, 53), (60, 61); a
   ``project(x, p)`` vs ``(p/t) (I_p ⊗ 1ᵀ_{t/p}) (I_n ⊗ 1_{t/n})`` built densely (eq. 22) (times x
   for the matrix-free comparison),
 
-medians over >= 5 repeats, every ratio naive / isomat and per shape and method whether the target
-(>= 100x when lcm >= 2000) is met, two ways measured in the same repetitions: "cold" (one call of
-each side, alternated, so each call finds the other side's data in the caches) and "warm" (a
-timeit-style batch of back-to-back calls, per-call mean). Then, for each method, the largest lcm it handles within 1 second (coprime pairs (k, k + 1),
-k growing by about sqrt 2) and the peak memory of that run (tracemalloc). Other jobs may share the
-cores: timings are noisy, and the load average is printed at the start and the end.
+every ratio naive / isomat and, per shape, method and thread column, whether the target (>= 100x
+when lcm >= 2000) is met.
+
+Timed fairly (issue 29): both sides run under the same BLAS/OpenMP thread setting
+(``isomat.bench.thread_limit``), in a one-thread and an all-thread column, the legs interleaved
+(isomat, naive, isomat, naive, ...) after a warm-up, each sample a batch of about 5 ms of
+back-to-back calls (the per-call mean). min / median / max are printed; a leg whose median is over
+twice its minimum is NOISY and gets no verdict, and an all-thread column faster than the thread count
+allows is flagged IMPOSSIBLE. Before issue 29 the naive side ran under OpenBLAS's two-thread default,
+which stalls when another job holds the second core (70-128 ms at 4 of the 7 shapes, 0.4-1.1 ms with
+one thread): that stall, not isomat, made the >= 100x verdicts for ``dk_stp`` and the projection.
+Timed fairly (2-core VM, load 1.3-1.5, each side's faster column) ``dk_stp`` is 2.5-26x the naive
+product, ``stp`` 11-36x, the sparse projection 8-26x except at the divisible shapes (about 200x) and
+the matrix-free ``project`` 17-87x except there (about 370-400x).
+
+Then, for each method, the largest lcm it handles within 1 second with one thread (coprime pairs
+(k, k + 1), k growing by about sqrt 2) and the peak memory of that run (tracemalloc). The load
+average is printed at the start, the end and beside every verdict.
 
 Run: ``python3 benchmarks/stp.py [--quick] [--json PATH] [--width W] [--repeat R]``.
 """
@@ -26,7 +38,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import statistics
 import sys
 import time
 import tracemalloc
@@ -36,7 +47,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
-from isomat.bench import figure, ratio, time_median, write_result  # noqa: E402
+from isomat.bench import (LoadWatch, calls_for, figure, load_text, scaling_check, thread_columns,  # noqa: E402
+                          thread_control, thread_limit, time_legs, timing_figure, verdict, write_result)
 from isomat.algebra import dk_stp, project, projection, stp  # noqa: E402
 from isomat.errors import SizeLimitError  # noqa: E402
 
@@ -115,14 +127,6 @@ SHAPES = [
 ]
 
 
-def _load() -> str:
-    try:
-        a, b, c = os.getloadavg()
-        return f"load average {a:.2f} {b:.2f} {c:.2f}"
-    except OSError:
-        return "load average n/a"
-
-
 def _machine_line() -> str:
     import platform
 
@@ -135,53 +139,9 @@ def _machine_line() -> str:
             f"numpy {np.__version__} | scipy {scipy.__version__}")
 
 
-def _batch(fn, k: int) -> float:
-    t0 = time.perf_counter()
-    for _ in range(k):
-        fn()
-    return (time.perf_counter() - t0) / k
-
-
-def _alternate(f_iso, f_nv, repeats: int) -> dict[str, float]:
-    """Medians of isomat and naive, two ways, in the same repetitions:
-
-    * cold: one call of each, alternated (each call follows the other side's work, so the
-      caches hold the other side's data: what one call costs in a mixed workload);
-    * warm: a timeit-style batch of back-to-back calls of each (about 20 ms per batch, at least
-      one call), the per-call mean.
-    """
-    t_i0 = _batch(f_iso, 1)
-    t_n0 = _batch(f_nv, 1)
-    k_i = max(1, min(2000, int(0.02 / max(t_i0, 1e-7))))
-    k_n = max(1, min(200, int(0.02 / max(t_n0, 1e-7))))
-    ci, cn, wi, wn = [], [], [], []
-    for _ in range(repeats):
-        ci.append(_batch(f_iso, 1))
-        cn.append(_batch(f_nv, 1))
-        wi.append(_batch(f_iso, k_i))
-        wn.append(_batch(f_nv, k_n))
-    med = statistics.median
-    return {"cold_iso": med(ci), "cold_naive": med(cn), "warm_iso": med(wi), "warm_naive": med(wn)}
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--json", default=None)
-    ap.add_argument("--repeat", type=int, default=None, help="repeats per timing (default 5; --quick 3)")
-    ap.add_argument("--width", type=int, default=64, help="m = rows of A = q = columns of B")
-    args = ap.parse_args()
-    repeats = args.repeat or (3 if args.quick else 5)
-    m = q = args.width
-    rng = np.random.default_rng(0)
-    M = methods(m, q, rng)
-    shapes = SHAPES if not args.quick else [SHAPES[0], SHAPES[3]]
-    figures, ratios, notes, verdicts = [], [], [], []
-    print(_machine_line())
-    print(f"start: {_load()}  (other jobs may share the cores; timings are noisy)")
-    print(f"A is {m}×n, B is p×{q} for stp and dk_stp; medians over {repeats} repeats; cold = single calls alternated,")
-    print("warm = timeit-style batches of back-to-back calls (per-call mean), both in the same repetitions;")
-    print("naive runs estimated over 2 GiB are not run (reported, not hidden)")
+def _compare(M, shapes, m, q, repeats, rng):
+    figures, ratios, notes, verdicts, best = [], [], [], [], {}
+    cols = thread_columns()
     for kind, n, p in shapes:
         t = math.lcm(n, p)
         print(f"\n(n, p) = ({n}, {p}) [{kind}], lcm = {t}, gcd = {math.gcd(n, p)}")
@@ -190,45 +150,82 @@ def main() -> None:
             need = M[nv][1](n, p)
             f_iso = M[base][0](n, p)
             if need > 2 * 2**30:
-                ti = time_median(f_iso, repeats=repeats)[0]
-                print(f"  {base:22s} isomat {ti * 1e3:10.3f} ms   naive NOT RUN (needs ~{need / 2**30:.1f} GiB)  "
-                      f"-> target not measured")
+                with thread_limit(1):
+                    ti = time_legs({"isomat": f_iso}, repeats=repeats, number=calls_for(f_iso, 0.005))["isomat"]
+                print(f"  {base:22s} isomat {ti.text()}   naive NOT RUN (needs ~{need / 2**30:.1f} GiB) "
+                      "-> target not measured")
                 notes.append(f"{nv} at (n, p) = ({n}, {p}) not run: needs ~{need / 2**30:.1f} GiB")
-                verdicts += [(base, "cold", n, p, t, None), (base, "warm", n, p, t, None)]
+                verdicts += [(base, c, n, p, None) for c in cols]
                 continue
             f_nv = M[nv][0](n, p)
             if base == "project (matrix-free)":
                 x = rng.standard_normal(n)
                 f_nv = (lambda P=f_nv, x=x: P() @ x)
-            tm = _alternate(f_iso, f_nv, repeats)
-            line = f"  {base:22s}"
-            for mode in ("cold", "warm"):
-                ti, tn = tm[f"{mode}_iso"], tm[f"{mode}_naive"]
-                fi = figure(f"{base} (n={n}, p={p}, {mode})", ti, "s", repeats=repeats, n=n, p=p, lcm=t, m=m, q=q)
-                fn_ = figure(f"{nv} (n={n}, p={p}, {mode}) [vs {base}]", tn, "s", repeats=repeats, n=n, p=p, lcm=t,
-                             m=m, q=q)
-                r = ratio(f"{base}: naive / isomat (n={n}, p={p}, lcm {t}, {mode})", fn_, fi)
+            by_cols = {}
+            best[(base, n, p)] = by_cols
+            for c in cols:
+                with thread_limit(c):
+                    number = {"isomat": calls_for(f_iso, 0.005), "naive": calls_for(f_nv, 0.005, most=200)}
+                with LoadWatch() as lw:
+                    tm = time_legs({"isomat": f_iso, "naive": f_nv}, repeats=repeats, number=number, threads=c)
+                by_cols[c] = tm
+                ti, tn = tm["isomat"], tm["naive"]
+                kw = dict(n=n, p=p, lcm=t, m=m, q=q)
+                fi = timing_figure(f"{base} (n={n}, p={p}, {c} thread(s))", ti, "s", **kw)
+                fn_ = timing_figure(f"{nv} (n={n}, p={p}, {c} thread(s)) [vs {base}]", tn, "s", **kw)
+                v = verdict(f"{base}: naive / isomat (n={n}, p={p}, lcm {t}, {c} thread(s))", tn, ti, target=100,
+                            load=lw)
                 figures += [fi, fn_]
-                ratios.append(r)
-                ok = r["value"] >= 100
-                verdicts.append((base, mode, n, p, t, ok))
-                line += (f" | {mode}: isomat {ti * 1e3:8.3f} ms naive {tn * 1e3:9.3f} ms = {r['value']:7.1f}x "
-                         f"{'MET' if ok else 'NOT MET'}")
-            print(line)
+                ratios.append(v)
+                ok = None if v["verdict"] == "noisy" else v["verdict"] == "met"
+                verdicts.append((base, c, n, p, ok))
+                tag = {"met": "MET", "not met": "NOT MET", "noisy": "NOISY: no verdict"}[v["verdict"]]
+                print(f"  {base:22s} {c}T isomat {ti.text():>26s} | naive {tn.text():>26s} | {v['value']:7.1f}x "
+                      f"(mins {v['min_ratio']:6.1f}x) {tag} [load {lw.before:.2f}->{lw.after:.2f}]")
+            for leg in ("isomat", "naive"):
+                why = scaling_check(by_cols[1][leg], by_cols[cols[-1]][leg], cols[-1]) if len(cols) > 1 else None
+                if why:
+                    print(f"    {leg}: {why}")
+                    notes.append(f"{base} {leg} at (n, p) = ({n}, {p}): {why}")
+                    void = cols if why.startswith("IMPOSSIBLE") else cols[-1:]  # COLLAPSED: the all-thread column
+                    for i, vv in enumerate(verdicts):  # a disturbed column carries no verdict
+                        if vv[:4] in {(base, c, n, p) for c in void}:
+                            verdicts[i] = (*vv[:4], None)
 
-    print("\nsummary of the 100x target (lcm >= 2000), per method and timing mode over the shapes above:")
+    print("\nsummary of the 100x target (lcm >= 2000), per method and thread column over the shapes above:")
     for base in ("stp", "dk_stp", "projection", "project (matrix-free)"):
-        for mode in ("cold", "warm"):
-            vs = [v for v in verdicts if v[0] == base and v[1] == mode]
-            miss = [f"({n},{p})" for _, _, n, p, _, ok in vs if ok is False]
-            nm = [f"({n},{p})" for _, _, n, p, _, ok in vs if ok is None]
-            met = sum(1 for v in vs if v[5])
-            print(f"  {base:22s} {mode}: met {met}/{len(vs)}" + (f"; NOT met at {', '.join(miss)}" if miss else "")
-                  + (f"; not measured at {', '.join(nm)}" if nm else ""))
+        for c in cols:
+            vs = [v for v in verdicts if v[0] == base and v[1] == c]
+            miss = [f"({n},{p})" for _, _, n, p, ok in vs if ok is False]
+            nm = [f"({n},{p})" for _, _, n, p, ok in vs if ok is None]
+            met = sum(1 for v in vs if v[4])
+            print(f"  {base:22s} {c} thread(s): met {met}/{len(vs)}" + (f"; NOT met at {', '.join(miss)}" if miss else "")
+                  + (f"; no verdict (not run, noisy or disturbed) at {', '.join(nm)}" if nm else ""))
+    print("\nbest against best (each side's fastest thread column, medians; a baseline slowed by its own threads "
+          "is not isomat's merit):")
+    for base in ("stp", "dk_stp", "projection", "project (matrix-free)"):
+        rs = []
+        for (b, n, p), bc in best.items():
+            if b != base or not bc:
+                continue
+            nv = min(t["naive"].median for t in bc.values())
+            iso = min(t["isomat"].median for t in bc.values())
+            noisy = any(t["naive"].noisy or t["isomat"].noisy for t in bc.values())
+            rs.append((n, p, nv / iso, noisy))
+        if rs:
+            met = sum(1 for *_, r, nz in rs if r >= 100 and not nz)
+            print(f"  {base:22s} {min(r for *_, r, _ in rs):7.1f}x .. {max(r for *_, r, _ in rs):7.1f}x; 100x met at "
+                  f"{met}/{len(rs)}" + "".join(f"; ({n},{p}) {r:.1f}x{' NOISY' if nz else ''}" for n, p, r, nz in rs))
+            notes.append(f"{base}: best against best {min(r for *_, r, _ in rs):.1f}x .. {max(r for *_, r, _ in rs):.1f}x, "
+                         f"100x met at {met}/{len(rs)}")
+    return figures, ratios, notes
 
-    print("\nlargest lcm handled within 1 s (coprime (k, k+1), k growing by ~sqrt 2; memory guard 3 GiB; "
-          "peak = tracemalloc peak of that run):")
-    ks = sorted({round(8 * 2 ** (j / 2)) for j in range(2 * 23 if not args.quick else 2 * 11)})
+
+def _largest(M, quick):
+    figures, notes = [], []
+    print("\nlargest lcm handled within 1 s with one thread (coprime (k, k+1), k growing by ~sqrt 2; memory guard "
+          "3 GiB; peak = tracemalloc peak of that run):")
+    ks = sorted({round(8 * 2 ** (j / 2)) for j in range(2 * 23 if not quick else 2 * 11)})
     for name, (build, mem) in M.items():
         best, why = None, f"k list exhausted at k = {ks[-1]}"
         for k in ks:
@@ -259,11 +256,37 @@ def main() -> None:
         tracemalloc.stop()
         t = math.lcm(n, p)
         figures.append(figure(f"{name}: largest lcm within 1 s", t, "lcm", stat="single run", n=n, p=p,
-                              seconds=round(dt, 4), peak_bytes=peak))
+                              seconds=round(dt, 4), peak_bytes=peak, threads=1))
         print(f"  {name:24s} lcm {t:>14,d}  (n={n}, p={p})  {dt:7.3f} s  peak {peak / 2**20:9.2f} MiB   [{why}]")
-    print(f"\nend: {_load()}")
-    write_result(args.json, {"benchmark": "stp", "figures": figures, "ratios": ratios,
-                             "notes": notes + ["timings on a shared 2-core machine; noisy"]})
+    return figures, notes
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--repeat", type=int, default=None, help="interleaved samples per leg (default 7; --quick 3)")
+    ap.add_argument("--width", type=int, default=64, help="m = rows of A = q = columns of B")
+    args = ap.parse_args()
+    repeats = args.repeat or (3 if args.quick else 7)
+    m = q = args.width
+    rng = np.random.default_rng(0)
+    M = methods(m, q, rng)
+    shapes = SHAPES if not args.quick else [SHAPES[0], SHAPES[3]]
+    print(_machine_line())
+    print(f"start: {load_text()}  (other jobs may share the cores)")
+    print(f"A is {m}x n, B is p x{q} for stp and dk_stp; {repeats} interleaved samples per leg after a warm-up, each a")
+    print("batch of ~5 ms of back-to-back calls (per-call mean); times are min/median/max; both legs under the same")
+    print(f"thread setting, columns {' and '.join(f'{c} thread(s)' for c in thread_columns())} ({thread_control()});")
+    print("naive runs estimated over 2 GiB are not run (reported, not hidden)")
+    figures, ratios, notes = _compare(M, shapes, m, q, repeats, rng)
+    with thread_limit(1):
+        f2, n2 = _largest(M, args.quick)
+    print(f"\nend: {load_text()}")
+    with open(os.devnull, "w") as sink:  # the tables above are the human-readable summary
+        write_result(args.json, {"benchmark": "stp", "figures": figures + f2, "ratios": ratios,
+                                 "notes": notes + n2 + ["both legs under the same thread setting, 1 and all threads; "
+                                                        "NOISY = median > 2x min: no verdict"]}, out=sink)
 
 
 if __name__ == "__main__":

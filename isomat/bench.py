@@ -17,7 +17,19 @@ every ratio is formed from two figures of the same run. A script that does not m
 in its source is run without it and its standard output goes into the report.
 
 The helpers :func:`time_median`, :func:`cpu_model`, :func:`figure`, :func:`ratio` and
-:func:`write_result` are for the scripts.
+:func:`write_result` are for the scripts, and so is the machinery for timings that tell the truth on
+a shared machine (issue 29):
+
+* :func:`time_legs` runs the legs of a comparison interleaved (A B A B ...) after a warm-up, so that a
+  change of load hits every leg, and returns a :class:`Timing` (min / median / max) per leg;
+* :func:`thread_limit` runs a leg under a fixed BLAS/OpenMP thread count (``threadpoolctl`` for
+  OpenBLAS/MKL/OpenMP, ``torch.set_num_threads`` when torch is loaded), so a baseline and isomat
+  run under the same settings; :func:`thread_columns` is the one-thread and all-thread pair;
+* :func:`verdict` turns two timings into a ratio with a verdict, or none: "noisy" when a median is
+  over twice its minimum, "bound wrong" when a measurement beats a physical bound, and the load
+  average before and after (:class:`LoadWatch`) beside it; :func:`scaling_check` flags a many-thread
+  column faster than the thread count allows;
+* :func:`timing_figure` is the JSON figure of a :class:`Timing` (median, with min and max).
 """
 
 from __future__ import annotations
@@ -30,7 +42,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field as _field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
@@ -101,9 +114,274 @@ def ratio(name: str, numerator: dict[str, Any], denominator: dict[str, Any]) -> 
             "numerator": numerator["name"], "denominator": denominator["name"]}
 
 
+# -- honest timings on a shared machine (issue 29) -------------------------------------------------
+#: a median more than this many times its minimum is noise, not a measurement to give a verdict on
+NOISY_FACTOR = 2.0
+
+
+def load_average() -> tuple[float, float, float] | None:
+    """``os.getloadavg()``, or None where the platform has none."""
+    try:
+        return tuple(float(v) for v in os.getloadavg())  # type: ignore[return-value]
+    except (OSError, AttributeError):
+        return None
+
+
+def load_text(load: tuple[float, float, float] | None = None) -> str:
+    """``"load average 1.02 0.87 0.55"`` (now, or of ``load``)."""
+    load = load_average() if load is None else load
+    return "load average n/a" if load is None else "load average " + " ".join(f"{v:.2f}" for v in load)
+
+
+@dataclass
+class LoadWatch:
+    """The load average before and after a measurement: ``with LoadWatch() as lw: ...`` then
+    ``lw.before``, ``lw.after`` (1-minute values) and ``lw.text``."""
+
+    before: float | None = None
+    after: float | None = None
+
+    def __enter__(self) -> LoadWatch:
+        load = load_average()
+        self.before = None if load is None else load[0]
+        self.after = None
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def stop(self) -> LoadWatch:
+        load = load_average()
+        self.after = None if load is None else load[0]
+        return self
+
+    @property
+    def text(self) -> str:
+        def f(v: float | None) -> str:
+            return "n/a" if v is None else f"{v:.2f}"
+
+        return f"load {f(self.before)} before, {f(self.after)} after ({os.cpu_count()} logical CPUs)"
+
+
+def all_threads() -> int:
+    """The all-thread column's count: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def thread_columns() -> list[int]:
+    """``[1, all_threads()]`` (just ``[1]`` on a one-CPU machine): the columns every comparison gets."""
+    n = all_threads()
+    return [1] if n == 1 else [1, n]
+
+
+@contextlib.contextmanager
+def thread_limit(n: int | None) -> Iterator[int]:
+    """Run the block with BLAS and OpenMP pools (OpenBLAS, MKL, BLIS, libgomp/libiomp through
+    ``threadpoolctl.threadpool_limits``) and torch's intra-op pool (``torch.set_num_threads``, when
+    torch is already imported) limited to ``n`` threads (None: :func:`all_threads`); the previous
+    settings come back after. Yields the count. Without ``threadpoolctl`` the BLAS pools are left as
+    they are -- the count is then a request, and the caller should say so (:func:`thread_control`)."""
+    n = all_threads() if n is None else int(n)
+    if n < 1:
+        raise ValueError(f"threads must be >= 1, got {n}")
+    with contextlib.ExitStack() as stack:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn and the dev extra
+            pass
+        else:
+            stack.enter_context(threadpool_limits(limits=n))
+        torch = sys.modules.get("torch")
+        if torch is not None and hasattr(torch, "set_num_threads"):
+            old = torch.get_num_threads()
+            torch.set_num_threads(n)
+            stack.callback(torch.set_num_threads, old)
+        yield n
+
+
+def thread_control() -> str:
+    """What :func:`thread_limit` controls in this process, for a benchmark's header."""
+    parts = []
+    try:
+        from threadpoolctl import threadpool_info
+
+        libs = sorted({f"{d.get('internal_api')} ({d.get('num_threads')} threads)" for d in threadpool_info()})
+        parts.append("threadpoolctl: " + (", ".join(libs) if libs else "no pools loaded yet"))
+    except ImportError:  # pragma: no cover
+        parts.append("threadpoolctl missing: BLAS/OpenMP threads NOT controlled")
+    if "torch" in sys.modules:
+        parts.append(f"torch ({sys.modules['torch'].get_num_threads()} intra-op threads)")
+    return "; ".join(parts)
+
+
+@dataclass
+class Timing:
+    """Per-call seconds of one leg of :func:`time_legs`: ``min``, ``median``, ``max``, ``times``."""
+
+    name: str
+    times: list[float] = _field(default_factory=list)
+    threads: int | None = None
+
+    @property
+    def min(self) -> float:
+        return min(self.times)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def max(self) -> float:
+        return max(self.times)
+
+    @property
+    def noisy(self) -> bool:
+        """Median over :data:`NOISY_FACTOR` times the minimum: no verdict rests on it."""
+        return self.median > NOISY_FACTOR * self.min
+
+    def text(self, scale: float = 1e3, unit: str = "ms") -> str:
+        return (f"{self.min * scale:.4g}/{self.median * scale:.4g}/{self.max * scale:.4g} {unit}"
+                + (" NOISY" if self.noisy else ""))
+
+
+def time_legs(legs: dict[str, Callable[[], Any]], *, repeats: int = 5, warmup: int = 1, number: int | dict[str, int] = 1,
+              threads: int | None = None, sync: Callable[[], Any] | None = None,
+              cooldown: float = 0.0) -> dict[str, Timing]:
+    """Time the ``legs`` interleaved: after ``warmup`` untimed rounds, ``repeats`` rounds each run every
+    leg once in turn (A B A B ...), so that a change of load hits every leg alike.
+
+    Parameters
+    ----------
+    legs : dict name -> callable
+    repeats, warmup : int
+        Timed and untimed rounds (``repeats >= 1``).
+    number : int or dict name -> int
+        Calls per timed sample (the sample is their mean): a batch for a call too short to time alone.
+    threads : int, optional
+        Run every leg under :func:`thread_limit` (``threads``): a baseline and isomat under the same
+        thread settings. None leaves the settings as they are.
+    sync : callable, optional
+        Called after each sample before the clock stops (e.g. a CUDA synchronize).
+    cooldown : float
+        Seconds to sleep before each sample, so that threads one library left spinning (OpenBLAS,
+        OpenMP's block time) are parked before the next library's call.
+
+    Returns
+    -------
+    dict name -> :class:`Timing` (per-call seconds)
+    """
+    if int(repeats) < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats!r}")
+    counts = {k: int(number[k]) if isinstance(number, dict) else int(number) for k in legs}
+    out = {k: Timing(k, threads=threads) for k in legs}
+    ctx = thread_limit(threads) if threads is not None else contextlib.nullcontext()
+    with ctx:
+        for r in range(int(warmup) + int(repeats)):
+            for name, fn in legs.items():
+                if cooldown:
+                    time.sleep(cooldown)
+                t0 = time.perf_counter()
+                for _ in range(counts[name]):
+                    fn()
+                if sync is not None:
+                    sync()
+                dt = (time.perf_counter() - t0) / counts[name]
+                if r >= int(warmup):
+                    out[name].times.append(dt)
+    return out
+
+
+def calls_for(fn: Callable[[], Any], target: float = 0.01, most: int = 1000) -> int:
+    """How many calls of ``fn`` take about ``target`` seconds (one call measured; at least 1)."""
+    t0 = time.perf_counter()
+    fn()
+    dt = time.perf_counter() - t0
+    return max(1, min(int(most), int(target / max(dt, 1e-7))))
+
+
+def verdict(name: str, numerator: Timing, denominator: Timing, *, target: float | None = None,
+            bound: bool = False, load: LoadWatch | None = None) -> dict[str, Any]:
+    """The ratio ``numerator / denominator`` of two timings of the same run, with its verdict.
+
+    The value is the ratio of the medians (``min_ratio`` the ratio of the minimums beside it).
+    ``verdict`` is
+
+    * ``"noisy"`` -- no verdict -- when either timing's median is over twice its minimum;
+    * ``"bound wrong"`` when ``bound`` (the numerator is a physical lower bound on the denominator's
+      time, e.g. memory streaming) and the ratio is below 1: a measurement cannot beat its bound, so
+      the bound is misstated, never a ratio < 1 printed as a result;
+    * ``"met"`` / ``"not met"`` against ``target`` (the ratio must reach it), else ``"measured"``.
+
+    The load average before and after (``load``) is recorded with it.
+    """
+    value = numerator.median / denominator.median
+    out: dict[str, Any] = {"name": name, "value": value, "numerator": numerator.name,
+                           "denominator": denominator.name, "min_ratio": numerator.min / denominator.min,
+                           "stat": "median / median"}
+    if target is not None:
+        out["target"] = float(target)
+    if load is not None:
+        out["load_before"], out["load_after"] = load.before, load.after
+    if numerator.noisy or denominator.noisy:
+        out["verdict"] = "noisy"
+    elif bound and min(value, out["min_ratio"]) < 1:
+        out["verdict"] = "bound wrong"
+    elif target is not None:
+        out["verdict"] = "met" if value >= target else "not met"
+    else:
+        out["verdict"] = "measured"
+    return out
+
+
+def verdict_text(v: dict[str, Any]) -> str:
+    """One line for :func:`verdict`'s result."""
+    tail = {"noisy": "NOISY (median > 2x min): no verdict",
+            "bound wrong": "BOUND WRONG (a measurement beat its physical bound): no verdict",
+            "met": f"target {v.get('target', 0):g}x MET", "not met": f"target {v.get('target', 0):g}x NOT MET",
+            "measured": ""}[v["verdict"]]
+    load = ""
+    if "load_before" in v:
+        b, a = v["load_before"], v["load_after"]
+        load = f" [load {'n/a' if b is None else f'{b:.2f}'} -> {'n/a' if a is None else f'{a:.2f}'}]"
+    return f"{v['name']}: {v['value']:.3g}x (mins {v['min_ratio']:.3g}x) {tail}{load}".rstrip()
+
+
+def scaling_check(one: Timing, many: Timing, threads: int, *, slack: float = 1.15,
+                  collapse: float | None = 2.0) -> str | None:
+    """None, or why the ``threads``-thread timing cannot be trusted: with ``threads`` threads a call is
+    at most ``threads`` times faster than with one (``slack`` for cache effects), so a larger speedup
+    means the one-thread run was disturbed (IMPOSSIBLE); and a ``threads``-thread run over ``collapse``
+    times slower than the one-thread run is a thread pool stalled by a busy core (COLLAPSED)."""
+    if threads <= 1:
+        return None
+    best = one.min / many.min
+    med = one.median / many.median
+    if max(best, med) > threads * slack:
+        return (f"IMPOSSIBLE: {threads} threads {max(best, med):.2f}x faster than 1 on {all_threads()} CPUs "
+                f"(at most {threads}x): measurement disturbed, no verdict")
+    if collapse and min(best, med) < 1 / collapse:
+        return (f"COLLAPSED: {threads} threads {1 / min(best, med):.1f}x slower than 1 (a busy core stalls the "
+                f"thread pool): the all-thread column is not a fair comparison, no verdict")
+    return None
+
+
+def timing_figure(name: str, t: Timing, unit: str = "s", **params: Any) -> dict[str, Any]:
+    """The :func:`figure` of a :class:`Timing`: its median, with ``min``, ``max``, the thread count
+    and ``noisy`` in the parameters."""
+    extra: dict[str, Any] = {"min": t.min, "max": t.max}
+    if t.threads is not None:
+        extra["threads"] = t.threads
+    if t.noisy:
+        extra["noisy"] = True
+    return figure(name, t.median, unit, repeats=len(t.times), **extra, **params)
+
+
 def machine() -> dict[str, Any]:
     """Platform, CPU count, library versions and the GPU (or why there is none)."""
-    from .cli import _machine
+    from ._machine import _machine  # not from .cli: cli imports this module (issue 29's cycle)
     from .gpu import device_info
 
     info = _machine()
@@ -125,7 +403,8 @@ def write_result(path: str | os.PathLike | None, result: dict[str, Any], *, out:
         print(f"{f['name']}: {f['value']:.6g} {f['unit']} ({f.get('stat', 'median')}"
               + (f" of {f['repeats']}" if "repeats" in f else "") + ")", file=out)
     for r in result.get("ratios", []):
-        print(f"{r['name']}: {r['value']:.4g} ({r['numerator']} / {r['denominator']})", file=out)
+        print(f"{r['name']}: {r['value']:.4g} ({r['numerator']} / {r['denominator']})"
+              + (f" -- {r['verdict']}" if r.get("verdict") else ""), file=out)
     for n in result.get("notes", []):
         print(f"note: {n}", file=out)
 
@@ -290,7 +569,9 @@ def markdown(report: dict[str, Any]) -> str:
         f"* machine: {m.get('platform')}, {m.get('processor')}, {m.get('cpus')} CPUs",
         f"* python {m.get('python')}, numpy {m.get('numpy')}, scipy {m.get('scipy')}",
         f"* GPU: {gpu_line}", "",
-        "Figures are medians over the stated repeats; ratios are formed from figures of the same run.", "",
+        "Figures are medians over the stated repeats (min and max among the parameters where a script gives "
+        "them); ratios are formed from figures of the same run; a ratio marked noisy (median > 2x min) carries "
+        "no verdict.", "",
     ]
     for b in report["benchmarks"]:
         lines += [f"## {b['name']}", "", f"`{b.get('command', '')}` -- {b['status']}, {b.get('seconds', 0):.1f} s", ""]
@@ -307,7 +588,8 @@ def markdown(report: dict[str, Any]) -> str:
         if res.get("ratios"):
             lines += ["| ratio | value | numerator | denominator |", "|---|---:|---|---|"]
             for r in res["ratios"]:
-                lines.append(f"| {_md(r['name'])} | {r['value']:.4g} | {_md(r['numerator'])} | {_md(r['denominator'])} |")
+                name = r["name"] + (f" -- {r['verdict']}" if r.get("verdict") else "")
+                lines.append(f"| {_md(name)} | {r['value']:.4g} | {_md(r['numerator'])} | {_md(r['denominator'])} |")
             lines.append("")
         for n in res.get("notes", []):
             lines.append(f"* {_md(n)}")
@@ -321,5 +603,7 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["discover", "figure", "machine", "markdown", "ratio", "run_benchmarks", "run_script", "time_median",
+__all__ = ["LoadWatch", "Timing", "all_threads", "calls_for", "discover", "figure", "load_average", "load_text",
+           "machine", "markdown", "ratio", "run_benchmarks", "run_script", "scaling_check", "thread_columns",
+           "thread_control", "thread_limit", "time_legs", "time_median", "timing_figure", "verdict", "verdict_text",
            "write_result"]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import platform
 import sys
 import threading
 import time
@@ -28,28 +27,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
+from ._machine import _machine  # shared with isomat.bench, which does not import this module
 
 #: the table fits 100 columns (a longer id or list of methods shifts its row rather than being cut)
 _ID_W, _VERDICT_W, _STRENGTH_W, _METHODS_W = 38, 15, 14, 22
 _RULE_W = _ID_W + _VERDICT_W + _STRENGTH_W + _METHODS_W + 10
-
-
-def _machine() -> dict[str, Any]:
-    import os
-
-    import numpy
-    import scipy
-    import sympy
-
-    return {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "numpy": numpy.__version__,
-        "scipy": scipy.__version__,
-        "sympy": sympy.__version__,
-    }
 
 
 def _strength(rec: dict[str, Any]) -> str:

@@ -253,6 +253,10 @@ def read_matrix_market(path: Any) -> sp.csr_array:
         return _readers.mat_matrix(p, scipy.io.mmread(str(p)))
 
 
+#: bytes of an array written to an npz member at a time
+_NPZ_PIECE = 1 << 20
+
+
 def _write_npz(path: str, arrays: dict[str, Any], compressed: bool) -> None:
     """``numpy.savez`` for arrays and for ``(dtype, shape, chunks)`` triples whose chunks (C-order
     pieces) are generated while the member is written, so a derived array is never held whole."""
@@ -269,9 +273,19 @@ def _write_npz(path: str, arrays: dict[str, Any], compressed: bool) -> None:
                     npy.write_array_header_2_0(fh, {"descr": npy.dtype_to_descr(np.dtype(dtype)),
                                                     "fortran_order": False, "shape": tuple(shape)})
                     for chunk in chunks:
-                        fh.write(np.ascontiguousarray(chunk, dtype=dtype).tobytes())
+                        fh.write(memoryview(np.ascontiguousarray(chunk, dtype=dtype).reshape(-1).view(np.uint8)))
                 else:
-                    npy.write_array(fh, np.asanyarray(value), allow_pickle=False)
+                    arr = np.asanyarray(value)
+                    if arr.dtype.hasobject or arr.nbytes <= _NPZ_PIECE or not arr.flags.c_contiguous:
+                        npy.write_array(fh, arr, allow_pickle=False)
+                        continue
+                    # a large array goes in zero-copy pieces: numpy's write_array to a non-file stream
+                    # copies 16 MiB buffers, which at small sizes is more than the export itself adds
+                    npy.write_array_header_2_0(fh, {"descr": npy.dtype_to_descr(arr.dtype),
+                                                    "fortran_order": False, "shape": arr.shape})
+                    raw = memoryview(arr.reshape(-1).view(np.uint8))
+                    for a in range(0, len(raw), _NPZ_PIECE):
+                        fh.write(raw[a:a + _NPZ_PIECE])
 
 
 def to_npz(A: Any, path: Any, *, compressed: bool = True, metadata: dict[str, Any] | None = None,
@@ -616,7 +630,7 @@ def to_jax_npz(A: Any, path: Any, *, metadata: dict[str, Any] | None = None, com
     index = np.int32 if max(M.shape) < 2**31 else np.int64
 
     def pairs() -> Any:
-        for r0, r1, a, b in row_ranges(M, 1 << 21):
+        for r0, r1, a, b in row_ranges(M, 1 << 17):  # ~1 MiB pieces: a small matrix's peak is its own
             chunk = np.empty((b - a, 2), dtype=index)
             chunk[:, 0] = row_indices(M, r0, r1, index)
             chunk[:, 1] = M.indices[a:b]
@@ -1226,6 +1240,21 @@ class _Kron:
 
 
 # -- conv (zhu2025 §4.2.1) -------------------------------------------------------------------------
+def _export_dtype(args: argparse.Namespace, values: Any) -> Any:
+    """The narrower value dtype ``isomat export --dtype`` asks for when a family can build in it directly
+    (float32 for real values, complex64 for complex ones), else None (float64 builds; no ``--dtype``, as
+    in :func:`rebuild`; a dtype that would make real values complex, left to :func:`write` to refuse)."""
+    want = getattr(args, "dtype", None)
+    if want is None or not isinstance(values, np.ndarray) or values.dtype.kind not in "fc":
+        return None
+    dt = np.dtype(want)
+    if values.dtype.kind == "f" and dt == np.float32:
+        return dt
+    if values.dtype.kind == "c" and dt == np.complex64:
+        return dt
+    return None
+
+
 def _padding(text: str) -> Any:
     if text in ("same", "valid"):
         return text
@@ -1280,6 +1309,13 @@ class _Conv:
             if args.kernel_size is None:
                 raise ValueError("--kernel-size (or --kernel FILE.npy) is required")
             kernel = normal(rng, _random_kernel_shape(args), "kernel")
+        narrow = _export_dtype(args, kernel)
+        if narrow is not None and args.boundary in ("zero", "zeros"):
+            # built in the written dtype (issue 29): a float32 export never holds the float64 matrix. With
+            # zero padding every stored entry is one kernel tap (no two taps share a (row, column)), so the
+            # values are the float64 matrix's rounded once, exactly what write(dtype=...) would give.
+            # Other boundaries sum taps that land on one input: those stay float64 and are rounded after.
+            kernel = kernel.astype(narrow)
         # CSR directly: the NumPy CSR path fills the arrays in place, without COO staging
         return conv_matrix(shape, kernel, stride=args.stride, padding=args.padding, dilation=args.dilation,
                            boundary=args.boundary, groups=args.groups, format="csr")

@@ -169,3 +169,89 @@ def test_device_checklist_is_a_skip_in_the_bench_report_without_a_device():
     assert entry["returncode"] == 2, entry
     assert entry["status"] == "skipped", entry
     assert reason in entry["reason"]
+
+
+# -- issue 29: honest timings ------------------------------------------------------------------------
+def test_bench_does_not_import_cli():
+    import subprocess
+    import sys
+
+    code = "import sys, isomat.bench; isomat.bench.machine(); print('isomat.cli' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "False"
+    from isomat import _machine, cli
+
+    assert cli._machine is _machine._machine and {"platform", "cpus", "numpy"} <= set(_machine._machine())
+
+
+def test_time_legs_interleaves_and_reports_min_median_max():
+    from isomat.bench import time_legs
+
+    order = []
+    t = time_legs({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeats=3, warmup=1,
+                  number={"a": 2, "b": 1})
+    assert order == ["a", "a", "b"] * 4  # warm-up round, then A B A B ...
+    for leg in t.values():
+        assert len(leg.times) == 3 and leg.min <= leg.median <= leg.max
+    with pytest.raises(ValueError, match="repeats"):
+        time_legs({"a": lambda: None}, repeats=0)
+
+
+def _timing(name, times, threads=None):
+    from isomat.bench import Timing
+
+    return Timing(name, list(times), threads)
+
+
+def test_verdict_noisy_bound_and_load():
+    from isomat.bench import LoadWatch, verdict, verdict_text
+
+    slow, fast = _timing("slow", [4.0, 4.1, 4.2]), _timing("fast", [1.0, 1.0, 1.1])
+    with LoadWatch() as lw:
+        pass
+    v = verdict("speedup", slow, fast, target=3, load=lw)
+    assert v["verdict"] == "met" and v["value"] == pytest.approx(4.1) and "load_before" in v and "load_after" in v
+    assert verdict("speedup", slow, fast, target=5)["verdict"] == "not met"
+    noisy = _timing("noisy", [1.0, 2.5, 3.0])  # median 2.5 > 2 x min 1.0
+    assert noisy.noisy and verdict("r", slow, noisy, target=1)["verdict"] == "noisy"
+    assert "NOISY" in verdict_text(verdict("r", slow, noisy, target=1))
+    # a measurement under its physical bound: the bound is wrong, not a result < 1
+    bound, meas = _timing("bound", [2.0, 2.0, 2.0]), _timing("time", [1.0, 1.0, 1.0])
+    v = verdict("time / bound", meas, bound, bound=True)
+    assert v["verdict"] == "bound wrong" and "BOUND WRONG" in verdict_text(v)
+    assert verdict("time / bound", bound, meas, bound=True)["verdict"] == "measured"
+
+
+def test_scaling_check_flags_impossible_and_collapsed_columns():
+    from isomat.bench import scaling_check
+
+    one, two = _timing("1", [3.4, 3.4, 3.5]), _timing("2", [1.0, 1.0, 1.0])
+    assert "IMPOSSIBLE" in scaling_check(one, two, 2)  # 3.4x from 2 threads
+    assert scaling_check(_timing("1", [1.8] * 3), two, 2) is None
+    assert "COLLAPSED" in scaling_check(_timing("1", [1.0] * 3), _timing("2", [60.0] * 3), 2)
+    assert scaling_check(one, two, 1) is None
+
+
+def test_thread_limit_sets_and_restores():
+    pytest.importorskip("threadpoolctl")
+    import numpy as np  # noqa: F401  (loads OpenBLAS)
+    from threadpoolctl import threadpool_info
+
+    from isomat.bench import all_threads, thread_columns, thread_limit
+
+    before = [d["num_threads"] for d in threadpool_info()]
+    with thread_limit(1) as n:
+        assert n == 1 and all(d["num_threads"] == 1 for d in threadpool_info())
+    assert [d["num_threads"] for d in threadpool_info()] == before
+    assert thread_columns()[0] == 1 and thread_columns()[-1] == all_threads()
+    with pytest.raises(ValueError):
+        with thread_limit(0):
+            pass
+
+
+def test_timing_figure_carries_min_max():
+    from isomat.bench import timing_figure
+
+    f = timing_figure("x", _timing("x", [1.0, 2.0, 4.0], threads=1), "s", n=3)
+    assert f["value"] == 2.0 and f["params"]["min"] == 1.0 and f["params"]["max"] == 4.0
+    assert f["params"]["threads"] == 1 and f["repeats"] == 3 and "noisy" not in f["params"]
