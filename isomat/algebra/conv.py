@@ -29,16 +29,14 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .. import _validate
-from . import _backend
+from . import _backend, _stencil, _threads
 from ..gpu import cupy_sparse
 from ._operator import (DEVICE_FILL_SCRATCH_PER_TAP, SparseOperator, check_bytes, check_size, estimate_bytes, render,
                         value_bytes)
@@ -419,7 +417,7 @@ def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads:
     _check_stored(plan, r0, r1, field, staging, scratch=scratch)
     nnz = int(_counts(plan, r0, r1, xp).sum()) if r1 > r0 else 0
     check_size("conv_matrix", shape, nnz, field=field, staging=staging, device_scratch=scratch)
-    nthreads = threads or min(2, os.cpu_count() or 1)
+    nthreads = _threads.resolve(threads)
     indptr, cols, vals = _fill(plan, kflat, r0, r1, field, xp, nthreads)
     if field == "cupy" and direct_csr:
         # rows in order, each row's columns increasing and distinct: the CSR as filled is canonical.
@@ -502,7 +500,7 @@ def conv_matrix(input_shape: Any, kernel: Any, *, stride: Any = 1, padding: Any 
         zeros count as entries, as in the CSR matrix). In the cupy field the diagonals are built
         and stored on the device, and the product is a CUDA kernel.
     threads : int, optional
-        Threads filling row blocks of a NumPy result (default ``min(2, os.cpu_count())``).
+        Threads filling row blocks of a NumPy result (default: ``ISOMAT_NUM_THREADS``, else the usable CPUs).
     padding_mode : {"zeros", "reflect", "replicate", "circular"}, optional
         torch's spelling of ``boundary`` (``nn.Conv2d(..., padding_mode=...)``): the same option
         under torch's name and values. Give ``boundary`` or ``padding_mode``, not both.
@@ -654,7 +652,7 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     kernel, stride, padding, dilation, boundary, groups, padding_mode
         As :func:`conv_matrix` (``padding_mode``: torch's name for ``boundary``).
     threads : int, optional
-        Worker threads (default: ``min(2, os.cpu_count())``).
+        Worker threads (default: ``ISOMAT_NUM_THREADS``, else the usable CPUs; never above that cap). A single-channel 2-D float32/float64 layer runs as a Numba stencil when Numba is installed (:mod:`._stencil`).
     """
     boundary = _boundary(boundary, padding_mode)
     threads = _validate.threads(threads)
@@ -684,13 +682,17 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
                 f"an output of {plan.n_out:,} and a padded input of {padded:,} values")
     xp = _backend.array_module(field)
     pad = [(0, 0)] + list(zip(plan.lo, plan.hi))
-    if any(p != (0, 0) for p in pad):
+    out_dtype = np.result_type(xv.dtype, k.dtype) if field != "sympy" else object
+    stencil = (plan.c_in == 1 and plan.c_out == 1 and field == "numpy" and plan.d == 2 and _stencil.available()
+               and xv.dtype == k.dtype == out_dtype and out_dtype in _stencil.DTYPES)
+    if stencil:  # reads x itself: no padded copy
+        xpad = xv
+    elif any(p != (0, 0) for p in pad):
         xpad = xp.pad(xv, pad, mode={"zero": "constant", "circular": "wrap", "reflect": "reflect",
                                      "replicate": "edge"}[plan.boundary])
     else:
         xpad = xv
     d = plan.d
-    out_dtype = np.result_type(xv.dtype, k.dtype) if field != "sympy" else object
     y_shape = (plan.c_out,) + plan.out
     taps = list(itertools.product(*[range(t) for t in plan.ktaps]))
 
@@ -705,14 +707,18 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
                 sl.append(slice(start, start + (o - 1) * plan.stride[i] + 1, plan.stride[i]))
         return xpad[tuple(sl)]
 
-    if plan.c_in == 1 and plan.c_out == 1 and field == "numpy":
+    if stencil:
+        # the Numba stencil: x read once, y written once, no padded copy (see ._stencil)
+        y = _stencil.apply2d(xv[0], k[0, 0], plan.out, plan.lo, plan.hi, plan.stride, plan.dilation,
+                             plan.boundary, _threads.resolve(threads), _pool)[None]
+    elif plan.c_in == 1 and plan.c_out == 1 and field == "numpy":
         w = [k[(0, 0) + t] for t in taps]
         o0 = plan.out[0]
         row_len = math.prod(plan.out[1:]) if d > 1 else 1
         # rows per block: ~512 KiB of float64 keeps acc/tmp in L2, yet each ufunc call is long
         # enough that two threads do not convoy on the GIL between calls (16K elements did)
         block = max(1, 65536 // max(row_len, 1))
-        nthreads = min(threads or min(2, os.cpu_count() or 1), o0)  # an upper bound: at most a thread per row
+        nthreads = min(_threads.resolve(threads), o0)  # an upper bound: at most a thread per row
         chunk = -(-o0 // nthreads)
         y = xp.empty(y_shape, dtype=out_dtype)
 
@@ -740,7 +746,11 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
         for j, t in enumerate(taps):
             buf[:, j] = view(t)
         g, ck = plan.groups, plan.cpg * plan.K
-        y = (k.reshape(g, plan.opg, ck) @ buf.reshape(g, ck, -1)).reshape(y_shape)
+        if field == "numpy":  # a lone GEMM: BLAS threads by the load, never above ISOMAT_NUM_THREADS
+            with _threads.blas_limit(_threads.blas_threads(threads)):
+                y = (k.reshape(g, plan.opg, ck) @ buf.reshape(g, ck, -1)).reshape(y_shape)
+        else:
+            y = (k.reshape(g, plan.opg, ck) @ buf.reshape(g, ck, -1)).reshape(y_shape)
     else:
         y = xp.zeros(y_shape, dtype=out_dtype)
         g = plan.groups
@@ -767,7 +777,7 @@ def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None, b
     x = np.asarray(x)
     if x.shape != (A.shape[1],):
         raise ValueError(f"x must have shape ({A.shape[1]},), got {x.shape}")
-    nthreads = _validate.threads(threads) or min(2, os.cpu_count() or 1)
+    nthreads = _threads.resolve(_validate.threads(threads))
     blocks_per_thread = _validate.positive_int("blocks_per_thread", blocks_per_thread)
     dtype = np.result_type(A.dtype, x.dtype)
     if out is None:
@@ -819,24 +829,9 @@ def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None, b
     return y
 
 
-_POOLS: dict[int, ThreadPoolExecutor] = {}
-
-
-def _pool(n: int) -> ThreadPoolExecutor:
-    """A persistent pool of ``n`` worker threads (creating one per call costs ~0.1 ms)."""
-    if n not in _POOLS:
-        _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="isomat")
-    return _POOLS[n]
-
-
-def _forget_pools_in_child() -> None:
-    # a fork()ed child inherits the pools' bookkeeping but not their threads: submitting to an
-    # inherited pool would wait forever (multiprocessing's fork start method, Dask process workers)
-    _POOLS.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pools_in_child)
+# the pools and the thread-count rule live in ._threads (shared with .diagonal, no import cycle)
+_POOLS = _threads._POOLS
+_pool = _threads.pool
 
 
 # ---------------------------------------------------------------------------------------------

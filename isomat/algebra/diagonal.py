@@ -280,7 +280,7 @@ class DiagonalBlocks:
         if len(busy) <= 1:
             work([task for g in busy for task in g])
         else:
-            from .conv import _pool
+            from ._threads import pool as _pool
 
             # the calling thread takes the first group: one thread fewer to wake and schedule
             futures = [_pool(len(busy) - 1).submit(work, g) for g in busy[1:]]

@@ -1,0 +1,108 @@
+"""isomat's thread pools and its one thread-count rule (shared by :mod:`.conv` and :mod:`.diagonal`).
+
+``ISOMAT_NUM_THREADS`` (read here, and only here) caps every parallel section of isomat: its own
+worker pools and the BLAS/OpenMP threads the libraries it calls may start.  Unset, the cap is the
+number of CPUs this process may run on (``len(os.sched_getaffinity(0))``).  A value that is not a
+positive integer raises :class:`ValueError` naming the variable.
+
+Inside isomat's own parallel sections BLAS is limited to one thread (``blas_limit(1)``), so that
+``n`` isomat workers never run ``n × (BLAS threads)``.  A lone GEMM (multi-channel ``conv_apply``)
+gets :func:`blas_threads` threads: the cap less the cores the 1-minute load average says are busy
+(at least one), so that a loaded machine is not oversubscribed (measured on 2 loaded cores:
+a 64→64 3×3 conv at 56² took 32 ms with two OpenBLAS threads, 6.0 ms with one).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Iterator
+
+ENV = "ISOMAT_NUM_THREADS"
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def parse_num_threads(value: str | None) -> int:
+    """The thread cap for an ``ISOMAT_NUM_THREADS`` value (``None`` or empty: :func:`usable_cpus`)."""
+    if value is None or value.strip() == "":
+        return usable_cpus()
+    try:
+        n = int(value.strip())
+    except ValueError:
+        raise ValueError(f"{ENV} must be a positive integer, got {value!r}") from None
+    if n < 1:
+        raise ValueError(f"{ENV} must be a positive integer, got {value!r}")
+    return n
+
+
+def num_threads() -> int:
+    """isomat's thread cap: ``ISOMAT_NUM_THREADS``, else the usable CPUs (read on every call)."""
+    return parse_num_threads(os.environ.get(ENV))
+
+
+def resolve(threads: int | None) -> int:
+    """Workers for a call: the caller's ``threads`` (never above the cap), else the cap."""
+    cap = num_threads()
+    return cap if threads is None else max(1, min(int(threads), cap))
+
+
+def blas_threads(threads: int | None = None) -> int:
+    """BLAS threads for a lone GEMM: ``threads`` if given (capped), else the cap less the cores the
+    1-minute load average shows busy, at least 1."""
+    if threads is not None:
+        return resolve(threads)
+    cap = num_threads()
+    try:
+        busy = int(os.getloadavg()[0])
+    except (AttributeError, OSError):
+        busy = 0
+    return max(1, min(cap, usable_cpus() - busy))
+
+
+_CONTROLLER = None
+
+
+@contextlib.contextmanager
+def blas_limit(n: int) -> Iterator[None]:
+    """Limit BLAS (and OpenMP) threads to ``n`` inside the block (no-op without threadpoolctl)."""
+    global _CONTROLLER
+    try:
+        import threadpoolctl
+    except ImportError:  # pragma: no cover - threadpoolctl is a runtime dependency
+        yield
+        return
+    if _CONTROLLER is None:  # enumerating the loaded libraries costs ~1 ms: once per process
+        _CONTROLLER = threadpoolctl.ThreadpoolController()
+    with _CONTROLLER.limit(limits=int(n)):
+        yield
+
+
+def pool(n: int) -> ThreadPoolExecutor:
+    """A persistent pool of ``n`` worker threads (creating one per call costs ~0.1 ms)."""
+    if n not in _POOLS:
+        _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="isomat")
+    return _POOLS[n]
+
+
+_pool = pool
+
+
+def _forget_pools_in_child() -> None:
+    # a fork()ed child inherits the pools' bookkeeping but not their threads: submitting to an
+    # inherited pool would wait forever (multiprocessing's fork start method, Dask process workers)
+    _POOLS.clear()
+    global _CONTROLLER
+    _CONTROLLER = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools_in_child)

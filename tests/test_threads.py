@@ -1,0 +1,59 @@
+"""ISOMAT_NUM_THREADS and the shared pool (isomat.algebra._threads)."""
+import os
+
+import numpy as np
+import pytest
+
+from isomat.algebra import _threads
+
+
+def test_default_is_usable_cpus(monkeypatch):
+    monkeypatch.delenv("ISOMAT_NUM_THREADS", raising=False)
+    assert _threads.num_threads() == _threads.usable_cpus() >= 1
+    if hasattr(os, "sched_getaffinity"):
+        assert _threads.usable_cpus() == len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize("value,n", [("1", 1), (" 3 ", 3), ("", None)])
+def test_parse(monkeypatch, value, n):
+    monkeypatch.setenv("ISOMAT_NUM_THREADS", value)
+    assert _threads.num_threads() == (n or _threads.usable_cpus())
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", "2x"])
+def test_bad_values_name_the_variable(monkeypatch, value):
+    monkeypatch.setenv("ISOMAT_NUM_THREADS", value)
+    with pytest.raises(ValueError, match="ISOMAT_NUM_THREADS"):
+        _threads.num_threads()
+
+
+def test_resolve_caps(monkeypatch):
+    monkeypatch.setenv("ISOMAT_NUM_THREADS", "2")
+    assert _threads.resolve(None) == 2
+    assert _threads.resolve(8) == 2
+    assert _threads.resolve(1) == 1
+    assert 1 <= _threads.blas_threads() <= 2
+    assert _threads.blas_threads(5) == 2
+
+
+def test_blas_limit_runs():
+    a = np.ones((64, 64))
+    with _threads.blas_limit(1):
+        assert (a @ a)[0, 0] == 64
+
+
+def test_one_pool_shared():
+    from isomat.algebra import conv, diagonal  # noqa: F401  (no import cycle)
+    assert conv._pool is _threads.pool and conv._POOLS is _threads._POOLS
+    assert _threads.pool(2) is _threads.pool(2)
+
+
+def test_conv_apply_with_env(monkeypatch):
+    from isomat.algebra import conv_apply, conv_matrix
+    monkeypatch.setenv("ISOMAT_NUM_THREADS", "1")
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((2, 12, 12)), rng.standard_normal((3, 2, 3, 3))
+    np.testing.assert_allclose(conv_apply(x, w, padding=1).ravel(), conv_matrix(x.shape, w, padding=1) @ x.ravel(), atol=1e-12)
+    monkeypatch.setenv("ISOMAT_NUM_THREADS", "nope")
+    with pytest.raises(ValueError, match="ISOMAT_NUM_THREADS"):
+        conv_apply(x[0], w[0, 0])
