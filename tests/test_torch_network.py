@@ -309,7 +309,7 @@ def test_local_affine_refuses_smooth_networks_and_jacobian_handles_them():
     np.testing.assert_allclose(net.jacobian(x).toarray(), _jacrev(model, x), rtol=1e-12, atol=1e-14)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(torch_models())
 def test_random_models_forward_and_jacobian(spec):
     model = spec.build()
@@ -318,7 +318,7 @@ def test_random_models_forward_and_jacobian(spec):
     np.testing.assert_allclose(net.jacobian(x).toarray(), _jacrev(model, x), rtol=1e-9, atol=1e-11)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(torch_models(piecewise_linear=True))
 def test_random_piecewise_linear_models_local_affine(spec):
     model = spec.build()
@@ -332,7 +332,7 @@ def test_random_piecewise_linear_models_local_affine(spec):
     assert net.region(x).contains(x.numpy(), tol=1e-12)
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(torch_models(max_layers=4))
 def test_random_models_twin_gradients(spec):
     _check_twin(spec.build(), spec.input_shape)
