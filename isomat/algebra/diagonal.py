@@ -34,7 +34,6 @@ from __future__ import annotations
 import math
 import numbers
 
-import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,6 +43,7 @@ from .. import _validate
 from .._config import get_memory_limit
 from ..errors import SizeLimitError
 from ..gpu import cupy_sparse, is_cupy_array, is_cupy_sparse, register_raw_kernel_source, require_cupy
+from . import _threads
 from ._operator import SparseOperator, _human
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ class DiagonalBlocks:
         ----------
         x : array of shape (n_cols,)
         threads : int, optional
-            Default ``min(2, os.cpu_count())``. Work is split by row tiles (one block) or by
+            Default: the thread cap (``ISOMAT_NUM_THREADS``, else the usable CPUs); a larger value is capped. Work is split by row tiles (one block) or by
             block rows (several), so a single block row of several block columns uses one.
         out : ndarray of shape (n_rows,), optional
             Contiguous, of the result dtype; returned.
@@ -207,7 +207,7 @@ class DiagonalBlocks:
         x = np.asarray(x)
         if x.ndim != 1 or x.shape[0] != self.shape[1]:
             raise ValueError(f"x must have shape ({self.shape[1]},), got {x.shape}")
-        nthreads = _validate.positive_int("threads", threads) if threads is not None else min(2, os.cpu_count() or 1)
+        nthreads = _threads.resolve(_validate.positive_int("threads", threads) if threads is not None else None)
         R = _validate.positive_int("tile", tile) if tile is not None else DEFAULT_TILE
         dtype = np.result_type(self.data.dtype, x.dtype)
         x = np.ascontiguousarray(x, dtype=dtype)
@@ -280,7 +280,7 @@ class DiagonalBlocks:
         if len(busy) <= 1:
             work([task for g in busy for task in g])
         else:
-            from ._threads import pool as _pool
+            _pool = _threads.pool
 
             # the calling thread takes the first group: one thread fewer to wake and schedule
             futures = [_pool(len(busy) - 1).submit(work, g) for g in busy[1:]]
