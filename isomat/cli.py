@@ -491,6 +491,32 @@ def _bench_dir(given: str | None) -> str:
     return str(shipped) if shipped.is_dir() else str(here)
 
 
+#: what an export reports as one line instead of a traceback (_export_error says how)
+_EXPORT_ERRORS = (ValueError, TypeError, ImportError, OSError, ArithmeticError, MemoryError)
+
+
+def _export_error(prog: str, exc: BaseException, err: TextIO) -> int:
+    """One line on ``err`` for a failed ``isomat export``, and its exit status: 2 for the arguments
+    (bad values, a missing extra, arithmetic that overflows somewhere not yet guarded), 1 for the
+    machine (the disk; memory exhausted before the bound refused -- SizeLimitError is a ValueError)."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, (ValueError, TypeError)):
+        print(f"{prog}: error: {text}", file=err)
+        return 2
+    if isinstance(exc, ImportError):
+        print(f"{prog}: error: {exc}", file=err)
+        return 2
+    if isinstance(exc, OSError):
+        print(f"{prog}: error: {text}", file=err)
+        return 1
+    if isinstance(exc, ArithmeticError):
+        print(f"{prog}: error: {type(exc).__name__}: {text} (check the options' sizes)", file=err)
+        return 2
+    print(f"{prog}: error: out of memory during the build{': ' + text if text else ''}; "
+          f"set a lower --memory-limit (or ISOMAT_MEMORY_LIMIT) to have oversized builds refused first", file=err)
+    return 1
+
+
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import numpy as np
 
@@ -533,22 +559,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                             dtype=args.dtype, order=args.order, input_shape=in_shape, output_shape=out_shape,
                             overwrite=args.force,
                             comment=f" isomat {__version__} export {args.kind}" + (f", seed {seed}" if random_values else ""))
-    except (ValueError, TypeError) as exc:
-        print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
-        return 2
-    except ImportError as exc:
-        print(f"{prog}: error: {exc}", file=err)
-        return 2
-    except OSError as exc:  # the disk, not the arguments: one line, no traceback
-        print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
-        return 1
-    except ArithmeticError as exc:  # an option whose arithmetic overflows somewhere not yet guarded: one line
-        print(f"{prog}: error: {type(exc).__name__}: {' '.join(str(exc).split())} (check the options' sizes)", file=err)
-        return 2
-    except MemoryError as exc:  # the machine ran out before the bound refused (SizeLimitError is a ValueError, above)
-        print(f"{prog}: error: out of memory during the build{': ' + ' '.join(str(exc).split()) if str(exc) else ''}; "
-              f"set a lower --memory-limit (or ISOMAT_MEMORY_LIMIT) to have oversized builds refused first", file=err)
-        return 1
+    except _EXPORT_ERRORS as exc:
+        return _export_error(prog, exc, err)
     if random_values:
         print(f"seed {seed}", file=out)
     print(f"wrote {path}: {args.kind} operator {M.shape[0]}x{M.shape[1]} "
@@ -601,12 +613,9 @@ def cmd_export_model(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
             set_memory_limit(args.memory_limit)
         export.write_target(args.output, args.format, overwrite=args.force)
-        try:
-            import torch  # noqa: F401
+        import torch  # an ImportError is one line below (the torch extra)
 
-            from .torch import from_model
-        except ImportError as exc:
-            raise ImportError(f"{exc}") from None
+        from .torch import from_model
         factory = _load_factory(args.module)
         model = factory()
         if not isinstance(model, torch.nn.Module):
@@ -615,18 +624,8 @@ def cmd_export_model(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         network = from_model(model, args.input_shape)
         paths = export.write_network(network, args.output, args.format, order=args.order, dtype=args.dtype,
                                      metadata={"module": args.module, "eval": True}, overwrite=args.force)
-    except (ValueError, TypeError) as exc:
-        print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
-        return 2
-    except ImportError as exc:
-        print(f"{prog}: error: {exc}", file=err)
-        return 2
-    except OSError as exc:
-        print(f"{prog}: error: {' '.join(str(exc).split())}", file=err)
-        return 1
-    except MemoryError:
-        print(f"{prog}: error: out of memory; set a lower --memory-limit to have oversized builds refused first", file=err)
-        return 1
+    except _EXPORT_ERRORS as exc:
+        return _export_error(prog, exc, err)
     shape_in = "x".join(map(str, network.input_shape))
     shape_out = "x".join(map(str, network.output_shape))
     if len(paths) == 1:

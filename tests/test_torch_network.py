@@ -509,3 +509,27 @@ def test_network_input_validation():
         net.affine_segments(field="float")
     assert "Network('Linear': (3,) -> (2,)" in repr(net)
     assert math.isinf(net.region(np.zeros(3)).distance(np.zeros(3)))
+
+
+def test_products_past_the_loose_bound_are_counted_then_refused_or_filled_exactly():
+    """A sparse product whose cheap bound passes the memory limit is counted block by block: filled
+    at its exact size when it fits, refused (before allocating it) when it does not."""
+    import scipy.sparse as sp
+
+    from isomat._config import get_memory_limit, set_memory_limit
+    from isomat.errors import SizeLimitError
+    from isomat.torch.network import _spmm
+
+    rng = np.random.default_rng(0)
+    A = sp.random_array((2000, 2000), density=0.002, random_state=rng, format="csr")
+    B = sp.random_array((2000, 2000), density=0.002, random_state=rng, format="csr")
+    want = (A @ B).toarray()
+    old = get_memory_limit()
+    try:
+        set_memory_limit(800_000)  # below the cheap bound (1.27 MB: nnz(A) x B's longest row), above the result (0.41 MB)
+        np.testing.assert_allclose(_spmm(A, B, "test").toarray(), want, rtol=1e-14, atol=1e-14)
+        set_memory_limit(300_000)  # below the result itself
+        with pytest.raises(SizeLimitError, match=r"^test: a 2000x2000 operator"):
+            _spmm(A, B, "test")
+    finally:
+        set_memory_limit(old)

@@ -125,16 +125,3 @@ def to_sympy(D: DomainMatrix) -> sympy.SparseMatrix:
 def vector_to_sympy(D: DomainMatrix) -> sympy.Matrix:
     """An ``n x 1`` DomainMatrix as a SymPy column ``Matrix``."""
     return sympy.Matrix(to_sympy(D))
-
-
-def to_float(D: DomainMatrix) -> sp.csr_array:
-    """The float64 rendering of an exact matrix (each entry rounded once)."""
-    dom = D.domain
-    rows, cols, vals = [], [], []
-    for i, row in D.rep.to_sdm().items():
-        for j, v in row.items():
-            rows.append(i)
-            cols.append(j)
-            vals.append(float(dom.to_sympy(v)))
-    return sp.csr_array((np.array(vals, dtype=np.float64), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
-                        shape=D.shape)

@@ -42,10 +42,11 @@ import scipy.special
 from .. import _validate
 from .._config import get_memory_limit
 from ..algebra._operator import check_bytes, check_size, estimate_bytes
-from ..algebra.pool import maxpool_selection
+from ..algebra.conv import _blocks
+from ..algebra.pool import _window_plan, maxpool_selection
 from . import _exact
 
-__all__ = ["ActivationNode", "AffineNode", "AffineSegment", "InputNode", "LocalAffine", "MaxPoolNode", "Network",
+__all__ = ["ActivationNode", "AffineNode", "AffineSegment", "evaluate_node", "InputNode", "LocalAffine", "MaxPoolNode", "Network",
            "Region", "PIECEWISE_LINEAR", "SMOOTH"]
 
 #: activations that are piecewise linear (local_affine and region apply)
@@ -357,48 +358,19 @@ class Region:
 # ---------------------------------------------------------------------------------------------
 # the network
 # ---------------------------------------------------------------------------------------------
-def _row_bounds(A: sp.csr_array, B: sp.csr_array) -> np.ndarray:
-    """Per-row upper bounds on nnz(A @ B): the stored entries of the rows of B that each row of A
-    reads, capped at B's width (int64 per row; a 4-byte temporary per entry of A)."""
-    counts = np.diff(B.indptr).astype(np.int32)
-    per_entry = counts[A.indices]
-    row_nnz = np.diff(A.indptr)
-    sums = np.zeros(A.shape[0], dtype=np.int64)
-    nonempty = row_nnz > 0
-    if per_entry.size:
-        sums[nonempty] = np.add.reduceat(per_entry, A.indptr[:-1][nonempty], dtype=np.int64)
-    return np.minimum(sums, B.shape[1])
-
-
 def _spmm(A: sp.csr_array, B: sp.csr_array, what: str) -> sp.csr_array:
     """``A @ B`` within the memory bound. SciPy's product sizes its result exactly (a symbolic
-    pass first), so the product never holds more than its own entries; the guard refuses before
-    a block whose result could pass the bound. A cheap bound (nnz(A) times B's longest row) decides
-    most products at no cost; when it says the product might not fit, rows go in blocks and the
-    *actual* entries so far are checked before each block."""
+    pass first), so the product never holds more than its own entries. A cheap bound (nnz(A) times
+    B's longest row) decides most products at no cost; when it says the product might not fit,
+    :func:`_spmm_rows` counts the actual entries first and refuses before allocating."""
     A, B = sp.csr_array(A), sp.csr_array(B)
-    limit = get_memory_limit()
     longest = int(np.max(np.diff(B.indptr))) if B.shape[0] else 0
     quick = min(A.nnz * longest, A.shape[0] * B.shape[1])
-    if estimate_bytes(quick, A.shape[0], staging=False) <= limit:
-        C = sp.csr_array(A @ B)
-    else:
-        bounds = _row_bounds(A, B).astype(np.float64)
-        per_entry = max(1, estimate_bytes(1 << 20, 0, staging=False) >> 20)
-        budget = max(1, limit // (8 * per_entry))  # entries a block may add
-        blocks, done, start = [], 0, 0
-        cum = np.concatenate([[0.0], np.cumsum(bounds)])
-        while start < A.shape[0]:
-            stop = int(np.searchsorted(cum, cum[start] + budget, side="right")) - 1
-            stop = min(max(stop, start + 1), A.shape[0])
-            check_size(what, (A.shape[0], B.shape[1]), done + int(cum[stop] - cum[start]), staging=False)
-            blk = sp.csr_array(A[start:stop] @ B)
-            blk.sum_duplicates()
-            blk.eliminate_zeros()
-            blocks.append(blk)
-            done += blk.nnz
-            start = stop
-        C = sp.csr_array(sp.vstack(blocks, format="csr"))
+    if estimate_bytes(quick, A.shape[0], staging=False) > get_memory_limit():
+        # the loose bound says it might not fit: count the result's entries block by block, refuse
+        # before allocating it if it does not, else fill it at its exact size
+        return _spmm_rows(A, B, np.ones(A.shape[0], dtype=bool), what)
+    C = sp.csr_array(A @ B)
     C.sum_duplicates()
     C.eliminate_zeros()
     return C
@@ -561,19 +533,10 @@ class Network:
         for node in self.nodes.values():
             if isinstance(node, InputNode):
                 vals[node.name] = X
-            elif isinstance(node, AffineNode):
+                continue
+            if isinstance(node, AffineNode):
                 check_bytes("Network.forward", 8 * N * node.size, f"node {node.name!r}'s values for {N} samples")
-                y = np.zeros((N, node.size))
-                for W, i in zip(node.weights, node.inputs):
-                    y += np.asarray((W @ vals[i].T).T)
-                if node.bias is not None:
-                    y += node.bias
-                vals[node.name] = y
-            elif isinstance(node, ActivationNode):
-                vals[node.name] = activation_value(node, vals[node.input])
-            else:
-                z = vals[node.input]
-                vals[node.name] = np.stack([node.selection(z[k]) @ z[k] for k in range(N)])
+            vals[node.name] = evaluate_node(node, [vals[i] for i in node.inputs])
         return vals
 
     def forward(self, x: Any) -> np.ndarray:
@@ -636,7 +599,7 @@ class Network:
                 continue
             node = self.nodes[name]
             shape = self.output_shape if name == self.output else node.shape
-            in_shapes = tuple(self._shape_of(i) for i in ins)
+            in_shapes = tuple(self.nodes[i].shape for i in ins)
             if exact:
                 out_w = tuple(_exact.to_sympy(w) for w in ws)
                 out_b = None if b is None else _exact.vector_to_sympy(b)
@@ -645,10 +608,6 @@ class Network:
                 out_b = b
             segments.append(AffineSegment(name, tuple(ins), in_shapes, out_w, out_b, shape, tuple(names), field))
         return segments
-
-    def _shape_of(self, name: str) -> tuple[int, ...]:
-        node = self.nodes[name]
-        return node.shape
 
     def collapsed(self) -> "Network":
         """The same network with every affine segment as one node (float64): fewer, larger maps."""
@@ -826,6 +785,23 @@ class Network:
         return sp.csr_array(Jo)
 
 
+def evaluate_node(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
+    """One node's value on a batch (rows = samples) from its inputs' values (same order)."""
+    if isinstance(node, AffineNode):
+        y = np.zeros((inputs[0].shape[0] if inputs else 1, node.size))
+        for W, v in zip(node.weights, inputs):
+            y += np.asarray((W @ v.T).T)
+        if node.bias is not None:
+            y += node.bias
+        return y
+    if isinstance(node, ActivationNode):
+        return activation_value(node, inputs[0])
+    if isinstance(node, MaxPoolNode):
+        z = inputs[0]
+        return np.stack([node.selection(z[k]) @ z[k] for k in range(z.shape[0])])
+    raise TypeError(f"evaluate_node: no value rule for {type(node).__name__}")
+
+
 def sympy_zeros(n: int) -> Any:
     import sympy
 
@@ -904,35 +880,32 @@ def _maxpool_conditions(node: MaxPoolNode, z: np.ndarray, S: sp.csr_array, Jz: s
     return A, d, [(node.name, int(o)) for o in outs]
 
 
-def _windows(node: MaxPoolNode) -> list[list[int]]:
-    """The input positions (flat, in the input sample) of every output window, padding skipped."""
-    # the selection of a probe with distinct values per window cannot tell us all taps: enumerate
-    # them from the index arithmetic instead (torch's rule), one window per output entry
-    shape = node.input_shape
-    C, spatial = shape[0], shape[1:]
-    d = node.ndim
-    if len(spatial) != d:  # pooling of all axes of one channel (ndim == len(shape))
-        C, spatial = 1, shape
-    out_spatial = node.shape[-d:] if len(node.shape) >= d else node.shape
+def _windows(node: MaxPoolNode) -> list[np.ndarray]:
+    """The input positions (flat, in the input sample) of every output window, padding skipped,
+    in the rows' order of the node's selection: max pooling's from the window plan
+    :func:`~isomat.algebra.maxpool_selection` itself uses, adaptive pooling's from torch's rule."""
+    if node.adaptive is None:
+        plan = _window_plan(node.input_shape, node.window, node.stride, node.padding, node.ndim, node.ceil_mode,
+                            node.dilation)
+        out: list[np.ndarray] = []
+        for _lo, _hi, _co, make in _blocks(plan, 0, plan.n_out, np):
+            cols, mask = make()
+            out.extend(cols[r] if mask is None else cols[r][mask[r]] for r in range(cols.shape[0]))
+        return out
+    from ._layout import _adaptive_windows
+
+    C, spatial = node.input_shape[0], node.input_shape[1:]
     per_axis = []
-    for a in range(d):
-        n, o = spatial[a], out_spatial[a]
-        taps = []
-        for i in range(o):
-            if node.adaptive is not None:
-                lo, hi = (i * n) // o, -((-(i + 1) * n) // o)
-                taps.append(list(range(lo, hi)))
-            else:
-                start = i * node.stride[a] - node.padding[a]
-                taps.append([p for p in (start + t * node.dilation[a] for t in range(node.window[a])) if 0 <= p < n])
-        per_axis.append(taps)
-    strides = [math.prod(spatial[a + 1:]) for a in range(d)]
+    for n, o in zip(spatial, node.adaptive):
+        start, length = _adaptive_windows(n, o)
+        per_axis.append([np.arange(a, a + k) for a, k in zip(start, length)])
+    strides = [math.prod(spatial[a + 1:]) for a in range(len(spatial))]
     n_sp = math.prod(spatial)
     out = []
     for ch in range(C):
-        for o_idx in np.ndindex(*out_spatial):
-            pos = [ch * n_sp]
-            for a in range(d):
-                pos = [p + t * strides[a] for p in pos for t in per_axis[a][o_idx[a]]]
+        for o_idx in np.ndindex(*node.adaptive):
+            pos = np.array([ch * n_sp])
+            for a, t in enumerate(o_idx):
+                pos = (pos[:, None] + per_axis[a][t][None, :] * strides[a]).reshape(-1)
             out.append(pos)
     return out

@@ -52,7 +52,6 @@ class SparseModel(nn.Module):
         # the SparseAffine layers read source's parameters; they are kept out of the module tree so that
         # parameters() and state_dict() list each parameter once, under its model name (_apply moves them)
         self._affine: dict[str, list[tuple[str, SparseAffine | None]]] = {}
-        self._extra: dict[str, Any] = {}
         for node in network.nodes.values():
             if isinstance(node, AffineNode):
                 self._affine[node.name] = self._build_affine(node, dtype)
@@ -78,9 +77,6 @@ class SparseModel(nn.Module):
                 continue
             layer = SparseAffine(W, b, input_shape=shape, output_shape=node.shape)
             parts.append((i, layer.to(dtype)))
-        if node.bias is not None and parts and parts[0][1] is None:
-            # the bias rides on its own constant layer when the first input is an identity
-            self._extra[node.name] = torch.as_tensor(node.bias, dtype=dtype)
         return parts
 
     def _apply(self, fn: Any, recurse: bool = True) -> "SparseModel":  # type: ignore[override]
@@ -89,8 +85,6 @@ class SparseModel(nn.Module):
             for _, layer in parts:
                 if layer is not None:
                     layer._apply(fn, recurse)
-        for k, v in self._extra.items():
-            self._extra[k] = fn(v)
         return self
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -111,8 +105,6 @@ class SparseModel(nn.Module):
                     src = vals[i].reshape((N,) + in_shape)
                     term = src.reshape(N, -1) if layer is None else layer(src).reshape(N, -1)
                     y = term if y is None else y + term
-                if node.name in self._extra:
-                    y = y + self._extra[node.name]
                 vals[node.name] = y
             elif isinstance(node, ActivationNode):
                 vals[node.name] = self._activation(node, vals[node.input], N)

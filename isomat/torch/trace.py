@@ -46,7 +46,7 @@ from .. import _validate
 from ..algebra._operator import check_bytes
 from . import _layout
 from ._modules import _AVG, _CONV, _CONVT, _MAX, LinearRNN, _is_ndlinear, _pool_args, _shape, _tuple, from_module
-from .network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network, activation_value
+from .network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network, evaluate_node
 
 __all__ = ["from_model", "UnsupportedNodeError"]
 
@@ -193,7 +193,7 @@ class _Builder(fx.Interpreter):
     def add_node(self, node: Any, result: torch.Tensor) -> _Ref:
         """Record ``node``, check it against torch's value for it, and map the result to it."""
         ins = [self.flat[i] for i in getattr(node, "inputs", ())]
-        got = _eval_node(node, ins)
+        got = evaluate_node(node, ins)
         want = result.detach().reshape(_N, -1).to(torch.float64).numpy()
         scale = 1.0 + float(np.max(np.abs(want))) if want.size else 1.0
         err = float(np.max(np.abs(got - want))) if want.size else 0.0
@@ -480,8 +480,6 @@ class _Builder(fx.Interpreter):
         if name in ("view", "reshape", "flatten", "unflatten", "unsqueeze", "squeeze", "contiguous", "clone",
                     "view_as", "reshape_as", "detach"):
             return self.alias(result, src)
-        if name in ("size", "dim", "numel"):  # pragma: no cover - non-tensor results return earlier
-            return result
         if name in ("add", "add_", "sub", "sub_"):
             other = args[1] if len(args) > 1 else kwargs.get("other")
             alpha = float(kwargs.get("alpha", 1.0))
@@ -864,23 +862,6 @@ def _is_metadata(n: fx.Node) -> bool:
             return len(n.args) > 1 and n.args[1] in ("shape", "ndim", "dtype", "device", "is_cuda")
         return n.target in (builtins.len,)
     return False
-
-
-def _eval_node(node: Any, ins: list[np.ndarray]) -> np.ndarray:
-    """One node's value on a batch (rows = samples) from its inputs' values."""
-    if isinstance(node, AffineNode):
-        y = np.zeros((ins[0].shape[0] if ins else _N, node.size))
-        for W, v in zip(node.weights, ins):
-            y += np.asarray((W @ v.T).T)
-        if node.bias is not None:
-            y += node.bias
-        return y
-    if isinstance(node, ActivationNode):
-        return activation_value(node, ins[0])
-    if isinstance(node, MaxPoolNode):
-        z = ins[0]
-        return np.stack([node.selection(z[k]) @ z[k] for k in range(z.shape[0])])
-    raise AssertionError(type(node))  # pragma: no cover
 
 
 def _shape_arg(input_shape: Any) -> tuple[int, ...]:
