@@ -23,8 +23,11 @@ quoting.
   load average; a median over 2x the min is marked "noisy" (no verdict) and a ratio below 1 "bound
   wrong" (never a verdict);
 * stencil legs (issue 29): single-channel 3x3 / 5x5 / stride 2 float64 and 3x3 float32 ``conv_apply``
-  against x + y (targets 2.5x, 3x, 3x, 2.5x); 64->64 3x3 at 56x56 against one core's DGEMM floor
-  (one-thread DGEMM rate measured in the same run; target 1.3x);
+  into an existing y (``out=``) against x + y (targets 2.5x, 3x, 3x, 2.5x); the same returning a
+  fresh y, and the operator's rmatvec, printed beside them with the OS's page zeroing measured;
+  64->64 3x3 at 56x56 against one core's DGEMM floor (one-thread DGEMM rate measured in the same
+  run; target 1.3x); the multi-channel stencil-vs-GEMM grid and the rule's picks (``--rule``
+  alone: the full grid);
 * matrix-free apply: ``conv_apply`` (the Kronecker-of-shifts sum, no matrix) against torch conv2d on
   the CPU and ``scipy.ndimage.correlate`` (target: no slower than the faster of the two).
 
@@ -215,8 +218,14 @@ def matrix_free(title, X, K, repeats):
 
 def stencil_cases(n, repeats, copy_arrays):
     """Single-channel conv_apply (the Numba stencil when installed) against x read once + y written
-    once: 3x3 (target 2.5x), 5x5 and stride 2 (3x), float32 3x3 (2.5x of its own bound)."""
-    from isomat.algebra import _stencil
+    once: 3x3 (target 2.5x), 5x5 and stride 2 (3x), float32 3x3 (2.5x of its own bound).
+
+    The targets are judged on ``conv_apply(..., out=y)``: the apply itself, reading x and writing
+    an existing y.  The same call returning a fresh y is printed beside it, without a verdict: the
+    operating system zeroes every fresh page before the first write (measured here, one thread),
+    a cost no implementation that returns new memory avoids.  The operator's rmatvec (transposed
+    convolution, fresh result) is printed the same way."""
+    from isomat.algebra import _stencil, conv_linear_operator
 
     print(f"\nstencil applies, single channel {n}x{n} (numba {'on' if _stencil.available() else 'MISSING: NumPy path'}); "
           "bound = bytes(x) + bytes(y) / copy bandwidth")
@@ -229,17 +238,88 @@ def stencil_cases(n, repeats, copy_arrays):
         K = rng.standard_normal((k, k)).astype(dt)
         p = k // 2
         y = conv_apply(X, K, padding=p, stride=s_)
-        A = conv_matrix(X.shape, K.astype(np.float64), padding=p, stride=s_)
-        np.testing.assert_allclose(y.ravel(), A @ X.astype(np.float64).ravel(), rtol=0,
-                                   atol=(1e-11 if dt == np.float64 else 1e-4) * k * k)
-        legs[name] = (lambda X=X, K=K, p=p, s_=s_: conv_apply(X, K, padding=p, stride=s_))
-        bound_bytes[name] = X.nbytes + y.nbytes
-        targets[name] = target
+        A = conv_matrix(X.shape, K, padding=p, stride=s_)
+        assert A.dtype == dt
+        if not np.array_equal(y.ravel(), A @ X.ravel()):  # zero padding: bit-equal to the CSR product
+            raise SystemExit(f"stencil {name}: differs from the CSR product")
+        op = conv_linear_operator(X.shape, K, padding=p, stride=s_)
+        g = rng.standard_normal(op.shape[0]).astype(dt)
+        np.testing.assert_allclose(op.rmatvec(g), A.T @ g, rtol=0, atol=(1e-11 if dt == np.float64 else 1e-3) * k * k)
+        Y = np.empty_like(y)
+        legs[f"conv_apply {name}, out=y"] = (lambda X=X, K=K, p=p, s_=s_, Y=Y: conv_apply(X, K, padding=p, stride=s_, out=Y))
+        legs[f"conv_apply {name}, fresh y"] = (lambda X=X, K=K, p=p, s_=s_: conv_apply(X, K, padding=p, stride=s_))
+        legs[f"rmatvec {name}, fresh x"] = (lambda op=op, g=g: op.rmatvec(g))
+        for leg in list(legs)[-3:]:
+            bound_bytes[leg] = X.nbytes + y.nbytes
+            targets[leg] = target if leg.endswith("out=y") else None
     times, ratios, bws = interleaved(legs, bound_bytes, repeats, copy_arrays)
-    print(f"  median copy bandwidth {statistics.median(bws) / 1e9:.2f} GB/s; {load_text()}")
+    fresh = median_time(lambda: np.empty((n, n)).fill(1.0), repeats)
+    reused_arr = np.empty((n, n))
+    reused = median_time(lambda: reused_arr.fill(1.0), repeats)
+    print(f"  median copy bandwidth {statistics.median(bws) / 1e9:.2f} GB/s; {load_text()}; one thread writing "
+          f"{n}x{n} float64 into fresh pages {fresh * 1e3:.2f} ms, into reused ones {reused * 1e3:.2f} ms (the OS's "
+          f"zeroing: {(fresh - reused) * 1e3:.2f} ms)")
     for name in legs:
-        judge(f"conv_apply {name} [bound {bound_bytes[name] / statistics.median(bws) * 1e3:.2f} ms]",
+        judge(f"{name} [bound {bound_bytes[name] / statistics.median(bws) * 1e3:.2f} ms]",
               times[name], ratios[name], targets[name])
+
+
+def rule_cases(repeats, quick=False):
+    """Multi-channel layers: the stencil against conv_apply's GEMM path over a grid, and the path
+    the measured rule (isomat.algebra._stencil.prefer) picks; min of interleaved repeats."""
+    from isomat.algebra import _stencil
+    from isomat.algebra.conv import _IM2COL_BYTES
+
+    if not _stencil.available():
+        print("\nmulti-channel rule: numba not installed, skipped")
+        return
+    print("\nmulti-channel layers, float64, padding K//2: stencil vs GEMM path (min of interleaved repeats, ms), "
+          f"and the rule's pick; {load_text()}")
+    grid = [(1, 4, 1), (1, 16, 1), (3, 16, 1), (4, 4, 1), (8, 8, 1), (16, 16, 1), (32, 32, 1), (64, 64, 1),
+            (16, 16, 16), (64, 64, 64), (32, 32, 8), (2, 1, 1), (8, 1, 1)]
+    sizes = (32, 128) if quick else (32, 128, 256)
+    rng = np.random.default_rng(3)
+    picked_best, worst, points = 0, 1.0, 0
+    real_prefer = _stencil.prefer
+    try:
+        for c_in, c_out, g in grid:
+            for n in sizes:
+                if c_in * c_out // g * n * n > 64 * 64 * 128 * 128:
+                    continue
+                for k in (3, 5):
+                    x = rng.standard_normal((c_in, n, n))
+                    w = rng.standard_normal((c_out, c_in // g, k, k))
+                    rule = real_prefer(c_in, c_out, g, (k, k), (n, n), 8, _IM2COL_BYTES)
+
+                    def leg(force):
+                        def run():
+                            _stencil.prefer = lambda *a: force
+                            try:
+                                return conv_apply(x, w, padding=k // 2, groups=g)
+                            finally:
+                                _stencil.prefer = real_prefer
+                        return run
+
+                    st_leg, gm_leg = leg(True), leg(False)
+                    np.testing.assert_allclose(st_leg(), gm_leg(), rtol=1e-10, atol=1e-10)
+                    ts, tg = [], []
+                    for _ in range(repeats):
+                        for lst, fn in ((ts, st_leg), (tg, gm_leg)):
+                            t0 = time.perf_counter()
+                            fn()
+                            lst.append(time.perf_counter() - t0)
+                    t_s, t_g = min(ts), min(tg)
+                    chosen, best = (t_s if rule else t_g), min(t_s, t_g)
+                    points += 1
+                    picked_best += chosen == best
+                    worst = max(worst, chosen / best)
+                    print(f"  C_in {c_in:3d} C_out {c_out:3d} groups {g:3d} {n:4d}^2 {k}x{k}: stencil {t_s * 1e3:8.3f} "
+                          f"GEMM {t_g * 1e3:8.3f}  faster: {'stencil' if t_s < t_g else 'GEMM   '} rule: "
+                          f"{'stencil' if rule else 'GEMM'}{'' if chosen == best else f'  (chosen {chosen / best:.2f}x the faster)'}")
+    finally:
+        _stencil.prefer = real_prefer
+    print(f"  the rule picks the faster path at {picked_best}/{points} points; elsewhere its pick is at most "
+          f"{worst:.2f}x the faster; {load_text()}")
 
 
 def gemm_floor_case(repeats):
@@ -279,7 +359,12 @@ def main():
     ap.add_argument("--repeats", type=int, default=11)  # the apply ratios wander ~10% between repeats here
     ap.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
     ap.add_argument("--block-channels", type=int, default=8)
+    ap.add_argument("--rule", action="store_true", help="only the multi-channel stencil-vs-GEMM grid")
     args = ap.parse_args()
+    if args.rule:
+        print("machine:", machine())
+        rule_cases(args.repeats, args.quick)
+        return
     isomat.set_memory_limit(8 * 2**30)  # the row block below needs ~3 GiB by the staging estimate
     print("machine:", machine())
     print("note: 2 shared cores; other jobs may run at the same time, so timings are noisy;", load_text())
@@ -294,6 +379,7 @@ def main():
     matrix_free(f"single channel {n}x{n}, 3x3", X, K, args.repeats)
     stencil_cases(n, args.repeats, copy_arrays)
     gemm_floor_case(args.repeats)
+    rule_cases(max(3, args.repeats // 3), quick=True)
     c, m = (16, 64) if args.quick else (64, 128)
     Kc = rng.standard_normal((c, c, 3, 3))
     rows = (0, args.block_channels * m * m)

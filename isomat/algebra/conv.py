@@ -632,17 +632,32 @@ def _shift_pad(plan: _Plan, axis: int, tap: int, pad, field, format):
     return render(op, format)
 
 
+def _stencil_eligible(plan: _Plan, field: str, x_dtype: Any, k_dtype: Any, out_dtype: Any) -> bool:
+    """The Numba stencil (:mod:`._stencil`) takes a 2-D float32/float64 layer whose input and kernel
+    share the result's dtype: every single-channel layer, and a multi-channel one where the
+    measured rule :func:`._stencil.prefer` says it beats the GEMM."""
+    if not (field == "numpy" and plan.d == 2 and x_dtype == k_dtype == out_dtype and out_dtype in _stencil.DTYPES
+            and _stencil.available()):
+        return False
+    return (plan.c_in == 1 and plan.c_out == 1) or _stencil.prefer(plan.c_in, plan.c_out, plan.groups, plan.ktaps,
+                                                                    plan.out, np.dtype(out_dtype).itemsize, _IM2COL_BYTES)
+
+
 def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
                boundary: str | None = None, groups: int = 1, threads: int | None = None,
-               padding_mode: str | None = None) -> Any:
+               padding_mode: str | None = None, out: Any = None) -> Any:
     r"""Matrix-free convolution: :math:`\sum_t k_t\,(S^{(1)}_{t_1}\otimes\cdots\otimes S^{(d)}_{t_d})x`.
 
     Each Kronecker product of shifts applied to :math:`X` is a strided slice of the padded
-    input, so nothing of size nnz is built. Single-channel layers run as cache-blocked
-    multiply-adds over row blocks on ``threads`` threads (NumPy releases the GIL); multi-channel
-    layers stack the shifted inputs (at most 256 MiB) and make one GEMM with the kernel, or one
-    GEMM per tap when that buffer would be larger. The stacking buffer is kept per thread between
-    calls of the same shape (a fresh one costs its page faults every call).
+    input, so nothing of size nnz is built. With Numba installed (the ``fast`` extra), a 2-D
+    float32/float64 layer -- every single-channel one, and a multi-channel one where the measured
+    rule of :func:`isomat.algebra._stencil.prefer` says so -- runs as a compiled stencil that
+    reads ``x`` once and writes ``y`` once (:mod:`isomat.algebra._stencil`; bit-equal to
+    ``conv_matrix(...) @ x`` under zero padding). Otherwise single-channel layers run as
+    cache-blocked multiply-adds over row blocks on ``threads`` threads (NumPy releases the GIL);
+    multi-channel layers stack the shifted inputs (at most 256 MiB) and make one GEMM with the
+    kernel, or one GEMM per tap when that buffer would be larger. The stacking buffer is kept per
+    thread between calls of the same shape (a fresh one costs its page faults every call).
 
     Parameters
     ----------
@@ -652,7 +667,12 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     kernel, stride, padding, dilation, boundary, groups, padding_mode
         As :func:`conv_matrix` (``padding_mode``: torch's name for ``boundary``).
     threads : int, optional
-        Worker threads (default: ``ISOMAT_NUM_THREADS``, else the usable CPUs; never above that cap). A single-channel 2-D float32/float64 layer runs as a Numba stencil when Numba is installed (:mod:`._stencil`).
+        Worker threads (default: ``ISOMAT_NUM_THREADS``, else the usable CPUs; never above that cap).
+    out : numpy.ndarray, optional
+        Where to write the result (NumPy inputs): C-contiguous, writeable, of the result's shape
+        and dtype, not overlapping ``x``; returned. Reusing one spares the operating system's
+        zeroing of fresh pages on every call (at 2048x2048 float64 about as long as the stencil
+        itself). The stencil writes into it directly; the other paths copy their result in.
     """
     boundary = _boundary(boundary, padding_mode)
     threads = _validate.threads(threads)
@@ -675,16 +695,22 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     else:
         raise ValueError(f"x of shape {tuple(xv.shape)} does not fit kernel of shape {tuple(k.shape)}")
     plan = _Plan(tuple(xv.shape), tuple(k.shape), stride, padding, dilation, boundary, groups=groups)
+    out_dtype = np.result_type(xv.dtype, k.dtype) if field != "sympy" else object
+    y_shape = (plan.c_out,) + plan.out
+    if out is not None:
+        _check_out(out, field, plan.out if single else y_shape, out_dtype, xv)
+    stencil = _stencil_eligible(plan, field, xv.dtype, k.dtype, out_dtype)
     item = value_bytes(field)
-    padded = plan.c_in * math.prod(n + a + b for n, a, b in zip(plan.spatial, plan.lo, plan.hi))
-    # the output, the padded copy of the input and the per-tap temporaries (at most the im2col buffer)
-    check_bytes("conv_apply", item * (2 * plan.n_out + padded) + min(_IM2COL_BYTES, item * plan.c_in * plan.K * math.prod(plan.out)),
-                f"an output of {plan.n_out:,} and a padded input of {padded:,} values")
+    if stencil:  # the output (unless given) and the two index maps
+        check_bytes("conv_apply", (0 if out is not None else item * plan.n_out) + 8 * plan.K * sum(plan.out),
+                    f"an output of {plan.n_out:,} values")
+    else:
+        padded = plan.c_in * math.prod(n + a + b for n, a, b in zip(plan.spatial, plan.lo, plan.hi))
+        # the output, the padded copy of the input and the per-tap temporaries (at most the im2col buffer)
+        check_bytes("conv_apply", item * (2 * plan.n_out + padded) + min(_IM2COL_BYTES, item * plan.c_in * plan.K * math.prod(plan.out)),
+                    f"an output of {plan.n_out:,} and a padded input of {padded:,} values")
     xp = _backend.array_module(field)
     pad = [(0, 0)] + list(zip(plan.lo, plan.hi))
-    out_dtype = np.result_type(xv.dtype, k.dtype) if field != "sympy" else object
-    stencil = (plan.c_in == 1 and plan.c_out == 1 and field == "numpy" and plan.d == 2 and _stencil.available()
-               and xv.dtype == k.dtype == out_dtype and out_dtype in _stencil.DTYPES)
     if stencil:  # reads x itself: no padded copy
         xpad = xv
     elif any(p != (0, 0) for p in pad):
@@ -693,7 +719,6 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     else:
         xpad = xv
     d = plan.d
-    y_shape = (plan.c_out,) + plan.out
     taps = list(itertools.product(*[range(t) for t in plan.ktaps]))
 
     def view(t, lo_row=0, hi_row=None):
@@ -709,8 +734,11 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
 
     if stencil:
         # the Numba stencil: x read once, y written once, no padded copy (see ._stencil)
-        y = _stencil.apply2d(xv[0], k[0, 0], plan.out, plan.lo, plan.hi, plan.stride, plan.dilation,
-                             plan.boundary, _threads.resolve(threads), _pool)[None]
+        y = _stencil.forward(xv, k, plan.groups, plan.out, plan.lo, plan.hi, plan.stride, plan.dilation,
+                             plan.boundary, _threads.resolve(threads), _pool,
+                             out=None if out is None else out.reshape(y_shape))
+        if out is not None:
+            return out
     elif plan.c_in == 1 and plan.c_out == 1 and field == "numpy":
         w = [k[(0, 0) + t] for t in taps]
         o0 = plan.out[0]
@@ -761,7 +789,27 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
                 y = y + np.stack([np.tensordot(kt[i], v[i], axes=([1], [0])) for i in range(g)]).reshape(y_shape)
             else:
                 y += (kt @ v).reshape(y_shape)
-    return y[0] if single else y
+    y = y[0] if single else y
+    if out is not None:
+        np.copyto(out, y)
+        return out
+    return y
+
+
+def _check_out(out: Any, field: str, shape: tuple[int, ...], dtype: Any, x: Any) -> None:
+    """``out=`` of :func:`conv_apply`: a writeable C-contiguous NumPy array of the result's shape and
+    dtype that does not overlap the input (a ValueError/TypeError naming what differs)."""
+    if field != "numpy":
+        raise TypeError(f"out= takes NumPy inputs; this call computes in the {field!r} field")
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+    if tuple(out.shape) != tuple(shape) or out.dtype != dtype:
+        raise ValueError(f"out must have the result's shape {tuple(shape)} and dtype {np.dtype(dtype)}, got shape "
+                         f"{tuple(out.shape)} and dtype {out.dtype}")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out must be C-contiguous and writeable")
+    if isinstance(x, np.ndarray) and np.may_share_memory(out, x):  # x: the input as values
+        raise ValueError("out must not overlap x")
 
 
 def csr_matvec(A: Any, x: Any, *, threads: int | None = None, out: Any = None, blocks_per_thread: int = 4) -> np.ndarray:

@@ -293,6 +293,21 @@ def conv_transpose_apply(y: Any, kernel: Any, input_shape: Any, *, stride: Any =
 def _conv_transpose_batch(Yb: np.ndarray, k: np.ndarray, plan: Any) -> np.ndarray:
     """``(B, *out_shape)`` -> ``(B, *in_shape)`` (single-channel shapes without the channel axis)."""
     B = Yb.shape[0]
+    from . import _stencil, _threads
+    from .conv import _stencil_eligible
+
+    dtype = np.result_type(Yb.dtype, k.dtype)
+    if _stencil_eligible(plan, "numpy", dtype, dtype, dtype):
+        # the Numba stencil (isomat.algebra._stencil.transpose): each input row owned by one thread,
+        # padding folded through the same index maps as the forward apply
+        in_shape = (plan.c_in,) + plan.spatial
+        _check_entries("conv transpose apply", B * math.prod(in_shape), dtype.itemsize)
+        kk = np.ascontiguousarray((k.reshape((1, 1) + k.shape) if plan.single else k), dtype=dtype)
+        Ys = Yb.astype(dtype, copy=False).reshape((B, plan.c_out) + plan.out)
+        X = [_stencil.transpose(Ys[b], kk, plan.groups, in_shape, plan.lo, plan.hi, plan.stride, plan.dilation,
+                                plan.boundary, _threads.resolve(None), _threads.pool) for b in range(B)]
+        X = X[0][None] if B == 1 else np.stack(X)  # one sample: no copy
+        return X.reshape((B,) + (plan.spatial if plan.single else in_shape))
     if plan.single:
         G = _transposed_conv(Yb.reshape((B, 1) + plan.out), k.reshape((1, 1) + k.shape), plan)
         return G.reshape((B,) + plan.spatial)
