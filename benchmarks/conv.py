@@ -360,10 +360,17 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
     ap.add_argument("--block-channels", type=int, default=8)
     ap.add_argument("--rule", action="store_true", help="only the multi-channel stencil-vs-GEMM grid")
+    ap.add_argument("--stencil", action="store_true", help="only the stencil legs and the 64->64 floor")
     args = ap.parse_args()
     if args.rule:
         print("machine:", machine())
         rule_cases(args.repeats, args.quick)
+        return
+    if args.stencil:
+        print("machine:", machine())
+        bw, copy_arrays = copy_bandwidth(args.repeats)
+        stencil_cases(512 if args.quick else 2048, args.repeats, copy_arrays)
+        gemm_floor_case(args.repeats)
         return
     isomat.set_memory_limit(8 * 2**30)  # the row block below needs ~3 GiB by the staging estimate
     print("machine:", machine())

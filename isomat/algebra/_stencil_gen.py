@@ -48,22 +48,20 @@ def forward_{K}x{K}(x, w, opg, i0, a, b, d1, s1, c0, y, r0, r1, zero):  # pragma
 {xrows}
                 if s1 == 1:
 {contiguous}
-                    if ci == 0:
-                        for j in range(m):
-                            ys[j] = {first}
-                    else:
-                        for j in range(m):
-                            ys[j] = {more}
+{sums}
                 else:
 {strided}
-                    if ci == 0:
+{sums}
+    return 0
+'''
+
+# the first channel starts each sum from zero, the others from y (one loop each, for either view kind)
+SUMS = '''                    if ci == 0:
                         for j in range(m):
                             ys[j] = {first}
                     else:
                         for j in range(m):
-                            ys[j] = {more}
-    return 0
-'''
+                            ys[j] = {more}'''
 
 
 def kernel_source(K: int) -> str:
@@ -91,7 +89,7 @@ def kernel_source(K: int) -> str:
         return expr[1:-1]
 
     return TEMPLATE.format(K=K, rows=rows, weights=weights, xrows=xrows, contiguous=views(False),
-                           strided=views(True), first=chain("zero"), more=chain("ys[j]"))
+                           strided=views(True), sums=SUMS.format(first=chain("zero"), more=chain("ys[j]")))
 
 
 def module_source() -> str:
