@@ -51,7 +51,7 @@ import scipy.ndimage as ndi
 
 import isomat
 from isomat.algebra import conv_apply, conv_matrix, csr_matvec, diagonal_blocks
-from isomat.bench import cpu_model, time_median
+from isomat.bench import OTHERS_LIMIT, LoadWatch, all_threads, cpu_model, scaling_check, thread_limit, time_legs, time_median
 
 
 def median_time(fn, repeats):
@@ -92,15 +92,30 @@ def spread(vals):
     return min(vals), statistics.median(vals), max(vals)
 
 
-def judge(name, times, ratios, target, bound_note="", floor=False):
+def loaded_note(lw, threads, absolute=False):
+    """Why no verdict may rest on legs run under ``lw`` (a LoadWatch) on ``threads`` threads, or "".
+    A figure judged on its own (an absolute target) needs the machine to itself; a ratio of
+    interleaved legs needs the cores its legs use (see isomat.bench.verdict)."""
+    if lw is None or lw.others is None:
+        return ""
+    if (absolute and lw.loaded) or (threads > 1 and lw.others + threads > all_threads() + OTHERS_LIMIT):
+        return f"loaded: other processes kept {lw.others:.2f} cores busy, no verdict"
+    return ""
+
+
+def judge(name, times, ratios, target, bound_note="", floor=False, lw=None, threads=1):
     """Print min/median/max of the time and of time / bound; a median over 2x the min is "noisy"
-    (no verdict); a ratio below 1 means the bound is wrong (never printed as a verdict)."""
+    (no verdict); a ratio below 1 means the bound is wrong (never printed as a verdict); legs that
+    lacked the cores they use (``lw``, ``threads``) are "loaded" (no verdict)."""
     tmin, tmed, tmax = spread(times)
     rmin, rmed, rmax = spread(ratios)
+    busy = loaded_note(lw, threads)
     if rmin < 1.0 and not floor:
         verdict = "  [bound wrong: a ratio below 1 against a true bound is impossible]"
     elif tmed > 2 * tmin:
         verdict = "  [noisy: median > 2x min, no verdict]"
+    elif busy and target is not None:
+        verdict = f"  [{busy}]"
     elif target is None:
         verdict = ""
     else:
@@ -120,31 +135,47 @@ def interleaved(legs, bound_bytes, repeats, copy_arrays, warmup=1):
     times = {k: [] for k in legs}
     ratios = {k: [] for k in legs}
     bws = []
-    for _ in range(repeats):
-        bw = 2 * a.nbytes / median_time(lambda: np.copyto(b, a), 3)
-        bws.append(bw)
-        for k, fn in legs.items():
-            t0 = time.perf_counter()
-            fn()
-            t = time.perf_counter() - t0
-            times[k].append(t)
-            ratios[k].append(t / (bound_bytes[k] / bw))
-    return times, ratios, bws
+    with LoadWatch() as lw:
+        for _ in range(repeats):
+            bw = 2 * a.nbytes / median_time(lambda: np.copyto(b, a), 3)
+            bws.append(bw)
+            for k, fn in legs.items():
+                t0 = time.perf_counter()
+                fn()
+                t = time.perf_counter() - t0
+                times[k].append(t)
+                ratios[k].append(t / (bound_bytes[k] / bw))
+    return times, ratios, bws, lw
 
 
-def report(name, value, target=None, unit=""):
-    ok = "" if target is None else ("  [target met]" if value <= target else "  [target NOT met]")
-    print(f"  {name:<58s} {value:10.3f}{unit}{ok}")
+def report(name, timing, per, target, unit, lw, threads):
+    """A per-item figure (``timing`` / ``per``, min/median/max) judged on its own against ``target``:
+    an absolute figure, so it needs a quiet machine (no verdict when noisy or loaded)."""
+    lo, med, hi = (t / per * 1e9 for t in (timing.min, timing.median, timing.max))
+    busy = loaded_note(lw, threads, absolute=True)
+    if target is None:
+        ok = ""
+    elif timing.noisy:
+        ok = "  [noisy: median > 2x min, no verdict]"
+    elif busy:
+        ok = f"  [{busy}]"
+    else:
+        ok = "  [target met]" if med <= target else "  [target NOT met]"
+    print(f"  {name:<44s} {lo:8.3f} {med:8.3f} {hi:8.3f}{unit} (min/median/max){ok}")
 
 
 def bench_case(title, input_shape, K, rows, repeats, copy_arrays, block=None):
     print(f"\n{title}")
     W = conv_matrix(input_shape, K, padding=1, rows=rows)  # warm-up, and the matrix for the applies
-    t_build = median_time(lambda: conv_matrix(input_shape, K, padding=1, rows=rows), repeats)
-    t_build1 = median_time(lambda: conv_matrix(input_shape, K, padding=1, rows=rows, threads=1), repeats)
-    print(f"  matrix {W.shape[0]}x{W.shape[1]}, nnz {W.nnz:,}" + ("" if rows is None else f" (row block {rows})"))
-    report("construction, 2 threads (ns per nnz)", t_build / W.nnz * 1e9, 10.0, " ns")
-    report("construction, 1 thread (ns per nnz)", t_build1 / W.nnz * 1e9, None, " ns")
+    with LoadWatch() as lw:
+        tb = time_legs({"2": lambda: conv_matrix(input_shape, K, padding=1, rows=rows, threads=2),
+                        "1": lambda: conv_matrix(input_shape, K, padding=1, rows=rows, threads=1)},
+                       repeats=repeats, warmup=0)
+    t_build = tb["2"].median
+    print(f"  matrix {W.shape[0]}x{W.shape[1]}, nnz {W.nnz:,}" + ("" if rows is None else f" (row block {rows})")
+          + f"; construction timed in {repeats} interleaved repeats, {lw.text}")
+    report("construction, 2 threads (ns per nnz)", tb["2"], W.nnz, 10.0, " ns", lw, 2)
+    report("construction, 1 thread (ns per nnz)", tb["1"], W.nnz, None, " ns", lw, 1)
     x = np.random.default_rng(0).standard_normal(W.shape[1])
     y = np.empty(W.shape[0])
     t0 = time.perf_counter()
@@ -165,23 +196,29 @@ def bench_case(title, input_shape, K, rows, repeats, copy_arrays, block=None):
     xy = x.nbytes + y.nbytes
     csr_bytes = W.nnz * (8 + W.indices.itemsize) + xy
     bound_bytes = {name: (W.nnz * 8 + xy if "Diagonal" in name else csr_bytes) for name in applies}
-    times, ratios, bws = interleaved(applies, bound_bytes, repeats, copy_arrays, warmup=0)
+    times, ratios, bws, lw = interleaved(applies, bound_bytes, repeats, copy_arrays, warmup=0)
     bw = statistics.median(bws)
     print(f"  bounds at the median copy bandwidth {bw / 1e9:.2f} GB/s read+written (range {min(bws) / 1e9:.1f}-"
           f"{max(bws) / 1e9:.1f}): CSR {csr_bytes / bw * 1e3:.2f} ms, diagonal blocks "
           f"{(W.nnz * 8 + xy) / bw * 1e3:.2f} ms; {load_text()}")
     print(f"  diagonal storage: {D!r}; converted from CSR in {t_conv:.2f} s ({t_conv / W.nnz * 1e9:.1f} ns per nnz, untargeted)")
     print(f"  {repeats} interleaved repeats: time min/median/max, and time / its own format's bound min/median/max:")
+    print(f"  {lw.text}")
     for name in applies:
-        judge(name, times[name], ratios[name], 1.3 if "isomat" in name else None)
+        judge(name, times[name], ratios[name], 1.3 if "isomat" in name else None, lw=lw,
+              threads=2 if "2 threads" in name else 1)
     return t_build
 
 
 def matrix_free(title, X, K, repeats):
+    """conv_apply against torch conv2d and scipy.ndimage (target: no slower than the faster float64
+    reference), interleaved, one column per thread count with every leg under that count; a column
+    that fails its scaling check, is noisy, or lacked its cores carries no verdict."""
+    from isomat.bench import thread_columns, verdict, verdict_text
+
     print(f"\n{title} (matrix-free)")
     y = conv_apply(X, K, padding=1)
-    t_mine = median_time(lambda: conv_apply(X, K, padding=1), repeats)
-    results = {}
+    legs = {}
     try:
         import torch
         import torch.nn.functional as F
@@ -190,30 +227,52 @@ def matrix_free(title, X, K, repeats):
         kt = torch.tensor(K if K.ndim == 4 else K[None, None])
         ref = F.conv2d(xt, kt, padding=1)[0].numpy()
         np.testing.assert_allclose(y.reshape(ref.shape), ref, rtol=1e-10, atol=1e-9)
-        with torch.no_grad():
-            results["torch conv2d float64"] = median_time(lambda: F.conv2d(xt, kt, padding=1), repeats)
-            x32, k32 = xt.float(), kt.float()
-            results["torch conv2d float32 (for reference)"] = median_time(lambda: F.conv2d(x32, k32, padding=1), repeats)
+        x32, k32 = xt.float(), kt.float()
+
+        def torch_leg(a, b):
+            def run():
+                with torch.no_grad():
+                    F.conv2d(a, b, padding=1)
+            return run
+
+        legs["torch conv2d float64"] = torch_leg(xt, kt)
+        legs["torch conv2d float32 (for reference)"] = torch_leg(x32, k32)
     except ImportError:
         print("  torch not installed")
     if X.ndim == 2:
-        results["scipy.ndimage.correlate"] = median_time(lambda: ndi.correlate(X, K, mode="constant"), repeats)
-    else:
+        legs["scipy.ndimage.correlate"] = lambda: ndi.correlate(X, K, mode="constant")
+    elif X.shape[0] * K.shape[0] <= 64:
         def nd():
             out = np.zeros((K.shape[0],) + X.shape[1:])
             for o in range(K.shape[0]):
                 for i in range(K.shape[1]):
                     out[o] += ndi.correlate(X[i], K[o, i], mode="constant")
             return out
-        results["scipy.ndimage.correlate (C_out*C_in 2-d calls)"] = median_time(nd, max(1, repeats // 3))
-    print(f"  isomat conv_apply (float64)                                {t_mine * 1e3:10.2f} ms")
-    for k, v in results.items():
-        print(f"  {k:<58s} {v * 1e3:10.2f} ms   isomat/this = {t_mine / v:.2f}")
-    f64 = [v for k, v in results.items() if "float32" not in k]
-    if f64:
-        best = min(f64)
-        print(f"  target (no slower than the faster float64 reference): {'met' if t_mine <= best else 'NOT met'} "
-              f"(ratio {t_mine / best:.2f})")
+        legs["scipy.ndimage.correlate (C_out*C_in 2-d calls)"] = nd
+    cols = thread_columns()
+    by = {}
+    for c in cols:
+        legs_c = dict(legs, **{"isomat conv_apply (float64)": lambda c=c: conv_apply(X, K, padding=1, threads=c)})
+        with LoadWatch() as lw:
+            by[c] = (time_legs(legs_c, repeats=repeats, warmup=1, threads=c), lw)
+    for c in cols:
+        tm, lw = by[c]
+        print(f"  {c} thread(s), every leg (min/median/max): {lw.text}")
+        for k, t in tm.items():
+            print(f"    {k:<52s} {t.text()}")
+        f64 = [t for k, t in tm.items() if "float32" not in k and not k.startswith("isomat")]
+        if not f64:
+            continue
+        best = min(f64, key=lambda t: t.median)
+        v = verdict(f"{best.name} / isomat conv_apply, {c} thread(s)", best, tm["isomat conv_apply (float64)"],
+                    target=1.0, load=lw)
+        if len(cols) > 1:
+            for leg in (best.name, "isomat conv_apply (float64)"):
+                why = scaling_check(by[1][0][leg], by[cols[-1]][0][leg], cols[-1])
+                void = cols if why and why.startswith("IMPOSSIBLE") else cols[-1:]
+                if why and c in void and v["verdict"] in ("met", "not met"):
+                    v["verdict"], v["why"] = "disturbed", f"{leg}: {why}"
+        print("  target (no slower than the faster float64 reference): " + verdict_text(v))
 
 
 def stencil_cases(n, repeats, copy_arrays):
@@ -252,16 +311,18 @@ def stencil_cases(n, repeats, copy_arrays):
         for leg in list(legs)[-3:]:
             bound_bytes[leg] = X.nbytes + y.nbytes
             targets[leg] = target if leg.endswith("out=y") else None
-    times, ratios, bws = interleaved(legs, bound_bytes, repeats, copy_arrays)
+    times, ratios, bws, lw = interleaved(legs, bound_bytes, repeats, copy_arrays)
     fresh = median_time(lambda: np.empty((n, n)).fill(1.0), repeats)
     reused_arr = np.empty((n, n))
     reused = median_time(lambda: reused_arr.fill(1.0), repeats)
     print(f"  median copy bandwidth {statistics.median(bws) / 1e9:.2f} GB/s; {load_text()}; one thread writing "
           f"{n}x{n} float64 into fresh pages {fresh * 1e3:.2f} ms, into reused ones {reused * 1e3:.2f} ms (the OS's "
           f"zeroing: {(fresh - reused) * 1e3:.2f} ms)")
+    from isomat.algebra import _threads
+    print(f"  {lw.text}")
     for name in legs:
         judge(f"{name} [bound {bound_bytes[name] / statistics.median(bws) * 1e3:.2f} ms]",
-              times[name], ratios[name], targets[name])
+              times[name], ratios[name], targets[name], lw=lw, threads=_threads.num_threads())
 
 
 def rule_cases(repeats, quick=False):

@@ -138,6 +138,10 @@ def main():
             if why:
                 flags.append(f"{leg}: {why}")
                 notes.append(f"n={n} {leg}: {why}")
+                # a disturbed column carries no verdict in the report either (IMPOSSIBLE: both columns)
+                for v in ((v1, vN) if why.startswith("IMPOSSIBLE") else (vN,)):
+                    if v["verdict"] in ("met", "not met", "measured"):
+                        v["verdict"], v["why"] = "disturbed", why
         rows.append({"n": n, "L": L, "t1": t1, "tN": tN, "v1": v1, "vN": vN, "flags": flags, "bound": bound,
                      "lw": lw, "keep": K1.keep, "chunk": K1.chunk,
                      "fr": t1["fwd"].median / L / bound, "frr": t1["fwdR"].median / L / bound,
@@ -147,7 +151,7 @@ def main():
           f"{f'dense {N}T ms':>24} {f'SPM {N}T ms':>24} {'speedup':>8} | {'paper':>5} | load")
     for r in rows:
         def cell(v):
-            return f"{v['value']:6.2f}x" + ("?" if v["verdict"] == "noisy" else " ")
+            return f"{v['value']:6.2f}x" + ("?" if v["verdict"] in ("noisy", "loaded", "disturbed") else " ")
         print(f"{r['n']:>5} {r['L']:>3} | {r['t1']['dense'].text():>27} {r['t1']['spm'].text():>24} {cell(r['v1']):>8} | "
               f"{r['tN']['dense'].text():>24} {r['tN']['spm'].text():>24} {cell(r['vN']):>8} | "
               f"{PAPER_SPEEDUP[r['n']]:>4.2f}x | {r['lw'].before:.2f}->{r['lw'].after:.2f}")
@@ -179,8 +183,8 @@ def main():
         for key, c in (("v1", 1), ("vN", N)):
             v = by[n][key]
             disturbed = any("IMPOSSIBLE" in f or (c == N and "COLLAPSED" in f) for f in by[n]["flags"])
-            if v["verdict"] == "noisy" or disturbed:
-                tag = "NO VERDICT (noisy or disturbed)"
+            if v["verdict"] in ("noisy", "loaded", "disturbed") or disturbed:
+                tag = f"NO VERDICT ({v['verdict'] if v['verdict'] != 'measured' else 'disturbed'})"
             else:
                 tag = "MET" if v["value"] >= goal else "NOT MET"
             out.append(f"{c}T {v['value']:.2f}x -> {tag}")

@@ -177,9 +177,10 @@ def _compare(M, shapes, m, q, repeats, rng):
                             load=lw)
                 figures += [fi, fn_]
                 ratios.append(v)
-                ok = None if v["verdict"] == "noisy" else v["verdict"] == "met"
+                ok = None if v["verdict"] in ("noisy", "loaded") else v["verdict"] == "met"
                 verdicts.append((base, c, n, p, ok))
-                tag = {"met": "MET", "not met": "NOT MET", "noisy": "NOISY: no verdict"}[v["verdict"]]
+                tag = {"met": "MET", "not met": "NOT MET", "noisy": "NOISY: no verdict",
+                       "loaded": "LOADED (cores busy elsewhere): no verdict"}[v["verdict"]]
                 print(f"  {base:22s} {c}T isomat {ti.text():>26s} | naive {tn.text():>26s} | {v['value']:7.1f}x "
                       f"(mins {v['min_ratio']:6.1f}x) {tag} [load {lw.before:.2f}->{lw.after:.2f}]")
             for leg in ("isomat", "naive"):
@@ -191,6 +192,10 @@ def _compare(M, shapes, m, q, repeats, rng):
                     for i, vv in enumerate(verdicts):  # a disturbed column carries no verdict
                         if vv[:4] in {(base, c, n, p) for c in void}:
                             verdicts[i] = (*vv[:4], None)
+                    for r in ratios:  # ... in the report either
+                        if any(r["name"] == f"{base}: naive / isomat (n={n}, p={p}, lcm {t}, {c} thread(s))"
+                               for c in void) and r["verdict"] in ("met", "not met"):
+                            r["verdict"], r["why"] = "disturbed", why
 
     print("\nsummary of the 100x target (lcm >= 2000), per method and thread column over the shapes above:")
     for base in ("stp", "dk_stp", "projection", "project (matrix-free)"):

@@ -133,18 +133,43 @@ def load_text(load: tuple[float, float, float] | None = None) -> str:
     return "load average n/a" if load is None else "load average " + " ".join(f"{v:.2f}" for v in load)
 
 
+#: cores other processes may keep busy during a measurement before a verdict that needs the
+#: machine to itself is withheld (see :attr:`LoadWatch.others`)
+OTHERS_LIMIT = 0.25
+
+
+def cpu_busy_seconds() -> float | None:
+    """CPU-seconds all CPUs have spent busy since boot (``/proc/stat``); None where unavailable."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = f.readline().split()
+        if fields[0] != "cpu":
+            return None
+        vals = [int(v) for v in fields[1:9]]  # user nice system idle iowait irq softirq steal
+        return (sum(vals) - vals[3] - vals[4]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
 @dataclass
 class LoadWatch:
-    """The load average before and after a measurement: ``with LoadWatch() as lw: ...`` then
-    ``lw.before``, ``lw.after`` (1-minute values) and ``lw.text``."""
+    """The load during a measurement: ``with LoadWatch() as lw: ...`` then ``lw.before``, ``lw.after``
+    (1-minute load averages), ``lw.others`` and ``lw.text``.
+
+    ``others`` is the number of cores other processes kept busy meanwhile: all CPUs' busy time
+    (``/proc/stat``) less this process's own CPU time, over the wall time.  Unlike the load
+    average, which lags by a minute and counts this process too, it says whether the measurement
+    had the machine to itself (None where ``/proc/stat`` is missing)."""
 
     before: float | None = None
     after: float | None = None
+    others: float | None = None
 
     def __enter__(self) -> LoadWatch:
         load = load_average()
         self.before = None if load is None else load[0]
-        self.after = None
+        self.after = self.others = None
+        self._t0, self._busy0, self._own0 = time.perf_counter(), cpu_busy_seconds(), time.process_time()
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -153,14 +178,23 @@ class LoadWatch:
     def stop(self) -> LoadWatch:
         load = load_average()
         self.after = None if load is None else load[0]
+        busy, wall = cpu_busy_seconds(), time.perf_counter() - getattr(self, "_t0", time.perf_counter())
+        if busy is not None and getattr(self, "_busy0", None) is not None and wall > 0:
+            self.others = max(0.0, (busy - self._busy0 - (time.process_time() - self._own0)) / wall)
         return self
+
+    @property
+    def loaded(self) -> bool:
+        """Other processes kept more than :data:`OTHERS_LIMIT` cores busy during the measurement."""
+        return self.others is not None and self.others > OTHERS_LIMIT
 
     @property
     def text(self) -> str:
         def f(v: float | None) -> str:
             return "n/a" if v is None else f"{v:.2f}"
 
-        return f"load {f(self.before)} before, {f(self.after)} after ({os.cpu_count()} logical CPUs)"
+        return (f"load {f(self.before)} before, {f(self.after)} after ({os.cpu_count()} logical CPUs); other "
+                f"processes used {f(self.others)} cores meanwhile")
 
 
 def all_threads() -> int:
@@ -313,6 +347,10 @@ def verdict(name: str, numerator: Timing, denominator: Timing, *, target: float 
     * ``"bound wrong"`` when ``bound`` (the numerator is a physical lower bound on the denominator's
       time, e.g. memory streaming) and the ratio is below 1: a measurement cannot beat its bound, so
       the bound is misstated, never a ratio < 1 printed as a result;
+    * ``"loaded"`` -- no verdict -- when the legs ran on several threads (``Timing.threads``) and
+      other processes kept busy cores they needed (``load.others + threads`` over the CPUs by more
+      than :data:`OTHERS_LIMIT`): interleaving evens out load between one-thread legs, but a thread
+      pool short of a core is slowed by how its work is split, not alike for both legs;
     * ``"met"`` / ``"not met"`` against ``target`` (the ratio must reach it), else ``"measured"``.
 
     The load average before and after (``load``) is recorded with it.
@@ -325,8 +363,15 @@ def verdict(name: str, numerator: Timing, denominator: Timing, *, target: float 
         out["target"] = float(target)
     if load is not None:
         out["load_before"], out["load_after"] = load.before, load.after
+        if load.others is not None:
+            out["others"] = load.others
+    threads = max(numerator.threads or 1, denominator.threads or 1)
+    out["threads"] = threads
     if numerator.noisy or denominator.noisy:
         out["verdict"] = "noisy"
+    elif threads > 1 and load is not None and load.others is not None \
+            and load.others + threads > all_threads() + OTHERS_LIMIT:
+        out["verdict"] = "loaded"
     elif bound and min(value, out["min_ratio"]) < 1:
         out["verdict"] = "bound wrong"
     elif target is not None:
@@ -340,6 +385,9 @@ def verdict_text(v: dict[str, Any]) -> str:
     """One line for :func:`verdict`'s result."""
     tail = {"noisy": "NOISY (median > 2x min): no verdict",
             "bound wrong": "BOUND WRONG (a measurement beat its physical bound): no verdict",
+            "loaded": (f"LOADED (other processes kept {v.get('others', 0):.2f} cores busy under "
+                       f"{v.get('threads', '')}-thread legs): no verdict"),
+            "disturbed": f"DISTURBED ({v.get('why', 'a thread column failed its scaling check')})",
             "met": f"target {v.get('target', 0):g}x MET", "not met": f"target {v.get('target', 0):g}x NOT MET",
             "measured": ""}[v["verdict"]]
     load = ""

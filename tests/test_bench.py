@@ -6,6 +6,7 @@ import importlib.util
 import io
 import json
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,39 @@ def test_timing_figure_carries_min_max():
     f = timing_figure("x", _timing("x", [1.0, 2.0, 4.0], threads=1), "s", n=3)
     assert f["value"] == 2.0 and f["params"]["min"] == 1.0 and f["params"]["max"] == 4.0
     assert f["params"]["threads"] == 1 and f["repeats"] == 3 and "noisy" not in f["params"]
+
+
+def test_loadwatch_counts_other_processes_not_its_own():
+    """A busy child process shows up in ``others``; this process's own CPU time does not."""
+    import subprocess
+    import sys as _sys
+
+    from isomat.bench import LoadWatch, cpu_busy_seconds
+    if cpu_busy_seconds() is None:
+        pytest.skip("no /proc/stat here")
+    burner = subprocess.Popen([_sys.executable, "-c", "import time\nt=time.time()\nwhile time.time()-t<3: pass"])
+    try:
+        time.sleep(0.3)
+        with LoadWatch() as lw:
+            time.sleep(1.0)
+    finally:
+        burner.kill()
+        burner.wait()
+    assert lw.others is not None and lw.others > 0.4, lw.text  # the burner held about one core
+    assert lw.loaded and "other processes used" in lw.text
+
+
+def test_verdict_withheld_when_multithread_legs_lacked_cores():
+    from isomat.bench import LoadWatch, all_threads, verdict, verdict_text
+    fast, slow = _timing("fast", [1.0, 1.0, 1.1]), _timing("slow", [3.0, 3.0, 3.1])
+    busy = LoadWatch(before=2.0, after=2.0, others=all_threads())  # every core busy elsewhere
+    quiet = LoadWatch(before=0.1, after=0.1, others=0.0)
+    fast.threads = slow.threads = all_threads()
+    if all_threads() > 1:
+        v = verdict("r", slow, fast, target=2, load=busy)
+        assert v["verdict"] == "loaded" and "LOADED" in verdict_text(v)
+    assert verdict("r", slow, fast, target=2, load=quiet)["verdict"] == "met"
+    fast.threads = slow.threads = 1  # one-thread interleaved legs: the load hits both alike
+    assert verdict("r", slow, fast, target=2, load=busy)["verdict"] == "met"
+    v = dict(verdict("r", slow, fast, target=2), verdict="disturbed", why="COLLAPSED: x")
+    assert "DISTURBED (COLLAPSED: x)" in verdict_text(v)
