@@ -26,6 +26,10 @@ Checks, in order (``--only`` / ``--skip`` take comma-separated names):
 ``dlpack``
     ``isomat.export.to_dlpack`` of a cupy-field operator read by ``torch.from_dlpack`` on the
     device, and back with ``isomat.export.from_dlpack`` (skipped when torch or its CUDA is missing).
+``twin``
+    the sparse twin on CUDA (``isomat.torch.SparseAffine`` of a replicate-padded Conv2d and a
+    Linear, ``to_sparse_model`` of LeNet-5): output, input and parameter gradients against the
+    native modules, float64 (1e-12) and float32 (1e-5); skipped when torch's CUDA is missing.
 ``dask``
     ``isomat.distributed.apply_row_blocks(..., device="gpu")`` on a local Dask cluster against the
     CPU product (skipped when dask.distributed is missing).
@@ -71,10 +75,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-CHECKS = ("probe", "families", "diagonal", "memory", "int64", "dlpack", "dask", "bench", "verify")
+CHECKS = ("probe", "families", "diagonal", "memory", "int64", "dlpack", "twin", "dask", "bench", "verify")
 #: seconds each check needs at the least (on an H100: compiles included); what the budget keeps back
-MINIMUM_S = {"probe": 0, "families": 20, "diagonal": 5, "memory": 10, "int64": 5, "dlpack": 5, "dask": 15,
-             "bench": 60, "verify": 60}
+MINIMUM_S = {"probe": 0, "families": 20, "diagonal": 5, "memory": 10, "int64": 5, "dlpack": 5, "twin": 10,
+             "dask": 15, "bench": 60, "verify": 60}
 DEFAULT_BUDGET_S = 480.0
 DEFAULT_JSON = ROOT / "benchmarks" / "results" / "device_checklist.json"
 EXIT_NO_DEVICE = 2
@@ -301,6 +305,58 @@ def check_dlpack() -> str:
     return f"CuPy -> torch on {t.device} -> CuPy, and to the host, all equal"
 
 
+def check_twin() -> str:
+    """The sparse twin (isomat.torch.SparseAffine / to_sparse_model) on CUDA: forward, input and
+    parameter gradients equal the native module's, float64 (1e-12) and float32 (1e-5)."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise Skip(f"torch is not installed ({exc})") from None
+    if not torch.cuda.is_available():
+        raise Skip(f"torch {torch.__version__} has no usable CUDA")
+    return twin_equals_native("cuda")
+
+
+def twin_equals_native(device: str) -> str:
+    """:func:`check_twin`'s comparisons on ``device`` (the tests run them on the CPU)."""
+    import copy
+
+    import torch
+    from torch import nn
+
+    from isomat.testing.models import LeNet5
+    from isomat.torch import SparseAffine, to_sparse_model
+
+    done = []
+    for dtype, tol in ((torch.float64, 1e-12), (torch.float32, 1e-5)):
+        torch.manual_seed(0)
+        cases = [("Conv2d replicate", nn.Conv2d(2, 3, 3, padding=1, padding_mode="replicate"), (2, 9, 9)),
+                 ("Linear", nn.Linear(20, 7), (20,))]
+        for name, module, shape in cases:
+            module = module.to(device=device, dtype=dtype)
+            native = copy.deepcopy(module)
+            twin = SparseAffine.from_module(module, shape)
+            x = torch.randn((4,) + shape, dtype=dtype, device=device, requires_grad=True)
+            xn = x.detach().clone().requires_grad_(True)
+            y, yn = twin(x), native(xn)
+            if y.device.type != torch.device(device).type:
+                raise AssertionError(f"{name}: the twin's output is on {y.device}, not on {device}")
+            torch.testing.assert_close(y, yn, rtol=tol, atol=tol)
+            g = torch.randn_like(y)
+            y.backward(g)
+            yn.backward(g)
+            torch.testing.assert_close(x.grad, xn.grad, rtol=tol, atol=tol)
+            for (pn, p), q in zip(module.named_parameters(), native.parameters()):
+                torch.testing.assert_close(p.grad, q.grad, rtol=tol, atol=tol, msg=f"{name} {pn}.grad differs")
+            done.append(f"{name} {str(dtype).split('.')[-1]}")
+        model = LeNet5().to(device=device, dtype=dtype).eval()
+        sparse = to_sparse_model(model, (1, 32, 32))
+        x = torch.randn(8, 1, 32, 32, dtype=dtype, device=device)
+        torch.testing.assert_close(sparse(x), model(x), rtol=tol * 10, atol=tol * 10)
+        done.append(f"LeNet-5 {str(dtype).split('.')[-1]}")
+    return f"twin equals native on {device}: " + ", ".join(done)
+
+
 def check_dask() -> str:
     try:
         from distributed import Client, LocalCluster
@@ -473,7 +529,8 @@ def main(argv: list[str] | None = None, *, out: Any = None) -> int:
             add(_run("bench", lambda rec=rec: check_bench(args.quick, left("bench"), bench_json_path(json_path), rec),
                      out, rec))
         else:
-            fn = {"diagonal": check_diagonal, "int64": check_int64, "dlpack": check_dlpack, "dask": check_dask}[name]
+            fn = {"diagonal": check_diagonal, "int64": check_int64, "dlpack": check_dlpack, "twin": check_twin,
+                  "dask": check_dask}[name]
             add(_run(name, timed(name, fn), out))
     failed = [r["name"] for r in records if r["status"] == "FAIL"]
     for_time = [r["name"] for r in records if r["status"] == "SKIP" and r["detail"].startswith("for time")]
