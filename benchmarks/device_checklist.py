@@ -271,11 +271,13 @@ def check_verify(paper: str | None, timeout: float, record: dict) -> str:
     touched = gpu.get("device_claims")
     if touched is not None:
         record["device_claims"] = touched
+        record["device_reused_claims"] = gpu.get("device_reused_claims", [])
     differ = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
     if differ:
         raise AssertionError(f"{len(differ)} verdicts differ: " + "; ".join(f"{k}: cpu {a.get(k)}, cupy {b.get(k)}"
                                                                           for k in differ[:5]))
-    touched_text = f"; {len(touched)} claims touched the device" if isinstance(touched, list) else ""
+    touched_text = (f"; {len(touched)} claims ran device work, {len(gpu.get('device_reused_claims', []))} more rest on "
+                    "cached device results" if isinstance(touched, list) else "")
     return f"{len(a)} claims, the same verdict on both backends{touched_text}"
 
 

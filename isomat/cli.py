@@ -429,8 +429,10 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(f"{_n(len(beyond), 'result')} beyond the papers (not in the tally): {_counts(beyond)}", file=out)
         print(f"{_n(len(own), 'claim')} in {report['total_seconds']:.1f} s: {_counts(own)}", file=out)
         if "device_claims" in report:
-            print(f"{len(report['device_claims'])} of {_n(len(records), 'claim')} used the device "
-                  f"(--backend {args.backend})", file=out)
+            reused = report.get("device_reused_claims", [])
+            print(f"{len(report['device_claims']) + len(reused)} of {_n(len(records), 'claim')} used the device "
+                  f"(--backend {args.backend}): {len(report['device_claims'])} ran device work, {len(reused)} rest "
+                  "on device results an earlier claim computed (cached)", file=out)
     if args.export_smt:
         n = len(list(Path(args.export_smt).glob("*.smt2")))
         print(f"isomat verify: {n} SMT-LIB obligations in {args.export_smt} (re-check: python -m "

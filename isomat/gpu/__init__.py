@@ -153,6 +153,7 @@ def gpu_available() -> bool:
 
 
 _device_uses = [0]
+_device_reuses = [0]
 _RAW_KERNEL_SOURCES: dict[str, str] = {}
 
 
@@ -169,6 +170,18 @@ def raw_kernel_sources() -> dict[str, str]:
     """``{kernel name: CUDA source}`` of every RawKernel registered so far (import
     :mod:`isomat.algebra` first to have them all)."""
     return dict(_RAW_KERNEL_SOURCES)
+
+
+def note_device_reuse() -> None:
+    """A cached result that was computed on the device was used again (see
+    :func:`isomat.proofs.engine.device_cached`): the ledger runner counts the claim whose check
+    rests on it as using the device, apart from the claims that ran device work themselves."""
+    _device_reuses[0] += 1
+
+
+def device_reuses() -> int:
+    """How many times a cached device result was used again (:func:`note_device_reuse`)."""
+    return _device_reuses[0]
 
 
 def device_uses() -> int:

@@ -28,7 +28,7 @@ from typing import Any
 from .. import _validate
 from . import engine
 from . import smt as recheck
-from ..gpu import device_uses
+from ..gpu import device_reuses, device_uses
 from .engine import PAPERS, REGISTRY, VERDICTS, Claim, run_claim, using_float_backend
 
 EXPECTED_DIR = Path(__file__).with_name("expected")
@@ -395,6 +395,7 @@ def run(
     t0 = time.perf_counter()
     records: list[dict[str, Any]] = []
     device_claims: list[str] = []  # with the cupy backend: the claims whose checks reached the device
+    reused_claims: list[str] = []  # ... and those whose checks rest on device results an earlier claim computed
     export = None if export_smt is None else str(Path(export_smt).resolve())
     if export is not None:
         recheck.export_to(export)
@@ -406,10 +407,12 @@ def run(
     def emit(i: int, rec: dict[str, Any] | None) -> None:
         c = claims[i]
         if rec is None:  # run here
-            uses = device_uses()
+            uses, reuses = device_uses(), device_reuses()
             rec = run_claim(c)
             if backend != "numpy" and device_uses() > uses:
                 device_claims.append(c.id)
+            elif backend != "numpy" and device_reuses() > reuses:
+                reused_claims.append(c.id)
         records.append(rec)
         if on_record:
             on_record(i + 1, len(claims), rec)
@@ -442,6 +445,7 @@ def run(
     report = {"claims": records, "total_seconds": round(total, 3), "regressions": regressions}
     if backend != "numpy":
         report["device_claims"] = device_claims
+        report["device_reused_claims"] = reused_claims
     return report
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import math
 import re
 import time
@@ -60,6 +61,36 @@ def float_backend() -> str:
     """Field that float checks should build their operators in (``numpy`` unless the runner
     was asked for ``cupy``)."""
     return _float_backend.get()
+
+
+def device_cached(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``functools.lru_cache`` for a check's building block that remembers whether computing an
+    entry reached the device; using such an entry again counts as a device reuse
+    (:func:`isomat.gpu.note_device_reuse`), so ``isomat verify --backend cupy`` can say which
+    claims' verdicts rest on device results computed for an earlier claim. The cache itself is
+    an ``lru_cache`` (``cache_clear`` empties it; the mutation suite finds it)."""
+    from ..gpu import device_uses, note_device_reuse
+
+    computed = [False]
+
+    @functools.lru_cache(maxsize=None)
+    def entry(*args: Any, **kwargs: Any) -> tuple[Any, bool]:
+        computed[0] = True
+        before = device_uses()
+        value = fn(*args, **kwargs)
+        return value, device_uses() > before
+
+    @functools.wraps(fn)
+    def cached(*args: Any, **kwargs: Any) -> Any:
+        computed[0] = False
+        value, on_device = entry(*args, **kwargs)
+        if on_device and not computed[0]:
+            note_device_reuse()
+        return value
+
+    cached.cache_clear = entry.cache_clear  # type: ignore[attr-defined]
+    cached.cache_info = entry.cache_info  # type: ignore[attr-defined]
+    return cached
 
 
 @contextlib.contextmanager

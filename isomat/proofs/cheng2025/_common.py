@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib
 import itertools
 import math
-from functools import lru_cache
 
 import numpy as np
 import sympy
@@ -18,6 +17,7 @@ from ...errors import CheckError
 from ...algebra._backend import to_numpy
 from ...algebra.projection import projection_overlap
 from ..engine import (
+    device_cached,
     Reading,
     Trial,
     all_of,
@@ -79,7 +79,7 @@ def naive_projection(m: int, n: int) -> sympy.Matrix:
     return _naive_projection(int(m), int(n)).copy()
 
 
-@lru_cache(maxsize=None)
+@device_cached
 def _naive_projection(m: int, n: int) -> sympy.Matrix:
     # the same Π^m_n is asked for by many claims; building it from eq. (22) is the slow part of the ledger
     t = math.lcm(m, n)
@@ -105,7 +105,7 @@ def naive_dist_v_sq(x: sympy.Matrix, y: sympy.Matrix) -> sympy.Expr:
     return naive_inner_v(d, d)
 
 
-@lru_cache(maxsize=None)
+@device_cached
 def _exact(m: int, n: int) -> np.ndarray:
     """isomat's Π^m_n as a dense object array of SymPy Rationals (exact matrix products)."""
     return np.array(projection(m, n, backend="sympy").tolist(), dtype=object)
@@ -129,7 +129,7 @@ def _zmin(x, y):
     return _pv.ite(x <= y, x, y)
 
 
-@lru_cache(maxsize=None)
+@device_cached
 def _pi_prefix():
     """(S, lemma): S(i, k, A, B) = Σ_{u<k} ov(i, u, A, B) (axioms) and the proved closed form
     S(i, k, A, B) = max(0, min((i+1) A, k B) − i A) for i, k >= 0, A, B >= 1."""
@@ -188,7 +188,7 @@ def _textbook(trial, *names):
     return all_of(trial).with_evidence(axioms=[{"name": n, "statement": _TEXTBOOK[n]} for n in names])
 
 
-@lru_cache(maxsize=None)
+@device_cached
 def _pi_count():
     """(C, lemma): C(i, j, k, a, b) = #{u < k : u div a = i and u div b = j} (axioms), the (i, j) entry of
     (I_n ⊗ 1ᵀ_a)(I_m ⊗ 1_b) summed over u < k; proved closed form (induction on k):
@@ -281,7 +281,7 @@ def _dv_calculus(part: str):
     return symbolic_zero(sympy.simplify(residual)[p, 0], for_all=for_all,
                          describe="∇_y d_V(x, y)² = −(2/t)Fᵀ(Ex − Fy) vanishes at y = (1/a)FᵀE x = (n/t)FᵀE x = Π^m_n x")
 
-@lru_cache(maxsize=None)
+@device_cached
 def _vec_kron_lemma():
     """((A ⊗ I_k) V_r(X))[(a, e)] = (AX)[a, e] for A p×s, X s×k (row-major V_r), every p, s, k, as a lemma.
 
@@ -350,7 +350,7 @@ def _eq26_proof():
 
 
 
-@lru_cache(maxsize=None)
+@device_cached
 def _kron_ones_proof():
     """A ⊗ 1ᵀ_a = A (I_n ⊗ 1ᵀ_a) and B ⊗ 1_b = (I_p ⊗ 1_b) B, for all sizes: entry (i, u) of the right side is a
     sum over l < n with the single term l = u div a (a 'delta sum', defined by axioms, closed form by
@@ -426,7 +426,7 @@ def _projection_binds():
     return _projection_binds_in(float_backend())
 
 
-@lru_cache(maxsize=None)
+@device_cached
 def _projection_binds_in(field: str):
     return _builder_binds(lambda mn: _projection_matches_rule(mn, field), list(itertools.product(range(1, 9), repeat=2)),
                           "projection(m, n) and project vs ov(i, j, m, n)/m, all 1 <= m, n <= 8",
@@ -449,7 +449,7 @@ def _swap_binds():
     return _swap_binds_in(float_backend())
 
 
-@lru_cache(maxsize=None)
+@device_cached
 def _swap_binds_in(field: str):
     return _builder_binds(lambda mn: _swap_matches_rule(mn, field), list(itertools.product(range(1, 9), repeat=2)),
                           "swap_matrix(m, n) vs swap_row, all 1 <= m, n <= 8",

@@ -37,6 +37,14 @@ def _close(a, b, tol=1e-12):
     return a.shape == b.shape and bool(np.all(np.isfinite(a))) and bool(np.allclose(a, b, rtol=tol, atol=tol))
 
 
+def _scores_softmax_v(Q, K, V, root, mask=None):
+    """softmax(QKᵀ/root [+ mask]) V with the two matrix products in the float field of the run (CuPy under
+    `isomat verify --backend cupy`) and the row softmax on the host; a host float64 result."""
+    E = to_numpy(_dev(Q) @ _dev(K).T) / root
+    E = E if mask is None else E + mask
+    return to_numpy(_dev(_softmax_np(E)) @ _dev(V))
+
+
 def _num_exhaustive(pred, cases, describe, witness=None):
     """Float checks on random data: every size, one random instance each -- strength "sampled" (SAMPLED_WHY)."""
     return exhaustive(pred, cases, describe=describe + "; one random float64 instance per size", witness=witness,
@@ -60,7 +68,7 @@ def _eq36():
         s, n0 = c
         X, W = _rnd((s, n0), sum(c)), _rnd((n0, n0), sum(c) + 1)
         ref = torch.nn.functional.linear(torch.tensor(X, dtype=torch.float64), torch.tensor(W, dtype=torch.float64)).numpy()
-        return _close((W @ X.T).T, ref)
+        return _close((_dev(W) @ _dev(X).T).T, ref)  # the product in the float field of the run
 
     return decide(_num_exhaustive(ok, _dims(2, 4), "s, n0 in [1, 4]"))
 
@@ -84,7 +92,7 @@ def _eq43():
         s, n0 = c
         Q, K, V = _rnd((s, n0), sum(c)), _rnd((s, n0), sum(c) + 1), _rnd((s, n0), sum(c) + 2)
         d = s if scale_dim == "s" else n0
-        return _softmax_np(Q @ K.T / math.sqrt(d)) @ V, _sdpa(Q, K, V)
+        return _scores_softmax_v(Q, K, V, math.sqrt(d)), _sdpa(Q, K, V)
 
     def witness(c):
         s, n0 = c
@@ -121,7 +129,7 @@ def _eq47():
         Q, K, V = _rnd((s, n0), sum(c)), _rnd((s, n0), sum(c) + 1), _rnd((s, n0), sum(c) + 2)
         i, j = np.indices((s, s))
         PM = np.where(j > i, 0.0, -np.inf) if printed else np.where(j > i, -np.inf, 0.0)
-        return _softmax_np(Q @ K.T / math.sqrt(n0) + PM) @ V, _sdpa(Q, K, V, causal=True)
+        return _scores_softmax_v(Q, K, V, math.sqrt(n0), PM), _sdpa(Q, K, V, causal=True)
 
     def witness(c):
         mine, ref = run(c, True)

@@ -6,7 +6,7 @@ from ._common import *  # noqa: F401,F403  (shared imports, references and proof
 from .sec2_pi import *  # noqa: F401,F403
 from .sec2 import *  # noqa: F401,F403
 from .sec3 import *  # noqa: F401,F403
-from ..engine import require
+from ..engine import device_cached, require
 
 
 # §IV: hypervectors, stochastic products, the operator ⋄
@@ -508,7 +508,7 @@ def _eq70():
     return decide(_textbook(_eq70_proof(), "kron-entry"), **checks)
 
 
-@lru_cache(maxsize=None)
+@device_cached
 def _homog_inner_lemma():
     """(T, P, lemma): T(i, j, a, L) = Σ_{l<L} Σ_{c<a} (x^i ⊗ 1_a)[l·a + c] (y^j ⊗ 1_a)[l·a + c] and P(i, j, L) =
     Σ_{l<L} x^i[l] y^j[l] (axioms), proved T(i, j, a, L) = a·P(i, j, L) (inner sum over the a copies, then the outer

@@ -13,14 +13,23 @@ from .sec5 import *  # noqa: F401,F403
 # §VI: the assembled attention and its non-identifiability
 # =============================================================================================
 def _sigma(X, Wq, Wk, Wv, scale=True):
-    """§VI steps 1-3 as printed: softmax((QKᵀ/√n) V), row-wise; float64 (independent of isomat)."""
-    Q, K, V = X @ Wq.T, X @ Wk.T, X @ Wv.T
-    S = Q @ K.T @ V
+    """§VI steps 1-3 as printed: softmax((QKᵀ/√n) V), row-wise; float64 (independent of isomat). The matrix
+    products run in the float field of the run (CuPy under `isomat verify --backend cupy`); the row softmax and the
+    result are on the host."""
+    Q, K, V = _projections(X, Wq, Wk, Wv)
+    S = to_numpy(Q @ K.T @ V)
     return _softmax_np(S / math.sqrt(X.shape[1]) if scale else S)
 
 
+def _projections(X, Wq, Wk, Wv):
+    """Q, K, V = X W^qᵀ, X W^kᵀ, X W^vᵀ, computed in the float field of the run (left there)."""
+    Xd = _dev(X)
+    return Xd @ _dev(Wq).T, Xd @ _dev(Wk).T, Xd @ _dev(Wv).T
+
+
 def _standard(X, Wq, Wk, Wv):
-    return _sdpa(X @ Wq.T, X @ Wk.T, X @ Wv.T)
+    """torch SDPA softmax(QKᵀ/√n)V on the host, of the projections computed in the float field of the run."""
+    return _sdpa(*(to_numpy(P) for P in _projections(X, Wq, Wk, Wv)))
 
 
 def _sec6_data(c):
@@ -185,8 +194,8 @@ def _sec6_vs():
 
     def corrected(c):  # numpy softmax(QKᵀ/√n) V against torch SDPA (independent implementations)
         X, Wq, Wk, Wv = data(c)
-        Q, K, V = X @ Wq.T, X @ Wk.T, X @ Wv.T
-        return _close(_softmax_np(Q @ K.T / math.sqrt(X.shape[1])) @ V, _standard(X, Wq, Wk, Wv))
+        Q, K, V = _projections(X, Wq, Wk, Wv)  # in the float field of the run
+        return _close(_dev(_softmax_np(to_numpy(Q @ K.T) / math.sqrt(X.shape[1]))) @ V, _standard(X, Wq, Wk, Wv))
 
     printed = _num_exhaustive(lambda c: _close(_sigma(*data(c)), _standard(*data(c))),
                               _dims(2, 3), "s, n in [1, 3]; s = n = 1 with X = W^q = W^k = 1, W^v = 2", witness)

@@ -3,7 +3,6 @@ Z3 proofs of the vec/Kronecker identities, cross-check plumbing."""
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from fractions import Fraction
@@ -32,6 +31,7 @@ from ...errors import CheckError
 from .. import prover
 from ..prover import FLATTENING_LEMMAS, fdiv, fmod, ints
 from ..engine import (
+    device_cached,
     Outcome,
     Reading,
     Trial,
@@ -153,7 +153,7 @@ def _transposed(M):
     return lambda x, y: M(y, x)
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _layer_proof(order: str, nblocks: int, *, sigma: bool = False) -> prover.Proof:
     r"""vec(Σ_k U_kᵀ P_k V_k + B) = [W_0 ... W_{n−1}] [vec P_0; ...] + vec B for every size.
 
@@ -229,7 +229,7 @@ def _weight_by_rule(shape: tuple[int, int], blocks: list, out_shape: tuple[int, 
     return want
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _layer_builder_check(field: str = "numpy") -> Trial:
     """matrix_layer and matrix_layer2 (the builders) against matrix_layer_entry (the proved rule), entry by
     entry, both orders, every r', c', r_k, c_k <= 3 and three seeded larger shapes (sides up to 9): the rule
@@ -314,7 +314,7 @@ def _in_field(field: str) -> dict:
 # The seeded larger checks below build (and apply) isomat's operators in ``field`` -- claims pass
 # ``float_backend()``, CuPy under `isomat verify --backend cupy` -- and compare on the host with NumPy references;
 # cached per field.
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _layer_builder_large_check(field: str = "numpy") -> Trial:
     """matrix_layer / matrix_layer2 at seeded shapes with sides 20..60 (integer-valued U, V: exact in float64)
     against np.kron(Uᵀ, Vᵀ) (C) / np.kron(Vᵀ, Uᵀ) (F) and against matrix_layer_entry evaluated with numpy."""
@@ -349,7 +349,7 @@ def _with_field(field: str, t: Trial) -> Trial:
     return t.with_evidence(field=field)
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _large_graphs() -> tuple:
     """Three seeded G(n, p) graphs with 30, 55 and 80 nodes (networkx seeds 17, 18, 19), isolated nodes removed."""
     out = []
@@ -389,7 +389,7 @@ def _close(a, b) -> bool:
     return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-12, atol=1e-12))
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _mean_aggregation_large_check(field: str = "numpy") -> Trial:
     def test(g, A, rng):
         Aop = G_ops.mean_aggregation(g, **_in_field(field))
@@ -408,7 +408,7 @@ def _mean_aggregation_large_check(field: str = "numpy") -> Trial:
                         test, field)
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _renormalized_adjacency_large_check(field: str = "numpy") -> Trial:
     def test(g, A, rng):
         Ah = _dense_np(G_ops.renormalized_adjacency(g, **_in_field(field)))
@@ -423,7 +423,7 @@ def _renormalized_adjacency_large_check(field: str = "numpy") -> Trial:
                         "and a direct loop over (i, j)", test, field)
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _normalized_adjacency_large_check(field: str = "numpy") -> Trial:
     def test(g, A, rng):
         N = _dense_np(G_ops.normalized_adjacency(g, **_in_field(field)))
@@ -435,7 +435,7 @@ def _normalized_adjacency_large_check(field: str = "numpy") -> Trial:
     return _graph_large("normalized_adjacency against D^-1/2 A D^-1/2 by a direct loop over (i, j)", test, field)
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _multi_attention_large_check(field: str = "numpy") -> Trial:
     def test(g, A, rng):
         N, n, d = A.shape[0], 2, 3
@@ -471,7 +471,7 @@ def _mat2_np(P, Q, t):
     return _mat1_np(P, (t[0], t[1], t[4])) + _mat1_np(Q, (t[2], t[3], np.zeros_like(t[4])))
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _cells_large_check() -> Trial:
     """matrix_rnn_cell / matrix_lstm_cell / matrix_gru_cell / matrix_highway at seeded larger shapes against
     the cell equations built from mat1/mat2 by direct loops over the output entries."""

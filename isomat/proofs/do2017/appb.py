@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..engine import device_cached
 from ._common import (  # noqa: F401
     require,
     _normalized_adjacency_large_check,
@@ -21,7 +22,6 @@ from ._common import (  # noqa: F401
     FLATTENING_LEMMAS,
     float_backend,
     _fn,
-    functools,
     G_ops,
     ints,
     itertools,
@@ -512,7 +512,7 @@ def _eq18_renorm():
     cases = [_graph_case(g) for g in graphs]
     index = {c: i for i, c in enumerate(cases)}
 
-    @functools.cache
+    @device_cached
     def pair(case):
         g = graphs[index[case]]
         A = _naive_adj(g)

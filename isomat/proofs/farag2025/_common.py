@@ -3,7 +3,6 @@ differences) and helpers. References here share no code with :mod:`isomat.algebr
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from fractions import Fraction
@@ -33,6 +32,7 @@ from ...algebra.spm import (
     stage_matrix,
 )
 from ..engine import (
+    device_cached,
     Outcome,
     Reading,
     by_readings,
@@ -205,7 +205,7 @@ def _sym_stage_case(n, pairs, variant, odd):
     return sympy.Matrix(stage_matrix(lay, 0)), naive_stage(n, pairs, blocks, sc)
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _stage_binding_cached(key: str, variant: str) -> Trial:
     def small(c):
         n, pairs, odd = c
@@ -237,7 +237,7 @@ def _stage_binding(variant: str = "rotation") -> Trial:
     return _stage_binding_cached(float_backend(), variant)
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _forward_binding_cached(key: str) -> Trial:
     def ok(c):
         n, L, seed = c
@@ -301,7 +301,7 @@ def _reference_grads(lay, X, G) -> dict[str, np.ndarray]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _backward_bad_cases(key: str) -> tuple[tuple[str, tuple[int, int, int], float], ...]:
     """Every (gradient, case, relative error) where isomat's spm_backward disagrees with torch autograd."""
     bad = []
@@ -374,7 +374,7 @@ def _rotation_stage_orthogonal(c):
     return trig_zero(B.T * B - sympy.eye(n))
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _rotation_stage_gram_proof(block: Any = None) -> Trial:
     """Z3, for every n and every pairing: BᵀB = I for a rotation stage (§5, trigonometric variant).
 

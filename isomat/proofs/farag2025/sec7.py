@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..engine import device_cached
 from ._common import *  # noqa: F401,F403  (shared references, imports and helpers)
 
 
@@ -134,7 +135,7 @@ def _attention_fd():
                                 rtol=1e-6, atol=1e-7))
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _chain_trial_cached(key: str) -> Trial:
     fd = _attention_fd()
     fd = fd.with_evidence(field=key)  # isomat's attention forward/backward ran in this field (the cache is per field)

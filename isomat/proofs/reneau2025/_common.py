@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import math
 from decimal import ROUND_HALF_UP, Decimal
-from functools import cache
 
 import numpy as np
 import sympy
@@ -15,6 +14,7 @@ from hypothesis import strategies as st
 from ...algebra import ndlinear as _nd
 from ...algebra.kron import kronecker_factors
 from ..engine import (
+    device_cached,
     exact_equal,
     Reading,
     Trial,
@@ -151,7 +151,7 @@ def xavier_bound(fan_in, fan_out):
     return sympy.sqrt(6 / (fan_in + fan_out))
 
 
-@cache
+@device_cached
 def _mode_products():
     """Z3 symbols, axioms and lemmas about products over the modes, for every number of modes n."""
     import z3
@@ -197,7 +197,7 @@ def _mode_products():
     return dict(D=D, H=H, PD=PD, PH=PH, axioms=axioms, positive=positive, lemmas=lemmas, cancel=cancel)
 
 
-@cache
+@device_cached
 def _alg1_bookkeeping():
     """Algorithm 1's shape bookkeeping and multiplication count for every number of modes n, as Z3 definitions
     (axioms) driven by :func:`alg1_step_size` / :func:`alg1_step_muls` (order 1..n), and the lemma (induction on the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..engine import device_cached
 from ._common import *  # noqa: F401,F403  (shared imports and references)
 from .sec2 import *  # noqa: F401,F403
 from .appc import *  # noqa: F401,F403
@@ -40,7 +41,7 @@ def _split(n: int, small_first: bool) -> tuple[int, int]:
     return (a, n // a) if small_first else (n // a, a)
 
 
-@cache
+@device_cached
 def _tab1(model: str):
     c = _nd.TRANSFORMER_CONFIGS[model]  # public config facts (the models' published config.json)
     L, mods = c["num_hidden_layers"], _modules(c)

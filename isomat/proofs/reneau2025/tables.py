@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..engine import device_cached
 from ._common import *  # noqa: F401,F403  (shared imports and references)
 from .sec2 import *  # noqa: F401,F403
 from .appc import *  # noqa: F401,F403
@@ -24,7 +25,7 @@ TAB6_PRINTED = {"linear head": 1544, "ndlinear head": 222, "≈85% fewer in the 
 # and SST-2); "≈85% fewer parameters" (Table 6 caption, §4.2.3 "approximately 85%")
 
 
-@cache
+@device_cached
 def _tab6_search():
     """BERT (base 768 / large 1024 features), 2 classes; Linear head: Linear(f, h) -> Linear(h, 2) for any h;
     NdLinear head: NdLinear((a, f/a) -> (2, 2)) -> Linear(4, 2) for every divisor a of f."""
@@ -158,7 +159,7 @@ def _k0(n: int) -> str:
     return str((Decimal(n) / 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP)) + "k"
 
 
-@cache
+@device_cached
 def _tab8_search(classes: int):
     """§4.5.2/App. D.4: conv(3->c1, k) -> conv(c1->c2, k) [-> BatchNorm after each conv, or not] -> pooling to
     s x s -> [Linear(c2*s*s, 256) | NdLinear((c2, s, s) -> (64, 8, 8))] -> Linear(., classes). Unstated: c1, c2,

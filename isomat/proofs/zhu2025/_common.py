@@ -13,7 +13,7 @@ import sympy
 from ...errors import CheckError
 from .. import prover
 from ...algebra._backend import to_numpy
-from ..engine import all_of, exhaustive, float_backend
+from ..engine import all_of, device_cached, exhaustive, float_backend
 from ..prover import fdiv, fmod
 
 BASE = 1000
@@ -218,7 +218,7 @@ def _conv_valid(c) -> bool:
     return H + 2 * l[0] - d[0] * (KH - 1) >= 1 and W + 2 * l[1] - d[1] * (KW - 1) >= 1
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def conv_builder_check(field: str = "numpy"):
     """isomat.algebra.conv_matrix (2-d, single channel, zero boundary) equals its entry rule conv.conv2d_tap entry by
     entry (kernel values name the taps): every H, W <= 4, KH, KW <= 3, stride in {1, 2}, padding in {0, 1},
@@ -256,7 +256,7 @@ def _zhu_case_ok(c, field: str = "numpy") -> bool:
     return bool(np.array_equal(_host(Z), np.where(t >= 0, t + 1, 0).astype(np.float64)))
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def zhu_conv_builder_check(field: str = "numpy"):
     """isomat.algebra.zhu_conv_matrix equals its entry rule conv.zhu_conv_tap on the printed P×L (columns >= L
     dropped), kernel values naming the taps: every m, n <= 5, r <= min(m, n), s <= 3; then 8 seeded random sizes
@@ -293,7 +293,7 @@ def _pool_case_ok(c, field: str = "numpy") -> bool:
             and bool(np.array_equal(_pool.patch_major_order((m, n), p), _pool.patch_major_pixel(k, n, p))))
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def pool_builder_check(field: str = "numpy"):
     """isomat.algebra.zhu_pool_matrix (row-major: the printed formula by a loop; patch-major: the entry rule
     pool.patch_major_pixel) and patch_major_order: every p <= 4 and m, n multiples of p up to 8; then 6 seeded random
@@ -331,7 +331,7 @@ def _rnn_case_ok(c, field: str = "numpy") -> bool:
     return tuple(A.shape) == ref.shape and bool(np.array_equal(_host(A), ref.astype(np.float64)))
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def rnn_builder_check(field: str = "numpy"):
     """isomat.algebra.rnn_matrix against the block rule (t, s) = V^(t−s)U for s <= t, 0 above (exact integer powers):
     every M, N, T <= 3 (one seeded integer U, V each); then 6 seeded random sizes M, N in [2, 5], T in [4, 8]."""
@@ -357,7 +357,7 @@ def _avgpool_case_ok(c, field: str = "numpy") -> bool:
     return bool(np.array_equal(_host(A), np.where(t >= 0, np.float64(1) / (k * k), 0.0)))
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def avgpool_builder_check(field: str = "numpy"):
     """isomat.algebra.avgpool_matrix (k×k windows, stride s, no padding) holds 1/k² exactly where the entry rule
     conv.conv2d_tap (KH = KW = k, stride s) has a tap, and 0 elsewhere: every m, n <= 6, k <= min(m, n, 3), s <= 3;
@@ -374,7 +374,7 @@ def avgpool_builder_check(field: str = "numpy"):
                              "m, n <= 30, k, s <= 5", strength="sampled"))
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def zhu_rows_check():
     """isomat.algebra.zhu_conv_rows (the printed P, which zhu_conv_matrix uses) equals ⌊(mn − max N_0)/s⌋ + 1 written
     out, max N_0 = (r − 1)n + r − 1: every m, n <= 6, r <= min(m, n), s <= 4; then 20 seeded random sizes up to 500."""

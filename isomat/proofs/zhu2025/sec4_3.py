@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
 
 import numpy as np
@@ -13,7 +12,8 @@ from ...algebra import conv as _conv, rnn as _rnn
 from ...algebra._backend import to_numpy
 from ...errors import CheckError
 from .. import prover
-from ..engine import Outcome, Reading, all_of, by_readings, claim, decide, exhaustive, exists, float_backend
+from ..engine import (Outcome, Reading, all_of, by_readings, claim, decide, device_cached, exhaustive, exists,
+                      float_backend)
 from ..prover import ints
 from ._common import (
     _flat,
@@ -81,7 +81,7 @@ def _recurrence_axiom(h, u, Vm, add, zero, t):
                         text="definition of the recurrence: h_0 = U x_0 + V·0, h_t = U x_t + V h_(t−1) for t >= 1")
 
 
-@functools.lru_cache(maxsize=None)
+@device_cached
 def _rnn_model(commuting_input_map=False):
     """(Built and proved once per process: the lemmas are the same for every claim that uses them.) Z3 definitions of zhu2025's W_RNN (Theorem 4.2 / A.2, §4.3) and of the recurrence, and the lemmas proved about
     them. Returns (symbols, axioms, lemmas). With ``commuting_input_map`` the input contribution is A x_s for a linear
