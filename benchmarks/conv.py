@@ -50,7 +50,7 @@ import scipy
 import scipy.ndimage as ndi
 
 import isomat
-from isomat.algebra import conv_apply, conv_matrix, csr_matvec, diagonal_blocks
+from isomat.algebra import conv_apply, conv_matrix, conv_transpose_apply, csr_matvec, diagonal_blocks
 from isomat.bench import OTHERS_LIMIT, LoadWatch, all_threads, cpu_model, scaling_check, thread_limit, time_legs, time_median
 
 
@@ -327,7 +327,8 @@ def stencil_cases(n, repeats, copy_arrays):
 
 def rule_cases(repeats, quick=False):
     """Multi-channel layers: the stencil against conv_apply's GEMM path over a grid, and the path
-    the measured rule (isomat.algebra._stencil.prefer) picks; min of interleaved repeats."""
+    the measured rule (isomat.algebra._stencil.prefer) picks; the same for the transpose
+    (conv_transpose_apply, _stencil.prefer_transpose); min of interleaved repeats."""
     from isomat.algebra import _stencil
     from isomat.algebra.conv import _IM2COL_BYTES
 
@@ -341,7 +342,8 @@ def rule_cases(repeats, quick=False):
     sizes = (32, 128) if quick else (32, 128, 256)
     rng = np.random.default_rng(3)
     picked_best, worst, points = 0, 1.0, 0
-    real_prefer = _stencil.prefer
+    picked_best_t, worst_t = 0, 1.0
+    real_prefer, real_prefer_t = _stencil.prefer, _stencil.prefer_transpose
     try:
         for c_in, c_out, g in grid:
             for n in sizes:
@@ -374,13 +376,43 @@ def rule_cases(repeats, quick=False):
                     points += 1
                     picked_best += chosen == best
                     worst = max(worst, chosen / best)
+                    # the transpose (rmatvec): its own rule
+                    yv = rng.standard_normal((c_out, n, n))
+                    rule_t = real_prefer_t(c_in, c_out, g, (k, k), (n, n))
+
+                    def leg_t(force):
+                        def run():
+                            _stencil.prefer_transpose = lambda *a: force
+                            try:
+                                return conv_transpose_apply(yv, w, (c_in, n, n), padding=k // 2, groups=g)
+                            finally:
+                                _stencil.prefer_transpose = real_prefer_t
+                        return run
+
+                    st_t, gm_t = leg_t(True), leg_t(False)
+                    np.testing.assert_allclose(st_t(), gm_t(), rtol=1e-10, atol=1e-10)
+                    us, ug = [], []
+                    for _ in range(repeats):
+                        for lst, fn in ((us, st_t), (ug, gm_t)):
+                            t0 = time.perf_counter()
+                            fn()
+                            lst.append(time.perf_counter() - t0)
+                    u_s, u_g = min(us), min(ug)
+                    chosen_t, best_t = (u_s if rule_t else u_g), min(u_s, u_g)
+                    picked_best_t += chosen_t == best_t
+                    worst_t = max(worst_t, chosen_t / best_t)
                     print(f"  C_in {c_in:3d} C_out {c_out:3d} groups {g:3d} {n:4d}^2 {k}x{k}: stencil {t_s * 1e3:8.3f} "
-                          f"GEMM {t_g * 1e3:8.3f}  faster: {'stencil' if t_s < t_g else 'GEMM   '} rule: "
-                          f"{'stencil' if rule else 'GEMM'}{'' if chosen == best else f'  (chosen {chosen / best:.2f}x the faster)'}")
+                          f"GEMM {t_g * 1e3:8.3f} rule {'stencil' if rule else 'GEMM   '}"
+                          f"{'' if chosen == best else f' ({chosen / best:.2f}x the faster)':24s}| transpose: stencil "
+                          f"{u_s * 1e3:8.3f} GEMM {u_g * 1e3:8.3f} rule {'stencil' if rule_t else 'GEMM'}"
+                          f"{'' if chosen_t == best_t else f' ({chosen_t / best_t:.2f}x the faster)'}")
     finally:
         _stencil.prefer = real_prefer
-    print(f"  the rule picks the faster path at {picked_best}/{points} points; elsewhere its pick is at most "
+        _stencil.prefer_transpose = real_prefer_t
+    print(f"  forward: the rule picks the faster path at {picked_best}/{points} points; elsewhere its pick is at most "
           f"{worst:.2f}x the faster; {load_text()}")
+    print(f"  transpose: the rule picks the faster path at {picked_best_t}/{points} points; elsewhere its pick is at "
+          f"most {worst_t:.2f}x the faster")
 
 
 def gemm_floor_case(repeats):

@@ -173,6 +173,7 @@ def test_multichannel_stencil_matches_csr_both_ways(monkeypatch, layer):
     from isomat.algebra import conv_transpose_apply
     groups, cpg, opg, n, k, stride, pad, dil, mode, dtype, seed = layer
     monkeypatch.setattr(_stencil, "prefer", lambda *a: True)
+    monkeypatch.setattr(_stencil, "prefer_transpose", lambda *a: True)
     rng = np.random.default_rng(seed)
     c_in, c_out = groups * cpg, groups * opg
     x = rng.standard_normal((c_in,) + n).astype(dtype)
@@ -280,3 +281,8 @@ def test_the_measured_rule_routes_layers(monkeypatch):
     assert _stencil.prefer(16, 16, 1, (3, 3), (256, 256), 8, _IM2COL_BYTES)
     assert not _stencil.prefer(64, 64, 1, (3, 3), (256, 256), 8, 2**40)  # one GEMM: opg 64 goes to BLAS
     assert _stencil.prefer(64, 64, 1, (3, 3), (256, 256), 8, 2**20)      # one GEMM per tap: the stencil
+    # the transpose's rule: depthwise and long rows up to 32 channels a group take the stencil
+    assert _stencil.prefer_transpose(16, 16, 16, (3, 3), (32, 32))
+    assert not _stencil.prefer_transpose(16, 16, 1, (3, 3), (32, 32))
+    assert _stencil.prefer_transpose(16, 16, 1, (3, 3), (128, 128))
+    assert not _stencil.prefer_transpose(64, 64, 1, (3, 3), (128, 128))

@@ -237,6 +237,27 @@ def prefer(c_in: int, c_out: int, groups: int, ktaps: tuple[int, ...], out: tupl
     return opg <= 8
 
 
+def prefer_transpose(c_in: int, c_out: int, groups: int, ktaps: tuple[int, ...], out: tuple[int, ...]) -> bool:
+    """Whether a multi-channel layer's transpose (``A^T y``) runs faster as :func:`transpose` than as
+    the per-tap GEMM and scatter-add of ``isomat.algebra.linear_operators``.
+
+    The GEMM path zeroes a padded buffer and writes ``K`` strided scatter-adds into it before folding
+    the padding back, so it wins only when a group has many channels on both sides (its GEMMs then
+    have work to amortise that).  Measured by ``benchmarks/conv.py --rule`` (the same grid, the
+    transpose legs):
+
+    * at most 64 = 8 x 8 channel pairs a group: the stencil (8->8 at 32^2: 1.3x; 1->16 at 32^2:
+      2-3x; 8->1 at 32^2: 3-6x; depthwise 64 channels at 64^2: 0.9 ms against 5.2 ms);
+    * output rows of 64 or more: the stencil up to 32 channels in and out a group (16->16 at
+      128^2: 1.3-1.5x; at 256^2: 17 ms against 76 ms);
+    * otherwise the GEMM (16->16 at 32^2; 64->64 at 64^2-128^2: a tie or the GEMM).
+    """
+    opg, cpg = c_out // groups, c_in // groups
+    if opg * cpg <= 64:
+        return True
+    return out[-1] >= 64 and max(opg, cpg) <= 32
+
+
 def _edges(n: int, nthreads: int) -> list[int]:
     # a few blocks per thread evens out a loaded core
     nb = min(n, 4 * nthreads)

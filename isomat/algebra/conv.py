@@ -632,15 +632,21 @@ def _shift_pad(plan: _Plan, axis: int, tap: int, pad, field, format):
     return render(op, format)
 
 
-def _stencil_eligible(plan: _Plan, field: str, x_dtype: Any, k_dtype: Any, out_dtype: Any) -> bool:
+def _stencil_eligible(plan: _Plan, field: str, x_dtype: Any, k_dtype: Any, out_dtype: Any,
+                      transpose: bool = False) -> bool:
     """The Numba stencil (:mod:`._stencil`) takes a 2-D float32/float64 layer whose input and kernel
     share the result's dtype: every single-channel layer, and a multi-channel one where the
-    measured rule :func:`._stencil.prefer` says it beats the GEMM."""
+    measured rule :func:`._stencil.prefer` (for ``A^T y``: :func:`._stencil.prefer_transpose`) says it
+    beats the GEMM path."""
     if not (field == "numpy" and plan.d == 2 and x_dtype == k_dtype == out_dtype and out_dtype in _stencil.DTYPES
             and _stencil.available()):
         return False
-    return (plan.c_in == 1 and plan.c_out == 1) or _stencil.prefer(plan.c_in, plan.c_out, plan.groups, plan.ktaps,
-                                                                    plan.out, np.dtype(out_dtype).itemsize, _IM2COL_BYTES)
+    if plan.c_in == 1 and plan.c_out == 1:
+        return True
+    if transpose:
+        return _stencil.prefer_transpose(plan.c_in, plan.c_out, plan.groups, plan.ktaps, plan.out)
+    return _stencil.prefer(plan.c_in, plan.c_out, plan.groups, plan.ktaps, plan.out, np.dtype(out_dtype).itemsize,
+                           _IM2COL_BYTES)
 
 
 def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,

@@ -204,11 +204,16 @@ def _transposed_conv(Y: np.ndarray, k: np.ndarray, plan: Any) -> np.ndarray:
     P = math.prod(plan.out)
     dtype = np.result_type(Y.dtype, k.dtype)
     _check_entries("conv transpose apply", B * plan.c_in * (math.prod(padded) + 2 * P), dtype.itemsize)
+    from . import _threads
+
     G = np.zeros((B, plan.c_in) + padded, dtype=dtype)
     Yg = Y.reshape(B, g, opg, P)
     for t in itertools.product(*[range(kt) for kt in plan.ktaps]):
         kt = k[(slice(None), slice(None)) + t].reshape(g, opg, cpg)
-        Z = np.matmul(kt.transpose(0, 2, 1), Yg)  # (g, cpg, opg) @ (B, g, opg, P) -> (B, g, cpg, P)
+        # BLAS threads by the load, as conv_apply's GEMM (two OpenBLAS threads beside a busy core took
+        # 146 ms for a 64->64 3x3 transpose at 32^2 that one thread does in a few)
+        with _threads.blas_limit(_threads.blas_threads(None)):
+            Z = np.matmul(kt.transpose(0, 2, 1), Yg)  # (g, cpg, opg) @ (B, g, opg, P) -> (B, g, cpg, P)
         sl = tuple(slice(t[i] * plan.dilation[i], t[i] * plan.dilation[i] + (plan.out[i] - 1) * plan.stride[i] + 1,
                          plan.stride[i]) for i in range(d))
         G[(slice(None), slice(None)) + sl] += Z.reshape((B, plan.c_in) + plan.out)  # distinct positions per tap
@@ -297,7 +302,7 @@ def _conv_transpose_batch(Yb: np.ndarray, k: np.ndarray, plan: Any) -> np.ndarra
     from .conv import _stencil_eligible
 
     dtype = np.result_type(Yb.dtype, k.dtype)
-    if _stencil_eligible(plan, "numpy", dtype, dtype, dtype):
+    if _stencil_eligible(plan, "numpy", dtype, dtype, dtype, transpose=True):
         # the Numba stencil (isomat.algebra._stencil.transpose): each input row owned by one thread,
         # padding folded through the same index maps as the forward apply
         in_shape = (plan.c_in,) + plan.spatial
