@@ -231,6 +231,22 @@ def _attention_unweighted(attention_scores):
     return broken
 
 
+def _stochastic_last_column_free(stochastic_hypotheses):
+    """A ∈ Υ_{m×n}'s unit column sums required for the columns j < n − 1 only (the last column left free)."""
+    def broken(C, Xs, m, n):
+        import z3
+
+        j = z3.Int("j")
+        x_sum, _ = stochastic_hypotheses(C, Xs, m, n)
+        return [x_sum, z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < n - 1), C(j, m) == 1))]
+    return broken
+
+
+def _permutation_forgotten(permuted_token_entry):
+    """The token-permuted input read without its permutation: (V P)[u, i] taken as V[u, i]."""
+    return lambda ve, pi, tok, u: ve(tok, u)
+
+
 _PI = ("cheng2025:prop2.10", "cheng2025:beyond/row-stochastic", "cheng2025:def2.9")
 MUTANTS = [
     Mutant("swap_matrix-wrong-radix", "builder", "isomat.algebra.stp:swap_matrix", _swap_wrong_radix,
@@ -277,4 +293,10 @@ MUTANTS = [
            ("cheng2025:eq70",), "X ⊙_w Y divided by √lcm(m_i, n_j) instead of multiplied"),
     Mutant("attention_scores-unweighted", "builder", "isomat.algebra.hyper:attention_scores", _attention_unweighted,
            ("cheng2025:rem5.5",), "the attention matrix of (93) built from Q ⊙ K instead of Q ⊙_w K"),
+    Mutant("stochastic-columns-off-by-one", "hypothesis", "isomat.proofs.cheng2025.sec4:_stochastic_hypotheses",
+           _stochastic_last_column_free, ("cheng2025:prop4.6",),
+           "(60)'s hypothesis 'the columns of A sum to 1' stated for j < n − 1 only (an off-by-one range)"),
+    Mutant("eq44-token-permutation-forgotten", "entry rule", "isomat.proofs.cheng2025.further:_permuted_token_entry",
+           _permutation_forgotten, ("cheng2025:eq44",),
+           "the token-permuted input of (44) read without the permutation: (V P)[u, i] = V[u, i]"),
 ]

@@ -57,6 +57,44 @@ def _first_of_pair_doubled(cell):
     return broken
 
 
+def _read_weights_unsigned(hypothesis):
+    """Eq. (4)'s hypothesis without α_i >= 0: Σ_i α_i = 1 alone (an affine, not a convex, combination of the rows)."""
+    def broken(al, p, lo, hi, n):
+        import z3
+
+        i = z3.Int("i")
+        return z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < n), z3.And(lo <= p(i), p(i) <= hi)))
+    return broken
+
+
+def _skip_form_previous_state(skip_form):
+    """Rt ⊙ Ht−1 + Zt ⊙ Ht−1: the skip form with H̃t replaced by Ht−1 (the misprint of §2.2's highway update)."""
+    return lambda h_prev, h_tilde, r, z: skip_form(h_prev, h_prev, r, z)
+
+
+def _identity_shifted(identity_entry):
+    """I[x, y] = [x = y + 1]: the ones one row below the diagonal (a shift matrix, not the identity)."""
+    return lambda x, y: identity_entry(x, y + 1)
+
+
+def _softmax_unnormalized(softmax_weight):
+    """Λij = exp(g_ij): the division by Σ_l exp(g_il) forgotten."""
+    return lambda e_j, total: e_j
+
+
+def _exp_add_as_sum(exp_add_axiom):
+    """exp(u + v) = exp(u) + exp(v) in place of exp(u)·exp(v)."""
+    def broken(ex, gp, kappa):
+        import z3
+
+        from isomat.proofs import prover
+
+        j = z3.Int("j")
+        return prover.axiom("exp-add", z3.ForAll([j], ex(gp(j) + kappa) == ex(gp(j)) + ex(kappa), patterns=[gp(j)]),
+                            text="exp(u + v) = exp(u) + exp(v) (broken)")
+    return broken
+
+
 MUTANTS = [
     Mutant("matrix_layer_entry-output-transposed", "entry rule", "isomat.algebra.matrix_layer:matrix_layer_entry",
            _swap_output_entry, _LAYER_CLAIMS + ("do2017:beyond/eq2-contains-eq1",),
@@ -84,4 +122,17 @@ MUTANTS = [
     Mutant("dense_product_muls-plus-one", "entry rule", "isomat.proofs.do2017.appb:dense_product_muls",
            lambda f: (lambda n, i, j: f(n, i, j) + 1), ("do2017:appb/complexity",),
            "a dense product counted with one multiplication too many (the cost model of the O(|V|²) proof)"),
+    Mutant("convex-read-weights-unsigned", "hypothesis", "isomat.proofs.do2017.sec2:_convex_read_hypothesis",
+           _read_weights_unsigned, ("do2017:eq4",),
+           "eq. (4)'s read proved without the hypothesis α_ij >= 0 (only Σ_i α_ij = 1): not a convex combination"),
+    Mutant("resnet-skip-form-previous-state", "axiom", "isomat.proofs.do2017.sec2:skip_form",
+           _skip_form_previous_state, ("do2017:sec2.2/resnet",),
+           "§2.2's skip form written Rt ⊙ Ht−1 + Zt ⊙ Ht−1 (H̃t replaced by Ht−1, as in the highway misprint)"),
+    Mutant("identity-entry-shifted", "entry rule", "isomat.proofs.do2017.sec3:identity_entry", _identity_shifted,
+           ("do2017:eq12",), "the identity Up = Uq = I_|V| of eq. (12) read with its ones one row below the diagonal"),
+    Mutant("softmax-weight-unnormalized", "entry rule", "isomat.proofs.do2017.sec3:softmax_weight",
+           _softmax_unnormalized, ("do2017:sec3.1/attention",),
+           "Λij = exp(g_ij) without the division by Σ_l exp(g_il)"),
+    Mutant("exp-add-axiom-as-sum", "axiom", "isomat.proofs.do2017.sec3:_exp_add_axiom", _exp_add_as_sum,
+           ("do2017:beyond/attention-constant-terms",), "the axiom exp-add written exp(u + v) = exp(u) + exp(v)"),
 ]

@@ -436,6 +436,13 @@ def _eq44():
     )
 
 
+def _permuted_token_entry(ve, pi, tok, u):
+    """Feature u of token ``tok`` of the token-permuted input: token π(tok) of V, i.e. (V P)[u, tok] = V[u, π(tok)]
+    (tokens in columns) or (P V)[tok, u] = V[π(tok), u] (tokens in rows); ``ve(tok, u)`` reads feature u of token
+    tok of V. The permutation acts on the tokens only -- what the eq44 proof is about."""
+    return ve(pi(tok), u)
+
+
 def _eq44_proof(columns: bool = False):
     """The head projection commutes with every token permutation, for all sizes. Rows (§III.A, corrected): row i of
     (PV) Tᵀ is Σ_{u<n0} V[π(i), u] T[j, u] = (V Tᵀ)[π(i), j] = (P (V Tᵀ))[i, j]. Columns (§III.C, as printed):
@@ -458,7 +465,7 @@ def _eq44_proof(columns: bool = False):
                                                patterns=[H(r, j, U + 1)]), text=texts[0]),
           _pv.axiom("permuted-head-sum-0", z3.ForAll([i, j], G(i, j, 0) == 0), text="empty sum"),
           _pv.axiom("permuted-head-sum-step", z3.ForAll([i, j, U], z3.Implies(
-              U >= 0, G(i, j, U + 1) == G(i, j, U) + ve(pi(i), U) * T(j, U)), patterns=[G(i, j, U + 1)]),
+              U >= 0, G(i, j, U + 1) == G(i, j, U) + _permuted_token_entry(ve, pi, i, U) * T(j, U)), patterns=[G(i, j, U + 1)]),
               text=texts[1])]
     lm = _pv.induction("permuted-head-sum", U, lambda U: G(i, j, U) == H(pi(i), j, U),
                        text="for all U >= 0: the permuted token's partial sum over u < U is the partial sum at token π(i)",

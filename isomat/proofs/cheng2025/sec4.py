@@ -153,6 +153,22 @@ def _prop46():
                   exhaustive_crosscheck=_exact_exhaustive(ok, _dims(2, 5), "m, n in [1, 5]"))
 
 
+def _matvec_term(A, x, i, j):
+    """The j-th term of the matrix-vector product's entry (Ax)_i = Σ_j a_ij x_j: a_ij · x_j (Z3 terms; ``A`` and
+    ``x`` uninterpreted entry functions). The definition of Ax that the prop4.6 proof sums."""
+    return A(i, j) * x(j)
+
+
+def _stochastic_hypotheses(C, Xs, m, n):
+    """The hypotheses of (60) that the proof of Σ_i (Ax)_i = 1 uses: x ∈ Υ^n sums to 1 (``Xs(n) = Σ_{j<n} x_j = 1``)
+    and A ∈ Υ_{m×n} has unit column sums (``C(j, m) = Σ_{i<m} a_ij = 1`` for every column 0 <= j < n).
+    (Nonnegativity enters through the textbook step 'nonnegative-closure'.)"""
+    import z3
+
+    j = _pv.ints("j")[0]
+    return [Xs(n) == 1, z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < n), C(j, m) == 1))]
+
+
 def _prop46_proof():
     """1ᵀ(Ax) = 1 for column-stochastic A (m×n) and stochastic x, all m, n: Σ_i Σ_j a_ij x_j = Σ_j (Σ_i a_ij) x_j
     (sum swap: prefix sums by axioms, inductions) = Σ_j x_j = 1; A, x uninterpreted."""
@@ -165,7 +181,7 @@ def _prop46_proof():
     Xs = z3.Function("VectorSum", I, R)
     i, j, I_, J, m, n = _pv.ints("i j I J m n")
     ax = [_pv.axiom("row-sum-0", z3.ForAll([i], Rw(i, 0) == 0), text="empty sum"),
-          _pv.axiom("row-sum-step", z3.ForAll([i, J], z3.Implies(J >= 0, Rw(i, J + 1) == Rw(i, J) + A(i, J) * x(J)), patterns=[Rw(i, J + 1)]), text="(Ax)_i = Σ_j a_ij x_j"),
+          _pv.axiom("row-sum-step", z3.ForAll([i, J], z3.Implies(J >= 0, Rw(i, J + 1) == Rw(i, J) + _matvec_term(A, x, i, J)), patterns=[Rw(i, J + 1)]), text="(Ax)_i = Σ_j a_ij x_j"),
           _pv.axiom("entry-sum-0", z3.ForAll([J], D(0, J) == 0), text="empty sum"),
           _pv.axiom("entry-sum-step", z3.ForAll([I_, J], z3.Implies(I_ >= 0, D(I_ + 1, J) == D(I_, J) + Rw(I_, J)), patterns=[D(I_ + 1, J)]), text="Σ_i (Ax)_i"),
           _pv.axiom("column-sum-0", z3.ForAll([j], C(j, 0) == 0), text="empty sum"),
@@ -186,7 +202,7 @@ def _prop46_proof():
         D(m, n) == 1,
         for_all="for all m, n >= 1, every A ∈ M_{m×n} whose columns sum to 1 and every x ∈ R^n whose entries sum to 1 "
                 "(A, x uninterpreted)",
-        assuming=[m >= 1, n >= 1, Xs(n) == 1, z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < n), C(j, m) == 1))],
+        assuming=[m >= 1, n >= 1, *_stochastic_hypotheses(C, Xs, m, n)],
         lemmas=[l2.at(n, m), l3.at(n, m)], sizes=[m, n],
         describe="Σ_i (Ax)_i = Σ_{i<m} Σ_{j<n} a_ij x_j = Σ_{j<n} (Σ_{i<m} a_ij) x_j = Σ_j x_j = 1; entries of Ax are sums "
                  "of products of nonnegative numbers, so Ax ∈ Υ^m")

@@ -231,24 +231,41 @@ def _eq4():
     return decide(_convex_read_proof(), exhaustive_crosscheck=t)
 
 
+def _convex_read_axioms(al, p, mass, read) -> list:
+    """The definitions (axioms) of eq. (4)'s read as partial sums over the rows i < m of one column p of P:
+    ``mass_upto(m) = Σ_{i<m} α_i`` and ``read_upto(m) = Σ_{i<m} α_i p_i`` (each: value 0 at m = 0, and
+    f(m + 1) = f(m) + term(m) for m >= 0)."""
+    m = z3.Int("m")
+
+    def partial(name, f, term, text):
+        return prover.axiom(name, z3.And(f(0) == 0, z3.ForAll([m], z3.Implies(m >= 0, f(m + 1) == f(m) + term(m)),
+                                                             patterns=[f(m + 1)])), text=text)
+
+    return [partial("mass_upto", mass, lambda j: al(j), "mass_upto(m) = Σ_{i<m} α_i"),
+            partial("read_upto", read, lambda j: al(j) * p(j), "read_upto(m) = Σ_{i<m} α_i p_i")]
+
+
+def _convex_read_hypothesis(al, p, lo, hi, n):
+    """The hypothesis of eq. (4)'s convexity, on the rows i < n: α_i >= 0 (the attention vector's entries are
+    nonnegative: with Σ_i α_i = 1, stated as mass_upto(r) = 1, that makes αj a probability vector) and
+    lo <= p_i <= hi (the column's least and largest entries)."""
+    i = z3.Int("i")
+    return z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < n), z3.And(al(i) >= 0, lo <= p(i), p(i) <= hi)))
+
+
 def _convex_read_proof() -> Trial:
     """s = αᵀp (one column p of P) with α >= 0, Σα = 1 lies between the least and the largest p_i:
     partial sums over i < m defined by axioms, bounds by induction on m, taken at m = r."""
     Z, R = _Z, _R
     al, p = _fn("alpha", 1), _fn("p", 1)
     mass, read = z3.Function("mass_upto", Z, R), z3.Function("read_upto", Z, R)
-    m, i, k, r = z3.Ints("m i k r")
+    k, r = z3.Ints("k r")
     lo, hi = z3.Reals("lo hi")
 
-    def partial(name, f, term, text):
-        return prover.axiom(name, z3.And(f(0) == 0, z3.ForAll([m], z3.Implies(m >= 0, f(m + 1) == f(m) + term(m)),
-                                                             patterns=[f(m + 1)])), text=text)
-
-    ax = [partial("mass_upto", mass, lambda j: al(j), "mass_upto(m) = Σ_{i<m} α_i"),
-          partial("read_upto", read, lambda j: al(j) * p(j), "read_upto(m) = Σ_{i<m} α_i p_i")]
+    ax = _convex_read_axioms(al, p, mass, read)
 
     def hyp(n):
-        return z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < n), z3.And(al(i) >= 0, lo <= p(i), p(i) <= hi)))
+        return _convex_read_hypothesis(al, p, lo, hi, n)
 
     bounds = prover.induction(
         "convex-read-bounds", k, lambda n: z3.Implies(hyp(n), z3.And(lo * mass(n) <= read(n), read(n) <= hi * mass(n))),
@@ -383,6 +400,13 @@ def _highway():
                   isomat_highway_crosscheck=_highway_isomat(), **large)
 
 
+def skip_form(h_prev, h_tilde, r, z):
+    """§2.2's general skip form, on one entry (⊙ and + are elementwise): Ht = Rt ⊙ Ht−1 + Zt ⊙ H̃t, with
+    ``h_prev`` an entry of Ht−1, ``h_tilde`` the same entry of H̃t and ``r``, ``z`` those of the gates Rt, Zt.
+    The sec2.2/resnet correction is this form at Rt = Zt = 1, H̃t = F(Ht−1)."""
+    return r * h_prev + z * h_tilde
+
+
 @claim(
     "do2017:sec2.2/resnet",
     quote="The matrix ResNet (He et al., 2016) is similar: Ht = Ht−1 + F(Ht) where F(Ht) is a residual feedforward subnet",
@@ -403,7 +427,7 @@ def _resnet():
     sol = sympy.solve(sympy.Eq(h, hp + w * h), h)[0]
     printed = symbolic_zero(sol - (hp + w * hp), describe="solution of h = h_prev + w h minus (h_prev + w h_prev)")
     hh, ff = sympy.symbols("h f", real=True)  # one generic entry of Ht−1 and F(Ht−1): ⊙ and + are elementwise
-    corr = _scalar(hh + ff - (1 * hh + 1 * ff), "Ht−1 + F(Ht−1) − (R ⊙ Ht−1 + Z ⊙ H̃t) with R = Z = 1, H̃t = F(Ht−1)")
+    corr = _scalar(hh + ff - skip_form(hh, ff, 1, 1), "Ht−1 + F(Ht−1) − (R ⊙ Ht−1 + Z ⊙ H̃t) with R = Z = 1, H̃t = F(Ht−1)")
     return decide(printed, correction=("Ht = Ht−1 + F(Ht−1) (F applied to the previous layer)", corr),
                   printed_solution=str(sol))
 

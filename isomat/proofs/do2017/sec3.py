@@ -117,6 +117,12 @@ def _mean_aggregation_proof() -> Trial:
                        "D_ii, the mean over N(i) (eq. 9), by induction over the partial sums")
 
 
+def identity_entry(x, y):
+    """The entries of the identity matrix I_|V| (Up = Uq = I in do2017:eq12): I[x, y] = 1 if x = y, else 0
+    (a Z3 real term for integer terms x, y)."""
+    return z3.If(x == y, z3.RealVal(1), z3.RealVal(0))
+
+
 @claim(
     "do2017:eq12",
     quote="h_i^t = f(h_i^{t−1}, h̃_i^{t−1}) (10) ... Eq. (10) can be rewritten as: Ht = F(Ht−1, H̃t−1) (12)",
@@ -142,7 +148,7 @@ def _eq12():
     t = exhaustive(ok, itertools.product(range(1, 4), range(1, 3), range(1, 3)), describe="|V| <= 3, d, d' <= 2", method="symbolic")
     n, i, k = ints("n i k")
     G = _fn("G")  # G = H W1ᵀ + H̃ W2ᵀ: (IᵀG)[i, l] = Σ_k I[k, i] G[k, l]
-    eye = lambda x, y: z3.If(x == y, z3.RealVal(1), z3.RealVal(0))  # noqa: E731  (the identity matrix's entries)
+    eye = identity_entry  # Up = Uq = I_|V|
     proof = prover.prove(
         z3.And(z3.Implies(k != i, eye(k, i) * G(k, 0) == 0), eye(i, i) * G(i, 0) == G(i, 0)),
         assuming=[n >= 1, 0 <= i, i < n, 0 <= k, k < n], sizes=[n],
@@ -202,6 +208,13 @@ def _eq13():
     return decide(all_of(*proofs), property_crosscheck=prop, **large)
 
 
+def softmax_weight(e_j, total):
+    """The softmax's weight of one neighbour: Λij = exp(g_ij) / Σ_l exp(g_il), with ``e_j`` = exp(g_ij) and ``total``
+    the sum over the neighbours l of node i (Z3 real terms). The definition the sec3.1/attention and
+    beyond/attention-constant-terms proofs are about."""
+    return e_j / total
+
+
 def _softmax_proof() -> Trial:
     """Σ_j Λij = 1 and Λij > 0 for every number of neighbours: e_j = exp(g(h_i, h_j)) > 0, S = Σ_{j<K} e_j,
     Λij = e_j / S; partial sums defined by axioms, related by induction."""
@@ -215,7 +228,7 @@ def _softmax_proof() -> Trial:
                                                              patterns=[f(m + 1)])), text=text)
 
     ax = [partial("expsum_upto", tot, lambda t: e(t), "expsum_upto(m) = Σ_{j<m} exp(g_ij)"),
-          partial("softmax_upto", lam, lambda t: e(t) / S, "softmax_upto(m) = Σ_{j<m} exp(g_ij) / S")]
+          partial("softmax_upto", lam, lambda t: softmax_weight(e(t), S), "softmax_upto(m) = Σ_{j<m} exp(g_ij) / S")]
 
     def pos(n):
         return z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < n), e(j) > 0))
@@ -224,7 +237,7 @@ def _softmax_proof() -> Trial:
                                text="for all m >= 1: exp values > 0 for j < m give Σ_{j<m} exp(g_ij) > 0"),
               prover.induction("softmax-scaled", k, lambda n: z3.Implies(S > 0, lam(n) * S == tot(n)), axioms=ax,
                                text="for all m >= 0 and S > 0: S·Σ_{j<m} exp(g_ij)/S = Σ_{j<m} exp(g_ij)")]
-    proof = prover.prove(z3.And(tot(K) > 0, lam(K) == 1, e(j) / tot(K) > 0),
+    proof = prover.prove(z3.And(tot(K) > 0, lam(K) == 1, softmax_weight(e(j), tot(K)) > 0),
                          assuming=[K >= 1, pos(K), S == tot(K), 0 <= j, j < K], lemmas=lemmas, axioms=ax, sizes=[K],
                          for_all="for every number K >= 1 of neighbours, every neighbour 0 <= j < K and every real score "
                                  "g(h_i, h_j) (e_j = exp(g) > 0, uninterpreted)")
@@ -309,6 +322,14 @@ def bilinear_score(g_prime, kappa):
     return g_prime + kappa
 
 
+def _exp_add_axiom(ex, gp, kappa) -> prover.Axiom:
+    """The axiom ``exp-add``: exp(u + v) = exp(u)·exp(v), stated at u = g'_il (every neighbour l) and v = κ (a
+    parameter) -- the one fact about exp, beside exp > 0, that lets the common shift κ factor out of the softmax."""
+    j = z3.Int("j")
+    return prover.axiom("exp-add", z3.ForAll([j], ex(gp(j) + kappa) == ex(gp(j)) * ex(kappa), patterns=[gp(j)]),
+                        text="exp(u + v) = exp(u)·exp(v), at u = g'_il and v = κ (κ a parameter)")
+
+
 def _softmax_shift_proof() -> Trial:
     """Softmax over K neighbours is unchanged by a shift κ common to all of them, for every K (Z3): exp is an
     uninterpreted positive function with exp(u + v) = exp(u)·exp(v) (axioms), the sums Σ_{l<m} exp(g'_l + κ) and
@@ -317,9 +338,7 @@ def _softmax_shift_proof() -> Trial:
     S, Sp = z3.Function("sum_shifted_upto", _Z, _R), z3.Function("sum_upto", _Z, _R)
     m, k, K, j = z3.Ints("m k K j")
     u, v, kappa = z3.Reals("u v kappa")
-    ax = [prover.axiom("exp-positive", z3.ForAll([u], ex(u) > 0), text="exp(u) > 0"),
-          prover.axiom("exp-add", z3.ForAll([j], ex(gp(j) + kappa) == ex(gp(j)) * ex(kappa), patterns=[gp(j)]),
-                       text="exp(u + v) = exp(u)·exp(v), at u = g'_il and v = κ (κ a parameter)")]
+    ax = [prover.axiom("exp-positive", z3.ForAll([u], ex(u) > 0), text="exp(u) > 0"), _exp_add_axiom(ex, gp, kappa)]
 
     def partial(name, f, term, text):
         return prover.axiom(name, z3.And(f(0) == 0, z3.ForAll([m], z3.Implies(m >= 0, f(m + 1) == f(m) + term(m)),
@@ -330,7 +349,7 @@ def _softmax_shift_proof() -> Trial:
     factor = prover.induction("shifted-sum-factor", k, lambda k: z3.And(S(k) == ex(kappa) * Sp(k), z3.Implies(k >= 1, Sp(k) > 0)),
                               axioms=[*ax, *sums], rlimit=3_000_000,  # (needs far less: a broken score fails fast)
                               text="for all m >= 0: Σ_{l<m} exp(g'_l + κ) = exp(κ)·Σ_{l<m} exp(g'_l), and the sum is > 0 for m >= 1")
-    proof = prover.prove(z3.And(S(K) > 0, ex(bilinear_score(gp(j), kappa)) / S(K) == ex(gp(j)) / Sp(K)),
+    proof = prover.prove(z3.And(S(K) > 0, softmax_weight(ex(bilinear_score(gp(j), kappa)), S(K)) == softmax_weight(ex(gp(j)), Sp(K))),
                          assuming=[K >= 1, 0 <= j, j < K], lemmas=[factor], axioms=[*ax, *sums], sizes=[K], rlimit=3_000_000,
                          for_all="for every K >= 1 neighbours, every neighbour j < K, every real κ = aᵀx + c and all real "
                                  "g'_il = xᵀWy_l + bᵀy_l (uninterpreted)")
