@@ -121,3 +121,17 @@ def _copy_notebooks() -> None:
 
 _api_pages()
 _copy_notebooks()
+
+
+def setup(app):
+    """Let ``sphinx -j`` read in parallel (tests/test_docs_build.py builds with ``-j auto``).
+
+    sphinx-mathjax-offline (0.0.2) does not declare whether it is parallel-safe, so Sphinx warns and
+    reads serially (and ``-W`` makes the warning an error). It is safe: its ``setup`` only points the
+    MathJax option at the site's copy and connects ``build-finished``, which copies MathJax into
+    ``_static`` in the main process after every page is written; it keeps no per-document state.
+    """
+    ext = app.extensions.get("sphinx-mathjax-offline")
+    if ext is not None and ext.parallel_read_safe is None:
+        ext.parallel_read_safe = True
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

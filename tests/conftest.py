@@ -8,7 +8,9 @@ the field *name* (``"cupy"`` for both GPU parameters), so one test body serves a
 
 from __future__ import annotations
 
+import copy
 import sys
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -112,6 +114,62 @@ def field(request):
 @pytest.fixture(params=FLOAT_FIELDS)
 def float_field(request):
     yield from _field_fixture(request)
+
+
+@pytest.fixture(scope="session")
+def verify_json_run():
+    """One in-process ``isomat verify --json`` of the whole ledger, shared by every test that needs the
+    whole ledger's records (tests/test_cli.py, tests/test_docs.py and the per-paper claim tests).
+
+    The ledger was run up to nine times per session (a full ``verify --json``, one ``proofs.run`` per
+    paper, a ``verify --paper reneau2025 --json``); the records are the same computation each time
+    (checks are seeded and independent; ``proofs.run`` promises the records of worker processes equal
+    the in-process ones, which tests/test_engine.py checks). ``proofs.run`` is only observed here (the
+    call goes through unchanged) to keep its report's records as Python objects beside the JSON text.
+
+    Attributes: ``code``, ``text`` (stdout), ``data`` (the parsed JSON), ``err`` (stderr) and
+    ``records`` (the report's records, as ``proofs.run`` returned them). Use :func:`paper_records`
+    for a copy of one paper's records.
+    """
+    import io
+    import json
+
+    from isomat import proofs
+    from isomat.cli import main
+
+    reports = []
+    real_run = proofs.run
+
+    def observed_run(*args, **kwargs):
+        report = real_run(*args, **kwargs)
+        reports.append(report)
+        return report
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(proofs, "run", observed_run)
+    try:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["verify", "--json"], out=out, err=err)
+    finally:
+        mp.undo()
+    assert len(reports) == 1, f"isomat verify --json called proofs.run {len(reports)} times"
+    return SimpleNamespace(code=code, text=out.getvalue(), data=json.loads(out.getvalue()), err=err.getvalue(),
+                           records=reports[0]["claims"])
+
+
+def paper_records(run, paper: str, *, same_proof_as: bool = True) -> list[dict]:
+    """A deep copy of ``paper``'s records from :func:`verify_json_run`, as ``proofs.run([paper])`` gives
+    them: the paper's claims, in its order, with ``same_proof_as`` recomputed among the paper's own
+    records (in the whole ledger a record may name another paper's proof). ``same_proof_as=False``:
+    without that mark, as ``run_claim`` gives each record."""
+    from isomat.proofs import engine
+
+    records = copy.deepcopy([r for r in run.records if r["paper"] == paper])
+    for r in records:
+        r.pop("same_proof_as", None)
+    if same_proof_as:
+        engine.same_proofs(records)
+    return records
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -6,16 +6,20 @@ import pytest
 
 from isomat.proofs import engine, load
 
+from .conftest import paper_records
+
 
 @pytest.fixture(scope="module")
-def records():
-    claims = {c.id: c for c in load(["do2017"])}
+def records(verify_json_run):
+    # what engine.run_claim gives for each of these claims, taken from the session's one run of the whole
+    # ledger (tests/conftest.py: the same computation; run_claim marks no same_proof_as)
+    ran = {r["id"]: r for r in paper_records(verify_json_run, "do2017", same_proof_as=False)}
     wanted = ["do2017:eq18/renormalization", "do2017:sec2.2/highway", "do2017:appa/gru", "do2017:tab2",
               "do2017:eq17/order", "do2017:eq14/asymmetric", "do2017:fig3", "do2017:sec4.3",
               "do2017:abstract/parameters", "do2017:sec4.2/parameters", "do2017:sec4.2/footnote6",
               "do2017:eq18", "do2017:beyond/eq5-vector-form", "do2017:tab1/parameters", "do2017:appb/complexity",
               "do2017:sec4.4/attention-shape", "do2017:sec2.3/ratio"]
-    return {cid: engine.run_claim(claims[cid]) for cid in wanted}
+    return {cid: ran[cid] for cid in wanted}
 
 
 def _reading(r, name):
@@ -254,11 +258,10 @@ PROVED_FLOOR = 15
 
 
 @pytest.fixture(scope="module")
-def ledger():
-    from isomat.proofs import run
-
-    out = run(["do2017"])
-    return out["claims"] if isinstance(out, dict) else out
+def ledger(verify_json_run):
+    # the records run(["do2017"]) gives, taken from the session's one run of the whole ledger
+    # (tests/conftest.py: the same computation; same_proof_as recomputed among this paper's records)
+    return paper_records(verify_json_run, "do2017")
 
 
 def _deciding(r):

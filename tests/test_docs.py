@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import io
 import json
 import pkgutil
 import re
@@ -14,7 +13,6 @@ from pathlib import Path
 import pytest
 
 import isomat
-from isomat.cli import main
 from isomat.proofs.engine import PAPERS, STRENGTHS, VERDICTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,17 +74,18 @@ def test_conventions_hold_everything_users_need():
         assert word in text, word
 
 
-def test_verify_json_validates_against_the_schema():
+def test_verify_json_validates_against_the_schema(verify_json_run):
+    # the whole ledger's `isomat verify --json` (the session's one run, tests/conftest.py; it was
+    # `verify --paper reneau2025 --json`, whose records are a part of it) validates against the schema
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((Path(isomat.__file__).parent / "proofs" / "ledger.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
-    out, err = io.StringIO(), io.StringIO()
-    assert main(["verify", "--paper", "reneau2025", "--json"], out=out, err=err) == 0, err.getvalue()
-    data = json.loads(out.getvalue())
+    assert verify_json_run.code == 0, verify_json_run.err
+    data = json.loads(verify_json_run.text)
     errors = [f"{list(e.path)}: {e.message}" for e in jsonschema.Draft202012Validator(schema).iter_errors(data)]
     assert not errors, errors[:5]
     # the schema is not vacuous: a record without a verdict, or with an unknown strength, is refused
-    broken = json.loads(out.getvalue())
+    broken = json.loads(verify_json_run.text)
     del broken["claims"][0]["verdict"]
     broken["claims"][1]["strength"] = "probably"
     messages = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(broken)]

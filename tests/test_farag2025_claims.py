@@ -171,11 +171,12 @@ PROVED_FLOOR = 41  # issue 12: eq5, eq6, eq10, eq11 left the ledger (definitions
 
 
 @pytest.fixture(scope="module")
-def ledger():
-    from isomat.proofs import run
+def ledger(verify_json_run):
+    # the records run(["farag2025"]) gives, taken from the session's one run of the whole ledger
+    # (tests/conftest.py: the same computation; same_proof_as recomputed among this paper's records)
+    from .conftest import paper_records
 
-    out = run(["farag2025"])
-    return out["claims"] if isinstance(out, dict) else out
+    return paper_records(verify_json_run, "farag2025")
 
 
 def test_proved_count_never_falls_and_every_proof_names_what_it_quantified(ledger):

@@ -15,6 +15,7 @@ After changing a notebook or what it prints, store it again, executed::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -64,27 +65,61 @@ def cell_outputs(cell) -> list[dict]:
     return items
 
 
-def execute(path: Path, cwd: str, timeout: int = 600):
-    """Run a notebook with nbclient in ``cwd`` (this checkout's isomat importable); return it executed."""
-    import nbclient
-    import nbformat
-
+@contextlib.contextmanager
+def _kernel_environment():
+    """The environment a notebook's kernel is started with (it inherits this process's), restored after."""
     env_backup = {k: os.environ.get(k) for k in ("MPLBACKEND", "PYTHONPATH", "PYTHONHASHSEED")}
     os.environ["MPLBACKEND"] = "Agg"  # the notebooks select the inline backend; nothing opens a window
     os.environ["PYTHONHASHSEED"] = "0"
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env_backup["PYTHONPATH"]]))
     try:
-        nb = nbformat.read(path, as_version=4)
-        client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
-                                         resources={"metadata": {"path": cwd}})
-        client.execute()
+        yield
     finally:
         for k, v in env_backup.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def _client(path: Path, cwd: str, timeout: int):
+    import nbclient
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    return nb, nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                                       resources={"metadata": {"path": cwd}})
+
+
+def execute(path: Path, cwd: str, timeout: int = 600):
+    """Run a notebook with nbclient in ``cwd`` (this checkout's isomat importable); return it executed."""
+    with _kernel_environment():
+        nb, client = _client(path, cwd, timeout)
+        client.execute()
     return nb
+
+
+def execute_all(runs: list[tuple[Path, str]], concurrency: int, timeout: int = 600) -> dict[Path, object]:
+    """:func:`execute` of each (notebook, cwd), up to ``concurrency`` kernels at once (each notebook has its
+    own kernel process and folder: the runs are independent). Value: the executed notebook, or the
+    exception its run raised."""
+    import asyncio
+
+    async def one(path: Path, cwd: str, gate: asyncio.Semaphore):
+        async with gate:
+            nb, client = _client(path, cwd, timeout)
+            try:
+                await client.async_execute()
+            except Exception as exc:  # handed to the notebook's own test, which raises it
+                return path, exc
+            return path, nb
+
+    async def every():
+        gate = asyncio.Semaphore(max(1, concurrency))
+        return await asyncio.gather(*(one(p, cwd, gate) for p, cwd in runs))
+
+    with _kernel_environment():
+        return dict(asyncio.run(every()))
 
 
 def _where(path: Path, index: int, cell) -> str:
@@ -115,13 +150,28 @@ def stale_outputs(path: Path, stored, fresh) -> list[str]:
     return problems
 
 
+@pytest.fixture(scope="module")
+def executed(request, tmp_path_factory):
+    """Every selected notebook of test_notebook_runs_and_outputs_are_fresh, executed as :func:`execute`
+    runs it (own kernel, own empty folder), as many at once as this process has CPUs: the notebooks are
+    independent, and one at a time they left a core idle."""
+    pytest.importorskip("nbformat", reason="notebooks extra not installed")
+    pytest.importorskip("nbclient", reason="notebooks extra not installed")
+    selected = [item.callspec.params["path"] for item in request.session.items
+                if item.originalname == "test_notebook_runs_and_outputs_are_fresh" and hasattr(item, "callspec")]
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return execute_all([(p, str(tmp_path_factory.mktemp(p.stem))) for p in dict.fromkeys(selected)], cpus)
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs_and_outputs_are_fresh(path, tmp_path):
+def test_notebook_runs_and_outputs_are_fresh(path, executed):
     nbformat = pytest.importorskip("nbformat", reason="notebooks extra not installed")
     pytest.importorskip("nbclient", reason="notebooks extra not installed")
     stored = nbformat.read(path, as_version=4)
-    fresh = execute(path, str(tmp_path))
+    fresh = executed[path]
+    if isinstance(fresh, BaseException):
+        raise fresh  # the run raised (a cell error, a timeout, a dead kernel), as execute() would have
     errors = [f"{_where(path, i, c)}: {o['text']}" for i, c in enumerate(fresh.cells) if c.cell_type == "code"
               for o in cell_outputs(c) if o["kind"] == "error"]
     assert not errors, "a cell raised:\n" + "\n".join(errors)

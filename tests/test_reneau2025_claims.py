@@ -11,11 +11,17 @@ from isomat import proofs
 from isomat.errors import CheckError
 from isomat.proofs.engine import REGISTRY, run_claim, using_float_backend
 
+from .conftest import paper_records
+
 
 @pytest.fixture(scope="module")
-def records():
+def records(verify_json_run):
+    # what run_claim gives for each reneau2025 claim, taken from the session's one run of the whole ledger
+    # (tests/conftest.py: the same computation; run_claim marks no same_proof_as)
     proofs.load(["reneau2025"])
-    return {c.id: run_claim(c) for c in REGISTRY.values() if c.paper == "reneau2025"}
+    ran = {r["id"]: r for r in paper_records(verify_json_run, "reneau2025", same_proof_as=False)}
+    assert set(ran) == {c.id for c in REGISTRY.values() if c.paper == "reneau2025"}
+    return ran
 
 
 def _rerun(cid):
