@@ -536,7 +536,9 @@ def run_script(script: Path, *, quick: bool = False, timeout: float = 900.0) -> 
         entry.update(status="skipped", reason=str(result["skipped"]), result=result)
         return entry
     if result is None:
-        entry.update(status="ok" if "error" not in entry else "failed", stdout=_tail(proc.stdout))
+        # a script without a JSON result reports in its text, verdicts anywhere in it: keep it whole
+        # (up to 256 KB; the last 4 KB cut benchmarks/conv.py's first verdicts from the report)
+        entry.update(status="ok" if "error" not in entry else "failed", stdout=_tail(proc.stdout, 256_000))
         return entry
     entry["result"] = result
     entry["status"] = "ok"
