@@ -325,6 +325,33 @@ def stencil_cases(n, repeats, copy_arrays):
               times[name], ratios[name], targets[name], lw=lw, threads=_threads.num_threads())
 
 
+def race(rule_name, call, repeats):
+    """The minimum times of ``call`` with the stencil forced on and off (``_stencil.<rule_name>``
+    patched to True / False), interleaved, after checking both give the same result."""
+    from isomat.algebra import _stencil
+
+    real = getattr(_stencil, rule_name)
+
+    def leg(force):
+        def run():
+            setattr(_stencil, rule_name, lambda *a: force)
+            try:
+                return call()
+            finally:
+                setattr(_stencil, rule_name, real)
+        return run
+
+    on, off = leg(True), leg(False)
+    np.testing.assert_allclose(on(), off(), rtol=1e-10, atol=1e-10)
+    times = ([], [])
+    for _ in range(repeats):
+        for lst, fn in zip(times, (on, off)):
+            t0 = time.perf_counter()
+            fn()
+            lst.append(time.perf_counter() - t0)
+    return min(times[0]), min(times[1])
+
+
 def rule_cases(repeats, quick=False):
     """Multi-channel layers: the stencil against conv_apply's GEMM path over a grid, and the path
     the measured rule (isomat.algebra._stencil.prefer) picks; the same for the transpose
@@ -343,72 +370,34 @@ def rule_cases(repeats, quick=False):
     rng = np.random.default_rng(3)
     picked_best, worst, points = 0, 1.0, 0
     picked_best_t, worst_t = 0, 1.0
-    real_prefer, real_prefer_t = _stencil.prefer, _stencil.prefer_transpose
-    try:
-        for c_in, c_out, g in grid:
-            for n in sizes:
-                if c_in * c_out // g * n * n > 64 * 64 * 128 * 128:
-                    continue
-                for k in (3, 5):
-                    x = rng.standard_normal((c_in, n, n))
-                    w = rng.standard_normal((c_out, c_in // g, k, k))
-                    rule = real_prefer(c_in, c_out, g, (k, k), (n, n), 8, _IM2COL_BYTES)
+    real_prefer, real_prefer_t = _stencil.prefer, _stencil.prefer_transpose  # the rules as shipped
+    for c_in, c_out, g in grid:
+        for n in sizes:
+            if c_in * c_out // g * n * n > 64 * 64 * 128 * 128:
+                continue
+            for k in (3, 5):
+                x = rng.standard_normal((c_in, n, n))
+                w = rng.standard_normal((c_out, c_in // g, k, k))
+                rule = real_prefer(c_in, c_out, g, (k, k), (n, n), 8, _IM2COL_BYTES)
 
-                    def leg(force):
-                        def run():
-                            _stencil.prefer = lambda *a: force
-                            try:
-                                return conv_apply(x, w, padding=k // 2, groups=g)
-                            finally:
-                                _stencil.prefer = real_prefer
-                        return run
-
-                    st_leg, gm_leg = leg(True), leg(False)
-                    np.testing.assert_allclose(st_leg(), gm_leg(), rtol=1e-10, atol=1e-10)
-                    ts, tg = [], []
-                    for _ in range(repeats):
-                        for lst, fn in ((ts, st_leg), (tg, gm_leg)):
-                            t0 = time.perf_counter()
-                            fn()
-                            lst.append(time.perf_counter() - t0)
-                    t_s, t_g = min(ts), min(tg)
-                    chosen, best = (t_s if rule else t_g), min(t_s, t_g)
-                    points += 1
-                    picked_best += chosen == best
-                    worst = max(worst, chosen / best)
-                    # the transpose (rmatvec): its own rule
-                    yv = rng.standard_normal((c_out, n, n))
-                    rule_t = real_prefer_t(c_in, c_out, g, (k, k), (n, n))
-
-                    def leg_t(force):
-                        def run():
-                            _stencil.prefer_transpose = lambda *a: force
-                            try:
-                                return conv_transpose_apply(yv, w, (c_in, n, n), padding=k // 2, groups=g)
-                            finally:
-                                _stencil.prefer_transpose = real_prefer_t
-                        return run
-
-                    st_t, gm_t = leg_t(True), leg_t(False)
-                    np.testing.assert_allclose(st_t(), gm_t(), rtol=1e-10, atol=1e-10)
-                    us, ug = [], []
-                    for _ in range(repeats):
-                        for lst, fn in ((us, st_t), (ug, gm_t)):
-                            t0 = time.perf_counter()
-                            fn()
-                            lst.append(time.perf_counter() - t0)
-                    u_s, u_g = min(us), min(ug)
-                    chosen_t, best_t = (u_s if rule_t else u_g), min(u_s, u_g)
-                    picked_best_t += chosen_t == best_t
-                    worst_t = max(worst_t, chosen_t / best_t)
-                    print(f"  C_in {c_in:3d} C_out {c_out:3d} groups {g:3d} {n:4d}^2 {k}x{k}: stencil {t_s * 1e3:8.3f} "
-                          f"GEMM {t_g * 1e3:8.3f} rule {'stencil' if rule else 'GEMM   '}"
-                          f"{'' if chosen == best else f' ({chosen / best:.2f}x the faster)':24s}| transpose: stencil "
-                          f"{u_s * 1e3:8.3f} GEMM {u_g * 1e3:8.3f} rule {'stencil' if rule_t else 'GEMM'}"
-                          f"{'' if chosen_t == best_t else f' ({chosen_t / best_t:.2f}x the faster)'}")
-    finally:
-        _stencil.prefer = real_prefer
-        _stencil.prefer_transpose = real_prefer_t
+                t_s, t_g = race("prefer", lambda: conv_apply(x, w, padding=k // 2, groups=g), repeats)
+                chosen, best = (t_s if rule else t_g), min(t_s, t_g)
+                points += 1
+                picked_best += chosen == best
+                worst = max(worst, chosen / best)
+                # the transpose (rmatvec): its own rule
+                yv = rng.standard_normal((c_out, n, n))
+                rule_t = real_prefer_t(c_in, c_out, g, (k, k), (n, n))
+                u_s, u_g = race("prefer_transpose",
+                                lambda: conv_transpose_apply(yv, w, (c_in, n, n), padding=k // 2, groups=g), repeats)
+                chosen_t, best_t = (u_s if rule_t else u_g), min(u_s, u_g)
+                picked_best_t += chosen_t == best_t
+                worst_t = max(worst_t, chosen_t / best_t)
+                print(f"  C_in {c_in:3d} C_out {c_out:3d} groups {g:3d} {n:4d}^2 {k}x{k}: stencil {t_s * 1e3:8.3f} "
+                      f"GEMM {t_g * 1e3:8.3f} rule {'stencil' if rule else 'GEMM   '}"
+                      f"{'' if chosen == best else f' ({chosen / best:.2f}x the faster)':24s}| transpose: stencil "
+                      f"{u_s * 1e3:8.3f} GEMM {u_g * 1e3:8.3f} rule {'stencil' if rule_t else 'GEMM'}"
+                      f"{'' if chosen_t == best_t else f' ({chosen_t / best_t:.2f}x the faster)'}")
     print(f"  forward: the rule picks the faster path at {picked_best}/{points} points; elsewhere its pick is at most "
           f"{worst:.2f}x the faster; {load_text()}")
     print(f"  transpose: the rule picks the faster path at {picked_best_t}/{points} points; elsewhere its pick is at "

@@ -248,14 +248,14 @@ def prefer_transpose(c_in: int, c_out: int, groups: int, ktaps: tuple[int, ...],
 
     * at most 64 = 8 x 8 channel pairs a group: the stencil (8->8 at 32^2: 1.3x; 1->16 at 32^2:
       2-3x; 8->1 at 32^2: 3-6x; depthwise 64 channels at 64^2: 0.9 ms against 5.2 ms);
-    * output rows of 64 or more: the stencil up to 32 channels in and out a group (16->16 at
-      128^2: 1.3-1.5x; at 256^2: 17 ms against 76 ms);
-    * otherwise the GEMM (16->16 at 32^2; 64->64 at 64^2-128^2: a tie or the GEMM).
+    * output rows of 64 or more: the stencil up to 16 channels in and out a group (16->16 3x3 at
+      128^2: 1.3-1.5x, 5x5 within 1.4x; at 256^2: 17 ms against 76 ms);
+    * otherwise the GEMM (16->16 at 32^2; 32->32 at 128^2: 2x; 64->64 at 64^2-128^2).
     """
     opg, cpg = c_out // groups, c_in // groups
     if opg * cpg <= 64:
         return True
-    return out[-1] >= 64 and max(opg, cpg) <= 32
+    return out[-1] >= 64 and max(opg, cpg) <= 16
 
 
 def _edges(n: int, nthreads: int) -> list[int]:
