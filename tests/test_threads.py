@@ -57,3 +57,25 @@ def test_conv_apply_with_env(monkeypatch):
     monkeypatch.setenv("ISOMAT_NUM_THREADS", "nope")
     with pytest.raises(ValueError, match="ISOMAT_NUM_THREADS"):
         conv_apply(x[0], w[0, 0])
+
+
+def test_busy_cores_sees_another_process_and_its_end(monkeypatch):
+    """blas_threads counts the cores other processes keep busy now, not the lagging load average: a
+    busy child process counts while it runs."""
+    import subprocess
+    import sys
+    import time
+
+    if _threads._cpu_busy_seconds() is None:
+        pytest.skip("no /proc/stat here")
+    monkeypatch.setattr(_threads, "_LAST_SAMPLE", [])
+    _threads.busy_cores()  # the first sample
+    burner = subprocess.Popen([sys.executable, "-c", "import time\nt=time.time()\nwhile time.time()-t<3: pass"])
+    try:
+        time.sleep(0.3)
+        _threads.busy_cores()
+        time.sleep(0.8)
+        assert _threads.busy_cores() >= 1
+    finally:
+        burner.kill()
+        burner.wait()

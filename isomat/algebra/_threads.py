@@ -7,14 +7,16 @@ positive integer raises :class:`ValueError` naming the variable.
 
 Inside isomat's own parallel sections BLAS is limited to one thread (``blas_limit(1)``), so that
 ``n`` isomat workers never run ``n × (BLAS threads)``.  A lone GEMM (multi-channel ``conv_apply``)
-gets :func:`blas_threads` threads: the cap less the cores the 1-minute load average says are busy
-(at least one), so that a loaded machine is not oversubscribed (measured on 2 loaded cores:
-a 64→64 3×3 conv at 56² took 32 ms with two OpenBLAS threads, 6.0 ms with one).
+gets :func:`blas_threads` threads: the cap less the cores other processes keep busy, measured
+from ``/proc/stat`` between calls (at least one), so that a loaded machine is not oversubscribed
+(measured on 2 loaded cores: a 64→64 3×3 conv at 56² took 32 ms with two OpenBLAS threads, 6.0 ms
+with one).
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator
 
@@ -55,17 +57,52 @@ def resolve(threads: int | None) -> int:
     return cap if threads is None else max(1, min(int(threads), cap))
 
 
+#: (monotonic time, all CPUs' busy seconds, this process's CPU seconds, cores others kept busy)
+_LAST_SAMPLE: list = []
+#: shortest window over which the busy cores are measured again (shorter calls reuse the last figure)
+BUSY_WINDOW_S = 0.25
+
+
+def _cpu_busy_seconds() -> float | None:
+    """CPU-seconds all CPUs spent busy since boot (``/proc/stat``), None where unavailable."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = f.readline().split()
+        vals = [int(v) for v in fields[1:9]]  # user nice system idle iowait irq softirq steal
+        return (sum(vals) - vals[3] - vals[4]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def busy_cores() -> int:
+    """Cores other processes keep busy: measured over the time since the previous call (at least
+    :data:`BUSY_WINDOW_S`; all CPUs' busy time from ``/proc/stat`` less this process's own CPU
+    time), rounded so that three quarters of a core counts as one; the 1-minute load average where
+    there is no ``/proc/stat`` or no earlier sample. (The load average alone lags: a minute after
+    another job ends it still reports a busy core, and a quiet machine got one BLAS thread.)"""
+    now, busy, own = time.monotonic(), _cpu_busy_seconds(), time.process_time()
+    if busy is not None and _LAST_SAMPLE:
+        t0, busy0, own0, others = _LAST_SAMPLE
+        if now - t0 < BUSY_WINDOW_S:
+            return others
+        cores = int(max(0.0, (busy - busy0) - (own - own0)) / (now - t0) + 0.25)
+        _LAST_SAMPLE[:] = [now, busy, own, cores]
+        return cores
+    try:
+        cores = int(os.getloadavg()[0])
+    except (AttributeError, OSError):
+        cores = 0
+    if busy is not None:
+        _LAST_SAMPLE[:] = [now, busy, own, cores]
+    return cores
+
+
 def blas_threads(threads: int | None = None) -> int:
-    """BLAS threads for a lone GEMM: ``threads`` if given (capped), else the cap less the cores the
-    1-minute load average shows busy, at least 1."""
+    """BLAS threads for a lone GEMM: ``threads`` if given (capped), else the cap less the cores other
+    processes keep busy (:func:`busy_cores`), at least 1."""
     if threads is not None:
         return resolve(threads)
-    cap = num_threads()
-    try:
-        busy = int(os.getloadavg()[0])
-    except (AttributeError, OSError):
-        busy = 0
-    return max(1, min(cap, usable_cpus() - busy))
+    return max(1, min(num_threads(), usable_cpus() - busy_cores()))
 
 
 _CONTROLLER = None
