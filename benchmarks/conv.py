@@ -356,7 +356,7 @@ def rule_cases(repeats, quick=False):
     """Multi-channel layers: the stencil against conv_apply's GEMM path over a grid, and the path
     the measured rule (isomat.algebra._stencil.prefer) picks; the same for the transpose
     (conv_transpose_apply, _stencil.prefer_transpose); min of interleaved repeats."""
-    from isomat.algebra import _stencil
+    from isomat.algebra import _stencil, _threads
     from isomat.algebra.conv import _IM2COL_BYTES
 
     if not _stencil.available():
@@ -378,7 +378,8 @@ def rule_cases(repeats, quick=False):
             for k in (3, 5):
                 x = rng.standard_normal((c_in, n, n))
                 w = rng.standard_normal((c_out, c_in // g, k, k))
-                rule = real_prefer(c_in, c_out, g, (k, k), (n, n), 8, _IM2COL_BYTES)
+                rule = real_prefer(c_in, c_out, g, (k, k), (n, n), 8, _IM2COL_BYTES, _threads.blas_threads(None),
+                                   _threads.num_threads())
 
                 t_s, t_g = race("prefer", lambda: conv_apply(x, w, padding=k // 2, groups=g), repeats)
                 chosen, best = (t_s if rule else t_g), min(t_s, t_g)

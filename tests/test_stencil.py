@@ -270,17 +270,23 @@ def test_the_measured_rule_routes_layers(monkeypatch):
         y = conv_apply(x, w, padding=1, groups=groups)
         np.testing.assert_allclose(y.ravel(), conv_matrix(x.shape, w, padding=1, groups=groups) @ x.ravel(),
                                    rtol=1e-12, atol=1e-12)
-        assert _stencil.prefer(c_in, c_out, groups, (k, k), (n, n), 8, _IM2COL_BYTES) == bool(calls)
+        blas, cores = _threads.blas_threads(None), _threads.num_threads()
+        assert _stencil.prefer(c_in, c_out, groups, (k, k), (n, n), 8, _IM2COL_BYTES, blas, cores) == bool(calls)
         return bool(calls)
 
+    from isomat.algebra import _threads
     assert routed(16, 16, 16, 40)      # depthwise: opg 1
     assert routed(8, 2, 1, 24)         # two outputs
     assert not routed(8, 8, 1, 32)     # short rows: the GEMM
     assert routed(4, 4, 1, 96)         # opg 4 on rows of 96
     assert not routed(16, 16, 1, 96)   # opg 16 below 256^2 outputs
-    assert _stencil.prefer(16, 16, 1, (3, 3), (256, 256), 8, _IM2COL_BYTES)
-    assert not _stencil.prefer(64, 64, 1, (3, 3), (256, 256), 8, 2**40)  # one GEMM: opg 64 goes to BLAS
-    assert _stencil.prefer(64, 64, 1, (3, 3), (256, 256), 8, 2**20)      # one GEMM per tap: the stencil
+    # BLAS on every core (quiet) against BLAS on one of two (loaded)
+    assert not _stencil.prefer(8, 8, 1, (3, 3), (128, 128), 8, _IM2COL_BYTES, 2, 2)
+    assert _stencil.prefer(8, 8, 1, (3, 3), (128, 128), 8, _IM2COL_BYTES, 1, 2)
+    assert _stencil.prefer(16, 16, 1, (3, 3), (256, 256), 8, _IM2COL_BYTES, 1, 2)
+    assert not _stencil.prefer(16, 16, 1, (3, 3), (256, 256), 8, _IM2COL_BYTES, 2, 2)
+    assert not _stencil.prefer(64, 64, 1, (3, 3), (256, 256), 8, 2**40, 1, 2)  # one GEMM: opg 64 goes to BLAS
+    assert _stencil.prefer(64, 64, 1, (3, 3), (256, 256), 8, 2**20, 2, 2)      # one GEMM per tap: the stencil
     # the transpose's rule: depthwise and long rows up to 32 channels a group take the stencil
     assert _stencil.prefer_transpose(16, 16, 16, (3, 3), (32, 32))
     assert not _stencil.prefer_transpose(16, 16, 1, (3, 3), (32, 32))

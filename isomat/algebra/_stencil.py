@@ -204,26 +204,28 @@ def interior(n: int, lo: int, n_out: int, taps: int, stride: int, dilation: int)
 
 
 def prefer(c_in: int, c_out: int, groups: int, ktaps: tuple[int, ...], out: tuple[int, ...],
-           itemsize: int, one_gemm_bytes: int) -> bool:
+           itemsize: int, one_gemm_bytes: int, blas_threads: int = 1, cores: int = 1) -> bool:
     """Whether a multi-channel 2-D layer runs faster as this stencil than as conv_apply's GEMM path.
 
     The stencil costs about the same per multiply-add at any size once its rows are long (12-18
     G/s on the two cores of the reference machine); the GEMM path first stacks the ``C_in * K``
     shifted copies of the input and then reuses them for every output channel of a group, so it
-    wins when a group has many output channels (``opg``), and on short rows, where the stencil's
-    per-row set-up is not amortised.  ``one_gemm_bytes``: the largest stacked buffer conv_apply
-    makes one GEMM of (past it, one GEMM per tap).  Measured by ``benchmarks/conv.py --rule`` on
-    the reference machine (``C_in, C_out`` 1-64, groups 1 to depthwise, 3x3 and 5x5, images
-    32^2-256^2, float64; it prints each point's faster path and the rule's pick -- run it again on
-    another machine):
+    wins when a group has many output channels (``opg``), on short rows, where the stencil's
+    per-row set-up is not amortised, and the more so when BLAS may use every core
+    (``blas_threads`` of ``cores``: conv_apply gives BLAS fewer threads on a loaded machine).
+    ``one_gemm_bytes``: the largest stacked buffer conv_apply makes one GEMM of (past it, one GEMM
+    per tap).  Measured by ``benchmarks/conv.py --rule`` on the reference machine (``C_in, C_out``
+    1-64, groups 1 to depthwise, 3x3 and 5x5, images 32^2-256^2, float64; it prints each point's
+    faster path and the rule's pick -- run it again on another machine):
 
-    * ``opg <= 2`` (depthwise, few outputs): the stencil (1.2-57x: the GEMM has nothing to reuse);
-    * output rows shorter than 64: the GEMM (8->8 at 32^2: 1.8x);
+    * ``opg <= 2`` (depthwise, few outputs): the stencil (1.5-57x: the GEMM has nothing to reuse);
+    * output rows shorter than 64: the GEMM (8->8 at 32^2: 1.4-1.8x);
     * one GEMM per tap (stacked copies past ``one_gemm_bytes``): the stencil up to ``opg = 64``
-      (64->64 3x3 at 256^2: 163 ms against 202 ms);
-    * at least 256^2 outputs: the stencil up to ``opg = 16`` (16->16 at 256^2: 1.4-1.7x);
-    * otherwise the stencil up to ``opg = 8`` (8->8 at 128^2: 1.7-1.9x; 16->16 at 128^2: the GEMM
-      1.1-1.4x).
+      (64->64 3x3 at 256^2: 163 ms against 202 ms, BLAS on one core);
+    * BLAS on every core (a quiet machine): the stencil up to ``opg = 4`` (4->4 at 256^2: 1.4-1.8x;
+      8->8 at 128^2: the GEMM 1.4-1.8x; 1->16 and 3->16 at 256^2: the GEMM 1.4-1.5x);
+    * BLAS on fewer cores (a loaded machine): up to ``opg = 8``, and ``16`` from 256^2 outputs
+      (8->8 at 128^2: 1.7-1.9x; 16->16 at 256^2: 1.4-1.7x, measured with one BLAS thread).
     """
     opg = c_out // groups
     if opg <= 2:
@@ -232,9 +234,9 @@ def prefer(c_in: int, c_out: int, groups: int, ktaps: tuple[int, ...], out: tupl
         return False
     if c_in * math.prod(ktaps) * math.prod(out) * itemsize > one_gemm_bytes:
         return opg <= 64
-    if math.prod(out) >= 256 * 256:
-        return opg <= 16
-    return opg <= 8
+    if blas_threads >= cores:
+        return opg <= 4
+    return opg <= (16 if math.prod(out) >= 256 * 256 else 8)
 
 
 def prefer_transpose(c_in: int, c_out: int, groups: int, ktaps: tuple[int, ...], out: tuple[int, ...]) -> bool:

@@ -633,7 +633,7 @@ def _shift_pad(plan: _Plan, axis: int, tap: int, pad, field, format):
 
 
 def _stencil_eligible(plan: _Plan, field: str, x_dtype: Any, k_dtype: Any, out_dtype: Any,
-                      transpose: bool = False) -> bool:
+                      transpose: bool = False, threads: int | None = None) -> bool:
     """The Numba stencil (:mod:`._stencil`) takes a 2-D float32/float64 layer whose input and kernel
     share the result's dtype: every single-channel layer, and a multi-channel one where the
     measured rule :func:`._stencil.prefer` (for ``A^T y``: :func:`._stencil.prefer_transpose`) says it
@@ -646,7 +646,7 @@ def _stencil_eligible(plan: _Plan, field: str, x_dtype: Any, k_dtype: Any, out_d
     if transpose:
         return _stencil.prefer_transpose(plan.c_in, plan.c_out, plan.groups, plan.ktaps, plan.out)
     return _stencil.prefer(plan.c_in, plan.c_out, plan.groups, plan.ktaps, plan.out, np.dtype(out_dtype).itemsize,
-                           _IM2COL_BYTES)
+                           _IM2COL_BYTES, _threads.blas_threads(threads), _threads.num_threads())
 
 
 def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
@@ -705,7 +705,7 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     y_shape = (plan.c_out,) + plan.out
     if out is not None:
         _check_out(out, field, plan.out if single else y_shape, out_dtype, xv)
-    stencil = _stencil_eligible(plan, field, xv.dtype, k.dtype, out_dtype)
+    stencil = _stencil_eligible(plan, field, xv.dtype, k.dtype, out_dtype, threads=threads)
     item = value_bytes(field)
     if stencil:  # the output (unless given) and the two index maps
         check_bytes("conv_apply", (0 if out is not None else item * plan.n_out) + 8 * plan.K * sum(plan.out),
