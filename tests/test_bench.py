@@ -292,3 +292,25 @@ def test_verdict_withheld_when_multithread_legs_lacked_cores():
     assert verdict("r", slow, fast, target=2, load=busy)["verdict"] == "met"
     v = dict(verdict("r", slow, fast, target=2), verdict="disturbed", why="COLLAPSED: x")
     assert "DISTURBED (COLLAPSED: x)" in verdict_text(v)
+
+
+def test_compare_verdicts_flags_a_contradiction_and_accepts_a_withheld_verdict(tmp_path):
+    """benchmarks/_compare_verdicts.py: 'met' in one report and 'not met' in the other is a contradiction
+    (exit 1); a verdict withheld under load is not."""
+    import subprocess
+    import sys as _sys
+
+    def report(path, ratio_verdict, text_mark):
+        path.write_text(json.dumps({"benchmarks": [
+            {"name": "a", "result": {"ratios": [{"name": "x / y (1 thread(s))", "verdict": ratio_verdict}]}},
+            {"name": "b", "stdout": f"section\n  leg one      1.0 2.0 3.0 ms  x bound 1 2 3  [{text_mark}]\n"}]}))
+        return str(path)
+
+    script = str(Path(__file__).resolve().parent.parent / "benchmarks" / "_compare_verdicts.py")
+    quiet = report(tmp_path / "q.json", "met", "target <= 2.5x met")
+    loaded = report(tmp_path / "l.json", "met", "loaded: other processes kept 1.00 cores busy, no verdict")
+    flipped = report(tmp_path / "f.json", "not met", "target <= 2.5x met")
+    ok = subprocess.run([_sys.executable, script, quiet, loaded], capture_output=True, text=True)
+    assert ok.returncode == 0 and "2 verdict lines; 0 contradictions" in ok.stdout, ok.stdout
+    bad = subprocess.run([_sys.executable, script, quiet, flipped], capture_output=True, text=True)
+    assert bad.returncode == 1 and "CONTRADICTION" in bad.stdout, bad.stdout
