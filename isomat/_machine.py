@@ -1,5 +1,7 @@
 """The machine a report or a benchmark ran on (shared by :mod:`isomat.cli` and :mod:`isomat.bench`,
-so that neither imports the other)."""
+so that neither imports the other), and the CPU facts isomat's thread rules and benchmarks read
+(:func:`usable_cpus`, :func:`cpu_busy_seconds`: one implementation for ``isomat.algebra._threads``
+and ``isomat.bench``)."""
 
 from __future__ import annotations
 
@@ -27,4 +29,26 @@ def _machine() -> dict[str, Any]:
 
 machine_info = _machine
 
-__all__ = ["machine_info"]
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def cpu_busy_seconds() -> float | None:
+    """CPU-seconds all CPUs have spent busy since boot (``/proc/stat``); None where unavailable."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = f.readline().split()
+        if fields[0] != "cpu":
+            return None
+        vals = [int(v) for v in fields[1:9]]  # user nice system idle iowait irq softirq steal
+        return (sum(vals) - vals[3] - vals[4]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+__all__ = ["cpu_busy_seconds", "machine_info", "usable_cpus"]

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
+from ._machine import cpu_busy_seconds, usable_cpus
 
 
 # -- helpers for benchmark scripts ---------------------------------------------------------------
@@ -138,19 +139,6 @@ def load_text(load: tuple[float, float, float] | None = None) -> str:
 OTHERS_LIMIT = 0.25
 
 
-def cpu_busy_seconds() -> float | None:
-    """CPU-seconds all CPUs have spent busy since boot (``/proc/stat``); None where unavailable."""
-    try:
-        with open("/proc/stat", encoding="ascii") as f:
-            fields = f.readline().split()
-        if fields[0] != "cpu":
-            return None
-        vals = [int(v) for v in fields[1:9]]  # user nice system idle iowait irq softirq steal
-        return (sum(vals) - vals[3] - vals[4]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None
-
-
 @dataclass
 class LoadWatch:
     """The load during a measurement: ``with LoadWatch() as lw: ...`` then ``lw.before``, ``lw.after``
@@ -199,10 +187,7 @@ class LoadWatch:
 
 def all_threads() -> int:
     """The all-thread column's count: the CPUs this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    return usable_cpus()
 
 
 def thread_columns() -> list[int]:

@@ -20,17 +20,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator
 
+from .._machine import cpu_busy_seconds as _cpu_busy_seconds, usable_cpus
+
 ENV = "ISOMAT_NUM_THREADS"
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
-
-
-def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # macOS, Windows
-        return max(1, os.cpu_count() or 1)
 
 
 def parse_num_threads(value: str | None) -> int:
@@ -63,28 +57,18 @@ _LAST_SAMPLE: list = []
 BUSY_WINDOW_S = 0.25
 
 
-def _cpu_busy_seconds() -> float | None:
-    """CPU-seconds all CPUs spent busy since boot (``/proc/stat``), None where unavailable."""
-    try:
-        with open("/proc/stat", encoding="ascii") as f:
-            fields = f.readline().split()
-        vals = [int(v) for v in fields[1:9]]  # user nice system idle iowait irq softirq steal
-        return (sum(vals) - vals[3] - vals[4]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None
-
-
 def busy_cores() -> int:
     """Cores other processes keep busy: measured over the time since the previous call (at least
     :data:`BUSY_WINDOW_S`; all CPUs' busy time from ``/proc/stat`` less this process's own CPU
     time), rounded so that three quarters of a core counts as one; the 1-minute load average where
     there is no ``/proc/stat`` or no earlier sample. (The load average alone lags: a minute after
     another job ends it still reports a busy core, and a quiet machine got one BLAS thread.)"""
-    now, busy, own = time.monotonic(), _cpu_busy_seconds(), time.process_time()
+    now = time.monotonic()
+    if _LAST_SAMPLE and now - _LAST_SAMPLE[0] < BUSY_WINDOW_S:  # a hot path: no file read
+        return _LAST_SAMPLE[3]
+    busy, own = _cpu_busy_seconds(), time.process_time()
     if busy is not None and _LAST_SAMPLE:
-        t0, busy0, own0, others = _LAST_SAMPLE
-        if now - t0 < BUSY_WINDOW_S:
-            return others
+        t0, busy0, own0, _ = _LAST_SAMPLE
         cores = int(max(0.0, (busy - busy0) - (own - own0)) / (now - t0) + 0.25)
         _LAST_SAMPLE[:] = [now, busy, own, cores]
         return cores
