@@ -51,7 +51,7 @@ import scipy.ndimage as ndi
 
 import isomat
 from isomat.algebra import conv_apply, conv_matrix, conv_transpose_apply, csr_matvec, diagonal_blocks
-from isomat.bench import OTHERS_LIMIT, LoadWatch, all_threads, cpu_model, scaling_check, thread_limit, time_legs, time_median
+from isomat.bench import LoadWatch, cpu_model, scaling_check, time_legs, time_median
 
 
 def median_time(fn, repeats):
@@ -98,7 +98,7 @@ def loaded_note(lw, threads, absolute=False):
     interleaved legs needs the cores its legs use (see isomat.bench.verdict)."""
     if lw is None or lw.others is None:
         return ""
-    if (absolute and lw.loaded) or (threads > 1 and lw.others + threads > all_threads() + OTHERS_LIMIT):
+    if (absolute and lw.loaded) or lw.short_of_cores(threads):
         return f"loaded: other processes kept {lw.others:.2f} cores busy, no verdict"
     return ""
 

@@ -176,6 +176,10 @@ class LoadWatch:
         """Other processes kept more than :data:`OTHERS_LIMIT` cores busy during the measurement."""
         return self.others is not None and self.others > OTHERS_LIMIT
 
+    def short_of_cores(self, threads: int) -> bool:
+        """Legs on ``threads`` (> 1) threads lacked cores: other processes kept busy cores they needed."""
+        return threads > 1 and self.others is not None and self.others + threads > all_threads() + OTHERS_LIMIT
+
     @property
     def text(self) -> str:
         def f(v: float | None) -> str:
@@ -354,8 +358,7 @@ def verdict(name: str, numerator: Timing, denominator: Timing, *, target: float 
     out["threads"] = threads
     if numerator.noisy or denominator.noisy:
         out["verdict"] = "noisy"
-    elif threads > 1 and load is not None and load.others is not None \
-            and load.others + threads > all_threads() + OTHERS_LIMIT:
+    elif load is not None and load.short_of_cores(threads):
         out["verdict"] = "loaded"
     elif bound and min(value, out["min_ratio"]) < 1:
         out["verdict"] = "bound wrong"
