@@ -3,21 +3,11 @@ here on the CPU, so the check that will meet a GPU is known to pass where the tw
 fail where it is wrong; without CUDA the check skips, naming why."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
+from .test_gpu_checklist import _script  # the checklist script, loaded as a module
+
 torch = pytest.importorskip("torch")
-
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "device_checklist.py"
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("device_checklist_twin", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_twin_comparisons_pass_on_the_cpu():
