@@ -27,6 +27,7 @@ for :math:`P`, is :func:`zhu_conv_matrix`.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import threading
@@ -44,17 +45,26 @@ from ._operator import (DEVICE_FILL_SCRATCH_PER_TAP, SparseOperator, check_bytes
 _BOUNDARIES = ("zero", "circular", "reflect", "replicate")
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")  # torch's padding_mode names
 _IM2COL_BYTES = 256 * 2**20  # largest stacked-shifts buffer conv_apply builds; above it, one GEMM per tap
+#: with BLAS on one thread, the stacked shifts are built and multiplied a block of output rows at a
+#: time, blocks of about this size, which the GEMM reads back from the cache (measured interleaved,
+#: float64, one BLAS thread: 64->64 3x3 at 56^2 0.93x and at 128^2 0.90-0.95x the time of one stack;
+#: 16 MiB blocks gained nothing). With BLAS on two threads the gain was 4-9% on a quiet machine but
+#: 1.2-1.6x slower when the host slowed the second core (more GEMMs, more barriers): one stack there.
+_IM2COL_BLOCK_BYTES = 4 * 2**20
 _SCRATCH = threading.local()
 
 
-def _scratch(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-    """A per-thread work array kept between calls: a fresh 75 MB buffer costs ~8 ms of page
-    faults per call, a third of a 64->64 conv_apply at 128x128 (measured)."""
-    key = (tuple(shape), np.dtype(dtype).str)
-    if getattr(_SCRATCH, "key", None) != key:
+def _scratch(size: int, dtype: Any) -> np.ndarray:
+    """A flat per-thread work array of at least ``size`` values, kept between calls: a fresh 75 MB
+    buffer costs ~8 ms of page faults per call, a third of a 64->64 conv_apply at 128x128 (measured).
+    One a little larger is reused (calls whose stack blocks change with the BLAS thread count
+    would otherwise trade buffers); one over 4x the need plus 16 MiB is dropped for a new one."""
+    dtype = np.dtype(dtype)
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is None or buf.dtype != dtype or not size <= buf.size <= 4 * size + (16 << 20) // dtype.itemsize:
         _SCRATCH.buf = None  # drop the old one before allocating
-        _SCRATCH.buf, _SCRATCH.key = np.empty(shape, dtype=dtype), key
-    return _SCRATCH.buf
+        _SCRATCH.buf = buf = np.empty(size, dtype=dtype)
+    return buf[:size]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -632,6 +642,34 @@ def _shift_pad(plan: _Plan, axis: int, tap: int, pad, field, format):
     return render(op, format)
 
 
+def _zero_padded_tap(plan: _Plan, x: Any, t: tuple[int, ...], dst: Any, rows: tuple[int, int] | None = None) -> None:
+    """Write tap ``t``'s shifted input under zero padding into ``dst`` (``(C_in, *out)``, or
+    ``(C_in, r1 - r0, *out[1:])`` for the output rows ``rows = (r0, r1)`` of the first spatial axis):
+    ``dst[c, o] = x[c, o * stride - lo + t * dilation]``, zero where that index leaves ``x``.
+
+    The interior is one strided slice copy and the border a few zeroed slabs, so ``x`` needs no padded
+    copy: on the reference machine a fresh 1.7 MB ``np.pad`` result (64 channels at 58^2) cost its
+    page faults on every call, ~1 ms of a 6 ms 64->64 apply."""
+    src, inner, borders = [slice(None)], [slice(None)], []
+    for i in range(plan.d):
+        s, n, o = plan.stride[i], plan.spatial[i], plan.out[i]
+        off = t[i] * plan.dilation[i] - plan.lo[i]  # input index of output 0 (of dst)
+        if i == 0 and rows is not None:
+            off, o = off + rows[0] * s, rows[1] - rows[0]
+        o_lo = min(o, max(0, -(off // s)))  # first output whose index is >= 0: ceil(-off / s)
+        o_hi = max(o_lo, min(o, (n - 1 - off) // s + 1))  # one past the last whose index is < n
+        src.append(slice(o_lo * s + off, (o_hi - 1) * s + off + 1 if o_hi > o_lo else o_lo * s + off, s))
+        inner.append(slice(o_lo, o_hi))
+        borders += [(i, slice(0, o_lo)), (i, slice(o_hi, o))]
+    if all(sl.stop > sl.start for sl in inner[1:]):
+        dst[tuple(inner)] = x[tuple(src)]
+        for i, sl in borders:
+            if sl.stop > sl.start:
+                dst[(slice(None),) * (i + 1) + (sl,)] = 0
+    else:
+        dst[...] = 0
+
+
 def _stencil_eligible(plan: _Plan, field: str, x_dtype: Any, k_dtype: Any, out_dtype: Any,
                       transpose: bool = False, threads: int | None = None) -> bool:
     """The Numba stencil (:mod:`._stencil`) takes a 2-D float32/float64 layer whose input and kernel
@@ -661,9 +699,11 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     reads ``x`` once and writes ``y`` once (:mod:`isomat.algebra._stencil`; bit-equal to
     ``conv_matrix(...) @ x`` under zero padding). Otherwise single-channel layers run as
     cache-blocked multiply-adds over row blocks on ``threads`` threads (NumPy releases the GIL);
-    multi-channel layers stack the shifted inputs (at most 256 MiB) and make one GEMM with the
-    kernel, or one GEMM per tap when that buffer would be larger. The stacking buffer is kept per
-    thread between calls of the same shape (a fresh one costs its page faults every call).
+    multi-channel layers stack the shifted inputs (at most 256 MiB; with BLAS on one thread, a
+    block of output rows at a time) and make one GEMM with the kernel, or one GEMM per tap when that
+    buffer would be larger. Under zero padding the shifts are copied from ``x`` itself, with no
+    padded copy. The stacking buffer is kept per thread between calls (a fresh one costs its page
+    faults every call).
 
     Parameters
     ----------
@@ -717,7 +757,8 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
                     f"an output of {plan.n_out:,} and a padded input of {padded:,} values")
     xp = _backend.array_module(field)
     pad = [(0, 0)] + list(zip(plan.lo, plan.hi))
-    if stencil:  # reads x itself: no padded copy
+    direct = plan.boundary == "zero" and field != "sympy" and not (plan.c_in == plan.c_out == 1)
+    if stencil or direct:  # reads x itself: no padded copy (the GEMM paths: see _zero_padded_tap)
         xpad = xv
     elif any(p != (0, 0) for p in pad):
         xpad = xp.pad(xv, pad, mode={"zero": "constant", "circular": "wrap", "reflect": "reflect",
@@ -773,24 +814,47 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
         else:
             work(0)
     elif field != "sympy" and plan.c_in * plan.K * math.prod(plan.out) * xv.itemsize <= _IM2COL_BYTES:
-        # stack the K shifted copies (C_in, K, *out) once, then one GEMM with the kernel per group
-        # (a batched matmul over the groups)
-        shape = (plan.c_in, plan.K) + plan.out
-        buf = _scratch(shape, xpad.dtype) if field == "numpy" else xp.empty(shape, dtype=xpad.dtype)
-        for j, t in enumerate(taps):
-            buf[:, j] = view(t)
+        # stack the K shifted copies of a block of output rows (C_in, K, rows, *out[1:]), then one GEMM
+        # with the kernel per group (a batched matmul over the groups) into those rows of y
+        o0, row_len = plan.out[0], math.prod(plan.out[1:])
+        per_row = plan.c_in * plan.K * row_len * xv.itemsize
+        # NumPy: a lone GEMM, BLAS threads by the load, never above ISOMAT_NUM_THREADS
+        nblas = _threads.blas_threads(threads) if field == "numpy" else 0
+        # on one BLAS thread, blocks of about _IM2COL_BLOCK_BYTES, which BLAS reads back from the cache
+        rows = max(1, min(o0, _IM2COL_BLOCK_BYTES // per_row)) if nblas == 1 else o0
+        nblocks = -(-o0 // rows)
+        rows = -(-o0 // nblocks)  # even blocks
+        size = plan.c_in * plan.K * rows * row_len
+        buf = _scratch(size, xv.dtype) if field == "numpy" else xp.empty(size, dtype=xv.dtype)
         g, ck = plan.groups, plan.cpg * plan.K
-        if field == "numpy":  # a lone GEMM: BLAS threads by the load, never above ISOMAT_NUM_THREADS
-            with _threads.blas_limit(_threads.blas_threads(threads)):
-                y = (k.reshape(g, plan.opg, ck) @ buf.reshape(g, ck, -1)).reshape(y_shape)
-        else:
-            y = (k.reshape(g, plan.opg, ck) @ buf.reshape(g, ck, -1)).reshape(y_shape)
+        kg = k.reshape(g, plan.opg, ck)
+        y = xp.empty(y_shape, dtype=out_dtype) if nblocks > 1 else None
+        yg = y.reshape(g, plan.opg, o0 * row_len) if nblocks > 1 else None
+        with (_threads.blas_limit(nblas) if field == "numpy" else contextlib.nullcontext()):
+            for r0 in range(0, o0, rows):
+                r1 = min(o0, r0 + rows)
+                # (the last block may be shorter: the front of the scratch, still contiguous)
+                b = buf[:plan.c_in * plan.K * (r1 - r0) * row_len].reshape((plan.c_in, plan.K, r1 - r0) + plan.out[1:])
+                for j, t in enumerate(taps):
+                    if direct:
+                        _zero_padded_tap(plan, xv, t, b[:, j], (r0, r1))
+                    else:
+                        b[:, j] = view(t, r0, r1)
+                if nblocks == 1:
+                    y = (kg @ b.reshape(g, ck, -1)).reshape(y_shape)
+                else:
+                    np.matmul(kg, b.reshape(g, ck, -1), out=yg[:, :, r0 * row_len:r1 * row_len])
     else:
         y = xp.zeros(y_shape, dtype=out_dtype)
         g = plan.groups
+        tap = xp.empty((plan.c_in,) + plan.out, dtype=xv.dtype) if direct else None
         for t in taps:
             kt = k[(slice(None), slice(None)) + t].reshape(g, plan.opg, plan.cpg)  # per group (C_out/g, C_in/g)
-            v = view(t).reshape(g, plan.cpg, -1)
+            if direct:
+                _zero_padded_tap(plan, xv, t, tap)
+                v = tap.reshape(g, plan.cpg, -1)
+            else:
+                v = view(t).reshape(g, plan.cpg, -1)
             if field == "sympy":
                 y = y + np.stack([np.tensordot(kt[i], v[i], axes=([1], [0])) for i in range(g)]).reshape(y_shape)
             else:
