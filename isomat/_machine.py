@@ -51,4 +51,17 @@ def cpu_busy_seconds() -> float | None:
         return None
 
 
-__all__ = ["cpu_busy_seconds", "machine_info", "usable_cpus"]
+def procs_running() -> int | None:
+    """Threads running or ready to run on any CPU now, the caller included (``/proc/stat``'s
+    ``procs_running``); None where unavailable."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("procs_running "):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+__all__ = ["cpu_busy_seconds", "machine_info", "procs_running", "usable_cpus"]

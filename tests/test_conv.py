@@ -379,12 +379,14 @@ def test_formats_agree():
     np.testing.assert_array_equal(op.todense(), ref)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("block_bytes", [1, 3000, None], ids=["row-blocks", "some-rows", "default"])
 @given(grouped_case(), st.sampled_from(["zero", "circular", "replicate"]))
-def test_conv_apply_stacked_blocks_match_direct_loops(block_bytes, case, boundary):
-    """The GEMM path on one BLAS thread stacks the shifted inputs a block of output rows at a time,
-    and a zero-padded layer writes its shifts without a padded copy: every block size (one row, a
-    few, all) and boundary agrees with the loops."""
+def test_conv_apply_stacked_blocks_match_direct_loops(threads, block_bytes, case, boundary):
+    """The GEMM path stacks the shifted inputs a block of output rows at a time, on one thread or
+    shared among workers, and a zero-padded layer writes its shifts without a padded copy: every
+    block size (one row, a few, all), worker count and boundary agrees with the loops."""
+    from isomat.algebra import _stencil
     from isomat.algebra import conv as conv_module
 
     d, groups, cpg, opg, ks, dil, stride, pad, n, seed = case
@@ -397,11 +399,12 @@ def test_conv_apply_stacked_blocks_match_direct_loops(block_bytes, case, boundar
     else:
         ref = loop_conv(X, K, stride, pad, dil, circular=boundary == "circular", groups=groups)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ISOMAT_NUM_THREADS", "1")  # one BLAS thread: the blocked path
         mp.setattr(conv_module, "_stencil_eligible", lambda *a, **k: False)  # the GEMM path, even for one channel
+        mp.setattr(_stencil, "PARALLEL_MIN_MACS", 0)  # small layers too go to the workers
         if block_bytes is not None:
             mp.setattr(conv_module, "_IM2COL_BLOCK_BYTES", block_bytes)
-        got = conv_apply(X, K, stride=stride, padding=pad, dilation=dil, groups=groups, boundary=boundary)
+        got = conv_apply(X, K, stride=stride, padding=pad, dilation=dil, groups=groups, boundary=boundary,
+                         threads=threads)
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
 
 

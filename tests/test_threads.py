@@ -79,3 +79,27 @@ def test_busy_cores_sees_another_process_and_its_end(monkeypatch):
     finally:
         burner.kill()
         burner.wait()
+
+
+@pytest.mark.parametrize("total, own, expected", [
+    (0.05, 0.0, 0),    # a quiet machine
+    (2.0, 2.0, 0),     # isomat alone on both cores
+    (1.0, 0.0, 1),     # another process on one core, isomat idle
+    (2.0, 1.33, 1),    # a burner beside two isomat workers gets 0.67 of a core: it wants a whole one
+    (2.0, 1.0, 1),     # a burner beside one worker
+    (1.6, 1.0, 0),     # not saturated: 0.6 of a core elsewhere is not a busy core
+    (2.0, 0.0, 2),     # two other processes
+])
+def test_busy_cores_counts_a_squeezed_process_as_busy(monkeypatch, total, own, expected):
+    """Over a one-second window on two CPUs (``total``: all CPUs' busy seconds, ``own``: this
+    process's), the cores other processes keep busy; where every CPU was busy, the others' share
+    rounds up, for they got only what this process left them."""
+    clock = {"t": 100.0, "busy": 5000.0, "own": 10.0}
+    monkeypatch.setattr(_threads.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(_threads.time, "monotonic", lambda: clock["t"])
+    monkeypatch.setattr(_threads.time, "process_time", lambda: clock["own"])
+    monkeypatch.setattr(_threads, "_cpu_busy_seconds", lambda: clock["busy"])
+    monkeypatch.setattr(_threads, "_LAST_SAMPLE", [])
+    _threads.busy_cores()  # the first sample
+    clock.update(t=101.0, busy=5000.0 + total, own=10.0 + own)
+    assert _threads.busy_cores() == expected

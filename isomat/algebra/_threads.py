@@ -6,21 +6,22 @@ number of CPUs this process may run on (``len(os.sched_getaffinity(0))``).  A va
 positive integer raises :class:`ValueError` naming the variable.
 
 Inside isomat's own parallel sections BLAS is limited to one thread (``blas_limit(1)``), so that
-``n`` isomat workers never run ``n × (BLAS threads)``.  A lone GEMM (multi-channel ``conv_apply``)
-gets :func:`blas_threads` threads: the cap less the cores other processes keep busy, measured
-from ``/proc/stat`` between calls (at least one), so that a loaded machine is not oversubscribed
-(measured on 2 loaded cores: a 64→64 3×3 conv at 56² took 32 ms with two OpenBLAS threads, 6.0 ms
-with one).
+``n`` isomat workers never run ``n × (BLAS threads)``.  The workers of a multi-channel
+``conv_apply`` (and a lone GEMM elsewhere) number :func:`blas_threads`: the cap less the cores
+other processes keep busy, measured from ``/proc/stat`` between calls (at least one), so that a
+loaded machine is not oversubscribed (measured on 2 loaded cores: a 64→64 3×3 conv at 56² took
+32 ms with two OpenBLAS threads, 6.0 ms with one).
 """
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator
 
-from .._machine import cpu_busy_seconds as _cpu_busy_seconds, usable_cpus
+from .._machine import cpu_busy_seconds as _cpu_busy_seconds, procs_running as _procs_running, usable_cpus
 
 ENV = "ISOMAT_NUM_THREADS"
 
@@ -60,22 +61,32 @@ BUSY_WINDOW_S = 0.25
 def busy_cores() -> int:
     """Cores other processes keep busy: measured over the time since the previous call (at least
     :data:`BUSY_WINDOW_S`; all CPUs' busy time from ``/proc/stat`` less this process's own CPU
-    time), rounded so that three quarters of a core counts as one; the 1-minute load average where
-    there is no ``/proc/stat`` or no earlier sample. (The load average alone lags: a minute after
-    another job ends it still reports a busy core, and a quiet machine got one BLAS thread.)"""
+    time), rounded so that three quarters of a core counts as one -- or, where every CPU was busy,
+    so that a quarter counts as one: then the others got only the share this process left them (one
+    CPU burner beside two isomat workers on two cores ran 0.67 of a core, which rounded down to
+    none and kept isomat oversubscribing). With no earlier sample, the threads running now less
+    the caller (``procs_running``); without ``/proc/stat``, the 1-minute load average. (The load
+    average lags both ways: a minute after another job ends it still reports a busy core, and a
+    job started seconds ago barely shows, so a process's first calls beside it oversubscribed.)"""
     now = time.monotonic()
     if _LAST_SAMPLE and now - _LAST_SAMPLE[0] < BUSY_WINDOW_S:  # a hot path: no file read
         return _LAST_SAMPLE[3]
     busy, own = _cpu_busy_seconds(), time.process_time()
     if busy is not None and _LAST_SAMPLE:
         t0, busy0, own0, _ = _LAST_SAMPLE
-        cores = int(max(0.0, (busy - busy0) - (own - own0)) / (now - t0) + 0.25)
+        others = max(0.0, (busy - busy0) - (own - own0)) / (now - t0)
+        saturated = (busy - busy0) / (now - t0) >= (os.cpu_count() or 1) - 0.25
+        cores = math.ceil(others - 0.25) if saturated else int(others + 0.25)
         _LAST_SAMPLE[:] = [now, busy, own, cores]
         return cores
-    try:
-        cores = int(os.getloadavg()[0])
-    except (AttributeError, OSError):
-        cores = 0
+    running = _procs_running() if busy is not None else None
+    if running is not None:
+        cores = max(0, running - 1)
+    else:
+        try:
+            cores = int(os.getloadavg()[0])
+        except (AttributeError, OSError):
+            cores = 0
     if busy is not None:
         _LAST_SAMPLE[:] = [now, busy, own, cores]
     return cores

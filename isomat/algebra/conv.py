@@ -27,7 +27,6 @@ for :math:`P`, is :func:`zhu_conv_matrix`.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import threading
@@ -45,11 +44,11 @@ from ._operator import (DEVICE_FILL_SCRATCH_PER_TAP, SparseOperator, check_bytes
 _BOUNDARIES = ("zero", "circular", "reflect", "replicate")
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")  # torch's padding_mode names
 _IM2COL_BYTES = 256 * 2**20  # largest stacked-shifts buffer conv_apply builds; above it, one GEMM per tap
-#: with BLAS on one thread, the stacked shifts are built and multiplied a block of output rows at a
-#: time, blocks of about this size, which the GEMM reads back from the cache (measured interleaved,
-#: float64, one BLAS thread: 64->64 3x3 at 56^2 0.93x and at 128^2 0.90-0.95x the time of one stack;
-#: 16 MiB blocks gained nothing). With BLAS on two threads the gain was 4-9% on a quiet machine but
-#: 1.2-1.6x slower when the host slowed the second core (more GEMMs, more barriers): one stack there.
+#: the stacked shifts are built and multiplied a block of output rows at a time, blocks of about this
+#: size, which the GEMM reads back from the cache; the blocks go to isomat's workers, each with BLAS
+#: on one thread.  Measured float64, 64->64 3x3 at 56^2 (a 14 MB stack): one thread, 0.93x the time
+#: of one stack (at 128^2 0.90-0.95x; 16 MiB blocks gained nothing); two cores, 3.3-4.0 ms against
+#: 3.7-6.4 ms for one stack and one two-thread GEMM, whose BLAS worker spun through the serial stack.
 _IM2COL_BLOCK_BYTES = 4 * 2**20
 _SCRATCH = threading.local()
 
@@ -699,9 +698,9 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     reads ``x`` once and writes ``y`` once (:mod:`isomat.algebra._stencil`; bit-equal to
     ``conv_matrix(...) @ x`` under zero padding). Otherwise single-channel layers run as
     cache-blocked multiply-adds over row blocks on ``threads`` threads (NumPy releases the GIL);
-    multi-channel layers stack the shifted inputs (at most 256 MiB; with BLAS on one thread, a
-    block of output rows at a time) and make one GEMM with the kernel, or one GEMM per tap when that
-    buffer would be larger. Under zero padding the shifts are copied from ``x`` itself, with no
+    multi-channel layers stack the shifted inputs (at most 256 MiB, a block of output rows at a
+    time, blocks shared among ``threads`` workers) and make one GEMM with the kernel per block, or
+    one GEMM per tap when that buffer would be larger. Under zero padding the shifts are copied from ``x`` itself, with no
     padded copy. The stacking buffer is kept per thread between calls (a fresh one costs its page
     faults every call).
 
@@ -817,33 +816,45 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
         # stack the K shifted copies of a block of output rows (C_in, K, rows, *out[1:]), then one GEMM
         # with the kernel per group (a batched matmul over the groups) into those rows of y
         o0, row_len = plan.out[0], math.prod(plan.out[1:])
-        per_row = plan.c_in * plan.K * row_len * xv.itemsize
-        # NumPy: a lone GEMM, BLAS threads by the load, never above ISOMAT_NUM_THREADS
-        nblas = _threads.blas_threads(threads) if field == "numpy" else 0
-        # on one BLAS thread, blocks of about _IM2COL_BLOCK_BYTES, which BLAS reads back from the cache
-        rows = max(1, min(o0, _IM2COL_BLOCK_BYTES // per_row)) if nblas == 1 else o0
-        nblocks = -(-o0 // rows)
-        rows = -(-o0 // nblocks)  # even blocks
-        size = plan.c_in * plan.K * rows * row_len
-        buf = _scratch(size, xv.dtype) if field == "numpy" else xp.empty(size, dtype=xv.dtype)
         g, ck = plan.groups, plan.cpg * plan.K
         kg = k.reshape(g, plan.opg, ck)
-        y = xp.empty(y_shape, dtype=out_dtype) if nblocks > 1 else None
-        yg = y.reshape(g, plan.opg, o0 * row_len) if nblocks > 1 else None
-        with (_threads.blas_limit(nblas) if field == "numpy" else contextlib.nullcontext()):
-            for r0 in range(0, o0, rows):
-                r1 = min(o0, r0 + rows)
-                # (the last block may be shorter: the front of the scratch, still contiguous)
-                b = buf[:plan.c_in * plan.K * (r1 - r0) * row_len].reshape((plan.c_in, plan.K, r1 - r0) + plan.out[1:])
-                for j, t in enumerate(taps):
-                    if direct:
-                        _zero_padded_tap(plan, xv, t, b[:, j], (r0, r1))
-                    else:
-                        b[:, j] = view(t, r0, r1)
-                if nblocks == 1:
-                    y = (kg @ b.reshape(g, ck, -1)).reshape(y_shape)
+
+        def stack(dst, r0, r1):
+            for j, t in enumerate(taps):
+                if direct:
+                    _zero_padded_tap(plan, xv, t, dst[:, j], (r0, r1))
                 else:
-                    np.matmul(kg, b.reshape(g, ck, -1), out=yg[:, :, r0 * row_len:r1 * row_len])
+                    dst[:, j] = view(t, r0, r1)
+
+        if field == "numpy":
+            # workers: the cores other processes leave free (never above ISOMAT_NUM_THREADS), each
+            # stacking and multiplying blocks of about _IM2COL_BLOCK_BYTES with BLAS on one thread
+            workers = _threads.blas_threads(threads) if plan.n_out * ck >= _stencil.PARALLEL_MIN_MACS else 1
+            rows = max(1, min(o0, _IM2COL_BLOCK_BYTES // (plan.c_in * plan.K * row_len * xv.itemsize)))
+            nblocks = max(-(-o0 // rows), min(o0, workers))
+            rows = -(-o0 // nblocks)  # even blocks
+            y = np.empty(y_shape, dtype=out_dtype)
+            yg = y.reshape(g, plan.opg, o0 * row_len)
+
+            def work(r0):
+                r1 = min(o0, r0 + rows)
+                # this thread's scratch; the last block may be shorter: the front of it, still contiguous
+                b = _scratch(plan.c_in * plan.K * rows * row_len, xv.dtype)[:plan.c_in * plan.K * (r1 - r0) * row_len]
+                b = b.reshape((plan.c_in, plan.K, r1 - r0) + plan.out[1:])
+                stack(b, r0, r1)
+                np.matmul(kg, b.reshape(g, ck, -1), out=yg[:, :, r0 * row_len:r1 * row_len])
+
+            starts = range(0, o0, rows)
+            with _threads.blas_limit(1):
+                if workers > 1 and len(starts) > 1:
+                    list(_pool(workers).map(work, starts))
+                else:
+                    for r0 in starts:
+                        work(r0)
+        else:  # the GPU: one stack, one batched GEMM
+            buf = xp.empty((plan.c_in, plan.K) + plan.out, dtype=xv.dtype)
+            stack(buf, 0, o0)
+            y = (kg @ buf.reshape(g, ck, -1)).reshape(y_shape)
     else:
         y = xp.zeros(y_shape, dtype=out_dtype)
         g = plan.groups
