@@ -103,3 +103,40 @@ def test_busy_cores_counts_a_squeezed_process_as_busy(monkeypatch, total, own, e
     _threads.busy_cores()  # the first sample
     clock.update(t=101.0, busy=5000.0 + total, own=10.0 + own)
     assert _threads.busy_cores() == expected
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 8])
+@pytest.mark.parametrize("n_items", [0, 1, 2, 7, 50])
+def test_share_runs_every_item_once_the_caller_taking_part(workers, n_items):
+    import threading
+    import time
+
+    done: list[tuple[int, int]] = []
+
+    def work(i):
+        time.sleep(0.001)  # long enough that the pool's threads get items too
+        done.append((i, threading.get_ident()))
+
+    _threads.share(work, range(n_items), workers)
+    assert sorted(i for i, _ in done) == list(range(n_items))
+    if n_items >= 25 * workers:  # 25 ms of items a thread: the caller, running from the start, takes some
+        assert threading.get_ident() in {t for _, t in done}
+    if workers == 1:
+        assert {t for _, t in done} <= {threading.get_ident()}
+
+
+@pytest.mark.parametrize("failing", [0, 5])
+def test_share_raises_the_first_failure_after_the_threads_stop(failing):
+    import time
+
+    started = []
+
+    def work(i):
+        started.append(i)
+        time.sleep(0.0005)  # lets the threads interleave
+        if i == failing:
+            raise ArithmeticError(f"item {i}")
+
+    with pytest.raises(ArithmeticError, match=f"item {failing}"):
+        _threads.share(work, range(400), 2)
+    assert len(started) < 400  # no new items after the failure

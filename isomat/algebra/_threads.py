@@ -15,13 +15,16 @@ loaded machine is not oversubscribed (measured on 2 loaded cores: a 64→64 3×3
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterator
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from .._machine import cpu_busy_seconds as _cpu_busy_seconds, procs_running as _procs_running, usable_cpus
+
+T = TypeVar("T")
 
 ENV = "ISOMAT_NUM_THREADS"
 
@@ -126,6 +129,45 @@ def pool(n: int) -> ThreadPoolExecutor:
 
 
 _pool = pool
+
+
+def share(work: Callable[[T], object], items: Sequence[T], workers: int) -> None:
+    """``work(item)`` for every item, on ``workers`` threads of which the calling thread is one.
+
+    Each thread takes the next item as it finishes one, so a core another process slows does
+    fewer; the caller taking part spares one thread's wake-up and its own sleep while it waits.
+    The first exception stops the threads from taking new items and is raised once all have
+    stopped."""
+    n = min(int(workers), len(items))
+    if n <= 1:
+        for item in items:
+            work(item)
+        return
+    taken = itertools.count()  # next() on a count is atomic under the GIL
+    failed: list[BaseException] = []
+
+    def loop() -> None:
+        while not failed:
+            i = next(taken)
+            if i >= len(items):
+                return
+            try:
+                work(items[i])
+            except BaseException as exc:  # stop the others; raised below
+                failed.append(exc)
+                raise
+
+    futures = [pool(n - 1).submit(loop) for _ in range(n - 1)]
+    try:
+        loop()
+    finally:
+        for f in futures:
+            try:
+                f.result()
+            except BaseException:  # noqa: S110 - the first failure is raised below
+                pass
+    if failed:
+        raise failed[0]
 
 
 def _forget_pools_in_child() -> None:

@@ -781,7 +781,7 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     if stencil:
         # the Numba stencil: x read once, y written once, no padded copy (see ._stencil)
         y = _stencil.forward(xv, k, plan.groups, plan.out, plan.lo, plan.hi, plan.stride, plan.dilation,
-                             plan.boundary, _threads.resolve(threads), _pool,
+                             plan.boundary, _threads.resolve(threads),
                              out=None if out is None else out.reshape(y_shape))
         if out is not None:
             return out
@@ -844,13 +844,8 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
                 stack(b, r0, r1)
                 np.matmul(kg, b.reshape(g, ck, -1), out=yg[:, :, r0 * row_len:r1 * row_len])
 
-            starts = range(0, o0, rows)
             with _threads.blas_limit(1):
-                if workers > 1 and len(starts) > 1:
-                    list(_pool(workers).map(work, starts))
-                else:
-                    for r0 in starts:
-                        work(r0)
+                _threads.share(work, range(0, o0, rows), workers)
         else:  # the GPU: one stack, one batched GEMM
             buf = xp.empty((plan.c_in, plan.K) + plan.out, dtype=xv.dtype)
             stack(buf, 0, o0)

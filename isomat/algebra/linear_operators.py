@@ -310,7 +310,7 @@ def _conv_transpose_batch(Yb: np.ndarray, k: np.ndarray, plan: Any) -> np.ndarra
         kk = np.ascontiguousarray((k.reshape((1, 1) + k.shape) if plan.single else k), dtype=dtype)
         Ys = Yb.astype(dtype, copy=False).reshape((B, plan.c_out) + plan.out)
         X = [_stencil.transpose(Ys[b], kk, plan.groups, in_shape, plan.lo, plan.hi, plan.stride, plan.dilation,
-                                plan.boundary, _threads.resolve(None), _threads.pool) for b in range(B)]
+                                plan.boundary, _threads.resolve(None)) for b in range(B)]
         X = X[0][None] if B == 1 else np.stack(X)  # one sample: no copy
         return X.reshape((B,) + (plan.spatial if plan.single else in_shape))
     if plan.single:
