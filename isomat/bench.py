@@ -139,15 +139,23 @@ def load_text(load: tuple[float, float, float] | None = None) -> str:
 OTHERS_LIMIT = 0.25
 
 
+def _own_cpu_seconds() -> float:
+    """CPU seconds of this process and of the child processes it has waited for."""
+    t = os.times()
+    return time.process_time() + t.children_user + t.children_system
+
+
 @dataclass
 class LoadWatch:
     """The load during a measurement: ``with LoadWatch() as lw: ...`` then ``lw.before``, ``lw.after``
     (1-minute load averages), ``lw.others`` and ``lw.text``.
 
     ``others`` is the number of cores other processes kept busy meanwhile: all CPUs' busy time
-    (``/proc/stat``) less this process's own CPU time, over the wall time.  Unlike the load
-    average, which lags by a minute and counts this process too, it says whether the measurement
-    had the machine to itself (None where ``/proc/stat`` is missing)."""
+    (``/proc/stat``) less this process's own CPU time and that of the child processes it waited for
+    (a leg run as a subprocess, e.g. ``isomat verify --jobs 2`` and its workers, is the
+    measurement, not a disturbance of it), over the wall time.  Unlike the load average, which lags
+    by a minute and counts this process too, it says whether the measurement had the machine to
+    itself (None where ``/proc/stat`` is missing)."""
 
     before: float | None = None
     after: float | None = None
@@ -157,7 +165,7 @@ class LoadWatch:
         load = load_average()
         self.before = None if load is None else load[0]
         self.after = self.others = None
-        self._t0, self._busy0, self._own0 = time.perf_counter(), cpu_busy_seconds(), time.process_time()
+        self._t0, self._busy0, self._own0 = time.perf_counter(), cpu_busy_seconds(), _own_cpu_seconds()
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -168,7 +176,7 @@ class LoadWatch:
         self.after = None if load is None else load[0]
         busy, wall = cpu_busy_seconds(), time.perf_counter() - getattr(self, "_t0", time.perf_counter())
         if busy is not None and getattr(self, "_busy0", None) is not None and wall > 0:
-            self.others = max(0.0, (busy - self._busy0 - (time.process_time() - self._own0)) / wall)
+            self.others = max(0.0, (busy - self._busy0 - (_own_cpu_seconds() - self._own0)) / wall)
         return self
 
     @property

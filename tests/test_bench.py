@@ -278,6 +278,21 @@ def test_loadwatch_counts_other_processes_not_its_own():
     assert lw.loaded and "other processes used" in lw.text
 
 
+def test_loadwatch_counts_a_leg_run_as_a_subprocess_as_its_own():
+    """A measured leg that is a child process (``benchmarks/ledger.py`` times ``isomat verify --jobs N``)
+    is the measurement: its CPU time, once waited for, is not another process's load (the ledger's
+    parallel speedup was judged "loaded" on a quiet machine, its own workers counted as others)."""
+    import subprocess
+    import sys as _sys
+
+    from isomat.bench import LoadWatch, cpu_busy_seconds
+    if cpu_busy_seconds() is None:
+        pytest.skip("no /proc/stat here")
+    with LoadWatch() as lw:
+        subprocess.run([_sys.executable, "-c", "import time\nt=time.time()\nwhile time.time()-t<1: pass"], check=True)
+    assert lw.others is not None and lw.others < 0.4, lw.text  # the child's core is this measurement's
+
+
 def test_verdict_withheld_when_multithread_legs_lacked_cores():
     from isomat.bench import LoadWatch, all_threads, verdict, verdict_text
     fast, slow = _timing("fast", [1.0, 1.0, 1.1]), _timing("slow", [3.0, 3.0, 3.1])

@@ -13,16 +13,16 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 3  # --claim-timeout
-# the run must end within the claim timeout and a margin for the interpreters' start (the CLI's and its
-# workers' imports, a replacement worker's) on a busy machine
-LIMIT = TIMEOUT + 10
+# a run that does not end is stopped here (the hanging claim sleeps 10**6 s): that the claim timeout
+# fired is read from the hanging claim's record ("timed out after 3 s"), not from the wall clock, which
+# a busy machine stretches (the interpreters' start, a replacement worker's imports)
+LIMIT = 120
 
 HEAD = '''
 import os, signal, sys, time
@@ -80,14 +80,12 @@ CASES = {
 }
 
 
-def _verify(path: Path, jobs: int, *extra: str) -> tuple[subprocess.CompletedProcess, float]:
+def _verify(path: Path, jobs: int, *extra: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, ISOMAT_RECHECK="0",
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "isomat", "verify", "--claims", str(path), "--json",
-                        "--claim-timeout", str(TIMEOUT), "--jobs", str(jobs), *extra],
-                       capture_output=True, text=True, env=env, cwd=path.parent, timeout=LIMIT + 20)
-    return p, time.monotonic() - t0
+    return subprocess.run([sys.executable, "-m", "isomat", "verify", "--claims", str(path), "--json",
+                           "--claim-timeout", str(TIMEOUT), "--jobs", str(jobs), *extra],
+                          capture_output=True, text=True, env=env, cwd=path.parent, timeout=LIMIT)
 
 
 def _assert_good(recs: dict) -> None:
@@ -104,8 +102,7 @@ def test_hostile_claim_is_one_record_and_the_run_goes_on(case, jobs, tmp_path):
     body, error = CASES[case]
     path = tmp_path / f"hostile_{case}.py"
     path.write_text(HEAD + body + TAIL)
-    p, took = _verify(path, jobs)
-    assert took < LIMIT, f"took {took:.1f} s"
+    p = _verify(path, jobs)
     report = json.loads(p.stdout)  # valid JSON, nothing else on stdout
     ids = [r["id"] for r in report["claims"]]
     assert ids == ["goodlab2026:first", "goodlab2026:hostile", "goodlab2026:last"], ids
@@ -136,8 +133,7 @@ def test_claims_file_failing_to_import_is_one_line_exit_2(where, jobs, tmp_path)
             "    raise RuntimeError('broken claims file')\n")
     path = tmp_path / f"hostile_import_{where}.py"
     path.write_text(HEAD + fail + TAIL)
-    p, took = _verify(path, jobs)
-    assert took < LIMIT, f"took {took:.1f} s"
+    p = _verify(path, jobs)
     assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
     lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "broken claims file" in lines[0] and "Traceback" not in p.stderr, p.stderr[-2000:]
