@@ -213,8 +213,8 @@ def prefer(c_in: int, c_out: int, groups: int, ktaps: tuple[int, ...], out: tupl
     G/s on the two cores of the reference machine); the GEMM path first stacks the ``C_in * K``
     shifted copies of the input and then reuses them for every output channel of a group, so it
     wins when a group has many output channels (``opg``), on short rows, where the stencil's
-    per-row set-up is not amortised, and the more so when BLAS may use every core
-    (``blas_threads`` of ``cores``: conv_apply gives BLAS fewer threads on a loaded machine).
+    per-row set-up is not amortised, and the more so when the GEMM path may use every core
+    (``blas_threads`` of ``cores``: conv_apply gives it fewer workers on a loaded machine).
     ``one_gemm_bytes``: the largest stacked buffer conv_apply makes one GEMM of (past it, one GEMM
     per tap).  Measured by ``benchmarks/conv.py --rule`` on the reference machine (``C_in, C_out``
     1-64, groups 1 to depthwise, 3x3 and 5x5, images 32^2-256^2, float64; it prints each point's

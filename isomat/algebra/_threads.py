@@ -96,7 +96,8 @@ def busy_cores() -> int:
 
 
 def blas_threads(threads: int | None = None) -> int:
-    """BLAS threads for a lone GEMM: ``threads`` if given (capped), else the cap less the cores other
+    """Threads for a lone GEMM, or workers for a section that gives each one BLAS thread
+    (multi-channel ``conv_apply``): ``threads`` if given (capped), else the cap less the cores other
     processes keep busy (:func:`busy_cores`), at least 1."""
     if threads is not None:
         return resolve(threads)

@@ -700,9 +700,9 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
     cache-blocked multiply-adds over row blocks on ``threads`` threads (NumPy releases the GIL);
     multi-channel layers stack the shifted inputs (at most 256 MiB, a block of output rows at a
     time, blocks shared among ``threads`` workers) and make one GEMM with the kernel per block, or
-    one GEMM per tap when that buffer would be larger. Under zero padding the shifts are copied from ``x`` itself, with no
-    padded copy. The stacking buffer is kept per thread between calls (a fresh one costs its page
-    faults every call).
+    one GEMM per tap when that buffer would be larger. Under zero padding the shifts are copied
+    from ``x`` itself, with no padded copy. The stacking buffer is kept per thread between calls (a
+    fresh one costs its page faults every call).
 
     Parameters
     ----------
@@ -830,7 +830,8 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
             # workers: the cores other processes leave free (never above ISOMAT_NUM_THREADS), each
             # stacking and multiplying blocks of about _IM2COL_BLOCK_BYTES with BLAS on one thread
             workers = _threads.blas_threads(threads) if plan.n_out * ck >= _stencil.PARALLEL_MIN_MACS else 1
-            rows = max(1, min(o0, _IM2COL_BLOCK_BYTES // (plan.c_in * plan.K * row_len * xv.itemsize)))
+            per_row = plan.c_in * plan.K * row_len  # stacked values an output row needs
+            rows = max(1, min(o0, _IM2COL_BLOCK_BYTES // (per_row * xv.itemsize)))
             nblocks = max(-(-o0 // rows), min(o0, workers))
             rows = -(-o0 // nblocks)  # even blocks
             y = np.empty(y_shape, dtype=out_dtype)
@@ -839,7 +840,7 @@ def conv_apply(x: Any, kernel: Any, *, stride: Any = 1, padding: Any = 0, dilati
             def work(r0):
                 r1 = min(o0, r0 + rows)
                 # this thread's scratch; the last block may be shorter: the front of it, still contiguous
-                b = _scratch(plan.c_in * plan.K * rows * row_len, xv.dtype)[:plan.c_in * plan.K * (r1 - r0) * row_len]
+                b = _scratch(per_row * rows, xv.dtype)[:per_row * (r1 - r0)]
                 b = b.reshape((plan.c_in, plan.K, r1 - r0) + plan.out[1:])
                 stack(b, r0, r1)
                 np.matmul(kg, b.reshape(g, ck, -1), out=yg[:, :, r0 * row_len:r1 * row_len])

@@ -277,16 +277,7 @@ class DiagonalBlocks:
                 (tiled if zlen else direct)(p, start, scratch)
 
         busy = [g for g in groups if g]
-        if len(busy) <= 1:
-            work([task for g in busy for task in g])
-        else:
-            _pool = _threads.pool
-
-            # the calling thread takes the first group: one thread fewer to wake and schedule
-            futures = [_pool(len(busy) - 1).submit(work, g) for g in busy[1:]]
-            work(busy[0])
-            for f in futures:
-                f.result()
+        _threads.share(work, busy, len(busy))  # the calling thread takes part: one thread fewer to wake
         return y
 
     def rmatvec(self, y: Any) -> np.ndarray:
