@@ -311,7 +311,8 @@ def stencil_cases(n, repeats, copy_arrays):
         for leg in list(legs)[-3:]:
             bound_bytes[leg] = X.nbytes + y.nbytes
             # the targets are stated at 2048^2 (x and y far larger than the cache); a smaller image
-            # (--quick) stays in cache and pays the threads' wake-up per call: no verdict
+            # (--quick) stays in cache, and a lone call after the bandwidth copy pays a cold core
+            # (one thread at 512^2: 0.68-0.80 ms against 0.32 warm): no verdict
             targets[leg] = target if leg.endswith("out=y") and n >= 2048 else None
     times, ratios, bws, lw = interleaved(legs, bound_bytes, repeats, copy_arrays)
     fresh = median_time(lambda: np.empty((n, n)).fill(1.0), repeats)
