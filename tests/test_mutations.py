@@ -38,6 +38,15 @@ def test_mutant_is_killed(mutant, results):
     assert not survived, (f"mutant {mutant.name!r} ({mutant.description}) survives: {survived} unchanged")
 
 
+def test_every_proved_claim_has_a_mutant(verify_json_run):
+    """A proof binds to the code only where breaking that code changes its verdict: every claim the
+    ledger marks proved is named by at least one mutant (test_mutant_is_killed then checks it)."""
+    proved = {r["id"] for r in verify_json_run.data["claims"] if r.get("strength") == "proved"}
+    assert proved, "the ledger proves nothing?"
+    covered = {c for m in MUTANTS for c in m.claims}
+    assert not proved - covered, f"proved claims with no mutant: {sorted(proved - covered)}"
+
+
 def test_enough_mutants_over_every_paper():
     assert len(MUTANTS) >= 40, len(MUTANTS)
     papers = {c.split(":", 1)[0] for m in MUTANTS for c in m.claims}
