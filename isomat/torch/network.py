@@ -49,8 +49,12 @@ from . import _exact
 __all__ = ["ActivationNode", "AffineNode", "AffineSegment", "evaluate_node", "InputNode", "LocalAffine", "MaxPoolNode", "Network",
            "Region", "PIECEWISE_LINEAR", "SMOOTH"]
 
-#: activations that are piecewise linear (local_affine and region apply)
-PIECEWISE_LINEAR = ("relu", "leaky_relu", "prelu", "hardtanh", "abs")
+#: activations that are piecewise linear (local_affine and region apply). ``hardtanh`` and ``clamp``
+#: take the same values but not the same derivative at their bounds: torch's hardtanh passes no
+#: gradient at ``lo``/``hi`` (``lo < z < hi``), its clamp passes it (``lo <= z <= hi``). ``detach``
+#: (``Tensor.detach``) is the identity in value and a constant for every derivative: its slope is 0
+#: and its offset is its input's value at the point, so local maps are torch's linearization.
+PIECEWISE_LINEAR = ("relu", "leaky_relu", "prelu", "hardtanh", "clamp", "abs", "detach")
 #: smooth activations (jacobian applies; local_affine refuses)
 SMOOTH = ("tanh", "sigmoid", "gelu", "silu")
 
@@ -136,7 +140,8 @@ class ActivationNode(_OneInput):
 
     ``fn`` is one of :data:`PIECEWISE_LINEAR` or :data:`SMOOTH`. ``params``: ``slope`` (a float
     for ``leaky_relu``; a per-entry float vector for ``prelu``), ``lo``/``hi`` for ``hardtanh``
-    (``-inf``/``inf`` for a one-sided clamp), ``approximate`` for ``gelu``.
+    and ``clamp`` (``-inf``/``inf`` for a one-sided clamp), ``approximate`` for ``gelu``; ``detach``
+    has none.
     """
 
     name: str
@@ -198,10 +203,12 @@ def activation_value(node: ActivationNode, z: np.ndarray) -> np.ndarray:
         return np.maximum(z, 0.0)
     if fn in ("leaky_relu", "prelu"):
         return np.where(z > 0, z, z * _slope(p))
-    if fn == "hardtanh":
+    if fn in ("hardtanh", "clamp"):
         return np.clip(z, p["lo"], p["hi"])
     if fn == "abs":
         return np.abs(z)
+    if fn == "detach":
+        return np.array(z, dtype=np.float64, copy=True)
     if fn == "tanh":
         return np.tanh(z)
     if fn == "sigmoid":
@@ -222,10 +229,14 @@ def activation_derivative(node: ActivationNode, z: np.ndarray) -> np.ndarray:
         return (z > 0).astype(np.float64)
     if fn in ("leaky_relu", "prelu"):
         return np.where(z > 0, 1.0, np.broadcast_to(_slope(p), z.shape)).astype(np.float64)
-    if fn == "hardtanh":
+    if fn == "hardtanh":  # torch's hardtanh_backward: open interval
         return ((z > p["lo"]) & (z < p["hi"])).astype(np.float64)
+    if fn == "clamp":  # torch's clamp_backward: closed interval (the gradient passes at the bounds)
+        return ((z >= p["lo"]) & (z <= p["hi"])).astype(np.float64)
     if fn == "abs":
         return np.sign(z).astype(np.float64)
+    if fn == "detach":
+        return np.zeros(np.shape(z), dtype=np.float64)
     if fn == "tanh":
         t = np.tanh(z)
         return 1.0 - t * t
@@ -251,6 +262,11 @@ def _piece(node: ActivationNode, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     if node.fn == "hardtanh":
         lo, hi = node.params["lo"], node.params["hi"]
         e = np.where(z <= lo, lo, np.where(z >= hi, hi, 0.0)).astype(np.float64)
+    elif node.fn == "clamp":  # at a bound the piece is the identity (slope 1, no offset)
+        lo, hi = node.params["lo"], node.params["hi"]
+        e = np.where(z < lo, lo, np.where(z > hi, hi, 0.0)).astype(np.float64)
+    elif node.fn == "detach":  # a constant: its value at the point
+        e = np.asarray(z, dtype=np.float64).copy()
     return s, e
 
 
@@ -689,7 +705,13 @@ class Network:
                     rows_A.append(A_k)
                     rows_d.append(d_k)
                     sources.extend(src_k)
-                if exact:
+                if exact and node.fn == "detach":
+                    # a constant: the input map's exact value at x (the float forward pass rounds)
+                    Jn = _exact.matmul(_exact.diagonal([0.0] * node.size), J[node.input])
+                    cn = _exact.matmul(J[node.input], _exact.from_vector(X.reshape(-1)))
+                    if c[node.input] is not None:
+                        cn = _exact.add(cn, c[node.input])
+                elif exact:
                     D = _exact.diagonal([float(v) for v in s])
                     Jn = _exact.matmul(D, J[node.input])
                     cin = c[node.input]
@@ -751,7 +773,7 @@ class Network:
     def local_affine(self, x: Any, field: str = "numpy") -> LocalAffine:
         r"""The exact affine map of a piecewise-linear network on the linear region of ``x``.
 
-        With every ReLU/LeakyReLU/PReLU/Hardtanh/abs unit's piece and every max-pool window's
+        With every ReLU/LeakyReLU/PReLU/Hardtanh/clamp/abs unit's piece and every max-pool window's
         selection fixed at ``x``, the network is affine: :math:`f(x') = Jx' + c` for every
         :math:`x'` of :meth:`region` (``x``). ``J`` is sparse (``prod(output_shape) x
         prod(input_shape)``). ``field="sympy"`` composes exactly over the rationals (the pattern
@@ -771,11 +793,48 @@ class Network:
     def region(self, x: Any) -> Region:
         r"""The linear region of ``x``: :math:`\{x' : Ax' \le d\}` (float64, sparse ``A``).
 
-        Inside it, :meth:`local_affine` (``x``) is the network. :meth:`Region.distance` gives how
+        Inside it, :meth:`local_affine` (``x``) is the network (with a ``detach`` node, torch's
+        linearization: the detached value is held at its value at ``x``, as autograd holds it). :meth:`Region.distance` gives how
         far ``x`` is from the region's boundary (0 when ``x`` sits on a kink)."""
         _, _, region = self._propagate(x, "region")
         assert region is not None
         return region
+
+    def vjp(self, x: Any, v: Any) -> np.ndarray:
+        r"""Vector-Jacobian products :math:`v^\top \partial f/\partial x` for a sample or a batch
+        ``x`` and cotangents ``v`` of the output's shape (with the same batch axis): what torch's
+        ``backward`` computes, node by node in reverse (each activation and max-pool selection
+        differentiated as autograd does), without forming a Jacobian. Float64, shaped like ``x``."""
+        X, batched = self._batch(x)
+        V = np.asarray(v.detach().cpu().numpy() if hasattr(v, "detach") else v, dtype=np.float64)
+        want = ((X.shape[0],) if batched else ()) + self.output_shape
+        if V.shape != want:
+            raise ValueError(f"v has shape {V.shape}; expected {want} (the output's shape"
+                             f"{', with the batch axis of x' if batched else ''})")
+        V = V.reshape(X.shape[0], -1)
+        vals = self.values(X.reshape((X.shape[0],) + self.input_shape))
+        grads: dict[str, np.ndarray] = {self.output: V}
+
+        def give(name: str, g: np.ndarray) -> None:
+            grads[name] = g if name not in grads else grads[name] + g
+
+        for node in reversed(list(self.nodes.values())):
+            g = grads.pop(node.name, None)
+            if g is None or isinstance(node, InputNode):
+                if isinstance(node, InputNode):
+                    grads[node.name] = np.zeros_like(X) if g is None else g
+                continue
+            if isinstance(node, AffineNode):
+                for W, i in zip(node.weights, node.inputs):
+                    give(i, np.asarray((W.T @ g.T).T))
+            elif isinstance(node, ActivationNode):
+                give(node.input, g * activation_derivative(node, vals[node.input]))
+            else:  # max pool: each sample's selection, transposed
+                z = vals[node.input]
+                give(node.input, np.stack([node.selection(z[k]).T @ g[k] for k in range(z.shape[0])]))
+        inputs = [n.name for n in self.nodes.values() if isinstance(n, InputNode)]
+        G = grads.get(inputs[0], np.zeros_like(X))
+        return G.reshape(((X.shape[0],) if batched else ()) + self.input_shape)
 
     def jacobian(self, x: Any) -> sp.csr_array:
         r"""The sparse Jacobian :math:`\partial f/\partial x` at one sample ``x`` (float64), for any
@@ -828,9 +887,12 @@ def _activation_conditions(node: ActivationNode, z: np.ndarray, Jz: sp.csr_array
     """Rows of ``A x' <= d`` keeping each unit of ``node`` on the piece ``z`` is on."""
     cz = np.zeros(z.size) if cz is None else np.asarray(cz, dtype=np.float64)
     idx_list, coef_list, rhs_list = [], [], []
-    if node.fn == "hardtanh":
+    if node.fn == "detach":  # a constant: no condition on x' (torch's linearization holds it at its value)
+        return sp.csr_array((0, Jz.shape[1])), np.zeros(0), []
+    if node.fn in ("hardtanh", "clamp"):
         lo, hi = node.params["lo"], node.params["hi"]
-        below, above = z <= lo, z >= hi
+        # the piece z is on: hardtanh's bounds belong to the flat pieces, clamp's to the identity piece
+        below, above = (z <= lo, z >= hi) if node.fn == "hardtanh" else (z < lo, z > hi)
         inside = ~below & ~above
         # z <= lo:  J x' <= lo - c ; z >= hi: -J x' <= c - hi ; inside: both -J x' <= c - lo and J x' <= hi - c
         for mask, sign, rhs in ((below, 1.0, lo - cz), (above, -1.0, cz - hi), (inside & np.isfinite(lo), -1.0, cz - lo),

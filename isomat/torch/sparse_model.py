@@ -133,6 +133,11 @@ class SparseModel(nn.Module):
             if math.isfinite(lo) and math.isfinite(hi):
                 return F.hardtanh(z, lo, hi)
             return torch.clamp(z, min=None if not math.isfinite(lo) else lo, max=None if not math.isfinite(hi) else hi)
+        if fn == "clamp":  # torch's clamp: the gradient passes at the bounds (hardtanh's does not)
+            lo, hi = p["lo"], p["hi"]
+            return torch.clamp(z, min=lo if math.isfinite(lo) else None, max=hi if math.isfinite(hi) else None)
+        if fn == "detach":
+            return z.detach()
         if fn == "abs":
             return torch.abs(z)
         if fn == "tanh":

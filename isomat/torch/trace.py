@@ -22,7 +22,16 @@ What is supported (beyond every module :func:`from_module` supports):
   functional forms of pooling;
 * nonlinearities: ReLU, ReLU6, LeakyReLU, PReLU, Hardtanh, ``clamp``, ``abs`` (piecewise
   linear), Tanh, Sigmoid, GELU (both approximations), SiLU (smooth); MaxPool and AdaptiveMaxPool
-  as selections.
+  as selections. Each keeps torch's derivative where it has a kink: ``clamp`` passes the gradient
+  at its bounds, ``Hardtanh`` (and ``ReLU6``) do not;
+* ``detach``: the identity in value and a constant for every derivative (``jacobian``,
+  ``local_affine``, ``region`` and the sparse twin's gradients), as autograd treats it. A
+  ``torch.no_grad()`` block leaves no trace in the graph, so :func:`from_model` compares the
+  traced network's gradient with torch's own backward at the example batch and refuses a model
+  whose gradients differ (wrap the value in ``.detach()`` instead);
+* in-place methods and operators (``add_``, ``mul_``, ``x += y``, ``inplace=True`` layers) trace
+  as their out-of-place forms, unless the tensor they modify shares its memory with another value
+  the model still reads (a view): that is refused, naming the op and its out-of-place rewrite.
 
 A model in training mode is traced as it is: batch norm in training mode (batch statistics) and
 active dropout are refused, with the hint to call ``model.eval()``.
@@ -158,6 +167,8 @@ class _Builder(fx.Interpreter):
         self.param_names = {id(p): name for name, p in gm.named_parameters()}
         self.reads: list[str] = []  # parameters the current node reads as constants
         self.rnn: dict[int, _RNNOutput] = {}  # id(LinearRNN's result tuple) -> its affine output
+        self.producer: dict[int, fx.Node] = {}  # id(traced tensor) -> the graph node that made (or last rebound) it
+        self.order = {node: k for k, node in enumerate(gm.graph.nodes)}
 
     # -- bookkeeping ----------------------------------------------------------------------
     def where(self) -> str:
@@ -194,7 +205,8 @@ class _Builder(fx.Interpreter):
         """Record ``node``, check it against torch's value for it, and map the result to it."""
         ins = [self.flat[i] for i in getattr(node, "inputs", ())]
         got = evaluate_node(node, ins)
-        want = result.detach().reshape(_N, -1).to(torch.float64).numpy()
+        # a copy: an in-place op later in the model must not change the value recorded here
+        want = result.detach().reshape(_N, -1).to(torch.float64).numpy().copy()
         scale = 1.0 + float(np.max(np.abs(want))) if want.size else 1.0
         err = float(np.max(np.abs(got - want))) if want.size else 0.0
         if not np.isfinite(err) or err > 1e-9 * scale:
@@ -253,8 +265,9 @@ class _Builder(fx.Interpreter):
                     raise self.refuse("the model's first argument must be the input tensor")
                 node = InputNode(self.fresh("input"), self.input_shape)
                 self.nodes.append(node)
-                self.flat[node.name] = result.detach().reshape(_N, -1).numpy()
+                self.flat[node.name] = result.detach().reshape(_N, -1).numpy().copy()
                 self.bind(result, node.name)
+                self.producer[id(result)] = n
             elif isinstance(result, torch.Tensor):
                 raise self.refuse("the model takes a second tensor argument; from_model traces models of one input")
             return result
@@ -281,6 +294,8 @@ class _Builder(fx.Interpreter):
             if _is_metadata(n):
                 return result  # x.shape, x.size(), x.dim(): static here
             raise self.refuse(f"it returns {type(result).__name__}, not a tensor (from_model follows tensors)")
+        if isinstance(result, torch.Tensor) and any(result is v for v in _flatten_args(args, kwargs)):
+            self.check_in_place(n, result)
         # the handlers record the node and map the result (by identity) to it; torch's value flows on
         if n.op == "call_module":
             self.on_module(n, self.gm.get_submodule(n.target), args, kwargs, result)
@@ -290,7 +305,26 @@ class _Builder(fx.Interpreter):
             self.on_method(n.target, args, kwargs, result)
         else:  # pragma: no cover
             raise self.refuse(f"op {n.op!r} is not supported")
+        if isinstance(result, torch.Tensor):
+            self.producer[id(result)] = n
         return result
+
+    def check_in_place(self, n: fx.Node, result: torch.Tensor) -> None:
+        """An in-place op returns the tensor it modified: it traces as its out-of-place form (the
+        result is rebound to the new node), which is exact unless another value the model still
+        reads shares that tensor's memory (a view of it, or the tensor it views): torch changes
+        that value too, the traced network would not."""
+        ptr = result.untyped_storage().data_ptr()
+        here = self.order[n]
+        for t in self.keep:
+            if not isinstance(t, torch.Tensor) or t is result or t.untyped_storage().data_ptr() != ptr:
+                continue
+            made = self.producer.get(id(t))
+            if made is not None and any(self.order[u] > here for u in made.users):
+                op = _in_place_name(n, self.gm)
+                raise self.refuse(f"in-place {op} modifies a tensor that shares its memory with a value the model reads "
+                                  f"later (node {made.name!r}: a view of this tensor, or the tensor it views), so torch changes it "
+                                  f"too: write the op out of place ({_out_of_place_hint(op)})")
 
     # -- modules --------------------------------------------------------------------------
     def on_module(self, n: fx.Node, mod: nn.Module, args: tuple, kwargs: dict, result: Any) -> Any:
@@ -477,8 +511,10 @@ class _Builder(fx.Interpreter):
         src = self.ref_of(self_)
         if src is None:
             raise self.refuse(f"Tensor.{name} is called on a value that is not a traced tensor")
+        if name in ("detach", "detach_"):
+            return self.activation(result, src, "detach", {})
         if name in ("view", "reshape", "flatten", "unflatten", "unsqueeze", "squeeze", "contiguous", "clone",
-                    "view_as", "reshape_as", "detach"):
+                    "view_as", "reshape_as"):
             return self.alias(result, src)
         if name in ("add", "add_", "sub", "sub_"):
             other = args[1] if len(args) > 1 else kwargs.get("other")
@@ -524,8 +560,8 @@ class _Builder(fx.Interpreter):
             lo, hi = kw.get("min"), kw.get("max")
             if isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor):
                 raise self.refuse("clamp with tensor bounds is not supported (scalar bounds are)")
-            return self.activation(result, src, "hardtanh", {"lo": -math.inf if lo is None else float(lo),
-                                                              "hi": math.inf if hi is None else float(hi)})
+            return self.activation(result, src, "clamp", {"lo": -math.inf if lo is None else float(lo),
+                                                           "hi": math.inf if hi is None else float(hi)})
         if name in ("abs", "abs_", "absolute"):
             return self.activation(result, src, "abs", {})
         if name in ("tanh", "tanh_"):
@@ -545,7 +581,9 @@ class _Builder(fx.Interpreter):
                 params["weight_name"] = self.param_names[id(w)]
             return self.activation(result, src, "prelu", params)
         # structure
-        if name in ("flatten", "reshape", "unflatten", "squeeze", "unsqueeze", "contiguous", "clone", "detach"):
+        if name == "detach":
+            return self.activation(result, src, "detach", {})
+        if name in ("flatten", "reshape", "unflatten", "squeeze", "unsqueeze", "contiguous", "clone"):
             return self.alias(result, src)
         if name in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"):
             if kw.get("training", True) and float(kw.get("p", 0.5)) > 0:
@@ -800,6 +838,26 @@ def _np64(t: torch.Tensor) -> np.ndarray:
     return t.detach().cpu().to(torch.float64).numpy()
 
 
+def _in_place_name(n: fx.Node, gm: fx.GraphModule) -> str:
+    if n.op == "call_module":
+        return f"{type(gm.get_submodule(str(n.target))).__name__}(inplace=True)"
+    if n.op == "call_method":
+        return f"Tensor.{n.target}"
+    return getattr(n.target, "__name__", str(n.target))
+
+
+def _out_of_place_hint(op: str) -> str:
+    if op.endswith("(inplace=True)"):
+        return f"construct the layer with inplace=False: {op.replace('inplace=True', 'inplace=False')}"
+    name = op.rsplit(".", 1)[-1]
+    if name in ("iadd", "isub", "imul", "itruediv"):
+        sym = {"iadd": "+", "isub": "-", "imul": "*", "itruediv": "/"}[name]
+        return f"x = x {sym} y instead of x {sym}= y"
+    if name.endswith("_"):
+        return f"x = x.{name[:-1]}(...) instead of x.{name}(...)"
+    return "its out-of-place form"
+
+
 def _canonical(W: Any) -> sp.csr_array:
     W = sp.csr_array(W, dtype=np.float64)
     W.sum_duplicates()
@@ -941,4 +999,34 @@ def from_model(model: Any, input_shape: Any, *, name: str | None = None, seed: i
                          f"sample's shape, without the batch axis?") from None
     out = builder.output_ref
     assert out is not None
-    return Network(builder.nodes, out.node, out.shape, name=name or type(model).__name__)
+    network = Network(builder.nodes, out.node, out.shape, name=name or type(model).__name__)
+    _check_gradient(work, network, x, gen)
+    return network
+
+
+def _check_gradient(model: nn.Module, network: Network, x: torch.Tensor, gen: torch.Generator) -> None:
+    """Every node's value was checked against torch's as it was traced; this checks the derivative:
+    torch's own backward through the model at the example batch against the traced network's
+    :meth:`~Network.vjp`. A ``torch.no_grad()`` block leaves no node in the fx graph (its values are
+    right, its gradient is not), so a model with one is refused here rather than differentiated wrongly."""
+    xg = x.detach().clone().requires_grad_(True)
+    with torch.enable_grad():
+        y = model(xg)  # the model itself, not its fx graph: torch.no_grad() blocks act here
+        if isinstance(y, (tuple, list)) and len(y) == 1:
+            y = y[0]
+        v = torch.randn(y.shape, generator=gen, dtype=torch.float64)
+        if y.requires_grad:
+            (g,) = torch.autograd.grad(y, xg, v, allow_unused=True)
+            g = torch.zeros_like(xg) if g is None else g
+        else:
+            g = torch.zeros_like(xg)
+    want = g.detach().numpy().reshape(x.shape[0], -1)
+    got = network.vjp(x.detach().numpy(), v.numpy()).reshape(x.shape[0], -1)
+    scale = 1.0 + float(np.max(np.abs(want))) if want.size else 1.0
+    err = float(np.max(np.abs(got - want))) if want.size else 0.0
+    if not np.isfinite(err) or err > 1e-9 * scale:
+        raise UnsupportedNodeError(
+            f"from_model: torch's gradient of {network.name} at the example batch differs from the traced network's by "
+            f"{err:.3g} (scale {scale:.3g}), though every value agrees: a torch.no_grad() block (which torch.fx does not "
+            f"record) or another op whose gradient is not its value's derivative; write .detach() on the values that "
+            f"should pass no gradient")
