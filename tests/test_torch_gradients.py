@@ -172,6 +172,14 @@ def test_clamp_passes_the_gradient_at_its_bounds_in_the_network_and_the_twin():
     np.testing.assert_allclose(net.jacobian(x).toarray(), Jr, rtol=0, atol=1e-15)
     # the derivative at the bounds is 1 (clamp), not 0 (hardtanh): columns 0, 1, 3, 4 are alive
     assert np.all(np.abs(Jr[:, [0, 1, 3, 4]]).sum(axis=0) > 0)
+    # the twin's backward at the bounds: the gradient reaches x through the clamp (hardtanh's would not)
+    twin = to_sparse_model(model, (6,), dtype=F64)
+    xb = torch.stack([x, x.flip(0)])
+    xn, xt = xb.clone().requires_grad_(True), xb.clone().requires_grad_(True)
+    model(xn).sum().backward()
+    twin(xt).sum().backward()
+    assert float(xn.grad.abs().sum()) > 0
+    assert float((xn.grad - xt.grad).abs().max()) <= 1e-15
     p_native, p_twin = _twin_training(ClampNet(), (6,), steps=20)
     for name, p in p_native.items():
         assert float((p - p_twin[name]).abs().max()) <= 1e-12, name
