@@ -648,6 +648,115 @@ class Network:
             raise ValueError(f"local maps are taken at one sample of shape {self.input_shape}, got a batch of {X.shape[0]}")
         return X
 
+    def chain_costs(self, x: Any) -> dict[str, float]:
+        r"""Estimated multiply-adds of the two ways to multiply the chain of sparse factors at ``x``.
+
+        ``forward`` carries :math:`\partial v/\partial x` from the input (a matrix with one column per
+        input entry); ``reverse`` carries :math:`\partial f/\partial v` back from the output (one row
+        per output entry), as autograd's backward does. A product :math:`W J` costs about
+        :math:`\mathrm{nnz}(W)` times the mean stored entries of a row of :math:`J`; those densities are
+        propagated from the factors' own nnz and shapes (a receptive field grows by a row's taps, up to
+        the number of inputs or outputs). :meth:`jacobian` and :meth:`local_affine` take the cheaper
+        one (``order="auto"``)."""
+        vals = self.values(self._sample(x).reshape(self.input_shape))
+        n_in, n_out = self.n_in, self.n_out
+        fwd: dict[str, float] = {}
+        cost_f = 0.0
+        for node in self.nodes.values():
+            if isinstance(node, InputNode):
+                fwd[node.name] = 1.0
+            elif isinstance(node, AffineNode):
+                d = 0.0
+                for W, i in zip(node.weights, node.inputs):
+                    cost_f += W.nnz * fwd[i]
+                    d += W.nnz / max(W.shape[0], 1) * fwd[i]
+                fwd[node.name] = min(float(n_in), d)
+            elif isinstance(node, ActivationNode):
+                alive = float(np.mean(activation_derivative(node, vals[node.input][0]) != 0)) if node.size else 0.0
+                fwd[node.name] = fwd[node.input]
+                cost_f += node.size * fwd[node.input] * max(alive, 1e-3)
+            else:
+                fwd[node.name] = fwd[node.input]
+                cost_f += node.size * fwd[node.input]
+        rev: dict[str, float] = {self.output: 1.0}
+        cost_r = 0.0
+        for node in reversed(list(self.nodes.values())):
+            g = rev.get(node.name, 0.0)
+            if isinstance(node, InputNode) or g == 0.0:
+                continue
+            if isinstance(node, AffineNode):
+                for W, i in zip(node.weights, node.inputs):
+                    cost_r += W.nnz * g
+                    rev[i] = min(float(n_out), rev.get(i, 0.0) + W.nnz / max(W.shape[1], 1) * g)
+            elif isinstance(node, ActivationNode):
+                cost_r += node.size * g
+                rev[node.input] = min(float(n_out), rev.get(node.input, 0.0) + g)
+            else:
+                cost_r += node.size * g
+                rev[node.input] = min(float(n_out), rev.get(node.input, 0.0) + g * node.size / max(math.prod(node.input_shape), 1))
+        return {"forward": cost_f, "reverse": cost_r}
+
+    def _order(self, x: Any, order: str) -> str:
+        order = _validate.choice("order", order, ("auto", "forward", "reverse"))
+        if order != "auto":
+            return order
+        costs = self.chain_costs(x)
+        return "reverse" if costs["reverse"] < costs["forward"] else "forward"
+
+    def _reverse(self, x: Any) -> tuple[sp.csr_array, np.ndarray | None]:
+        """``(J, c)`` at ``x`` in reverse order: ``G = ∂f/∂v`` from the output back to the input
+        (float64), and the offset ``c`` by a forward pass over vectors."""
+        X = self._sample(x)
+        vals = self.values(X.reshape(self.input_shape))
+        n_out = self.n_out
+        c: dict[str, Any] = {}
+        for node in self.nodes.values():  # the offsets: vectors only
+            if isinstance(node, InputNode):
+                c[node.name] = None
+            elif isinstance(node, AffineNode):
+                cn = node.bias
+                for W, i in zip(node.weights, node.inputs):
+                    if c[i] is not None:
+                        cn = W @ c[i] if cn is None else cn + W @ c[i]
+                c[node.name] = None if cn is None else np.asarray(cn, dtype=np.float64)
+            elif isinstance(node, ActivationNode):
+                z = vals[node.input][0]
+                s_, e = _piece(node, z) if node.fn in PIECEWISE_LINEAR else (activation_derivative(node, z), None)
+                cn = None if c[node.input] is None else s_ * c[node.input]
+                if e is not None and np.any(e != 0):
+                    cn = e if cn is None else cn + e
+                c[node.name] = cn
+            else:
+                c[node.name] = None if c[node.input] is None else node.selection(vals[node.input][0]) @ c[node.input]
+        G: dict[str, sp.csr_array] = {self.output: sp.identity(n_out, format="csr", dtype=np.float64)}
+
+        def give(name: str, term: sp.csr_array) -> None:
+            G[name] = term if name not in G else sp.csr_array(G[name] + term)
+
+        for node in reversed(list(self.nodes.values())):
+            if isinstance(node, InputNode):
+                continue
+            g = G.pop(node.name, None)
+            if g is None:
+                continue
+            if isinstance(node, AffineNode):
+                for W, i in zip(node.weights, node.inputs):
+                    give(i, _spmm(g, W, f"local map at node {node.name!r} (reverse order)"))
+            elif isinstance(node, ActivationNode):
+                s_ = activation_derivative(node, vals[node.input][0])
+                t = sp.csr_array(g.multiply(s_.reshape(1, -1)).tocsr())
+                t.eliminate_zeros()
+                give(node.input, t)
+            else:
+                give(node.input, _spmm(g, node.selection(vals[node.input][0]), f"local map at node {node.name!r} (reverse order)"))
+            g = None
+        inputs = [n.name for n in self.nodes.values() if isinstance(n, InputNode)]
+        J = G.get(inputs[0])
+        J = sp.csr_array((n_out, self.n_in), dtype=np.float64) if J is None else sp.csr_array(J)
+        J.sum_duplicates()
+        J.sort_indices()
+        return J, c[self.output]
+
     def _propagate(self, x: Any, mode: str, field: str = "numpy") -> tuple[Any, Any, Region | None]:
         """Compose ``(J, c)`` node by node at the sample ``x`` (mode ``local``, ``jacobian`` or
         ``region``); for ``region`` also collect the inequalities."""
@@ -770,7 +879,7 @@ class Network:
         alive = s != 0
         return None if alive.all() else alive
 
-    def local_affine(self, x: Any, field: str = "numpy") -> LocalAffine:
+    def local_affine(self, x: Any, field: str = "numpy", order: str = "auto") -> LocalAffine:
         r"""The exact affine map of a piecewise-linear network on the linear region of ``x``.
 
         With every ReLU/LeakyReLU/PReLU/Hardtanh/clamp/abs unit's piece and every max-pool window's
@@ -779,8 +888,17 @@ class Network:
         prod(input_shape)``). ``field="sympy"`` composes exactly over the rationals (the pattern
         is read from the float forward pass). Refused (``ValueError``) when the network has a
         smooth activation: use :meth:`jacobian`.
+
+        ``order`` (float field): ``"forward"`` carries the map from the input, ``"reverse"`` carries
+        it back from the output (cheap for few outputs, e.g. a classifier), ``"auto"`` (default)
+        takes the one :meth:`chain_costs` estimates cheaper. Both give the same map to rounding.
         """
         field = _validate.choice("field", field, ("numpy", "sympy"))
+        if field == "numpy" and self._order(x, order) == "reverse":
+            self._refuse_smooth()
+            Jr, cr = self._reverse(x)
+            return LocalAffine(Jr, np.zeros(self.n_out) if cr is None else np.asarray(cr, dtype=np.float64),
+                               self.input_shape, self.output_shape, field)
         Jo, co, _ = self._propagate(x, "local", field)
         if field == "sympy":
             J = _exact.to_sympy(Jo)
@@ -836,10 +954,18 @@ class Network:
         G = grads.get(inputs[0], np.zeros_like(X))
         return G.reshape(((X.shape[0],) if batched else ()) + self.input_shape)
 
-    def jacobian(self, x: Any) -> sp.csr_array:
+    def _refuse_smooth(self) -> None:
+        for node in self.nodes.values():
+            if isinstance(node, ActivationNode) and node.fn not in PIECEWISE_LINEAR:
+                raise ValueError(f"node {node.name!r} ({node.source}) is {node.fn}, which is not piecewise linear: "
+                                 f"the network has no linear region; use network.jacobian(x) for its Jacobian")
+
+    def jacobian(self, x: Any, order: str = "auto") -> sp.csr_array:
         r"""The sparse Jacobian :math:`\partial f/\partial x` at one sample ``x`` (float64), for any
         supported network (smooth activations by their derivatives, piecewise-linear ones and max
-        pooling as torch's autograd differentiates them)."""
+        pooling as torch's autograd differentiates them). ``order``: as in :meth:`local_affine`."""
+        if self._order(x, order) == "reverse":
+            return self._reverse(x)[0]
         Jo, _, _ = self._propagate(x, "jacobian")
         return sp.csr_array(Jo)
 
