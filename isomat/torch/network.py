@@ -59,6 +59,10 @@ PIECEWISE_LINEAR = ("relu", "leaky_relu", "prelu", "hardtanh", "clamp", "abs", "
 SMOOTH = ("tanh", "sigmoid", "gelu", "silu")
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+#: in reverse order, a network with at most this many outputs carries dF/dv as dense rows (a
+#: classifier's 10 rows are dense after the first layer back; sparse-times-sparse products would
+#: pay index bookkeeping for every one of their entries)
+_DENSE_REVERSE_ROWS = 64
 
 
 # ---------------------------------------------------------------------------------------------
@@ -543,6 +547,10 @@ class Network:
 
     def values(self, x: Any) -> dict[str, np.ndarray]:
         """Every node's value (``(N, size)`` arrays) for a sample or batch ``x``."""
+        return self._values(x)
+
+    def _values(self, x: Any, selections: dict[str, sp.csr_array] | None = None) -> dict[str, np.ndarray]:
+        """:meth:`values`; for one sample, each max pool's selection is also kept in ``selections``."""
         X, _ = self._batch(x)
         N = X.shape[0]
         vals: dict[str, np.ndarray] = {}
@@ -552,6 +560,10 @@ class Network:
                 continue
             if isinstance(node, AffineNode):
                 check_bytes("Network.forward", 8 * N * node.size, f"node {node.name!r}'s values for {N} samples")
+            if isinstance(node, MaxPoolNode) and selections is not None and N == 1:
+                S = selections[node.name] = node.selection(vals[node.input][0])
+                vals[node.name] = (S @ vals[node.input][0]).reshape(1, -1)
+                continue
             vals[node.name] = evaluate_node(node, [vals[i] for i in node.inputs])
         return vals
 
@@ -658,7 +670,9 @@ class Network:
         propagated from the factors' own nnz and shapes (a receptive field grows by a row's taps, up to
         the number of inputs or outputs). :meth:`jacobian` and :meth:`local_affine` take the cheaper
         one (``order="auto"``)."""
-        vals = self.values(self._sample(x).reshape(self.input_shape))
+        return self._chain_costs(self.values(self._sample(x).reshape(self.input_shape)))
+
+    def _chain_costs(self, vals: dict[str, np.ndarray]) -> dict[str, float]:
         n_in, n_out = self.n_in, self.n_out
         fwd: dict[str, float] = {}
         cost_f = 0.0
@@ -696,19 +710,35 @@ class Network:
                 rev[node.input] = min(float(n_out), rev.get(node.input, 0.0) + g * node.size / max(math.prod(node.input_shape), 1))
         return {"forward": cost_f, "reverse": cost_r}
 
-    def _order(self, x: Any, order: str) -> str:
+    def _order(self, x: Any, order: str) -> tuple[str, tuple[dict[str, np.ndarray], dict[str, sp.csr_array]] | None]:
+        """The order to multiply in, and (when it had to compute them) the nodes' values and max-pool
+        selections at ``x``."""
         order = _validate.choice("order", order, ("auto", "forward", "reverse"))
         if order != "auto":
-            return order
-        costs = self.chain_costs(x)
-        return "reverse" if costs["reverse"] < costs["forward"] else "forward"
+            return order, None
+        selections: dict[str, sp.csr_array] = {}
+        vals = self._values(self._sample(x).reshape(self.input_shape), selections)
+        costs = self._chain_costs(vals)
+        return ("reverse" if costs["reverse"] < costs["forward"] else "forward"), (vals, selections)
 
-    def _reverse(self, x: Any) -> tuple[sp.csr_array, np.ndarray | None]:
+    def _reverse(self, x: Any, known: tuple[dict[str, np.ndarray], dict[str, sp.csr_array]] | None = None
+                 ) -> tuple[sp.csr_array, np.ndarray | None]:
         """``(J, c)`` at ``x`` in reverse order: ``G = ∂f/∂v`` from the output back to the input
-        (float64), and the offset ``c`` by a forward pass over vectors."""
+        (float64), and the offset ``c`` by a forward pass over vectors. ``known``: the nodes' values
+        and max-pool selections at ``x``, when :meth:`_order` has computed them."""
         X = self._sample(x)
-        vals = self.values(X.reshape(self.input_shape))
+        if known is None:
+            selections: dict[str, sp.csr_array] = {}
+            vals = self._values(X.reshape(self.input_shape), selections)
+        else:
+            vals, selections = known
         n_out = self.n_out
+
+        def selection(node: MaxPoolNode) -> sp.csr_array:  # each max pool's selection at x, made once
+            if node.name not in selections:
+                selections[node.name] = node.selection(vals[node.input][0])
+            return selections[node.name]
+
         c: dict[str, Any] = {}
         for node in self.nodes.values():  # the offsets: vectors only
             if isinstance(node, InputNode):
@@ -727,11 +757,25 @@ class Network:
                     cn = e if cn is None else cn + e
                 c[node.name] = cn
             else:
-                c[node.name] = None if c[node.input] is None else node.selection(vals[node.input][0]) @ c[node.input]
-        G: dict[str, sp.csr_array] = {self.output: sp.identity(n_out, format="csr", dtype=np.float64)}
+                c[node.name] = None if c[node.input] is None else selection(node) @ c[node.input]
+        # few outputs (a classifier): each dF/dv is held dense, n_out rows by the node's size, and the
+        # factors act on it by sparse-times-dense products; otherwise every dF/dv is sparse
+        widest = max(n.size for n in self.nodes.values())
+        dense = n_out <= _DENSE_REVERSE_ROWS
+        if dense:
+            check_bytes("local map (reverse order)", 8 * n_out * widest * 2, f"two {n_out} x {widest} float64 maps")
+        G: dict[str, Any] = {self.output: np.eye(n_out) if dense else sp.identity(n_out, format="csr", dtype=np.float64)}
 
-        def give(name: str, term: sp.csr_array) -> None:
-            G[name] = term if name not in G else sp.csr_array(G[name] + term)
+        def give(name: str, term: Any) -> None:
+            if name not in G:
+                G[name] = term
+            else:
+                G[name] = G[name] + term if dense else sp.csr_array(G[name] + term)
+
+        def times(g: Any, M: sp.csr_array, node: Node) -> Any:  # g @ M
+            if dense:
+                return np.asarray((M.T @ g.T).T)
+            return _spmm(g, M, f"local map at node {node.name!r} (reverse order)")
 
         for node in reversed(list(self.nodes.values())):
             if isinstance(node, InputNode):
@@ -741,19 +785,23 @@ class Network:
                 continue
             if isinstance(node, AffineNode):
                 for W, i in zip(node.weights, node.inputs):
-                    give(i, _spmm(g, W, f"local map at node {node.name!r} (reverse order)"))
+                    give(i, times(g, W, node))
             elif isinstance(node, ActivationNode):
                 s_ = activation_derivative(node, vals[node.input][0])
-                t = sp.csr_array(g.multiply(s_.reshape(1, -1)).tocsr())
-                t.eliminate_zeros()
-                give(node.input, t)
+                if dense:
+                    give(node.input, g * s_.reshape(1, -1))
+                else:
+                    t = sp.csr_array(g.multiply(s_.reshape(1, -1)).tocsr())
+                    t.eliminate_zeros()
+                    give(node.input, t)
             else:
-                give(node.input, _spmm(g, node.selection(vals[node.input][0]), f"local map at node {node.name!r} (reverse order)"))
+                give(node.input, times(g, selection(node), node))
             g = None
         inputs = [n.name for n in self.nodes.values() if isinstance(n, InputNode)]
         J = G.get(inputs[0])
         J = sp.csr_array((n_out, self.n_in), dtype=np.float64) if J is None else sp.csr_array(J)
         J.sum_duplicates()
+        J.eliminate_zeros()
         J.sort_indices()
         return J, c[self.output]
 
@@ -894,9 +942,10 @@ class Network:
         takes the one :meth:`chain_costs` estimates cheaper. Both give the same map to rounding.
         """
         field = _validate.choice("field", field, ("numpy", "sympy"))
-        if field == "numpy" and self._order(x, order) == "reverse":
+        how, vals = self._order(x, order) if field == "numpy" else ("forward", None)
+        if how == "reverse":
             self._refuse_smooth()
-            Jr, cr = self._reverse(x)
+            Jr, cr = self._reverse(x, vals)
             return LocalAffine(Jr, np.zeros(self.n_out) if cr is None else np.asarray(cr, dtype=np.float64),
                                self.input_shape, self.output_shape, field)
         Jo, co, _ = self._propagate(x, "local", field)
@@ -964,8 +1013,9 @@ class Network:
         r"""The sparse Jacobian :math:`\partial f/\partial x` at one sample ``x`` (float64), for any
         supported network (smooth activations by their derivatives, piecewise-linear ones and max
         pooling as torch's autograd differentiates them). ``order``: as in :meth:`local_affine`."""
-        if self._order(x, order) == "reverse":
-            return self._reverse(x)[0]
+        how, vals = self._order(x, order)
+        if how == "reverse":
+            return self._reverse(x, vals)[0]
         Jo, _, _ = self._propagate(x, "jacobian")
         return sp.csr_array(Jo)
 
