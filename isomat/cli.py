@@ -642,10 +642,20 @@ def cmd_export_model(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import os
 
-    from .bench import run_benchmarks
+    from .bench import run_benchmarks, summary
 
     if args.memory_limit is not None:
         os.environ["ISOMAT_MEMORY_LIMIT"] = str(args.memory_limit)  # the scripts inherit it
+    if args.plot is not None:  # before the benchmarks run: a missing matplotlib or a bad folder is known at once
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("isomat bench: --plot needs matplotlib (pip install 'isomat[notebooks]')", file=err)
+            return 2
+        plot_dir = Path(args.plot)
+        if plot_dir.exists() and not plot_dir.is_dir():
+            print(f"isomat bench: --plot: {str(plot_dir)!r} is not a folder", file=err)
+            return 2
     try:
         report = run_benchmarks(_bench_dir(args.dir), json_path=args.json, markdown_path=args.markdown, quick=args.quick,
                                 only=args.only, timeout=args.timeout, log=err)
@@ -655,6 +665,14 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     failed = [b["name"] for b in report["benchmarks"] if b["status"] == "failed"]
     print(f"wrote {args.json} and {args.markdown}: {len(report['benchmarks'])} benchmarks"
           + (f", failed: {', '.join(failed)}" if failed else ""), file=out)
+    print(f"summary: {summary(report)['text']}", file=out)
+    if args.plot is not None:
+        from .plot import bench_ratios, bench_scaling
+
+        plot_dir.mkdir(parents=True, exist_ok=True)
+        for name, draw in (("bench-ratios.png", bench_ratios), ("bench-scaling.png", bench_scaling)):
+            draw(report, path=plot_dir / name)
+        print(f"wrote {plot_dir / 'bench-ratios.png'} and {plot_dir / 'bench-scaling.png'}", file=out)
     return 1 if failed else 0
 
 
@@ -737,6 +755,9 @@ def _add_bench(sub: Any) -> None:
     b.add_argument("--quick", action="store_true", help="pass --quick to the scripts (small sizes, few repeats)")
     b.add_argument("--only", action="append", metavar="NAME", help="run only this script (repeatable; name without .py)")
     b.add_argument("--timeout", type=float, default=900.0, help="seconds per script (default 900)")
+    b.add_argument("--plot", default=None, metavar="DIR",
+                   help="also draw the ratios against their targets and the scaling curves, as PNG files in DIR "
+                        "(needs matplotlib)")
     _add_memory_limit(b, "memory bound for the scripts' builds (passed as ISOMAT_MEMORY_LIMIT)")
     b.set_defaults(func=cmd_bench)
 
