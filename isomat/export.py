@@ -32,7 +32,6 @@ of a construction family (see :data:`FAMILIES`) and writes it with these functio
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import warnings
@@ -246,9 +245,11 @@ class _Reading:
 def read_matrix_market(path: Any) -> sp.csr_array:
     """Read a ``.mtx`` file as a ``csr_array``."""
     p = _path(path, ".mtx")
-    with _Reading(p, "a MatrixMarket file"):
-        _readers.mtx_estimate(p)  # the banner and size line, against the memory bound, before reading
-        return _readers.mat_matrix(p, scipy.io.mmread(str(p)))
+    with _Reading(p, "a MatrixMarket file"), open(p, "rb") as fh:
+        # isomat parses the banner and size line (comments of any length skipped) and checks them against
+        # the memory bound; SciPy reads a canonical header of those same numbers, then the file's body
+        head = _readers.mtx_header(p, fh)
+        return _readers.mat_matrix(p, scipy.io.mmread(head.stream(fh)))
 
 
 #: bytes of an array written to an npz member at a time
@@ -985,47 +986,62 @@ from ._export_families import (FAMILIES, ExportFamily, family, int_list, int_or_
                                new_seed, normal, positive)
 
 
-def _tuples(value: Any) -> Any:
-    """JSON lists back to the tuples argparse's types give (``int_list``, ``int_or_tuple``)."""
-    if isinstance(value, list):
-        return tuple(_tuples(v) for v in value)
-    return value
-
-
-def rebuild(source: Any) -> sp.csr_array:
+def rebuild(source: Any, *, kernel: Any = None) -> sp.csr_array:
     """The operator an ``isomat export`` file holds, made again from its metadata.
 
     ``source`` is the file (any format) or its :func:`read_metadata` dict. The family (``kind``) is
     built again from the recorded ``parameters``, drawing its random values from
     ``numpy.random.default_rng(seed)`` in the same order as the command line did -- so a random
     kernel is reproducible from the recorded ``seed`` -- and a kernel given as a file comes from
-    the recorded values (small kernels) or from the recorded path, checked against its SHA-256.
+    the recorded values (small kernels), from ``kernel``, or from the recorded path.
     The result is the row-major (``order="C"``) float64 matrix, whatever order the file was written in.
+
+    A file is untrusted input: every recorded option is checked with the command line's own
+    types and ranges before anything is built (only the family's options; others are refused,
+    :func:`isomat._export_families.recorded_options`), and a recorded kernel path is read only
+    from inside the export file's own folder (symlinks followed), as a ``.npy`` of the recorded
+    shape, dtype and SHA-256 -- one message for every way it can fail, so that a crafted file
+    cannot probe the machine's files (issue 37 items 1-2).
+
+    Parameters
+    ----------
+    source : str, Path or dict
+        An ``isomat export`` file, or its metadata (then a kernel recorded by path needs ``kernel``).
+    kernel : str, Path or numpy.ndarray, optional
+        The conv kernel (a ``.npy`` anywhere, or an array), checked against the recorded shape,
+        dtype and SHA-256; for an export whose kernel file is not beside it.
     """
+    from ._export_families import recorded_kernel, recorded_options
+
+    folder = None
     if isinstance(source, (str, Path)):
         try:
             meta = read_metadata(source)
         except ValueError as exc:  # the reader names its own argument ("path"): say it of ours
             raise ValueError(f"source: {' '.join(str(exc).split())}") from None
+        folder = Path(source).parent
     else:
         meta = source
     if not isinstance(meta, dict):
         raise TypeError(f"source must be an `isomat export` file or its metadata dict, got {type(source).__name__}")
     if "kind" not in meta or not isinstance(meta.get("parameters"), dict):
         raise ValueError("source must be an `isomat export` file or its metadata (with 'kind' and 'parameters'), "
-                         f"got one with the keys {sorted(meta)}")
+                         f"got one with the keys {sorted(map(str, meta))[:20]}")
     kind = meta["kind"]
-    if kind not in FAMILIES:
-        raise ValueError(f"unknown export kind {kind!r} (known: {', '.join(sorted(FAMILIES))})")
+    if not isinstance(kind, str) or kind not in FAMILIES:
+        raise ValueError(f"unknown export kind {repr(kind)[:80]} (known: {', '.join(sorted(FAMILIES))})")
     fam = FAMILIES[kind]
-    parser = argparse.ArgumentParser(add_help=False)
-    fam.add_options(parser)
-    defaults = {a.dest: a.default for a in parser._actions}  # options the record left out keep their defaults
-    args = argparse.Namespace(**{**defaults, **{k: _tuples(v) for k, v in meta["parameters"].items()}})
+    args = recorded_options(fam, meta["parameters"])
     seed = meta.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"the recorded seed must be a non-negative integer, got {seed!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**128:
+        raise ValueError(f"the recorded seed must be a non-negative integer, got {repr(seed)[:80]}")
+    if getattr(args, "kernel", None) is not None:
+        args.kernel = recorded_kernel(args.kernel, folder, kernel)
+    elif kernel is not None:
+        raise ValueError(f"kernel: this {kind} export records no kernel file (its values come from the recorded "
+                         "options and seed)")
     return to_scipy(fam.build(args, np.random.default_rng(seed)), "csr")
+
 
 def write_network(network: Any, path: Any, format: str | None = None, *, order: str = "C", dtype: Any = None,
                   metadata: dict[str, Any] | None = None, overwrite: bool = True) -> list[Path]:
