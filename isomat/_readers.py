@@ -191,9 +191,26 @@ def json_depth_ok(p: Any, text: str) -> None:
             depth -= 1
 
 
+def metadata_cap() -> int:
+    """Longest metadata text read, in characters: :data:`MAX_JSON_CHARS`, or less under a small
+    memory bound (a JSON value costs up to ~24 bytes of Python objects per character of text)."""
+    return max(1 << 16, min(MAX_JSON_CHARS, get_memory_limit() // 32))
+
+
+def json_bytes(text: str) -> int:
+    """An upper estimate of the bytes ``json.loads(text)`` holds with its text: every value (one
+    per ``[``, ``{`` or ``,``) a Python object of at most 96 bytes with its pointer and dict slot --
+    ``[[],[],...]`` makes a 64-byte list of every 3 characters -- and the text's characters at up
+    to 4 bytes each (strings)."""
+    values = text.count("[") + text.count("{") + text.count(",") + 1
+    return 96 * values + 8 * len(text)
+
+
 def metadata_json(p: Any, text: str) -> dict[str, Any]:
     import json
 
+    # refused past the memory bound before json.loads builds it (issue 37: 64 MiB of '[],' made 1.4 GB of lists)
+    check_alloc(p, json_bytes(text), f"its metadata ({len(text)} characters of JSON)")
     json_depth_ok(p, text)
     try:
         found = json.loads(text)
@@ -398,6 +415,8 @@ class Npz:
         dtype, shape, _ = self.headers[name]
         if dtype.kind not in "US" or shape != () or dtype.itemsize > limit:
             raise fail(self.p, f"member {name!r} must be one string, got {dtype} of shape {shape}")
+        # the member and the str made of it, both held for a moment
+        check_alloc(self.p, 2 * dtype.itemsize, f"member {name!r} ({dtype})")
         return str(self[name][()])
 
     def close(self) -> None:
@@ -752,7 +771,9 @@ def pt_estimate(p: Path) -> None:
             pickled = sum(i.file_size for i in zf.infolist() if i.filename.endswith(".pkl"))
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise fail(p, f"is not a torch (zip) file ({exc})") from None
-    check_alloc(p, total + pickled, "the tensor storages")
+    # unpickling builds Python objects from the pickle: a byte per empty list (APPENDS of ']'),
+    # 64 bytes each, so the pickle counts 80 times its size (an export's pickle is a few KiB)
+    check_alloc(p, total + 80 * pickled, "the tensor storages and the pickled objects")
 
 
 def torch_tensor(p: Any, t: Any, what: str = "the matrix") -> Any:

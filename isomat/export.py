@@ -462,14 +462,25 @@ def read_metadata(path: Any) -> dict[str, Any]:
         if p.suffix == ".mtx":
             # lines end at "\n" only: a "\r" inside a comment must not start a forged metadata line, and
             # the metadata line write() puts last in the header wins over anything before it
+            cap = _readers.metadata_cap() + 64  # a line is held as text: capped under the memory bound
             with open(p, encoding="utf-8", errors="replace", newline="\n") as fh:
                 if not fh.readline(1 << 16).startswith("%%MatrixMarket"):
                     raise ValueError("no %%MatrixMarket header line")
                 while True:
-                    line = fh.readline(_readers.MAX_JSON_CHARS + 64)
+                    line = fh.readline(cap)
                     if not line.startswith("%"):
                         break
-                    if line.startswith("%" + _MTX_TAG) or line.startswith("% " + _MTX_TAG):
+                    tagged = line.startswith("%" + _MTX_TAG) or line.startswith("% " + _MTX_TAG)
+                    if len(line) == cap and not line.endswith("\n"):  # longer than the cap
+                        if tagged:
+                            raise _readers.fail(p, f"its metadata line is longer than {cap} characters (the memory "
+                                                   "bound's cap; raise the bound to read it)")
+                        while True:  # a long comment: skipped whole, in pieces
+                            rest = fh.readline(1 << 20)
+                            if not rest or rest.endswith("\n"):
+                                break
+                        continue
+                    if tagged:
                         text = line.split(_MTX_TAG, 1)[1].rstrip("\r\n")
         elif p.suffix == ".npz":
             with _readers.Npz(p) as z:
@@ -861,6 +872,14 @@ def read_bias(path: Any) -> np.ndarray | None:
         values = read_metadata(p).get("bias_values")
         if not isinstance(values, list):
             return None
+
+        def num(v: Any) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+        # numbers, or [real, imaginary] pairs (a crafted [[1]] made b[:, 1] an IndexError)
+        if not (all(num(v) for v in values)
+                or all(isinstance(v, list) and len(v) == 2 and num(v[0]) and num(v[1]) for v in values)):
+            raise _readers.fail(p, "its metadata's bias_values must be numbers or [real, imaginary] pairs")
         b = np.asarray(values, dtype=float)
         return b[:, 0] + 1j * b[:, 1] if b.ndim == 2 else b
     raise ValueError(f"path must end in .mtx, .npz, .pt or .mat, got {str(p)!r}")

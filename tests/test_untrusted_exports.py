@@ -299,3 +299,61 @@ def test_the_npz_member_entry_read_is_the_one_checked(tmp_path):
                                 ("data", np.array([5.0])), ("data", np.array([7.0]))):
                 zf.writestr(name + ".npy", _npy_bytes(value))
     np.testing.assert_array_equal(export.read(p).toarray(), [[0, 7]])
+
+
+# -- metadata: what json.loads and unpickling build is bounded too -----------------------------------
+def _lists_json(n: int) -> str:
+    return '{"a": [' + "[]," * n + "[]]}"
+
+
+def test_metadata_that_would_build_too_many_objects_is_refused_within_the_bound(tmp_path):
+    """18 MB of '[],' is 6 million empty lists (~400 MB of Python objects) once json.loads has
+    built them: it passed the old 64 MiB character cap under a 256 MiB bound. Now the objects
+    json.loads would build are estimated first (npz), and a metadata line is capped (mtx)."""
+    text = _lists_json(6_000_000)
+    npz = _npz_record(tmp_path / "m.npz", {})
+    with np.load(npz) as z:
+        arrays = {n: z[n] for n in z.files}
+    arrays["isomat_metadata"] = np.array(text)
+    np.savez(npz, **arrays)
+    del arrays
+    mtx = tmp_path / "m.mtx"
+    mtx.write_text("%%MatrixMarket matrix coordinate real general\n%isomat-metadata: " + text + "\n1 1 1\n1 1 1.0\n")
+    out = _probe([(fn, str(f)) for f in (npz, mtx) for fn in ("read_metadata", "rebuild", "read_bias")])
+    for o in out:
+        if o["call"] == ["read_bias", str(npz)]:  # an npz's bias is its own member: the metadata is not read
+            assert o["outcome"] == "ok", o
+        else:
+            assert o["outcome"] in ("size", "ValueError") and "\n" not in o["msg"], o
+            assert "metadata" in o["msg"], o
+        assert o["growth"] < LIMIT + SLACK, o
+    # metadata of a realistic size still reads under the small bound
+    small = tmp_path / "s.mtx"
+    small.write_text("%%MatrixMarket matrix coordinate real general\n%isomat-metadata: " + _lists_json(10_000)
+                     + "\n1 1 1\n1 1 1.0\n")
+    from isomat import memory_limit
+
+    with memory_limit(LIMIT):
+        assert len(export.read_metadata(small)["a"]) == 10_001
+
+
+def test_a_torch_pickle_counts_the_objects_it_would_build(tmp_path):
+    torch = pytest.importorskip("torch")
+    from isomat import memory_limit
+    from isomat.errors import SizeLimitError
+
+    p = tmp_path / "m.pt"
+    torch.save({"matrix": torch.eye(2).to_sparse(), "metadata": {"a": [[] for _ in range(1_000_000)]}}, p)
+    with memory_limit(LIMIT), pytest.raises(SizeLimitError, match="pickled objects"):
+        export.read_metadata(p)
+    assert len(export.read_metadata(p)["a"]) == 1_000_000
+
+
+@pytest.mark.parametrize("values", [[[1.0]], [[1.0, 2.0, 3.0]], ["a"], [True], [[1.0, 2.0], 3.0]])
+def test_crafted_mtx_bias_values_are_refused_in_one_line(tmp_path, values):
+    p = tmp_path / "b.mtx"
+    p.write_text("%%MatrixMarket matrix coordinate real general\n%isomat-metadata: "
+                 + json.dumps({"bias_values": values}) + "\n1 1 1\n1 1 1.0\n")
+    with pytest.raises(ValueError, match="bias_values must be numbers") as info:
+        export.read_bias(p)
+    assert str(p) in str(info.value)
