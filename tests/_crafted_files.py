@@ -245,10 +245,14 @@ def write_bz2_bomb(p: Path, members: list[tuple[str, bytes, None, int]], inflate
 
 def write_long_comment_mtx(p: Path) -> Path:
     """A MatrixMarket file: a comment line of 16 MiB + 1 byte (past the 16 MiB readline buffer the
-    estimate once used), whose remainder ``1 1 1`` looked like a size line, then the real size line
-    of a 20000 x 20000 dense array (3.2 GB), and no values."""
-    Path(p).write_bytes(b"%%MatrixMarket matrix array real general\n%" + b"x" * (1 << 24) + b"1 1 1\n"
-                        b"20000 20000\n")
+    estimate once used), whose remainder ``1 1`` looked like the size line of a 1 x 1 array, then
+    the real size line of a 6000 x 6000 dense array of ones (72 MB of text; 288 MB dense, 432 MB
+    as CSR)."""
+    with open(p, "wb") as fh:
+        fh.write(b"%%MatrixMarket matrix array real general\n%" + b"x" * ((1 << 24) - 1) + b"1 1\n6000 6000\n")
+        block = b"1\n" * 6_000_000
+        for _ in range(6):
+            fh.write(block)
     return p
 
 
