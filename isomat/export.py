@@ -1043,19 +1043,36 @@ def rebuild(source: Any, *, kernel: Any = None) -> sp.csr_array:
         meta = source
     if not isinstance(meta, dict):
         raise TypeError(f"source must be an `isomat export` file or its metadata dict, got {type(source).__name__}")
-    if "kind" not in meta or not isinstance(meta.get("parameters"), dict):
-        raise ValueError("source must be an `isomat export` file or its metadata (with 'kind' and 'parameters'), "
-                         f"got one with the keys {sorted(map(str, meta))[:20]}")
-    kind = meta["kind"]
-    if not isinstance(kind, str) or kind not in FAMILIES:
-        raise ValueError(f"unknown export kind {repr(kind)[:80]} (known: {', '.join(sorted(FAMILIES))})")
-    fam = FAMILIES[kind]
-    args = recorded_options(fam, meta["parameters"])
-    seed = meta.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**128:
-        raise ValueError(f"the recorded seed must be a non-negative integer, got {repr(seed)[:80]}")
+    from .errors import SizeLimitError
+
+    def of_file(exc: ValueError) -> ValueError:  # a refused record names its file (one line)
+        return exc if folder is None else ValueError(f"source {str(source)!r}: {exc}")
+
+    try:
+        if "kind" not in meta or not isinstance(meta.get("parameters"), dict):
+            raise ValueError("source must be an `isomat export` file or its metadata (with 'kind' and 'parameters'), "
+                             f"got one with the keys {sorted(map(str, meta))[:20]}")
+        kind = meta["kind"]
+        if not isinstance(kind, str) or kind not in FAMILIES:
+            raise ValueError(f"unknown export kind {repr(kind)[:80]} (known: {', '.join(sorted(FAMILIES))})")
+        fam = FAMILIES[kind]
+        args = recorded_options(fam, meta["parameters"])
+        seed = meta.get("seed", 0)
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**128:
+            raise ValueError(f"the recorded seed must be a non-negative integer, got {repr(seed)[:80]}")
+    except SizeLimitError:
+        raise
+    except ValueError as exc:
+        raise of_file(exc) from None
     if getattr(args, "kernel", None) is not None:
-        args.kernel = recorded_kernel(args.kernel, folder, kernel)
+        try:
+            args.kernel = recorded_kernel(args.kernel, folder, kernel)
+        except SizeLimitError:
+            raise
+        except ValueError as exc:
+            if kernel is not None:  # about the caller's own kernel
+                raise
+            raise of_file(exc) from None
     elif kernel is not None:
         raise ValueError(f"kernel: this {kind} export records no kernel file (its values come from the recorded "
                          "options and seed)")
