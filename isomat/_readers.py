@@ -348,6 +348,37 @@ def load_npy(p: Any, what: str) -> np.ndarray:
         return read_into(p, fh, dtype, shape, fortran, what)
 
 
+def zip_directory_ok(p: Any) -> None:
+    """Refuse a zip archive whose central directory lists more entries than the memory bound holds,
+    before ``zipfile`` makes its ``ZipInfo`` objects (~560 bytes each: a crafted directory of a
+    million one-letter names, 47 MB, takes 560 MB to open). The counts are read from the end-of-
+    central-directory record (and its zip64 twin; the directory's size bounds the count, since zipfile
+    parses all of it); an archive without one is left to ``zipfile``."""
+    try:
+        fh = open(p, "rb")
+    except OSError as exc:
+        raise fail(p, f"cannot be opened ({exc})") from None
+    with fh:
+        size = fh.seek(0, 2)
+        n = min(size, (1 << 16) + 22)
+        fh.seek(size - n)
+        tail = fh.read(n)
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or at + 22 > len(tail):
+            return
+        entries, cd_size = struct.unpack("<HI", tail[at + 10:at + 16])
+        if (entries == 0xFFFF or cd_size == 0xFFFFFFFF) and at >= 20 and tail[at - 20:at - 16] == b"PK\x06\x07":
+            (z64,) = struct.unpack("<Q", tail[at - 12:at - 4])
+            if z64 + 56 <= size:
+                fh.seek(z64)
+                rec = fh.read(56)
+                if rec[:4] == b"PK\x06\x06":
+                    entries, cd_size = struct.unpack("<QQ", rec[32:48])
+    # zipfile parses the whole directory whatever count the record gives: an entry is at least 46 bytes of it
+    entries = max(int(entries), int(cd_size) // 46)
+    check_alloc(p, 640 * entries + 4 * int(cd_size), f"the zip directory of {entries} entries")
+
+
 #: zip compression methods whose members are read: stored, and deflated (zlib inflates with an
 #: output cap, which zipfile passes; for bzip2 and lzma it passes none)
 _ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
@@ -360,6 +391,7 @@ class Npz:
 
     def __init__(self, p: Path) -> None:
         self.p = p
+        zip_directory_ok(p)  # (outside the try: a SizeLimitError stays one)
         try:
             self.zf = zipfile.ZipFile(p)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
@@ -765,6 +797,7 @@ def mat_matrix(p: Path, value: Any) -> sp.csr_array:
 # -- torch ---------------------------------------------------------------------------------------
 def pt_estimate(p: Path) -> None:
     """Refuse a ``.pt`` (zip) archive whose storages declare more bytes than the memory bound."""
+    zip_directory_ok(p)  # (outside the try: a SizeLimitError stays one)
     try:
         with zipfile.ZipFile(p) as zf:
             total = sum(i.file_size for i in zf.infolist() if "/data/" in i.filename)

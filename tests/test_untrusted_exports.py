@@ -375,3 +375,26 @@ def test_crafted_mtx_bias_values_are_refused_in_one_line(tmp_path, values):
     with pytest.raises(ValueError, match="bias_values must be numbers") as info:
         export.read_bias(p)
     assert str(p) in str(info.value)
+
+
+def _zip_directory_only(p: Path, n: int) -> Path:
+    """A zip archive holding nothing but a central directory of ``n`` entries named 'a'..: all
+    zipfile reads to open it (47 bytes an entry on disk, ~560 bytes an entry as ZipInfo)."""
+    import struct
+
+    entries = [struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0) + b"a"
+               for _ in range(1)] * n
+    cd = b"".join(entries)
+    eocd = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF), len(cd), 0, 0)
+    p.write_bytes(cd + eocd)
+    return p
+
+
+def test_a_zip_directory_of_a_million_entries_is_refused_before_zipfile_lists_it(tmp_path):
+    big = _zip_directory_only(tmp_path / "dir.npz", 1_000_000)  # 47 MB; ~560 MB as ZipInfo objects
+    pt = tmp_path / "dir.pt"
+    pt.write_bytes(big.read_bytes())
+    out = _probe([(fn, str(f)) for f in (big, pt) for fn in ("read", "read_metadata")])
+    for o in out:
+        assert o["outcome"] == "size" and "zip directory" in o["msg"] and o["call"][1] in o["msg"], o
+        assert o["growth"] < LIMIT + SLACK, o
