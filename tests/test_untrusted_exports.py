@@ -245,6 +245,18 @@ def test_a_recorded_kernel_path_resolves_only_inside_the_exports_folder(tmp_path
         export.rebuild({"kind": "projection", "parameters": {"m": 3, "n": 2}}, kernel=k)
 
 
+def test_a_relative_kernel_path_is_not_resolved_against_the_working_directory(tmp_path, monkeypatch):
+    out, k = _export_with_big_kernel(tmp_path / "exp")
+    (tmp_path / "cwd").mkdir()
+    np.save(tmp_path / "cwd" / "k.npy", k)  # the right kernel, in the caller's working directory only
+    crafted = _with_path(out, tmp_path / "exp" / "c.npz", "k.npy")
+    monkeypatch.chdir(tmp_path / "cwd")
+    with pytest.raises(ValueError, match="recorded kernel file cannot be used"):
+        export.rebuild(crafted)
+    (tmp_path / "exp" / "k.npy").write_bytes((tmp_path / "cwd" / "k.npy").read_bytes())
+    assert abs(export.rebuild(crafted) - export.read(out)).max() == 0  # beside the export: read
+
+
 def test_an_old_export_with_an_absolute_path_inside_its_folder_still_rebuilds(tmp_path):
     out, _ = _export_with_big_kernel(tmp_path / "exp")
     old = _with_path(out, tmp_path / "exp" / "old.npz", str((tmp_path / "exp" / "big.npy").resolve()))
