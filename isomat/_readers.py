@@ -9,7 +9,11 @@ Each failure is a one-line ``ValueError`` naming the file and what is wrong.
 
 Compressed data is never inflated past what was declared and checked: ``.npz`` members are read
 into a buffer of the size their ``.npy`` header declared (in chunks, never more), and a compressed
-``.mat`` variable is inflated in chunks with a cap of its declared size.
+``.mat`` variable is inflated in chunks with a cap of its declared size. Only stored and deflated
+zip members are read (``zipfile`` inflates bzip2 and lzma with no cap), a zip's central directory
+is sized before ``zipfile`` lists it, an ``.npy`` header's length is checked before it is read,
+a MatrixMarket header is parsed here and SciPy is handed a canonical copy of what was checked, and
+metadata is sized by the Python objects parsing it would build (issue 37).
 """
 
 from __future__ import annotations
