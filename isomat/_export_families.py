@@ -216,15 +216,17 @@ def _check_kernel_record(rec: Any) -> tuple[tuple[int, ...], np.dtype]:
     return tuple(shape), dtype
 
 
-def _nested_ok(values: Any, shape: tuple[int, ...], complex_: bool) -> bool:
-    """Whether ``values`` are nested lists of exactly ``shape`` holding numbers (complex values:
-    the strings ``str(complex)`` writes, at most 64 characters)."""
+def _nested_ok(values: Any, shape: tuple[int, ...], kind: str) -> bool:
+    """Whether ``values`` are nested lists of exactly ``shape`` holding numbers of the dtype ``kind``
+    (bools for ``"b"``; complex values: the strings ``str(complex)`` writes, at most 64 characters)."""
     if not shape:
-        if isinstance(values, (int, float)) and not isinstance(values, bool):
+        if isinstance(values, bool):
+            return kind == "b"
+        if isinstance(values, (int, float)):
             return True
-        return complex_ and isinstance(values, str) and len(values) <= 64
+        return kind == "c" and isinstance(values, str) and len(values) <= 64
     return (isinstance(values, list) and len(values) == shape[0]
-            and all(_nested_ok(v, shape[1:], complex_) for v in values))
+            and all(_nested_ok(v, shape[1:], kind) for v in values))
 
 
 def recorded_kernel(rec: Any, folder: Any, given: Any = None) -> np.ndarray:
@@ -259,7 +261,7 @@ def recorded_kernel(rec: Any, folder: Any, given: Any = None) -> np.ndarray:
         return k
     if "values" in rec:
         values = rec["values"]
-        if math.prod(shape) > KERNEL_VALUES_RECORDED or not _nested_ok(values, shape, dtype.kind == "c"):
+        if math.prod(shape) > KERNEL_VALUES_RECORDED or not _nested_ok(values, shape, dtype.kind):
             raise ValueError(f"the recorded kernel's values must be nested lists of its shape {shape} "
                              f"(at most {KERNEL_VALUES_RECORDED} numbers)")
         try:

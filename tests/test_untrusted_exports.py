@@ -410,3 +410,18 @@ def test_a_zip_directory_of_a_million_entries_is_refused_before_zipfile_lists_it
     for o in out:
         assert o["outcome"] == "size" and "zip directory" in o["msg"] and o["call"][1] in o["msg"], o
         assert o["growth"] < LIMIT + SLACK, o
+
+
+@pytest.mark.parametrize("dtype", ["bool", "float16", "int8", "float32", ">f8", "complex128"])
+def test_a_kernel_of_every_numeric_dtype_still_rebuilds_from_its_recorded_values(tmp_path, dtype):
+    """The record's checks (numeric dtype, nested values of its shape, the SHA-256 of what they make)
+    accept every kernel the command line accepts."""
+    k = (np.arange(9).reshape(1, 1, 3, 3) % 2).astype(dtype)
+    if dtype == "complex128":
+        k = k + 1j
+    np.save(tmp_path / "k.npy", k)
+    out = tmp_path / "c.npz"
+    assert main(["export", "conv", "--input-shape", "1,5,5", "--kernel", str(tmp_path / "k.npy"), "-o", str(out)],
+                out=io.StringIO(), err=io.StringIO()) == 0
+    assert "values" in export.read_metadata(out)["parameters"]["kernel"]
+    assert abs(export.rebuild(out) - export.read(out)).max() == 0
