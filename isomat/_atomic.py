@@ -2,9 +2,10 @@
 
 A file is written to a temporary name in its own directory, checked, flushed to the disk
 (``fsync``), given the permissions of the file it replaces -- or, for a new file, those any new
-file gets there (``0666`` less the umask: ``mkstemp`` would leave ``0600``) -- and renamed over the target in one step, so a reader never sees half a file
-and a failure -- a full disk, a ``KeyboardInterrupt``, the CLI's SIGTERM handler raising -- leaves
-the old file (or none) and no temporary file behind. The temporary name is short whatever the
+file gets there (``0666`` less the umask: ``mkstemp`` would leave ``0600``) -- and renamed over
+the target in one step, so a reader never sees half a file and a failure -- a full disk, a
+``KeyboardInterrupt``, the CLI's SIGTERM handler raising -- leaves the old file (or none) and no
+temporary file behind. The temporary name is short whatever the
 target's (a target name of 250 characters is valid; ``.<name>.XXXXXXXX`` would not be). Targets are
 checked before the work that produces them: a missing directory, a directory where the file should
 be, or a read-only directory is refused at once, not after a ledger or a build has run.

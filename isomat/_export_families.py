@@ -257,7 +257,8 @@ def recorded_kernel(rec: Any, folder: Any, given: Any = None) -> np.ndarray:
         if k.shape != shape or k.dtype != dtype:
             raise ValueError(f"kernel has shape {k.shape} and dtype {k.dtype}; the export recorded {shape} {dtype}")
         if digest(k) != sha:
-            raise ValueError("kernel holds other values than the export's kernel (its SHA-256 differs from the recorded one)")
+            raise ValueError("kernel holds other values than the export's kernel (its SHA-256 differs from the "
+                             "recorded one)")
         return k
     if "values" in rec:
         values = rec["values"]
@@ -376,7 +377,8 @@ def recorded_options(fam: ExportFamily, params: Any) -> argparse.Namespace:
         values[name] = parsed
     missing = [a.option_strings[0] for a in actions.values() if a.required and a.dest not in params]
     if missing:
-        raise ValueError(f"the recorded parameters lack {', '.join(missing)}, which `isomat export {fam.name}` requires")
+        raise ValueError(f"the recorded parameters lack {', '.join(missing)}, which `isomat export {fam.name}` "
+                         "requires")
     return argparse.Namespace(**values)
 
 
