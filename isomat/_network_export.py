@@ -124,7 +124,7 @@ def write_network(network: Any, path: Any, format: str | None = None, *, order: 
                           "shape": list(shape), "ndim": node.ndim, "window": list(node.window),
                           "stride": list(node.stride), "padding": list(node.padding), "dilation": list(node.dilation),
                           "ceil_mode": node.ceil_mode, "adaptive": None if node.adaptive is None else list(node.adaptive),
-                          "source": node.source})
+                          "ties": getattr(node, "ties", "first"), "source": node.source})
     manifest = {**base, "isomat_manifest": MANIFEST_VERSION, "format": fmt, "order": "C",
                 "convention": "y = W x + b on one sample, row-major flattening",
                 "input": network.input_name, "output": network.output, "nodes": nodes}
@@ -256,6 +256,13 @@ def _network_module() -> Any:
             pkg.__package__ = name
             sys.modules[name] = pkg
         return importlib.import_module(name + ".network")
+
+
+def _selection_module(net_mod: Any) -> Any:
+    """:mod:`isomat.torch._selection` beside the network module in use (torch-free, like it)."""
+    import importlib
+
+    return importlib.import_module(net_mod.__name__.rsplit(".", 1)[0] + "._selection")
 
 
 def read_network(path: Any, *, as_module: bool = False, dtype: Any = None) -> Any:
@@ -582,8 +589,18 @@ def _maxpool_node(net_mod: Any, m: _Manifest, raw: dict[str, Any], f: str, nname
             if 2 * parts["padding"][a] > parts["window"][a]:
                 raise m.fail(f + ".padding", f"must be at most half the window {list(parts['window'])}, got "
                                              f"{list(parts['padding'])}")
-        node = net_mod.MaxPoolNode(nname, src, in_shape, shape, d, parts["window"], parts["stride"], parts["padding"],
-                                   parts["dilation"], ceil_mode, source)
+        ties = raw.get("ties", "first")
+        if ties not in ("first", "split"):
+            raise m.fail(f + ".ties", f"must be 'first' or 'split', got {_short(ties)}")
+        cls = net_mod.MaxPoolNode
+        if ties == "split":  # torch.amax: the gradient split evenly among tied maxima (whole-row windows)
+            if d != 2 or in_shape[0] != 1 or parts["window"] != (1, in_shape[2]) or parts["stride"] != parts["window"] \
+                    or parts["padding"] != (0, 0) or parts["dilation"] != (1, 1) or ceil_mode:
+                raise m.fail(f + ".ties", "'split' (amax) needs whole-row windows: ndim 2, input_shape [1, M, R], "
+                                          "window and stride [1, R], no padding or dilation")
+            cls = _selection_module(net_mod).AmaxNode
+        node = cls(nname, src, in_shape, shape, d, parts["window"], parts["stride"], parts["padding"],
+                   parts["dilation"], ceil_mode, source)
     # the selection of a zero sample gives the node's output size: checked against the declared shape
     try:
         n_out = node.selection(np.zeros(sizes[src])).shape[0]

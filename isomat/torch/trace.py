@@ -322,7 +322,7 @@ class _Builder(fx.Interpreter):
         if (n.op == "call_function" and id(args[0] if args else None) in self.maxes
                 and (n.target is operator.getitem or getattr(n.target, "__name__", "") == "getattr")):
             return self.max_values(args[0], args[1], result)
-        for v in _flatten_args(args, kwargs):  # a chunk/split tuple used whole (torch.cat(x.chunk(2))): every piece
+        for v in _containers(args, kwargs):  # a chunk/split tuple used whole (torch.cat(x.chunk(2))): every piece
             if id(v) in self.pieces:
                 for k in range(len(v)):
                     if self.ref_of(v[k]) is None:
@@ -737,9 +737,17 @@ class _Builder(fx.Interpreter):
             if any(p.training for p in plist):
                 raise self.refuse(f"the parametrization of {name!r} is in training mode (spectral_norm's power iteration "
                                   f"changes the weight at every call): call model.eval()")
-        plain = copy.deepcopy(mod)
-        for name in list(plain.parametrizations.keys()):
-            _parametrize.remove_parametrizations(plain, name, leave_parametrized=True)
+        # a plain layer of the original class holding the weights computed now (the traced model's
+        # module is left as it is: removing parametrizations from a deepcopy reaches the original's)
+        base = type(mod).__bases__[0]
+        plain = base.__new__(base)
+        plain.__dict__.update(mod.__dict__)
+        plain._parameters = dict(mod._parameters)
+        plain._buffers = dict(mod._buffers)
+        plain._modules = {k: v for k, v in mod._modules.items() if k != "parametrizations"}
+        with torch.no_grad():
+            for name in mod.parametrizations.keys():
+                plain._parameters[name] = nn.Parameter(getattr(mod, name).detach().clone())
         live = tuple((a, "module", path) for a in ("weight", "bias", "running_mean", "running_var")
                      if getattr(plain, a, None) is not None)
         return plain, type(plain), live
@@ -1216,6 +1224,24 @@ def _flatten_args(args: Any, kwargs: Any) -> list[Any]:
     return out
 
 
+def _containers(args: Any, kwargs: Any) -> list[Any]:
+    """The tuples and lists among the arguments, nested ones too (a chunk's tuple passed whole)."""
+    out: list[Any] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, (list, tuple)):
+            out.append(v)
+            for u in v:
+                walk(u)
+        elif isinstance(v, dict):
+            for u in v.values():
+                walk(u)
+
+    walk(tuple(args))
+    walk(dict(kwargs))
+    return out
+
+
 def _traced_inputs(b: _Builder, args: Any, kwargs: Any) -> list[_Ref]:
     return [r for r in (b.ref_of(v) for v in _flatten_args(args, kwargs)) if r is not None]
 
@@ -1404,7 +1430,12 @@ def from_model(model: Any, input_shape: Any, *, name: str | None = None, seed: i
         if p.is_complex():
             raise TypeError(f"from_model: parameter {pname!r} is complex ({p.dtype}); from_model handles real models "
                             f"(from_module handles complex layers)")
-    work = copy.deepcopy(model)
+    try:
+        work = copy.deepcopy(model)
+    except RuntimeError as exc:  # torch's hook-based weight_norm keeps a computed (non-leaf) weight
+        raise ValueError(f"from_model: the model cannot be copied ({str(exc).splitlines()[0]}): the hook-based "
+                         f"torch.nn.utils.weight_norm / spectral_norm keep a computed weight that torch cannot copy; use "
+                         f"torch.nn.utils.parametrizations.weight_norm / spectral_norm") from None
     work = work.to(torch.float64)
     tracer = _Tracer()
     wrapped = tracer.is_leaf_module(work, "")
