@@ -83,6 +83,14 @@ def write_network(network: Any, path: Any, format: str | None = None, *, order: 
         out = export.write((seg.W, b), p, fmt, metadata=meta, dtype=dtype, order=order, input_shape=seg.input_shape,
                            output_shape=network.output_shape, overwrite=overwrite,
                            comment=f" isomat {__version__} network {network.name}")
+        stem = p.name[: -len(p.suffix)] if p.suffix else p.name
+        old_manifest = p.with_name(manifest_name(stem, fmt))
+        if overwrite and old_manifest.is_file() and not old_manifest.is_symlink():
+            # this export replaces a network export of the same name: its segments and manifest go
+            for old in _listed_files(old_manifest):
+                if old != out:
+                    old.unlink(missing_ok=True)
+            old_manifest.unlink(missing_ok=True)
         return [out]
     if order != "C":
         raise ValueError("order='F' applies to one affine map; a network with nonlinearities is written row-major "

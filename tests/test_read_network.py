@@ -138,6 +138,11 @@ def test_two_formats_do_not_collide_and_force_removes_the_old_export(tmp_path, m
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".npz") or p.name == "m.npz.network.json")
     assert left == sorted([p.name for p in new] + ["m.notes.npz"])
     assert all(p.exists() for p in b)  # the mtx export is another manifest: untouched
+    # an affine model written over a network export of the same name replaces it whole
+    torch.manual_seed(10)
+    affine = from_model(nn.Sequential(nn.Flatten(), nn.Linear(128, 4)).to(F64), (2, 8, 8))
+    (one,) = export.write_network(affine, tmp_path / "m.mtx")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("m.") and "mtx" in p.name) == ["m.mtx"]
     with pytest.raises(ValueError, match="exists"):
         export.write_network(small, tmp_path / "m.npz", overwrite=False)
 

@@ -8,7 +8,9 @@ maximum (torch documents it so), which is what :class:`MaxPoolNode` selects. ``t
 spreads its gradient evenly over tied maxima (torch's ``amax`` backward: ``grad / count``):
 :class:`AmaxNode` is that selection, ``1/k`` on each of a row's ``k`` tied maxima, so the
 network's values (the mean of equal values is the maximum), its Jacobian and its ``vjp`` are
-torch's.
+torch's. (:meth:`Network.region` at a point where an amax row has tied maxima still reads one
+chosen entry per row from the selection -- ``network._maxpool_conditions`` takes ``S.indices``
+whole -- and needs the first entry of each row instead; off ties the region is right.)
 """
 
 from __future__ import annotations

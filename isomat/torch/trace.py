@@ -29,6 +29,17 @@ What is supported (beyond every module :func:`from_module` supports):
   ``torch.no_grad()`` block leaves no trace in the graph, so :func:`from_model` compares the
   traced network's gradient with torch's own backward at the example batch and refuses a model
   whose gradients differ (wrap the value in ``.detach()`` instead);
+* functional layers on the model's parameters or buffers (``F.conv*d``, ``F.conv_transpose*d``,
+  ``F.linear``, ``F.batch_norm`` in eval, ``x @ W``, ``torch.einsum`` with one traced operand),
+  parametrized layers (``torch.nn.utils.parametrizations.weight_norm``/``spectral_norm`` in eval)
+  and ``ConvTranspose*d(x, output_size=...)``: :class:`LayerNode` s, whose tensors the sparse twin
+  reads from its source model at every forward (so it trains them);
+* ``chunk``/``split``/``tensor_split``/``unbind`` along sample axes (index nodes), ``flip``/
+  ``roll`` (permutations), ``torch.max(x, dim)`` (values; the gradient to the first maximum, as
+  the index torch returns) and ``torch.amax`` (:class:`~isomat.torch._selection.AmaxNode`: the
+  gradient split evenly among tied maxima, as torch's);
+* attention (``nn.MultiheadAttention``, ``nn.Transformer*``, ``F.scaled_dot_product_attention``)
+  is refused as "not affine: attention", naming the module;
 * in-place methods and operators (``add_``, ``mul_``, ``x += y``, ``inplace=True`` layers) trace
   as their out-of-place forms, unless the tensor they modify shares its memory with another value
   the model still reads (a view): that is refused, naming the op and its out-of-place rewrite.
