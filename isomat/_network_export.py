@@ -307,6 +307,11 @@ def read_network(path: Any, *, as_module: bool = False, dtype: Any = None) -> An
         raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
     as_module = _validate.boolean("as_module", as_module)
     p = Path(path)
+    if not p.name.endswith(MANIFEST_SUFFIX) and p.suffix not in (".mtx", ".npz", ".pt", ".mat"):
+        raise ValueError(f"path must be a <stem>.<format>{MANIFEST_SUFFIX} manifest or an affine network's one file "
+                         f"(.mtx, .npz, .pt, .mat), got {str(p)!r}")
+    if not p.exists():
+        raise ValueError(f"path {str(p)!r}: no such file")
     net_mod = _network_module()
     if p.name.endswith(MANIFEST_SUFFIX):
         network = _read_manifest(p, net_mod)
@@ -336,8 +341,6 @@ def _read_affine_file(p: Path, net_mod: Any) -> Any:
     """A one-file export (an affine model's composed ``(W, b)``) as a two-node network."""
     from . import _readers, export
 
-    if not p.exists():
-        raise FileNotFoundError(f"path {str(p)!r} does not exist")
     meta = export.read_metadata(p)
     m = _Manifest(p)
     if meta.get("kind") != "model":
@@ -392,8 +395,6 @@ def _read_manifest(p: Path, net_mod: Any) -> Any:
     from . import _readers, export
 
     m = _Manifest(p)
-    if not p.exists():
-        raise FileNotFoundError(f"path {str(p)!r} does not exist")
     if not p.is_file():
         raise _readers.fail(p, "is not a regular file")
     size = p.stat().st_size

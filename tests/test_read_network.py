@@ -276,8 +276,10 @@ def test_arguments_checked(tmp_path):
         export.read_network(path, as_module="yes")
     with pytest.raises(ValueError, match=r"dtype must be torch.float32 or torch.float64"):
         export.read_network(path, as_module=True, dtype=torch.int64)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ValueError, match=r"path .*nope.npz.network.json.*no such file"):
         export.read_network(tmp_path / "nope.npz.network.json")
+    with pytest.raises(ValueError, match=r"path must be a <stem>.<format>.network.json manifest"):
+        export.read_network(tmp_path / "x.json")
 
 
 def test_reading_a_network_needs_no_torch(tmp_path, mixed):
