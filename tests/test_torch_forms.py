@@ -244,3 +244,20 @@ def test_forms_that_stay_refused(fn, pattern):
 
     with pytest.raises(UnsupportedNodeError, match=pattern):
         from_model(M(), (4, 4))
+
+
+@pytest.mark.parametrize("eq,shapes,pattern", [
+    ("bc,cd,de->be", [(3, 4), (4, 2)], r"2 constant tensor operands"),
+    ("bc,dk->bcd", [(3, 4)], r"sums several entries of the constant operand"),
+])
+def test_einsum_whose_entries_are_not_single_constants_refused(eq, shapes, pattern):
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ps = nn.ParameterList([nn.Parameter(torch.randn(*s)) for s in shapes])
+
+        def forward(self, x):
+            return torch.einsum(eq, x, *self.ps)
+
+    with pytest.raises(UnsupportedNodeError, match=pattern):
+        from_model(_model(M), (3,))

@@ -608,6 +608,23 @@ class _Builder(fx.Interpreter):
         consts[pos] = unit
         cols = torch.einsum(eq, *consts).reshape(n, m)  # row j: the image of unit sample j
         W = sp.csr_array(cols.T.numpy())
+        # the stored floats are exact when every entry of the map is one entry of one constant
+        # operand: probed with the operands' entries replaced by distinct ids (a sum or a product
+        # of constants would be rounded, and is refused)
+        tensors = [k for k, o in enumerate(ops) if k != pos and isinstance(o, torch.Tensor)]
+        if len(tensors) != 1:
+            raise self.refuse(f"einsum with {len(tensors)} constant tensor operands: its map's entries are products of "
+                              f"constants (rounded); contract the constants first (one constant operand is supported)")
+        probe = list(consts)
+        c = ops[tensors[0]]
+        probe[tensors[0]] = torch.arange(1, c.numel() + 1, dtype=torch.float64).reshape(c.shape)
+        ids = torch.einsum(eq, *probe).reshape(n, m).T.numpy()
+        const_flat = c.detach().to(torch.float64).reshape(-1).numpy()
+        nz = ids != 0
+        single = np.all(ids[nz] == np.rint(ids[nz])) and (ids[nz].max(initial=0) <= c.numel())
+        if not single or not np.array_equal(W.toarray()[nz], const_flat[ids[nz].astype(np.int64) - 1]):
+            raise self.refuse(f"einsum {eq!r}: an entry of its map sums several entries of the constant operand "
+                              f"(a contraction over a constant-only index); contract that index first")
         live = []
         for k, o in enumerate(ops):
             if k != pos and isinstance(o, torch.Tensor):
