@@ -190,6 +190,25 @@ def test_hook_based_weight_norm_refused_with_the_parametrization_hint():
         from_model(model, (4,))
 
 
+def test_constant_computed_from_a_parameter_is_refused_by_the_twin_only():
+    class M(nn.Module):  # the twin would hold g.exp() and P.sum() fixed: P and g would not train
+        def __init__(self):
+            super().__init__()
+            self.g = nn.Parameter(torch.randn(4))
+            self.P = nn.Parameter(torch.randn(2))
+
+        def forward(self, x):
+            return x * self.g.exp() + self.P.sum()
+
+    model = _model(M)
+    net = from_model(model, (4,))
+    with torch.no_grad():
+        x = torch.randn(2, 4, dtype=F64)
+        np.testing.assert_allclose(net.forward(x), model(x).numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"a constant computed in forward from the model's parameters"):
+        to_sparse_model(model, (4,))
+
+
 def test_weight_computed_in_forward_is_refused_by_the_twin_only():
     class M(nn.Module):
         def __init__(self):

@@ -1139,6 +1139,10 @@ class _Builder(fx.Interpreter):
         full = (_N,) + shape
         if isinstance(c, torch.Tensor) and id(c) in self.param_names:
             self.reads.append(self.param_names[id(c)])
+        elif isinstance(c, torch.Tensor):  # x * self.g.exp(): computed from parameters, a constant to the twin
+            made = [u for u in (self.current.all_input_nodes if self.current is not None else ()) if self.env.get(u) is c]
+            if any(_depends_on_parameter(u, self.gm) for u in made):
+                self.reads.append("a constant computed in forward from the model's parameters")
         if isinstance(c, torch.Tensor):
             try:
                 cb = torch.broadcast_to(c.detach().to(torch.float64), full)
