@@ -184,10 +184,32 @@ def test_amax_reads_back_through_the_manifest(tmp_path):
     np.testing.assert_array_equal(back.jacobian(x).toarray(), net.collapsed().jacobian(x).toarray())
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning")
 def test_hook_based_weight_norm_refused_with_the_parametrization_hint():
     model = nn.Sequential(nn.utils.weight_norm(nn.Linear(4, 3)))
     with pytest.raises(ValueError, match=r"use torch.nn.utils.parametrizations.weight_norm"):
         from_model(model, (4,))
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_hook_based_weight_norm_and_spectral_norm_train_in_the_twin():
+    torch.manual_seed(11)
+    model = nn.Sequential(nn.utils.weight_norm(nn.Linear(4, 3)), nn.ReLU(),
+                          nn.utils.spectral_norm(nn.Linear(3, 2))).to(F64).eval()
+    with torch.no_grad():  # the hooks' computed weights are then leaves, which torch can copy
+        model(torch.randn(1, 4, dtype=F64))
+    net = from_model(model, (4,))
+    x = torch.randn(5, 4, dtype=F64)
+    with torch.no_grad():
+        np.testing.assert_allclose(net.forward(x), model(x).numpy(), rtol=1e-12, atol=1e-12)
+    twin = to_sparse_model(model, (4,))
+    (model(x) ** 2).sum().backward()
+    (twin(x) ** 2).sum().backward()
+    names = {n for n, _ in model.named_parameters()}
+    assert names == {"0.bias", "0.weight_g", "0.weight_v", "2.bias", "2.weight_orig"}
+    for n, p in model.named_parameters():
+        q = twin.source.get_parameter(n)
+        assert float((p.grad - q.grad).abs().max()) <= 1e-12 * (1 + float(p.grad.abs().max())), n
 
 
 def test_constant_computed_from_a_parameter_is_refused_by_the_twin_only():

@@ -23,9 +23,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._forms import LayerNode, _weight_norm_hook
 from ._selection import AmaxNode
 from .network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network
-from .trace import LayerNode, _weight_norm_hook, from_model
+from .trace import from_model
 from .twin import SparseAffine
 
 __all__ = ["SparseModel", "to_sparse_model"]

@@ -53,7 +53,6 @@ from __future__ import annotations
 import copy
 import math
 import operator
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -68,6 +67,7 @@ from .. import _validate
 from ..algebra._operator import check_bytes
 from . import _layout
 from ._modules import _AVG, _CONV, _CONVT, _MAX, LinearRNN, _is_ndlinear, _pool_args, _shape, _tuple, from_module
+from ._forms import LayerNode, _containers, _depends_on_parameter, _EinsumSpec, _weight_norm_hook
 from ._selection import AmaxNode
 from .network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network, evaluate_node
 
@@ -82,25 +82,6 @@ class UnsupportedNodeError(ValueError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message  # torch.fx appends its own context to args[0]; this stays clean
-
-
-@dataclass(frozen=True, eq=False)
-class LayerNode(AffineNode):
-    """An affine node whose weights the sparse twin reads from the model at every forward.
-
-    For the forms a model writes without a plain layer module: functional layers on its
-    parameters (``F.conv2d(x, self.w)``, ``F.linear``, ``F.batch_norm``, ``x @ self.W``), a
-    parametrized layer (``torch.nn.utils.parametrize``: weight_norm, spectral_norm), a
-    ``ConvTranspose`` called with ``output_size``. ``proxy`` is a plain torch layer with the
-    node's hyperparameters (the twin probes its pattern); ``live`` says where each of its tensors
-    is read in the twin's source model: ``(attribute, how, ref)`` with ``how`` one of ``"param"``
-    (the parameter or buffer named ``ref``), ``"param_T"`` (its transpose: ``x @ W`` is
-    ``F.linear(x, W.T)``), ``"module"`` (the attribute of the module at path ``ref``, recomputed
-    by its parametrization or weight-norm hook at each read).
-    """
-
-    proxy: Any = None
-    live: tuple[tuple[str, str, str], ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1256,24 +1237,6 @@ def _flatten_args(args: Any, kwargs: Any) -> list[Any]:
     return out
 
 
-def _containers(args: Any, kwargs: Any) -> list[Any]:
-    """The tuples and lists among the arguments, nested ones too (a chunk's tuple passed whole)."""
-    out: list[Any] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, (list, tuple)):
-            out.append(v)
-            for u in v:
-                walk(u)
-        elif isinstance(v, dict):
-            for u in v.values():
-                walk(u)
-
-    walk(tuple(args))
-    walk(dict(kwargs))
-    return out
-
-
 def _traced_inputs(b: _Builder, args: Any, kwargs: Any) -> list[_Ref]:
     return [r for r in (b.ref_of(v) for v in _flatten_args(args, kwargs)) if r is not None]
 
@@ -1327,45 +1290,6 @@ def _prelu_slopes(b: _Builder, weight: Any, shape: tuple[int, ...]) -> np.ndarra
         raise b.refuse(f"PReLU has {w.size} parameters but its input's channel axis has "
                        f"{shape[0] if shape else 'no'} entries")
     return np.repeat(w, n // w.size)
-
-
-@dataclass(frozen=True)
-class _EinsumSpec:
-    """An einsum node's equation, the traced operand's position and the operands (the traced
-    one's entry unused): the twin evaluates the einsum on the model's live parameters."""
-
-    equation: str
-    position: int
-    operands: tuple
-
-
-def _depends_on_parameter(n: fx.Node, gm: fx.GraphModule) -> bool:
-    """Whether the value of ``n`` is computed (without the input) from a parameter of ``gm``."""
-    params = {name for name, _ in gm.named_parameters()}
-    seen, stack = set(), [n]
-    while stack:
-        u = stack.pop()
-        if u in seen or u.op == "placeholder":
-            continue
-        seen.add(u)
-        if u.op == "get_attr" and str(u.target) in params:
-            return True
-        if u.op == "call_module" and any(True for _ in gm.get_submodule(str(u.target)).parameters()):
-            continue
-        stack.extend(u.all_input_nodes)
-    return False
-
-
-def _weight_norm_hook(mod: nn.Module) -> Any:
-    """The forward pre-hook of ``torch.nn.utils.weight_norm`` / ``spectral_norm`` (the older,
-    hook-based forms: the weight is a plain attribute recomputed before each call), or None."""
-    from torch.nn.utils.spectral_norm import SpectralNorm
-    from torch.nn.utils.weight_norm import WeightNorm
-
-    for hook in mod._forward_pre_hooks.values():
-        if isinstance(hook, (WeightNorm, SpectralNorm)):
-            return hook
-    return None
 
 
 def _module_activation(mod: nn.Module) -> tuple[str, dict[str, Any]] | None:
@@ -1467,7 +1391,8 @@ def from_model(model: Any, input_shape: Any, *, name: str | None = None, seed: i
     except RuntimeError as exc:  # torch's hook-based weight_norm keeps a computed (non-leaf) weight
         raise ValueError(f"from_model: the model cannot be copied ({str(exc).splitlines()[0]}): the hook-based "
                          f"torch.nn.utils.weight_norm / spectral_norm keep a computed weight that torch cannot copy; use "
-                         f"torch.nn.utils.parametrizations.weight_norm / spectral_norm") from None
+                         f"torch.nn.utils.parametrizations.weight_norm / spectral_norm (or run the model once under "
+                         f"torch.no_grad() first)") from None
     work = work.to(torch.float64)
     tracer = _Tracer()
     wrapped = tracer.is_leaf_module(work, "")
