@@ -726,7 +726,7 @@ def _add_export(sub: Any) -> None:
     m = kinds.add_parser("model", help="a whole torch model, traced (isomat.torch.from_model), as its exact affine "
                                        "segments", description="Trace a torch model made by a factory function and write "
                                        "its exact sparse affine map (W, b) -- or, with nonlinearities, one file per affine "
-                                       "segment and a <stem>.network.json manifest chaining them. Needs the torch extra.")
+                                       "segment and a <stem>.<format>.network.json manifest chaining them (read back by isomat.export.read_network). Needs the torch extra.")
     m.add_argument("--module", required=True, metavar="MOD:FACTORY",
                    help="the model factory: an importable module and a callable in it (pkg.models:make_net), or a "
                         "Python file and a callable (path/to/models.py:make_net); called with no arguments, then .eval()")

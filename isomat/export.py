@@ -1087,7 +1087,7 @@ def write_network(network: Any, path: Any, format: str | None = None, *, order: 
     :meth:`~isomat.torch.network.Network.affine_segments`), with the model's input and output
     tensor shapes in its metadata; ``order="F"`` works as for :func:`write`. A network with
     nonlinearities is written as one file per affine segment weight,
-    ``<stem>.<segment>[.<k>]<suffix>``, each with its metadata, plus ``<stem>.network.json``: the
+    ``<stem>.<segment>[.<k>]<suffix>``, each with its metadata, plus ``<stem>.<format>.network.json``: the
     nodes in order (segments with their files and inputs, activations with their parameters, max
     pools with their windows) and every tensor shape. Returns the paths written.
     """
@@ -1096,8 +1096,10 @@ def write_network(network: Any, path: Any, format: str | None = None, *, order: 
     return _write(network, path, format, order=order, dtype=dtype, metadata=metadata, overwrite=overwrite)
 
 
+from ._network_export import read_network  # noqa: E402  (torch-free; the reader of write_network's files)
+
 #: the library API of this module (the CLI's family registry and argument parsers are not part of it)
 __all__ = ["FORMATS", "SUFFIXES", "column_major", "read_bias", "rebuild", "flatten_permutation", "from_dlpack", "from_jax_bcoo", "from_torch",
-           "load_jax_bcoo", "load_torch", "read", "read_mat", "read_matrix_market", "read_metadata", "read_npz",
+           "load_jax_bcoo", "load_torch", "read", "read_mat", "read_matrix_market", "read_metadata", "read_network", "read_npz",
            "save_torch", "to_dlpack", "to_jax_bcoo", "to_jax_npz", "to_mat", "to_matrix_market", "to_npz", "to_scipy",
            "to_torch", "write", "write_network"]

@@ -110,6 +110,12 @@ def _network():
     return from_model(_module(), (1, 6, 6))
 
 
+def _network_manifest() -> str:
+    from isomat import export
+
+    return str(export.write_network(_network(), _tmp("readnet.npz"))[-1])
+
+
 def _module():
     import torch
 
@@ -252,4 +258,5 @@ MORE_CALLS: dict[str, Callable[[], Any]] = {
     "isomat.torch.to_sparse_model": lambda: (_module(), (1, 6, 6)),
     "isomat.export.write_network": lambda: (_network(), _tmp("net.npz")),
     "isomat.export.rebuild": _conv_record,
+    "isomat.export.read_network": lambda: (_network_manifest(),),
 }
