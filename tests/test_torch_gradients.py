@@ -255,3 +255,22 @@ def test_in_place_op_on_a_shared_view_is_refused_naming_the_op_and_its_rewrite()
 
     with pytest.raises(UnsupportedNodeError, match=r"in-place Tensor\.add_ .*x = x\.add\(\.\.\.\) instead of x\.add_"):
         from_model(ViewInPlace(), (6,))
+
+
+def test_amax_region_at_ties_keeps_the_first_maximum_on_top():
+    """amax puts 1/k on each of k tied maxima (torch's derivative); its region's conditions keep the
+    first stored maximum of each row >= the row's other entries (they had read the wrong columns)."""
+
+    class Amax(nn.Module):
+        def forward(self, x):
+            return torch.amax(x, dim=2)
+
+    net = from_model(Amax(), (2, 3))
+    x = np.array([[1.0, 1.0, 0.0], [2.0, 0.0, 1.0]])
+    region = net.region(x)
+    assert region.contains(x)
+    A = region.A.toarray()
+    np.testing.assert_array_equal(A, [[-1, 1, 0, 0, 0, 0], [-1, 0, 1, 0, 0, 0], [0, 0, 0, -1, 1, 0], [0, 0, 0, -1, 0, 1]])
+    J, _ = net.local_affine(x)
+    Jr = torch.func.jacrev(lambda t: Amax()(t[None])[0])(torch.tensor(x)).reshape(2, 6).numpy()
+    np.testing.assert_allclose(J.toarray(), Jr, rtol=0, atol=1e-15)

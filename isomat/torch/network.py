@@ -1099,7 +1099,7 @@ def _maxpool_conditions(node: MaxPoolNode, z: np.ndarray, S: sp.csr_array, Jz: s
     """Rows ``(J_j - J_s) x' <= c_s - c_j``: the chosen entry ``s`` of each window stays >= each
     other entry ``j`` of the window."""
     cz = np.zeros(z.size) if cz is None else np.asarray(cz, dtype=np.float64)
-    chosen = S.indices  # one 1 per row
+    chosen = S.indices[S.indptr[:-1]]  # the first stored entry of each row (amax stores every tied maximum)
     windows = _windows(node)
     js, ss, outs = [], [], []
     for o, taps in enumerate(windows):
