@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ._common import (  # noqa: F401
     require,
+    _graph_binding,
     _mean_aggregation_large_check,
     float_backend,
     _multi_attention_large_check,
@@ -61,7 +62,8 @@ from ._common import (  # noqa: F401
 )
 def _eq11():
     # seeded larger instances (binding), settled before the proofs
-    large = require(builder_vs_entry_rule_large=_mean_aggregation_large_check(float_backend()))
+    large = require(builder_vs_entry_rule_large=_mean_aggregation_large_check(float_backend()),
+                    isomat_graph_operators=_graph_binding("mean_aggregation", "adjacency"))
     graphs = [g for g in ATLAS if _no_isolated(g)]
 
     def ok(idx):
