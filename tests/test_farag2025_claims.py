@@ -268,11 +268,48 @@ def test_backward_binding_catches_a_doubled_bias_gradient(monkeypatch):
         return g
 
     C._backward_bad_cases.cache_clear()
+    C._user_size_bad.cache_clear()
     monkeypatch.setattr(C, "spm_backward", broken)
     try:
         assert not C._backward_binding("bias").ok and C._backward_binding("x").ok
     finally:
         C._backward_bad_cases.cache_clear()
+        C._user_size_bad.cache_clear()  # computed with the broken backward: not to be reused
+
+
+def test_user_size_binding_catches_builders_wrong_only_beyond_the_old_range(monkeypatch):
+    """Issue 36: a forward wrong only for n > 101, one wrong only for L > 6 and a backward wrong only for n > 101
+    passed every check that stopped at n = 101, L = 6; the user-size check (n up to 8192, L up to 2⌈log2 n⌉,
+    loop references) fails on each, at a size past the old range, and passes on the real builders."""
+    import isomat.proofs.farag2025._common as C
+
+    fwd, bwd = C.spm_forward, C.spm_backward
+
+    def wide(layer, X, *, return_cache=False):
+        out = fwd(layer, X, return_cache=return_cache)
+        return out if layer.n <= 101 or return_cache else out * (1 + 1e-9)
+
+    def deep(layer, X, *, return_cache=False):
+        out = fwd(layer, X, return_cache=return_cache)
+        return out if layer.L <= 6 or return_cache else out + 1e-9
+
+    def wide_backward(layer, X, G, *, cache=None):
+        g = dict(bwd(layer, X, G, cache=cache))
+        return g if layer.n <= 101 else {**g, "d_in": g["d_in"] * (1 + 1e-9)}
+
+    try:
+        C._user_size_bad.cache_clear()
+        assert C._user_size_binding("y", "x", "params", "d_in", "d_out", "bias", "odd_scale").ok
+        for name, broken, key, past in (("spm_forward", wide, "y", lambda c: c[0] > 101),
+                                        ("spm_forward", deep, "y", lambda c: c[1] > 6),
+                                        ("spm_backward", wide_backward, "d_in", lambda c: c[0] > 101)):
+            C._user_size_bad.cache_clear()
+            with monkeypatch.context() as m:
+                m.setattr(C, name, broken)
+                t = C._user_size_binding(key)
+                assert not t.ok and past(t.counterexample["case"]), (name, t.counterexample)
+    finally:
+        C._user_size_bad.cache_clear()
 
 
 def test_no_sampled_holds_without_a_reason(ledger):
