@@ -81,7 +81,7 @@ def _eq1_reference(stage=_eq1_stage_section2, product=_eq1_product_section2) -> 
         "different pairings); a wrong assembly (product left to right, or a block transposed) fails it "
         "(tests/test_farag2025_claims.py). Binding checks of isomat: its forward and layer matrix (+ b) equal (1) at "
         "the same symbolic sizes, and its spm_forward and layer_matrix equal loop-built stages for every n = 1..8, "
-        "L = 1..3 and at random (n, L) = (37, 4), (64, 6), (101, 3) (rtol 1e-12). Other reading (not the paper's: "
+        "L = 1..max(3, 2⌈log2 n⌉) and at random (n, L) = (37, 4), (64, 6), (101, 3) (rtol 1e-12). Other reading (not the paper's: "
         "(2)-(4) fix the order): left-to-right B_1 ⋯ B_L, which differs from (2)-(4): minimal case by exhaustive "
         "search, smallest first."
         + _builder_note("spm_forward (and SPMKernel's forward)")

@@ -143,7 +143,7 @@ for _id, _key, _q in (
             f"per-pair formulas, gives ∂L/∂{_key} for L = g·y equal to SymPy differentiation of the naive layer "
             "(symbolic angles/entries, diagonals, bias, x, g; n = 3 odd-scaled and n = 4, L = 2, both variants) and "
             "to central finite differences (n = 7, L = 3, batch 4, rtol 1e-6), and to the chain rule written out with "
-            "dense loop-built stages for every n = 1..8, L = 1..3, both variants, and random (n, L) = (37, 4), (64, 6), "
+            "dense loop-built stages for every n = 1..8, L = 1..max(3, 2⌈log2 n⌉), both variants, and random (n, L) = (37, 4), (64, 6), "
             "(101, 3) (error relative to 1 + max |reference| <= 1e-11)"
             + (" (the input gradient passes through (15), every B_ℓ^T and (18))." if _key == "x" else ".")
             + _builder_note("spm_backward (and SPMKernel's backward)")
