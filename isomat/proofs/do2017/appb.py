@@ -6,6 +6,7 @@ from ..engine import device_cached
 from ._common import (  # noqa: F401
     require,
     _graph_binding,
+    GRAPH_NOTE,
     _normalized_adjacency_large_check,
     _renormalized_adjacency_large_check,
     _layer_builder_large_check,
@@ -70,6 +71,7 @@ CONNECTED = [g for g in ATLAS if g.number_of_nodes() >= 2 and nx.is_connected(g)
         "atlas graph with 2-5 nodes): numpy.linalg.eigh of L built from the adjacency gives UᵀU = I and "
         "UΛUᵀ = L, and isomat's spectral_filter(G, g) (verify float field) equals U g(Λ) Uᵀ = g(L) for "
         "g(λ) = 1 − 2λ + 3λ²."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "numeric", "exhaustive"],
 )
@@ -207,6 +209,7 @@ def _digraph_ok(case) -> bool:
         "too, first on the directed 3-cycle (eigenvalues 0, 3/2 ± (√3/2)i). The most favourable reading, any "
         "eigendecomposition UΛU^{-1} over C, is the headline: it fails too, first on a 3-node digraph with "
         "5 edges whose L has a 2×2 Jordan block (not diagonalizable at all)."
+        + GRAPH_NOTE
     ),
     methods=["exact", "exhaustive"],
     hypotheses=("app. B: A asymmetric (the case L = I − D^{-1}A), no self-loops, every node with a successor "
@@ -272,6 +275,7 @@ def _eq14_asym():
         "k ≤ 10, symbolic x), and Λ̃ = 2Λ/λmax − I has spectrum in [−1, 1] because L = I − D^{-1/2}AD^{-1/2} "
         "is positive semidefinite (isomat laplacian in the verify float field, numpy eigvalsh, tolerance 1e-12, "
         "every connected atlas graph with 2-5 nodes)."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "numeric", "exhaustive"],
 )
@@ -303,6 +307,7 @@ def _eq15():
         "(SymPy, matrices as noncommutative symbols, UᵀU = UUᵀ = I as rewrite rules): U Tk(Λ̃) Uᵀ = "
         "Tk(UΛ̃Uᵀ) by induction on k through the recursion of eq. (15), and UΛ̃Uᵀ = 2L/λmax − I = L̃; the sum "
         "over k then follows by linearity."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "numeric", "exhaustive"],
 )
@@ -356,6 +361,7 @@ def _eq16():
         "Cross-check, exact (sqrt exact in SymPy), for symbolic θ0, θ1, x on every atlas graph with 2-5 "
         "nodes and no isolated node, L built from the adjacency directly; and isomat's chebyshev_filter(G, "
         "[θ0, θ1], lambda_max=2) (exact; its T0(L̃) = I, T1(L̃) = L̃) equals θ0 I − θ1 D^{-1/2}AD^{-1/2}."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "exact", "exhaustive"],
 )
@@ -439,6 +445,7 @@ def _eq17_order():
         "and no isolated node (D^{-1/2}AD^{-1/2} built from the adjacency directly); isomat's normalized_adjacency "
         "(exact) equals the direct formula, and isomat's chebyshev_filter(G, [θ, −θ], lambda_max=2) "
         "(exact) equals θ(I + D^{-1/2}AD^{-1/2})."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "exact", "exhaustive"],
 )
@@ -513,6 +520,7 @@ def _no_isolated_case(case) -> bool:
         "first on the path 1-0-2 (proportional exactly when every node has degree 1, verified); strict "
         "identity fails already on the single edge (I + N = [[1, 1], [1, 1]], D̃^{-1/2}ÃD̃^{-1/2} = "
         "[[1/2, 1/2], [1/2, 1/2]])."
+        + GRAPH_NOTE
     ),
     methods=["exact", "exhaustive"],
     hypotheses=("eq. (18): an undirected graph without isolated nodes (D^{-1/2} exists)", _no_isolated_case),
@@ -624,6 +632,7 @@ def _eq18_renorm():
         "The sentence after eq. (18) writes the right factor as D^{-1/2} (no tilde), unlike eq. (18) "
         "itself. Evaluated on the smallest graph where they differ (the single edge, exact), the printed "
         "D̃^{-1/2}ÃD^{-1/2} is compared entrywise with eq. (18)'s D̃^{-1/2}ÃD̃^{-1/2}."
+        + GRAPH_NOTE
     ),
     methods=["exact", "recompute"],
 )
@@ -658,6 +667,7 @@ def _eq18_misprint():
         "(Â ⊗ Θᵀ)[row, col] by the definition of ⊗, and vec_C(UᵀXV) = (Uᵀ ⊗ Vᵀ) vec_C X (do2017:eq3's proof). "
         "Cross-check: matrix_layer(Â, Θ) (exact) times a symbolic X equals ÂXΘ for every atlas graph with "
         "1-4 nodes and no isolated node, Θ symbolic 2×2."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "exact", "exhaustive"],
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ._common import (  # noqa: F401
     require,
     _graph_binding,
+    GRAPH_NOTE,
     _mean_aggregation_large_check,
     float_backend,
     _multi_attention_large_check,
@@ -57,6 +58,7 @@ from ._common import (  # noqa: F401
         "over G[i], and its rows sum to 1. Graphs with an isolated "
         "node are excluded: eq. (9) divides by |N(i)| = 0 there (isomat refuses them, or returns a zero "
         "row with isolated='zero')."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "exact", "exhaustive"],
 )
