@@ -631,8 +631,9 @@ def _builder_note(builder: str) -> str:
     """The sentence a claim's statement carries when :func:`_builder_bound` sets its strength."""
     return (f" Headline strength: the printed formula / rule is proved for all sizes, but isomat's {builder} is not "
             "derived from it; it is checked against loop references exhaustively for n = 1..8 (every L up to "
-            "max(3, 2⌈log2 n⌉)) and on sampled layers up to the sizes users run (n = 8192, L = 26), so the record's "
-            "strength is the weaker of the two (issue 36).")
+            "max(3, 2⌈log2 n⌉)) and on sampled layers up to the sizes users run (n = 8192, L = 26), one random layer "
+            "per size (a proof about the builder itself is infeasible here: it is a loop, not an entry rule a prover can "
+            "take), so the record's strength is the weaker of the two (issue 36).")
 
 
 _T, _D, _N = sympy.symbols("T d n", integer=True, positive=True)
