@@ -93,6 +93,10 @@ CASES = {
                      "os.write(int(sys.argv[3]), struct.pack('!Q', len(body)) + body)\nreturn " + GOOD, "malformed"),
     "garbage_partial_then_hang": ("os.write(int(sys.argv[3]), b'\\x00\\x00\\x00')\ntime.sleep(10**6)",
                                   f"timed out after {TIMEOUT} s"),
+    # a message that would end the run (a worker that cannot import the claims) sent by a check: its error only
+    "forge_init_error": ("from isomat.proofs import _runner\n"
+                         "os.write(int(sys.argv[3]), _runner.encode({'kind': 'init-error', 'error': 'forged'}))\n"
+                         "return " + GOOD, "init-error"),
     "close_pipe": ("os.close(int(sys.argv[3]))\nreturn " + GOOD, "worker process"),
 }
 
@@ -116,8 +120,9 @@ def _assert_good(recs: dict) -> None:
     assert last["evidence"]["printed"]["tested"] == 6
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-@pytest.mark.parametrize("case", sorted(CASES))
+# every user's claim has a worker of its own whatever --jobs says: one worker count per case keeps the suite's
+# time (each run starts four interpreters); the finding itself (a patched engine in a reused worker) is run with both
+@pytest.mark.parametrize(("case", "jobs"), [(case, 2) for case in sorted(CASES)] + [("patch_record_of", 1)])
 def test_a_hostile_claim_changes_no_other_record(case, jobs, tmp_path):
     body, error = CASES[case]
     path = tmp_path / f"isolation_{case}.py"
@@ -153,7 +158,7 @@ def test_records_are_built_from_the_runners_claim(tmp_path):
     assert (rec["quote"], rec["statement"], rec["methods"]) == ("the quote", "the statement", ["exhaustive"])
     assert "same_proof_as" not in rec and "obligations" not in rec
     for bad, why in [({"id": "goodlab2026:y"}, "not of"), ({"verdict": "totally-proved"}, "schema"),
-                     ({"strength": "proved"}, "for_all"), ({"verdict": "refuted", "strength": "counterexample"},
+                     ({"strength": "proved"}, "sizes"), ({"strength": "proved", "sizes": [], "obligations": []}, "for_all"), ({"verdict": "refuted", "strength": "counterexample"},
                                                           "counterexample"),
                      ({"evidence": {"cross": {"ok": False}}}, "failed check"), ({"seconds": -1}, "below"),
                      ({"verdict": "error"}, "error")]:
@@ -174,7 +179,7 @@ def test_the_record_validator_agrees_with_jsonschema(tmp_path):
     p = _verify(path, "--claims", str(path), "--json", "--claim-timeout", "30", "--jobs", "1")
     records = json.loads(p.stdout)["claims"]
     schema = json.loads((ROOT / "isomat" / "proofs" / "ledger.schema.json").read_text())
-    validator = jsonschema.Draft202012Validator({**schema, "$ref": "#/$defs/record"})
+    validator = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/record"})
     broken = []
     for r in records:
         broken += [r, {**r, "verdict": "nope"}, {**r, "strength": "proved"}, {**r, "methods": []},
@@ -217,8 +222,7 @@ def _tagged(tag: str) -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc to find the processes")
-@pytest.mark.parametrize("jobs", [1, 2])
-@pytest.mark.parametrize("case", sorted(FORKS))
+@pytest.mark.parametrize(("case", "jobs"), [(case, 1) for case in sorted(FORKS)] + [("double_fork_setsid", 2)])
 def test_nothing_a_check_starts_outlives_the_run(case, jobs, tmp_path):
     # subprocess.run(capture_output=True) waits until every holder of the pipes is gone: it used to wait 47 s,
     # or forever, for a process the check left behind
@@ -254,8 +258,8 @@ def test_write_expected_never_writes_the_package(tmp_path):
     import io
 
     before = _package_expected()
-    user = tmp_path / "paper_ids.py"
-    user.write_text(HEAD.replace("goodlab2026:first", "do2017:mine") + TAIL)
+    user = tmp_path / "paper_ids_refused.py"  # (claims run in this process: ids of their own)
+    user.write_text((HEAD + TAIL).replace("goodlab2026", "pkglab2026").replace("pkglab2026:first", "do2017:mine"))
     runs = [
         # the finding: --claim ID --write-expected cut reneau2025.json from 41 entries to 1
         (["--claim", "reneau2025:abstract/lora", "--write-expected"], "--expected FILE"),
@@ -288,20 +292,20 @@ def test_write_expected_merges_by_id_and_includes_papers_only_when_asked(tmp_pat
     from isomat.cli import main
 
     guard = tmp_path / "guard.json"
-    guard.write_text(json.dumps({"otherlab2025:kept": "refuted", "goodlab2026:first": "refuted"}))
-    path = tmp_path / "merge_claims.py"
-    path.write_text(HEAD + TAIL)
+    guard.write_text(json.dumps({"otherlab2025:kept": "refuted", "mergelab2026:first": "refuted"}))
+    path = tmp_path / "merge_claims.py"  # (claims run in this process: ids of their own)
+    path.write_text((HEAD + TAIL).replace("goodlab2026", "mergelab2026"))
     out, err = io.StringIO(), io.StringIO()
     assert main(["verify", "--claims", str(path), "--jobs", "1", "--write-expected", "--expected", str(guard)],
                 out=out, err=err) == 0, err.getvalue()
-    assert json.loads(guard.read_text()) == {"otherlab2025:kept": "refuted", "goodlab2026:first": "holds",
-                                             "goodlab2026:last": "refuted"}
+    assert json.loads(guard.read_text()) == {"otherlab2025:kept": "refuted", "mergelab2026:first": "holds",
+                                             "mergelab2026:last": "refuted"}
     before = _package_expected()
-    user = tmp_path / "paper_ids.py"
-    user.write_text(HEAD.replace("goodlab2026:first", "do2017:mine") + TAIL)
+    user = tmp_path / "paper_ids_included.py"
+    user.write_text((HEAD + TAIL).replace("goodlab2026", "inclab2026").replace("inclab2026:first", "do2017:included"))
     assert main(["verify", "--claims", str(user), "--jobs", "1", "--write-expected", "--include-papers",
                  "--expected", str(guard)], out=io.StringIO(), err=io.StringIO()) == 0
-    assert json.loads(guard.read_text())["do2017:mine"] == "holds"
+    assert json.loads(guard.read_text())["do2017:included"] == "holds"
     assert json.loads(guard.read_text())["otherlab2025:kept"] == "refuted"
     assert _package_expected() == before
 

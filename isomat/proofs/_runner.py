@@ -370,6 +370,11 @@ def end_descendants(root: int | None = None) -> int:
     """SIGKILL every live descendant of ``root`` (this process by default) and reap this process's
     children; returns how many were killed. A worker is its checks' subreaper, so a grandchild whose
     parent died (one that called ``setsid`` included) is still found under it."""
+    if root is None:
+        try:
+            os.waitpid(-1, os.WNOHANG)  # cheap: a process with no child at all has no descendant (it is their subreaper)
+        except ChildProcessError:
+            return 0
     root = os.getpid() if root is None else root
     killed = 0
     for _ in range(20):
@@ -454,9 +459,10 @@ def _start_claims(config: Mapping[str, Any]) -> None:
 
 def worker_main(cmd_fd: int, msg_fd: int) -> None:
     """A worker: read its configuration, declare the claims, then run the claim ids the runner sends,
-    one at a time, answering each with ``{"kind": "done", "id", "where", "record"}`` (``where`` None:
-    a claim it does not know). Its stdout and stderr are the runner's file (emptied before each claim,
-    read into the record)."""
+    one at a time, answering each with ``{"kind": "done", "id", "record"}``. Its ``ready`` message
+    lists where each claim it declares was written (sent before any check runs: the runner sends a
+    claim only when its own check was written there, and runs any other itself). Its stdout and
+    stderr are the runner's file (emptied before each claim, read into the record)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to answer
     parent = os.getppid()
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # the runner killed outright: its workers end with it
@@ -476,7 +482,7 @@ def worker_main(cmd_fd: int, msg_fd: int) -> None:
         send({"kind": "init-error", "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:2000]})
         return
     end_descendants()
-    send({"kind": "ready"})
+    send({"kind": "ready", "declared": {cid: _where(c.check) for cid, c in engine.REGISTRY.items()}})
     out_path = config["out_path"]
     while True:
         try:
@@ -488,9 +494,8 @@ def worker_main(cmd_fd: int, msg_fd: int) -> None:
         os.ftruncate(1, 0)
         t0 = time.perf_counter()
         c = engine.REGISTRY.get(claim_id)
-        where, record = None, None
+        record = None
         if c is not None:
-            where = _where(c.check)
             try:
                 record = engine.run_claim(c)
             except BaseException as exc:  # noqa: BLE001 -- whatever escapes the check is this claim's error
@@ -503,7 +508,7 @@ def worker_main(cmd_fd: int, msg_fd: int) -> None:
             extra = _read_output(out_path)
             if extra:
                 record["output"] = engine.capped_output(record.get("output", "") + extra)
-        message = {"kind": "done", "id": claim_id, "where": where, "record": record}
+        message = {"kind": "done", "id": claim_id, "record": record}
         try:
             frame = encode(message)
             if len(frame) > MESSAGE_LIMIT:
@@ -549,6 +554,7 @@ class Worker:
         self.index: int | None = None
         self.since = 0.0
         self.answered = 0
+        self.declared: dict[str, Any] = {}
         self.command({**config, "out_path": out_path})
 
     def command(self, message: Any) -> None:
@@ -651,9 +657,13 @@ def run_in_workers(claims: list[engine.Claim], jobs: int, config: dict[str, Any]
         if not isinstance(message, dict):
             raise MessageError(f"a {type(message).__name__}, not a message")
         kind = message.get("kind")
-        if kind == "init-error":
+        if kind == "init-error" and not w.ready:  # (once ready, a worker's "init-error" is a check's forgery)
             raise WorkerStartError(f"a worker process could not declare the claims: {str(message.get('error'))[:2000]}")
         if kind == "ready" and not w.ready:
+            declared = message.get("declared")
+            if not isinstance(declared, dict):
+                raise MessageError("a ready message without the claims it declares")
+            w.declared = declared
             w.ready = True
             return
         if kind != "done":
@@ -663,11 +673,7 @@ def run_in_workers(claims: list[engine.Claim], jobs: int, config: dict[str, Any]
         c = claims[w.index]
         if message.get("id") != c.id:
             raise MessageError(f"an answer for {str(message.get('id'))[:80]!r}, asked {c.id!r}")
-        where = message.get("where")
-        if where is None or where != _where(c.check):
-            results[w.index] = None  # the worker does not declare this claim the same way: run it here
-        else:
-            results[w.index] = record_from_worker(c, message.get("record"))
+        results[w.index] = record_from_worker(c, message.get("record"))
         w.index = None
         w.answered += 1
 
@@ -696,6 +702,13 @@ def run_in_workers(claims: list[engine.Claim], jobs: int, config: dict[str, Any]
                     if i is None:
                         continue
                     pending.remove(i)
+                    where = _where(claims[i].check)
+                    if where is None or w.declared.get(claims[i].id) != where:
+                        # the worker does not declare this claim the same way (one made in a function body,
+                        # a check replaced here): it runs here, as declared here
+                        results[i] = None
+                        w.answered += not w.trusted
+                        continue
                     try:
                         w.command(claims[i].id)
                     except OSError:
