@@ -457,17 +457,16 @@ def _start_claims(config: Mapping[str, Any]) -> None:
             importlib.import_module(src)
 
 
-def worker_main(cmd_fd: int, msg_fd: int) -> None:
+def worker_main(cmd_fd: int, msg_fd: int, parent: int | None = None) -> None:
     """A worker: read its configuration, declare the claims, then run the claim ids the runner sends,
     one at a time, answering each with ``{"kind": "done", "id", "record"}``. Its ``ready`` message
     lists where each claim it declares was written (sent before any check runs: the runner sends a
     claim only when its own check was written there, and runs any other itself). Its stdout and
     stderr are the runner's file (emptied before each claim, read into the record)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to answer
-    parent = os.getppid()
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # the runner killed outright: its workers end with it
-    if os.getppid() != parent:
-        os._exit(1)
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)  # the runner was gone before that was set
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # orphans of what a check starts come here, to be ended
     config = _read_frame(cmd_fd)
     if not isinstance(config, dict):
@@ -523,7 +522,7 @@ def worker_main(cmd_fd: int, msg_fd: int) -> None:
 
 #: the command a worker runs: the runner's import path first (as multiprocessing's spawn does)
 _BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[1]); "
-         "from isomat.proofs._runner import worker_main; worker_main(int(sys.argv[2]), int(sys.argv[3]))")
+         "from isomat.proofs._runner import worker_main; worker_main(*map(int, sys.argv[2:5]))")
 
 
 class Worker:
@@ -538,7 +537,7 @@ class Worker:
         try:
             with open(out_path, "ab") as out:
                 self.proc = subprocess.Popen(
-                    [sys.executable, "-c", _BOOT, json.dumps(sys.path), str(cmd_r), str(msg_w)],
+                    [sys.executable, "-c", _BOOT, json.dumps(sys.path), str(cmd_r), str(msg_w), str(os.getpid())],
                     stdin=subprocess.DEVNULL, stdout=out, stderr=out, pass_fds=(cmd_r, msg_w),
                     start_new_session=True, env=env)
         except BaseException:
