@@ -851,9 +851,11 @@ class Terminated(BaseException):
 
 
 def _raise_terminated(signum: int, frame: Any) -> None:
-    engine = sys.modules.get("isomat.proofs.engine")
-    if engine is not None:  # a check running in this process: the Terminated raised in it ends the run
-        engine.note_real_signal()
+    # a check running in this process: the Terminated raised in it ends the run (the engine may be loaded
+    # only in part: the signal can come while it is being imported)
+    note = getattr(sys.modules.get("isomat.proofs.engine"), "note_real_signal", None)
+    if callable(note):
+        note()
     raise Terminated(signum)
 
 
