@@ -381,3 +381,41 @@ def test_in_process_claims_are_contained(case, tmp_path):
     if case == "fd_write":
         assert "raw on fd 1" in hostile["output"] and "raw on fd 2" in hostile["output"]
     assert "Traceback" not in p.stderr, p.stderr[-2000:]
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
+def test_kill_tagged_matches_a_worker_tag_exactly_and_a_run_by_prefix():
+    # worker 1's tag must not end workers 10, 11, ... of the same run; the run's end takes them all
+    from isomat.proofs import _runner
+
+    run = uuid.uuid4().hex
+    procs = {tag: subprocess.Popen(["sleep", "600"], env=dict(os.environ, ISOMAT_WORKER=f"{run}.{tag}"),
+                                   start_new_session=True) for tag in ("1", "10")}
+    try:
+        time.sleep(0.3)
+        assert _runner.kill_tagged(f"{run}.1") == 1
+        assert procs["1"].wait(10) == -9 and procs["10"].poll() is None
+        assert _runner.kill_tagged(f"{run}.", prefix=True) == 1
+        assert procs["10"].wait(10) == -9
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def test_maintainers_script_refuses_what_is_not_a_paper():
+    # benchmarks/_write_expected.py is the one route that writes the package's expected files
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_write_expected_script", ROOT / "benchmarks" / "_write_expected.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    for argv in ([], ["mylab2026"]):
+        with pytest.raises(SystemExit) as exc:
+            script.main(argv)
+        assert exc.value.code == 2
+    from isomat import proofs
+
+    with pytest.raises(ValueError, match="not a claim of the five papers"):
+        proofs.write_expected([{"id": "mylab2026:eq1", "paper": "mylab2026", "verdict": "holds"}])
