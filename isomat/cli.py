@@ -781,8 +781,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--paper", choices=PAPERS, help="only this paper's claims")
     v.add_argument("--claims", metavar="PATH", help="run your own claims instead of the ledger: a Python file or an "
                                                    "importable module that declares them with isomat.proofs.engine.claim. "
-                                                   "Its code is executed -- imported in this process and once in each "
-                                                   "worker (--jobs): run only files you trust")
+                                                   "Its code is executed -- imported in this process and in each claim's "
+                                                   "worker process: run only files you trust (each claim runs in a "
+                                                   "worker of its own, which cannot change another claim's record)")
     v.add_argument("--strict", action="store_true",
                    help="exit 1 when any claim is refuted, misprint or inconsistent (as for an error or a changed "
                         "verdict): a CI gate for your own claims")
