@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 import threading
 import time
@@ -308,17 +309,46 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"isomat verify: --jobs {args.jobs}: this machine gives the process {usable} usable CPU"
               f"{'s' if usable != 1 else ''}; pass at most --jobs {usable}", file=err)
         return 2
-    if args.markdown or (args.write_expected and args.expected):
+    if args.write_expected and not args.expected:
+        print("isomat verify: --write-expected records the verdicts in the file named by --expected FILE (the "
+              "package's own expected files are not written by a run; maintainers: benchmarks/_write_expected.py)",
+              file=err)
+        return 2
+    if args.include_papers and not args.write_expected:
+        print("isomat verify: --include-papers goes with --write-expected", file=err)
+        return 2
+    expected = None  # --expected, read before the run (a FIFO, a device, a bad file: one line, nothing run)
+    if args.expected:
+        try:
+            if args.write_expected:
+                if proofs._inside_package(args.expected):
+                    raise ValueError(f"{args.expected!r} is inside the isomat package ({proofs.PACKAGE_DIR}): a run "
+                                     "does not write the package's files (maintainers: benchmarks/_write_expected.py)")
+                if os.path.lexists(args.expected):
+                    proofs.read_expected_file(args.expected)  # merged into after the run: it must be one
+            else:
+                expected = proofs.read_expected_file(args.expected)
+        except ValueError as exc:
+            print(f"isomat verify: --expected: {' '.join(str(exc).split())}", file=err)
+            return 2
+    if args.markdown or args.write_expected:
         # the files the run will write are checked before it runs, not after the whole ledger
         from ._atomic import check_target
 
         try:
             if args.markdown:
                 check_target(Path(args.markdown), what="--markdown")
-            if args.write_expected and args.expected:
+            if args.write_expected:
                 check_target(Path(args.expected), what="--expected")
         except ValueError as exc:
             print(f"isomat verify: {exc}", file=err)
+            return 2
+    if args.export_smt:
+        try:
+            Path(args.export_smt).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file of that name, a file on the way, no permission: one line
+            print(f"isomat verify: --export-smt {args.export_smt!r}: cannot make it a directory of SMT-LIB files "
+                  f"({exc.strerror or type(exc).__name__})", file=err)
             return 2
     if args.memory_limit is not None:
         from ._config import set_memory_limit
@@ -337,7 +367,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if args.paper:
                 print("isomat verify: --claims and --paper exclude each other", file=err)
                 return 2
-            chosen = proofs.load_file(args.claims)
+            with _stdout_to(err):  # what the file prints as it is imported is not the report
+                chosen = proofs.load_file(args.claims)
         elif args.claim:
             source = args.claim.split(":", 1)[0]
             chosen = proofs.load([source] if source in proofs.PAPERS else papers)
@@ -359,6 +390,13 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise
         print(f"isomat verify: claims file {args.claims!r} failed to load: {type(exc).__name__}: {exc}", file=err)
         return 2
+    if args.write_expected and not args.include_papers:
+        ids = [c.id for c in chosen] if chosen is not None else [c.id for c in proofs.load(papers)]
+        ours = [cid for cid in ids if cid.split(":", 1)[0] in proofs.PAPERS]
+        if ours:
+            print(f"isomat verify: --write-expected: refusing to record verdicts of the five papers' claims "
+                  f"({', '.join(ours[:3])}{', ...' if len(ours) > 3 else ''}) without --include-papers", file=err)
+            return 2
     timeout = (proofs.DEFAULT_CLAIM_TIMEOUT if args.claim_timeout is None
                else None if args.claim_timeout == 0 else args.claim_timeout)
     if args.claim and not args.json:
@@ -390,8 +428,6 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 print(f"    {_readings_line(rec)}", file=out)
 
     jobs = args.jobs if args.jobs is not None else proofs.default_jobs(args.backend)
-    if args.export_smt:
-        Path(args.export_smt).mkdir(parents=True, exist_ok=True)
     try:
         report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
                              export_smt=args.export_smt, claim_timeout=timeout)
@@ -441,25 +477,17 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from ._atomic import write_text
 
         write_text(args.markdown, _markdown(report), what="--markdown")
-    if args.write_expected:
-        if args.expected:  # your own claims' guard, where you keep it
-            try:
-                path = proofs.write_expected_file(records, args.expected)
-            except (ValueError, RuntimeError, OSError) as exc:
-                print(f"isomat verify: --expected: {' '.join(str(exc).split())}", file=err)
-                return 2
-            print(f"wrote {path}", file=err)
-        else:
-            for path in proofs.write_expected(records):
-                print(f"wrote {path}", file=err)
-        return 0 if not errors else 1
-    regressions = report["regressions"]
-    if args.expected:
+    if args.write_expected:  # your own claims' guard, where you keep it, merged by id
         try:
-            regressions = regressions + proofs.compare_expected_file(records, args.expected)
-        except ValueError as exc:
+            path = proofs.write_expected_file(records, args.expected, include_papers=args.include_papers)
+        except (ValueError, RuntimeError, OSError) as exc:
             print(f"isomat verify: --expected: {' '.join(str(exc).split())}", file=err)
             return 2
+        print(f"wrote {path}", file=err)
+        return 0 if not errors else 1
+    regressions = report["regressions"]
+    if expected is not None:
+        regressions = regressions + proofs.compare_expected_file(records, expected)
     for d in regressions:
         print(f"isomat verify: {d['id']}: expected {d['expected']}, computed {d['computed']}", file=err)
     failing = [r for r in records if r["verdict"] in ("refuted", "misprint", "inconsistent")] if args.strict else []
@@ -774,8 +802,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--paper", choices=PAPERS, help="only this paper's claims")
     v.add_argument("--claims", metavar="PATH", help="run your own claims instead of the ledger: a Python file or an "
                                                    "importable module that declares them with isomat.proofs.engine.claim. "
-                                                   "Its code is executed -- imported in this process and once in each "
-                                                   "worker (--jobs): run only files you trust")
+                                                   "Its code is executed -- imported in this process and in each claim's "
+                                                   "worker process: run only files you trust (each claim runs in a "
+                                                   "worker of its own, which cannot change another claim's record)")
     v.add_argument("--strict", action="store_true",
                    help="exit 1 when any claim is refuted, misprint or inconsistent (as for an error or a changed "
                         "verdict): a CI gate for your own claims")
@@ -798,15 +827,44 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--claim-timeout", type=_claim_timeout, default=None, metavar="SECONDS",
                    help="time limit for one claim (default 300): a claim over it is an error record and the run goes "
                         "on; the claims run in worker processes (one with --jobs 1) so that they can be stopped; 0: "
-                        "no limit (with --jobs 1 the claims then run in this process)")
+                        "no limit (with --jobs 1 the claims then run in this process: for trusted claims only -- "
+                        "nothing stops a check that hangs or a process it starts)")
     _add_memory_limit(v, "memory bound for the checks' builds")
     v.add_argument("--write-expected", action="store_true",
-                   help="record the computed verdicts as the regression guard: in --expected FILE, else (for isomat's "
-                        "developers) the package's files of the five papers")
+                   help="record the computed verdicts as the regression guard in --expected FILE (required), merged "
+                        "by id into what it holds; never a file inside the isomat package")
+    v.add_argument("--include-papers", action="store_true",
+                   help="with --write-expected: also record verdicts of the five papers' claims (refused otherwise)")
     v.set_defaults(func=cmd_verify)
     _add_export(sub)
     _add_bench(sub)
     return parser
+
+
+@contextlib.contextmanager
+def _stdout_to(err: TextIO) -> Iterator[None]:
+    """While a claims file is imported: what it prints goes to ``err``, and what it writes to file
+    descriptor 1 goes to descriptor 2, so that stdout holds the report alone."""
+    import os
+
+    for stream in (sys.stdout, sys.__stdout__):
+        with contextlib.suppress(Exception):
+            stream.flush()  # type: ignore[union-attr]
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:
+        saved = None
+    try:
+        with contextlib.redirect_stdout(err):
+            yield
+    finally:
+        for stream in (sys.stdout, sys.__stdout__):
+            with contextlib.suppress(Exception):
+                stream.flush()  # type: ignore[union-attr]
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 class Terminated(BaseException):
@@ -815,6 +873,11 @@ class Terminated(BaseException):
 
 
 def _raise_terminated(signum: int, frame: Any) -> None:
+    # a check running in this process: the Terminated raised in it ends the run (the engine may be loaded
+    # only in part: the signal can come while it is being imported)
+    note = getattr(sys.modules.get("isomat.proofs.engine"), "note_real_signal", None)
+    if callable(note):
+        note()
     raise Terminated(signum)
 
 
@@ -843,6 +906,22 @@ def _interruptible() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    code = _main(argv, out=out, err=err)
+    if argv is None and out is None and err is None:
+        # run as the program (`isomat`, `python -m isomat`): a thread a check left running in this process
+        # (--claim-timeout 0 --jobs 1) must not keep it alive after the report: flush and leave
+        live = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+        if live:
+            import os
+
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(code)
+    return code
+
+
+def _main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     err = err or sys.stderr
     command = "isomat"
     try:

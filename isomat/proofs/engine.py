@@ -796,12 +796,18 @@ class _Captured:
         return out + (f"\n[... {self.dropped} more characters not kept]" if self.dropped else "")
 
 
-_SIGINTS = [0]  # real SIGINTs received while a check ran in this process
+_SIGINTS = [0]  # real SIGINTs (and SIGTERMs: note_real_signal) received while a check ran in this process
 
 
 def _count_sigint(signum: int, frame: Any) -> None:
     _SIGINTS[0] += 1
     raise KeyboardInterrupt
+
+
+def note_real_signal() -> None:
+    """Called by a signal handler that ends the run by raising (the CLI's SIGTERM): the exception it
+    raises while a check runs is the run's end, not the check's error."""
+    _SIGINTS[0] += 1
 
 
 @contextlib.contextmanager
@@ -888,6 +894,12 @@ def run_claim(c: Claim) -> dict[str, Any]:
                 raise CheckError(f"the check raised {_describe(exc)}") from None
             except SystemExit as exc:
                 raise CheckError(f"the check raised SystemExit({exc.code!r})") from None
+            except Exception:
+                raise
+            except BaseException as exc:  # GeneratorExit, a class of the check's own: its error, unless a real signal
+                if _SIGINTS[0] != sigints:
+                    raise
+                raise CheckError(f"the check raised {_describe(exc)}") from None
         if not isinstance(outcome, Outcome):
             raise CheckError(f"check of {c.id} returned {type(outcome).__name__}, not an Outcome")
         problem = _outcome_problem(outcome)
@@ -897,6 +909,10 @@ def run_claim(c: Claim) -> dict[str, Any]:
         record = _record_of(c, outcome, t0)
         json.dumps(record, allow_nan=False)  # the record is JSON as it stands
     except Exception as exc:  # a check that raises is reported, never turned into a verdict
+        record = error_record(c, _describe(exc), time.perf_counter() - t0)
+    except BaseException as exc:  # from the check's objects (a __str__, a hypotheses predicate): its error
+        if isinstance(exc, KeyboardInterrupt) or _SIGINTS[0] != sigints:
+            raise  # Ctrl-C, or a signal that ends the run
         record = error_record(c, _describe(exc), time.perf_counter() - t0)
     out = captured.text()
     if out:
