@@ -723,7 +723,7 @@ def _add_memory_limit(parser: Any, what: str) -> None:
 def _add_export(sub: Any) -> None:
     from . import export
 
-    e = sub.add_parser("export", help="write an operator of a construction family to a file",
+    e = sub.add_parser("export", help=_COMMANDS["export"],
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Build an operator of a construction family (random values from a seed, "
                                    "which is printed) and write it as MatrixMarket, NumPy .npz, a PyTorch "
@@ -774,7 +774,7 @@ def _add_export(sub: Any) -> None:
 
 
 def _add_bench(sub: Any) -> None:
-    b = sub.add_parser("bench", help="run benchmarks/*.py and write bench-report.json and bench-report.md")
+    b = sub.add_parser("bench", help=_COMMANDS["bench"])
     b.add_argument("--dir", default=None,
                    help="directory of benchmark scripts (default: ./benchmarks, else the checkout's benchmarks/ next to "
                         "the isomat package)")
@@ -790,13 +790,47 @@ def _add_bench(sub: Any) -> None:
     b.set_defaults(func=cmd_bench)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: the subcommands and their one-line help (the top-level parser needs no more: `isomat --help` imports
+#: neither the ledger nor the construction families)
+_COMMANDS = {"verify": "run the claims ledger and print the verdicts",
+             "export": "write an operator of a construction family to a file",
+             "bench": "run benchmarks/*.py and write bench-report.json and bench-report.md"}
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names (its first word that is not an option), or None."""
+    for a in argv:
+        if not a.startswith("-"):
+            return a if a in _COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. ``only``: build that subcommand's options and give the others their
+    name and help alone (``"none"``: every subcommand so, for the top-level help); default: all."""
     parser = _Parser(prog="isomat", description="isomat's command line: verify runs the claims ledger, export writes "
                                                  "an operator to a file, bench runs the benchmarks.")
     parser.add_argument("--version", action="version", version=f"isomat {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("verify", help="run the claims ledger and print the verdicts")
-    from .export import positive
+    full = {name: only in (None, name) for name in _COMMANDS}
+    if full["verify"]:
+        _add_verify(sub)
+    else:
+        sub.add_parser("verify", help=_COMMANDS["verify"])
+    if full["export"]:
+        _add_export(sub)
+    else:
+        sub.add_parser("export", help=_COMMANDS["export"])
+    if full["bench"]:
+        _add_bench(sub)
+    else:
+        sub.add_parser("bench", help=_COMMANDS["bench"])
+    return parser
+
+
+def _add_verify(sub: Any) -> None:
+    v = sub.add_parser("verify", help=_COMMANDS["verify"])
+    from ._export_families import positive
     from .proofs.engine import PAPERS
 
     v.add_argument("--paper", choices=PAPERS, help="only this paper's claims")
@@ -836,9 +870,6 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--include-papers", action="store_true",
                    help="with --write-expected: also record verdicts of the five papers' claims (refused otherwise)")
     v.set_defaults(func=cmd_verify)
-    _add_export(sub)
-    _add_bench(sub)
-    return parser
 
 
 @contextlib.contextmanager
@@ -882,14 +913,12 @@ def _raise_terminated(signum: int, frame: Any) -> None:
 
 
 @contextlib.contextmanager
-def _interruptible() -> Iterator[None]:
+def _interruptible(z3_too: bool = True) -> Iterator[None]:
     """SIGINT and SIGTERM end the command through its ``finally`` blocks (Python raises KeyboardInterrupt
     for SIGINT; SIGTERM would end the process at once, leaving workers and temporary files behind).
     Z3 is told not to catch Ctrl-C itself: it would turn the interrupt into a cancelled check, which the
     run would go on from."""
     import signal
-
-    import z3
 
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers can only be set from the main thread (a caller's thread runs main() as is)
@@ -897,7 +926,10 @@ def _interruptible() -> Iterator[None]:
     old_int, old_term = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _raise_terminated)
-    z3.set_param("ctrl_c", False)
+    if z3_too:  # only verify proves: other commands (and --help) do not import Z3
+        import z3
+
+        z3.set_param("ctrl_c", False)
     try:
         yield
     finally:
@@ -925,9 +957,11 @@ def _main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: 
     err = err or sys.stderr
     command = "isomat"
     try:
-        with _interruptible():
+        words = list(sys.argv[1:] if argv is None else argv)
+        named = _command_of(words)
+        with _interruptible(z3_too=named == "verify"):
             # (building the parser imports the construction families: an interrupt may come that early)
-            args = build_parser().parse_args(argv)
+            args = build_parser(named or "none").parse_args(argv)
             command = f"isomat {args.command}"
             try:  # a bad ISOMAT_MEMORY_LIMIT is one line before any work, not an error in every claim
                 from ._config import environment_limit
@@ -936,14 +970,25 @@ def _main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: 
             except ValueError as exc:
                 print(f"{command}: error: {exc}", file=err)
                 return 2
-            return args.func(args, out or sys.stdout, err)
+            # --memory-limit holds for this command only: main() called from Python leaves the caller's
+            # bound (and ISOMAT_MEMORY_LIMIT, which bench passes on to its scripts) as it found them
+            from . import _config
+
+            saved_limit, saved_env = _config._limit, os.environ.get("ISOMAT_MEMORY_LIMIT")
+            try:
+                return args.func(args, out or sys.stdout, err)
+            finally:
+                _config._limit = saved_limit
+                if saved_env is None:
+                    os.environ.pop("ISOMAT_MEMORY_LIMIT", None)
+                else:
+                    os.environ["ISOMAT_MEMORY_LIMIT"] = saved_env
     except (KeyboardInterrupt, Terminated) as exc:
         # one line, no traceback; the shell's convention: 128 + the signal's number
         print(f"{command}: interrupted", file=err)
         return 143 if isinstance(exc, Terminated) else 130
     except BrokenPipeError:
         # the reader went away (`isomat verify --json | head`): end quietly, as a Unix filter does
-        import os
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
