@@ -331,11 +331,22 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except ValueError as exc:
             print(f"isomat verify: --expected: {' '.join(str(exc).split())}", file=err)
             return 2
-    if args.markdown or args.write_expected:
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("isomat verify: --plot needs matplotlib (pip install 'isomat[notebooks]')", file=err)
+            return 2
+        if Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
+            print(f"isomat verify: --plot {args.plot!r}: the file must end in .png, .svg or .pdf", file=err)
+            return 2
+    if args.markdown or args.write_expected or args.plot:
         # the files the run will write are checked before it runs, not after the whole ledger
         from ._atomic import check_target
 
         try:
+            if args.plot:
+                check_target(Path(args.plot), what="--plot")
             if args.markdown:
                 check_target(Path(args.markdown), what="--markdown")
             if args.write_expected:
@@ -477,6 +488,11 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from ._atomic import write_text
 
         write_text(args.markdown, _markdown(report), what="--markdown")
+    if args.plot:
+        from .plot import ledger
+
+        ledger(records, path=args.plot, beyond=not any(r.get("id", "").split(":")[0] in proofs.PAPERS for r in records))
+        print(f"isomat verify: drew the verdicts and strengths per paper in {args.plot}", file=err)
     if args.write_expected:  # your own claims' guard, where you keep it, merged by id
         try:
             path = proofs.write_expected_file(records, args.expected, include_papers=args.include_papers)
@@ -850,6 +866,9 @@ def _add_verify(sub: Any) -> None:
                                                 "evidence, counterexample, correction); with --json, the record as JSON")
     v.add_argument("--json", action="store_true", help="print the ledger as JSON (conventions.md schema)")
     v.add_argument("--markdown", metavar="FILE", help="also write the ledger as a Markdown table to FILE")
+    v.add_argument("--plot", metavar="FILE", default=None,
+                   help="also draw the verdicts and the strengths of the evidence per paper in FILE (.png, .svg or "
+                        ".pdf; needs matplotlib)")
     v.add_argument("--export-smt", metavar="DIR", default=None,
                    help="write every Z3 proof obligation of the run into DIR as one SMT-LIB 2 file (named by claim "
                         "id); unsat confirms a proof: python -m isomat.proofs.recheck DIR, cvc5 FILE or z3 -smt2 FILE")
