@@ -15,6 +15,8 @@ from ..engine import (Reading, all_of, by_readings, claim, compare_printed, deci
                       require)
 from ._common import (
     _sizes,
+    attention_builder_check,
+    bound,
     _sym,
 )
 
@@ -239,10 +241,11 @@ def _cubic_form():
         entry_rule=exhaustive(_cubic_rule_case, sorted(itertools.product((1, 2), repeat=3), key=lambda c: (c[0] * c[1] * c[2], c)),
                               describe="linear_attention_matrix == the matrix of the proved entry rule, T, d, d_v <= 2, "
                                        "symbolic weights", method="symbolic"),
+        builder_vs_rule=attention_builder_check(float_backend()),
         direct=exhaustive(_cubic_case, _sizes(2), describe="T, d <= 2, symbolic weights and X", method="symbolic"))
     proof = _cubic_proof().trial("row (k, c) of 𝒲 (x ⊗ x ⊗ x) = ((XW_q)(XW_k)^T(XW_v))[k, c] for every T, d, d_v >= 1 "
                                  "(sums over symbolic lengths by axioms, by induction)")
-    return decide(proof, **checks)
+    return decide(bound(proof, checks["entry_rule"], checks["builder_vs_rule"]), **checks)
 
 
 def _a3_instance(M, N, seed):

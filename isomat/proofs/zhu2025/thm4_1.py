@@ -21,6 +21,7 @@ from ._common import (
     _sizes,
     _symbolic_kernel,
     a1_matrix,
+    bound as bound_to,
     conv_builder_check,
     naive_conv_matrix,
 )
@@ -96,8 +97,8 @@ def _thm41_forward():
                        describe="every nonzero entry of conv2d_tap is one A.1 prints: its tap is (p + b, q + b) with "
                                 "p = u' − u, q = v' − v and |p|, |q| <= b",
                        lemmas=[FLATTEN_DIV_MOD.at(u, v, W), FLATTEN_DIV_MOD.at(u1, v1, W)])
-    return decide(_settle(lambda: [forward(), backward()], lambda: ex), exhaustive_crosscheck=ex,
-                  builder_vs_rule=conv_builder_check(float_backend()))
+    return decide(bound_to(_settle(lambda: [forward(), backward()], lambda: ex), conv_builder_check(float_backend())),
+                  exhaustive_crosscheck=ex, builder_vs_rule=conv_builder_check(float_backend()))
 
 
 def _bandwidth(M):
@@ -162,7 +163,7 @@ def _half_bandwidth():
                                       "W": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), pad=(c[2] // 2,) * 2)}),
         correction=("The half-bandwidth is min(b, H−1)·W + min(b, W−1) ≤ bW + b (A.1's bound, attained when "
                     "H, W > b), not b: a band of width b in the row-major vec cannot reach the pixel above",
-                    _settle(lambda: [bound(), attained()], lambda: corr_x)),
+                    bound_to(_settle(lambda: [bound(), attained()], lambda: corr_x), conv_builder_check(float_backend()))),
         correction_crosscheck=corr_x,
         builder_vs_rule=conv_builder_check(float_backend()),
     )
@@ -363,9 +364,11 @@ def _circular():
                                           bW_plus_b=(c[2] // 2) * c[1] + c[2] // 2)),
         correction=("Circular padding gives W = Σ_{p,q} k_{p,q} C_H^p ⊗ C_W^q (C_n the n×n cyclic shift): block-"
                     "circulant with circulant blocks, banded only cyclically; "
-                    "it equals the zero-padded matrix only when no tap wraps", _settle(proof, lambda: corr_x)),
+                    "it equals the zero-padded matrix only when no tap wraps",
+                    bound_to(_settle(proof, lambda: corr_x), builder, conv_builder_check(float_backend()))),
         correction_crosscheck=corr_x,
         builder_vs_rule=builder,
+        conv_builder_vs_rule=conv_builder_check(float_backend()),
     )
     return by_readings(
         Reading("within A.1's bound", "Circular padding keeps W within A.1's band |i − j| <= bW + b.", a1),
@@ -487,7 +490,7 @@ def _one_to_one():
 
     every = _one_to_one_trial(lambda: corr_x, build=lambda: proof_steps()[0])
     outside = _settle(lambda: proof_steps()[1:], lambda: iff)
-    corr = decide(every, exhaustive_crosscheck=corr_x, beyond_assumption_4_2=outside,
+    corr = decide(bound_to(every, checks["builder_vs_rule"]), exhaustive_crosscheck=corr_x, beyond_assumption_4_2=outside,
                   beyond_assumption_4_2_crosscheck=iff, **checks)
     literal = decide(exhaustive(injective, cases, describe="admissible H, W <= 3 (H, W >= K), K in {1,3}, nonzero 0/1 "
                                 "kernels",
