@@ -24,7 +24,7 @@ import numpy as np
 
 from ...algebra._backend import to_numpy
 from ...errors import CheckError
-from ..engine import Trial, all_of, device_cached, exhaustive
+from ..engine import Trial, all_of, device_cached, exhaustive, require
 
 _SEED = 20261129
 
@@ -48,17 +48,37 @@ ATTENTION_BOUND = ("linear_attention_matrix checked symbolically to T, d, d_v <=
                    "T in [3, 64], and at T = 64 (every stored entry, nnz per row, row sums)")
 
 
-def bound(statement: Trial, *builder_checks: Trial) -> Trial:
+#: each registered builder check (kept alive here, so its id stays its own) -> the conjunction of its exhaustive parts
+_EXHAUSTIVE_PART: dict[int, tuple[Trial, Trial]] = {}
+
+
+def checked(*parts: Trial) -> Trial:
+    """A builder's binding check: the conjunction of its parts (exhaustive to a bound, random above it, at the
+    sizes users run), registered with the conjunction of its exhaustive parts, which is what :func:`bound`
+    conjoins with a proof."""
+    full = all_of(*parts)
+    if full.ok:
+        ex = [t for t in parts if t.strength == "exhaustive"]
+        if not ex:
+            raise CheckError("a builder check needs an exhaustive part (a stated bound up to which it is exact)")
+        _EXHAUSTIVE_PART[id(full)] = (full, all_of(*ex) if len(ex) > 1 else ex[0])
+    return full
+
+
+def bound(statement: Trial, **builder_checks: Trial) -> Trial:
     """The trial that decides a claim about a builder: the statement's own trial (a proof about the rule)
-    conjoined with the builder's binding checks, so the headline strength is the weaker of the two.
+    conjoined with the builders' checks, so the headline strength is the weaker of the two. A builder is
+    checked exhaustively up to a stated bound, and beyond it on random instances and at the sizes users run;
+    the statement it supports is "the builder equals the rule up to the bound" (``exhaustive``), so a check
+    made by :func:`checked` enters with its exhaustive parts, any other as it is -- and the random and
+    large-size parts stay binding beside the verdict (the claim passes the same checks to ``decide``).
 
     A failing builder check is never part of a verdict about the paper: it raises
-    :class:`~isomat.errors.CheckError` here (the claim becomes an ``error``), before any conjunction."""
-    for t in builder_checks:
-        if not t.ok:
-            raise CheckError(f"a builder's binding check fails (isomat's construction disagrees with the rule the "
-                             f"claim proves): {t.counterexample!r}; {dict(t.evidence)!r}"[:2000])
-    return all_of(statement, *builder_checks) if builder_checks else statement
+    :class:`~isomat.errors.CheckError` naming the check (the claim becomes an ``error``), as ``decide`` and
+    ``require`` do, before any conjunction."""
+    require(**builder_checks)
+    parts = [_EXHAUSTIVE_PART.get(id(t), (None, t))[1] for t in builder_checks.values()]
+    return all_of(statement, *parts) if parts else statement
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,7 +313,7 @@ def conv_builder_check(field: str = "numpy"):
                for geo in ((3, 4, 2, 3, (1, 1), (1, 1), (1, 1)), (5, 3, 3, 1, (2, 1), (1, 0), (2, 1)))]
     paths = [(ci, co, g, H, W, 3, 2, (s, s), (1, 1), (1, 1), 0, co * _conv_out(H, 3, s, 1, 1, 1) * _conv_out(W, 2, s, 1, 1, 1))
              for (ci, co, g) in ((1, 1, 1), (4, 2, 2)) for (H, W) in ((5, 7), (9, 4)) for s in (1, 2)]
-    return all_of(*_cases(small, rand, "conv_matrix == conv2d_tap entry by entry, nnz per row, row and column sums: "
+    return checked(*_cases(small, rand, "conv_matrix == conv2d_tap entry by entry, nnz per row, row and column sums: "
                           "H, W <= 4, KH, KW <= 3, stride <= 2, padding <= 1, dilation <= 2",
                           f"the same, 12 random geometries (seed {_SEED}) H, W in [5, 64], KH, KW <= 5, stride <= 3, "
                           "padding <= 2, dilation <= 2", ok, users,
@@ -371,7 +391,7 @@ def zhu_conv_builder_check(field: str = "numpy"):
         m, n = (int(x) for x in rng.integers(6, 65, 2))
         rand.append((m, n, int(rng.integers(1, min(m, n, 7) + 1)), int(rng.integers(1, 8))))
     users = [(256, 256, 3, 1), (300, 177, 5, 3)]
-    return all_of(*_cases(small, rand, "zhu_conv_matrix == zhu_conv_tap entry by entry, nnz per row, row sums: "
+    return checked(*_cases(small, rand, "zhu_conv_matrix == zhu_conv_tap entry by entry, nnz per row, row sums: "
                           "m, n <= 5, r <= min(m, n), s <= 3",
                           f"the same, 12 random sizes (seed {_SEED + 1}) m, n in [6, 64], r <= 7, s <= 7", ok, users,
                           "the same at 256² (r = 3) and 300×177 (r = 5, s = 3)"),
@@ -431,7 +451,7 @@ def pool_builder_check(field: str = "numpy"):
         m, n = (p * int(x) for x in rng.integers(1, 65, 2))
         if max(m, n) > 8:  # just above the exhaustive bound
             rand.append((m, n, p))
-    return all_of(*_cases(small, rand, "zhu_pool_matrix (both flattenings) == printed formula / patch_major_pixel, "
+    return checked(*_cases(small, rand, "zhu_pool_matrix (both flattenings) == printed formula / patch_major_pixel, "
                           "nnz per row, row and column sums: p <= 4, p | m, n <= 8",
                           f"the same, 8 random sizes (seed {_SEED + 2}) p <= 5, m, n > 8 with up to 64 windows a side",
                           ok, [(1024, 1024, 2), (256, 256, 4)], "the same at 1024² (p = 2) and 256² (p = 4)"))
@@ -528,7 +548,7 @@ def avgpool_builder_check(field: str = "numpy"):
                for s in (1, 2) for p in range(k // 2 + 1) for cm in (False, True) for cip in (False, True)
                for div in (None, 3, -2) if (div is None or cip) and min(m, n) + 2 * p >= k]
     users = [(0, 1024, 1024, 2, 2, 0, False, True, None), (2, 255, 253, 3, 2, 1, True, False, None)]
-    return all_of(*_cases(small, rand, "avgpool_matrix == 1/k² on conv2d_tap's taps: m, n <= 6, k <= 3, s <= 3",
+    return checked(*_cases(small, rand, "avgpool_matrix == 1/k² on conv2d_tap's taps: m, n <= 6, k <= 3, s <= 3",
                           f"the same, 8 random sizes (seed {_SEED + 4}) m, n in [7, 64], k, s <= 5", ok, users,
                           "at 1024² (k = s = 2) and 2 channels of 255×253 (k = 3, s = 2, padding 1, ceil_mode, "
                           "count_include_pad=False): every stored entry, nnz per row, column sums"),
@@ -575,7 +595,7 @@ def rnn_builder_check(field: str = "numpy"):
                    key=lambda c: (sum(c[:3]), c))
     rng = np.random.default_rng(_SEED + 3)
     rand = [(int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(4, 41)), 7 + i) for i in range(8)]
-    return all_of(*_cases(small, rand, "rnn_matrix == blocks V^(t−s)U entry by entry, nnz per row, row sums: "
+    return checked(*_cases(small, rand, "rnn_matrix == blocks V^(t−s)U entry by entry, nnz per row, row sums: "
                           "M, N, T <= 3, integer U, V",
                           f"the same, 8 random sizes (seed {_SEED + 3}) M, N <= 5, T in [4, 40]", ok,
                           [(3, 2, 256, 5)], "the same at T = 256 (M = 3, N = 2)"))
@@ -622,7 +642,7 @@ def attention_builder_check(field: str = "numpy"):
     small = [(T, d, dv, 11 * T + 3 * d + dv) for T, d, dv in itertools.product((1, 2), repeat=3)]
     rng = np.random.default_rng(_SEED + 6)
     rand = [(int(rng.integers(3, 65)), int(rng.integers(1, 4)), int(rng.integers(1, 4)), 50 + j) for j in range(8)]
-    return all_of(*_cases(small, rand, "linear_attention_matrix == entry rule at integer weights, nnz per row, row "
+    return checked(*_cases(small, rand, "linear_attention_matrix == entry rule at integer weights, nnz per row, row "
                           "sums: T, d, d_v <= 2",
                           f"the same, 8 random instances (seed {_SEED + 6}) T in [3, 64], d, d_v <= 3", ok,
                           [(64, 2, 2, 99)], "the same at T = 64, d = d_v = 2"))

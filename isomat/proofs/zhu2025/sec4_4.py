@@ -245,7 +245,7 @@ def _cubic_form():
         direct=exhaustive(_cubic_case, _sizes(2), describe="T, d <= 2, symbolic weights and X", method="symbolic"))
     proof = _cubic_proof().trial("row (k, c) of 𝒲 (x ⊗ x ⊗ x) = ((XW_q)(XW_k)^T(XW_v))[k, c] for every T, d, d_v >= 1 "
                                  "(sums over symbolic lengths by axioms, by induction)")
-    return decide(bound(proof, checks["entry_rule"], checks["builder_vs_rule"]), **checks)
+    return decide(bound(proof, entry_rule=checks["entry_rule"], builder_vs_rule=checks["builder_vs_rule"]), **checks)
 
 
 def _a3_instance(M, N, seed):

@@ -22,6 +22,7 @@ from ._common import (
     _symbolic_kernel,
     a1_matrix,
     bound as bound_to,
+    checked,
     conv_builder_check,
     naive_conv_matrix,
 )
@@ -97,7 +98,7 @@ def _thm41_forward():
                        describe="every nonzero entry of conv2d_tap is one A.1 prints: its tap is (p + b, q + b) with "
                                 "p = u' − u, q = v' − v and |p|, |q| <= b",
                        lemmas=[FLATTEN_DIV_MOD.at(u, v, W), FLATTEN_DIV_MOD.at(u1, v1, W)])
-    return decide(bound_to(_settle(lambda: [forward(), backward()], lambda: ex), conv_builder_check(float_backend())),
+    return decide(bound_to(_settle(lambda: [forward(), backward()], lambda: ex), builder_vs_rule=conv_builder_check(float_backend())),
                   exhaustive_crosscheck=ex, builder_vs_rule=conv_builder_check(float_backend()))
 
 
@@ -163,7 +164,8 @@ def _half_bandwidth():
                                       "W": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), pad=(c[2] // 2,) * 2)}),
         correction=("The half-bandwidth is min(b, H−1)·W + min(b, W−1) ≤ bW + b (A.1's bound, attained when "
                     "H, W > b), not b: a band of width b in the row-major vec cannot reach the pixel above",
-                    bound_to(_settle(lambda: [bound(), attained()], lambda: corr_x), conv_builder_check(float_backend()))),
+                    bound_to(_settle(lambda: [bound(), attained()], lambda: corr_x),
+                             builder_vs_rule=conv_builder_check(float_backend()))),
         correction_crosscheck=corr_x,
         builder_vs_rule=conv_builder_check(float_backend()),
     )
@@ -330,7 +332,7 @@ def _circular():
 
     rng = np.random.default_rng(20250605)
     large = [(int(rng.integers(4, 13)), int(rng.integers(4, 13)), int(2 * rng.integers(1, 3) + 1)) for _ in range(6)]
-    builder = all_of(exhaustive(isomat_circular, _thm41_cases(4), describe="isomat conv_matrix(boundary='circular') == "
+    builder = checked(exhaustive(isomat_circular, _thm41_cases(4), describe="isomat conv_matrix(boundary='circular') == "
                                 "Σ k_pq C_H^p ⊗ C_W^q: H, W <= 4, K in {1, 3}"),
                      exhaustive(isomat_circular, large, describe="the same, 6 random sizes (seed 20250605), H, W in "
                                 "[4, 12], K in {3, 5}", strength="sampled"))
@@ -365,7 +367,8 @@ def _circular():
         correction=("Circular padding gives W = Σ_{p,q} k_{p,q} C_H^p ⊗ C_W^q (C_n the n×n cyclic shift): block-"
                     "circulant with circulant blocks, banded only cyclically; "
                     "it equals the zero-padded matrix only when no tap wraps",
-                    bound_to(_settle(proof, lambda: corr_x), builder, conv_builder_check(float_backend()))),
+                    bound_to(_settle(proof, lambda: corr_x), builder_vs_rule=builder,
+                             conv_builder_vs_rule=conv_builder_check(float_backend()))),
         correction_crosscheck=corr_x,
         builder_vs_rule=builder,
         conv_builder_vs_rule=conv_builder_check(float_backend()),
@@ -490,7 +493,7 @@ def _one_to_one():
 
     every = _one_to_one_trial(lambda: corr_x, build=lambda: proof_steps()[0])
     outside = _settle(lambda: proof_steps()[1:], lambda: iff)
-    corr = decide(bound_to(every, checks["builder_vs_rule"]), exhaustive_crosscheck=corr_x, beyond_assumption_4_2=outside,
+    corr = decide(bound_to(every, **checks), exhaustive_crosscheck=corr_x, beyond_assumption_4_2=outside,
                   beyond_assumption_4_2_crosscheck=iff, **checks)
     literal = decide(exhaustive(injective, cases, describe="admissible H, W <= 3 (H, W >= K), K in {1,3}, nonzero 0/1 "
                                 "kernels",
