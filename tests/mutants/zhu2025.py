@@ -171,6 +171,16 @@ def _later_blocks_shifted(blocks):
     return broken
 
 
+def _every_entry_plus_one(builder):
+    """Every entry of an exact (SymPy) result plus one: no zero left."""
+    def broken(*args, **kwargs):
+        W = builder(*args, **kwargs)
+        if hasattr(W, "applyfunc"):
+            return W.applyfunc(lambda v: v + 1)
+        return W
+    return broken
+
+
 _CONV_BOUND_CLAIMS = ("zhu2025:thm4.1/forward", "zhu2025:thm4.1/half-bandwidth", "zhu2025:thm4.1/one-to-one",
                       "zhu2025:sec4.2/upper-triangular", "zhu2025:sec4.2.1/bijective", "zhu2025:sec4.2.1/equals-convolution",
                       "zhu2025:thm4.1/circular")
@@ -203,6 +213,9 @@ BOUND_MUTANTS = [
     Mutant("conv-blocks-after-the-first-shifted", "builder", "isomat.algebra.conv:_blocks", _later_blocks_shifted,
            _CONV_BOUND_CLAIMS[:6] + _AVGPOOL_BOUND_CLAIMS,
            "conv_matrix's (and avgpool_matrix's) fill wrong in every block after the first: a size-threshold path"),
+    Mutant("zhu_w_sa-no-zero-entries", "builder", "isomat.algebra.attention:zhu_w_sa", _every_entry_plus_one,
+           ("zhu2025:thm4.3/sparsity",),
+           "A.3's W_SA with every entry plus one: a refuted verdict must not rest on it (it becomes an error)"),
 ]
 
 MUTANTS = [

@@ -64,6 +64,16 @@ def checked(*parts: Trial) -> Trial:
         _EXHAUSTIVE_PART[id(full)] = (full, all_of(*ex) if len(ex) > 1 else ex[0])
     return full
 
+ZHU_ROWS_BOUND = "zhu_conv_rows checked exhaustively to m, n <= 6 (s <= 4) and at 20 random sizes m, n in [7, 500]"
+MAIN_TEXT_BOUND = ("zhu_rnn_main_text checked symbolically against the printed formula by loops (scalars, m <= 5; "
+                   "M×M matrices, M, m <= 3)")
+
+
+def builder_note(*bounds: str) -> str:
+    """The sentence a claim's statement ends with when its headline rests on a builder check (issue 36)."""
+    return (" Headline strength exhaustive, not proved: the rule is proved for all sizes, but isomat's builder is not "
+            "derived from it; " + "; ".join(bounds) + ".")
+
 
 def bound(statement: Trial, **builder_checks: Trial) -> Trial:
     """The trial that decides a claim about a builder: the statement's own trial (a proof about the rule)

@@ -35,6 +35,7 @@ from ._common import (
     zhu_conv_builder_check,
     zhu_rows_check,
 )
+from ._builders import AVGPOOL_BOUND, CONV_BOUND, POOL_BOUND, ZHU_CONV_BOUND, ZHU_ROWS_BOUND, builder_note
 
 
 @claim(
@@ -95,7 +96,8 @@ def _zhu_P(m, n, r, s):
     quote="P = ⌊(L − max N_0)/s⌋ + 1 ... Row p of W_conv contains nonzero entries exactly at columns x + ps",
     statement="With L = mn and N_0 = {in + j : 0 ≤ i, j < r}, every printed row p < P has all its columns "
               "x + ps inside [0, L). Checked for all m, n ≤ 4, r ≤ min(m, n), s ≤ 3, smallest L first; the correction "
-              "(every row fits and one more would not) is proved by Z3 for all m, n >= 1, 1 <= r <= min(m, n), s >= 1.",
+              "(every row fits and one more would not) is proved by Z3 for all m, n >= 1, 1 <= r <= min(m, n), s >= 1."
+              + builder_note(ZHU_ROWS_BOUND),
     methods=["exhaustive", "exact", "symbolic"],
     hypotheses=('image m×n, r×r kernel with 1 <= r <= min(m, n), stride s >= 1 (§4.2.1)',
                 lambda c: 1 <= c[2] <= min(c[0], c[1]) and c[3] >= 1),
@@ -207,7 +209,8 @@ def _wconv_display():
               "Proved (Z3) for all m, n >= 1, 1 <= r <= min(m, n), s >= 1: every printed column x + ps with x ∈ N_0 "
               "is >= p, and isomat's entry rule conv.zhu_conv_tap puts no nonzero below the diagonal. Cross-check: "
               "exact, generic kernel (tap t = 1000^t), all m, n ≤ 4, r ≤ min(m, n), s ≤ 3; "
-              "isomat.algebra.zhu_conv_matrix is checked equal to the loop build on the same cases.",
+              "isomat.algebra.zhu_conv_matrix is checked equal to the loop build on the same cases."
+              + builder_note(ZHU_CONV_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
 )
 def _upper():
@@ -249,7 +252,8 @@ def _upper():
               "((m−r)/s+1)×((n−r)/s+1) output). Exact, generic kernel, all m, n ≤ 4, r ≤ min(m, n), s ≤ 3, smallest L "
               "first. Evidence also gives the smallest failure with s = 1 and the one with the printed P. The correction (a "
               "row selection) is proved by Z3 for all m, n >= 1, 1 <= r <= min(m, n), s >= 1, every output (i, j) and "
-              "column: from the paper's column formula and from isomat's entry rules (conv.zhu_conv_tap, conv.conv2d_tap).",
+              "column: from the paper's column formula and from isomat's entry rules (conv.zhu_conv_tap, conv.conv2d_tap)."
+              + builder_note(ZHU_CONV_BOUND, CONV_BOUND),
     methods=["exhaustive", "exact", "symbolic"],
     hypotheses=('image m×n, r×r kernel with 1 <= r <= min(m, n), stride s >= 1 (§4.2.1)',
                 lambda c: 1 <= c[2] <= min(c[0], c[1]) and c[3] >= 1),
@@ -372,7 +376,8 @@ def _data2matrix():
               "r ≤ min(m, n). Literal: X ↦ W_cnn vec X is a bijection "
               "of R^{mn} -- W_cnn has P = (m − r + 1)(n − r + 1) rows, fewer than mn once r >= 2, so it is not "
               "(minimal: 2×2 image, 2×2 kernel); the same holds for §4.2.2's W_pool ('algebraic isomorphism'), Q = "
-              "L/p² < L rows (recorded as evidence).",
+              "L/p² < L rows (recorded as evidence)."
+              + builder_note(CONV_BOUND),
     methods=["exhaustive", "exact"],
     hypotheses=("image m×n, r×r kernel with 1 <= r <= min(m, n), no padding, stride 1",
                 lambda c: 1 <= c[2] <= min(c[0], c[1])),
@@ -440,7 +445,8 @@ def _bijective():
               "(Assumption 4.2's K×K patch inside the grid), K in {1, 3}, stride <= 2); "
               "the paper never calls that matrix upper-triangular (it calls it banded). Proved (Z3) for all m, n >= 1, 1 <= r <= min(m, n), s >= 1: by direct index "
               "arithmetic (output (i, j) reads column (is + a)n + js + b >= i·o2 + j) and for isomat's entry rule "
-              "conv.conv2d_tap; the loop build above is the cross-check.",
+              "conv.conv2d_tap; the loop build above is the cross-check."
+              + builder_note(CONV_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
     hypotheses=("image H×W, K×K kernel with K <= min(H, W) (§4.2.1's valid convolution; with Theorem 4.1's padding "
                 "⌊K/2⌋, Assumption 4.2's K×K patch inside the H×W grid), stride s >= 1",
@@ -552,7 +558,8 @@ def _pool_cases(bound=6):
               "by p ∈ {2, 3}. The verdict depends on the reading: when only p² | mn (the formula's own integrality "
               "condition) Q counts windows that do not exist (reading 'only p² | L', refuted, minimal counterexample); "
               "in general the count is ⌊m/p⌋·⌊n/p⌋. Proved (Z3) for all p >= 2 and m, n multiples of p: "
-              "L/p² = ⌊m/p⌋·⌊n/p⌋ (the direct loop's window count); cross-check: loops, m, n <= 6.",
+              "L/p² = ⌊m/p⌋·⌊n/p⌋ (the direct loop's window count); cross-check: loops, m, n <= 6."
+              + builder_note(POOL_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
     hypotheses=("p×p windows with stride p, Q = L/p² an integer", lambda c: c[2] >= 2 and (c[0] * c[1]) % (c[2] ** 2) == 0),
 )
@@ -599,7 +606,8 @@ def _pool_q():
               "of the pooling matrix built by direct loops on unit images has exactly that pattern for every m, "
               "n ≤ 6 with p ∈ {2, 3} dividing both and n > p. Against the printed "
               "index formula W_pool[q, qp² + r] = 1/p²: the formula gives row 0 a single run of p² consecutive "
-              "columns, so display and formula disagree -- the formula is the wrong one (sec4.2.2/index-formula).",
+              "columns, so display and formula disagree -- the formula is the wrong one (sec4.2.2/index-formula)."
+              + builder_note(AVGPOOL_BOUND),
     methods=["symbolic", "recompute", "exhaustive"],
     hypotheses=("p divides m and n, n > p", lambda c: c[0] % c[2] == 0 and c[1] % c[2] == 0 and c[1] > c[2]),
 )
@@ -675,7 +683,8 @@ def _pool_display():
               "all m, n ≤ 6 divisible by p ∈ {2, 3}, smallest L first. The correction is proved (Z3) for all p >= 1 and "
               "m, n multiples of p: the row-major formula's columns of row q are exactly the p² pixels of window q, and "
               "under isomat's patch-major listing (entry rule pool.patch_major_pixel) position qp² + r is the same "
-              "pixel; cross-check: loops and isomat's zhu_pool_matrix, m, n <= 6.",
+              "pixel; cross-check: loops and isomat's zhu_pool_matrix, m, n <= 6."
+              + builder_note(POOL_BOUND),
     methods=["exhaustive", "exact", "symbolic"],
     hypotheses=('p×p windows with stride p, Q = L/p² (p² divides L = mn)',
                 lambda c: c[2] >= 2 and (c[0] * c[1]) % (c[2] * c[2]) == 0),
@@ -757,7 +766,8 @@ def _pool_index():
               "the q-th p×p window in row-major order, entries 1/p²) times vec X equals average pooling, proved (Z3) "
               "for all p >= 1 and m, n multiples of p; cross-check by direct loops on every unit image, all m, n ≤ 6 "
               "with p ∈ {2, 3} dividing both. Literal: X ↦ W_pool vec X is "
-              "a bijection of R^L -- W_pool has Q = L/p² < L rows, so it is not (minimal: 2×2 image, p = 2).",
+              "a bijection of R^L -- W_pool has Q = L/p² < L rows, so it is not (minimal: 2×2 image, p = 2)."
+              + builder_note(AVGPOOL_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
     hypotheses=("p×p windows with stride p, p divides m and n", lambda c: c[0] % c[2] == 0 and c[1] % c[2] == 0),
 )

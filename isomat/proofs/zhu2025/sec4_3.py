@@ -25,6 +25,7 @@ from ._common import (
     naive_conv2d,
     naive_rnn,
 )
+from ._builders import MAIN_TEXT_BOUND, RNN_BOUND, builder_note
 
 
 # ---------------------------------------------------------------------------------------------
@@ -187,7 +188,8 @@ def _rnn_cases():
               "W_rnn X (the printed entry formula, built by loops) equals the scalar recurrence run on that column. "
               "Proved (Z3, induction on the step) for every number of steps m: with W_xh = A and W_hh = V linear maps "
               "that commute (scalars), row t of W_rnn X, Σ_{s<=t} A V^(t−s) x_s, is h_t (definitions of the power, the "
-              "printed product and the recurrence are the named axioms). Cross-check: symbolic, m ≤ 4, n ≤ 2.",
+              "printed product and the recurrence are the named axioms). Cross-check: symbolic, m ≤ 4, n ≤ 2."
+              + builder_note(MAIN_TEXT_BOUND),
     methods=["symbolic", "exhaustive"],
 )
 def _rnn_scalar():
@@ -260,7 +262,8 @@ def _row_layout_printed_order(M, N, T):
               "input size; cross-check: symbolic, M = N <= 3, m <= 3. Printed row formula (the factors in the printed "
               "order, W_xh W_hh^{i−j} X[j, :], X[j, :] the 1×n row of X, row-vector layout): all hidden M, input N ≤ 3, "
               "m ≤ 3 steps, smallest M·N·m first -- defined and right only for scalar weights; the correction "
-              "X[j, :] W_xh W_hh^{i−j} is the row-vector reading's proof.",
+              "X[j, :] W_xh W_hh^{i−j} is the row-vector reading's proof."
+              + builder_note(MAIN_TEXT_BOUND),
     methods=["symbolic", "exhaustive"],
     hypotheses=("hidden size M >= 1, input size N >= 1 (cases (M, steps) with M = N for the column-vector reading, "
                 "(M, N, steps) for the printed row formula), m >= 1 steps", lambda c: c[0] >= 1 and c[1] >= 1),
@@ -401,7 +404,8 @@ def _rnn_shapes():
               "checked equal to the block build on the same cases. Proved (Z3) for every T, M, N: by induction on the "
               "step, block row t of W_RNN X is h_t (vectors an abstract commutative monoid with V linear; matrix power, "
               "block product and recurrence are the named definitions), and by induction on k, V^k is M×M so every "
-              "block is M×N. The symbolic check above is the cross-check.",
+              "block is M×N. The symbolic check above is the cross-check."
+              + builder_note(RNN_BOUND),
     methods=["symbolic", "exhaustive"],
 )
 def _rnn_block():
@@ -473,7 +477,8 @@ def _rnn_shape_proof(row_layout=False):
               "= 0 whenever c ≥ r. All M, N ≤ 2, T ≤ 2, smallest first. The correction (block lower-triangular with U "
               "on the diagonal, block (T−1, 0) = V^(T−1)U not identically 0) is proved (Z3) for every T, M, N: the "
               "recurrence's matrix is the displayed W_RNN (induction on the step), and with the witness V = I the "
-              "corner block maps x_0 to U x_0; cross-check: symbolic, M, N, T <= 3.",
+              "corner block maps x_0 to U x_0; cross-check: symbolic, M, N, T <= 3."
+              + builder_note(RNN_BOUND),
     methods=["symbolic", "exhaustive"],
     hypotheses=('hidden size M, input size N, T steps, all >= 1',
                 lambda c: min(c) >= 1),

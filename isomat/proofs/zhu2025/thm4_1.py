@@ -26,6 +26,11 @@ from ._common import (
     conv_builder_check,
     naive_conv_matrix,
 )
+from ._builders import CONV_BOUND, builder_note
+
+#: what thm4.1/circular's own builder check runs (conv_matrix with the circular boundary against the proved form)
+_CIRCULAR_BOUND = ("conv_matrix(boundary='circular') checked exhaustively to H, W <= 4 (K in {1, 3}) against "
+                   "Σ k_pq C_H^p ⊗ C_W^q and at 6 random sizes H, W in [4, 12], K in {3, 5}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -61,7 +66,8 @@ def _a42(c) -> bool:
               "isomat.algebra.conv_matrix(padding=b) equals it. Proved (Z3) for all H, W >= 1, b >= 0 and every entry: "
               "A.1's printed entries are exactly the nonzeros of isomat's entry rule conv.conv2d_tap (padding b, stride "
               "1; the builder is tested equal to the rule), each with the same tap. Cross-check: exact, generic kernel, "
-              "against direct loops, all H, W ≤ 4 with K ∈ {1, 3}, and H, W ≤ 3 with K = 5.",
+              "against direct loops, all H, W ≤ 4 with K ∈ {1, 3}, and H, W ≤ 3 with K = 5."
+              + builder_note(CONV_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
 )
 def _thm41_forward():
@@ -118,7 +124,8 @@ def _bandwidth(M):
               "half-bandwidth b either. The correction is proved (Z3) "
               "for all H, W >= 1, b >= 0 about isomat's entry rule conv.conv2d_tap (tested equal to conv_matrix): every "
               "nonzero lies within min(b, H−1)·W + min(b, W−1) <= bW + b of the diagonal, and entry (0, that bound) is "
-              "a tap; cross-check: the loop-built matrix, H, W <= 4.",
+              "a tap; cross-check: the loop-built matrix, H, W <= 4."
+              + builder_note(CONV_BOUND),
     methods=["exhaustive", "exact", "symbolic"],
     hypotheses=(_A42_TEXT, _a42),
 )
@@ -275,7 +282,8 @@ def _converse_indexing():
               "correction W = Σ k_{p,q} C_H^{p−b} ⊗ C_W^{q−b} is proved (Z3) tap by tap for all H, W >= 1 and every tap "
               "offset against the "
               "circular convolution's index arithmetic; cross-check: the loop build and isomat's "
-              "conv_matrix(boundary='circular'), H, W <= 3.",
+              "conv_matrix(boundary='circular'), H, W <= 3."
+              + builder_note(_CIRCULAR_BOUND, CONV_BOUND),
     methods=["exhaustive", "exact", "symbolic"],
     hypotheses=("image H×W, odd K×K kernel, circular padding ⌊K/2⌋ (Assumption 4.3); Assumption 4.2's 'exactly one "
                 "local patch of size K×K in the original H×W grid' needs H, W >= K", _a42),
@@ -442,7 +450,8 @@ def _one_to_one_trial(fallback, build=None):
               "(proved, Z3: kernel row 0 (column 0) then has no entry; cross-check: the iff, all H, W ≤ 3). Literal: for "
               "every nonzero K×K kernel, the map X ↦ W vec X is one-to-one (W has full column rank) -- exhaustive over "
               "admissible H, W ≤ 3, K ∈ {1, 3} and all nonzero 0/1 kernels, smallest image first; refuted at H = W = K "
-              "= 3 by a pure shift, which is singular at every H, W ≤ 3.",
+              "= 3 by a pure shift, which is singular at every H, W ≤ 3."
+              + builder_note(CONV_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
     hypotheses=(_A42_TEXT, lambda c: _a42(c)),
 )
