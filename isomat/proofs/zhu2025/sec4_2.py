@@ -12,7 +12,7 @@ import z3
 from ...algebra import conv as _conv, pool as _pool
 from ...algebra._backend import as_values, to_numpy
 from .. import prover
-from ..engine import Reading, by_readings, all_of, claim, compare_printed, decide, exhaustive, float_backend
+from ..engine import Reading, by_readings, all_of, claim, compare_printed, decide, exhaustive, float_backend, require
 from ..prover import fdiv, FLATTEN_DIV_MOD, fmod, ints
 from ._common import (
     _colmajor_pixel,
@@ -74,7 +74,18 @@ def _rowmajor():
 
     sizes = [(m, n) for m in range(1, 4) for n in range(3, 5)]
     ex = exhaustive(ok, sizes, describe="NumPy C order has the printed head and tail, F order not (m >= 2), m <= 3, 3 <= n <= 4")
-    return decide(_settle(proof, lambda: ex), exhaustive_crosscheck=ex)
+
+    def rules_are_numpy_orders(mn):  # the two position rules the proof is about, against NumPy's own unravelling
+        m_, n_ = mn
+        k = np.arange(m_ * n_)
+        return (all(np.array_equal(a, b) for a, b in zip(_rowmajor_pixel(k, n_), np.unravel_index(k, (m_, n_), order="C")))
+                and all(np.array_equal(a, b) for a, b in zip(_colmajor_pixel(k, m_), np.unravel_index(k, (m_, n_), order="F"))))
+
+    # binding (issue 36 item 6): a refutation must rest on rules that are the orders they name, never on a wrong rule
+    checks = require(rules_vs_numpy=exhaustive(rules_are_numpy_orders, [(m_, n_) for m_ in range(1, 5) for n_ in range(1, 6)],
+                                               describe="_rowmajor_pixel / _colmajor_pixel == NumPy's C / F unravel_index, "
+                                                        "every position, m <= 4, n <= 5"))
+    return decide(_settle(proof, lambda: ex), exhaustive_crosscheck=ex, **checks)
 
 
 # ---------------------------------------------------------------------------------------------
