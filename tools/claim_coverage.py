@@ -20,7 +20,9 @@ Usage (from the repository root)::
 
 Prints one row per function (statements, branches, branch coverage, the missed branches as
 ``line->line``, the claims) and one per module; exits 1 when a certified function's branch coverage (its
-own and its helpers' branches, each counted in the function that owns it) is below ``--threshold``.
+own and its helpers' branches) is below ``--threshold``. A *guard arc* is a branch into a ``raise``
+statement (bad input refused): no claim passes bad input (the test suite does), so the threshold is held
+against the branches without them unless ``--count-guards``; both figures are printed.
 """
 
 from __future__ import annotations
@@ -102,6 +104,10 @@ def per_function(cov: Any, modules: list[str]) -> dict[str, dict[str, Any]]:
         by_line = data.contexts_by_lineno(filename)
         missing_arcs = analysis.missing_branch_arcs()
         branch_lines = set(analysis._branch_lines())
+        text = Path(filename).read_text(encoding="utf-8").splitlines()
+        # a guard arc: a branch into a `raise` (bad input refused); no claim passes bad input, the test
+        # suite does (tests/test_guards_everywhere.py), so coverage is also given without them
+        raising = {i + 1 for i, line in enumerate(text) if line.lstrip().startswith("raise ")}
         for name in names:
             _, first, last = certified.span(m, name)
             body = range(first + 1, last + 1)
@@ -110,12 +116,18 @@ def per_function(cov: Any, modules: list[str]) -> dict[str, dict[str, Any]]:
             blines = [ln for ln in body if ln in branch_lines]
             n_branches = sum(analysis.exit_counts[ln] for ln in blines)
             missed = [f"{a}->{b}" for a in blines for b in missing_arcs.get(a, [])]
+            guard_arcs = {(a, b) for (a, b) in analysis.arc_possibilities if a in blines and b in raising}
+            guards_missed = sum(1 for a in blines for b in missing_arcs.get(a, []) if (a, b) in guard_arcs)
+            nb = n_branches - len(guard_arcs)
+            nbr = n_branches - len(missed) - (len(guard_arcs) - guards_missed)
             claims = sorted({c for ln in body for c in by_line.get(ln, []) if c})
             out[f"{m}:{name}"] = {
                 "module": certified.short(m), "function": name, "certified": name in certified.CERTIFIED[m],
                 "lines": [first, last], "statements": len(statements), "statements_run": len(executed),
                 "branches": n_branches, "branches_run": n_branches - len(missed),
                 "branch_coverage": round((n_branches - len(missed)) / n_branches, 4) if n_branches else None,
+                "guard_branches": len(guard_arcs), "branches_no_guards": nb, "branches_run_no_guards": nbr,
+                "branch_coverage_no_guards": round(nbr / nb, 4) if nb else None,
                 "line_coverage": round(len(executed) / len(statements), 4) if statements else None,
                 "missed_lines": [ln for ln in statements if ln not in analysis.executed],
                 "missed_branches": missed, "claims": claims,
@@ -137,15 +149,23 @@ def rollup(rows: dict[str, dict[str, Any]], modules: list[str]) -> dict[str, dic
             rs = [rows[f"{m}:{p}"] for p in parts if f"{m}:{p}" in rows]
             b = sum(r["branches"] for r in rs)
             br = sum(r["branches_run"] for r in rs)
+            g = sum(r["branches_no_guards"] for r in rs)
+            gr = sum(r["branches_run_no_guards"] for r in rs)
             out[f"{m}:{name}"] = {"with_helpers": parts[1:], "branches": b, "branches_run": br,
-                                  "branch_coverage": round(br / b, 4) if b else None}
+                                  "branch_coverage": round(br / b, 4) if b else None,
+                                  "branches_no_guards": g, "branches_run_no_guards": gr,
+                                  "branch_coverage_no_guards": round(gr / g, 4) if g else None}
         b = sum(r["branches"] for r in mod_rows)
         br = sum(r["branches_run"] for r in mod_rows)
+        g = sum(r["branches_no_guards"] for r in mod_rows)
+        gr = sum(r["branches_run_no_guards"] for r in mod_rows)
         s = sum(r["statements"] for r in mod_rows)
         sr = sum(r["statements_run"] for r in mod_rows)
         out[certified.short(m)] = {"functions": len(mod_rows), "statements": s, "statements_run": sr,
                                    "branches": b, "branches_run": br,
                                    "branch_coverage": round(br / b, 4) if b else None,
+                                   "branches_no_guards": g, "branches_run_no_guards": gr,
+                                   "branch_coverage_no_guards": round(gr / g, 4) if g else None,
                                    "line_coverage": round(sr / s, 4) if s else None}
     return out
 
@@ -159,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--module", action="append", help="a module in scope (conv, pool, ...); repeatable; default all")
     ap.add_argument("--threshold", type=float, default=0.95,
                     help="least branch coverage of each certified function with its helpers (default 0.95)")
+    ap.add_argument("--count-guards", action="store_true",
+                    help="hold the threshold against every branch, the arcs into a `raise` (bad input) included; "
+                         "by default those guard arcs are left out, as the mutation run leaves out raise statements")
     ap.add_argument("--json", type=Path, help="write the results here")
     ap.add_argument("--write-map", action="store_true",
                     help="run every claim of the ledger and rewrite tools/certifies.json from what each ran")
@@ -205,25 +228,31 @@ def main(argv: list[str] | None = None) -> int:
                   f" {r['branches_run']:4d}/{r['branches']:<4d} {_pct(r['branch_coverage'])}  {len(r['claims']):6d}"
                   f"  {' '.join(r['missed_branches'][:8])}{' ...' if len(r['missed_branches']) > 8 else ''}")
     print()
-    print(f"{'certified function (with its helpers)':44s} {'branches':>9s} {'branch%':>7s}")
+    key = "branch_coverage" if args.count_guards else "branch_coverage_no_guards"
+    print(f"{'certified function (with its helpers)':44s} {'branches':>9s} {'branch%':>7s} {'no guards':>9s} "
+          f"{'branch%':>7s}")
     for m in modules:
         for name in certified.CERTIFIED[m]:
             t = totals[f"{m}:{name}"]
-            ok = t["branch_coverage"] is None or t["branch_coverage"] >= args.threshold
+            ok = t[key] is None or t[key] >= args.threshold
             if not ok:
                 failing.append(f"{m}:{name}")
             print(f"{certified.short(m) + '.' + name:44s} {t['branches_run']:4d}/{t['branches']:<4d} "
-                  f"{_pct(t['branch_coverage'])}{'' if ok else '  BELOW'}")
+                  f"{_pct(t['branch_coverage'])} {t['branches_run_no_guards']:4d}/{t['branches_no_guards']:<4d} "
+                  f"{_pct(t['branch_coverage_no_guards'])}{'' if ok else '  BELOW'}")
     print()
-    print(f"{'module':14s} {'functions':>9s} {'lines':>11s} {'line%':>6s} {'branches':>11s} {'branch%':>7s}")
+    print(f"{'module':14s} {'functions':>9s} {'lines':>11s} {'line%':>6s} {'branches':>11s} {'branch%':>7s} "
+          f"{'no guards':>11s} {'branch%':>7s}")
     for m in modules:
         t = totals[certified.short(m)]
         print(f"{certified.short(m):14s} {t['functions']:9d} {t['statements_run']:5d}/{t['statements']:<5d} "
-              f"{_pct(t['line_coverage'])} {t['branches_run']:5d}/{t['branches']:<5d} {_pct(t['branch_coverage'])}")
+              f"{_pct(t['line_coverage'])} {t['branches_run']:5d}/{t['branches']:<5d} {_pct(t['branch_coverage'])} "
+              f"{t['branches_run_no_guards']:5d}/{t['branches_no_guards']:<5d} {_pct(t['branch_coverage_no_guards'])}")
     print(f"\n{len(claim_ids)} claims run in {wall:.1f} s; {len(failing)} certified function(s) below "
-          f"{100 * args.threshold:.0f}% branch coverage")
+          f"{100 * args.threshold:.0f}% branch coverage ({'guard arcs counted' if args.count_guards else 'guard arcs into a raise left out'})")
     if args.json:
-        args.json.write_text(json.dumps({"threshold": args.threshold, "claims_run": len(claim_ids),
+        args.json.write_text(json.dumps({"threshold": args.threshold, "count_guards": args.count_guards,
+                                         "claims_run": len(claim_ids),
                                          "seconds": round(wall, 1), "functions": rows, "totals": totals,
                                          "below_threshold": failing}, indent=1) + "\n", encoding="utf-8")
     return 1 if failing else 0

@@ -25,7 +25,8 @@ prints how many mutations each rule left out.
 **Kill rule.** The claims of a function are those of ``tools/certifies.json`` (the claims whose run
 executes it, measured by ``python -m tools.claim_coverage --write-map``). A mutant is *killed* when one of
 them gets another (verdict, strength) than without the mutant, an ``error`` included; it is a *timeout*
-when its claims run past ``--timeout`` seconds (a hang; counted as killed, and reported apart); otherwise
+when one of its claims runs past ``--timeout`` seconds with the mutant (a hang; counted as killed, and
+reported apart; the unmutated runs, made once per tool run and shared, are not on that clock); otherwise
 it *survives*. Claims run cheapest first and stop at the first that kills. Each mutant runs in a child
 process forked from a parent that has imported the ledger (isolation: a mutant cannot leave state
 behind), with one thread, no cvc5 re-check (the builders are mutated, not the proofs), every isomat
@@ -266,22 +267,23 @@ def _child(conn: Any, ledger: _Ledger, m: Mutant, claims: list[str], memory_gb: 
     if memory_gb > 0:
         limit = int(memory_gb * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    result: dict[str, Any] = {"baseline": {}}
+    result: dict[str, Any] = {"baseline": {}, "final": True}
     try:
         swap = _Swap(m)
     except Exception as exc:  # noqa: BLE001 -- a mutant that does not compile is reported, not run
-        conn.send({"status": "invalid", "reason": f"{type(exc).__name__}: {exc}", "baseline": {}})
+        conn.send({"status": "invalid", "reason": f"{type(exc).__name__}: {exc}", "baseline": {}, "final": True})
         return
     status, reason = "survived", None
     for cid in claims:
         before = ledger.baseline.get(cid)
-        if before is None:
+        fresh = {}
+        if before is None:  # the unmutated run, once per tool run, shared through the parent
             v, s, err = ledger.run(cid)
-            before = (v, s)
-            result["baseline"][cid] = before
-            if v == "error":
-                reason = f"{cid} is an error without the mutant: {err}"
-                continue
+            before = fresh[cid] = (v, s)
+        conn.send({"baseline": fresh, "final": False})  # the parent's clock restarts: one claim per timeout
+        if before[0] == "error":
+            reason = f"{cid} is an error without the mutant"
+            continue
         with swap:
             v, s, err = ledger.run(cid)
         if (v, s) != tuple(before):
@@ -319,8 +321,10 @@ def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1
             i = todo.pop(0)
             m = mutants[i]
             claims = sorted(claims_of.get(f"{m.module}:{m.function}", []), key=lambda c: (seconds.get(c, 1.0), c))
-            rec = {**{k: v for k, v in asdict(m).items() if k != "source"}, "claims": len(claims)}
+            rec = {**{k: v for k, v in asdict(m).items() if k != "source"}, "claims": len(claims),
+                   "started": time.perf_counter()}
             if not claims:
+                del rec["started"]
                 records[i] = {**rec, "status": "survived", "reason": "no claim runs this function", "seconds": 0.0}
                 done += 1
                 continue
@@ -335,13 +339,17 @@ def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1
         ready = multiprocessing.connection.wait(list(running), timeout=max(0.0, min(d for _, _, d, _ in running.values()) - now))
         for conn in list(running):
             i, p, deadline, rec = running[conn]
-            started = deadline - timeout
             if conn in ready:
                 try:
                     res = conn.recv()
                 except EOFError:  # the child died without a word (a crash, the memory limit)
                     p.join()
                     res = {"status": "killed", "reason": f"the run died (exit code {p.exitcode})", "baseline": {}}
+                if not res.get("final", True):
+                    # an unmutated run's verdicts: kept for later mutants; the mutant's clock restarts
+                    ledger.baseline.update(res["baseline"])
+                    running[conn] = (i, p, time.perf_counter() + timeout, rec)
+                    continue
             elif time.perf_counter() >= deadline:
                 p.kill()
                 res = {"status": "timeout", "reason": f"its claims ran past {timeout:g} s", "baseline": {}}
@@ -351,7 +359,9 @@ def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1
             conn.close()
             del running[conn]
             ledger.baseline.update(res.pop("baseline"))
-            records[i] = {**rec, **res, "seconds": round(time.perf_counter() - started, 2)}
+            res.pop("final", None)
+            records[i] = {**rec, **res, "seconds": round(time.perf_counter() - rec["started"], 2)}
+            del records[i]["started"]
             done += 1
             if progress:
                 print(f"[{done}/{len(mutants)} {time.perf_counter() - t_start:6.0f}s] {records[i]['status']:8s} "
