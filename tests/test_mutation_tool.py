@@ -119,9 +119,11 @@ def _seed_for(m, everything):
 
 def test_a_swapped_mutant_is_undone(everything):
     """A mutant runs while swapped in and the original code is back afterwards, wherever it is bound."""
-    import isomat.algebra as alg
-    import isomat.algebra.stp as stp
+    import importlib
 
+    import isomat.algebra as alg
+
+    stp = importlib.import_module("isomat.algebra.stp")  # `import isomat.algebra.stp as stp` is the function stp
     m = _swap_row_mutants(everything)[0]
     original = stp.swap_row.__code__
     before = [stp.swap_row(i, 3, 4) for i in range(12)]
