@@ -172,11 +172,11 @@ def test_equivalent_list_is_reviewed_and_current(everything):
 
 
 def test_claim_map_fits_the_scope_and_the_ledger(claim_map):
-    """tools/certifies.json has one entry per function in scope and names only claims of the ledger."""
+    """tools/certifies.json has an entry for every function in scope and names only claims of the ledger."""
     from isomat import proofs
 
     scoped = {f"{m}:{f}" for m, fs in certified.scope().items() for f in fs}
-    assert set(claim_map["functions"]) == scoped, "rerun python -m tools.claim_coverage --write-map"
+    assert scoped <= set(claim_map["functions"]), "rerun python -m tools.claim_coverage --write-map"
     registry = {c.id for c in proofs.load()}
     named = {c for cs in claim_map["functions"].values() for c in cs}
     assert named <= registry, f"claims the ledger lacks: {sorted(named - registry)}"

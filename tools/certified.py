@@ -7,7 +7,9 @@ and the backward passes (``spm_backward``, ...). It is the union of the ``isomat
 the hand-written mutants (``tests/mutants``) and the builders named in issue 36. Each function's
 module-private helpers (``_name``, reached from it through its code's global names, transitively, in
 the same module) are in scope too; device code (``_device_*``, ``_kernel*``) and the per-thread scratch
-buffer are not (the CPU ledger never runs them).
+buffer are not (the CPU ledger never runs them), nor are the helpers that only refuse (``_check_*`` and
+``_need_*`` annotated ``-> None``: bad input and the memory bound, which no claim exercises; the test
+suite does).
 
 Which claims certify a function is not typed here: ``tools/certifies.json`` records, for each function
 in scope, the ledger claims whose run executes it, measured with coverage.py (one context per claim) by
@@ -79,6 +81,12 @@ def plain_function(obj: Any) -> types.FunctionType | None:
     return obj if isinstance(obj, types.FunctionType) else None
 
 
+def _refusal_only(name: str, fn: types.FunctionType) -> bool:
+    """A helper that only refuses (``_check_*``/``_need_*`` returning None: bad input, the memory bound)."""
+    return name.startswith(("_check", "_need")) and fn.__annotations__.get("return") in ("None", None.__class__, None) \
+        and "return" in fn.__annotations__
+
+
 def _helpers(module: types.ModuleType, roots: tuple[str, ...]) -> list[str]:
     """The module-private functions of ``module`` reached from ``roots`` through global names."""
     seen: list[str] = []
@@ -98,7 +106,7 @@ def _helpers(module: types.ModuleType, roots: tuple[str, ...]) -> list[str]:
             helper = plain_function(getattr(module, ref, None))
             if (not ref.startswith("_") or ref in seen or ref in roots or helper is None
                     or helper.__module__ != module.__name__ or ref.startswith(_EXCLUDED_PREFIXES)
-                    or f"{module.__name__}:{ref}" in _EXCLUDED):
+                    or f"{module.__name__}:{ref}" in _EXCLUDED or _refusal_only(ref, helper)):
                 continue
             seen.append(ref)
             todo.append(ref)

@@ -20,7 +20,9 @@ helpers). Mutations inside a ``raise`` statement are not generated: what a refus
 test suite's business (``tests/test_guards_everywhere.py``), and no claim passes bad input. Nor are
 string mutations of a literal that spells one of the function's parameter names (``_as_dense(x, "x",
 ...)``, ``_validate.positive("n", n)``): it is the label of that argument in an error message. The run
-prints how many mutations each rule left out.
+prints how many mutations each rule left out. Nor are mutations inside a memory-bound check
+(``check_size``, ``check_bytes``, ``_check_device``): they change what is refused above the bound, and no
+claim builds near it.
 
 **Kill rule.** The claims of a function are those of ``tools/certifies.json`` (the claims whose run
 executes it, measured by ``python -m tools.claim_coverage --write-map``). A mutant is *killed* when one of
@@ -119,6 +121,8 @@ def generate(module: str, function: str) -> list[Mutant]:
     positions = wrapper.resolve(PositionProvider)
     raises = [(positions[n].start.line, positions[n].end.line) for n in _walk(wrapper.module)
               if isinstance(n, cst.Raise)]
+    bounds = [(positions[n].start.line, positions[n].end.line) for n in _walk(wrapper.module)
+              if isinstance(n, cst.Call) and _called_name(n) in MEMORY_BOUND_CALLS]
     out: list[Mutant] = []
     seen: dict[str, int] = {}
     base = src.splitlines()
@@ -143,6 +147,9 @@ def generate(module: str, function: str) -> list[Mutant]:
         pos = positions.get(mu.original_node)
         if pos is not None and any(a <= pos.start.line and pos.end.line <= b for a, b in raises):
             SKIPPED["in a raise statement"] = SKIPPED.get("in a raise statement", 0) + 1
+            continue  # out of scope (see the module docstring)
+        if pos is not None and any(a <= pos.start.line and pos.end.line <= b for a, b in bounds):
+            SKIPPED["in a memory-bound check"] = SKIPPED.get("in a memory-bound check", 0) + 1
             continue  # out of scope (see the module docstring)
         if (op_name == "operator_string" and isinstance(mu.original_node, cst.SimpleString)
                 and mu.original_node.evaluated_value in params):
@@ -169,6 +176,15 @@ def generate(module: str, function: str) -> list[Mutant]:
         out.append(Mutant(module, function, op_name, first + i1, orig_line, mut_line, key, new))
     out.sort(key=lambda m: (m.line, m.key))
     return out
+
+
+#: the memory-bound refusals (isomat._config): what is refused above the bound, never a layer's values
+MEMORY_BOUND_CALLS = {"check_size", "check_bytes", "_check_device"}
+
+
+def _called_name(call: Any) -> str:
+    f = call.func
+    return getattr(f, "value", None) if not hasattr(f, "attr") else f.attr.value
 
 
 #: compare each spliced mutant with mutmut's own rendering (libcst deep_replace): the same Python AST
