@@ -306,7 +306,8 @@ def _child(conn: Any, ledger: _Ledger, m: Mutant, claims: list[str], memory_gb: 
             status = "killed"
             reason = f"{cid}: {before[0]}/{before[1]} -> {v}/{s}" + (f" ({err[:160]})" if err else "")
             break
-    result.update(status=status, reason=reason)
+    ru = resource.getrusage(resource.RUSAGE_SELF)  # this forked child's own CPU time (load-independent cost)
+    result.update(status=status, reason=reason, cpu_s=round(ru.ru_utime + ru.ru_stime, 2))
     conn.send(result)
 
 
@@ -467,7 +468,9 @@ def main(argv: list[str] | None = None) -> int:
     timeouts = [r["key"] for r in records if r["status"] == "timeout"]
     if timeouts:
         print("\ntimeouts (hangs, counted as killed):\n  " + "\n  ".join(timeouts))
-    print(f"\n{len(records)} mutants in {wall:.1f} s with {args.jobs} job(s); mutations left out of scope: {left_out}")
+    cpu = sum(r.get("cpu_s", 0.0) for r in records)
+    print(f"\n{len(records)} mutants in {wall:.1f} s with {args.jobs} job(s) ({cpu:.0f} CPU s in the mutants' "
+          f"processes, baselines included); mutations left out of scope: {left_out}")
     if args.json:
         args.json.write_text(json.dumps({"sample": args.sample, "seed": args.seed if args.sample else None,
                                          "jobs": args.jobs, "timeout": args.timeout, "seconds": round(wall, 1),
