@@ -27,7 +27,8 @@ claim builds near it.
 **Kill rule.** The claims of a function are those of ``tools/certifies.json`` (the claims whose run
 executes it, measured by ``python -m tools.claim_coverage --write-map``). A mutant is *killed* when one of
 them gets another (verdict, strength) than without the mutant, an ``error`` included; it is a *timeout*
-when one of its claims runs past ``--timeout`` seconds with the mutant (a hang; counted as killed, and
+when one of its claims runs with the mutant past ``--timeout`` seconds or three times that claim's time in
+the map, whichever is longer (a hang; counted as killed, and
 reported apart; the unmutated runs, made once per tool run and shared, are not on that clock); otherwise
 it *survives*. Claims run cheapest first and stop at the first that kills. Each mutant runs in a child
 process forked from a parent that has imported the ledger (isolation: a mutant cannot leave state
@@ -296,7 +297,7 @@ def _child(conn: Any, ledger: _Ledger, m: Mutant, claims: list[str], memory_gb: 
         if before is None:  # the unmutated run, once per tool run, shared through the parent
             v, s, err = ledger.run(cid)
             before = fresh[cid] = (v, s)
-        conn.send({"baseline": fresh, "final": False})  # the parent's clock restarts: one claim per timeout
+        conn.send({"baseline": fresh, "final": False, "next": cid})  # the parent's clock restarts for this claim
         if before[0] == "error":
             reason = f"{cid} is an error without the mutant"
             continue
@@ -309,6 +310,11 @@ def _child(conn: Any, ledger: _Ledger, m: Mutant, claims: list[str], memory_gb: 
     ru = resource.getrusage(resource.RUSAGE_SELF)  # this forked child's own CPU time (load-independent cost)
     result.update(status=status, reason=reason, cpu_s=round(ru.ru_utime + ru.ru_stime, 2))
     conn.send(result)
+
+
+#: a mutated claim's time limit is the larger of ``timeout`` and this many times the claim's own time in the
+#: map (tools/certifies.json): a claim that took 50 s there is not a hang at 61 s
+SLOW_FACTOR = 3.0
 
 
 def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1, timeout: float = 120.0,
@@ -365,7 +371,8 @@ def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1
                 if not res.get("final", True):
                     # an unmutated run's verdicts: kept for later mutants; the mutant's clock restarts
                     ledger.baseline.update(res["baseline"])
-                    running[conn] = (i, p, time.perf_counter() + timeout, rec)
+                    limit = max(timeout, SLOW_FACTOR * seconds.get(res.get("next"), 0.0))
+                    running[conn] = (i, p, time.perf_counter() + limit, rec)
                     continue
             elif time.perf_counter() >= deadline:
                 p.kill()
