@@ -37,7 +37,8 @@ def test_ci_mutation_sample(everything, claim_map):
     """A seeded sample of >= 50 mutants: each killed by its certifying claims, or listed as equivalent."""
     sample = random.Random(CI_SEED).sample(everything, CI_SAMPLE)
     assert len({m.key for m in sample}) == CI_SAMPLE >= 50
-    records = mutation.run(sample, claim_map["functions"], jobs=2, timeout=60, seconds=claim_map["seconds"])
+    records = mutation.run(sample, claim_map["functions"], jobs=2, timeout=60, seconds=claim_map["seconds"],
+                           baseline=mutation.map_baseline(claim_map))
     equivalent = mutation.load_equivalent()
     table = mutation.summarize(records, equivalent)
     assert sum(row["mutants"] for row in table.values()) == CI_SAMPLE

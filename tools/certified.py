@@ -136,9 +136,20 @@ def span(module: str, name: str) -> tuple[str, int, int]:
     return fn.__code__.co_filename, first, start + len(lines) - 1
 
 
+def source_digest() -> str:
+    """sha256 of every ``isomat/**/*.py`` (path and bytes): the code a map's recorded verdicts were run on."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in sorted((ROOT / "isomat").rglob("*.py")):
+        h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def load_map(path: Path = MAP_PATH) -> dict[str, Any]:
-    """The derived map (``tools/certifies.json``): ``functions`` ("module:function" -> claim ids that run it)
-    and ``seconds`` (claim id -> the time of its run when the map was derived)."""
+    """The derived map (``tools/certifies.json``): ``functions`` ("module:function" -> claim ids that run it),
+    ``seconds`` and ``verdicts`` (claim id -> the time and [verdict, strength] of its run when the map was
+    derived) and ``source_digest`` (:func:`source_digest` then)."""
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: derive it with `python -m tools.claim_coverage --write-map`")
     return json.loads(path.read_text(encoding="utf-8"))

@@ -212,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     totals = rollup(rows, modules)
     if args.write_map:
         mapping = {"derived_by": "python -m tools.claim_coverage --write-map",
+                   "source_digest": certified.source_digest(),
                    "functions": {k: r["claims"] for k, r in rows.items()},
                    "seconds": {c: seconds[c] for c in sorted(seconds)},
                    "verdicts": {c: list(verdicts[c]) for c in sorted(verdicts)}}

@@ -319,8 +319,12 @@ SLOW_FACTOR = 3.0
 
 def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1, timeout: float = 120.0,
         memory_gb: float = 8.0, seconds: dict[str, float] | None = None, progress: bool = False,
-        papers: list[str] | None = None) -> list[dict[str, Any]]:
+        papers: list[str] | None = None, baseline: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Run each mutant against the claims of its function (``claims_of["module:function"]``); one record each.
+
+    ``baseline`` (claim id -> (verdict, strength) without any mutant) spares those unmutated runs; give it
+    only for the very code it was run on (:func:`map_baseline`). Other claims' unmutated runs are made as
+    they are first needed.
 
     Children are forked from this process (Linux ``fork``), ``jobs`` at a time."""
     seconds = seconds or {}
@@ -330,6 +334,8 @@ def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1
 
         papers = sorted({c.split(":", 1)[0] for c in wanted} & set(PAPERS))
     ledger = _Ledger(papers)
+    if baseline:
+        ledger.baseline.update({c: tuple(v) for c, v in baseline.items()})
     missing = [c for c in wanted if c not in ledger.registry]
     if missing:
         raise ValueError(f"claims not in the ledger: {missing} (rerun python -m tools.claim_coverage --write-map)")
@@ -393,6 +399,14 @@ def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1
     return [r for r in records if r is not None]
 
 
+def map_baseline(cmap: dict[str, Any]) -> dict[str, Any] | None:
+    """The map's recorded verdicts when they were run on this very code (same :func:`certified.source_digest`:
+    the runs are deterministic, under the same settings), else None (the tool runs the claims itself)."""
+    if cmap.get("source_digest") != certified.source_digest() or "verdicts" not in cmap:
+        return None
+    return cmap["verdicts"]
+
+
 def summarize(records: list[dict[str, Any]], equivalent: dict[str, str]) -> dict[str, dict[str, Any]]:
     """Per module: mutants, killed, timeout, survived, equivalent, invalid, score."""
     out: dict[str, dict[str, Any]] = {}
@@ -454,8 +468,11 @@ def main(argv: list[str] | None = None) -> int:
     cmap = certified.load_map()
     equivalent = load_equivalent()
     t0 = time.perf_counter()
+    base = map_baseline(cmap)
+    print(f"unmutated verdicts: {'from tools/certifies.json (same isomat sources)' if base else 'run here (tools/certifies.json was derived from other isomat sources)'}",
+          file=sys.stderr)
     records = run(mutants, cmap["functions"], jobs=args.jobs, timeout=args.timeout, memory_gb=args.memory_gb,
-                  seconds=cmap.get("seconds"), progress=True)
+                  seconds=cmap.get("seconds"), progress=True, baseline=base)
     wall = time.perf_counter() - t0
     table = summarize(records, equivalent)
     print(f"\n{'module':14s} {'mutants':>7s} {'killed':>6s} {'timeout':>7s} {'survived':>8s} {'equiv':>5s} "
