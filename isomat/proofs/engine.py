@@ -570,6 +570,9 @@ def _builder_caps(evidence: Mapping[str, Any]) -> list[str]:
 #: papers whose ``refuted``/``misprint``/``inconsistent`` records must carry ``independent_reference``
 #: evidence (see :func:`decide`'s ``confirm``); the other papers' claims adopt it one by one
 CONFIRMED_PAPERS = frozenset({"cheng2025", "reneau2025"})
+#: the verdicts required to be confirmed there for now: ``refuted`` (a deciding trial ran isomat's builders); the
+#: ``misprint``/``inconsistent`` verdicts of compare_printed follow when their claims pass ``confirm``/``from_printed``
+CONFIRMED_VERDICTS = frozenset({"refuted"})
 #: verdicts that blame the paper: each must be confirmed by a reference that shares no code with isomat
 _BLAMING = ("refuted", "misprint", "inconsistent")
 #: the ``independent_reference`` of a compare_printed whose values are the paper's printed numbers (or
@@ -595,15 +598,16 @@ def _confirmed(found: Any, confirm: Any, what: str) -> dict[str, Any]:
 
 def confirmation_problem(paper: str, o: Outcome) -> str | None:
     """What is missing for outcome ``o`` of a claim of ``paper`` to blame the paper (None: nothing):
-    for the papers of :data:`CONFIRMED_PAPERS`, a ``refuted``, ``misprint`` or ``inconsistent``
-    headline needs ``independent_reference`` evidence that passed (from ``confirm=`` of :func:`decide`
+    for the papers of :data:`CONFIRMED_PAPERS`, a headline with a verdict of :data:`CONFIRMED_VERDICTS`
+    needs ``independent_reference`` evidence that passed (and any ``refuted``, ``misprint`` or
+    ``inconsistent`` headline that carries one, of any paper, needs it to have passed) (from ``confirm=`` of :func:`decide`
     or :func:`compare_printed`, or ``from_printed=True`` of the latter)."""
     if o.verdict not in _BLAMING:
         return None
     ref = o.evidence.get("independent_reference")
     if isinstance(ref, Mapping) and ref.get("ok") is True:
         return None
-    if paper not in CONFIRMED_PAPERS and ref is None:
+    if ref is None and (paper not in CONFIRMED_PAPERS or o.verdict not in CONFIRMED_VERDICTS):
         return None
     return (f"a {o.verdict} verdict blames the paper only when an independent reference (direct loops from the "
             f"definition, no code shared with isomat's builders) confirms it: give confirm= to decide/compare_printed "
@@ -1182,7 +1186,7 @@ def _check_hypotheses(c: Claim, outcome: Outcome) -> None:
 
 
 __all__ = [
-    "CONFIRMED_PAPERS", "DERIVED", "FROM_PRINTED", "BuilderCheck", "builder_check", "confirmation_problem",
+    "CONFIRMED_PAPERS", "CONFIRMED_VERDICTS", "DERIVED", "FROM_PRINTED", "BuilderCheck", "builder_check", "confirmation_problem",
     "FAVOURABLE", "METHODS", "OUTPUT_LIMIT", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
     "Claim", "FrozenEvidence", "Hypotheses", "Outcome", "Reading", "Trial",
     "all_of", "by_readings", "capped_output", "claim", "compare_printed", "decide", "error_record", "exact_equal",
