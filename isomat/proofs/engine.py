@@ -570,9 +570,8 @@ def _builder_caps(evidence: Mapping[str, Any]) -> list[str]:
 #: papers whose ``refuted``/``misprint``/``inconsistent`` records must carry ``independent_reference``
 #: evidence (see :func:`decide`'s ``confirm``); the other papers' claims adopt it one by one
 CONFIRMED_PAPERS = frozenset({"cheng2025", "reneau2025"})
-#: the verdicts required to be confirmed there for now: ``refuted`` (a deciding trial ran isomat's builders); the
-#: ``misprint``/``inconsistent`` verdicts of compare_printed follow when their claims pass ``confirm``/``from_printed``
-CONFIRMED_VERDICTS = frozenset({"refuted"})
+#: the verdicts required to be confirmed there: every verdict that blames the paper
+CONFIRMED_VERDICTS = frozenset({"refuted", "misprint", "inconsistent"})
 #: verdicts that blame the paper: each must be confirmed by a reference that shares no code with isomat
 _BLAMING = ("refuted", "misprint", "inconsistent")
 #: the ``independent_reference`` of a compare_printed whose values are the paper's printed numbers (or
@@ -693,6 +692,7 @@ def compare_printed(
     correction: tuple[str, Trial] | None = None,
     confirm: Any = None,
     from_printed: bool = False,
+    recomputed_by: str | None = None,
     **evidence: Any,
 ) -> Outcome:
     """Compare printed values with values recomputed from the paper's own definitions.
@@ -714,7 +714,9 @@ def compare_printed(
     their correct values with a reference sharing no code with isomat's builders (a failure of it is
     a :class:`~isomat.errors.CheckError`); ``from_printed=True`` says instead that ``recomputed``
     holds the paper's own printed numbers or arithmetic on them alone, so no builder of isomat's is
-    involved (recorded as such; the claim's code is where a reader checks it). Builder checks made
+    involved (recorded as such; the claim's code is where a reader checks it); ``recomputed_by`` names
+    the references that computed ``recomputed`` when they are themselves independent of isomat's
+    builders (naive Kronecker formulas, direct loops, torch), recorded the same way. Builder checks made
     with :func:`builder_check` cap a ``holds`` verdict's strength as in :func:`decide`.
     """
     if kind not in ("misprint", "inconsistent"):
@@ -742,6 +744,11 @@ def compare_printed(
             ev["independent_reference"] = _confirmed(discrepancies, confirm, "discrepancies' correct values")
         elif from_printed:
             ev["independent_reference"] = {"method": "recompute", "ok": True, "reference": FROM_PRINTED}
+        elif recomputed_by is not None:
+            if not (isinstance(recomputed_by, str) and recomputed_by.strip()):
+                raise TypeError(f"recomputed_by names the independent references, got {recomputed_by!r}")
+            ev["independent_reference"] = {"method": "recompute", "ok": True,
+                                           "reference": f"recomputed by {recomputed_by.strip()}, no isomat builder"}
         cx = witness.counterexample if witness is not None and not witness.ok else None
         return Outcome(kind, ev, discrepancies=discrepancies, counterexample=cx,
                        correction=correction[0] if correction is not None else None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import sympy
@@ -43,6 +44,16 @@ SAMPLED_WHY = (" Strength sampled: one random float64 instance per size, compare
 # Naive references written straight from the printed Kronecker formulas (eqs. 17-19, 22).
 # They share no code with isomat.algebra.
 # ---------------------------------------------------------------------------------------------
+def _loops_projection(m: int, n: int) -> list[list[Fraction]]:
+    """Π^m_n of (22) entry by entry with loops (n/t)·#{u < t : u div (t/n) = i, u div (t/m) = j}: an independent
+    reference (no isomat, SymPy or NumPy code)."""
+    t = m * n // math.gcd(m, n)
+    P = [[Fraction(0)] * m for _ in range(n)]
+    for u in range(t):
+        P[u // (t // n)][u // (t // m)] += Fraction(n, t)
+    return P
+
+
 def _kron(A: sympy.Matrix, B: sympy.Matrix) -> sympy.Matrix:
     """Kronecker product straight from its definition, (A ⊗ B)[i, j] = A[i // r, j // s] B[i % r, j % s]."""
     A, B = sympy.Matrix(A), sympy.Matrix(B)
@@ -545,11 +556,11 @@ def _swap_binds():
 @device_cached
 def _swap_binds_in(field: str):
     B = EXHAUSTIVE_TO
-    large = [(m, n) for m, n in _sizes_above(9, 24, B + 1, LARGE_TO) if m * n <= 4 * 10**5] + SWAP_LARGE
+    large = [(m, n) for m, n in _sizes_above(9, 24, B + 1, LARGE_TO) if m * n <= 10**5] + SWAP_LARGE
     return _builder_checked(lambda mn: _swap_csr_ok(mn, field), list(itertools.product(range(1, B + 1), repeat=2)),
                             f"swap_matrix(m, n) (CSR arrays; every format and the exact field at {sorted(OPTION_SIZES)}) vs the definition "
                             f"(row j m + i for column i n + j) and np.kron, all 1 <= m, n <= {B}",
-                            large, f"seeded log-uniform random (m, n) in [{B + 1}, {LARGE_TO}]^2 with m n <= 4e5, and {SWAP_LARGE}")
+                            large, f"seeded log-uniform random (m, n) in [{B + 1}, {LARGE_TO}]^2 with m n <= 1e5, and {SWAP_LARGE}")
 
 
 def _pi_identity_proof(describe: str):

@@ -653,8 +653,21 @@ def _ex415():
     for i, nm in enumerate(names):
         printed[f"{nm} (and V_W⋄X[{i + 1}])"] = _P(_EX415_Q[i])
         recomputed[f"{nm} (and V_W⋄X[{i + 1}])"] = sympy.expand(q[i])
+    naive_q = (TXi * VXi).expand()  # Def. 4.13's three steps with the naive Π of (22): no isomat code
+    printed_vx = {f"X entry {k + 1} (row by row) vs V_X[{k + 1}]": v for k, v in enumerate(_EX415_VX)}
+
+    def reference(ds):  # the q's recomputed as T_Ξ V_Ξ (naive); X's entries against the V_X printed in Step 1
+        def ok(d):
+            if d["where"] in printed_vx:
+                return str(d["correct"]) == str(printed_vx[d["where"]])
+            i = next(i for i, nm in enumerate(names) if d["where"].startswith(nm + " "))
+            return sympy.expand(sympy.sympify(d["correct"], locals={str(x): x for x in naive_q.free_symbols})
+                                - naive_q[i]) == 0
+        return exhaustive(ok, ds, method="exact", describe="each discrepancy's correct value: the q's as T_Ξ V_Ξ from the "
+                                                          "naive Π of (22), X's entries as the V_X printed in Step 1")
+
     return compare_printed(printed, recomputed, check="T_Ξ V_Ξ equals the step-by-step ⋄: "
-                           + str((TXi * VXi - q).expand().is_zero_matrix))
+                           + str((TXi * VXi - q).expand().is_zero_matrix), confirm=reference)
 
 
 # =============================================================================================

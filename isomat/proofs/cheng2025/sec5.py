@@ -162,7 +162,8 @@ def _ex53():
             from ...errors import CheckError
 
             raise CheckError(f"isomat's padding algorithms disagree with the naive recomputation for q^{k + 1}")
-    return compare_printed(printed, recomputed, isomat_agrees=True)
+    return compare_printed(printed, recomputed, isomat_agrees=True,
+                           recomputed_by="the naive Π of (22) (sympy.kronecker_product) and SymPy products and Jacobians")
 
 
 # =============================================================================================
@@ -245,16 +246,6 @@ def _rem54ii():
                 decide(_exact_exhaustive(nearest, [c for c in cases if c[0] <= 4], "1 <= n0 < n_i <= 4, generic x, y")),
                 supported=False),
     )
-
-
-def _loops_projection(m: int, n: int) -> list[list[Fraction]]:
-    """Π^m_n of (22) entry by entry with loops (n/t)·#{u < t : u div (t/n) = i, u div (t/m) = j}: an independent
-    reference (no isomat, SymPy or NumPy code)."""
-    t = m * n // math.gcd(m, n)
-    P = [[Fraction(0)] * m for _ in range(n)]
-    for u in range(t):
-        P[u // (t // n)][u // (t // m)] += Fraction(n, t)
-    return P
 
 
 def _loops_kernel_vector(cx) -> Trial:

@@ -226,7 +226,8 @@ def _sec6_vs():
         kind="inconsistent", rel_tol=1e-12, method="§VI's attention against the paper's own (40)-(41)",
         against="(40)-(41): A = softmax(QKᵀ/√n), Attention = A V (= torch SDPA)", witness=printed,
         correction=("Step 2-3 as in (40)-(41): A = softmax(QKᵀ/√n), V' = Attention(Q, K, V) = A V "
-                    "(softmax on the scores, before the product with V)", fixed))
+                    "(softmax on the scores, before the product with V)", fixed),
+        recomputed_by="torch's scaled_dot_product_attention of X W^qᵀ, X W^kᵀ, X W^vᵀ (the paper's (40)-(41))")
 
 
 # =============================================================================================

@@ -93,7 +93,8 @@ def _appd1_hidden128():
     stated = _linear(768, 128) + _linear(128, 2)
     head_width = compare_printed({"Linear head parameters (Table 6)": TAB6_PRINTED["linear head"]},
                                  {"Linear head parameters (Table 6)": stated}, kind="inconsistent",
-                                 head=["Linear(768, 128)", "Linear(128, 2)"], count=f"768·128 + 128 + 128·2 + 2 = {stated}")
+                                 head=["Linear(768, 128)", "Linear(128, 2)"], count=f"768·128 + 128 + 128·2 + 2 = {stated}",
+                                 recomputed_by="nn.Linear's count in·out + out written out (tables._linear)")
     some_lin = [k for k in range(1, 257) if _linear(128, k) + _linear(k, 2) == TAB6_PRINTED["linear head"]]
     some_nd = [a for a in range(1, 129) if 128 % a == 0
                and _ndl((a, 128 // a), (2, 2)) + _linear(4, 2) == TAB6_PRINTED["ndlinear head"]]
@@ -312,9 +313,11 @@ def _sec4_3_2():
     return by_readings(
         Reading("rounded half up (the paper's convention)", "The largest reduction, rounded half up as the paper's other "
                 "exact percentages are, is the printed 47%.",
-                compare_printed(SEC4_3_2_PRINTED, {key: half_up}, kind="inconsistent", paper_rounding=rounding, **evidence)),
+                compare_printed(SEC4_3_2_PRINTED, {key: half_up}, kind="inconsistent", paper_rounding=rounding,
+                                from_printed=True, **evidence)),
         Reading("truncated", "The largest reduction, truncated to an integer, is the printed 47%.",
-                compare_printed(SEC4_3_2_PRINTED, {key: int(top)}, kind="inconsistent", **evidence), supported=False),
+                compare_printed(SEC4_3_2_PRINTED, {key: int(top)}, kind="inconsistent", from_printed=True, **evidence),
+                supported=False),
     )
 
 
