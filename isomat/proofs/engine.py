@@ -530,7 +530,7 @@ class BuilderCheck:
 
     def record(self) -> dict[str, Any]:
         note = DERIVED if self.derived_from_rule else (
-            f"not derived from the proved rule: checked against it ({self.trial.strength}), so the headline "
+            f"not derived from the proved rule: checked ({self.trial.strength}), so the headline "
             f"strength is at most {self.trial.strength}")
         return {**_trial_evidence(self.trial), "builder": note, **({"builds": self.builder} if self.builder else {})}
 
