@@ -435,6 +435,20 @@ def _builder_checked(ok, small, small_desc: str, large, large_desc: str) -> "Tri
                   exhaustive(ok, large, describe=large_desc, method="exact"))
 
 
+def host_csr(Q):
+    """A SciPy CSR copy on the host (sorted indices) of a rendered matrix or SparseOperator of any field (a CuPy
+    matrix comes back with .get(), never by implicit conversion)."""
+    import scipy.sparse as sp
+
+    if hasattr(Q, "rows") and hasattr(Q, "values"):  # a SparseOperator
+        Q = sp.coo_array((to_numpy(Q.values), (to_numpy(Q.rows), to_numpy(Q.cols))), shape=Q.shape)
+    elif hasattr(Q, "get") and not isinstance(Q, sp.sparray):
+        Q = Q.get()
+    Q = sp.csr_array(Q)
+    Q.sort_indices()
+    return Q
+
+
 def _projection_csr_ok(mn, field: str = "numpy") -> bool:
     """projection(m, n) in ``field`` against the proved rule ov(i, j, m, n)/m from its CSR arrays, vectorized (so it runs at
     m, n ~ 10^4): every stored value equals the rule at its position; the positions are distinct and sorted in each row;
@@ -464,11 +478,8 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
         return False
     ref = (indptr, cols, data)
     for fmt in (("csc", "coo", "operator") if mn in OPTION_SIZES else ()):
-        Q = projection(m, n, backend=field, format=fmt)
-        Q = Q.to_scipy() if fmt == "operator" else Q
-        Q = Q.tocsr() if hasattr(Q, "tocsr") else Q.asformat("csr")
-        Q.sort_indices()
-        if not all(np.array_equal(to_numpy(a), b) for a, b in zip((Q.indptr, Q.indices, Q.data), ref)):
+        Q = host_csr(projection(m, n, backend=field, format=fmt))
+        if not all(np.array_equal(a, b) for a, b in zip((Q.indptr, Q.indices, Q.data), ref)):
             return False
     if mn in OPTION_SIZES and m * n <= 64:
         E = _exact(m, n)
@@ -530,11 +541,8 @@ def _swap_csr_ok(mn, field: str = "numpy") -> bool:
     if not np.array_equal(to_numpy(W @ xy), np.kron(y, x)):
         return False
     for fmt in (("csc", "coo", "operator") if mn in OPTION_SIZES else ()):
-        Q = _stp.swap_matrix(m, n, backend=field, format=fmt)
-        Q = Q.to_scipy() if fmt == "operator" else Q
-        Q = Q.tocsr() if hasattr(Q, "tocsr") else Q.asformat("csr")
-        Q.sort_indices()
-        if not (np.array_equal(to_numpy(Q.indptr), indptr) and np.array_equal(to_numpy(Q.indices), cols)):
+        Q = host_csr(_stp.swap_matrix(m, n, backend=field, format=fmt))
+        if not (np.array_equal(Q.indptr, indptr) and np.array_equal(Q.indices, cols)):
             return False
     if mn in OPTION_SIZES and N <= 64:
         E = _stp.swap_matrix(m, n, backend="sympy")

@@ -153,9 +153,10 @@ def _sec4_2_1():
     min_max = {key: [min(half_up(r) for r in r8.values()), max(half_up(r) for r in r8.values())]}
     return by_readings(
         Reading("'4x to 9x' as a range containing every reduction", "Every reduction vs r=8 lies in [4, 9]; '≈ 9×' and "
-                "'up to 9×' are the largest.", compare_printed(SEC4_2_1_PRINTED, recomputed, kind="inconsistent", **evidence)),
+                "'up to 9×' are the largest.", compare_printed(SEC4_2_1_PRINTED, recomputed, kind="inconsistent",
+                                                               from_printed=True, **evidence)),
         Reading("'4x to 9x' as the smallest and largest reduction", "The reductions vs r=8 run from 4x to 9x.",
-                compare_printed({key: [4, 9]}, min_max, kind="inconsistent", **evidence)),
+                compare_printed({key: [4, 9]}, min_max, kind="inconsistent", from_printed=True, **evidence)),
     )
 
 
