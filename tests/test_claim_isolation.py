@@ -20,28 +20,14 @@ from pathlib import Path
 
 import pytest
 
+from tests._procs import tagged
+
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 3  # --claim-timeout
 LIMIT = 120  # a run still going after this long is hung
 
-HEAD = '''
-import os, sys, time
-
-from isomat.proofs.engine import claim, decide, exhaustive
-
-
-@claim("goodlab2026:first", quote="k >= 0", statement="every k in 0..4 is >= 0", methods=["exhaustive"])
-def _first():
-    return decide(exhaustive(lambda k: k >= 0, range(5), describe="k in 0..4"))
-'''
-
-TAIL = '''
-
-@claim("goodlab2026:last", quote="k < 10", statement="every k in 0..4 is < 10; 5 is a counterexample of k < 5",
-       methods=["exhaustive"])
-def _last():
-    return decide(exhaustive(lambda k: k < 5, range(7), describe="k in 0..6"))
-'''
+# the claims file's first and last claims, which a hostile claim between them must not touch
+from tests.test_hostile_claims import HEAD, TAIL  # noqa: E402
 
 
 def _hostile(body: str, name: str = "hostile") -> str:
@@ -206,19 +192,7 @@ FORKS = {
 
 
 def _tagged(tag: str) -> list[int]:
-    needle = f"ISOLATION_TEST={tag}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if needle in (entry / "environ").read_bytes().split(b"\0"):
-                stat = (entry / "stat").read_text()
-                if stat.rsplit(")", 1)[1].split()[0] != "Z":
-                    found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+    return tagged("ISOLATION_TEST", tag)
 
 
 @pytest.fixture(scope="module")

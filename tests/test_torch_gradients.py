@@ -19,18 +19,9 @@ from torch import nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from isomat.torch import UnsupportedNodeError, from_model, to_sparse_model  # noqa: E402
+from tests.test_torch_network import Lambda  # noqa: E402
 
 F64 = torch.float64
-
-
-class Lambda(nn.Module):
-    def __init__(self, fn, *mods):
-        super().__init__()
-        self.fn = fn
-        self.mods = nn.ModuleList(mods)
-
-    def forward(self, x):
-        return self.fn(x, *self.mods)
 
 
 class ClampNet(nn.Module):  # a two-sided clamp between two linear layers
