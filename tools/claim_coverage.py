@@ -39,8 +39,9 @@ from typing import Any
 
 # before isomat is imported: one thread (worker threads started before coverage would go unmeasured)
 # and no cvc5 re-check
-os.environ.setdefault("ISOMAT_NUM_THREADS", "1")
-os.environ["ISOMAT_RECHECK"] = "0"
+if __name__ == "__main__":  # run as the tool (never set for a process importing it)
+    os.environ.setdefault("ISOMAT_NUM_THREADS", "1")
+    os.environ["ISOMAT_RECHECK"] = "0"
 
 from tools import certified  # noqa: E402
 

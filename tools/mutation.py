@@ -68,8 +68,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("ISOMAT_NUM_THREADS", "1")
-os.environ["ISOMAT_RECHECK"] = "0"
+if __name__ == "__main__":  # run as the tool: one thread, no cvc5 re-check (never set for a process importing it)
+    os.environ.setdefault("ISOMAT_NUM_THREADS", "1")
+    os.environ["ISOMAT_RECHECK"] = "0"
 
 from tools import certified  # noqa: E402
 
@@ -349,7 +350,19 @@ def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1
         from isomat.proofs.engine import PAPERS
 
         papers = sorted({c.split(":", 1)[0] for c in wanted} & set(PAPERS))
-    ledger = _Ledger(papers)
+    from isomat.proofs import prover
+
+    recheck = prover.set_recheck(False)  # the caller's setting comes back when the run ends
+    try:
+        return _run(mutants, claims_of, _Ledger(papers), jobs=jobs, timeout=timeout, memory_gb=memory_gb,
+                    seconds=seconds, progress=progress, baseline=baseline, wanted=wanted)
+    finally:
+        prover.set_recheck(recheck)
+
+
+def _run(mutants: list[Mutant], claims_of: dict[str, list[str]], ledger: _Ledger, *, jobs: int, timeout: float,
+         memory_gb: float, seconds: dict[str, float], progress: bool, baseline: dict[str, Any] | None,
+         wanted: list[str]) -> list[dict[str, Any]]:
     if baseline:
         ledger.baseline.update({c: tuple(v) for c, v in baseline.items()})
     missing = [c for c in wanted if c not in ledger.registry]

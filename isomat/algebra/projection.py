@@ -55,16 +55,17 @@ def projection_operator(m: int, n: int, *, backend: str = "numpy") -> SparseOper
     check_size("projection", (n, m), nnz, field=field)
     xp = _backend.array_module(field)
     row_block, col_block = t // n, t // m  # widths of the row and column blocks in 0..t-1
-    # on the host (the rule takes ints, NumPy arrays or Z3 terms), int64: the rule's i * m and the
-    # breakpoints reach m n and t
-    breaks = _breakpoints(m, n, col_block, row_block, np, np.int64)
+    # in the field's array module (the rule takes ints, NumPy or CuPy arrays and Z3 terms: a device build
+    # stays on the device), int64: the rule's i * m and the breakpoints reach m n and t
+    host = xp if field == "cupy" else np
+    breaks = _breakpoints(m, n, col_block, row_block, host, host.int64)
     starts = breaks[:-1]
     rows = starts // row_block
     cols = starts // col_block
     ov = projection_overlap(rows, cols, m, n)  # the proved entry rule drives the values
     # starts are strictly increasing, so (rows, cols) are sorted and distinct; the rule's values are >= 0
     # and sum to n m over the whole matrix, so they sum to n m over the stored positions exactly when no
-    # nonzero of the rule is missing from them
+    # nonzero of the rule is missing from them (one scalar back from the device)
     if int(ov.sum()) != n * m:
         raise RuntimeError(f"projection({m}, {n}): internal error, the breakpoint pattern misses a nonzero of the entry rule")
     values = _backend.rational(xp.asarray(ov), m, field, xp)

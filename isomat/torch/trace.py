@@ -71,7 +71,7 @@ from ._forms import LayerNode, _containers, _depends_on_parameter, _EinsumSpec, 
 from ._selection import AmaxNode
 from .network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network, evaluate_node
 
-__all__ = ["from_model", "LayerNode", "UnsupportedNodeError"]
+__all__ = ["from_model", "UnsupportedNodeError"]
 
 _N = 2  # the example batch: two samples, so an op that mixes samples shows
 
