@@ -52,7 +52,8 @@ def test_ci_mutation_sample(everything, claim_map):
                           "equivalent with its reason, or as a known gap naming the missing check):\n  " + "\n  ".join(survivors)
     stale = [r["key"] for r in records if r.get("equivalent_but_killed")]
     assert not stale, f"listed as equivalent, yet killed: {stale}"
-    closed = [r["key"] for r in records if r["status"] != "survived" and r["key"] in gaps]
+    # a timeout on a busy machine says nothing about a gap: only a kill closes it
+    closed = [r["key"] for r in records if r["status"] == "killed" and r["key"] in gaps]
     assert not closed, f"listed as known gaps, yet killed (take them off tools/mutation_known_gaps.json): {closed}"
     # the score of the sample, gaps counted as survivors, is printed for the CI log (issue 36 asks >= 90%)
     killed = sum(row["killed"] + row["timeout"] for row in table.values())

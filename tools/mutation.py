@@ -521,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\nnew survivors (on neither tools/mutation_equivalent.json nor tools/mutation_known_gaps.json):")
         for r in survivors:
             print(f"  {r['module']}:{r['line']}  {r['key']}  [{r['claims']} claims{'; ' + r['reason'] if r.get('reason') else ''}]")
-    closed = [r["key"] for r in records if r["status"] != "survived" and r["key"] in gaps]
+    closed = [r["key"] for r in records if r["status"] == "killed" and r["key"] in gaps]
     if closed:
         print("\nlisted as known gaps but now killed (take them off the list):\n  " + "\n  ".join(closed))
     stale = [r["key"] for r in records if r.get("equivalent_but_killed")] + closed

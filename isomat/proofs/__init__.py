@@ -45,7 +45,14 @@ def load(papers: Iterable[str] | None = None) -> list[Claim]:
         if importlib.util.find_spec(f"{__name__}.{p}") is None:
             raise ValueError(f"no claims module for paper {p!r} yet")
         importlib.import_module(f"{__name__}.{p}")
-    return [c for c in REGISTRY.values() if c.paper in chosen]
+    # a paper's claims are those its own modules declare: a claims file of one's own that uses a
+    # paper's id (``do2017:mine``, with --include-papers) never joins that paper's ledger
+    return [c for c in REGISTRY.values() if c.paper in chosen and _declared_by_paper(c)]
+
+
+def _declared_by_paper(c: Claim) -> bool:
+    module = getattr(c.check, "__module__", None) or ""
+    return module == f"{__name__}.{c.paper}" or module.startswith(f"{__name__}.{c.paper}.")
 
 
 def load_file(source: str | Path) -> list[Claim]:
