@@ -24,4 +24,5 @@ from .sec7 import *  # noqa: F401,F403
 from .sec8 import *  # noqa: F401,F403
 from .beyond import *  # noqa: F401,F403
 from .sec9 import *  # noqa: F401,F403
-from . import _common, beyond, sec2, sec3, sec4, sec5, sec6, sec7, sec8, sec9  # noqa: F401,E402
+from .properties import *  # noqa: F401,F403
+from . import _common, beyond, properties, sec2, sec3, sec4, sec5, sec6, sec7, sec8, sec9  # noqa: F401,E402

@@ -14,4 +14,4 @@ The claims are split by section (ids unchanged): ``sec4_2`` (§4.1-4.2), ``sec4_
 ``sec5_7`` (§5-7, tables); shared helpers in ``_common``.
 """
 
-from . import sec4_2, sec4_3, thm4_1, sec4_4, sec5_7  # noqa: F401  (registration order = ledger order)
+from . import sec4_2, sec4_3, thm4_1, sec4_4, sec5_7, properties  # noqa: F401  (registration order = ledger order)
