@@ -15,6 +15,8 @@ from fractions import Fraction
 
 import numpy as np
 import sympy
+from sympy import ZZ
+from sympy.polys.matrices import DomainMatrix
 
 from ...algebra.spm import layer_matrix, spm_layer
 from ..engine import Reading, Trial, all_of, by_readings, claim, compare_printed, decide, exhaustive
@@ -265,20 +267,9 @@ def _sec6_training_dynamics():
 # §2.2: expressive power increases with depth
 # ---------------------------------------------------------------------------------------------
 def _rank(rows) -> int:
-    """Exact rank of an integer matrix (Gaussian elimination over the rationals)."""
-    rows = [[Fraction(v) for v in r] for r in rows]
-    rank, cols = 0, len(rows[0]) if rows else 0
-    for c in range(cols):
-        piv = next((i for i in range(rank, len(rows)) if rows[i][c] != 0), None)
-        if piv is None:
-            continue
-        rows[rank], rows[piv] = rows[piv], rows[rank]
-        for i in range(len(rows)):
-            if i != rank and rows[i][c] != 0:
-                f = rows[i][c] / rows[rank][c]
-                rows[i] = [a - f * b for a, b in zip(rows[i], rows[rank])]
-        rank += 1
-    return rank
+    """Exact rank of an integer matrix (SymPy's DomainMatrix over ZZ)."""
+    rows = [[ZZ(int(v)) for v in r] for r in rows]
+    return DomainMatrix(rows, (len(rows), len(rows[0])), ZZ).rank()
 
 
 def jacobian_rank(n: int, L: int, seed: int = 22) -> int:

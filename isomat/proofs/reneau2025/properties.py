@@ -13,7 +13,13 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import partial
 
-from ..engine import Reading, by_readings, claim
+import numpy as np
+from sympy import ZZ
+from sympy.polys.matrices import DomainMatrix
+
+from ...algebra import ndlinear as _nd
+
+from ..engine import Reading, by_readings, claim, decide, exhaustive, not_checkable
 from ..engine import compare_printed as _compare_printed
 from .sec4_2 import TAB1_PRINTED
 from .tables import TAB2_PARAMS, TAB3_PARAMS, TAB4, TAB6_PRINTED, TAB7_PRINTED, TAB8_PRINTED
@@ -211,4 +217,85 @@ def _sec432_nearly_twice():
                        Reading("most datasets", "Nearly twice the parameters on most datasets.", outcome(False)))
 
 
-__all__ = ["TAB10", "comparisons", "fewer", "maintained", "significant"]
+# ---------------------------------------------------------------------------------------------
+# §1: "It enhances representational power"
+# ---------------------------------------------------------------------------------------------
+MODE_CASES = (((2, 2), (2, 2)), ((2, 3), (3, 2)), ((3, 3), (2, 2)), ((2, 2, 2), (2, 2, 2)))
+"""(input dims D, hidden dims H) of the layers compared: two and three modes."""
+
+
+def _factors(D, H, seed: int):
+    rng = np.random.default_rng(seed)
+    return [np.array(rng.integers(-4, 5, (h, d)).tolist(), dtype=object) for d, h in zip(D, H)]
+
+
+def _kron_all(Ws):
+    out = Ws[0]
+    for W in Ws[1:]:
+        out = np.kron(out, W)
+    return out
+
+
+def ndlinear_dimension(D, H, seed: int = 2503) -> int:
+    """Dimension of the set of matrices an NdLinear layer represents: the exact rank of the Jacobian of
+    (W_1, ..., W_N) ↦ W_1 ⊗ ⋯ ⊗ W_N (np.kron, loops over entries) at a random integer point (the generic rank with
+    probability 1). Each column is exact: the product is linear in each factor."""
+    Ws = _factors(D, H, seed)
+    cols = []
+    for k, W in enumerate(Ws):
+        for a in range(W.shape[0]):
+            for b in range(W.shape[1]):
+                E = np.zeros(W.shape, dtype=object)
+                E[a, b] = 1
+                cols.append(_kron_all([E if j == k else Wj for j, Wj in enumerate(Ws)]).ravel().tolist())
+    return DomainMatrix([[ZZ(int(v)) for v in col] for col in cols], (len(cols), len(cols[0])), ZZ).rank()
+
+
+def _ndlinear_binding():
+    """isomat's ndlinear_matrix (no bias) equals np.kron of the same factors, every case of MODE_CASES."""
+    def ok(c):
+        D, H = c
+        Ws = _factors(D, H, 7)
+        M = _nd.ndlinear_matrix([W.astype(float) for W in Ws])[0]
+        return bool(np.array_equal(np.asarray(M.toarray()), _kron_all(Ws).astype(float)))
+    return exhaustive(ok, MODE_CASES, describe="isomat ndlinear_matrix == np.kron of the factors", method="exact")
+
+
+@claim(
+    "reneau2025:sec1/representational-power",
+    quote="It enhances representational power by maintaining structural integrity and facilitating a more natural "
+          "information flow.",
+    statement=(
+        "Readings of 'representational power'. (a) Of the layer: the set of maps an NdLinear layer represents, "
+        "against the standard linear layer it replaces (same input and output sizes): its dimension, the exact "
+        "Jacobian rank of (W_1, ..., W_N) ↦ W_1 ⊗ ⋯ ⊗ W_N at a random integer point (sampled: the generic rank with "
+        "probability 1), is Σ D_k H_k − (N − 1), far below the dense layer's Π D_k · Π H_k (D → H = (2, 2) → (2, 2), "
+        "(2, 3) → (3, 2), (3, 3) → (2, 2), (2, 2, 2) → (2, 2, 2)) -- NdLinear represents fewer maps, as the paper's "
+        "own §3.3 ('a constrained subset of all possible linear transformations') and App. A say. (b) Of trained "
+        "models (what they learn): needs the training runs; not checkable."
+    ),
+    methods=["exact", "exhaustive"],
+)
+def _sec1_representational_power():
+    dims = {f"{D}->{H}": {"ndlinear": ndlinear_dimension(D, H), "dense": int(np.prod(D)) * int(np.prod(H)),
+                          "sum_DH_minus_N_plus_1": sum(d * h for d, h in zip(D, H)) - len(D) + 1}
+            for D, H in MODE_CASES}
+    larger = exhaustive(lambda c: dims[f"{c[0]}->{c[1]}"]["ndlinear"] >= dims[f"{c[0]}->{c[1]}"]["dense"], MODE_CASES,
+                        describe="NdLinear's represented set at least as large as the dense layer's",
+                        witness=lambda c: dims[f"{c[0]}->{c[1]}"], method="exact", strength="sampled")
+    formula = exhaustive(lambda c: dims[f"{c[0]}->{c[1]}"]["ndlinear"] == dims[f"{c[0]}->{c[1]}"]["sum_DH_minus_N_plus_1"],
+                         MODE_CASES, describe="dimension == Σ D_k H_k − (N − 1)", method="exact", strength="sampled")
+    return by_readings(
+        Reading("the layer's represented maps", "An NdLinear layer represents at least as many maps as the linear "
+                "layer it replaces.",
+                decide(larger, dimension_formula=formula, ndlinear_matrix_vs_kron=_ndlinear_binding(), dimensions=dims,
+                       confirm=lambda cx: exhaustive(  # the closed form alone, no Jacobian: below the dense dimension
+                           lambda c: sum(d * h for d, h in zip(*c)) - len(c[0]) + 1 < int(np.prod(c[0]) * np.prod(c[1])),
+                           [tuple(tuple(v) for v in cx["case"])], describe="Σ D_k H_k − (N − 1) < Π D_k Π H_k",
+                           method="exact"))),
+        Reading("trained models", "Models with NdLinear learn richer representations.",
+                not_checkable("a statement about trained models; needs the datasets and training runs")),
+    )
+
+
+__all__ = ["MODE_CASES", "TAB10", "comparisons", "fewer", "maintained", "ndlinear_dimension", "significant"]
