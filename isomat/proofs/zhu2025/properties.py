@@ -296,13 +296,14 @@ def _patches(H: int, W: int, K: int):
             for i in range(H - K + 1) for j in range(W - K + 1)]
 
 
+@functools.lru_cache(maxsize=None)
 def patch_in_band(H: int, W: int, K: int, b: int) -> bool:
     """Whether some row r of an (HW)×(HW) matrix has a full K×K patch inside its band {c : |r − c| <= b}."""
     N = H * W
     return any(P <= set(range(max(0, r - b), min(N, r + b + 1))) for r in range(N) for P in _patches(H, W, K))
 
 
-_A42_CASES = sorted([(H, W, K) for K in (3, 5) for H in range(K, K + 3) for W in range(K, K + 3)],
+_A42_CASES = sorted([(H, W, K) for K in (3, 5) for H in range(K, K + 2) for W in range(K, K + 2)],
                     key=lambda c: (c[0] * c[1], c))
 
 
@@ -330,21 +331,23 @@ def _a42_padded_rows_ok(c) -> bool:
     statement=(
         "Assumption 4.2's two sentences together: a row of W inside the band |i − j| <= b holds a full K×K patch of "
         "the H×W grid (row-major vec, Assumption 4.1). Decided by direct loops over every row and every full patch, "
-        "K in {3, 5}, K <= H, W <= K + 2. Readings of b. (a) b = (K − 1)/2, as the paper's own proof fixes it (A.1: "
+        "K in {3, 5}, K <= H, W <= K + 1. Readings of b. (a) b = (K − 1)/2, as the paper's own proof fixes it (A.1: "
         "'Write K = 2b + 1 so that the half-bandwidth in Assumption 4.2 is b'; A.1 (2): |r − c| <= b gives a "
         "(2b + 1)×(2b + 1) neighbourhood): the band holds 2b + 1 = K consecutive columns, a patch needs K² "
         "spanning (K − 1)W + K, so no row can hold one for K >= 3 -- the assumption contradicts itself. (b) b free, "
         "chosen as large as a patch needs, b = ⌊K/2⌋(W + 1) (thm4.1/half-bandwidth's correction): the zero-padded "
         "convolution matrix then satisfies both sentences (each row's support inside the patch centred on its "
-        "pixel, same sizes) -- recorded, not supported: the paper's only use of the assumption (A.1) reads b as "
-        "(K − 1)/2, and a half-bandwidth depending on W is what A.1 calls 'the half-bandwidth b'."
+        "pixel, same sizes) -- recorded, not supported: A.1 defines the assumption's b ('Write K = 2b + 1 so that "
+        "the half-bandwidth in Assumption 4.2 is b'), and its later remark that bW + b is 'exactly the half-bandwidth "
+        "b' holds only 'under our patch-to-row flattening', not for Assumption 4.1's row-major vec "
+        "(thm4.1/half-bandwidth)."
     ),
-    methods=["exhaustive", "exact"],
+    methods=["exhaustive", "exact", "recompute"],
 )
 def _assumption42():
     key = "a row inside the band |i − j| <= (K − 1)/2 holds a full K×K patch"
     fits = exhaustive(lambda c: patch_in_band(*c, (c[2] - 1) // 2), _A42_CASES,
-                      describe="K in {3, 5}, K <= H, W <= K + 2, b = (K − 1)/2",
+                      describe="K in {3, 5}, K <= H, W <= K + 1, b = (K − 1)/2",
                       witness=lambda c: {"band_columns_per_row": c[2], "patch_entries": c[2] ** 2,
                                          "patch_span": (c[2] - 1) * c[1] + c[2]}, method="exact")
     printed = {f"{key}, H={H}, W={W}, K={K}": True for H, W, K in _A42_CASES}
