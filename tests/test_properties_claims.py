@@ -128,7 +128,8 @@ _WRONG = [
     ("farag2025:sec2.2/expressive-depth", "farag2025", "jacobian_rank", lambda orig: lambda n, L: 100 - L, "refuted"),
     ("farag2025:sec5/memory", "farag2025", "spm_saved_read", lambda orig: lambda n, L: n, "error"),
     ("farag2025:sec7.2/near-linear", "farag2025", "loop_apply",
-     lambda orig: lambda n, stages, v, *a: [sum(v, 0 * v[0]) * w for w in orig(n, stages, v, *a)], "refuted"),
+     lambda orig: lambda n, stages, v, *a: [sum((x * 1 for x in v), 0 * v[0]) + w for w in orig(n, stages, v, *a)],
+     "refuted"),  # a projection that also reads its whole input for every output: d² multiplications
     ("farag2025:sec6.4/gradient-flow", "farag2025", "loop_backward",
      lambda orig: lambda *a: (lambda gx, grads: ([2 * v for v in gx], grads))(*orig(*a)), "refuted"),
     ("reneau2025:abstract/validated", "reneau2025", "TAB3_ERR",
