@@ -171,8 +171,8 @@ def _first_collision(params, make, n: int):
 
 def _parameters_trial() -> Trial:
     """Parameters ↦ layer map one-to-one? Convolution: the generic-kernel matrix holds every tap (H, W >= K, the
-    kernel is read off the matrix); linear RNN (T = 2, M = N = 1) and attention (s = d = 1): searched over weights in
-    {−1, 0, 1}, the first two parameter sets giving the same map."""
+    kernel is read off the matrix); linear RNN (T = 2, M = N = 1, U != 0) and attention (s = d = 1): searched over
+    small integer weights for the first two parameter sets giving the same map."""
     def conv_ok(c):
         H, W, K = c
         taps = set(_generic_kernel(K, K).ravel().tolist())
@@ -180,10 +180,11 @@ def _parameters_trial() -> Trial:
 
     conv = exhaustive(conv_ok, [c for c in _CONV_CASES if c[0] >= c[2] and c[1] >= c[2]],
                       describe="convolution: kernel read off the matrix, H, W <= 3, K in {1, 3}, H, W >= K")
-    grid = list(itertools.product((-1, 0, 1), repeat=2))
+    # U != 0: with U = 0 every V gives the zero map, a degenerate collision that says nothing of the correspondence
+    grid = list(itertools.product((-1, 1), (-1, 0, 1)))
     rnn_hit = _first_collision(grid, lambda p: rnn_layer(2, 1, 1, weights=([[p[0]]], [[p[1]]])), 2)
-    rnn = exhaustive(lambda _: rnn_hit is None, [("T=2, M=N=1", "(U, V) in {-1, 0, 1}^2")],
-                     describe="linear RNN: (U, V) ↦ map one-to-one on {-1, 0, 1}^2",
+    rnn = exhaustive(lambda _: rnn_hit is None, [("T=2, M=N=1", "U in {-1, 1}, V in {-1, 0, 1}")],
+                     describe="linear RNN: (U, V) ↦ map one-to-one for U in {-1, 1}, V in {-1, 0, 1}",
                      witness=lambda _: {"same_map": [{"U": a, "V": b} for a, b in rnn_hit]})
     att_grid = list(itertools.product((-1, 1), repeat=3))
     att_hit = _first_collision(att_grid, lambda p: attention_layer(1, 1, weights=([[p[0]]], [[p[1]]], [[p[2]]])), 1)
@@ -207,8 +208,9 @@ def _parameters_trial() -> Trial:
         "flattened input -- decided exactly at each size (f(x) − J x expands to 0 for a symbolic x): convolution "
         "H, W <= 3, K in {1, 3}; linear RNN T <= 3, M, N <= 2; attention without softmax, s, d <= 2. (b) One-to-one "
         "(§4.3's 'one-to-one correspondence', A.1's kernel-to-matrix reading): the layer's parameters are read off "
-        "its map -- the convolution's kernel from its matrix (H, W >= K), and for the RNN (T = 2, M = N = 1) and "
-        "attention (s = d = 1) a search over small integer weights for two parameter sets giving the same map. "
+        "its map -- the convolution's kernel from its matrix (H, W >= K), and for the RNN (T = 2, M = N = 1, U ≠ 0: "
+        "one-to-one) and attention (s = d = 1: W_K → −W_K, W_V → −W_V gives the same map) a search over small "
+        "integer weights for two parameter sets giving the same map. "
         "isomat's conv_matrix and rnn_matrix are bound to the loop references."
     ),
     methods=["symbolic", "exhaustive", "exact"],
