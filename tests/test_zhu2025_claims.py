@@ -352,8 +352,12 @@ def test_new_claims(ledger):
     assert ledger["zhu2025:sec4.1/data2matrix-shapes"]["verdict"] == "inconsistent"
     assert "zhu2025:thm4.3/vs-a3" not in ledger and "zhu2025:thm4.3/shape" not in ledger  # one finding, one record
     w = {x["reading"]: x for x in ledger["zhu2025:thm4.3/w-sa"]["readings"]}
-    assert ledger["zhu2025:thm4.3/w-sa"]["verdict"] == "holds-corrected"
-    assert [x["verdict"] for x in w.values()] == ["holds-corrected", "refuted", "inconsistent"]
+    # issue 38 item 1: the cubic form is another theorem, not a correction -- refuted, as thm4.1/attention and sec4.4
+    assert ledger["zhu2025:thm4.3/w-sa"]["verdict"] == "refuted" == ledger["zhu2025:thm4.1/attention"]["verdict"] \
+        == ledger["zhu2025:sec4.4/third-order-tensor"]["verdict"]
+    assert "correction" not in ledger["zhu2025:thm4.3/w-sa"]
+    assert [(x["verdict"], x["supported"]) for x in w.values()] == [("refuted", True), ("refuted", True),
+                                                                    ("inconsistent", False)]
     v = w["Theorem 4.3 against A.3"]
     assert {d["where"]: d["correct"] for d in v["discrepancies"]} == {
         "W_SA shape": [3, 4], "output shape (M = N = 2)": [2, 1], "degree of y in x ('bilinear')": 3}

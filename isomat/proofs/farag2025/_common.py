@@ -50,6 +50,8 @@ from ..engine import (
     numeric_close,
     property_search,
     symbolic_zero,
+    printed_checks,
+    threshold_reading,
 )
 from .. import prover
 from ...errors import CheckError
