@@ -46,6 +46,7 @@ from ..engine import (
     decide,
     exhaustive,
     float_backend,
+    jsonable,
     not_checkable,
     numeric_close,
     property_search,

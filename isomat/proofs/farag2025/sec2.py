@@ -44,14 +44,18 @@ def _eq1_pairwise_recursion(n, stages, di, do, bb, x):
 def isomat_general_forward(n, stages, di, do, bb, x):
     """isomat's SPM forward (``spm_forward`` of an ``spm_layer``, general variant, exact field) for the stages of
     :func:`_eq1_pairwise_recursion` (pairs and (a, b, c, d) blocks per stage), ``D_in``, ``D_out``, ``b`` and input
-    ``x``, when it equals that written-out reference; None when it does not (the code is not the paper's layer). The
-    claims that read a property (linearity, multilinearity) off the layer read it off this output."""
+    ``x``, checked equal to that written-out reference -- binding: when it is not, isomat's layer is not the paper's,
+    a :class:`~isomat.errors.CheckError` (the claim is an error; a defect of isomat is never the paper's). The claims
+    that read a property (linearity, multilinearity) off the layer read it off this output."""
     layer = spm_layer(n, [np.array(p, dtype=np.int64).reshape(-1, 2) for p, _ in stages],
                       np.array([[list(b) for b in bl] for _, bl in stages], dtype=object).reshape(len(stages), n // 2, 4),
                       variant="general", d_in=list(di), d_out=list(do), bias=list(bb))
     y = sympy.Matrix(list(spm_forward(layer, np.array([list(x)], dtype=object))[0]))
     ref = _eq1_pairwise_recursion(n, stages, di, do, bb, x)
-    return y if sympy.expand(y - ref).is_zero_matrix else None
+    if not sympy.expand(y - ref).is_zero_matrix:
+        raise CheckError(f"isomat's spm_forward disagrees with (2)-(4) written out at n = {n}, L = {len(stages)}: "
+                         f"{jsonable(y)!r} against {jsonable(ref)!r}"[:2000])
+    return y
 
 
 #: the symbolic cases of eq1: (n, variant, pairings of each stage)
@@ -355,12 +359,10 @@ def _abstract_global():
         di, do, bb = (list(sympy.symbols(f"{p}0:{n}")) for p in ("di", "do", "bb"))
         X, Y = (sympy.Matrix(sympy.symbols(f"{p}0:{n}")) for p in ("x", "y"))
 
-        def f(v):  # isomat's forward, b removed (None: it is not the paper's)
-            y = isomat_general_forward(n, stages, di, do, bb, list(v))
-            return None if y is None else y - sympy.Matrix(bb)
+        def f(v):  # isomat's forward (checked against (2)-(4), binding), b removed
+            return isomat_general_forward(n, stages, di, do, bb, list(v)) - sympy.Matrix(bb)
 
-        fx, fy, fxy = f(X), f(Y), f(al * X + be * Y)
-        return None not in (fx, fy, fxy) and sympy.expand(fxy - al * fx - be * fy).is_zero_matrix
+        return sympy.expand(f(al * X + be * Y) - al * f(X) - be * f(Y)).is_zero_matrix
 
     linear = exhaustive(linear_case, [(n, L) for n in range(2, 6) for L in (1, 2, 3)], method="symbolic",
                         describe="isomat's spm_forward equals (2)-(4) with loop-built stages, and x ↦ y − b is linear: "

@@ -231,6 +231,10 @@ def _abstract_parameters():
                           largest=f"{max(red.values()):.2f}"))
 
 
+#: §3.1's example, as printed: "transforming a 3D tensor where all D_k = H_k = D = 32"
+SEC3_1_EXAMPLE = {"N": 3, "D_k = H_k = D": 32}
+
+
 @claim(
     "reneau2025:sec1/parameters",
     quote="It dramatically reduces parameter counts (often by orders of magnitude vs. flattened layers) and ensures "
@@ -246,7 +250,7 @@ def _abstract_parameters():
     methods=["recompute"],
 )
 def _sec1_parameters():
-    d, N = 32, 3
+    d, N = SEC3_1_EXAMPLE["D_k = H_k = D"], SEC3_1_EXAMPLE["N"]
     flat, nd = d ** (2 * N) + d ** N, N * (d * d + d)
     red = _benchmark_reductions()
     ten = [k for k, v in red.items() if v >= 10]
