@@ -12,6 +12,12 @@ functions below; the verdict is derived from what the trials found, never typed 
     ``misprint`` (or ``inconsistent``) with every mismatching entry listed, else ``holds``.
 ``not_checkable(reason)``
     for empirical statements that need data, training or hardware.
+``printed_checks(checks)`` / ``threshold_reading(name, statement, checks)``
+    a results statement: each comparison it asserts, in words, against whether the printed numbers satisfy it
+    (:func:`compare_printed` of ``{words: True}``); one helper for every results claim.
+
+A record's ``methods``, ``sizes``, ``sizes_undeclared``, ``obligations`` and ``second_solver`` are computed from its
+evidence (:func:`derive_fields`), ``same_proof_as`` against the whole ledger (:func:`same_proofs`).
 
 Trials (:class:`Trial`) come from :func:`exhaustive` (all cases in increasing size; the first
 failure is the minimal counterexample), :func:`property_search` (Hypothesis ``find``, which
