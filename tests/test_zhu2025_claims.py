@@ -414,6 +414,7 @@ def test_results_claims_against_the_paper_s_tables(ledger):
     p = ledger["zhu2025:abstract/performance"]
     assert p["verdict"] == "inconsistent"
     assert set(readings("zhu2025:abstract/performance").values()) == {"inconsistent"}
+    assert p["evidence"]["headline_reading"] == "match = within 10%"  # issue 38 item 2: the more favourable of the two
     tolerant = {x["reading"]: x for x in p["readings"]}["match = within 10%"]
     assert [d["where"] for d in tolerant["discrepancies"]] == ["ETTh1: sparse at most 1/10 worse"]
     assert readings("zhu2025:abstract/epochs") == {"comparable or fewer = no more epochs": "inconsistent",
