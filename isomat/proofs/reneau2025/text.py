@@ -359,6 +359,16 @@ def _replaced_cnn_layer() -> dict[str, Any]:
             "dense FLOPs (2·in·out)": 2 * n_in * 256, "ndlinear FLOPs (eq. 1)": _eq1_flops(D, H)}
 
 
+def _two_orders(ratio: str, factor: Decimal, layer: dict[str, Any]) -> tuple[Any, Any]:
+    """The Impact Statement's two readings of 'up to two orders of magnitude' for one ratio of the replaced layer."""
+    ev = dict(layer=jsonable(layer), factor=f"{factor:.2f}")
+    return (threshold_reading("the replaced layer reaches 100x", f"{ratio} of the replaced layer >= 100",
+                              {f"CNN head: {ratio} >= 100": factor >= 100}, **ev),
+            threshold_reading("two orders to the nearest order", f"the replaced layer's {ratio} rounds to two orders",
+                              {f"CNN head: log10({ratio}) rounds to 2":
+                               factor.log10().quantize(Decimal(1), rounding=ROUND_HALF_UP) == 2}, **ev))
+
+
 _IMPACT_QUOTE = ("NdLinear replaces each dense linear layer with an rank-1 factorization, cutting parameters and FLOPs "
                  "by up to two orders of magnitude on the benchmarks evaluated in this paper.")
 _IMPACT_LAYER = (
@@ -383,13 +393,8 @@ def _impact_parameters():
     layer = _replaced_cnn_layer()
     factor = Decimal(layer["dense parameters"]) / Decimal(layer["ndlinear parameters"])
     models = max(_benchmark_reductions().values())
-    ev = dict(layer=jsonable(layer), factor=f"{factor:.1f}")
     return by_readings(
-        threshold_reading("the replaced layer reaches 100x", "Linear / NdLinear parameters of the replaced layer >= 100",
-                          {"CNN head: Linear / NdLinear parameters >= 100": factor >= 100}, **ev),
-        threshold_reading("two orders to the nearest order", "the replaced layer's reduction rounds to two orders",
-                          {"CNN head: log10(Linear / NdLinear parameters) rounds to 2":
-                           factor.log10().quantize(Decimal(1), rounding=ROUND_HALF_UP) == 2}, **ev),
+        *_two_orders("Linear / NdLinear parameters", factor, layer),
         threshold_reading("whole models", "the largest printed whole-model reduction of the benchmarks (" + _REDUCTIONS_NOTE
                           + ") reaches 100x", {"largest benchmark reduction >= 100x": models >= 100}, supported=False,
                           largest=f"{models:.2f}"),
@@ -410,14 +415,7 @@ def _impact_parameters():
 def _impact_flops():
     layer = _replaced_cnn_layer()
     factor = Decimal(layer["dense FLOPs (2·in·out)"]) / Decimal(layer["ndlinear FLOPs (eq. 1)"])
-    ev = dict(layer=jsonable(layer), factor=f"{factor:.2f}")
-    return by_readings(
-        threshold_reading("the replaced layer reaches 100x", "dense / NdLinear FLOPs of the replaced layer >= 100",
-                          {"CNN head: dense / NdLinear FLOPs (eq. 1) >= 100": factor >= 100}, **ev),
-        threshold_reading("two orders to the nearest order", "the replaced layer's FLOP reduction rounds to two orders",
-                          {"CNN head: log10(dense / NdLinear FLOPs) rounds to 2":
-                           factor.log10().quantize(Decimal(1), rounding=ROUND_HALF_UP) == 2}, **ev),
-    )
+    return by_readings(*_two_orders("dense / NdLinear FLOPs (eq. 1)", factor, layer))
 
 
 @claim(
