@@ -337,3 +337,26 @@ def test_no_results_check_passes_a_wrong_printed_table():
     assert len(checked) >= 40, checked
     assert not blind, f"results checks that a wrong printed table does not move: {blind}"
     assert time.perf_counter() - t0 < 60
+
+
+#: one cheap deliberate defect per paper (tests/mutants): a wrong builder (farag2025's cheapest is an axiom of its cost
+#: proof; its wrong layer is test_farag_linearity_readings_read_isomat_s_layer above)
+_SAMPLE_MUTANTS = ("zhu_w_sa-no-zero-entries", "matrix_lstm_cell-hidden-doubled", "attention-core-cost-halved",
+                   "bridge-scaled", "lora_param_count-plus-one")
+
+
+def test_a_sample_of_constructions_made_wrong_moves_every_claim_they_certify():
+    """The ledger-wide counterpart for constructions, on a sample (the whole set is the mutation suite's,
+    tests/test_mutations.py): each claim that certifies a defective builder or axiom gives another verdict, strength
+    or set of proof obligations."""
+    from tests import mutants as mt
+
+    old = prover.set_recheck(False)
+    try:
+        for name in _SAMPLE_MUTANTS:
+            _, before, after = mt.trial(name)
+            assert all(v[0] != "error" for v in before.values()), (name, before)
+            unmoved = [cid for cid in before if after[cid] == before[cid]]
+            assert not unmoved, (name, unmoved)
+    finally:
+        prover.set_recheck(old)
