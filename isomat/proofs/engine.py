@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -1283,7 +1284,7 @@ def second_solver(evidence: Any) -> dict[str, Any] | None:
 
 #: every proved claim of the five papers with the digests of its obligations, in ledger order, as the last whole
 #: ledger computed them (written with the expected verdicts by ``benchmarks/_write_expected.py``)
-OBLIGATIONS_FILE = __import__("pathlib").Path(__file__).with_name("expected") / "obligations.json"
+OBLIGATIONS_FILE = Path(__file__).with_name("expected") / "obligations.json"
 
 
 @functools.lru_cache(maxsize=1)
