@@ -41,21 +41,25 @@ def _eq1_pairwise_recursion(n, stages, di, do, bb, x):
     return sympy.Matrix([do[i] * z[i] + bb[i] for i in range(n)])
 
 
-def isomat_general_forward(n, stages, di, do, bb, x):
+def isomat_general_forward(n, stages, di, do, bb, *xs):
     """isomat's SPM forward (``spm_forward`` of an ``spm_layer``, general variant, exact field) for the stages of
-    :func:`_eq1_pairwise_recursion` (pairs and (a, b, c, d) blocks per stage), ``D_in``, ``D_out``, ``b`` and input
-    ``x``, checked equal to that written-out reference -- binding: when it is not, isomat's layer is not the paper's,
-    a :class:`~isomat.errors.CheckError` (the claim is an error; a defect of isomat is never the paper's). The claims
-    that read a property (linearity, multilinearity) off the layer read it off this output."""
+    :func:`_eq1_pairwise_recursion` (pairs and (a, b, c, d) blocks per stage), ``D_in``, ``D_out``, ``b``, on the
+    inputs ``xs`` (one batch), the first checked equal to that written-out reference -- binding: when it is not,
+    isomat's layer is not the paper's, a :class:`~isomat.errors.CheckError` (the claim is an error; a defect of isomat
+    is never the paper's). Give a generic (symbolic) first input: equal as polynomials, the two layers agree at every
+    input. The claims that read a property (linearity, multilinearity) off the layer read it off these outputs; the
+    first is returned in the reference's form, which isomat's output equals as a polynomial (SymPy builds
+    polynomials from it faster)."""
     layer = spm_layer(n, [np.array(p, dtype=np.int64).reshape(-1, 2) for p, _ in stages],
                       np.array([[list(b) for b in bl] for _, bl in stages], dtype=object).reshape(len(stages), n // 2, 4),
                       variant="general", d_in=list(di), d_out=list(do), bias=list(bb))
-    y = sympy.Matrix(list(spm_forward(layer, np.array([list(x)], dtype=object))[0]))
-    ref = _eq1_pairwise_recursion(n, stages, di, do, bb, x)
-    if not sympy.expand(y - ref).is_zero_matrix:
+    out = spm_forward(layer, np.array([list(x) for x in xs], dtype=object))
+    ys = [sympy.Matrix(list(row)) for row in out]
+    ref = _eq1_pairwise_recursion(n, stages, di, do, bb, list(xs[0]))
+    if not sympy.expand(ys[0] - ref).is_zero_matrix:
         raise CheckError(f"isomat's spm_forward disagrees with (2)-(4) written out at n = {n}, L = {len(stages)}: "
-                         f"{jsonable(y)!r} against {jsonable(ref)!r}"[:2000])
-    return y
+                         f"{jsonable(ys[0])!r} against {jsonable(ref)!r}"[:2000])
+    return [ref, *ys[1:]]
 
 
 #: the symbolic cases of eq1: (n, variant, pairings of each stage)
@@ -359,10 +363,9 @@ def _abstract_global():
         di, do, bb = (list(sympy.symbols(f"{p}0:{n}")) for p in ("di", "do", "bb"))
         X, Y = (sympy.Matrix(sympy.symbols(f"{p}0:{n}")) for p in ("x", "y"))
 
-        def f(v):  # isomat's forward (checked against (2)-(4), binding), b removed
-            return isomat_general_forward(n, stages, di, do, bb, list(v)) - sympy.Matrix(bb)
-
-        return sympy.expand(f(al * X + be * Y) - al * f(X) - be * f(Y)).is_zero_matrix
+        # isomat's forward on X (checked against (2)-(4), binding), Y and αX + βY in one batch; b removed
+        fx, fy, fxy = (y - sympy.Matrix(bb) for y in isomat_general_forward(n, stages, di, do, bb, X, Y, al * X + be * Y))
+        return sympy.expand(fxy - al * fx - be * fy).is_zero_matrix
 
     linear = exhaustive(linear_case, [(n, L) for n in range(2, 6) for L in (1, 2, 3)], method="symbolic",
                         describe="isomat's spm_forward equals (2)-(4) with loop-built stages, and x ↦ y − b is linear: "

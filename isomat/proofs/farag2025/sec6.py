@@ -82,7 +82,7 @@ def _sec6_2_linear():
         di, do, bb = (list(sympy.symbols(f"{p}0:{n}")) for p in ("di", "do", "bb"))
         x = list(sympy.symbols(f"x0:{n}"))
         # the degrees are read off isomat's layer output, once it equals the written-out (2)-(4) (issue 38 item 3)
-        y = isomat_general_forward(n, stages, di, do, bb, x) - sympy.Matrix(bb)
+        y = isomat_general_forward(n, stages, di, do, bb, x)[0] - sympy.Matrix(bb)
         ok = all(not (e.free_symbols & set(bb)) for e in y)
         for grp in [di, do, *groups]:
             for e in y:
