@@ -197,14 +197,21 @@ def test_proved_for_all_sizes_never_fall(ledger_json):
 
 
 def test_counts_split_proofs_and_second_solver(ledger_json):
-    """The JSON counts: proved for all sizes / identities / repeated add up to the proved records, and
+    """The JSON counts: proved for all sizes / identities / sizes undeclared / repeated add up to the proved records, and
     every proved record is re-checked by cvc5, single-solver or a SymPy identity."""
     _, data, _ = ledger_json
     own = [r for r in data["claims"] if not r.get("beyond")]
     c = data["counts"]
     proved = [r for r in own if r["strength"] == "proved"]
     assert c["claims"] == len(own) and c["proved"] == len(proved) == c["strengths"]["proved"]
-    assert c["proved_for_all_sizes"] + c["proved_identities"] + c["proved_repeated"] == c["proved"]
+    assert (c["proved_for_all_sizes"] + c["proved_identities"] + c["proved_sizes_undeclared"] + c["proved_repeated"]
+            == c["proved"])
+    # issue 38 item 5: an empty sizes is an identity only when every proof declared it (sizes=()); else it is flagged
+    assert c["proved_sizes_undeclared"] == sum(1 for r in proved if r.get("sizes_undeclared") and not r["sizes"]
+                                               and not r.get("same_proof_as"))
+    for r in data["claims"]:  # the methods are the evidence's: a Z3 or SymPy proof is symbolic
+        if r["strength"] == "proved":
+            assert "symbolic" in r["methods"], r["id"]
     assert c["rechecked_cvc5"] + c["single_solver"] + c["sympy_only"] == c["proved"]
     assert c["proved_repeated"] == sum(1 for r in proved if r.get("same_proof_as"))
     for r in proved:

@@ -42,11 +42,15 @@ def test_eq1_reference_fails_on_a_wrong_construction():
 
 def test_text_summaries_list_only_real_contradictions():
     r = rec("farag2025:sec9.3/text")
-    # its own evidence is the same-step comparison; the step mismatch and Table 4's BPC are sec9.3/steps and tab4
-    assert r["verdict"] == "holds" and r["evidence"]["headline_reading"] == "same step, Valid BPC"
+    # issue 38 item 1: at the same step SPM is behind on both metrics once the BPC is Table 4's own NLL / ln 2 (3.72,
+    # not the printed 3.03 that tab4 finds inconsistent); the printed-BPC reading is recorded, not supported
+    assert r["verdict"] == "inconsistent" and r["evidence"]["headline_reading"] == "same step, Valid BPC from the NLL"
     by = {x["reading"]: x for x in r["readings"]}
     assert by["same step, Valid NLL"]["discrepancies"] == [
-        {"where": "SPM Valid NLL <= Dense Valid NLL at step 800", "printed": "True", "correct": "False"}]
+        {"where": "SPM Valid NLL <= Dense Valid NLL at step 800", "printed": True, "correct": False}]
+    assert by["same step, Valid BPC from the NLL"]["evidence"]["valid_bpc_from_nll"] == {"SPM": "3.72", "Dense": "3.09"}
+    assert (by["same step, Valid BPC as printed"]["verdict"], by["same step, Valid BPC as printed"]["supported"]) == (
+        "holds", False)
     assert by["end of training"]["verdict"] == "not-checkable"
     r = rec("farag2025:sec9.1/text")
     assert r["discrepancies"] == [{"where": "n=1024 Δ acc (points)", "printed": "+17 to +24", "correct": "+5.06"}]

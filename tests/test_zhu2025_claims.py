@@ -325,11 +325,10 @@ def test_readings_settle_the_audit_findings(ledger):
     assert readings("zhu2025:sec4.3/main-text-shapes")["row-vector layout"] == "holds"
     o = ledger["zhu2025:thm4.1/one-to-one"]
     # Assumption 4.2 (H, W >= K) implies H, W > ⌊K/2⌋; exhaustive, not proved: conv_matrix is checked (issue 36)
-    assert o["verdict"] == "holds" and o["strength"] == "exhaustive"
+    # issue 38 item 2: the kernel-to-matrix correspondence is a correction of the printed map X ↦ W vec X
+    assert o["verdict"] == "holds-corrected" and o["strength"] == "exhaustive" and "kernel ↦ W" in o["correction"]
     assert o["evidence"]["beyond_assumption_4_2"]["ok"] is True
-    assert readings("zhu2025:thm4.1/one-to-one")["literal: X ↦ W vec X"] == "refuted"
-    lit = {x["reading"]: x for x in o["readings"]}["literal: X ↦ W vec X"]
-    assert lit["counterexample"]["case"] == [3, 3, 3, [0, 0, 0, 0, 0, 0, 0, 0, 1]]  # a pure shift at H = W = K = 3
+    assert o["counterexample"]["case"] == [3, 3, 3, [0, 0, 0, 0, 0, 0, 0, 0, 1]]  # a pure shift at H = W = K = 3
     t = ledger["zhu2025:sec4.4/third-order-tensor"]
     assert t["verdict"] == "refuted" and "correction" not in t
     assert set(readings("zhu2025:sec4.4/third-order-tensor").values()) == {"refuted"}
@@ -352,8 +351,12 @@ def test_new_claims(ledger):
     assert ledger["zhu2025:sec4.1/data2matrix-shapes"]["verdict"] == "inconsistent"
     assert "zhu2025:thm4.3/vs-a3" not in ledger and "zhu2025:thm4.3/shape" not in ledger  # one finding, one record
     w = {x["reading"]: x for x in ledger["zhu2025:thm4.3/w-sa"]["readings"]}
-    assert ledger["zhu2025:thm4.3/w-sa"]["verdict"] == "holds-corrected"
-    assert [x["verdict"] for x in w.values()] == ["holds-corrected", "refuted", "inconsistent"]
+    # issue 38 item 1: the cubic form is another theorem, not a correction -- refuted, as thm4.1/attention and sec4.4
+    assert ledger["zhu2025:thm4.3/w-sa"]["verdict"] == "refuted" == ledger["zhu2025:thm4.1/attention"]["verdict"] \
+        == ledger["zhu2025:sec4.4/third-order-tensor"]["verdict"]
+    assert "correction" not in ledger["zhu2025:thm4.3/w-sa"]
+    assert [(x["verdict"], x["supported"]) for x in w.values()] == [("refuted", True), ("refuted", True),
+                                                                    ("inconsistent", False)]
     v = w["Theorem 4.3 against A.3"]
     assert {d["where"]: d["correct"] for d in v["discrepancies"]} == {
         "W_SA shape": [3, 4], "output shape (M = N = 2)": [2, 1], "degree of y in x ('bilinear')": 3}
@@ -411,6 +414,7 @@ def test_results_claims_against_the_paper_s_tables(ledger):
     p = ledger["zhu2025:abstract/performance"]
     assert p["verdict"] == "inconsistent"
     assert set(readings("zhu2025:abstract/performance").values()) == {"inconsistent"}
+    assert p["evidence"]["headline_reading"] == "match = within 10%"  # issue 38 item 2: the more favourable of the two
     tolerant = {x["reading"]: x for x in p["readings"]}["match = within 10%"]
     assert [d["where"] for d in tolerant["discrepancies"]] == ["ETTh1: sparse at most 1/10 worse"]
     assert readings("zhu2025:abstract/epochs") == {"comparable or fewer = no more epochs": "inconsistent",

@@ -12,6 +12,12 @@ functions below; the verdict is derived from what the trials found, never typed 
     ``misprint`` (or ``inconsistent``) with every mismatching entry listed, else ``holds``.
 ``not_checkable(reason)``
     for empirical statements that need data, training or hardware.
+``printed_checks(checks)`` / ``threshold_reading(name, statement, checks)``
+    a results statement: each comparison it asserts, in words, against whether the printed numbers satisfy it
+    (:func:`compare_printed` of ``{words: True}``); one helper for every results claim.
+
+A record's ``methods``, ``sizes``, ``sizes_undeclared``, ``obligations`` and ``second_solver`` are computed from its
+evidence (:func:`derive_fields`), ``same_proof_as`` against the whole ledger (:func:`same_proofs`).
 
 Trials (:class:`Trial`) come from :func:`exhaustive` (all cases in increasing size; the first
 failure is the minimal counterexample), :func:`property_search` (Hypothesis ``find``, which
@@ -30,6 +36,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -815,6 +822,42 @@ def by_readings(*readings: Reading) -> Outcome:
                    o.discrepancies, o.strength, records)
 
 
+def printed_checks(checks: Mapping[str, Any], *, kind: str = "inconsistent", **evidence: Any) -> Outcome:
+    """The outcome of a results statement checked against the paper's own printed numbers, one comparison at a time.
+
+    Each entry of ``checks`` is one comparison the statement asserts, in words ("CIFAR-10: sparse accuracy within
+    10% of the original"), mapped to whether the printed numbers satisfy it -- a ``bool`` computed from the
+    transcribed tables by exact arithmetic (a threshold the ledger chooses is named in the words and in
+    ``evidence``). The statement asserts every one, so it is :func:`compare_printed` of ``{words: True}`` against
+    the computed values: ``holds`` when all are satisfied, else ``kind`` (``inconsistent``: the paper's text
+    against its own numbers) with each unsatisfied comparison a discrepancy. The computed values are arithmetic on
+    the paper's printed numbers alone (``from_printed``: no isomat builder is involved). ``evidence`` is recorded
+    beside it (the margins, the thresholds, the rows compared).
+
+    Every results claim of the ledger decides its readings through this helper and :func:`threshold_reading`
+    (issue 41, item 3: one place for the ``compare_printed`` -> ``by_readings`` pattern).
+    """
+    if not isinstance(checks, Mapping) or not checks:
+        raise ValueError(f"checks must be a non-empty mapping of comparisons to bools, got {checks!r}")
+    bad = {k: v for k, v in checks.items() if not isinstance(v, (bool, np.bool_))}
+    if bad:
+        raise TypeError(f"each check is a bool computed from the printed numbers, got {jsonable(bad)!r}")
+    return compare_printed({str(k): True for k in checks}, {str(k): bool(v) for k, v in checks.items()}, kind=kind,
+                           from_printed=True, **evidence)
+
+
+def threshold_reading(name: str, statement: str, checks: Mapping[str, Any] | Outcome, *, supported: bool = True,
+                      **evidence: Any) -> Reading:
+    """One reading of a results statement (see :func:`printed_checks`): its name, what it reads the statement as,
+    and the comparisons that reading asserts (or an :class:`Outcome` already decided, a not-checkable part, say).
+    ``supported=False`` records a reading the text does not support (it never gives the headline); give the
+    readings to :func:`by_readings`."""
+    outcome = checks if isinstance(checks, Outcome) else printed_checks(checks, **evidence)
+    if isinstance(checks, Outcome) and evidence:
+        raise TypeError("evidence goes with the checks, not with an outcome already decided")
+    return Reading(name, statement, outcome, supported)
+
+
 # ---------------------------------------------------------------------------------------------
 # Claims and the registry
 # ---------------------------------------------------------------------------------------------
@@ -1089,13 +1132,6 @@ def _record_of(c: Claim, outcome: Outcome, t0: float) -> dict[str, Any]:
     record["verdict"] = outcome.verdict
     record["strength"] = outcome.strength
     record["evidence"] = evidence
-    if outcome.strength == "proved":
-        deciding = evidence.get("corrected" if outcome.verdict == "holds-corrected" else "printed", evidence)
-        record["sizes"] = list(deciding.get("sizes", [])) if isinstance(deciding, Mapping) else []
-        record["obligations"] = sorted(set(_obligations(deciding)))
-        rechecked = second_solver(deciding)
-        if rechecked is not None:
-            record["second_solver"] = rechecked
     if outcome.counterexample is not None:
         record["counterexample"] = jsonable(outcome.counterexample)
     if outcome.correction is not None:
@@ -1105,6 +1141,77 @@ def _record_of(c: Claim, outcome: Outcome, t0: float) -> dict[str, Any]:
     if readings:
         record["readings"] = readings
     record["seconds"] = round(time.perf_counter() - t0, 4)
+    return in_order(derive_fields(record))
+
+
+#: the keys of a record in the order they are written (the head, the verdict, ..., seconds last)
+RECORD_ORDER = ("id", "paper", "label", "quote", "statement", "methods", "beyond", "hypotheses", "verdict", "strength",
+                "evidence", "error", "sizes", "sizes_undeclared", "obligations", "same_proof_as", "second_solver",
+                "counterexample", "correction", "discrepancies", "readings", "seconds", "output")
+
+
+def in_order(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with its keys in :data:`RECORD_ORDER` (any other key after them, as it came)."""
+    return {**{k: record[k] for k in RECORD_ORDER if k in record}, **{k: v for k, v in record.items() if k not in RECORD_ORDER}}
+
+
+def _methods_in(evidence: Any) -> set[str]:
+    """The methods of every trial and comparison recorded in ``evidence`` (its ``method`` keys)."""
+    found: set[str] = set()
+    if isinstance(evidence, Mapping):
+        if evidence.get("method") in METHODS:
+            found.add(evidence["method"])
+        for v in evidence.values():
+            found |= _methods_in(v)
+    elif isinstance(evidence, list):
+        for v in evidence:
+            found |= _methods_in(v)
+    return found
+
+
+def _undeclared_sizes(evidence: Any) -> list[str]:
+    """The ``for_all`` of every proof in ``evidence`` made by a ``prove()`` that was not told its sizes (outside the
+    lemmas a proof used: a lemma is no part of the claim's own quantification)."""
+    found: list[str] = []
+    if isinstance(evidence, Mapping):
+        if evidence.get("sizes_declared") is False and evidence.get("for_all"):
+            found.append(str(evidence["for_all"]))
+        for k, v in evidence.items():
+            if k != "lemmas":
+                found += _undeclared_sizes(v)
+    elif isinstance(evidence, list):
+        for v in evidence:
+            found += _undeclared_sizes(v)
+    return list(dict.fromkeys(found))
+
+
+def derive_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """Set the fields of a record that are computed from its evidence, never typed (issue 38 item 5), in place:
+
+    * ``methods``: the methods of the trials and comparisons its evidence (and its readings') records, in
+      :data:`METHODS` order -- a Z3 or SymPy proof is ``symbolic`` -- or, for a record with no trial (not-checkable),
+      the methods the claim declares;
+    * for a ``proved`` record, from its deciding evidence (the correction's for ``holds-corrected``): ``sizes``,
+      ``obligations``, ``second_solver`` and -- when a proof in it came from a ``prove()`` not told its sizes --
+      ``sizes_undeclared`` (the ``for_all`` of each such proof: its empty ``sizes`` is not a size-free identity).
+
+    The runner derives them again from a worker's evidence (:func:`isomat.proofs._runner.record_from_worker`)."""
+    evidence = record.get("evidence") or {}
+    found = _methods_in(evidence) | {m for r in record.get("readings") or [] for m in _methods_in(r.get("evidence", {}))}
+    if found:
+        record["methods"] = [m for m in METHODS if m in found]
+    for key in ("sizes", "obligations", "second_solver", "sizes_undeclared"):
+        record.pop(key, None)
+    if record.get("strength") == "proved":
+        deciding = evidence.get("corrected" if record.get("verdict") == "holds-corrected" else "printed", evidence)
+        record["sizes"] = list(deciding.get("sizes", [])) if isinstance(deciding, Mapping) else []
+        undeclared = _undeclared_sizes(deciding)
+        if undeclared:
+            record["sizes_undeclared"] = undeclared
+        record["obligations"] = sorted(set(_obligations(deciding)))
+        rechecked = second_solver(deciding)
+        if rechecked is not None:
+            record["second_solver"] = rechecked
     return record
 
 
@@ -1175,22 +1282,61 @@ def second_solver(evidence: Any) -> dict[str, Any] | None:
     return {"obligations": len(found), "confirmed": confirmed, "single_solver": reasons}
 
 
-def same_proofs(records: list[dict[str, Any]]) -> None:
-    """Mark each proved record whose obligations are all discharged inside another proved record's
-    proof with ``same_proof_as`` (that record's id): it is counted once. Among records with the same
-    obligations the first in order is counted; a record whose obligations are a strict subset of
-    another's names the larger one."""
+#: every proved claim of the five papers with the digests of its obligations, in ledger order, as the last whole
+#: ledger computed them (written with the expected verdicts by ``benchmarks/_write_expected.py``)
+OBLIGATIONS_FILE = Path(__file__).with_name("expected") / "obligations.json"
+
+
+@functools.lru_cache(maxsize=1)
+def _ledger_obligations() -> tuple[tuple[str, frozenset[str]], ...]:
+    import json
+
+    if not OBLIGATIONS_FILE.exists():
+        return ()
+    data = json.loads(OBLIGATIONS_FILE.read_text())
+    return tuple((str(cid), frozenset(map(str, obl))) for cid, obl in data.items())
+
+
+def ledger_obligations() -> dict[str, list[str]]:
+    """``{claim id: obligation digests}`` of every proved claim of the whole ledger, in ledger order (see
+    :data:`OBLIGATIONS_FILE`)."""
+    return {cid: sorted(obl) for cid, obl in _ledger_obligations()}
+
+
+def _is_beyond(cid: str) -> bool:
+    return cid.split(":", 1)[-1].split("/", 1)[0] == "beyond"
+
+
+def same_proofs(records: list[dict[str, Any]], ledger: Mapping[str, Sequence[str]] | None = None) -> None:
+    """Mark each proved record whose obligations are all discharged inside another proved claim's proof with
+    ``same_proof_as`` (that claim's id): it is counted once. The other claims are those of the whole ledger --
+    the records given and, for every claim of the ledger not among them, its obligations as the whole ledger
+    computed them (``ledger``; default :func:`ledger_obligations`) -- so a record is the same whichever claims
+    ran with it. Among claims with the same obligations the first in ledger order is counted (claims outside
+    the ledger, a user's, come after it in the order given); a record whose obligations are a strict subset of
+    another's names the larger one (the first such in ledger order)."""
+    ledger = ledger_obligations() if ledger is None else ledger
+    position = {cid: i for i, cid in enumerate(ledger)}
+    given = {r["id"] for r in records}
+    pool: list[tuple[int, str, frozenset[str]]] = [(position[cid], cid, frozenset(obl)) for cid, obl in ledger.items()
+                                                   if cid not in given and obl]
     proved = [r for r in records if r.get("strength") == "proved" and r.get("obligations")]
+    mark = {id(r) for r in proved}
+    for i, r in enumerate(records):
+        if id(r) in mark:
+            pool.append((position.get(r["id"], len(position) + i), r["id"], frozenset(r["obligations"])))
+    pool.sort(key=lambda x: x[0])
     for r in proved:
-        mine = set(r["obligations"])
-        for other in proved:
+        r.pop("same_proof_as", None)
+        mine = frozenset(r["obligations"])
+        me = next(p for p, cid, _ in pool if cid == r["id"])
+        for p, other, theirs in pool:
             # a paper's claim is counted in its tally unless another of the papers' claims proves it:
             # a result beyond the papers (not in any tally) does not absorb it
-            if other is r or (other.get("beyond") and not r.get("beyond")):
+            if other == r["id"] or (_is_beyond(other) and not r.get("beyond")):
                 continue
-            theirs = set(other["obligations"])
-            if mine < theirs or (mine == theirs and records.index(other) < records.index(r)):
-                r["same_proof_as"] = other["id"]
+            if mine < theirs or (mine == theirs and p < me):
+                r["same_proof_as"] = other
                 break
 
 
@@ -1215,5 +1361,6 @@ __all__ = [
     "all_of", "by_readings", "capped_output", "claim", "compare_printed", "decide", "error_record", "exact_equal",
     "exhaustive", "exists",
     "float_backend", "jsonable", "not_checkable", "numeric_close", "property_search", "require", "run_claim", "same_proofs",
-    "second_solver", "symbolic_zero", "using_float_backend", "weakest",
+    "second_solver", "symbolic_zero", "using_float_backend", "weakest", "derive_fields", "in_order", "RECORD_ORDER",
+    "ledger_obligations", "OBLIGATIONS_FILE", "printed_checks", "threshold_reading",
 ]

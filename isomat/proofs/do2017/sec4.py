@@ -9,6 +9,8 @@ from ._common import (  # noqa: F401
     Outcome,
     Reading,
     by_readings,
+    printed_checks,
+    threshold_reading,
     all_of,
     Any,
     as_values,
@@ -746,12 +748,10 @@ def _sec412_split():
     got = {f"{k} images ({p}% of 1,965)": "a whole number" if share[k].denominator == 1 else str(float(share[k]))
            for k, p in pct.items()}
     return by_readings(
-        Reading("rounded percentages", "whole image counts within half an image of 70% / 20% / 10% of 1,965 that "
-                "add up to 1,965 exist",
-                compare_printed({"a split of 1,965 into whole images within ±1/2 of each share exists": True},
-                                {"a split of 1,965 into whole images within ±1/2 of each share exists": bool(splits)},
-                                kind="inconsistent", splits=splits,
-                                shares={k: str(v) for k, v in share.items()})),
+        threshold_reading("rounded percentages", "whole image counts within half an image of 70% / 20% / 10% of "
+                          "1,965 that add up to 1,965 exist",
+                          {"a split of 1,965 into whole images within ±1/2 of each share exists": bool(splits)},
+                          splits=splits, shares={k: str(v) for k, v in share.items()}),
         Reading("exact percentages", "70% / 20% / 10% of 1,965 are whole numbers of images",
                 compare_printed(exact, got, kind="inconsistent", shares={k: str(v) for k, v in share.items()})),
     )
@@ -835,7 +835,7 @@ def _abstract_experiments():
     cmp = _table_comparisons()
     return by_readings(
         Reading("where the paper prints numbers", "efficacy and compactness in Table 1, §4.2's counts and Table 3",
-                compare_printed({k: True for k in cmp}, cmp, kind="inconsistent", margins=_margins())),
+                printed_checks(cmp, margins=_margins())),
         Reading("every experiment", "efficacy and compactness in all five experiments, the figures included",
                 not_checkable(_FIGURES_ONLY)),
     )
@@ -900,7 +900,7 @@ def _sec1_recurrent():
            "Table 1: mat-LSTM error below vec-LSTM's": em < ev}
     return by_readings(
         Reading("where the paper prints numbers", "memory and parameters in §4.2 and §4.3, performance in Table 1",
-                compare_printed({k: True for k in cmp}, cmp, kind="inconsistent",
+                printed_checks(cmp,
                                 parameter_ratios={"§4.2": 75, "Table 1": round(pv / pm, 2)})),
         Reading("both recurrent experiments", "matrix nets also outperform on Moving MNIST (Fig. 5)",
                 not_checkable("the Moving MNIST losses are Fig. 5 only; need the dataset and seq2seq training")),
@@ -921,7 +921,7 @@ def _sec1_recurrent():
 )
 def _sec1_graphs():
     cmp = {k: v for k, v in _table_comparisons().items() if k.startswith("Table 3")}
-    return compare_printed({k: True for k in cmp}, cmp, kind="inconsistent")
+    return printed_checks(cmp)
 
 
 @claim(
@@ -929,26 +929,33 @@ def _sec1_graphs():
     quote="Comprehensive experimental results have demonstrated that our matrix models perform significantly "
           "better than the vector counterparts when data are inherently matrices.",
     statement=(
-        "§6 (Discussion) against the printed results. Read as 'better in every printed comparison': Table 1's "
-        "error (1.71% against 5.29%) and Table 3's accuracies (CLN and multi-attention CLN above vector CLN on "
-        "every dataset); the margins are in the evidence, the smallest 0.3 points (PubMed, CLN against vector "
-        "CLN). Read as statistically significant: the paper reports no spread or test (Table 3 is the best of "
-        "10 runs, Table 1 one number per model), and for three experiments figures only: not checkable."
+        "§6 (Discussion) against the printed results: Table 1's error (1.71% against 5.29%) and Table 3's accuracies "
+        "(CLN and multi-attention CLN against vector CLN on every dataset); the margins are in the evidence. Readings "
+        "of 'significantly'. (a) By a clear margin: the matrix model ahead by at least 1 point (error or accuracy) in "
+        "every printed comparison (threshold ours) -- PubMed's 0.3 (CLN) and 0.9 (multi-attention CLN) points fall "
+        "short. (b) Statistically significant: the paper reports no spread or test (Table 3 is the best of 10 runs, "
+        "Table 1 one number per model), and for three experiments figures only: not checkable. (c) Better in every "
+        "printed comparison, whatever the margin: holds, but recorded as not supported -- it reads the sentence "
+        "without its 'significantly' (issue 38 item 2)."
     ),
     methods=["recompute"],
 )
 def _sec6_matrix_better():
     acc = {m: [Fraction(v) for v in vals] for m, vals in TAB3.items()}
     (pv, ev), (pm, em) = TAB1["vec-LSTM"], TAB1["mat-LSTM"]
-    cmp = {"Table 1: mat-LSTM error below vec-LSTM's": em < ev}
+    ahead = {"Table 1: mat-LSTM error below vec-LSTM's": ev - em}
     for d, name in enumerate(("Citeseer", "Cora", "PubMed")):
         for m in ("CLN", "multi-attention CLN"):
-            cmp[f"Table 3, {name}: {m} above vector CLN"] = acc[m][d] > acc["vector CLN"][d]
+            ahead[f"Table 3, {name}: {m} above vector CLN"] = acc[m][d] - acc["vector CLN"][d]
     return by_readings(
-        Reading("better in every printed comparison", "Table 1's error and Table 3's accuracies favour the matrix models",
-                compare_printed({k: True for k in cmp}, cmp, kind="inconsistent", margins=_margins())),
-        Reading("statistically significant, in every experiment",
-                "significance in the statistical sense, over all five experiments",
-                not_checkable("no spread, repeated-run statistics or tests are reported (Table 3: best of 10 runs; "
-                              "Table 1: one number per model); " + _FIGURES_ONLY)),
+        threshold_reading("by a clear margin", "the matrix models ahead by at least 1 point in every printed comparison "
+                          "(threshold ours)", {f"{k}, by at least 1 point": v >= 1 for k, v in ahead.items()},
+                          margins=_margins()),
+        threshold_reading("statistically significant, in every experiment",
+                          "significance in the statistical sense, over all five experiments",
+                          not_checkable("no spread, repeated-run statistics or tests are reported (Table 3: best of 10 "
+                                        "runs; Table 1: one number per model); " + _FIGURES_ONLY)),
+        threshold_reading("better, whatever the margin", "Table 1's error and Table 3's accuracies favour the matrix "
+                          "models (the sentence without 'significantly')", {k: v > 0 for k, v in ahead.items()},
+                          supported=False, margins=_margins()),
     )

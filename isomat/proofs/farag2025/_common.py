@@ -46,10 +46,13 @@ from ..engine import (
     decide,
     exhaustive,
     float_backend,
+    jsonable,
     not_checkable,
     numeric_close,
     property_search,
     symbolic_zero,
+    printed_checks,
+    threshold_reading,
 )
 from .. import prover
 from ...errors import CheckError

@@ -13,6 +13,7 @@ from ...algebra import conv as _conv, pool as _pool
 from ...algebra._backend import as_values, to_numpy
 from .. import prover
 from ..engine import Reading, by_readings, all_of, claim, compare_printed, decide, exhaustive, float_backend, require
+from ...errors import CheckError
 from ..prover import fdiv, FLATTEN_DIV_MOD, fmod, ints
 from ._common import (
     _colmajor_pixel,
@@ -148,36 +149,52 @@ def _p_formula():
     )
 
 
+#: the §4.2.1 display of W_conv as printed, read row by row: the zeros before each shown row's first kernel entry (rows
+#: 0, 1, 2: "k_11 ...", "0 k_11 ...", "0 0 k_11 ...") and the zeros after the last row's last entry k_mn (none: it
+#: ends the row); the first row ends in "0 0 ⋯ 0" (some zeros)
+WCONV_DISPLAY = {"leading zeros of rows 0, 1, 2": (0, 1, 2), "trailing zeros of the last row": 0}
+
+
+def _display_rows(m: int, n: int, r: int, display=None) -> int:
+    """The number of rows of the §4.2.1 display, read from the display itself (:data:`WCONV_DISPLAY`): row p starts
+    ``lead[0] + p·step`` columns in (``step`` the display's shift from row to row), and the rows go on until the last
+    one has ``trailing`` zeros after its last kernel entry, at column max N_0 + offset (N_0 of §4.2.1)."""
+    display = WCONV_DISPLAY if display is None else display
+    lead, trailing = display["leading zeros of rows 0, 1, 2"], display["trailing zeros of the last row"]
+    steps = {b - a for a, b in itertools.pairwise(lead)}
+    if len(steps) != 1 or min(steps) < 1:
+        raise CheckError(f"the display's rows are not evenly shifted: leading zeros {lead}")
+    step, L = steps.pop(), m * n
+    last_offset = L - 1 - trailing - max(i * n + j for i in range(r) for j in range(r))
+    rows, offset = 0, lead[0]
+    while offset <= last_offset:  # row by row, as a reader counts them down the display
+        rows, offset = rows + 1, offset + step
+    return rows
+
+
 @claim(
     "zhu2025:sec4.2.1/display-vs-p",
     quote="P = ⌊(L − max N_0)/s⌋ + 1 ... [display:] 0 0 0 ⋯ k_11 k_12 ⋯ k_1n 0 0 ⋯ 0 k_21 ⋯ k_mn",
-    statement="The §4.2.1 display of W_conv (stride 1: each row is the previous one shifted one column right, and the "
-              "last row ends in the last column L − 1) has as many rows as §4.2.1's P counts. Counting the display's "
-              "rows by a loop (shift row 0's nonzero columns N_0 until the last reaches L − 1) gives L − max N_0 rows, "
-              "which is P = ⌊(L − 1 − max N_0)/s⌋ + 1 at s = 1: the display agrees with P once P's off-by-one is "
-              "corrected. That off-by-one (the printed formula counts L − max N_0 + 1 rows, the last one overflowing "
-              "to column L) is one finding, recorded and counted in sec4.2.1/p-formula, not here. Every image "
-              "m, n ≤ 4 with kernel 2 ≤ r ≤ min(m, n).",
+    statement="The §4.2.1 display of W_conv has as many rows as §4.2.1's P counts. Read from the display as printed "
+              "(transcribed in WCONV_DISPLAY): rows 0, 1, 2 start after 0, 1, 2 zeros (a shift of one column per row: "
+              "stride 1), and the last row ends in its last kernel entry with no zero after it (its last nonzero is "
+              "column L − 1); counting rows down the display gives L − max N_0 rows. The reference is P written out "
+              "from the formula, corrected for its off-by-one (P = ⌊(L − 1 − max N_0)/s⌋ + 1 at s = 1; proved in "
+              "sec4.2.1/p-formula): they agree. The printed formula counts L − max N_0 + 1 rows, one more than the "
+              "display on every case (the same off-by-one: one finding, recorded and counted in sec4.2.1/p-formula, "
+              "not here). Every image m, n ≤ 4 with kernel 2 ≤ r ≤ min(m, n).",
     methods=["recompute"],
 )
 def _display_vs_p():
     cases = [(m, n, r) for m in range(2, 5) for n in range(2, 5) for r in range(2, min(m, n) + 1)]
-
-    def display_rows(c):
-        m, n, r = c
-        L, cols, rows = m * n, [i * n + j for i in range(r) for j in range(r)], 0
-        while max(cols) + rows <= L - 1:
-            rows += 1
-        return rows
-
     # the corrected P of sec4.2.1/p-formula (proved there), written out at s = 1
     corrected = {f"P at m={m}, n={n}, r={r}": (m * n - 1 - ((r - 1) * n + r - 1)) // 1 + 1 for m, n, r in cases}
-    display = {f"P at m={m}, n={n}, r={r}": display_rows((m, n, r)) for m, n, r in cases}
+    display = {f"P at m={m}, n={n}, r={r}": _display_rows(m, n, r) for m, n, r in cases}
     printed_formula = {k: (m * n - ((r - 1) * n + r - 1)) // 1 + 1 for k, (m, n, r) in zip(corrected, cases)}
-    return compare_printed(display, corrected, kind="inconsistent", stride=1,
-                           note="'printed' is the display's row count, 'correct' the corrected P of sec4.2.1/p-formula; "
-                                "the printed P is one more on every case (its off-by-one, counted in "
-                                "sec4.2.1/p-formula)",
+    return compare_printed(display, corrected, kind="inconsistent", stride=1, display_as_read=WCONV_DISPLAY,
+                           note="'printed' is the display's row count (read from WCONV_DISPLAY), 'correct' the "
+                                "corrected P of sec4.2.1/p-formula; the printed P is one more on every case (its "
+                                "off-by-one, counted in sec4.2.1/p-formula)",
                            printed_p_minus_display_rows=sorted({printed_formula[k] - display[k] for k in display}))
 
 

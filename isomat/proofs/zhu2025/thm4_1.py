@@ -439,9 +439,11 @@ def _one_to_one_trial(fallback, build=None):
     "zhu2025:thm4.1/one-to-one",
     quote="Under Assumptions 4.1–4.3, there exists a one-to-one linear mapping C : R^{H×W} → R^M ... such that "
           "C(X) = W vec X, and this linear mapping reproduces exactly the effect of a K×K convolution",
-    statement="Two readings, both under Assumption 4.2 (each row covers 'exactly one local patch of size K×K in the "
-              "original H×W grid', so H, W >= K). Correspondence (headline; A.1's 'one-to-one correspondence' between "
-              "kernels and matrices): kernel ↦ W (padding ⌊K/2⌋) is one-to-one -- proved (Z3) for every H, W > ⌊K/2⌋, "
+    statement="Under Assumption 4.2 (each row covers 'exactly one local patch of size K×K in the original H×W grid', "
+              "so H, W >= K). As printed, the one-to-one linear mapping is C(X) = W vec X on images: refuted (below, "
+              "'Literal'). Corrected to A.1's 'one-to-one correspondence' between kernels and matrices (issue 38 item "
+              "2: that reading changes what is one-to-one, so it is a correction, verified, not a reading of the "
+              "printed map): kernel ↦ W (padding ⌊K/2⌋) is one-to-one -- proved (Z3) for every H, W > ⌊K/2⌋, "
               "which covers every admissible H, W >= K, on the entry rule conv2d_tap (every tap (a, c) is the tap of "
               "some entry; axiom: matrices with disjoint nonempty supports are linearly independent -- each entry holds "
               "one tap, so the map is one-to-one iff every unit kernel maps to a nonzero matrix); cross-check: the rank "
@@ -502,18 +504,16 @@ def _one_to_one():
 
     every = _one_to_one_trial(lambda: corr_x, build=lambda: proof_steps()[0])
     outside = _settle(lambda: proof_steps()[1:], lambda: iff)
-    corr = decide(bound_to(every, **checks), exhaustive_crosscheck=corr_x, beyond_assumption_4_2=outside,
-                  beyond_assumption_4_2_crosscheck=iff, **checks)
-    literal = decide(exhaustive(injective, cases, describe="admissible H, W <= 3 (H, W >= K), K in {1,3}, nonzero 0/1 "
-                                "kernels",
-                                witness=lambda c: {"kernel": kern(c),
-                                                   "W": naive_conv_matrix(c[0], c[1], kern(c), pad=(c[2] // 2,) * 2)}),
-                     shift_kernel_singular_every_size=shift)
-    return by_readings(
-        Reading("kernel-matrix correspondence (A.1)", "kernel ↦ W is one-to-one (A.1's 'one-to-one correspondence') on "
-                "every image Assumption 4.2 admits (H, W >= K).", corr),
-        Reading("literal: X ↦ W vec X", "For every nonzero kernel the map X ↦ W vec X is one-to-one.", literal),
-    )
+    literal = exhaustive(injective, cases, describe="admissible H, W <= 3 (H, W >= K), K in {1,3}, nonzero 0/1 kernels",
+                         witness=lambda c: {"kernel": kern(c),
+                                            "W": naive_conv_matrix(c[0], c[1], kern(c), pad=(c[2] // 2,) * 2)})
+    # issue 38 item 2: the theorem's 'one-to-one linear mapping C(X) = W vec X' is the map on images, which a shift
+    # kernel makes singular; A.1's kernel-to-matrix correspondence is what holds -- a correction, not a reading
+    return decide(literal, correction=(
+        "one-to-one is the correspondence kernel ↦ W (A.1: 'a one-to-one correspondence between K × K convolutions "
+        "... and banded matrices W'), on every image Assumption 4.2 admits (H, W >= K), not the map X ↦ W vec X",
+        bound_to(every, **checks)), shift_kernel_singular_every_size=shift, exhaustive_crosscheck=corr_x,
+        beyond_assumption_4_2=outside, beyond_assumption_4_2_crosscheck=iff, **checks)
 
 
 @claim(
