@@ -45,25 +45,25 @@ def _deltas(tab):
        statement="Speedup column = Dense ms/step ÷ SPM ms/step, rounded to 2 decimals, exact rational arithmetic.", methods=["recompute"])
 def _tab1_speedup():
     p, r = _speedups(TAB1)
-    return compare_printed(p, r, kind="inconsistent")
+    return compare_printed(p, r, kind="inconsistent", from_printed=True)
 
 
 @claim("farag2025:tab1/delta", quote="Δ acc (Table 1)", statement="Δ acc = SPM acc − Dense acc, exact decimals.", methods=["recompute"])
 def _tab1_delta():
     p, r = _deltas(TAB1)
-    return compare_printed(p, r, kind="inconsistent")
+    return compare_printed(p, r, kind="inconsistent", from_printed=True)
 
 
 @claim("farag2025:tab2/speedup", quote="Speedup (Table 2)", statement="As tab1/speedup for Table 2.", methods=["recompute"])
 def _tab2_speedup():
     p, r = _speedups(TAB2)
-    return compare_printed(p, r, kind="inconsistent")
+    return compare_printed(p, r, kind="inconsistent", from_printed=True)
 
 
 @claim("farag2025:tab2/delta", quote="Δ acc (Table 2)", statement="As tab1/delta for Table 2.", methods=["recompute"])
 def _tab2_delta():
     p, r = _deltas(TAB2)
-    return compare_printed(p, r, kind="inconsistent")
+    return compare_printed(p, r, kind="inconsistent", from_printed=True)
 
 
 @claim(
@@ -80,10 +80,10 @@ def _tab1_caption():
     gap = {n: (Fraction(r[1]) - Fraction(r[0])) * 100 for n, r in TAB1.items()}
     above = compare_printed({f"n={n}: SPM acc > Dense acc": "True" for n in TAB1},
                             {f"n={n}: SPM acc > Dense acc": str(gap[n] > 0) for n in TAB1}, kind="inconsistent",
-                            gap_points={n: _round(g, 2) for n, g in gap.items()})
+                            gap_points={n: _round(g, 2) for n, g in gap.items()}, from_printed=True)
     ten = compare_printed({f"n={n}: SPM ahead by >= 10 points": "True" for n in TAB1},
                           {f"n={n}: SPM ahead by >= 10 points": str(gap[n] >= 10) for n in TAB1}, kind="inconsistent",
-                          gap_points={n: _round(g, 2) for n, g in gap.items()})
+                          gap_points={n: _round(g, 2) for n, g in gap.items()}, from_printed=True)
     return by_readings(Reading("above at every width", "SPM accuracy > Dense accuracy at every width of Table 1", above),
                        Reading("by at least 10 points", "SPM ahead by at least 10 points at every width", ten))
 
@@ -106,7 +106,7 @@ def _tab1_crossover():
            "n >= 512: Dense/SPM >= 0.9": str(all(sp_[n] >= Fraction(9, 10) for n in ns if n >= 512)),
            "Dense/SPM strictly increasing in n": str(all(sp_[a] < sp_[b] for a, b in itertools.pairwise(ns))),
            f"n={ns[-1]}: Dense/SPM > 1.5": str(sp_[ns[-1]] > Fraction(3, 2))}
-    return compare_printed({k: "True" for k in rec}, rec, kind="inconsistent", ratios={n: float(v) for n, v in sp_.items()})
+    return compare_printed({k: "True" for k in rec}, rec, kind="inconsistent", ratios={n: float(v) for n, v in sp_.items()}, from_printed=True)
 
 
 @claim(
@@ -124,7 +124,7 @@ def _sec9_1_text():
     for n, r in TAB1.items():
         pts = (Fraction(r[1]) - Fraction(r[0])) * 100
         recomputed[f"n={n} Δ acc (points)"] = "+17 to +24" if 16 <= pts <= 25 else "+" + _round(pts, 2)
-    return compare_printed(printed, recomputed, kind="inconsistent")
+    return compare_printed(printed, recomputed, kind="inconsistent", from_printed=True)
 
 
 @claim(
@@ -137,7 +137,7 @@ def _sec9_1_cross():
     sp_ = {n: Fraction(r[3]) / Fraction(r[4]) for n, r in TAB1.items()}
     rec = {"256 slower": str(sp_[256] < 1), "512 comparable": str(Fraction(9, 10) <= sp_[512] <= Fraction(11, 10)),
            "1024 faster": str(sp_[1024] > Fraction(3, 2)), "2048 faster": str(sp_[2048] > Fraction(3, 2))}
-    return compare_printed({k: "True" for k in rec}, rec, kind="inconsistent")
+    return compare_printed({k: "True" for k in rec}, rec, kind="inconsistent", from_printed=True)
 
 
 @claim(
@@ -150,7 +150,7 @@ def _sec9_2_text():
            "4096 speedup": _round(Fraction(TAB2[4096][3]) / Fraction(TAB2[4096][4]), 2),
            "2048 points": _round((Fraction(TAB2[2048][1]) - Fraction(TAB2[2048][0])) * 100, 2),
            "4096 points": _round((Fraction(TAB2[4096][1]) - Fraction(TAB2[4096][0])) * 100, 2)}
-    return compare_printed(printed, rec, kind="inconsistent")
+    return compare_printed(printed, rec, kind="inconsistent", from_printed=True)
 
 
 @claim(
@@ -168,13 +168,13 @@ def _tab2_caption():
         rec[f"n={n}: Dense/SPM ms/step > 1.5"] = str(Fraction(r[3]) / Fraction(r[4]) > Fraction(3, 2))
         rec[f"n={n}: SPM acc > Dense acc"] = str(Fraction(r[1]) > Fraction(r[0]))
     return compare_printed({k: "True" for k in rec}, rec, kind="inconsistent",
-                           ratios={n: float(Fraction(r[3]) / Fraction(r[4])) for n, r in TAB2.items()})
+                           ratios={n: float(Fraction(r[3]) / Fraction(r[4])) for n, r in TAB2.items()}, from_printed=True)
 
 
 @claim("farag2025:sec9.2", quote="L = ⌈(log2(2048) + log2(4096))/2⌉ (= 12)",
        statement="⌈(11 + 12)/2⌉ = ⌈23/2⌉ = 12, the stage depth printed in Table 2's caption and the text.", methods=["recompute"])
 def _sec9_2_depth():
-    return compare_printed({"L": 12}, {"L": math.ceil(Fraction(int(math.log2(2048)) + int(math.log2(4096)), 2))})
+    return compare_printed({"L": 12}, {"L": math.ceil(Fraction(int(math.log2(2048)) + int(math.log2(4096)), 2))}, from_printed=True)
 
 
 def _bpc_consistent(nll: str, bpc: str) -> bool:
@@ -191,7 +191,7 @@ def _bpc_compare(tab, name):
     rec = {f"{name} step {s} BPC": (r[2] if _bpc_consistent(r[1], r[2]) else f"{float(Fraction(r[1])) / math.log(2):.2f}")
            for s, r in tab.items()}
     return compare_printed(printed, rec, kind="inconsistent",
-                           rule="BPC = NLL / ln 2; consistent when the printed-rounding intervals overlap")
+                           rule="BPC = NLL / ln 2; consistent when the printed-rounding intervals overlap", from_printed=True)
 
 
 @claim("farag2025:tab3", quote="Valid NLL / Valid BPC (Table 3, Dense)",
@@ -226,7 +226,7 @@ def _sec9_3_convergence():
     rec = {"Table 3 (Dense) Valid NLL non-increasing": str(mono(TAB3)), "Table 4 (SPM) Valid NLL non-increasing": str(mono(TAB4)),
            "SPM ms/step < Dense ms/step at every shared step": str(all(TAB4[k][3] < TAB3[k][3] for k in shared))}
     return compare_printed({k: "True" for k in rec}, rec, kind="inconsistent",
-                           valid_nll={"Dense": [TAB3[k][1] for k in sorted(TAB3)], "SPM": [TAB4[k][1] for k in sorted(TAB4)]})
+                           valid_nll={"Dense": [TAB3[k][1] for k in sorted(TAB3)], "SPM": [TAB4[k][1] for k in sorted(TAB4)]}, from_printed=True)
 
 
 @claim(
@@ -245,11 +245,11 @@ def _sec9_3_speedup():
     ratio = mean(TAB3, shared) / mean(TAB4, shared)
     of_means = compare_printed({"Dense ms/step ÷ SPM ms/step (means, shared steps), rounded": 4}, {
         "Dense ms/step ÷ SPM ms/step (means, shared steps), rounded": round(ratio)}, kind="inconsistent",
-        ratio=float(ratio), all_rows_ratio=float(mean(TAB3, list(TAB3)) / mean(TAB4, list(TAB4))))
+        ratio=float(ratio), all_rows_ratio=float(mean(TAB3, list(TAB3)) / mean(TAB4, list(TAB4))), from_printed=True)
     per_step = compare_printed({f"step {k}: Dense ÷ SPM ms/step, rounded": 4 for k in shared},
                                {f"step {k}: Dense ÷ SPM ms/step, rounded": round(Fraction(TAB3[k][3], TAB4[k][3])) for k in shared},
                                kind="inconsistent",
-                               ratios={k: round(TAB3[k][3] / TAB4[k][3], 3) for k in shared})
+                               ratios={k: round(TAB3[k][3] / TAB4[k][3], 3) for k in shared}, from_printed=True)
     return by_readings(Reading("ratio of the means", "mean Dense ms/step ÷ mean SPM ms/step over the shared steps ≈ 4",
                                of_means),
                        Reading("every step", "Dense ms/step ÷ SPM ms/step ≈ 4 at every shared step", per_step))
@@ -278,11 +278,11 @@ def _sec9_3_text():
         {f"SPM Valid BPC <= Dense Valid BPC at step {k}": str(Fraction(TAB4[k][2]) <= Fraction(TAB3[k][2])),
          f"SPM ahead by at most 0.1 BPC at step {k}": str(0 <= d_bpc <= Fraction(1, 10))},
         kind="inconsistent", valid_bpc_at_step={"SPM": TAB4[k][2], "Dense": TAB3[k][2]},
-        quoted={"SPM": "2.98 (Table 4, step 1000)", "Dense": "3.08 (Table 3, step 800)"})
+        quoted={"SPM": "2.98 (Table 4, step 1000)", "Dense": "3.08 (Table 3, step 800)"}, from_printed=True)
     nll = compare_printed(
         {f"SPM Valid NLL <= Dense Valid NLL at step {k}": "True"},
         {f"SPM Valid NLL <= Dense Valid NLL at step {k}": str(Fraction(TAB4[k][1]) <= Fraction(TAB3[k][1]))},
-        kind="inconsistent", valid_nll_at_step={"SPM": TAB4[k][1], "Dense": TAB3[k][1]})
+        kind="inconsistent", valid_nll_at_step={"SPM": TAB4[k][1], "Dense": TAB3[k][1]}, from_printed=True)
     end = not_checkable("§9.3 trains both models for 2000 steps; Tables 3-4 stop at steps 800 and 1000, so no "
                         "validation number at the end of training is reported.", last_steps={"Dense": max(TAB3), "SPM": max(TAB4)})
     return by_readings(
@@ -297,7 +297,7 @@ def _sec9_3_text():
     statement="§9.3 states batch size B = 32 for the Table 3-4 timings; compared with §9.4's 256.", methods=["recompute"])
 def _sec9_4():
     return compare_printed({"batch size of all timings (§9.4)": 256}, {"batch size of all timings (§9.4)": 32}, kind="inconsistent",
-                           source="§9.3 Setup: batch size B = 32")
+                           source="§9.3 Setup: batch size B = 32", from_printed=True)
 
 
 @claim(
@@ -320,11 +320,11 @@ def _sec9_3_steps():
          "Table 3 last evaluated step": 2000, "Table 4 last evaluated step": 2000},
         {"Table 3 steps on the evaluation grid": str(on_grid(TAB3)), "Table 4 steps on the evaluation grid": str(on_grid(TAB4)),
          "Table 3 last evaluated step": max(TAB3), "Table 4 last evaluated step": max(TAB4)},
-        kind="inconsistent", steps={"Table 3": sorted(TAB3), "Table 4": sorted(TAB4)})
+        kind="inconsistent", steps={"Table 3": sorted(TAB3), "Table 4": sorted(TAB4)}, from_printed=True)
     excerpt = compare_printed(
         {"Table 3 steps on the evaluation grid": "True", "Table 4 steps on the evaluation grid": "True"},
         {"Table 3 steps on the evaluation grid": str(on_grid(TAB3)), "Table 4 steps on the evaluation grid": str(on_grid(TAB4))},
-        kind="inconsistent")
+        kind="inconsistent", from_printed=True)
     return by_readings(
         Reading("the tables report the runs", "Tables 3-4 list the evaluations of the 2000-step runs, every 200 steps",
                 whole),
@@ -362,10 +362,10 @@ def _abstract_experiments():
            f"Tables 3-4 step {k}: SPM Valid BPC <= Dense + 0.1": str(Fraction(TAB4[k][2]) <= Fraction(TAB3[k][2]) + Fraction(1, 10))}
     ratios = {"Table 1": {n: float(ratio(r)) for n, r in TAB1.items()}, "Table 2": {n: float(ratio(r)) for n, r in TAB2.items()},
               "Tables 3-4 (means, shared steps)": float(sh)}
-    large = compare_printed({x: "True" for x in rec}, rec, kind="inconsistent", ratios=ratios)
+    large = compare_printed({x: "True" for x in rec}, rec, kind="inconsistent", ratios=ratios, from_printed=True)
     every = {f"Table {t} n={n}: Dense/SPM > 1.5": str(ratio(r) > Fraction(3, 2)) for t, tab in (("1", TAB1), ("2", TAB2))
              for n, r in tab.items()}
-    all_widths = compare_printed({x: "True" for x in every}, every, kind="inconsistent", ratios=ratios)
+    all_widths = compare_printed({x: "True" for x in every}, every, kind="inconsistent", ratios=ratios, from_printed=True)
     return by_readings(
         Reading("at large width", "substantial wall-clock reductions at each experiment's largest width; accuracy higher on "
                 "the structured teacher; competitive on the natural-language benchmarks", large),

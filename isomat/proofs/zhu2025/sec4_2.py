@@ -209,7 +209,8 @@ def _wconv_display():
         "row 0: number of nonzeros": len(nz),
     }
     return compare_printed(printed, recomputed, kind="misprint", instance={"m": m, "n": n, "r": r},
-                           row0_from_definition=[str(v) for v in row0])
+                           row0_from_definition=[str(v) for v in row0],
+                           recomputed_by="naive_wconv (row 0 by a loop over N_0 from §4.2.1's definition)")
 
 
 @claim(
@@ -373,7 +374,9 @@ def _data2matrix():
     recomputed = {"series (§4.1.1: rows, then transposed)": [T, d], "text (§4.1.1: rows, then transposed)": [n, d]}
     return compare_printed(printed, recomputed, kind="inconsistent", sizes={"T": T, "n": n, "d": d},
                            versus="§4.1.2's T×d and n×d (and §4.3's X ∈ R^{m×n} with one step per row)",
-                           displayed_series_and_text="n×n")
+                           displayed_series_and_text="n×n",
+                           # §4.1.1's procedure (rows, then transposed) on NumPy shapes against §4.1.2's printed shapes
+                           recomputed_by="NumPy's transpose of the row layout §4.1.1 describes")
 
 
 @claim(

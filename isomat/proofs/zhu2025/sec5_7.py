@@ -97,7 +97,7 @@ def _tab2_epochs():
             key = f"{name}: {model} convergence epoch {e} within Table 1's {TABLE1_EPOCHS[name]} epochs"
             printed[key] = 1
             recomputed[key] = int(e <= TABLE1_EPOCHS[name])
-    return compare_printed(printed, recomputed, kind="inconsistent")
+    return compare_printed(printed, recomputed, kind="inconsistent", from_printed=True)
 
 
 @claim(
@@ -152,7 +152,7 @@ def _sec7():
             printed[f"{name}: sparse converges faster"] = faster[name][0]
             recomputed[f"{name}: sparse converges faster"] = faster[name][1]
         return compare_printed(printed, recomputed, kind="inconsistent", rel_tol=1e-12,
-                               relative_gap_sparse_vs_original=gaps, threshold="10% relative (ours)")
+                               relative_gap_sparse_vs_original=gaps, threshold="10% relative (ours)", from_printed=True)
 
     return by_readings(
         Reading("faster convergence on MNIST and CIFAR-100", "'with faster convergence' qualifies both datasets of "
@@ -201,7 +201,7 @@ def _abstract_benchmarks():
         "language modeling/classification": having("language modeling", "text classification"),
         "Table 2 rows the abstract leaves out": sorted(set(TABLE2) - {d for v in list(printed.values())[:3] for d in v}),
     }
-    return compare_printed(printed, recomputed, kind="inconsistent")
+    return compare_printed(printed, recomputed, kind="inconsistent", from_printed=True)
 
 
 @claim(
@@ -221,7 +221,7 @@ def _sec1_benchmarks():
     recomputed = {f"{k}: has a benchmark in §6.1 / Table 2": int(any(TASKS[n] in tasks for n in TABLE2))
                   for k, tasks in named.items()}
     return compare_printed(printed, recomputed, kind="inconsistent",
-                           benchmarks_per_task={k: sorted(n for n in TABLE2 if TASKS[n] in tasks) for k, tasks in named.items()})
+                           benchmarks_per_task={k: sorted(n for n in TABLE2 if TASKS[n] in tasks) for k, tasks in named.items()}, from_printed=True)
 
 
 def _worse_by(name):
@@ -253,7 +253,7 @@ def _abstract_performance():
         printed = {f"{n}: sparse at most {tolerance} worse": 1 for n in TABLE2}
         recomputed = {f"{n}: sparse at most {tolerance} worse": int(_worse_by(n) <= tolerance) for n in TABLE2}
         return compare_printed(printed, recomputed, kind="inconsistent", relative_shortfall_of_sparse=gaps,
-                               tolerance=str(tolerance))
+                               tolerance=str(tolerance), from_printed=True)
 
     return by_readings(
         Reading("match = at least as good", "The sparse model is at least as good as the native one on every "
@@ -286,7 +286,7 @@ def _abstract_epochs():
     def outcome(bound):
         printed = {f"{n}: sparse epochs at most {bound} × native": 1 for n in TABLE2}
         recomputed = {f"{n}: sparse epochs at most {bound} × native": int(_epoch_ratio(n) <= bound) for n in TABLE2}
-        return compare_printed(printed, recomputed, kind="inconsistent", sparse_over_native_epochs=ratios)
+        return compare_printed(printed, recomputed, kind="inconsistent", sparse_over_native_epochs=ratios, from_printed=True)
 
     return by_readings(
         Reading("comparable or fewer = no more epochs", "The sparse model never needs more epochs than the native one.",
@@ -310,7 +310,7 @@ def _sec7_fewer():
 
     def outcome(name, ok):
         return compare_printed({name: 1}, {name: int(ok)}, kind="inconsistent", fewer_epochs_on=fewer,
-                               benchmarks=len(TABLE2))
+                               benchmarks=len(TABLE2), from_printed=True)
 
     return by_readings(
         Reading("often = on several benchmarks", "Fewer epochs on at least two benchmarks.",
