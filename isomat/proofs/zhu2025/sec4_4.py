@@ -11,12 +11,11 @@ import z3
 from ...algebra import attention as _att
 from ...algebra._backend import array_module
 from .. import prover
-from ..engine import (Reading, all_of, by_readings, claim, compare_printed, decide, exhaustive, float_backend,
+from ..engine import (Reading, all_of, builder_check, by_readings, claim, compare_printed, decide, exhaustive, float_backend,
                       require)
 from ._common import (
     _sizes,
     attention_builder_check,
-    bound,
     _sym,
 )
 from ._builders import ATTENTION_BOUND, builder_note
@@ -260,14 +259,16 @@ def _cubic_case(c):
 )
 def _cubic_form():
     checks = require(
-        entry_rule=exhaustive(_cubic_rule_case, sorted(itertools.product((1, 2), repeat=3), key=lambda c: (c[0] * c[1] * c[2], c)),
-                              describe="linear_attention_matrix == the matrix of the proved entry rule, T, d, d_v <= 2, "
-                                       "symbolic weights", method="symbolic"),
+        entry_rule=builder_check(
+            exhaustive(_cubic_rule_case, sorted(itertools.product((1, 2), repeat=3), key=lambda c: (c[0] * c[1] * c[2], c)),
+                       describe="linear_attention_matrix == the matrix of the proved entry rule, T, d, d_v <= 2, "
+                                "symbolic weights", method="symbolic"),
+            derived_from_rule=False, builder="linear_attention_matrix"),
         builder_vs_rule=attention_builder_check(float_backend()),
         direct=exhaustive(_cubic_case, _sizes(2), describe="T, d <= 2, symbolic weights and X", method="symbolic"))
     proof = _cubic_proof().trial("row (k, c) of 𝒲 (x ⊗ x ⊗ x) = ((XW_q)(XW_k)^T(XW_v))[k, c] for every T, d, d_v >= 1 "
                                  "(sums over symbolic lengths by axioms, by induction)")
-    return decide(bound(proof, entry_rule=checks["entry_rule"], builder_vs_rule=checks["builder_vs_rule"]), **checks)
+    return decide(proof, **checks)
 
 
 def _a3_instance(M, N, seed):

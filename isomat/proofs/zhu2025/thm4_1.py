@@ -10,7 +10,8 @@ import z3
 
 from ...algebra import conv as _conv
 from .. import prover
-from ..engine import Reading, all_of, by_readings, claim, compare_printed, decide, exhaustive, float_backend, require
+from ..engine import (Reading, all_of, builder_check, by_readings, claim, compare_printed, decide, exhaustive, float_backend,
+                      require)
 from ..prover import FLATTEN_DIV_MOD, fmod, ints, ite
 from ._common import (
     _dense,
@@ -21,8 +22,6 @@ from ._common import (
     _sizes,
     _symbolic_kernel,
     a1_matrix,
-    bound as bound_to,
-    checked,
     conv_builder_check,
     naive_conv_matrix,
 )
@@ -104,7 +103,7 @@ def _thm41_forward():
                        describe="every nonzero entry of conv2d_tap is one A.1 prints: its tap is (p + b, q + b) with "
                                 "p = u' − u, q = v' − v and |p|, |q| <= b",
                        lemmas=[FLATTEN_DIV_MOD.at(u, v, W), FLATTEN_DIV_MOD.at(u1, v1, W)])
-    return decide(bound_to(_settle(lambda: [forward(), backward()], lambda: ex), builder_vs_rule=conv_builder_check(float_backend())),
+    return decide(_settle(lambda: [forward(), backward()], lambda: ex),
                   exhaustive_crosscheck=ex, builder_vs_rule=conv_builder_check(float_backend()))
 
 
@@ -171,8 +170,7 @@ def _half_bandwidth():
                                       "W": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), pad=(c[2] // 2,) * 2)}),
         correction=("The half-bandwidth is min(b, H−1)·W + min(b, W−1) ≤ bW + b (A.1's bound, attained when "
                     "H, W > b), not b: a band of width b in the row-major vec cannot reach the pixel above",
-                    bound_to(_settle(lambda: [bound(), attained()], lambda: corr_x),
-                             builder_vs_rule=conv_builder_check(float_backend()))),
+                    _settle(lambda: [bound(), attained()], lambda: corr_x)),
         correction_crosscheck=corr_x,
         builder_vs_rule=conv_builder_check(float_backend()),
     )
@@ -369,10 +367,11 @@ def _circular():
 
     rng = np.random.default_rng(20250605)
     large = [(int(rng.integers(4, 13)), int(rng.integers(4, 13)), int(2 * rng.integers(1, 3) + 1)) for _ in range(6)]
-    builder = checked(exhaustive(isomat_circular, _thm41_cases(4), describe="isomat conv_matrix(boundary='circular') == "
+    builder = builder_check(exhaustive(isomat_circular, _thm41_cases(4), describe="isomat conv_matrix(boundary='circular') == "
                                 "Σ k_pq C_H^p ⊗ C_W^q: H, W <= 4, K in {1, 3}"),
                      exhaustive(isomat_circular, large, describe="the same, 6 random sizes (seed 20250605), H, W in "
-                                "[4, 12], K in {3, 5}", strength="sampled"))
+                                "[4, 12], K in {3, 5}", strength="sampled"),
+                            derived_from_rule=False, builder="conv_matrix(boundary='circular')")
     cases = _admissible(_thm41_cases(4))
     small = _thm41_cases(3)
     corr_x = exhaustive(corrected, small, describe="H, W <= 3, K in {1, 3}, also vs isomat conv_matrix(boundary='circular')")
@@ -404,8 +403,7 @@ def _circular():
         correction=("Circular padding gives W = Σ_{p,q} k_{p,q} C_H^p ⊗ C_W^q (C_n the n×n cyclic shift): block-"
                     "circulant with circulant blocks, banded only cyclically; "
                     "it equals the zero-padded matrix only when no tap wraps",
-                    bound_to(_settle(proof, lambda: corr_x), builder_vs_rule=builder,
-                             conv_builder_vs_rule=conv_builder_check(float_backend()))),
+                    _settle(proof, lambda: corr_x)),
         correction_crosscheck=corr_x,
         builder_vs_rule=builder,
         conv_builder_vs_rule=conv_builder_check(float_backend()),
@@ -531,7 +529,7 @@ def _one_to_one():
 
     every = _one_to_one_trial(lambda: corr_x, build=lambda: proof_steps()[0])
     outside = _settle(lambda: proof_steps()[1:], lambda: iff)
-    corr = decide(bound_to(every, **checks), exhaustive_crosscheck=corr_x, beyond_assumption_4_2=outside,
+    corr = decide(every, exhaustive_crosscheck=corr_x, beyond_assumption_4_2=outside,
                   beyond_assumption_4_2_crosscheck=iff, **checks)
     literal = decide(exhaustive(injective, cases, describe="admissible H, W <= 3 (H, W >= K), K in {1,3}, nonzero 0/1 "
                                 "kernels",
