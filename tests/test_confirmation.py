@@ -9,6 +9,7 @@ import pytest
 from isomat import proofs
 from isomat.proofs import engine, prover
 
+
 @pytest.fixture(autouse=True)
 def _no_recheck():
     old = prover.set_recheck(False)  # whether a verdict changes is the checks' business, not cvc5's

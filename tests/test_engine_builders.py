@@ -89,7 +89,9 @@ def test_a_refutation_of_a_confirmed_paper_needs_its_independent_reference():
 
 
 def test_a_user_source_opts_in_to_confirmation():
-    failing = lambda: decide(exhaustive(lambda n: n < 3, range(6), describe="0..5"))  # noqa: E731
+    def failing():
+        return decide(exhaustive(lambda n: n < 3, range(6), describe="0..5"))
+
     assert _run("mylab2026", failing)["verdict"] == "refuted"  # a user's own source: unchanged unless it asks
     try:
         engine.require_confirmation("mylab2026")

@@ -33,7 +33,7 @@ from ...algebra.spm import (
     spm_layer,
     stage_matrix,
 )
-from ..engine import (
+from ..engine import (  # noqa: F401  (all_of, require: re-exported to the sections, which import *)
     builder_check,
     builder_note,
     device_cached,

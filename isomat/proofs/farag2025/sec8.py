@@ -44,7 +44,7 @@ def _sec8_4_stages():
 
     other = exhaustive(_rotation_stage_orthogonal, ((n, "scale") for n in (3, 5)), describe="odd n 3, 5, learned scale s",
                        witness=witness)
-    binds = dict(isomat_stages=_stage_binding("rotation"), isomat_forward=_forward_binding())
+    binds = {"isomat_stages": _stage_binding("rotation"), "isomat_forward": _forward_binding()}
     try:
         passed = decide(all_of(_rotation_stage_gram_proof(), _orthogonal_product_proof()), **binds,
                         isomat_orthogonal_stages=stages, isomat_orthogonal_products=prod)
