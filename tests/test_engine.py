@@ -200,15 +200,15 @@ def test_an_unsupported_reading_never_makes_the_paper_look_better():
 
 def test_counterexample_must_satisfy_the_claims_hypotheses():
     hyp = engine.Hypotheses("n is odd", lambda case: case % 2 == 1)
-    ok = Claim("zhu2025:sec9/odd", "q", "s", ("exhaustive",),
+    ok = Claim("mylab2026:sec9/odd", "q", "s", ("exhaustive",),
                lambda: decide(exhaustive(lambda k: k != 3, [1, 3, 5], describe="odd")), hyp)
     assert run_claim(ok)["verdict"] == "refuted"
-    bad = Claim("zhu2025:sec9/even", "q", "s", ("exhaustive",),
+    bad = Claim("mylab2026:sec9/even", "q", "s", ("exhaustive",),
                 lambda: decide(exhaustive(lambda k: k != 2, range(5), describe="0..4")), hyp)
     rec = run_claim(bad)
     assert rec["verdict"] == "error" and "violates the claim's hypotheses" in rec["error"]
     # the readings' counterexamples are held to the hypotheses too
-    reading_bad = Claim("zhu2025:sec9/readings", "q", "s", ("exhaustive",), lambda: engine.by_readings(
+    reading_bad = Claim("mylab2026:sec9/readings", "q", "s", ("exhaustive",), lambda: engine.by_readings(
         engine.Reading("a", "s", decide(exhaustive(lambda k: True, [1], describe="1"))),
         engine.Reading("b", "s", _refuted_at(2))), hyp)
     assert run_claim(reading_bad)["verdict"] == "error"

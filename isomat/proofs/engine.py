@@ -517,33 +517,50 @@ DERIVED = "derived from the proved rule"
 
 @dataclass(frozen=True)
 class BuilderCheck:
-    """A binding check of one of isomat's builders (made by :func:`builder_check`): the trial, and
-    whether the builder is derived from the rule that the claim's proof is about."""
+    """A binding check of one of isomat's builders (made by :func:`builder_check`): the trial (the
+    conjunction of its parts), whether the builder is derived from the rule that the claim's proof is
+    about, and the parts themselves (the strength a non-derived builder caps the headline at is read
+    from them: :attr:`caps`)."""
 
     trial: Trial
     derived_from_rule: bool
     builder: str = ""
+    parts: tuple[Trial, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.trial, Trial):
             raise TypeError(f"builder_check takes a Trial, got {type(self.trial).__name__}")
         if not isinstance(self.derived_from_rule, bool):
             raise TypeError(f"derived_from_rule must be True or False, got {self.derived_from_rule!r}")
+        object.__setattr__(self, "parts", tuple(self.parts) or (self.trial,))
+        bad = [type(t).__name__ for t in self.parts if not isinstance(t, Trial)]
+        if bad:
+            raise TypeError(f"builder_check takes Trials, got {bad[0]}")
 
     @property
     def caps(self) -> str | None:
-        """The strength this check caps the headline at (None: a derived builder caps nothing)."""
-        return None if self.derived_from_rule else self.trial.strength
+        """The strength this check caps the headline at (None: a derived builder caps nothing).
+
+        The one rule (issue 36 item 2): the weakest of the parts that are exact up to a stated bound
+        (every part not ``sampled``: the builder equals the rule at every size up to N); the sampled parts
+        (random sizes above the bound, the sizes users run) stay binding -- a failure of any is an error --
+        but add nothing a reader could quote as "for every size up to N". A check with no exact part caps
+        at ``sampled``."""
+        if self.derived_from_rule:
+            return None
+        exact = [t.strength for t in self.parts if t.strength != "sampled"]
+        return weakest(*exact) if exact else "sampled"
 
     def record(self) -> dict[str, Any]:
         note = DERIVED if self.derived_from_rule else (
-            f"not derived from the proved rule: checked ({self.trial.strength}), so the headline "
-            f"strength is at most {self.trial.strength}")
+            f"not derived from the proved rule: rule proved for all sizes, builder checked ({self.caps} up to its "
+            f"stated bound{', and sampled beyond it' if any(t.strength == 'sampled' for t in self.parts) else ''}), "
+            f"so the headline strength is at most {self.caps}")
         return {**_trial_evidence(self.trial), "builder": note, **({"builds": self.builder} if self.builder else {})}
 
 
-def builder_check(trial: Trial, *, derived_from_rule: bool, builder: str = "") -> BuilderCheck:
-    """Mark a binding check (``trial``) as the check of an isomat builder that the claim certifies.
+def builder_check(*parts: Trial, derived_from_rule: bool, builder: str = "") -> BuilderCheck:
+    """Mark a binding check (``parts``, conjoined) as the check of an isomat builder that the claim certifies.
 
     Give it to :func:`decide` (or :func:`compare_printed`) as a keyword, like any binding check::
 
@@ -558,15 +575,35 @@ def builder_check(trial: Trial, *, derived_from_rule: bool, builder: str = "") -
       dtypes). The headline strength is the proof's, and the check's record says
       ``"builder": "derived from the proved rule"``.
     * ``derived_from_rule=False`` -- the builder computes the matrix its own way (``stp`` by
-      Chinese-remainder re-indexing, ``kron_operator`` by encoding the factors' patterns); the proof
-      is about the rule, and the builder is known equal to it only where the check ran. The
-      headline strength is then ``weakest(proof, check)`` (a proof of the rule with a check
-      exhaustive up to a bound gives ``exhaustive``), and the record says so -- the claim's
-      statement must say it too.
+      Chinese-remainder re-indexing, ``kron_operator`` by encoding the factors' patterns, ``conv_matrix``
+      by blocked stencils); the proof is about the rule, and the builder is known equal to it only where
+      the check ran. The headline strength is then the weaker of the proof and the check
+      (:attr:`BuilderCheck.caps`: the check's parts exact up to a stated bound give ``exhaustive``, its
+      sampled parts above the bound and at the sizes users run stay binding without lowering it), and the
+      record says so -- the claim's statement must say it too (:func:`builder_note`).
+
+    Several ``parts`` (exhaustive to a bound, random above it, at the sizes users run) are kept apart so
+    that the cap is read from them; one trial is its own only part.
 
     Backward compatible: a plain :class:`Trial` keyword stays a binding check that does not enter
     the strength (claims that have not adopted this keep their records)."""
-    return BuilderCheck(trial, derived_from_rule, builder)
+    if not parts:
+        raise TypeError("builder_check needs the check's trial (or its parts)")
+    bad = [type(t).__name__ for t in parts if not isinstance(t, Trial)]
+    if bad:
+        raise TypeError(f"builder_check takes a Trial, got {bad[0]}")
+    return BuilderCheck(parts[0] if len(parts) == 1 else all_of(*parts), derived_from_rule, builder, parts)
+
+
+def builder_note(*bounds: str, strength: str = "exhaustive") -> str:
+    """The sentence a claim's statement ends with when its headline rests on the check of a builder not
+    derived from its proved rule (issue 36 item 2): ``bounds`` say up to where each builder is checked
+    exactly and where it is checked beyond (the sizes users run); ``strength`` is the headline that
+    :attr:`BuilderCheck.caps` gives."""
+    if strength not in _TRIAL_STRENGTHS or strength == "proved":
+        raise ValueError(f"a builder's check caps the headline at a strength below 'proved', got {strength!r}")
+    return (f" Headline strength {strength}, not proved: the rule is proved for all sizes, but isomat's builder is not "
+            "derived from it; " + "; ".join(b.strip().rstrip(".") for b in bounds) + ".")
 
 
 def _builder_caps(evidence: Mapping[str, Any]) -> list[str]:
@@ -575,10 +612,26 @@ def _builder_caps(evidence: Mapping[str, Any]) -> list[str]:
 
 
 #: papers whose ``refuted``/``misprint``/``inconsistent`` records must carry ``independent_reference``
-#: evidence (see :func:`decide`'s ``confirm``); the other papers' claims adopt it one by one
-CONFIRMED_PAPERS = frozenset({"cheng2025", "reneau2025"})
+#: evidence (see :func:`decide`'s ``confirm``): all five (issue 36 item 6: a bug is never the paper's fault)
+CONFIRMED_PAPERS = frozenset(PAPERS)
 #: the verdicts required to be confirmed there: every verdict that blames the paper
 CONFIRMED_VERDICTS = frozenset({"refuted", "misprint", "inconsistent"})
+#: sources of users' own claims that asked for the same rule (:func:`require_confirmation`)
+_CONFIRMED_SOURCES: set[str] = set()
+
+
+def require_confirmation(*sources: str) -> None:
+    """Hold the claims of ``sources`` (source keys such as ``"mylab2026"``) to the rule the five papers are
+    held to: a ``refuted``, ``misprint`` or ``inconsistent`` headline without a confirming independent
+    reference is an error. Opt-in for a user's own sources (call it at the top of the claims file, which
+    every worker imports); a user's claim that gives ``confirm=`` is held to its reference either way."""
+    bad = [x for x in sources if not (isinstance(x, str) and re.fullmatch(r"[a-z]+\d{4}", x))]
+    if bad or not sources:
+        raise ValueError(f"require_confirmation takes source keys of letters and a four-digit year "
+                         f"('mylab2026'), got {bad or list(sources)!r}")
+    _CONFIRMED_SOURCES.update(sources)
+
+
 #: verdicts that blame the paper: each must be confirmed by a reference that shares no code with isomat
 _BLAMING = ("refuted", "misprint", "inconsistent")
 #: the ``independent_reference`` of a compare_printed whose values are the paper's printed numbers (or
@@ -604,20 +657,26 @@ def _confirmed(found: Any, confirm: Any, what: str) -> dict[str, Any]:
 
 def confirmation_problem(paper: str, o: Outcome) -> str | None:
     """What is missing for outcome ``o`` of a claim of ``paper`` to blame the paper (None: nothing):
-    for the papers of :data:`CONFIRMED_PAPERS`, a headline with a verdict of :data:`CONFIRMED_VERDICTS`
-    needs ``independent_reference`` evidence that passed (and any ``refuted``, ``misprint`` or
-    ``inconsistent`` headline that carries one, of any paper, needs it to have passed) (from ``confirm=`` of :func:`decide`
-    or :func:`compare_printed`, or ``from_printed=True`` of the latter)."""
+    for the papers of :data:`CONFIRMED_PAPERS` (and the sources given to :func:`require_confirmation`), a
+    headline with a verdict of :data:`CONFIRMED_VERDICTS` needs ``independent_reference`` evidence that
+    passed; any ``refuted``, ``misprint`` or ``inconsistent`` headline that carries one, of any source,
+    needs it to have passed. The evidence comes from ``confirm=`` of :func:`decide` or
+    :func:`compare_printed`, or ``from_printed=True`` / ``recomputed_by=`` of the latter."""
     if o.verdict not in _BLAMING:
         return None
     ref = o.evidence.get("independent_reference")
     if isinstance(ref, Mapping) and ref.get("ok") is True:
         return None
-    if ref is None and (paper not in CONFIRMED_PAPERS or o.verdict not in CONFIRMED_VERDICTS):
+    held = paper in CONFIRMED_PAPERS or paper in _CONFIRMED_SOURCES
+    if ref is None and (not held or o.verdict not in CONFIRMED_VERDICTS):
         return None
-    return (f"a {o.verdict} verdict blames the paper only when an independent reference (direct loops from the "
-            f"definition, no code shared with isomat's builders) confirms it: give confirm= to decide/compare_printed "
-            f"(evidence 'independent_reference'), got {ref!r}")
+    if ref is None:
+        return (f"a {o.verdict} verdict blames the paper only when an independent reference (direct loops from the "
+                f"definition, no code shared with isomat's builders) or the paper's printed numbers confirm it, and "
+                f"this one has none: the outcome's evidence has no 'independent_reference' (give decide/"
+                f"compare_printed confirm=, or compare_printed from_printed=True / recomputed_by=)")
+    return (f"a {o.verdict} verdict blames the paper only when an independent reference confirms it: its "
+            f"'independent_reference' did not pass, got {ref!r}")
 
 
 def _raise_if_failed(key: str, t: Trial) -> None:
@@ -626,15 +685,15 @@ def _raise_if_failed(key: str, t: Trial) -> None:
                          f"{jsonable(t.counterexample)!r}; {jsonable(t.evidence)!r}"[:2000])
 
 
-def require(**checks: Trial) -> dict[str, Trial]:
+def require(**checks: Trial | BuilderCheck) -> dict[str, Any]:
     """Binding checks settled *before* the proofs that follow them: a failing one ends the claim at once
     (the same :class:`~isomat.errors.CheckError` that :func:`decide` would raise for it), so a broken
     construction costs the check, not the proofs' whole resource budget. Returns the checks, to be passed
     on to :func:`decide` as keywords (where they are recorded)."""
     for key, t in checks.items():
-        if not isinstance(t, Trial):
-            raise TypeError(f"require takes Trials, got {type(t).__name__} for {key!r}")
-        _raise_if_failed(key, t)
+        if not isinstance(t, (Trial, BuilderCheck)):
+            raise TypeError(f"require takes Trials (or builder checks), got {type(t).__name__} for {key!r}")
+        _raise_if_failed(key, t.trial if isinstance(t, BuilderCheck) else t)
     return checks
 
 
@@ -1355,7 +1414,8 @@ def _check_hypotheses(c: Claim, outcome: Outcome) -> None:
 
 
 __all__ = [
-    "CONFIRMED_PAPERS", "CONFIRMED_VERDICTS", "DERIVED", "FROM_PRINTED", "BuilderCheck", "builder_check", "confirmation_problem",
+    "CONFIRMED_PAPERS", "CONFIRMED_VERDICTS", "DERIVED", "FROM_PRINTED", "BuilderCheck", "builder_check", "builder_note",
+    "confirmation_problem", "require_confirmation",
     "FAVOURABLE", "METHODS", "OUTPUT_LIMIT", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
     "Claim", "FrozenEvidence", "Hypotheses", "Outcome", "Reading", "Trial",
     "all_of", "by_readings", "capped_output", "claim", "compare_printed", "decide", "error_record", "exact_equal",

@@ -484,7 +484,9 @@ def _tab1_parameters():
                                   heads={"vector": hv, "matrix": hm}, unexplained=rest,
                                   unexplained_as_input_width={
                                       "vector: extra inputs per gate and hidden unit": Fraction(rest["vec-LSTM # Params"], 4 * 200),
-                                      "matrix: extra rows + columns of U_p, V_p per gate and hidden row": Fraction(rest["mat-LSTM # Params"], 4 * 100)})
+                                      "matrix: extra rows + columns of U_p, V_p per gate and hidden row": Fraction(rest["mat-LSTM # Params"], 4 * 100)},
+                                  recomputed_by="the parameter counts of §4.3's LSTMs and heads written out "
+                                                "(_lstm_counts, _TAB1_HEADS)")
         readings.append((sum(abs(printed[k] - total[k]) for k in printed), name, outcome))
     readings.sort(key=lambda r: r[0])  # the closest head first (ties between equal verdicts go to it)
     return by_readings(*[Reading(name, f"Table 1's counts are those of §4.3's LSTMs with head: {name}", o)
@@ -514,9 +516,9 @@ def _tab2():
         Reading("undirected edges", "§4.4's (undirected) edges: average degree 2·#Edges/#Nodes",
                 compare_printed(printed, undirected, kind="inconsistent",
                                 note=("a likely cause (not checked here): the raw edge lists of Cora/Citeseer contain "
-                                      "duplicate and self-citation links, counted in #Edges but not in the degrees"))),
+                                      "duplicate and self-citation links, counted in #Edges but not in the degrees"), from_printed=True)),
         Reading("directed edges", "edges counted once per citation (out-degree): average degree #Edges/#Nodes; not "
-                "supported: §4.4 says the edges are undirected", compare_printed(printed, directed, kind="inconsistent"),
+                "supported: §4.4 says the edges are undirected", compare_printed(printed, directed, kind="inconsistent", from_printed=True),
                 supported=False),
     )
 
@@ -784,7 +786,7 @@ def _sec412_fig4_reference():
     return compare_printed({"panel of vector AEs without weight regularization": "(b)",
                             "panel of vector AEs with weight regularization": "(b)"},
                            {"panel of vector AEs without weight regularization": panel("without regularization", "matrix"),
-                            "panel of vector AEs with weight regularization": panel("vector AEs with regularization")})
+                            "panel of vector AEs with weight regularization": panel("vector AEs with regularization")}, from_printed=True)
 
 
 def _table_comparisons() -> dict[str, bool]:

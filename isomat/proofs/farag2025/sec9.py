@@ -45,25 +45,25 @@ def _deltas(tab):
        statement="Speedup column = Dense ms/step ÷ SPM ms/step, rounded to 2 decimals, exact rational arithmetic.", methods=["recompute"])
 def _tab1_speedup():
     p, r = _speedups(TAB1)
-    return compare_printed(p, r, kind="inconsistent")
+    return compare_printed(p, r, kind="inconsistent", from_printed=True)
 
 
 @claim("farag2025:tab1/delta", quote="Δ acc (Table 1)", statement="Δ acc = SPM acc − Dense acc, exact decimals.", methods=["recompute"])
 def _tab1_delta():
     p, r = _deltas(TAB1)
-    return compare_printed(p, r, kind="inconsistent")
+    return compare_printed(p, r, kind="inconsistent", from_printed=True)
 
 
 @claim("farag2025:tab2/speedup", quote="Speedup (Table 2)", statement="As tab1/speedup for Table 2.", methods=["recompute"])
 def _tab2_speedup():
     p, r = _speedups(TAB2)
-    return compare_printed(p, r, kind="inconsistent")
+    return compare_printed(p, r, kind="inconsistent", from_printed=True)
 
 
 @claim("farag2025:tab2/delta", quote="Δ acc (Table 2)", statement="As tab1/delta for Table 2.", methods=["recompute"])
 def _tab2_delta():
     p, r = _deltas(TAB2)
-    return compare_printed(p, r, kind="inconsistent")
+    return compare_printed(p, r, kind="inconsistent", from_printed=True)
 
 
 @claim(
@@ -122,7 +122,7 @@ def _sec9_1_text():
     for n, r in TAB1.items():
         pts = (Fraction(r[1]) - Fraction(r[0])) * 100
         recomputed[f"n={n} Δ acc (points)"] = "+17 to +24" if 16 <= pts <= 25 else "+" + _round(pts, 2)
-    return compare_printed(printed, recomputed, kind="inconsistent")
+    return compare_printed(printed, recomputed, kind="inconsistent", from_printed=True)
 
 
 @claim(
@@ -148,7 +148,7 @@ def _sec9_2_text():
            "4096 speedup": _round(Fraction(TAB2[4096][3]) / Fraction(TAB2[4096][4]), 2),
            "2048 points": _round((Fraction(TAB2[2048][1]) - Fraction(TAB2[2048][0])) * 100, 2),
            "4096 points": _round((Fraction(TAB2[4096][1]) - Fraction(TAB2[4096][0])) * 100, 2)}
-    return compare_printed(printed, rec, kind="inconsistent")
+    return compare_printed(printed, rec, kind="inconsistent", from_printed=True)
 
 
 @claim(
@@ -171,7 +171,7 @@ def _tab2_caption():
 @claim("farag2025:sec9.2", quote="L = ⌈(log2(2048) + log2(4096))/2⌉ (= 12)",
        statement="⌈(11 + 12)/2⌉ = ⌈23/2⌉ = 12, the stage depth printed in Table 2's caption and the text.", methods=["recompute"])
 def _sec9_2_depth():
-    return compare_printed({"L": 12}, {"L": math.ceil(Fraction(int(math.log2(2048)) + int(math.log2(4096)), 2))})
+    return compare_printed({"L": 12}, {"L": math.ceil(Fraction(int(math.log2(2048)) + int(math.log2(4096)), 2))}, from_printed=True)
 
 
 def _bpc_consistent(nll: str, bpc: str) -> bool:
@@ -188,7 +188,7 @@ def _bpc_compare(tab, name):
     rec = {f"{name} step {s} BPC": (r[2] if _bpc_consistent(r[1], r[2]) else f"{float(Fraction(r[1])) / math.log(2):.2f}")
            for s, r in tab.items()}
     return compare_printed(printed, rec, kind="inconsistent",
-                           rule="BPC = NLL / ln 2; consistent when the printed-rounding intervals overlap")
+                           rule="BPC = NLL / ln 2; consistent when the printed-rounding intervals overlap", from_printed=True)
 
 
 @claim("farag2025:tab3", quote="Valid NLL / Valid BPC (Table 3, Dense)",
@@ -241,11 +241,11 @@ def _sec9_3_speedup():
     ratio = mean(TAB3, shared) / mean(TAB4, shared)
     of_means = compare_printed({"Dense ms/step ÷ SPM ms/step (means, shared steps), rounded": 4}, {
         "Dense ms/step ÷ SPM ms/step (means, shared steps), rounded": round(ratio)}, kind="inconsistent",
-        ratio=float(ratio), all_rows_ratio=float(mean(TAB3, list(TAB3)) / mean(TAB4, list(TAB4))))
+        ratio=float(ratio), all_rows_ratio=float(mean(TAB3, list(TAB3)) / mean(TAB4, list(TAB4))), from_printed=True)
     per_step = compare_printed({f"step {k}: Dense ÷ SPM ms/step, rounded": 4 for k in shared},
                                {f"step {k}: Dense ÷ SPM ms/step, rounded": round(Fraction(TAB3[k][3], TAB4[k][3])) for k in shared},
                                kind="inconsistent",
-                               ratios={k: round(TAB3[k][3] / TAB4[k][3], 3) for k in shared})
+                               ratios={k: round(TAB3[k][3] / TAB4[k][3], 3) for k in shared}, from_printed=True)
     return by_readings(Reading("ratio of the means", "mean Dense ms/step ÷ mean SPM ms/step over the shared steps ≈ 4",
                                of_means),
                        Reading("every step", "Dense ms/step ÷ SPM ms/step ≈ 4 at every shared step", per_step))
@@ -296,7 +296,7 @@ def _sec9_3_text():
     statement="§9.3 states batch size B = 32 for the Table 3-4 timings; compared with §9.4's 256.", methods=["recompute"])
 def _sec9_4():
     return compare_printed({"batch size of all timings (§9.4)": 256}, {"batch size of all timings (§9.4)": 32}, kind="inconsistent",
-                           source="§9.3 Setup: batch size B = 32")
+                           source="§9.3 Setup: batch size B = 32", from_printed=True)
 
 
 @claim(

@@ -11,12 +11,11 @@ import z3
 from ...algebra import attention as _att
 from ...algebra._backend import array_module
 from .. import prover
-from ..engine import (Reading, all_of, by_readings, claim, compare_printed, decide, exhaustive, float_backend,
+from ..engine import (Reading, all_of, builder_check, by_readings, claim, compare_printed, decide, exhaustive, float_backend,
                       require)
 from ._common import (
     _sizes,
     attention_builder_check,
-    bound,
     _sym,
 )
 from ._builders import ATTENTION_BOUND, builder_note
@@ -95,9 +94,29 @@ def _sec44():
     printed = exhaustive(homogeneous, cases, describe="N, d <= 2, W = I, X in {-1,0,1}^{N x d}, exact", witness=witness, method="exact")
     return by_readings(
         Reading("value rows", "X_{j,:} stands for (XW_v)_{j,:}: Z = C·XW_v with C fixed (so Z(2X) = 2Z(X)).",
-                decide(printed)),
+                decide(printed, confirm=_softmax_by_loops)),
         Reading("literal", "X_{j,:} are the rows of X: Z = C·X with C fixed.", decide(literal)),
     )
+
+
+def _softmax_by_loops(cx):
+    """Independent reference of the value-rows counterexample: softmax(XX^T/√d)X (W = I) by float loops over
+    math.exp (no SymPy, no NumPy), Z(2X) − 2Z(X) far above rounding (> 1e-6)."""
+    import math
+
+    N, d, v = cx["case"]
+
+    def Z(s):
+        X = [[s * v[t * d + e] for e in range(d)] for t in range(N)]
+        out = []
+        for a in range(N):
+            w = [math.exp(sum(X[a][e] * X[b][e] for e in range(d)) / math.sqrt(d)) for b in range(N)]
+            out.append([sum(w[b] * X[b][e] for b in range(N)) / sum(w) for e in range(d)])
+        return out
+
+    gap = max(abs(z2 - 2 * z1) for r1, r2 in zip(Z(1), Z(2)) for z1, z2 in zip(r1, r2))
+    return exhaustive(lambda _: gap > 1e-6, [(N, d)], method="numeric",
+                      describe=f"|Z(2X) − 2Z(X)| = {gap:.3g} > 1e-6 at the counterexample's X, float loops")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,14 +259,16 @@ def _cubic_case(c):
 )
 def _cubic_form():
     checks = require(
-        entry_rule=exhaustive(_cubic_rule_case, sorted(itertools.product((1, 2), repeat=3), key=lambda c: (c[0] * c[1] * c[2], c)),
-                              describe="linear_attention_matrix == the matrix of the proved entry rule, T, d, d_v <= 2, "
-                                       "symbolic weights", method="symbolic"),
+        entry_rule=builder_check(
+            exhaustive(_cubic_rule_case, sorted(itertools.product((1, 2), repeat=3), key=lambda c: (c[0] * c[1] * c[2], c)),
+                       describe="linear_attention_matrix == the matrix of the proved entry rule, T, d, d_v <= 2, "
+                                "symbolic weights", method="symbolic"),
+            derived_from_rule=False, builder="linear_attention_matrix"),
         builder_vs_rule=attention_builder_check(float_backend()),
         direct=exhaustive(_cubic_case, _sizes(2), describe="T, d <= 2, symbolic weights and X", method="symbolic"))
     proof = _cubic_proof().trial("row (k, c) of 𝒲 (x ⊗ x ⊗ x) = ((XW_q)(XW_k)^T(XW_v))[k, c] for every T, d, d_v >= 1 "
                                  "(sums over symbolic lengths by axioms, by induction)")
-    return decide(bound(proof, entry_rule=checks["entry_rule"], builder_vs_rule=checks["builder_vs_rule"]), **checks)
+    return decide(proof, **checks)
 
 
 def _a3_instance(M, N, seed):
@@ -417,6 +438,24 @@ def _w_sa_by_loops(WQ, WK, WV):
     return sympy.Matrix(M, N * N, lambda m, col: WV[m, col % N] * WK[col % N, col // N] * WQ[m, col // N])
 
 
+def _coupling_by_loops(cx):
+    """Independent reference of the coupling found: with banded all-ones weights (|i − j| <= b) and x = 1, y_m =
+    (W_V x)_m · (W_K x)^T (W_Q x) by integer loops changes when the position outside m's patch is set to 0."""
+    M, N, b = cx["case"]
+    first = cx["couplings"][0]
+    m, j = first["output"], first["positions_outside_patch"][0]
+
+    def y_m(x):
+        band = [[1 if abs(i - k) <= b else 0 for k in range(N)] for i in range(M)]
+        s = [sum(band[i][k] * x[k] for k in range(N)) for i in range(M)]
+        return s[m] * sum(si * si for si in s)
+
+    ones = [1] * N
+    return exhaustive(lambda _: abs(j - m) > b and y_m(ones) != y_m([0 if k == j else 1 for k in range(N)]),
+                      [(M, N, b)], method="exact",
+                      describe=f"y_{m} depends on x_{j}, outside its patch, banded all-ones weights, integer loops")
+
+
 @claim(
     "zhu2025:thm4.3/sparsity",
     quote="The sparsity pattern of W_SA follows from patch-based grouping: only pairs (i, j) within the same local "
@@ -478,7 +517,7 @@ def _sparsity():
         [(2, 2), (3, 3)], describe="M = N in {2, 3}, diagonal symbolic weights", method="symbolic")
     return by_readings(
         Reading("attention operator under Assumption 4.2", "Under banded weights the layer y = V(K^T Q) couples only "
-                "positions within one patch.", decide(layer)),
+                "positions within one patch.", decide(layer, confirm=_coupling_by_loops)),
         Reading("printed W_SA, generic weights", "The printed W_SA has zeros off the patch pairs for generic weights.",
                 decide(t, **checks)),
         Reading("printed W_SA, diagonal weights", "With diagonal weights the printed W_SA vanishes off i = j (it does "
