@@ -18,7 +18,10 @@ DLPack (dense)            :func:`to_dlpack`                           :func:`fro
 ========================  ==========================================  =======================
 
 :func:`write` picks the writer from the format or the file's suffix and stores what the matrix
-is (:func:`read_metadata` reads it back); :func:`read` reads any of the files. Every writer
+is (:func:`read_metadata` reads it back); :func:`read` reads any of the files. An affine map
+``(W, b)`` is kept in one layout in every format -- the matrix ``W``, the bias ``b``, the
+metadata's convention ``y = W x + b`` -- that SciPy, NumPy, torch and MATLAB read with their own
+readers (:func:`read_bias` reads ``b``; docs/guide/export.md shows each); values keep their dtype. Every writer
 writes to a temporary file beside the target, reads its header back, then renames it onto the
 target: a failure leaves no partial file, and ``overwrite=False`` keeps an existing one.
 
