@@ -134,7 +134,8 @@ def load_torch(path: Any) -> torch.Tensor:
     if isinstance(obj, dict):
         key = W_NAME if W_NAME in obj else OLD_MATRIX_KEY
         if key not in obj:
-            raise fail(p, f"holds a dict without a {W_NAME!r} tensor (keys {sorted(map(str, obj))[:10]})")
+            raise fail(p, f"holds a dict without a {W_NAME!r} tensor (nor 0.2.0's {OLD_MATRIX_KEY!r}; keys "
+                          f"{sorted(map(str, obj))[:10]})")
         obj = obj[key]
     return torch_tensor(p, obj)
 
