@@ -14,13 +14,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _validate
-from ._base import B_NAME, _bias_of, _metadata_json, _order_maps, _Reading, _split_bias, column_major, to_scipy, write_target
+from ._base import (B_NAME, _bias_of, _metadata_json, _order_maps, _Reading, _split_bias, column_major, to_scipy,
+                    write_target)
 from ._checks import metadata_json
 from ._jax import to_jax_npz
 from ._mat import mat_bias, mat_metadata_text, read_mat, to_mat
-from ._mtx import _MTX_TAG, as_recorded, mtx_bias, mtx_bias_values, mtx_metadata_text, read_matrix_market, to_matrix_market
+from ._mtx import (_MTX_TAG, as_recorded, mtx_bias, mtx_bias_values, mtx_metadata_text, read_matrix_market,
+                   to_matrix_market)
 from ._npz import npz_bias, npz_metadata_text, read_npz, to_npz
 from ._pt import load_torch, pt_bias, pt_metadata, save_torch, torch_matrix
+
 
 def _file(path: Any) -> Path:
     if not isinstance(path, (str, Path)):
