@@ -94,15 +94,20 @@ def int_list(text: str) -> tuple[int, ...]:
     return out
 
 
+def _parsed(text: str, parse: Callable[[str], Any], ok: Callable[[Any], bool], expected: str) -> Any:
+    """``parse(text)`` when it parses and ``ok`` holds of it, else argparse's one-line error."""
+    try:
+        v = parse(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not ok(v):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return v
+
+
 def positive(text: str) -> int:
     """argparse type: a positive integer."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
+    return _parsed(text, int, lambda v: v >= 1, "a positive integer")
 
 
 def int_or_tuple(text: str) -> int | tuple[int, ...]:
@@ -419,13 +424,7 @@ def _factor_shapes(text: str) -> list[tuple[int, ...]]:
 
 
 def _unit_interval(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0.0 < v <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
-    return v
+    return _parsed(text, float, lambda v: 0.0 < v <= 1.0, "a number in (0, 1]")
 
 
 @family("kron", "Kronecker product of random Gaussian factors")
@@ -716,12 +715,7 @@ _GRAPH_OPERATORS = ("adjacency", "mean_aggregation", "normalized_adjacency", "re
 
 
 def _probability(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}") from None
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}")
+    v = _parsed(text, float, lambda v: 0.0 <= v <= 1.0, "a probability in [0, 1]")
     if 0.0 < v and 1.0 - v == 1.0:  # networkx's sampler divides by log(1 - p) = 0 (ZeroDivisionError)
         raise argparse.ArgumentTypeError(f"expected 0 or a probability of at least 1.2e-16 (1 - p must differ "
                                          f"from 1 in float64), got {text!r}")
