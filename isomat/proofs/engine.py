@@ -30,8 +30,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import importlib
+import importlib.util
 import math
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1424,3 +1427,40 @@ __all__ = [
     "second_solver", "symbolic_zero", "using_float_backend", "weakest", "derive_fields", "in_order", "RECORD_ORDER",
     "ledger_obligations", "OBLIGATIONS_FILE", "printed_checks", "threshold_reading",
 ]
+
+
+def load_file(source: str | Path) -> list[Claim]:
+    """Import a file (``claims.py``) or an importable module name (``mylab.claims``) that
+    declares claims, and return the claims it declared, in order.
+
+    Loading the same file again replaces its claims (it is the same definitions run again). Defined
+    here, beside :data:`REGISTRY`, so that the worker processes (:mod:`isomat.proofs._runner`) load
+    claims files without importing the package that starts them (issue 41: the two imported each
+    other); :mod:`isomat.proofs` re-exports it."""
+    path = Path(source)
+    before = dict(REGISTRY)
+    if path.suffix == ".py" or path.exists():
+        if not path.is_file():
+            raise ValueError(f"claims file {str(source)!r} does not exist (expected a .py file or an importable module name)")
+        path = path.resolve()
+        # named by the file's stem: loading a file of that name again is the same definitions again
+        name = "isomat_user_claims_" + "".join(ch if ch.isalnum() else "_" for ch in path.stem)
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ValueError(f"claims file {str(source)!r} cannot be imported as Python")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+    else:
+        try:
+            module = importlib.import_module(str(source))
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"claims source {str(source)!r} is neither a file nor an importable module ({exc})") from None
+    mine = [c for cid, c in REGISTRY.items() if before.get(cid) is not c]
+    if not mine:
+        raise ValueError(f"claims source {str(source)!r} declares no claim (use @isomat.proofs.engine.claim)")
+    return mine

@@ -63,7 +63,7 @@ from typing import Any
 
 import z3
 
-from .._index import both, either, fdiv, fmod, ite
+from .._types import both, either, fdiv, fmod, ite
 from ..errors import CheckError, ProofTimeout
 from . import smt as recheck
 from .engine import Trial
@@ -114,7 +114,7 @@ def _proving_lemma(name: str):
 
 
 # ---------------------------------------------------------------------------------------------
-# index arithmetic (defined below the algebra, in isomat._index, and re-exported here)
+# index arithmetic (defined beneath the algebra, in isomat._types, and re-exported here)
 # ---------------------------------------------------------------------------------------------
 def ints(names: str) -> tuple[z3.ArithRef, ...]:
     """Integer unknowns, ``ints("H W i")``; sizes and indices alike (state their ranges in
