@@ -57,7 +57,8 @@ import contextlib
 import contextvars
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +66,7 @@ import z3
 
 from .._index import both, either, fdiv, fmod, ite
 from ..errors import CheckError, ProofTimeout
+from . import engine as _engine
 from . import smt as recheck
 from .engine import Trial
 
@@ -114,6 +116,82 @@ def _proving_lemma(name: str):
 
 
 # ---------------------------------------------------------------------------------------------
+# the trusted core: only the prover makes Lemma, LemmaInstance and Proof objects
+# ---------------------------------------------------------------------------------------------
+#: set only while the prover itself makes one of its objects (their __post_init__ refuses otherwise)
+_MINTING: contextvars.ContextVar[bool] = contextvars.ContextVar("isomat_prover_minting", default=False)
+#: what the prover made, by id: a weak reference to the object and the exact fields it was made with
+#: (the statement object itself, the transitive axioms). :func:`prove` accepts a lemma or instance only
+#: when it is this very object with these very fields -- a copy, a ``dataclasses.replace``, an
+#: ``object.__new__`` or an ``object.__setattr__`` on a frozen field is refused.
+_MADE: dict[int, tuple[weakref.ref[Any], tuple[Any, ...]]] = {}
+
+
+@contextlib.contextmanager
+def _mint() -> Iterator[None]:
+    token = _MINTING.set(True)
+    try:
+        yield
+    finally:
+        _MINTING.reset(token)
+
+
+def _refuse_unminted(kind: str) -> None:
+    if not _MINTING.get():
+        raise TypeError(f"a {kind} is made only by the prover ({'lemma() or induction()' if kind == 'Lemma' else 'Lemma.at()' if kind == 'LemmaInstance' else 'prove()'}); "
+                        f"constructing one directly would be a proof with nothing behind it")
+
+
+def _same_fields(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    # identity for Z3 terms and objects (== on Z3 terms builds a formula), equality for names
+    return len(a) == len(b) and all(x is y or (isinstance(x, (str, tuple)) and type(x) is type(y) and x == y)
+                                    for x, y in zip(a, b))
+
+
+def _lemma_fields(lm: Any) -> tuple[Any, ...]:
+    return (lm.name, lm.statement, lm.text, lm.uses, lm.axioms)
+
+
+def _instance_fields(x: Any) -> tuple[Any, ...]:
+    return (x.lemma, x.statement)
+
+
+def _register(obj: Any, fields: tuple[Any, ...], premises: tuple[Axiom, ...]) -> None:
+    _MADE[id(obj)] = (weakref.ref(obj), (*fields, premises))
+
+
+def _premises_of(item: Any) -> tuple[Axiom, ...]:
+    """The axioms a genuine lemma or instance rests on, transitively (from the prover's own record,
+    never from the object's fields); a lemma or instance the prover did not make raises TypeError."""
+    kind = "lemma instance" if isinstance(item, LemmaInstance) else "lemma"
+    if not isinstance(item, (Lemma, LemmaInstance)):
+        raise TypeError(f"lemmas must be Lemma objects made by lemma()/induction() or their .at() instances, "
+                        f"got {type(item).__name__}")
+    entry = _MADE.get(id(item))
+    fields = _instance_fields(item) if isinstance(item, LemmaInstance) else _lemma_fields(item)
+    if entry is None or entry[0]() is not item or not _same_fields(entry[1][:-1], fields):
+        raise TypeError(f"the {kind} {getattr(item, 'name', '?')!r} was not made by the prover, or was altered "
+                        f"after it was proved: refused (a lemma is made only by lemma() or induction())")
+    if isinstance(item, LemmaInstance):
+        _premises_of(item.lemma)
+    return entry[1][-1]
+
+
+class _ProverObject:
+    """Refuses pickling and copying: a copy would be an object the prover never made (``copy`` and
+    ``deepcopy`` give the object itself, which is the same proof)."""
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError(f"a {type(self).__name__} cannot be pickled or rebuilt: only the prover makes one")
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return self
+
+
+# ---------------------------------------------------------------------------------------------
 # index arithmetic (defined below the algebra, in isomat._index, and re-exported here)
 # ---------------------------------------------------------------------------------------------
 def ints(names: str) -> tuple[z3.ArithRef, ...]:
@@ -149,28 +227,39 @@ def axiom(name: str, statement: z3.BoolRef, *, text: str) -> Axiom:
 
 
 def _parameters(item: Any) -> set[str]:
-    """The integer unknowns an axiom or lemma pins down: free in its (closed, for a lemma) statement.
-    A lemma instance's substituted terms are not among them -- the lemma holds for every value."""
+    """The unknowns an axiom or lemma pins down: the uninterpreted constants of *every* sort (Int,
+    Real, Bool, bit-vectors, uninterpreted sorts) free in its (closed, for a lemma) statement. A
+    lemma instance's substituted terms are not among them -- the lemma holds for every value."""
     stmt = item.lemma.statement if isinstance(item, LemmaInstance) else item.statement
-    return {str(v) for v in _free_ints(stmt)}
+    return {str(v) for v in _free_consts(stmt)}
 
 
 def _check_quantified(kind: str, name: str, variables: Sequence[z3.ExprRef], premises: Iterable[Any]) -> None:
     """Refuse a lemma that quantifies a variable some premise holds free: from ``x == 0`` as an axiom,
-    ``∀ x. x == 0`` would follow, and from it anything about any other unknown."""
+    ``∀ x. x == 0`` would follow, and from it anything about any other unknown. The rule holds for
+    constants of every sort, and for the axioms behind every lemma used (transitively): a lemma
+    proved from an axiom about ``x`` holds for that ``x`` only."""
+    for v in variables:
+        if not (isinstance(v, z3.ExprRef) and z3.is_const(v) and v.decl().kind() == z3.Z3_OP_UNINTERPRETED):
+            raise TypeError(f"{kind} {name!r}: a quantified variable must be an unknown (a Z3 constant), got {v!r}")
     quantified = {str(v) for v in variables}
     for item in premises:
-        clash = sorted(quantified & _parameters(item))
-        if clash:
-            what = "axiom" if isinstance(item, Axiom) else "lemma"
-            raise ValueError(f"{kind} {name!r} quantifies {', '.join(clash)}, which occurs free in the {what} "
-                             f"{item.name!r} it uses: a premise about one value of {clash[0]} proves nothing for all "
-                             f"of them (quantify it in the premise, or leave it a parameter of the {kind})")
+        inherited = () if isinstance(item, Axiom) else _premises_of(item)
+        for source in (item, *inherited):
+            clash = sorted(quantified & _parameters(source))
+            if clash:
+                what = "axiom" if isinstance(source, Axiom) else "lemma"
+                via = "" if source is item else f" (behind the lemma {item.name!r})"
+                raise ValueError(f"{kind} {name!r} quantifies {', '.join(clash)}, which occurs free in the {what} "
+                                 f"{source.name!r}{via} it uses: a premise about one value of {clash[0]} proves nothing "
+                                 f"for all of them (quantify it in the premise, or leave it a parameter of the {kind})")
 
 
 @dataclass(frozen=True)
-class Lemma:
-    """A universally quantified statement, proved once when it is made (see :func:`lemma`)."""
+class Lemma(_ProverObject):
+    """A universally quantified statement, proved once when it is made (see :func:`lemma`). Only
+    :func:`lemma` and :func:`induction` make one: the constructor refuses any other caller, and
+    :func:`prove` accepts a lemma only when it is the very object the prover made, unaltered."""
 
     name: str
     statement: z3.BoolRef = field(repr=False)
@@ -183,10 +272,17 @@ class Lemma:
     solvers: tuple[dict[str, Any], ...] = ()
     #: why the lemma's proof rests on Z3 alone (cvc5 did not confirm an obligation), else None
     single_solver: str | None = None
+    #: the exported SMT-LIB files of its obligations and their SHA-256 digests
+    smt2: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        _refuse_unminted("Lemma")
 
     def record(self) -> dict[str, Any]:
         out = {"name": self.name, "statement": self.text, "proved_by": self.method,
                "uses": list(self.uses), "axioms": list(self.axioms)}
+        if self.smt2:
+            out["smt2"] = {f: h for f, h in self.smt2}
         if self.solvers:
             out["solvers"] = [dict(x) for x in self.solvers]
         if self.single_solver:
@@ -207,17 +303,24 @@ class Lemma:
         n = self.statement.num_vars()
         if len(terms) != n:
             raise ValueError(f"lemma {self.name!r} quantifies {n} variables, got {len(terms)} terms")
+        premises = _premises_of(self)  # (only a genuine lemma has instances)
         terms = tuple(t if isinstance(t, z3.ExprRef) else z3.IntVal(t) for t in terms)
         # de Bruijn indices count from the innermost variable: the last term replaces index 0
-        return LemmaInstance(self, z3.substitute_vars(self.statement.body(), *reversed(terms)))
+        with _mint():
+            inst = LemmaInstance(self, z3.substitute_vars(self.statement.body(), *reversed(terms)))
+        _register(inst, _instance_fields(inst), premises)
+        return inst
 
 
 @dataclass(frozen=True)
-class LemmaInstance:
-    """A proved lemma at particular terms (see :meth:`Lemma.at`)."""
+class LemmaInstance(_ProverObject):
+    """A proved lemma at particular terms (see :meth:`Lemma.at`, the only maker of one)."""
 
     lemma: Lemma
     statement: z3.BoolRef = field(repr=False)
+
+    def __post_init__(self) -> None:
+        _refuse_unminted("LemmaInstance")
 
     @property
     def name(self) -> str:
@@ -262,8 +365,16 @@ def lemma(
     if p.status != "proved":
         hint = f" -- {p.hint}" if p.hint else ""
         raise CheckError(f"lemma {name!r} is not proved ({p.status}): {p.reason or p.counterexample}{hint}")
-    return Lemma(name, _closed(variables, body, patterns), text, tuple(p.lemmas), tuple(p.axioms),
-                 "z3", p.seconds, tuple(p.solvers), p.single_solver)
+    return _made_lemma(name, _closed(variables, body, patterns), text, tuple(p.lemmas), tuple(p.axioms),
+                       "z3", p.seconds, tuple(p.solvers), p.single_solver, tuple(p.smt2.items()),
+                       premises=p._premises)
+
+
+def _made_lemma(*args: Any, premises: tuple[Axiom, ...]) -> Lemma:
+    with _mint():
+        lm = Lemma(*args)
+    _register(lm, _lemma_fields(lm), tuple(dict.fromkeys(premises)))
+    return lm
 
 
 def induction(
@@ -314,10 +425,11 @@ def induction(
                              f"{p.reason or p.counterexample}{hint}")
     body = z3.Implies(z3.And(n >= start, *hyps), prop(n))
     single = "; ".join(f"{part}: {p.single_solver}" for part, p in (("base", base), ("step", step)) if p.single_solver)
-    return Lemma(name, _closed([n, *other], body, patterns), text,
-                 tuple(dict.fromkeys(base.lemmas + step.lemmas)), tuple(dict.fromkeys(base.axioms + step.axioms)),
-                 f"induction on {n} from {start} (base and step by z3)", base.seconds + step.seconds,
-                 _merged_solvers(base.solvers, step.solvers), single or None)
+    return _made_lemma(name, _closed([n, *other], body, patterns), text,
+                       tuple(dict.fromkeys(base.lemmas + step.lemmas)), tuple(dict.fromkeys(base.axioms + step.axioms)),
+                       f"induction on {n} from {start} (base and step by z3)", base.seconds + step.seconds,
+                       _merged_solvers(base.solvers, step.solvers), single or None,
+                       (*base.smt2.items(), *step.smt2.items()), premises=(*base._premises, *step._premises))
 
 
 def _merged_solvers(*lists: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
@@ -355,10 +467,32 @@ def _free_ints(*exprs: z3.ExprRef) -> list[z3.ArithRef]:
     return [seen[k] for k in sorted(seen)]
 
 
-@dataclass
-class Proof:
+def _free_consts(*exprs: z3.ExprRef) -> list[z3.ExprRef]:
+    """Every uninterpreted constant (a 0-ary symbol of any sort: Int, Real, Bool, bit-vector, an
+    uninterpreted sort, an array) that occurs in ``exprs``, in order of name."""
+    seen: dict[str, z3.ExprRef] = {}
+    stack = list(exprs)
+    visited: set[int] = set()
+    while stack:
+        e = stack.pop()
+        if e.get_id() in visited:
+            continue
+        visited.add(e.get_id())
+        if z3.is_quantifier(e):
+            stack.append(e.body())
+        elif z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            seen.setdefault(str(e), e)
+        elif z3.is_app(e):
+            stack.extend(e.children())
+    return [seen[k] for k in sorted(seen)]
+
+
+@dataclass(frozen=True)
+class Proof(_ProverObject):
     """What :func:`prove` found: ``status`` is ``"proved"``, ``"counterexample"``, ``"vacuous"``
-    (the hypotheses contradict each other: nothing is proved) or ``"unknown"``."""
+    (the premises contradict each other: nothing is proved) or ``"unknown"``. Only :func:`prove`
+    makes one (the constructor refuses any other caller), and only a proof it made and certified
+    gives a ``proved`` :class:`~isomat.proofs.engine.Trial`."""
 
     status: str
     for_all: str
@@ -383,6 +517,15 @@ class Proof:
     single_solver: str | None = None
     #: on ``unknown``: what to try (bound the digits, a flattening lemma, lemma instances, more rlimit)
     hint: str | None = None
+    #: the exported SMT-LIB file of the obligation and the SHA-256 of its text (``{file: sha256}``)
+    smt2: dict[str, str] = field(default_factory=dict)
+    #: the axioms taken as definitions by recursion (consistent by construction; no model needed)
+    definitions: list[str] = field(default_factory=list)
+    #: the axioms the proof rests on, transitively through the lemmas it used (the objects)
+    _premises: tuple[Axiom, ...] = field(default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        _refuse_unminted("Proof")
 
     @property
     def proved(self) -> bool:
@@ -395,6 +538,8 @@ class Proof:
             ev["obligation"] = self.obligation
         if self.witness is not None:
             ev["witness"] = dict(self.witness)
+        if self.definitions:
+            ev["definitions"] = list(self.definitions)
         if self.lemmas:
             ev["lemmas"] = self.lemma_records
         if self.axioms:
@@ -403,6 +548,8 @@ class Proof:
             ev["solvers"] = [dict(x) for x in self.solvers]
         if self.single_solver:
             ev["single_solver"] = self.single_solver
+        if self.smt2:
+            ev["smt2"] = dict(self.smt2)
         if self.reason:
             ev["reason"] = self.reason
         if self.hint:
@@ -417,7 +564,7 @@ class Proof:
         if describe:
             ev["proved"] = describe
         if self.status == "proved":
-            return Trial(True, "symbolic", ev, strength="proved")
+            return Trial(True, "symbolic", ev, strength="proved", proof=self)
         if self.status == "counterexample":
             return Trial(False, "symbolic", ev, {"case": self.counterexample})
         hint = f" -- {self.hint}" if self.hint else ""
@@ -540,10 +687,27 @@ def prove(
         in :attr:`Proof.hint`, what to try). A proof lists in ``solvers`` the solvers that agreed.
     """
     offered_all = list(lemmas)
+    # the trusted core: every lemma and instance must be the very object the prover made, unaltered;
+    # the axioms behind each (transitively) are premises of this proof too
+    inherited: list[Axiom] = []
+    for x in offered_all:
+        inherited += _premises_of(x)
+    axioms = list(axioms)
+    for a in axioms:
+        if not isinstance(a, Axiom) or not isinstance(getattr(a, "statement", None), z3.BoolRef):
+            raise TypeError(f"axioms must be Axiom objects made by axiom(), got {type(a).__name__}")
     instances = [x for x in offered_all if isinstance(x, LemmaInstance)]
-    assuming, lemmas, axioms = list(assuming), _lemma_closure(x for x in offered_all if isinstance(x, Lemma)), list(axioms)
+    assuming, lemmas = list(assuming), _lemma_closure(x for x in offered_all if isinstance(x, Lemma))
     size_names = _size_names(sizes, goal, assuming)
     t0 = time.perf_counter()
+
+    def made(status: str, **kw: Any) -> Proof:
+        with _mint():
+            p = Proof(status, for_all, goal_text, time.perf_counter() - t0, **kw)
+        if status == "proved":
+            _engine._certify(p, status=p.status, for_all=p.for_all, goal=p.goal, obligation=p.obligation)
+        return p
+
     # the goal as recorded: Z3's own SMT-LIB text (its Python pretty-printer is far too slow for
     # large index terms: it once took most of the ledger's time)
     text = goal.sexpr()
@@ -558,15 +722,23 @@ def prove(
         first = min(rlimit // 6, 2_000_000) if lemmas else rlimit
         attempts = [((), first)] + ([(lemmas, rlimit - first)] if lemmas else [])
     reason = "unknown"
-    integer_only = _integer_only(goal, *assuming, *(x.statement for x in (*instances, *lemmas, *axioms)))
+    premise_axioms = list({id(a): a for a in (*axioms, *inherited)}.values())
+    integer_only = _integer_only(goal, *assuming, *(x.statement for x in (*instances, *lemmas, *premise_axioms)))
     obligation = _digest(goal, assuming)
-    satisfiable = _witness(goal if antecedents else z3.BoolVal(True), assuming, instances, axioms,
+    # fdiv/fmod are floor division: Z3's Euclidean div/mod mean the same only for a positive divisor
+    refused = _divisors_not_positive(goal, assuming, axioms, rlimit=max(1, rlimit // 6), timeout_s=timeout_s,
+                                     integer_only=integer_only)
+    if refused is not None:
+        return made("unknown", reason=refused, sizes=size_names, obligation=obligation,
+                    hint="state the divisor's sign in the hypotheses (or guard the term with it): fdiv/fmod of a "
+                         "divisor not shown positive would be Z3's Euclidean division, another function")
+    satisfiable = _witness(goal if antecedents else z3.BoolVal(True), assuming, [*instances, *lemmas], premise_axioms,
                            rlimit=max(1, rlimit // 6), timeout_s=timeout_s, integer_only=integer_only)
-    if not isinstance(satisfiable, dict):
+    if isinstance(satisfiable[0], str):
         status, why = satisfiable
-        return Proof(status, for_all, goal_text, time.perf_counter() - t0, reason=why, sizes=size_names,
-                     obligation=obligation,
-                     hint=_hint(why, goal, assuming, lemmas, axioms, rlimit) if status == "unknown" else None)
+        return made(status, reason=why, sizes=size_names, obligation=obligation,
+                    hint=_hint(why, goal, assuming, lemmas, axioms, rlimit) if status == "unknown" else None)
+    satisfiable, definitions = satisfiable
     for offered, limit in attempts:
         s, ctx = _solver(limit, timeout_s, integer_only)
         for h in assuming:
@@ -587,42 +759,116 @@ def prove(
             # the axioms a used lemma rests on are axioms of this proof too
             axiom_names = list(dict.fromkeys([u.name for u in used_axioms]
                                              + [a for u in used_lemmas for a in (u.lemma if isinstance(u, LemmaInstance) else u).axioms]))
+            rests_on = tuple({id(a): a for a in (*used_axioms, *(a for u in used if not isinstance(u, Axiom)
+                                                                  for a in _premises_of(u)))}.values())
             smtlib = _smtlib(assuming, used, goal)
-            solvers, single = _second_solver(smtlib, for_all, cvc5_rlimit, timeout_s)
+            solvers, single, smt2 = _second_solver(smtlib, for_all, cvc5_rlimit, timeout_s)
             # two proofs are the same only with the same premises too: a goal about a function named alike
             # but defined by other axioms is another statement
             obligation = _digest(goal, assuming, [u.statement for u in used])
-            return Proof("proved", for_all, goal_text, time.perf_counter() - t0,
-                         lemmas=[u.name for u in used_lemmas], axioms=axiom_names,
-                         lemma_records=[u.record() for u in used_lemmas], sizes=size_names, witness=satisfiable,
-                         obligation=obligation, smtlib=smtlib, solvers=solvers, single_solver=single)
+            return made("proved", lemmas=[u.name for u in used_lemmas], axioms=axiom_names,
+                        lemma_records=[u.record() for u in used_lemmas], sizes=size_names, witness=satisfiable,
+                        obligation=obligation, smtlib=smtlib, solvers=solvers, single_solver=single, smt2=smt2,
+                        definitions=definitions, _premises=rests_on)
         if res == z3.sat:
             found = _counterexample(s, ctx, goal, assuming, minimize, rlimit=limit, timeout_s=timeout_s,
                                     integer_only=integer_only)
             if isinstance(found, dict):
-                return Proof("counterexample", for_all, goal_text, time.perf_counter() - t0, counterexample=found)
+                return made("counterexample", counterexample=found)
             reason = found
         else:
             reason = s.reason_unknown() or "unknown"
             _raise_on_clock(reason, for_all, timeout_s)
-    return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=reason, sizes=size_names,
-                 obligation=obligation, hint=_hint(reason, goal, assuming, lemmas, axioms, rlimit))
+    return made("unknown", reason=reason, sizes=size_names, obligation=obligation,
+                hint=_hint(reason, goal, assuming, lemmas, axioms, rlimit))
+
+
+def _guarded_divisors(exprs: Sequence[z3.ExprRef]) -> list[tuple[tuple[z3.BoolRef, ...], z3.ExprRef, z3.ExprRef]]:
+    """Each integer div/mod term of ``exprs`` whose divisor is not a positive numeral, with the
+    conditions under which its value matters (``A`` for a term in ``B`` of ``A → B`` or ``A ∧ B``,
+    ``¬A`` in ``A ∨ B``, the branch condition in ``If``): ``(guards, divisor, term)``. A quantified
+    formula's bound variables become fresh unknowns (the condition must hold for all of them)."""
+    out: list[tuple[tuple[z3.BoolRef, ...], z3.ExprRef, z3.ExprRef]] = []
+    seen: set[tuple[int, tuple[int, ...]]] = set()
+    stack: list[tuple[z3.ExprRef, tuple[z3.BoolRef, ...]]] = [(e, ()) for e in exprs]
+    fresh = [0]
+    while stack:
+        e, guards = stack.pop()
+        key = (e.get_id(), tuple(g.get_id() for g in guards))
+        if key in seen:
+            continue
+        seen.add(key)
+        if z3.is_quantifier(e):
+            names = []
+            for k in range(e.num_vars()):
+                fresh[0] += 1
+                names.append(z3.Const(f"{e.var_name(k)}!bound{fresh[0]}", e.var_sort(k)))
+            stack.append((z3.substitute_vars(e.body(), *reversed(names)), guards))
+            continue
+        if not z3.is_app(e):
+            continue
+        kids = e.children()
+        if (z3.is_idiv(e) or z3.is_mod(e)) and len(kids) == 2:
+            b = kids[1]
+            if not (z3.is_int_value(b) and b.as_long() > 0):
+                out.append((guards, b, e))
+        if z3.is_implies(e) or z3.is_and(e):
+            for k, c in enumerate(kids):
+                stack.append((c, guards + tuple(kids[:k])))
+        elif z3.is_or(e):
+            for k, c in enumerate(kids):
+                stack.append((c, guards + tuple(z3.Not(x) for x in kids[:k])))
+        elif z3.is_app_of(e, z3.Z3_OP_ITE):
+            stack += [(kids[0], guards), (kids[1], guards + (kids[0],)), (kids[2], guards + (z3.Not(kids[0]),))]
+        else:
+            stack += [(c, guards) for c in kids]
+    return out
+
+
+def _divisors_not_positive(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], axioms: Sequence[Axiom], *,
+                           rlimit: int, timeout_s: float, integer_only: bool) -> str | None:
+    """None when every div/mod divisor of the goal, the hypotheses and the axioms is shown positive
+    (from the hypotheses and the conditions guarding its term) -- where :func:`fdiv`/:func:`fmod`'s
+    Z3 translation is floor division, NumPy's ``//`` and ``%``; else why the proof is refused."""
+    found = _guarded_divisors([goal, *assuming, *(a.statement for a in axioms)])
+    if not found:
+        return None
+    conditions = {}
+    for guards, b, term in found:
+        cond = z3.Implies(z3.And(*guards), b > 0) if guards else b > 0
+        conditions.setdefault(cond.sexpr(), (cond, term))
+    s, ctx = _solver(rlimit, timeout_s, integer_only)
+    for h in assuming:
+        s.add(h.translate(ctx))
+    s.add(z3.Not(z3.And(*(c for c, _ in conditions.values()))).translate(ctx))
+    res = s.check()
+    if res == z3.unsat:
+        return None
+    if res == z3.unknown:
+        _raise_on_clock(s.reason_unknown() or "", "the divisors' signs", timeout_s)
+    terms = "; ".join(t.sexpr()[:120] for _, t in list(conditions.values())[:3])
+    what = "may be zero or negative" if res == z3.sat else f"are not shown positive ({s.reason_unknown()})"
+    return (f"refused: the divisors of {terms} {what} under the hypotheses -- fdiv/fmod are floor division, and Z3's "
+            "div/mod agree with it only for a positive divisor, so a proof would be about another function")
 
 
 def _second_solver(smtlib: str, for_all: str, cvc5_rlimit: int,
-                   timeout_s: float) -> tuple[list[dict[str, Any]], str | None]:
+                   timeout_s: float) -> tuple[list[dict[str, Any]], str | None, dict[str, str]]:
     """Write the proved obligation as a self-contained SMT-LIB 2 script (exported when
-    ``--export-smt`` asks), re-check it with cvc5, and return the solvers that agreed and, when cvc5
-    did not confirm it, why the proof is single-solver. cvc5's ``sat`` raises CheckError."""
+    ``--export-smt`` asks), re-check it with cvc5, and return the solvers that agreed, why the proof
+    is single-solver when cvc5 did not confirm it, and ``{file: sha256}`` of the script (the record
+    carries it, so ``python -m isomat.proofs.recheck`` can tie each exported file to its claim).
+    cvc5's ``sat`` raises CheckError naming the file."""
     text = recheck.script(smtlib, claim=recheck.current_claim.get(), lemma=_LEMMA.get(), for_all=for_all,
                           z3_version=Z3_VERSION)
-    recheck.record_obligation(text, lemma=_LEMMA.get())
+    name, sha = recheck.record_obligation(text, lemma=_LEMMA.get())
     if not _RECHECK[0]:
-        return [{"name": "z3", "version": Z3_VERSION, "result": "unsat"}], "cvc5: not run (re-check turned off)"
+        return ([{"name": "z3", "version": Z3_VERSION, "result": "unsat"}], "cvc5: not run (re-check turned off)",
+                {name: sha})
     result = recheck.cvc5_check(text, rlimit=cvc5_rlimit, timeout_s=max(timeout_s, recheck.DEFAULT_CVC5_TIMEOUT_S),
                                 name=for_all)
-    solvers, single = recheck.agreement(Z3_VERSION, result, for_all)
-    return solvers, single
+    solvers, single = recheck.agreement(Z3_VERSION, result, for_all, obligation=name)
+    return solvers, single, {name: sha}
 
 
 def _nonlinear_div_mod(*exprs: z3.ExprRef) -> list[str]:
@@ -730,28 +976,42 @@ def _antecedents(goal: z3.BoolRef) -> list[z3.BoolRef]:
     return [p.arg(0) for p in parts if z3.is_implies(p)]
 
 
-def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], instances: Sequence[LemmaInstance],
+def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], lemmas: Sequence[Lemma | LemmaInstance],
              axioms: Sequence[Axiom], *, rlimit: int, timeout_s: float,
-             integer_only: bool) -> dict[str, int] | tuple[str, str]:
-    """Values satisfying the hypotheses, the quantifier-free lemma instances and axioms, and each
-    antecedent of the goal -- or ``("vacuous", why)`` when they are unsatisfiable, ``("unknown", why)``
-    when the solver cannot tell. (Quantified axioms are definitions of fresh functions by cases or by
-    recursion on a natural number, satisfiable by construction; they are left out here.)"""
-    facts = [*assuming, *(x.statement for x in instances if not _has_quantifier(x.statement)),
-             *(a.statement for a in axioms if not _has_quantifier(a.statement))]
+             integer_only: bool) -> tuple[dict[str, int], list[str]] | tuple[str, str]:
+    """Show every premise consistent: the hypotheses, every axiom (quantified ones too), the axioms
+    behind each lemma (transitively), the lemmas, and each antecedent of the goal.
+
+    The lemmas and their instances need no place in the model: each was proved by :func:`prove` from
+    the axioms it rests on (the prover's own record, which it cannot be handed), so every model of
+    those axioms -- which are among ``axioms`` here -- satisfies them. The axioms are split (see
+    :func:`_definitions`) into *definitions by recursion on a natural number* of functions that no
+    other premise mentions -- consistent by construction: any model of the rest extends to them,
+    one argument value after the other -- and the rest, of which a solver must find a model. Returns
+    ``(values of the integer unknowns, names of the axioms taken as definitions)``, or
+    ``("vacuous", why)`` when the rest is unsatisfiable (from contradicting premises anything
+    follows) and ``("unknown", why)`` when the solver finds no model: neither is ever a proof."""
     first: dict[str, int] | None = None
+    definitions: list[str] = []
     for extra in [None, *_antecedents(goal)] if _antecedents(goal) else [None]:
+        defined, rest = _definitions(axioms, [*assuming, *([extra] if extra is not None else [])])
+        if extra is None:
+            definitions = [a.name for a in defined]
+        facts = [*assuming, *(a.statement for a in rest)]
         s, ctx = _solver(rlimit, timeout_s, integer_only)
         for f in facts + ([extra] if extra is not None else []):
             s.add(f.translate(ctx))
         res = s.check()
         if res == z3.unsat:
-            what = "the hypotheses" if extra is None else f"the hypotheses and the antecedent {extra.sexpr()[:200]}"
+            what = ("the premises (hypotheses, axioms and the axioms behind the lemmas)" if extra is None
+                    else f"the premises and the antecedent {extra.sexpr()[:200]}")
             return ("vacuous", f"{what} are unsatisfiable: the goal holds vacuously and is not proved")
         if res != z3.sat:
             reason = s.reason_unknown() or "unknown"
-            _raise_on_clock(reason, "the hypotheses' witness", timeout_s)
-            return ("unknown", f"no witness that the hypotheses are satisfiable ({reason})")
+            _raise_on_clock(reason, "the premises' witness", timeout_s)
+            return ("unknown", f"no model shows the premises (hypotheses and axioms) consistent ({reason}): "
+                               "premises not shown consistent prove nothing (an axiom that is a definition by "
+                               "recursion on a natural number needs no model; see prover._definitions)")
         if first is None:
             m = s.model()
             first = {}
@@ -759,7 +1019,172 @@ def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], instances: Sequen
                 val = m.eval(v.translate(ctx), model_completion=True)
                 if z3.is_int_value(val) or z3.is_bv_value(val):
                     first[str(v)] = val.as_long()
-    return first if first is not None else {}
+    return (first if first is not None else {}), definitions
+
+
+def _fn_key(decl: z3.FuncDeclRef) -> str:
+    return decl.name()
+
+
+def _applications(e: z3.ExprRef) -> list[z3.ExprRef]:
+    """Every application of an uninterpreted function of one or more arguments in ``e``."""
+    out, stack, seen = [], [e], set()
+    while stack:
+        x = stack.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_quantifier(x):
+            stack.append(x.body())
+            continue
+        if not z3.is_app(x):
+            continue
+        if x.decl().kind() == z3.Z3_OP_UNINTERPRETED and x.num_args() > 0:
+            out.append(x)
+        stack.extend(x.children())
+    return out
+
+
+def _functions_in(e: z3.ExprRef) -> set[str]:
+    return {_fn_key(a.decl()) for a in _applications(e)}
+
+
+def _is_zero(e: z3.ExprRef) -> bool:
+    return z3.is_int_value(e) and e.as_long() == 0
+
+
+def _shifted(e: z3.ExprRef, v: z3.ExprRef, by: int) -> bool:
+    """``e`` is ``v + by`` (``by`` = 1) or ``v - 1`` (``by`` = -1), as z3py writes them."""
+    kids = e.children() if z3.is_app(e) else []
+    if len(kids) != 2 or not kids[0].eq(v) or not z3.is_int_value(kids[1]):
+        return False
+    k = kids[1].as_long()
+    return (z3.is_add(e) and k == by) or (z3.is_sub(e) and k == -by)
+
+
+def _definition_shape(stmt: z3.BoolRef) -> tuple[str, str, int, set[str]] | None:
+    """``(function, kind, position, functions its right side uses)`` when ``stmt`` defines one value
+    of a fresh function by recursion on the argument at ``position`` -- kind ``"base"``
+    (``∀ ȳ. [G →] f(ȳ, 0) = r``, ``r`` and ``G`` free of ``f``), ``"step"`` (``∀ ȳ, v. [v >= 0 ∧ G
+    →] f(ȳ, v + 1) = r`` with ``f`` in ``r`` only as ``f(ȳ, v)``) or ``"cases"`` (``∀ ȳ, t. [G →]
+    f(ȳ, t) = If(t <= 0, a, b)``, ``f`` absent from ``a`` and in ``b`` only as ``f(ȳ, t - 1)``); the
+    other arguments are distinct bound variables. None for any other statement."""
+    bound: list[z3.ExprRef] = []
+    body = stmt
+    if z3.is_quantifier(stmt):
+        if not stmt.is_forall():
+            return None
+        bound = [z3.Const(f"{stmt.var_name(k)}!def", stmt.var_sort(k)) for k in range(stmt.num_vars())]
+        body = z3.substitute_vars(stmt.body(), *reversed(bound))
+    guard: z3.ExprRef | None = None
+    if z3.is_implies(body):
+        guard, body = body.arg(0), body.arg(1)
+    if not z3.is_eq(body):
+        return None
+    lhs, rhs = body.arg(0), body.arg(1)
+    if not (z3.is_app(lhs) and lhs.decl().kind() == z3.Z3_OP_UNINTERPRETED and lhs.num_args() > 0):
+        return None
+    f, args = _fn_key(lhs.decl()), lhs.children()
+    is_bound = [any(a.eq(b) for b in bound) for a in args]
+    special = [k for k, a in enumerate(args) if not is_bound[k]]
+    plain = [a for k, a in enumerate(args) if is_bound[k]]
+    if len({a.get_id() for a in plain}) != len(plain):
+        return None  # repeated variables: not a definition of every value
+    if guard is not None and f in _functions_in(guard):
+        return None
+    used = _functions_in(rhs) - {f}
+    if guard is not None:
+        used |= _functions_in(guard)
+
+    def only_calls(e: z3.ExprRef, p: int, arg_ok: Callable[[z3.ExprRef], bool]) -> bool:
+        for a in _applications(e):
+            if _fn_key(a.decl()) != f:
+                continue
+            kids = a.children()
+            if len(kids) != len(args) or not arg_ok(kids[p]):
+                return False
+            if not all(kids[k].eq(args[k]) for k in range(len(args)) if k != p):
+                return False
+        return True
+
+    if len(special) == 1:
+        p = special[0]
+        a = args[p]
+        if _is_zero(a):
+            return (f, "base", p, used) if f not in _functions_in(rhs) else None
+        for v in bound:
+            if _shifted(a, v, 1) and not any(x.eq(v) for x in plain):
+                conj = guard.children() if guard is not None and z3.is_and(guard) else [guard]
+                nonneg = any(c is not None and ((z3.is_ge(c) and c.arg(0).eq(v) and _is_zero(c.arg(1)))
+                                                or (z3.is_le(c) and _is_zero(c.arg(0)) and c.arg(1).eq(v))) for c in conj)
+                if nonneg and only_calls(rhs, p, lambda x, v=v: x.eq(v)):
+                    return (f, "step", p, used)
+        return None
+    if special or not (z3.is_app_of(rhs, z3.Z3_OP_ITE)):
+        return None
+    cond, a_, b_ = rhs.children()
+    if not (z3.is_le(cond) and _is_zero(cond.arg(1))):
+        return None
+    t = cond.arg(0)
+    hits = [k for k, x in enumerate(args) if x.eq(t)]
+    if len(hits) != 1 or f in _functions_in(cond) or f in _functions_in(a_):
+        return None
+    p = hits[0]
+    if not only_calls(b_, p, lambda x: _shifted(x, t, -1)):
+        return None
+    return (f, "cases", p, used)
+
+
+def _definitions(axioms: Sequence[Axiom], others: Sequence[z3.BoolRef]) -> tuple[list[Axiom], list[Axiom]]:
+    """Split ``axioms`` into definitions that are consistent by construction and the rest.
+
+    A function ``f`` counts as *defined* when its axioms are exactly a ``base`` and a ``step`` on the
+    same argument, or one ``cases`` axiom (see :func:`_definition_shape`); ``f`` occurs in no other
+    axiom and in none of ``others`` (the hypotheses); and the defined functions do not use each other
+    in a cycle. Then every model of the rest extends to a model of the definitions: take the defined
+    functions in order of use, and give ``f(ȳ, n)`` for ``n = 0, 1, 2, ...`` the value its axiom says
+    (the right side uses only the rest's symbols, functions defined before, and ``f(ȳ, n - 1)``), any
+    value where no axiom speaks. So only the rest needs a model."""
+    unique: dict[str, Axiom] = {}
+    for a in axioms:
+        unique.setdefault(a.statement.sexpr(), a)
+    shapes = {id(a): _definition_shape(a.statement) for a in unique.values()}
+    by_fn: dict[str, list[Axiom]] = {}
+    for a in unique.values():
+        if shapes[id(a)] is not None:
+            by_fn.setdefault(shapes[id(a)][0], []).append(a)
+    defined: dict[str, list[Axiom]] = {}
+    for f, axs in by_fn.items():
+        kinds = sorted((shapes[id(a)][1], shapes[id(a)][2]) for a in axs)
+        if (len(kinds) == 2 and [k for k, _ in kinds] == ["base", "step"] and kinds[0][1] == kinds[1][1]) \
+                or (len(kinds) == 1 and kinds[0][0] == "cases"):
+            defined[f] = axs
+    mentioned_elsewhere: set[str] = set()
+    for e in others:
+        mentioned_elsewhere |= _functions_in(e)
+    changed = True
+    while changed:
+        changed = False
+        rest_axioms = [a for a in unique.values() if not any(a in axs for axs in defined.values())]
+        outside = set(mentioned_elsewhere)
+        for a in rest_axioms:
+            outside |= _functions_in(a.statement)
+        for f in [f for f in defined if f in outside]:
+            del defined[f]
+            changed = True
+        # a cycle of use among defined functions: none of them is defined
+        uses = {f: set().union(*(shapes[id(a)][3] for a in axs)) & set(defined) for f, axs in defined.items()}
+        done: set[str] = set()
+        while True:
+            ready = [f for f in uses if f not in done and uses[f] <= done]
+            if not ready:
+                break
+            done.update(ready)
+        for f in [f for f in defined if f not in done]:
+            del defined[f]
+            changed = True
+    taken = [a for axs in defined.values() for a in axs]
+    return taken, [a for a in unique.values() if not any(a is t for t in taken)]
 
 
 def _counterexample(s: z3.Solver, ctx: z3.Context, goal: z3.BoolRef, assuming: list[z3.BoolRef],
