@@ -272,8 +272,8 @@ class Lemma(_ProverObject):
     solvers: tuple[dict[str, Any], ...] = ()
     #: why the lemma's proof rests on Z3 alone (cvc5 did not confirm an obligation), else None
     single_solver: str | None = None
-    #: the exported SMT-LIB files of its obligations and their SHA-256 digests
-    smt2: tuple[tuple[str, str], ...] = ()
+    #: the digests of its obligations' SMT-LIB files (see :func:`isomat.proofs.smt.digest`)
+    smt2: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _refuse_unminted("Lemma")
@@ -282,7 +282,7 @@ class Lemma(_ProverObject):
         out = {"name": self.name, "statement": self.text, "proved_by": self.method,
                "uses": list(self.uses), "axioms": list(self.axioms)}
         if self.smt2:
-            out["smt2"] = {f: h for f, h in self.smt2}
+            out["smt2"] = list(self.smt2)
         if self.solvers:
             out["solvers"] = [dict(x) for x in self.solvers]
         if self.single_solver:
@@ -366,7 +366,7 @@ def lemma(
         hint = f" -- {p.hint}" if p.hint else ""
         raise CheckError(f"lemma {name!r} is not proved ({p.status}): {p.reason or p.counterexample}{hint}")
     return _made_lemma(name, _closed(variables, body, patterns), text, tuple(p.lemmas), tuple(p.axioms),
-                       "z3", p.seconds, tuple(p.solvers), p.single_solver, tuple(p.smt2.items()),
+                       "z3", p.seconds, tuple(p.solvers), p.single_solver, tuple(p.smt2),
                        premises=p._premises)
 
 
@@ -429,7 +429,7 @@ def induction(
                        tuple(dict.fromkeys(base.lemmas + step.lemmas)), tuple(dict.fromkeys(base.axioms + step.axioms)),
                        f"induction on {n} from {start} (base and step by z3)", base.seconds + step.seconds,
                        _merged_solvers(base.solvers, step.solvers), single or None,
-                       (*base.smt2.items(), *step.smt2.items()), premises=(*base._premises, *step._premises))
+                       (*base.smt2, *step.smt2), premises=(*base._premises, *step._premises))
 
 
 def _merged_solvers(*lists: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
@@ -517,8 +517,9 @@ class Proof(_ProverObject):
     single_solver: str | None = None
     #: on ``unknown``: what to try (bound the digits, a flattening lemma, lemma instances, more rlimit)
     hint: str | None = None
-    #: the exported SMT-LIB file of the obligation and the SHA-256 of its text (``{file: sha256}``)
-    smt2: dict[str, str] = field(default_factory=dict)
+    #: the digest of the obligation's SMT-LIB file (a one-item list; see :func:`isomat.proofs.smt.digest`):
+    #: ``python -m isomat.proofs.recheck --ledger`` finds each exported file's claim by it
+    smt2: list[str] = field(default_factory=list)
     #: the axioms taken as definitions by recursion (consistent by construction; no model needed)
     definitions: list[str] = field(default_factory=list)
     #: the axioms the proof rests on, transitively through the lemmas it used (the objects)
@@ -549,7 +550,7 @@ class Proof(_ProverObject):
         if self.single_solver:
             ev["single_solver"] = self.single_solver
         if self.smt2:
-            ev["smt2"] = dict(self.smt2)
+            ev["smt2"] = list(self.smt2)
         if self.reason:
             ev["reason"] = self.reason
         if self.hint:
@@ -853,10 +854,10 @@ def _divisors_not_positive(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], axi
 
 
 def _second_solver(smtlib: str, for_all: str, cvc5_rlimit: int,
-                   timeout_s: float) -> tuple[list[dict[str, Any]], str | None, dict[str, str]]:
+                   timeout_s: float) -> tuple[list[dict[str, Any]], str | None, list[str]]:
     """Write the proved obligation as a self-contained SMT-LIB 2 script (exported when
     ``--export-smt`` asks), re-check it with cvc5, and return the solvers that agreed, why the proof
-    is single-solver when cvc5 did not confirm it, and ``{file: sha256}`` of the script (the record
+    is single-solver when cvc5 did not confirm it, and ``[digest]`` of the script (the record
     carries it, so ``python -m isomat.proofs.recheck`` can tie each exported file to its claim).
     cvc5's ``sat`` raises CheckError naming the file."""
     text = recheck.script(smtlib, claim=recheck.current_claim.get(), lemma=_LEMMA.get(), for_all=for_all,
@@ -864,11 +865,11 @@ def _second_solver(smtlib: str, for_all: str, cvc5_rlimit: int,
     name, sha = recheck.record_obligation(text, lemma=_LEMMA.get())
     if not _RECHECK[0]:
         return ([{"name": "z3", "version": Z3_VERSION, "result": "unsat"}], "cvc5: not run (re-check turned off)",
-                {name: sha})
+                [sha])
     result = recheck.cvc5_check(text, rlimit=cvc5_rlimit, timeout_s=max(timeout_s, recheck.DEFAULT_CVC5_TIMEOUT_S),
                                 name=for_all)
     solvers, single = recheck.agreement(Z3_VERSION, result, for_all, obligation=name)
-    return solvers, single, {name: sha}
+    return solvers, single, [sha]
 
 
 def _nonlinear_div_mod(*exprs: z3.ExprRef) -> list[str]:
@@ -1053,137 +1054,208 @@ def _is_zero(e: z3.ExprRef) -> bool:
     return z3.is_int_value(e) and e.as_long() == 0
 
 
-def _shifted(e: z3.ExprRef, v: z3.ExprRef, by: int) -> bool:
-    """``e`` is ``v + by`` (``by`` = 1) or ``v - 1`` (``by`` = -1), as z3py writes them."""
+def _offset(e: z3.ExprRef) -> tuple[z3.ExprRef, int] | None:
+    """``(v, c)`` when ``e`` is ``v + c`` or ``v - c`` for an integer literal ``c`` (as z3py writes them)."""
     kids = e.children() if z3.is_app(e) else []
-    if len(kids) != 2 or not kids[0].eq(v) or not z3.is_int_value(kids[1]):
-        return False
-    k = kids[1].as_long()
-    return (z3.is_add(e) and k == by) or (z3.is_sub(e) and k == -by)
+    if len(kids) == 2 and z3.is_int_value(kids[1]) and (z3.is_add(e) or z3.is_sub(e)):
+        return kids[0], kids[1].as_long() * (1 if z3.is_add(e) else -1)
+    return None
 
 
-def _definition_shape(stmt: z3.BoolRef) -> tuple[str, str, int, set[str]] | None:
-    """``(function, kind, position, functions its right side uses)`` when ``stmt`` defines one value
-    of a fresh function by recursion on the argument at ``position`` -- kind ``"base"``
-    (``∀ ȳ. [G →] f(ȳ, 0) = r``, ``r`` and ``G`` free of ``f``), ``"step"`` (``∀ ȳ, v. [v >= 0 ∧ G
-    →] f(ȳ, v + 1) = r`` with ``f`` in ``r`` only as ``f(ȳ, v)``) or ``"cases"`` (``∀ ȳ, t. [G →]
-    f(ȳ, t) = If(t <= 0, a, b)``, ``f`` absent from ``a`` and in ``b`` only as ``f(ȳ, t - 1)``); the
-    other arguments are distinct bound variables. None for any other statement."""
+def _is_fn_app(e: z3.ExprRef) -> bool:
+    return z3.is_app(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and e.num_args() > 0
+
+
+def _clauses(stmt: z3.BoolRef) -> list[tuple[list[z3.ExprRef], z3.ExprRef, z3.ExprRef]] | None:
+    """``stmt`` as defining clauses ``(guards, f(args), value)`` -- ``∀ x̄. G → f(args) = value``,
+    conjunctions and nested implications split, a Boolean ``f(args)`` (or its negation) read as
+    ``f(args) = True`` (``False``) -- with the bound variables as fresh constants; None when some
+    part is no such equation. Each bound variable occurs in the arguments once (alone or as
+    ``v + c``), the other arguments are integer literals: a clause speaks of each point once."""
     bound: list[z3.ExprRef] = []
     body = stmt
     if z3.is_quantifier(stmt):
         if not stmt.is_forall():
             return None
-        bound = [z3.Const(f"{stmt.var_name(k)}!def", stmt.var_sort(k)) for k in range(stmt.num_vars())]
+        bound = [z3.FreshConst(stmt.var_sort(k), str(stmt.var_name(k))) for k in range(stmt.num_vars())]
         body = z3.substitute_vars(stmt.body(), *reversed(bound))
-    guard: z3.ExprRef | None = None
-    if z3.is_implies(body):
-        guard, body = body.arg(0), body.arg(1)
-    if not z3.is_eq(body):
-        return None
-    lhs, rhs = body.arg(0), body.arg(1)
-    if not (z3.is_app(lhs) and lhs.decl().kind() == z3.Z3_OP_UNINTERPRETED and lhs.num_args() > 0):
-        return None
-    f, args = _fn_key(lhs.decl()), lhs.children()
-    is_bound = [any(a.eq(b) for b in bound) for a in args]
-    special = [k for k, a in enumerate(args) if not is_bound[k]]
-    plain = [a for k, a in enumerate(args) if is_bound[k]]
-    if len({a.get_id() for a in plain}) != len(plain):
-        return None  # repeated variables: not a definition of every value
-    if guard is not None and f in _functions_in(guard):
-        return None
-    used = _functions_in(rhs) - {f}
-    if guard is not None:
-        used |= _functions_in(guard)
+    out: list[tuple[list[z3.ExprRef], z3.ExprRef, z3.ExprRef]] = []
+    todo: list[tuple[list[z3.ExprRef], z3.ExprRef]] = [([], body)]
+    while todo:
+        guards, e = todo.pop()
+        if z3.is_and(e):
+            todo += [(guards, c) for c in e.children()]
+            continue
+        if z3.is_implies(e):
+            todo.append((guards + [e.arg(0)], e.arg(1)))
+            continue
+        if z3.is_eq(e) and _is_fn_app(e.arg(0)):
+            lhs, value = e.arg(0), e.arg(1)
+        elif z3.is_not(e) and _is_fn_app(e.arg(0)) and z3.is_bool(e.arg(0)):
+            lhs, value = e.arg(0), z3.BoolVal(False, e.ctx)
+        elif _is_fn_app(e) and z3.is_bool(e):
+            lhs, value = e, z3.BoolVal(True, e.ctx)
+        else:
+            return None
+        seen: set[int] = set()
+        for a in lhs.children():
+            off = _offset(a)
+            base = off[0] if off is not None else a
+            if any(base.eq(b) for b in bound):
+                if base.get_id() in seen:
+                    return None
+                seen.add(base.get_id())
+            elif not z3.is_int_value(a):
+                return None
+        if len(seen) != len(bound):
+            return None
+        out.append((guards, lhs, value))
+    return out
 
-    def only_calls(e: z3.ExprRef, p: int, arg_ok: Callable[[z3.ExprRef], bool]) -> bool:
-        for a in _applications(e):
-            if _fn_key(a.decl()) != f:
+
+def _at_point(guards: list[z3.ExprRef], lhs: z3.ExprRef, value: z3.ExprRef,
+              point: list[z3.ExprRef]) -> tuple[z3.ExprRef, z3.ExprRef]:
+    """A clause at the point ``f(point)``: (where it speaks there, the value it gives there)."""
+    subst, conds = [], []
+    for a, z in zip(lhs.children(), point):
+        off = _offset(a)
+        if z3.is_int_value(a):
+            conds.append(z == a)
+        elif off is not None:
+            subst.append((off[0], z - off[1]))
+        else:
+            subst.append((a, z))
+    where = z3.And(*conds, *guards) if (conds or guards) else z3.BoolVal(True, lhs.ctx)
+    return (z3.substitute(where, *subst) if subst else where), (z3.substitute(value, *subst) if subst else value)
+
+
+def _calls(e: z3.ExprRef, names: set[str]) -> list[tuple[list[z3.ExprRef], z3.ExprRef]]:
+    """The applications of the functions ``names`` in ``e``, each with the conditions under which its
+    value matters (the branch of an ``If``, the consequent of an implication)."""
+    out: list[tuple[list[z3.ExprRef], z3.ExprRef]] = []
+    stack: list[tuple[z3.ExprRef, tuple[z3.ExprRef, ...]]] = [(e, ())]
+    seen: set[tuple[int, tuple[int, ...]]] = set()
+    while stack:
+        x, guards = stack.pop()
+        key = (x.get_id(), tuple(g.get_id() for g in guards))
+        if key in seen or not z3.is_app(x):
+            continue
+        seen.add(key)
+        if _is_fn_app(x) and x.decl().name() in names:
+            out.append((list(guards), x))
+        kids = x.children()
+        if z3.is_app_of(x, z3.Z3_OP_ITE):
+            stack += [(kids[0], guards), (kids[1], guards + (kids[0],)), (kids[2], guards + (z3.Not(kids[0]),))]
+        elif z3.is_implies(x):
+            stack += [(kids[0], guards), (kids[1], guards + (kids[0],))]
+        else:
+            stack += [(c, guards) for c in kids]
+    return out
+
+
+#: what :func:`_defines` found, by the clauses' text (the ledger uses each definition in many proofs)
+_DEFINES: dict[tuple[str, ...], bool] = {}
+
+
+def _defines(f: str, clauses: list[tuple[list[z3.ExprRef], z3.ExprRef, z3.ExprRef]], earlier: set[str],
+             defined: set[str]) -> bool:
+    """The clauses of ``f`` define it by well-founded recursion: at each point at most one clause
+    speaks (their conditions are pairwise disjoint, shown by Z3); their conditions use no defined
+    function; their values use defined functions only from ``earlier`` (at any arguments) and ``f``
+    itself at a point where one integer argument has gone down by at least 1 and stays >= 0, the
+    others unchanged (shown by Z3 under the clause's conditions): the values of ``f`` then follow by
+    recursion on that natural number."""
+    key = (f, *sorted(" ".join(g.sexpr() for g in gs) + "|" + lhs.sexpr() + "=" + v.sexpr() for gs, lhs, v in clauses),
+           "|", *sorted(earlier & defined))
+    if key in _DEFINES:
+        return _DEFINES[key]
+    lhs0 = clauses[0][1]
+    if any(lhs.num_args() != lhs0.num_args() for _, lhs, _ in clauses):
+        _DEFINES[key] = False
+        return False
+    point = [z3.FreshConst(lhs0.arg(k).sort(), "z") for k in range(lhs0.num_args())]
+    at = [_at_point(g, lhs, v, point) for g, lhs, v in clauses]
+    obligations: list[z3.ExprRef] = []
+    ok = all(not (_functions_in(w) & defined) for w, _ in at)
+    for i in range(len(at)):
+        for j in range(i + 1, len(at)):
+            obligations.append(z3.Not(z3.And(at[i][0], at[j][0])))
+    for where, value in at if ok else []:
+        for guards, call in _calls(value, defined):
+            g = call.decl().name()
+            if g in earlier and g != f:
                 continue
-            kids = a.children()
-            if len(kids) != len(args) or not arg_ok(kids[p]):
-                return False
-            if not all(kids[k].eq(args[k]) for k in range(len(args)) if k != p):
-                return False
-        return True
-
-    if len(special) == 1:
-        p = special[0]
-        a = args[p]
-        if _is_zero(a):
-            return (f, "base", p, used) if f not in _functions_in(rhs) else None
-        for v in bound:
-            if _shifted(a, v, 1) and not any(x.eq(v) for x in plain):
-                conj = guard.children() if guard is not None and z3.is_and(guard) else [guard]
-                nonneg = any(c is not None and ((z3.is_ge(c) and c.arg(0).eq(v) and _is_zero(c.arg(1)))
-                                                or (z3.is_le(c) and _is_zero(c.arg(0)) and c.arg(1).eq(v))) for c in conj)
-                if nonneg and only_calls(rhs, p, lambda x, v=v: x.eq(v)):
-                    return (f, "step", p, used)
-        return None
-    if special or not (z3.is_app_of(rhs, z3.Z3_OP_ITE)):
-        return None
-    cond, a_, b_ = rhs.children()
-    if not (z3.is_le(cond) and _is_zero(cond.arg(1))):
-        return None
-    t = cond.arg(0)
-    hits = [k for k, x in enumerate(args) if x.eq(t)]
-    if len(hits) != 1 or f in _functions_in(cond) or f in _functions_in(a_):
-        return None
-    p = hits[0]
-    if not only_calls(b_, p, lambda x: _shifted(x, t, -1)):
-        return None
-    return (f, "cases", p, used)
+            if g != f:
+                ok = False
+                break
+            downs = [z3.And(a <= z - 1, a >= 0, *(call.arg(m) == point[m] for m in range(len(point)) if m != k))
+                     for k, (a, z) in enumerate(zip(call.children(), point)) if z3.is_int(a)]
+            if not downs:
+                ok = False
+                break
+            obligations.append(z3.Implies(z3.And(where, *guards), z3.Or(*downs)))
+        if not ok:
+            break
+    if ok and obligations:
+        s = z3.Solver(ctx=lhs0.ctx)
+        s.set("rlimit", 2_000_000)
+        s.add(z3.Not(z3.And(*obligations)))
+        ok = s.check() == z3.unsat
+    _DEFINES[key] = ok
+    return ok
 
 
 def _definitions(axioms: Sequence[Axiom], others: Sequence[z3.BoolRef]) -> tuple[list[Axiom], list[Axiom]]:
     """Split ``axioms`` into definitions that are consistent by construction and the rest.
 
-    A function ``f`` counts as *defined* when its axioms are exactly a ``base`` and a ``step`` on the
-    same argument, or one ``cases`` axiom (see :func:`_definition_shape`); ``f`` occurs in no other
-    axiom and in none of ``others`` (the hypotheses); and the defined functions do not use each other
-    in a cycle. Then every model of the rest extends to a model of the definitions: take the defined
-    functions in order of use, and give ``f(ȳ, n)`` for ``n = 0, 1, 2, ...`` the value its axiom says
-    (the right side uses only the rest's symbols, functions defined before, and ``f(ȳ, n - 1)``), any
-    value where no axiom speaks. So only the rest needs a model."""
+    An axiom counts as a definition when it is a conjunction of clauses ``∀ x̄. G → f(args) =
+    value`` (see :func:`_clauses`); every function ``f`` it defines is defined by all its clauses
+    together by well-founded recursion (see :func:`_defines`); ``f`` occurs in no other axiom but
+    definitions, and in none of ``others`` (the hypotheses and antecedents); and the defined
+    functions use each other without a cycle. Then every model of the rest extends to a model of
+    the definitions: take the defined functions in order of use, and give ``f`` at each point, by
+    recursion on the argument that goes down, the value its one clause there says (the value uses
+    only the rest's symbols, functions defined before, and ``f`` at lower points) -- any value where
+    no clause speaks. So only the rest needs a model (see :func:`_witness`)."""
     unique: dict[str, Axiom] = {}
     for a in axioms:
         unique.setdefault(a.statement.sexpr(), a)
-    shapes = {id(a): _definition_shape(a.statement) for a in unique.values()}
-    by_fn: dict[str, list[Axiom]] = {}
+    parsed = {id(a): _clauses(a.statement) for a in unique.values()}
+    by_fn: dict[str, list[tuple[list[z3.ExprRef], z3.ExprRef, z3.ExprRef]]] = {}
+    owners: dict[str, list[Axiom]] = {}
     for a in unique.values():
-        if shapes[id(a)] is not None:
-            by_fn.setdefault(shapes[id(a)][0], []).append(a)
-    defined: dict[str, list[Axiom]] = {}
-    for f, axs in by_fn.items():
-        kinds = sorted((shapes[id(a)][1], shapes[id(a)][2]) for a in axs)
-        if (len(kinds) == 2 and [k for k, _ in kinds] == ["base", "step"] and kinds[0][1] == kinds[1][1]) \
-                or (len(kinds) == 1 and kinds[0][0] == "cases"):
-            defined[f] = axs
-    mentioned_elsewhere: set[str] = set()
+        for clause in parsed[id(a)] or []:
+            f = clause[1].decl().name()
+            by_fn.setdefault(f, []).append(clause)
+            if not any(a is o for o in owners.setdefault(f, [])):
+                owners[f].append(a)
+    candidates = set(by_fn)
+    outside: set[str] = set()
     for e in others:
-        mentioned_elsewhere |= _functions_in(e)
-    changed = True
-    while changed:
-        changed = False
-        rest_axioms = [a for a in unique.values() if not any(a in axs for axs in defined.values())]
-        outside = set(mentioned_elsewhere)
-        for a in rest_axioms:
-            outside |= _functions_in(a.statement)
-        for f in [f for f in defined if f in outside]:
-            del defined[f]
-            changed = True
-        # a cycle of use among defined functions: none of them is defined
-        uses = {f: set().union(*(shapes[id(a)][3] for a in axs)) & set(defined) for f, axs in defined.items()}
-        done: set[str] = set()
+        outside |= _functions_in(e)
+    while True:
+        taken = [a for a in unique.values() if parsed[id(a)] is not None
+                 and all(c[1].decl().name() in candidates for c in parsed[id(a)])]
+        mentioned = set(outside)
+        for a in unique.values():
+            if not any(a is t for t in taken):
+                mentioned |= _functions_in(a.statement)
+        drop = candidates & mentioned
+        # an order of definition: a function after those its clauses use (besides itself)
+        uses = {f: set().union(*(_functions_in(v).union(*(_functions_in(x) for x in g)) for g, _, v in by_fn[f]))
+                & candidates - {f} for f in candidates}
+        order: list[str] = []
         while True:
-            ready = [f for f in uses if f not in done and uses[f] <= done]
+            ready = sorted(f for f in candidates - set(order) - drop if uses[f] <= set(order))
             if not ready:
                 break
-            done.update(ready)
-        for f in [f for f in defined if f not in done]:
-            del defined[f]
-            changed = True
-    taken = [a for axs in defined.values() for a in axs]
+            order += ready
+        drop |= candidates - set(order)
+        if not drop:
+            drop = {f for k, f in enumerate(order) if not _defines(f, by_fn[f], set(order[:k]), candidates)}
+            if not drop:
+                break
+        candidates -= drop
     return taken, [a for a in unique.values() if not any(a is t for t in taken)]
 
 

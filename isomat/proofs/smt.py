@@ -238,8 +238,13 @@ MANIFEST = "manifest.jsonl"
 
 
 def digest(text: str) -> str:
-    """The SHA-256 of an obligation file's text (UTF-8), as the records and the manifest carry it."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The SHA-256 of an obligation file's SMT-LIB commands: its text (UTF-8) less the ``;`` comment
+    lines. The records and the manifest carry it. (The comment header names the claim that first
+    discharged the obligation, which depends on the order claims ran in -- a proof cached by one claim
+    and used by another, a worker that proved it first -- while the commands are what a solver reads:
+    any change to them changes the digest.)"""
+    commands = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith(";"))
+    return hashlib.sha256(commands.encode("utf-8")).hexdigest()
 
 
 def _write(name: str, text: str, claim: str | None, lemma: str | None) -> None:
@@ -260,8 +265,8 @@ def _write(name: str, text: str, claim: str | None, lemma: str | None) -> None:
 
 
 def record_obligation(text: str, *, lemma: str | None = None) -> tuple[str, str]:
-    """Note one discharged obligation (a :func:`script` text) and return its file name and SHA-256
-    (which the proof's record carries, exported or not): written at once when exporting; one
+    """Note one discharged obligation (a :func:`script` text) and return its file name and
+    :func:`digest` (which the proof's record carries, exported or not): written at once when exporting; one
     discharged outside a claim (a lemma proved at import) is kept for a later :func:`export_to`."""
     claim = current_claim.get()
     if claim is not None:
@@ -284,18 +289,16 @@ def record_obligation(text: str, *, lemma: str | None = None) -> tuple[str, str]
 # ---------------------------------------------------------------------------------------------
 # python -m isomat.proofs.recheck DIR
 # ---------------------------------------------------------------------------------------------
-def _ledger_digests(ledger: Any) -> dict[str, set[str]]:
-    """Every ``smt2`` map (file name -> SHA-256) in an ``isomat verify --json`` output: the files
-    the proofs of its records (and the lemmas they used) discharged."""
-    found: dict[str, set[str]] = {}
+def _ledger_digests(ledger: Any) -> set[str]:
+    """Every obligation digest in an ``isomat verify --json`` output: the ``smt2`` lists of the
+    proofs in its records (and of the lemmas they used)."""
+    found: set[str] = set()
 
     def walk(x: Any) -> None:
         if isinstance(x, dict):
             m = x.get("smt2")
-            if isinstance(m, dict):
-                for f, h in m.items():
-                    if isinstance(f, str) and isinstance(h, str):
-                        found.setdefault(f, set()).add(h)
+            if isinstance(m, list):
+                found.update(h for h in m if isinstance(h, str))
             for v in x.values():
                 walk(v)
         elif isinstance(x, list):
@@ -324,10 +327,12 @@ def _manifest_digests(directory: Path) -> dict[str, set[str]]:
 
 
 def recheck_paths(paths: list[Path], *, solver: str = "cvc5", rlimit: int | None = None,
-                  digests: dict[str, set[str]] | None = None) -> list[dict[str, Any]]:
-    """Re-check each file; with ``digests`` (file name -> the SHA-256 its record or the export's
-    manifest lists), a file listed nowhere, or whose text has another digest, is ``refused``
-    without running a solver; a file that cannot be read is an ``error``."""
+                  digests: dict[str, set[str]] | None = None, ledger: set[str] | None = None) -> list[dict[str, Any]]:
+    """Re-check each file. With ``digests`` (file name -> the digest the export's manifest lists)
+    or ``ledger`` (the digests an ``isomat verify --json`` output's records carry), a file listed
+    nowhere, or whose :func:`digest` differs from its listing, is ``refused`` without running a
+    solver; with ``ledger``, a file must be among its digests. A file that cannot be read is an
+    ``error``."""
     results = []
     for path in paths:
         try:
@@ -335,15 +340,18 @@ def recheck_paths(paths: list[Path], *, solver: str = "cvc5", rlimit: int | None
         except (OSError, UnicodeDecodeError) as exc:
             results.append({"file": str(path), "result": "error", "reason": f"cannot read it: {exc}", "seconds": 0.0})
             continue
-        if digests is not None:
-            listed = digests.get(path.name)
-            if not listed:
-                results.append({"file": str(path), "result": "refused", "seconds": 0.0,
-                                "reason": "no ledger obligation: listed in no record and no export manifest"})
-                continue
-            if digest(text) not in listed or len(listed) > 1:
-                why = ("its text differs from the digest its record lists" if digest(text) not in listed
-                       else "the listings give it different digests")
+        if digests is not None or ledger is not None:
+            h = digest(text)
+            listed = (digests or {}).get(path.name)
+            why = None
+            if not listed and (ledger is None or h not in ledger):
+                why = "no ledger obligation: listed in no export manifest and no record"
+            elif listed and (h not in listed or len(listed) > 1):
+                why = ("its SMT-LIB commands differ from the digest the export's manifest lists" if h not in listed
+                       else "the manifest gives it different digests")
+            elif ledger is not None and h not in ledger:
+                why = "its digest is in no record of the ledger (no ledger obligation)"
+            if why:
                 results.append({"file": str(path), "result": "refused", "seconds": 0.0, "reason": why})
                 continue
         if solver == "cvc5":
@@ -368,22 +376,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("paths", nargs="+", help="directories of .smt2 files, or files")
     ap.add_argument("--solver", choices=("cvc5", "z3"), default="cvc5")
     ap.add_argument("--ledger", metavar="FILE", default=None,
-                    help="an `isomat verify --json` output: its records' digests list the obligations (as well as "
-                         "the export's manifest.jsonl, when there is one)")
+                    help="an `isomat verify --json` output: every file must be one of the obligations its records "
+                         "list (by digest), besides matching the export's manifest.jsonl where that lists it")
     ap.add_argument("--rlimit", type=int, default=DEFAULT_CVC5_RLIMIT,
                     help=f"cvc5 resource limit per file (default {DEFAULT_CVC5_RLIMIT}, the ledger's: the same answers "
                          "as the records; raise it to give cvc5 more room)")
     args = ap.parse_args(argv)
     files: list[Path] = []
     digests: dict[str, set[str]] = {}
+    ledger: set[str] | None = None
     try:
         for p in map(Path, args.paths):
             files += sorted(p.glob("*.smt2")) if p.is_dir() else [p]
             for name, hs in _manifest_digests(p if p.is_dir() else p.parent).items():
                 digests.setdefault(name, set()).update(hs)
         if args.ledger:
-            for name, hs in _ledger_digests(json.loads(Path(args.ledger).read_text(encoding="utf-8"))).items():
-                digests.setdefault(name, set()).update(hs)
+            ledger = _ledger_digests(json.loads(Path(args.ledger).read_text(encoding="utf-8")))
     except (OSError, ValueError) as exc:
         print(f"cannot read the listing: {exc}", file=sys.stderr)
         return 1
@@ -391,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
         print("no .smt2 files found", file=sys.stderr)
         return 2
     counts: dict[str, int] = {}
-    for r in recheck_paths(files, solver=args.solver, rlimit=args.rlimit, digests=digests):
+    for r in recheck_paths(files, solver=args.solver, rlimit=args.rlimit, digests=digests, ledger=ledger):
         counts[r["result"]] = counts.get(r["result"], 0) + 1
         extra = f"  ({r['reason']})" if r.get("reason") else ""
         print(f"{r['result']:8s} {r['seconds']:8.3f}s  {Path(r['file']).name}{extra}")
