@@ -399,8 +399,11 @@ def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None,
     ``x >= 0``). So the words of ``for_all`` are never taken for the quantification on their own:
     the assumptions of every free symbol are recorded (``evidence["assumptions"]``) and the recorded
     ``for_all`` ends with them (``"...; SymPy domain: x positive, n integer"``) -- the record states
-    the domain the identity was proved on, whether or not the caller's text mentioned it. The
-    proof is certified here (it is the only maker of a proved trial besides the prover).
+    the domain the identity was proved on, whether or not the caller's text mentioned it. (An
+    assumption SymPy already used when the difference was *built* -- ``sqrt(x**2)`` of a positive
+    ``x`` is ``x`` at once -- leaves no symbol behind to record: build differences from symbols
+    declared with the domain the claim states.) The proof is certified here (it is the only maker
+    of a proved trial besides the prover).
     """
     strength = "proved" if for_all else "exhaustive"
     size_names = [str(x) for x in sizes]
