@@ -32,13 +32,30 @@ Nothing is trusted silently:
   a proof that goes through goes through on any machine and under any load; a wall-clock limit
   stays as a safety net only, and running into it raises :class:`~isomat.errors.ProofTimeout`
   (an error of the run, never weaker evidence);
-* a proof is never vacuous: the hypotheses (with the quantifier-free lemma instances and axioms,
-  and the antecedent of an implication goal) are shown satisfiable, and the witness is recorded;
-  hypotheses that contradict each other make the status ``"vacuous"``, never ``"proved"``;
+* a proof is never vacuous: *every* premise -- the hypotheses, every axiom (quantified ones too),
+  the axioms behind every lemma offered (transitively), and the antecedent of an implication goal
+  -- is shown consistent by a model a solver finds, and the witness is recorded. Unsatisfiable
+  premises make the status ``"vacuous"``, premises no model was found for ``"unknown"`` (with the
+  reason), never ``"proved"``. Lemmas need no place in the model (each was proved from the axioms
+  it rests on, so every model of those satisfies it), and axioms that define functions by
+  well-founded recursion (disjoint clauses, calls only at a lower natural-number argument, both
+  shown by Z3, about functions no other premise mentions) are consistent by construction: they
+  are listed as ``definitions`` and only the rest needs a model (see :func:`_definitions`);
+* the trusted core cannot be handed a proof: only :func:`lemma`/:func:`induction` make a
+  :class:`Lemma`, only :meth:`Lemma.at` a :class:`LemmaInstance`, only :func:`prove` a
+  :class:`Proof` (their constructors, and so ``dataclasses.replace``, refuse other callers;
+  pickling refuses; ``copy`` gives the object itself), and :func:`prove` checks each lemma against
+  its own record of what it proved (the very object, its statement, the axioms behind it), so one
+  made with ``object.__new__`` or altered with ``object.__setattr__`` is a ``TypeError``; a
+  ``proved`` :class:`~isomat.proofs.engine.Trial` needs a proof certified by its maker;
 * a lemma is sound by construction: it may quantify only variables that occur free in none of the
-  axioms and lemmas it rests on (a quantifier over a variable an axiom pins down would generalize
-  that axiom's special case), and every free variable of its body is either quantified or stays a
-  parameter of the lemma;
+  axioms and lemmas it rests on, nor in the axioms behind those lemmas -- constants of every sort
+  (Int, Real, Bool, bit-vectors, uninterpreted sorts) -- (a quantifier over a variable an axiom
+  pins down would generalize that axiom's special case), and every free variable of its body is
+  either quantified or stays a parameter of the lemma;
+* every obligation is re-checked by cvc5 (:mod:`isomat.proofs.smt`), which can disagree: its
+  ``sat`` is an error naming the obligation; the record carries each obligation file's SHA-256,
+  which ``python -m isomat.proofs.recheck`` checks exported files against;
 * a proof records the sizes it quantifies (``sizes``: the symbolic dimensions, empty for a
   size-free identity), each of which must be a free unknown of the goal or its hypotheses.
 
@@ -46,9 +63,11 @@ Entry rules meant for both the prover and NumPy are written with :func:`fdiv`, :
 :func:`ite`, :func:`both` and :func:`either`, which act on Python ints, NumPy arrays and Z3
 terms alike, so the function that the builder's tests run is the function that is proved.
 
-Z3's integer ``div``/``mod`` are Euclidean: for a positive divisor they agree with Python's
-``//`` and ``%`` (floor division), for every sign of the dividend. The helpers here are only
-meant for positive divisors, and the hypotheses of a proof must say so.
+:func:`fdiv`/:func:`fmod` are floor division (NumPy's ``//`` and ``%``) for every sign. Z3's
+integer ``div``/``mod`` are Euclidean and agree with floor division only for a positive divisor,
+so a negative literal divisor is rewritten exactly, and :func:`prove` refuses (status
+``"unknown"``, reason "refused: ...") a statement with a symbolic divisor it cannot show positive
+from the hypotheses and the conditions guarding the term (see :mod:`isomat._index`).
 """
 
 from __future__ import annotations
