@@ -847,10 +847,12 @@ def _guarded_divisors(exprs: Sequence[z3.ExprRef]) -> list[tuple[tuple[z3.BoolRe
 
 def _divisors_not_positive(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], axioms: Sequence[Axiom], *,
                            rlimit: int, timeout_s: float, integer_only: bool) -> str | None:
-    """None when every div/mod divisor of the goal, the hypotheses and the axioms is shown positive
+    """None when every div/mod divisor of the goal and the hypotheses is shown positive
     (from the hypotheses and the conditions guarding its term) -- where :func:`fdiv`/:func:`fmod`'s
     Z3 translation is floor division, NumPy's ``//`` and ``%``; else why the proof is refused."""
-    found = _guarded_divisors([goal, *assuming, *(a.statement for a in axioms)])
+    # (an axiom's div/mod are Z3's: it defines a fresh function in those terms, and what the record
+    # quantifies -- the goal and its hypotheses -- is checked here)
+    found = _guarded_divisors([goal, *assuming])
     if not found:
         return None
     conditions = {}
@@ -1014,10 +1016,15 @@ def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], lemmas: Sequence[
     first: dict[str, int] | None = None
     definitions: list[str] = []
     for extra in [None, *_antecedents(goal)] if _antecedents(goal) else [None]:
-        defined, rest = _definitions(axioms, [*assuming, *([extra] if extra is not None else [])])
+        others = [*assuming, *([extra] if extra is not None else [])]
+        defined, rest = _definitions(axioms, others)
+        facts = [*assuming, *(a.statement for a in rest)]
+        unrolled = _unrolled(axioms, others, _UNROLL) if any(_has_quantifier(a.statement) for a in rest) else None
+        if unrolled is not None:
+            defined, rest, instances = unrolled
+            facts = [*assuming, *(a.statement for a in rest), *instances]
         if extra is None:
             definitions = [a.name for a in defined]
-        facts = [*assuming, *(a.statement for a in rest)]
         s, ctx = _solver(rlimit, timeout_s, integer_only)
         for f in facts + ([extra] if extra is not None else []):
             s.add(f.translate(ctx))
@@ -1040,6 +1047,69 @@ def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], lemmas: Sequence[
                 if z3.is_int_value(val) or z3.is_bv_value(val):
                     first[str(v)] = val.as_long()
     return (first if first is not None else {}), definitions
+
+
+#: how far a definition is unrolled where the hypotheses mention its function (see :func:`_unrolled`)
+_UNROLL = 4
+
+
+def _unrolled(axioms: Sequence[Axiom], others: Sequence[z3.BoolRef],
+              top: int) -> tuple[list[Axiom], list[Axiom], list[z3.BoolRef]] | None:
+    """Definitions the hypotheses mention, made quantifier-free for the model search.
+
+    A hypothesis may pin a defined function at a point (``mass(r) == 1``): then the definition is no
+    longer consistent by construction. For a function ``f`` defined (see :func:`_definitions`, the
+    hypotheses left aside) and mentioned in ``others`` only at ground points ``f(t̄)``, the model
+    search gets, instead of ``f``'s quantified axioms, ``0 <= t_p <= top`` for its recursion argument
+    ``p`` and the clauses at every point ``t̄[p := k]``, ``k = 0..top`` -- whose values may use ``f``
+    only at those points and no other defined function. A model of that extends to a model of the
+    definitions: ``f`` keeps its values on those points and takes the rest by recursion (as in
+    :func:`_definitions`). Returns ``(definitions, rest, instances)``, or None where this does not
+    apply."""
+    taken, rest = _definitions(axioms, [])
+    by_fn: dict[str, list[tuple[list[z3.ExprRef], z3.ExprRef, z3.ExprRef]]] = {}
+    for a in taken:
+        for clause in _clauses(a.statement) or []:
+            by_fn.setdefault(clause[1].decl().name(), []).append(clause)
+    mentioned = set().union(*(_functions_in(e) for e in others)) & set(by_fn) if others else set()
+    if not mentioned:
+        return None
+    instances: list[z3.BoolRef] = []
+    for e in others:
+        if _has_quantifier(e) and _functions_in(e) & mentioned:
+            return None
+        for app in _applications(e):
+            f = app.decl().name()
+            if f not in mentioned:
+                continue
+            positions = {k for _, lhs, _ in by_fn[f] for k, x in enumerate(lhs.children())
+                         if z3.is_int_value(x) or _offset(x) is not None}
+            if len(positions) != 1:
+                return None
+            (p,) = positions
+            args = app.children()
+            instances += [args[p] >= 0, args[p] <= top]
+            for k in range(top + 1):
+                point = list(args)
+                point[p] = z3.IntVal(k, app.ctx)
+                for g, lhs, v in by_fn[f]:
+                    where, value = _at_point(g, lhs, v, point)
+                    where = z3.simplify(where)
+                    if z3.is_false(where):
+                        continue
+                    value = z3.simplify(value)
+                    for call in _applications(value):
+                        name = call.decl().name()
+                        if name not in by_fn:
+                            continue
+                        at = z3.simplify(call.arg(p))
+                        if name != f or not (z3.is_int_value(at) and 0 <= at.as_long() <= top) or not all(
+                                call.arg(m).eq(args[m]) for m in range(len(args)) if m != p):
+                            return None
+                    instances.append(z3.Implies(where, app.decl()(*point) == value))
+    unrolled = [a for a in taken if any(c[1].decl().name() in mentioned for c in _clauses(a.statement) or [])]
+    kept = [a for a in taken if not any(a is u for u in unrolled)]
+    return kept, [*rest, *unrolled[:0]], instances
 
 
 def _fn_key(decl: z3.FuncDeclRef) -> str:
@@ -1091,22 +1161,21 @@ def _clauses(stmt: z3.BoolRef) -> list[tuple[list[z3.ExprRef], z3.ExprRef, z3.Ex
     ``f(args) = True`` (``False``) -- with the bound variables as fresh constants; None when some
     part is no such equation. Each bound variable occurs in the arguments once (alone or as
     ``v + c``), the other arguments are integer literals: a clause speaks of each point once."""
-    bound: list[z3.ExprRef] = []
-    body = stmt
-    if z3.is_quantifier(stmt):
-        if not stmt.is_forall():
-            return None
-        bound = [z3.FreshConst(stmt.var_sort(k), str(stmt.var_name(k))) for k in range(stmt.num_vars())]
-        body = z3.substitute_vars(stmt.body(), *reversed(bound))
     out: list[tuple[list[z3.ExprRef], z3.ExprRef, z3.ExprRef]] = []
-    todo: list[tuple[list[z3.ExprRef], z3.ExprRef]] = [([], body)]
+    todo: list[tuple[list[z3.ExprRef], z3.ExprRef, list[z3.ExprRef]]] = [([], stmt, [])]
     while todo:
-        guards, e = todo.pop()
+        guards, e, bound = todo.pop()
+        if z3.is_quantifier(e):
+            if not e.is_forall():
+                return None
+            fresh = [z3.FreshConst(e.var_sort(k), str(e.var_name(k))) for k in range(e.num_vars())]
+            todo.append((guards, z3.substitute_vars(e.body(), *reversed(fresh)), bound + fresh))
+            continue
         if z3.is_and(e):
-            todo += [(guards, c) for c in e.children()]
+            todo += [(guards, c, bound) for c in e.children()]
             continue
         if z3.is_implies(e):
-            todo.append((guards + [e.arg(0)], e.arg(1)))
+            todo.append((guards + [e.arg(0)], e.arg(1), bound))
             continue
         if z3.is_eq(e) and _is_fn_app(e.arg(0)):
             lhs, value = e.arg(0), e.arg(1)
