@@ -1084,6 +1084,9 @@ def _unrolled(axioms: Sequence[Axiom], others: Sequence[z3.BoolRef],
                 continue
             positions = {k for _, lhs, _ in by_fn[f] for k, x in enumerate(lhs.children())
                          if z3.is_int_value(x) or _offset(x) is not None}
+            for _, lhs, v in by_fn[f]:  # the cases form f(.., t, ..) = If(t <= 0, a, b)
+                if z3.is_app_of(v, z3.Z3_OP_ITE) and z3.is_le(v.arg(0)):
+                    positions |= {k for k, x in enumerate(lhs.children()) if x.eq(v.arg(0).arg(0))}
             if len(positions) != 1:
                 return None
             (p,) = positions
@@ -1190,8 +1193,8 @@ def _clauses(stmt: z3.BoolRef) -> list[tuple[list[z3.ExprRef], z3.ExprRef, z3.Ex
             off = _offset(a)
             base = off[0] if off is not None else a
             if any(base.eq(b) for b in bound):
-                if base.get_id() in seen:
-                    return None
+                if base.get_id() in seen and off is not None:
+                    return None  # (a repeated variable is an equality of coordinates; shifted, it is not kept simple)
                 seen.add(base.get_id())
             elif not z3.is_int_value(a):
                 return None
@@ -1204,14 +1207,19 @@ def _clauses(stmt: z3.BoolRef) -> list[tuple[list[z3.ExprRef], z3.ExprRef, z3.Ex
 def _at_point(guards: list[z3.ExprRef], lhs: z3.ExprRef, value: z3.ExprRef,
               point: list[z3.ExprRef]) -> tuple[z3.ExprRef, z3.ExprRef]:
     """A clause at the point ``f(point)``: (where it speaks there, the value it gives there)."""
-    subst, conds = [], []
+    subst: list[tuple[z3.ExprRef, z3.ExprRef]] = []
+    conds: list[z3.ExprRef] = []
+    first: dict[int, z3.ExprRef] = {}
     for a, z in zip(lhs.children(), point):
         off = _offset(a)
         if z3.is_int_value(a):
             conds.append(z == a)
         elif off is not None:
             subst.append((off[0], z - off[1]))
+        elif a.get_id() in first:
+            conds.append(z == first[a.get_id()])  # f(m, m): the clause speaks where the coordinates agree
         else:
+            first[a.get_id()] = z
             subst.append((a, z))
     where = z3.And(*conds, *guards) if (conds or guards) else z3.BoolVal(True, lhs.ctx)
     return (z3.substitute(where, *subst) if subst else where), (z3.substitute(value, *subst) if subst else value)
