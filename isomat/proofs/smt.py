@@ -9,7 +9,8 @@ self-contained SMT-LIB 2 script (:func:`script`) and handed to cvc5 through its 
 * cvc5 answers ``unknown`` (its resource limit ran out, or quantifiers it cannot close): the proof
   stands on Z3 alone and the record says so (``single_solver`` with cvc5's reason);
 * cvc5 answers ``sat``: the two solvers disagree about the obligation -- an error
-  (:class:`~isomat.errors.CheckError`), never a proof.
+  (:class:`~isomat.errors.CheckError` naming the obligation's file), never a proof; the claim's
+  record is an error. No ``(set-info :status ...)`` line presumes the answer.
 
 A wall-clock limit is a safety net only; running into it raises
 :class:`~isomat.errors.ProofTimeout` (the outcome never depends on the machine's load).
@@ -17,11 +18,17 @@ A wall-clock limit is a safety net only; running into it raises
 ``isomat verify --export-smt DIR`` writes every obligation of the run into ``DIR``, one file per
 obligation named by the claim (``zhu2025_thm4.1_forward-01.smt2``; a lemma proved outside a claim,
 at import, by its name: ``lemma_nested-mod-01.smt2``). Each file is plain SMT-LIB 2 with a comment
-header and ``(set-logic ALL)``; ``unsat`` confirms the proof. Re-check them with (``python -m isomat.proofs.recheck`` runs :func:`main`)
+header and ``(set-logic ALL)``; ``unsat`` confirms the proof. Each write appends a line (file,
+:func:`digest`, claim) to ``DIR/manifest.jsonl``, and every proof's record carries the digests of
+its obligations (``"smt2": [sha256]``), so the re-check refuses a file listed in no manifest and no
+record, or one whose digest differs (exit 1, as on any ``sat`` or unreadable file); ``--ledger
+FILE`` (an ``isomat verify --json`` output) requires every file to be one of its obligations.
+Re-check them with (``python -m isomat.proofs.recheck`` runs :func:`main`)
 
 .. code-block:: console
 
     $ python -m isomat.proofs.recheck DIR            # cvc5 through its Python API (the pip package ships no binary)
+    $ python -m isomat.proofs.recheck --ledger ledger.json DIR
     $ python -m isomat.proofs.recheck --solver z3 DIR
     $ cvc5 DIR/zhu2025_thm4.1_forward-01.smt2        # a cvc5 binary, where one is installed
     $ z3 -smt2 DIR/zhu2025_thm4.1_forward-01.smt2
