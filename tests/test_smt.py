@@ -142,7 +142,7 @@ def test_recheck_refuses_unlisted_altered_and_unreadable_files(tmp_path, capsys)
     # a listed file whose text was changed since (here: its hypothesis made stronger)
     (tmp_path / "right-01.smt2").write_text(RIGHT.replace("(>= x 1)", "(>= x 5)"))
     assert recheck.main([str(tmp_path)]) == 1
-    assert "differs from the digest" in capsys.readouterr().out
+    assert "differ from the digest" in capsys.readouterr().out
     # a listed file cvc5 cannot parse is an error, not an "unknown" that passes
     broken = "(set-logic ALL)\n(declare-fun x () Int)\n(assert (= x (\n"
     _listed(tmp_path, **{"broken-01.smt2": broken})
