@@ -11,54 +11,19 @@ flagged. Exit status 1 when there is either. (Not a benchmark: the leading under
 from __future__ import annotations
 
 import json
-import re
 import sys
+from pathlib import Path
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # appended: never shadows an installed isomat
 
 
-def classify(text: str) -> str | None:
-    t = text.lower()
-    if "bound wrong" in t:
-        return "BOUND WRONG"
-    if "impossible" in t:
-        return "IMPOSSIBLE"
-    for k in ("noisy", "loaded", "disturbed", "collapsed"):
-        if k in t:
-            return f"no verdict ({k})"
-    if "not met" in t:
-        return "not met"
-    if re.search(r"\bmet\b", t):
-        return "met"
-    return None
+from isomat.bench import report_verdicts  # noqa: E402  (one classifier, shared with the report)
 
 
 def verdicts(path: str) -> dict[tuple[str, str], str]:
     with open(path, encoding="utf-8") as f:
         report = json.load(f)
-    out: dict[tuple[str, str], str] = {}
-    for s in report["benchmarks"]:
-        name = s["name"]
-        for q in (s.get("result") or {}).get("ratios", []) or []:
-            key = re.sub(r"\s*--\s*(met|not met|noisy|loaded|disturbed|measured|bound wrong).*$", "", q["name"])
-            c = classify(q["verdict"]) if q.get("verdict") else (
-                classify(q["name"].split("--")[-1]) if "--" in q["name"] else None)
-            if c:
-                out[(name, key)] = c
-        section = ""
-        for line in (s.get("stdout") or "").splitlines():
-            if line and not line.startswith(" "):
-                section = line.strip()[:60]
-            stripped = line.strip()
-            if "[" in line and any(w in line for w in ("target", "loaded", "noisy", "bound wrong")):
-                key = section + " | " + re.split(r"\s{2,}\d", stripped)[0].split(" [bound")[0]
-                c = classify(line[line.index("["):])
-                if c:
-                    out[(name, key)] = c
-            elif stripped.startswith("target (no slower"):
-                key = section + " | " + re.sub(r"^.*?(\d) thread\(s\).*$", r"target, \1 thread(s)", stripped)
-                c = classify(stripped.split(":", 2)[-1])
-                if c:
-                    out[(name, key)] = c
-    return out
+    return {(v["benchmark"], v["name"]): v["verdict"] for v in report_verdicts(report) if v["verdict"] != "measured"}
 
 
 def main(argv: list[str]) -> int:

@@ -55,7 +55,7 @@ html_static_path: list[str] = []
 API_MODULES = ["isomat", "isomat.algebra", "isomat.export", "isomat.testing", "isomat.testing.strategies",
                "isomat.testing.operators", "isomat.testing.families", "isomat.testing.models", "isomat.distributed",
                "isomat.torch", "isomat.torch.network",
-               "isomat.gpu", "isomat.errors", "isomat.bench", "isomat.proofs", "isomat.proofs.engine",
+               "isomat.gpu", "isomat.errors", "isomat.bench", "isomat.plot", "isomat.proofs", "isomat.proofs.engine",
                "isomat.proofs.prover", "isomat.proofs.recheck"]
 
 autosummary_generate = True

@@ -136,13 +136,23 @@ def new_seed() -> int:
 KERNEL_VALUES_RECORDED = 4096
 
 
-def _kernel_record(path: str) -> dict[str, Any]:
-    """What a kernel file is: its absolute path, shape, dtype, SHA-256 of its values, and the values
-    themselves when there are few (so the export can be rebuilt without the file)."""
+def _kernel_record(path: str, folder: Any = None) -> dict[str, Any]:
+    """What a kernel file is: its path, shape, dtype, SHA-256 of its values, and the values
+    themselves when there are few (so the export can be rebuilt without the file).
+
+    The path is recorded relative to ``folder`` (the export's own folder) when the kernel lies
+    inside it -- the only place :func:`~isomat.export.rebuild` reads a recorded kernel from --
+    and absolute otherwise (a rebuild then needs the file moved beside the export, or
+    ``rebuild(file, kernel=...)``)."""
     import hashlib
 
     k = _matrix_from_file(path, "--kernel")
-    rec: dict[str, Any] = {"path": str(Path(path).resolve()), "shape": list(k.shape), "dtype": str(k.dtype),
+    where = Path(path).resolve()
+    if folder is not None:
+        base = Path(folder).resolve()
+        if where.is_relative_to(base):
+            where = where.relative_to(base)
+    rec: dict[str, Any] = {"path": where.as_posix(), "shape": list(k.shape), "dtype": str(k.dtype),
                            "sha256": hashlib.sha256(np.ascontiguousarray(k).tobytes()).hexdigest()}
     if k.size <= KERNEL_VALUES_RECORDED:
         rec["values"] = k.tolist()
@@ -150,17 +160,226 @@ def _kernel_record(path: str) -> dict[str, Any]:
 
 
 def _kernel_input(kernel: Any) -> np.ndarray:
-    """The kernel of ``--kernel``: a ``.npy`` path, or the record :func:`_kernel_record` made (rebuild)."""
+    """The kernel of ``--kernel``: a ``.npy`` path, an array (:func:`~isomat.export.rebuild` resolves a
+    recorded kernel first, :func:`recorded_kernel`), or a record holding its values."""
+    if isinstance(kernel, np.ndarray):
+        return kernel
+    if isinstance(kernel, dict):
+        return recorded_kernel(kernel, None)
+    return _matrix_from_file(kernel, "--kernel")
+
+
+#: the keys of a kernel record (:func:`_kernel_record`)
+_KERNEL_KEYS = frozenset({"path", "shape", "dtype", "sha256", "values"})
+
+
+def _kernel_refused(raw: Any, folder: Path) -> ValueError:
+    # one message whatever went wrong -- missing, outside the folder, a symlink out of it, not a .npy,
+    # another shape or dtype, another SHA-256 -- so a crafted record cannot probe which files exist
+    # on the machine or what they hold (issue 37 item 2)
+    # (the recorded path itself is left out too: the message is the same string for every record)
+    return ValueError("the recorded kernel file cannot be used: a kernel recorded by path is read only "
+                      f"from a .npy inside the export's folder {str(folder)!r} with the recorded shape, dtype and "
+                      "SHA-256 (pass rebuild(..., kernel=FILE.npy or an array) to give it)")
+
+
+def _check_kernel_record(rec: Any) -> tuple[tuple[int, ...], np.dtype]:
+    """The (shape, dtype) of a kernel record, every field checked before anything is allocated."""
+    from .algebra._operator import check_bytes
+
+    if not isinstance(rec, dict):
+        raise ValueError(f"the recorded kernel must be a record (a dict with its shape, dtype and SHA-256), "
+                         f"got {type(rec).__name__}")
+    unknown = sorted(set(map(str, rec)) - _KERNEL_KEYS)
+    if unknown:
+        raise ValueError(f"the recorded kernel has unknown fields {unknown[:5]} (known: {sorted(_KERNEL_KEYS)})")
+    shape, dt = rec.get("shape"), rec.get("dtype")
+    if (not isinstance(shape, list) or not 3 <= len(shape) <= 34
+            or not all(isinstance(s, int) and not isinstance(s, bool) and 1 <= s < 2**62 for s in shape)):
+        raise ValueError(f"the recorded kernel's shape must be 3 to 34 positive integers (C_out, C_in / groups, "
+                         f"k1, ...), got {repr(shape)[:120]}")
+    if not isinstance(dt, str) or len(dt) > 16:
+        raise ValueError(f"the recorded kernel's dtype must be a numeric dtype name, got {repr(dt)[:120]}")
+    try:
+        dtype = np.dtype(dt)
+    except TypeError:
+        raise ValueError(f"the recorded kernel's dtype must be a numeric dtype name, got {dt!r}") from None
+    if dtype.kind not in "biufc" or dtype.itemsize > 16:
+        raise ValueError(f"the recorded kernel's dtype must be numeric (bool, integer, float or complex), got {dt!r}")
+    sha = rec.get("sha256")
+    if not isinstance(sha, str) or len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+        raise ValueError(f"the recorded kernel's sha256 must be 64 hexadecimal digits, got {repr(sha)[:120]}")
+    if "path" in rec and (not isinstance(rec["path"], str) or len(rec["path"]) > 4096):
+        raise ValueError(f"the recorded kernel's path must be a string, got {repr(rec['path'])[:120]}")
+    n = math.prod(shape)
+    check_bytes("rebuild: the recorded kernel", 2 * n * dtype.itemsize, f"{'x'.join(map(str, shape))} {dtype} values")
+    return tuple(shape), dtype
+
+
+def _nested_ok(values: Any, shape: tuple[int, ...], kind: str) -> bool:
+    """Whether ``values`` are nested lists of exactly ``shape`` holding numbers of the dtype ``kind``
+    (bools for ``"b"``; complex values: the strings ``str(complex)`` writes, at most 64 characters)."""
+    if not shape:
+        if isinstance(values, bool):
+            return kind == "b"
+        if isinstance(values, (int, float)):
+            return True
+        return kind == "c" and isinstance(values, str) and len(values) <= 64
+    return (isinstance(values, list) and len(values) == shape[0]
+            and all(_nested_ok(v, shape[1:], kind) for v in values))
+
+
+def recorded_kernel(rec: Any, folder: Any, given: Any = None) -> np.ndarray:
+    """The kernel a conv export's record names, for :func:`~isomat.export.rebuild`.
+
+    ``given`` (a ``.npy`` path or an array, from the caller) is used when set, checked against the
+    recorded shape, dtype and SHA-256. Otherwise the recorded values, when the record holds them
+    (checked against the recorded shape and SHA-256), else the recorded path, which must resolve
+    -- symlinks followed -- to a ``.npy`` inside ``folder`` (the export's own folder; ``None``:
+    no file is opened) whose header declares the recorded shape and dtype before anything is
+    read. Every failure of the path is one message, which does not tell a missing file from one
+    outside the folder or one whose content differs."""
     import hashlib
 
-    if not isinstance(kernel, dict):
-        return _matrix_from_file(kernel, "--kernel")
-    if "values" in kernel:
-        return np.asarray(kernel["values"], dtype=kernel.get("dtype", "float64"))
-    k = _matrix_from_file(kernel["path"], "the recorded kernel file")
-    if hashlib.sha256(np.ascontiguousarray(k).tobytes()).hexdigest() != kernel.get("sha256"):
-        raise ValueError(f"the recorded kernel file {kernel['path']!r} has changed since the export (SHA-256 differs)")
+    shape, dtype = _check_kernel_record(rec)
+    sha = rec["sha256"]
+
+    def digest(k: np.ndarray) -> str:
+        return hashlib.sha256(np.ascontiguousarray(k).tobytes()).hexdigest()
+
+    if given is not None:
+        if isinstance(given, (str, Path)):
+            k = _matrix_from_file(str(given), "kernel")
+        elif isinstance(given, np.ndarray) and given.dtype.kind in "biufc":
+            k = given
+        else:
+            raise TypeError(f"kernel must be a .npy path or a numeric NumPy array, got {type(given).__name__}")
+        if k.shape != shape or k.dtype != dtype:
+            raise ValueError(f"kernel has shape {k.shape} and dtype {k.dtype}; the export recorded {shape} {dtype}")
+        if digest(k) != sha:
+            raise ValueError("kernel holds other values than the export's kernel (its SHA-256 differs from the "
+                             "recorded one)")
+        return k
+    if "values" in rec:
+        values = rec["values"]
+        if math.prod(shape) > KERNEL_VALUES_RECORDED or not _nested_ok(values, shape, dtype.kind):
+            raise ValueError(f"the recorded kernel's values must be nested lists of its shape {shape} "
+                             f"(at most {KERNEL_VALUES_RECORDED} numbers)")
+        try:
+            k = np.array(values, dtype=dtype)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(f"the recorded kernel's values are not {dtype} numbers ({exc})") from None
+        if digest(k) != sha:
+            raise ValueError("the recorded kernel's values do not match its recorded SHA-256")
+        return k
+    raw = rec.get("path")
+    if folder is None:
+        raise ValueError("the export records its kernel by path only: rebuild the export file (its folder is where "
+                         "the kernel is read from) or pass rebuild(..., kernel=FILE.npy or an array)")
+    base = Path(folder).resolve()
+    if not isinstance(raw, str) or not raw:
+        raise _kernel_refused(raw, base)
+    cand = Path(raw) if Path(raw).is_absolute() else base / raw
+    try:
+        where = cand.resolve(strict=True)
+        if not where.is_relative_to(base) or where.suffix != ".npy" or not where.is_file():
+            raise _kernel_refused(raw, base)
+        with open(where, "rb") as fh:
+            hdtype, hshape, fortran = _readers.npy_header(where, fh, "the kernel")
+            if hshape != shape or hdtype.newbyteorder("=") != dtype.newbyteorder("=") or hdtype.kind not in "biufc":
+                raise _kernel_refused(raw, base)
+            k = _readers.read_into(where, fh, hdtype, hshape, fortran, "the kernel")
+    except (OSError, RuntimeError, ValueError):  # RuntimeError: a symlink loop
+        raise _kernel_refused(raw, base) from None
+    if digest(k) != sha:
+        raise _kernel_refused(raw, base)
     return k
+
+
+def _render(value: Any) -> str | None:
+    """The command-line text that gives a recorded (JSON) value back, or None when no text does."""
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if is_int(value):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value:
+        if all(is_int(v) for v in value):
+            return ",".join(map(str, value))
+        if all(isinstance(v, list) and v and all(is_int(w) for w in v) for v in value):
+            return ",".join("x".join(map(str, v)) for v in value)  # --factors 2x3,4x4
+    return None
+
+
+def _same(parsed: Any, recorded: Any) -> bool:
+    """Whether the option's parsed value is the recorded one (numbers by value, a float option's
+    integer included; strings, sequences and bools by kind too)."""
+    if isinstance(parsed, bool) or isinstance(recorded, bool):
+        return parsed is recorded
+    if isinstance(parsed, (int, float)) and isinstance(recorded, (int, float)):
+        return parsed == recorded and (isinstance(parsed, float) or isinstance(recorded, int))
+    if isinstance(parsed, (list, tuple)) and isinstance(recorded, (list, tuple)):
+        return len(parsed) == len(recorded) and all(_same(a, b) for a, b in zip(parsed, recorded))
+    return type(parsed) is type(recorded) and parsed == recorded
+
+
+def recorded_options(fam: ExportFamily, params: Any) -> argparse.Namespace:
+    """The options of an export's recorded ``parameters``, validated as the command line validates
+    them, before anything is built (:func:`~isomat.export.rebuild`, issue 37 item 1).
+
+    Only the family's own options are taken (its argparse destinations: a whitelist; any other name,
+    ``"__class__"`` say, is refused). Each recorded value is turned back into the text the command
+    line would have been given and parsed by the option's own type (``positive``, ``int_list``,
+    ``_unit_interval``, ...) and choices -- the same ranges -- and the parsed value must be the
+    recorded one (a string where a number was recorded is refused, not repeated a billion times).
+    Flags must be bools; a conv kernel must be a record (checked by :func:`recorded_kernel`).
+    Options the record leaves out take their defaults; a required one missing is refused."""
+    if not isinstance(params, dict):
+        raise ValueError(f"the recorded parameters must be an object (a dict), got {type(params).__name__}")
+    parser = argparse.ArgumentParser(add_help=False)
+    fam.add_options(parser)
+    actions = {a.dest: a for a in parser._actions}
+    values: dict[str, Any] = {dest: a.default for dest, a in actions.items()}
+    for name, value in params.items():
+        if name not in actions:
+            raise ValueError(f"the recorded parameter {repr(name)[:80]} is not an option of `isomat export "
+                             f"{fam.name}` (its options: {', '.join(sorted(actions))})")
+        a = actions[name]
+        flag = a.option_strings[0] if a.option_strings else name
+        shown = repr(value)[:80]
+        if fam.name == "conv" and name == "kernel":
+            if value is not None and not isinstance(value, dict):
+                raise ValueError(f"the recorded {flag} must be a kernel record (a dict), got {type(value).__name__}")
+            values[name] = value
+            continue
+        if a.nargs == 0:  # store_true flags
+            if not isinstance(value, bool):
+                raise ValueError(f"the recorded {flag} must be true or false, got {shown}")
+            values[name] = value
+            continue
+        text = _render(value)
+        if text is None:
+            raise ValueError(f"the recorded {flag} must be what `isomat export {fam.name}` records (a number, a string "
+                             f"or a list of integers), got {type(value).__name__} {shown}")
+        try:
+            parsed = a.type(text) if a.type is not None else text
+        except (argparse.ArgumentTypeError, ValueError, TypeError, OverflowError) as exc:
+            raise ValueError(f"the recorded {flag} {shown} is not a valid value: {exc}") from None
+        if a.choices is not None and parsed not in a.choices:
+            raise ValueError(f"the recorded {flag} must be one of {', '.join(map(str, a.choices))}, got {shown}")
+        if not _same(parsed, value):
+            raise ValueError(f"the recorded {flag} must be what `isomat export {fam.name}` records, got "
+                             f"{type(value).__name__} {shown} (it parses as {repr(parsed)[:80]})")
+        values[name] = parsed
+    missing = [a.option_strings[0] for a in actions.values() if a.required and a.dest not in params]
+    if missing:
+        raise ValueError(f"the recorded parameters lack {', '.join(missing)}, which `isomat export {fam.name}` "
+                         "requires")
+    return argparse.Namespace(**values)
 
 
 def _matrix_from_file(path: str, what: str) -> np.ndarray:
@@ -327,7 +546,9 @@ class _Conv:
     def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         from .algebra.conv import conv_output_shape
 
-        if isinstance(args.kernel, dict):
+        if isinstance(args.kernel, np.ndarray):
+            kshape = args.kernel.shape
+        elif isinstance(args.kernel, dict):
             kshape = tuple(args.kernel["shape"])
         elif args.kernel is not None:
             kshape = np.load(args.kernel, mmap_mode="r", allow_pickle=False).shape
@@ -342,7 +563,8 @@ class _Conv:
         # a kernel file: its real output channels (not --out-channels' default) and its content
         if args.kernel is None or isinstance(args.kernel, dict):
             return {}
-        rec = _kernel_record(args.kernel)
+        out = getattr(args, "output", None)  # the export's folder: the kernel's path is recorded relative to it
+        rec = _kernel_record(args.kernel, Path(out).parent if isinstance(out, (str, Path)) else None)
         return {"kernel": rec, "out_channels": rec["shape"][0]}
 
 

@@ -40,6 +40,16 @@ def _is_z3(*xs: Any) -> bool:
     return any(type(x).__module__.startswith("z3") for x in xs)
 
 
+def _cupy_of(*xs: Any) -> Any:
+    """The CuPy module when one of ``xs`` is a CuPy array (by its type's module, as isomat.gpu does), else None:
+    an entry rule evaluated on device arrays stays on the device."""
+    import sys
+
+    if any(type(x).__module__.startswith("cupy") for x in xs):
+        return sys.modules.get("cupy")
+    return None
+
+
 def index_operands(where: str, **values: Any) -> None:
     """Refuse what an entry rule cannot mean: an entry rule is a formula over the integers (Python
     ints, integer NumPy arrays, Z3 integer terms), so ``None``, bools, floats, complex numbers,
@@ -52,7 +62,7 @@ def index_operands(where: str, **values: Any) -> None:
     for name, v in values.items():
         if _is_z3(v):
             continue
-        if isinstance(v, np.ndarray):
+        if isinstance(v, np.ndarray) or _cupy_of(v) is not None:
             ok = v.dtype.kind in "iu"
         else:
             ok = isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
@@ -125,6 +135,9 @@ def ite(cond: Any, a: _T, b: _T) -> _T | np.ndarray | z3.ExprRef:
         return z3.If(cond, a, b)
     import numpy as np
 
+    cp = _cupy_of(cond, a, b)
+    if cp is not None:
+        return cp.where(cond, a, b)
     if isinstance(cond, np.ndarray) or isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.where(cond, a, b)  # type: ignore[call-overload]
     return a if cond else b

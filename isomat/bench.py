@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -581,6 +582,7 @@ def run_benchmarks(directory: str | os.PathLike = "benchmarks", *, json_path: st
         "machine": machine(),
         "benchmarks": [],
     }
+    report["load_before"] = load_average()
     t_start = time.perf_counter()
     for i, s in enumerate(scripts, 1):
         if log is not None:  # progress: which script, how far, how long so far
@@ -591,6 +593,7 @@ def run_benchmarks(directory: str | os.PathLike = "benchmarks", *, json_path: st
             print(f"isomat bench: [{i}/{len(scripts)}] {s.stem}: {entry['status']} in {entry['seconds']:.1f} s",
                   file=log, flush=True)
         report["benchmarks"].append(entry)
+    report["load_after"] = load_average()
     from ._atomic import write_text
 
     write_text(json_path, json.dumps(report, indent=1, default=float), what="--json")
@@ -602,6 +605,124 @@ def _md(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+#: the classes a verdict falls in: met, not met, no verdict (why), impossible
+def classify(text: str) -> str | None:
+    """The class of a verdict's text: ``"met"``, ``"not met"``, ``"no verdict (noisy)"`` (or
+    loaded / disturbed / collapsed / quick), ``"BOUND WRONG"`` / ``"IMPOSSIBLE"`` (a measurement that
+    cannot be), or ``None`` when the text states no verdict."""
+    t = text.lower()
+    if "bound wrong" in t:
+        return "BOUND WRONG"
+    if "impossible" in t:
+        return "IMPOSSIBLE"
+    for k in ("noisy", "loaded", "disturbed", "collapsed", "quick"):
+        if k in t:
+            return f"no verdict ({k})"
+    if "not met" in t or "missed" in t:
+        return "not met"
+    if re.search(r"\bmet\b", t):
+        return "met"
+    return None
+
+
+_TARGET = re.compile(r"^\s*(<=|>=|<|>|=)?\s*([-+0-9.eE]+)\s*x?\s*$")
+
+
+def target_text(ratio_entry: dict[str, Any]) -> str:
+    """A JSON ratio's target as text (``">= 100"``; a bare number from :func:`verdict` means the
+    ratio must reach it), or ``""``."""
+    t = ratio_entry.get("target")
+    if t is None:
+        return ""
+    if isinstance(t, (int, float)):
+        return f">= {t:g}"
+    return str(t).strip()
+
+
+def _judge(value: float, target: str) -> str | None:
+    m = _TARGET.match(target)
+    if not m:
+        return None
+    op, bound = m.group(1) or ">=", float(m.group(2))
+    ok = {"<=": value <= bound, ">=": value >= bound, "<": value < bound, ">": value > bound, "=": value == bound}[op]
+    return "met" if ok else "not met"
+
+
+def report_verdicts(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every verdict of a report from :func:`run_benchmarks`, one entry each: ``benchmark``, ``name``,
+    ``value`` (None for a text line), ``target`` (text), ``verdict`` (:func:`classify`'s class, or
+    ``"measured"`` for a ratio without a target) and ``source`` (``"json"`` or ``"text"``).
+
+    A JSON ratio's verdict is its own ``verdict`` field when it has one; else, when it has a target and
+    is not noisy, the value judged against the target; a text-only script's verdicts are its lines that
+    carry a ``[target ...]``, ``[loaded ...]`` or ``[noisy ...]`` mark or a ``target (...)`` statement."""
+    out: list[dict[str, Any]] = []
+    for b in report.get("benchmarks", []):
+        bname = b.get("name", "?")
+        res = b.get("result") or {}
+        for r in res.get("ratios", []) or []:
+            name = re.sub(r"\s*--\s*(met|not met|noisy|loaded|disturbed|measured|bound wrong).*$", "", str(r.get("name", "")))
+            target = target_text(r)
+            value = r.get("value")
+            if r.get("verdict"):
+                v = classify(str(r["verdict"])) or "measured"
+            elif "--" in str(r.get("name", "")) and classify(str(r["name"]).split("--")[-1]):
+                v = classify(str(r["name"]).split("--")[-1])
+            elif r.get("noisy"):
+                v = "no verdict (noisy)"
+            elif target and isinstance(value, (int, float)):
+                v = _judge(float(value), target) or "measured"
+            else:
+                v = "measured"
+            if report.get("quick") and v in ("met", "not met"):
+                v = "no verdict (quick)"
+            out.append({"benchmark": bname, "name": name, "value": value, "target": target, "verdict": v, "source": "json"})
+        section = ""
+        for line in (b.get("stdout") or "").splitlines():
+            if line and not line.startswith(" "):
+                section = line.strip()[:60]
+            stripped = line.strip()
+            c = None
+            if "[" in line and any(w in line for w in ("target", "loaded", "noisy", "bound wrong")):
+                key = section + " | " + re.split(r"\s{2,}\d", stripped)[0].split(" [bound")[0]
+                c = classify(line[line.index("["):])
+            elif stripped.startswith("target (no slower") or re.search(r"target [0-9.]+x (MET|NOT MET)", stripped):
+                key = section + " | " + stripped.split(":")[0]
+                c = classify(stripped.split(":", 2)[-1])
+            if c and report.get("quick") and c in ("met", "not met"):
+                c = "no verdict (quick)"
+            if c:
+                m = re.search(r"target\s*(<=|>=|<|>)?\s*([0-9.]+)x?", stripped)
+                out.append({"benchmark": bname, "name": key, "value": None,
+                            "target": (f"{m.group(1) or '>='} {m.group(2)}" if m else ""), "verdict": c, "source": "text",
+                            "line": stripped})
+    return out
+
+
+def summary(report: dict[str, Any]) -> dict[str, Any]:
+    """Counts of :func:`report_verdicts` by class (met, not met, no verdict, impossible; ratios
+    without a target are ``measured``), with the load average before and after the run and one line
+    of text (``summary(report)["text"]``)."""
+    vs = report_verdicts(report)
+    met = sum(v["verdict"] == "met" for v in vs)
+    missed = sum(v["verdict"] == "not met" for v in vs)
+    none = sum(v["verdict"].startswith("no verdict") for v in vs)
+    bad = sum(v["verdict"] in ("BOUND WRONG", "IMPOSSIBLE") for v in vs)
+    measured = sum(v["verdict"] == "measured" for v in vs)
+    failed = [b["name"] for b in report.get("benchmarks", []) if b.get("status") == "failed"]
+    lb, la = report.get("load_before"), report.get("load_after")
+
+    def load(v: Any) -> str:
+        return "n/a" if not v else f"{v[0]:.2f}"
+
+    text = (f"{met} met, {missed} not met, {none} without a verdict (noisy, loaded, disturbed or quick)"
+            + (f", {bad} impossible" if bad else "") + f"; {measured} ratios measured without a target; "
+            f"load average {load(lb)} before, {load(la)} after, on {(report.get('machine') or {}).get('cpus', '?')} CPUs"
+            + (f"; FAILED: {', '.join(failed)}" if failed else ""))
+    return {"met": met, "not met": missed, "no verdict": none, "impossible": bad, "measured": measured,
+            "failed": failed, "text": text}
+
+
 def markdown(report: dict[str, Any]) -> str:
     """The Markdown rendering of a report from :func:`run_benchmarks`."""
     m = report["machine"]
@@ -610,6 +731,7 @@ def markdown(report: dict[str, Any]) -> str:
                 else f"none ({gpu.get('reason', '?')})")
     lines = [
         "# isomat benchmarks", "",
+        f"**Summary: {summary(report)['text']}.**", "",
         f"isomat {report['isomat_version']}, generated {report['generated']}"
         + (", quick mode" if report.get("quick") else "") + ".", "",
         f"* machine: {m.get('platform')}, {m.get('processor')}, {m.get('cpus')} CPUs",
@@ -619,6 +741,7 @@ def markdown(report: dict[str, Any]) -> str:
         "them); ratios are formed from figures of the same run; a ratio marked noisy (median > 2x min) carries "
         "no verdict.", "",
     ]
+    verdicts = report_verdicts(report)
     for b in report["benchmarks"]:
         lines += [f"## {b['name']}", "", f"`{b.get('command', '')}` -- {b['status']}, {b.get('seconds', 0):.1f} s", ""]
         res = b.get("result") or {}
@@ -631,25 +754,37 @@ def markdown(report: dict[str, Any]) -> str:
                 lines.append(f"| {_md(f['name'])} | {f['value']:.6g} | {_md(f['unit'])} | {f.get('stat', 'median')} "
                              f"| {f.get('repeats', '')} | {_md(params)} |")
             lines.append("")
+        judged = [v for v in verdicts if v["benchmark"] == b["name"]]
         if res.get("ratios"):
-            lines += ["| ratio | value | numerator | denominator |", "|---|---:|---|---|"]
-            for r in res["ratios"]:
-                name = r["name"] + (f" -- {r['verdict']}" if r.get("verdict") else "")
-                lines.append(f"| {_md(name)} | {r['value']:.4g} | {_md(r['numerator'])} | {_md(r['denominator'])} |")
+            lines += ["| ratio | value | target | verdict | numerator | denominator |", "|---|---:|---|---|---|---|"]
+            for r, v in zip(res["ratios"], [v for v in judged if v["source"] == "json"]):
+                lines.append(f"| {_md(v['name'])} | {r['value']:.4g} | {_md(v['target'] or '-')} | {v['verdict']} "
+                             f"| {_md(r.get('numerator', ''))} | {_md(r.get('denominator', ''))} |")
             lines.append("")
+        text_verdicts = [v for v in judged if v["source"] == "text"]
+        if text_verdicts:
+            lines += ["| verdict line | target | verdict |", "|---|---|---|"]
+            lines += [f"| {_md(v['line'])} | {_md(v['target'] or '-')} | {v['verdict']} |" for v in text_verdicts]
+            lines += ["", f"The script's whole output is in the appendix ({b['name']})."
+                      if not res and b.get("stdout") else "", ""]
         for n in res.get("notes", []):
             lines.append(f"* {_md(n)}")
         if res.get("notes"):
             lines.append("")
-        if not res and b.get("stdout"):
-            lines += ["```", b["stdout"].rstrip(), "```", ""]
+        if not res and b.get("stdout") and not text_verdicts:
+            lines += ["The script states no verdict; its output is in the appendix.", ""]
         if b["status"] == "failed":
             lines += [f"Failed (exit {b.get('returncode')}): {_md(b.get('error', ''))}", "", "```",
                       (b.get("stderr") or "").rstrip()[-2000:], "```", ""]
+    raw = [b for b in report["benchmarks"] if not b.get("result") and b.get("stdout")]
+    if raw:
+        lines += ["## Appendix: the output of the text-only scripts", ""]
+        for b in raw:
+            lines += [f"### {b['name']}", "", "```", b["stdout"].rstrip(), "```", ""]
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["LoadWatch", "Timing", "all_threads", "calls_for", "discover", "figure", "load_average", "load_text",
-           "machine", "markdown", "ratio", "run_benchmarks", "run_script", "scaling_check", "thread_columns",
+__all__ = ["LoadWatch", "Timing", "all_threads", "calls_for", "classify", "discover", "figure", "load_average", "load_text",
+           "machine", "markdown", "ratio", "report_verdicts", "run_benchmarks", "summary", "target_text", "run_script", "scaling_check", "thread_columns",
            "thread_control", "thread_limit", "time_legs", "time_median", "timing_figure", "verdict", "verdict_text",
            "write_result"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 import threading
 import time
@@ -308,17 +309,57 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"isomat verify: --jobs {args.jobs}: this machine gives the process {usable} usable CPU"
               f"{'s' if usable != 1 else ''}; pass at most --jobs {usable}", file=err)
         return 2
-    if args.markdown or (args.write_expected and args.expected):
+    if args.write_expected and not args.expected:
+        print("isomat verify: --write-expected records the verdicts in the file named by --expected FILE (the "
+              "package's own expected files are not written by a run; maintainers: benchmarks/_write_expected.py)",
+              file=err)
+        return 2
+    if args.include_papers and not args.write_expected:
+        print("isomat verify: --include-papers goes with --write-expected", file=err)
+        return 2
+    expected = None  # --expected, read before the run (a FIFO, a device, a bad file: one line, nothing run)
+    if args.expected:
+        try:
+            if args.write_expected:
+                if proofs._inside_package(args.expected):
+                    raise ValueError(f"{args.expected!r} is inside the isomat package ({proofs.PACKAGE_DIR}): a run "
+                                     "does not write the package's files (maintainers: benchmarks/_write_expected.py)")
+                if os.path.lexists(args.expected):
+                    proofs.read_expected_file(args.expected)  # merged into after the run: it must be one
+            else:
+                expected = proofs.read_expected_file(args.expected)
+        except ValueError as exc:
+            print(f"isomat verify: --expected: {' '.join(str(exc).split())}", file=err)
+            return 2
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("isomat verify: --plot needs matplotlib (pip install 'isomat[notebooks]')", file=err)
+            return 2
+        if Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
+            print(f"isomat verify: --plot {args.plot!r}: the file must end in .png, .svg or .pdf", file=err)
+            return 2
+    if args.markdown or args.write_expected or args.plot:
         # the files the run will write are checked before it runs, not after the whole ledger
         from ._atomic import check_target
 
         try:
+            if args.plot:
+                check_target(Path(args.plot), what="--plot")
             if args.markdown:
                 check_target(Path(args.markdown), what="--markdown")
-            if args.write_expected and args.expected:
+            if args.write_expected:
                 check_target(Path(args.expected), what="--expected")
         except ValueError as exc:
             print(f"isomat verify: {exc}", file=err)
+            return 2
+    if args.export_smt:
+        try:
+            Path(args.export_smt).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file of that name, a file on the way, no permission: one line
+            print(f"isomat verify: --export-smt {args.export_smt!r}: cannot make it a directory of SMT-LIB files "
+                  f"({exc.strerror or type(exc).__name__})", file=err)
             return 2
     if args.memory_limit is not None:
         from ._config import set_memory_limit
@@ -337,7 +378,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if args.paper:
                 print("isomat verify: --claims and --paper exclude each other", file=err)
                 return 2
-            chosen = proofs.load_file(args.claims)
+            with _stdout_to(err):  # what the file prints as it is imported is not the report
+                chosen = proofs.load_file(args.claims)
         elif args.claim:
             source = args.claim.split(":", 1)[0]
             chosen = proofs.load([source] if source in proofs.PAPERS else papers)
@@ -359,6 +401,13 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise
         print(f"isomat verify: claims file {args.claims!r} failed to load: {type(exc).__name__}: {exc}", file=err)
         return 2
+    if args.write_expected and not args.include_papers:
+        ids = [c.id for c in chosen] if chosen is not None else [c.id for c in proofs.load(papers)]
+        ours = [cid for cid in ids if cid.split(":", 1)[0] in proofs.PAPERS]
+        if ours:
+            print(f"isomat verify: --write-expected: refusing to record verdicts of the five papers' claims "
+                  f"({', '.join(ours[:3])}{', ...' if len(ours) > 3 else ''}) without --include-papers", file=err)
+            return 2
     timeout = (proofs.DEFAULT_CLAIM_TIMEOUT if args.claim_timeout is None
                else None if args.claim_timeout == 0 else args.claim_timeout)
     if args.claim and not args.json:
@@ -390,8 +439,6 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 print(f"    {_readings_line(rec)}", file=out)
 
     jobs = args.jobs if args.jobs is not None else proofs.default_jobs(args.backend)
-    if args.export_smt:
-        Path(args.export_smt).mkdir(parents=True, exist_ok=True)
     try:
         report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
                              export_smt=args.export_smt, claim_timeout=timeout)
@@ -441,25 +488,22 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from ._atomic import write_text
 
         write_text(args.markdown, _markdown(report), what="--markdown")
-    if args.write_expected:
-        if args.expected:  # your own claims' guard, where you keep it
-            try:
-                path = proofs.write_expected_file(records, args.expected)
-            except (ValueError, RuntimeError, OSError) as exc:
-                print(f"isomat verify: --expected: {' '.join(str(exc).split())}", file=err)
-                return 2
-            print(f"wrote {path}", file=err)
-        else:
-            for path in proofs.write_expected(records):
-                print(f"wrote {path}", file=err)
-        return 0 if not errors else 1
-    regressions = report["regressions"]
-    if args.expected:
+    if args.plot:
+        from .plot import ledger
+
+        ledger(records, path=args.plot, beyond=not any(r.get("id", "").split(":")[0] in proofs.PAPERS for r in records))
+        print(f"isomat verify: drew the verdicts and strengths per paper in {args.plot}", file=err)
+    if args.write_expected:  # your own claims' guard, where you keep it, merged by id
         try:
-            regressions = regressions + proofs.compare_expected_file(records, args.expected)
-        except ValueError as exc:
+            path = proofs.write_expected_file(records, args.expected, include_papers=args.include_papers)
+        except (ValueError, RuntimeError, OSError) as exc:
             print(f"isomat verify: --expected: {' '.join(str(exc).split())}", file=err)
             return 2
+        print(f"wrote {path}", file=err)
+        return 0 if not errors else 1
+    regressions = report["regressions"]
+    if expected is not None:
+        regressions = regressions + proofs.compare_expected_file(records, expected)
     for d in regressions:
         print(f"isomat verify: {d['id']}: expected {d['expected']}, computed {d['computed']}", file=err)
     failing = [r for r in records if r["verdict"] in ("refuted", "misprint", "inconsistent")] if args.strict else []
@@ -642,10 +686,20 @@ def cmd_export_model(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import os
 
-    from .bench import run_benchmarks
+    from .bench import run_benchmarks, summary
 
     if args.memory_limit is not None:
         os.environ["ISOMAT_MEMORY_LIMIT"] = str(args.memory_limit)  # the scripts inherit it
+    if args.plot is not None:  # before the benchmarks run: a missing matplotlib or a bad folder is known at once
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("isomat bench: --plot needs matplotlib (pip install 'isomat[notebooks]')", file=err)
+            return 2
+        plot_dir = Path(args.plot)
+        if plot_dir.exists() and not plot_dir.is_dir():
+            print(f"isomat bench: --plot: {str(plot_dir)!r} is not a folder", file=err)
+            return 2
     try:
         report = run_benchmarks(_bench_dir(args.dir), json_path=args.json, markdown_path=args.markdown, quick=args.quick,
                                 only=args.only, timeout=args.timeout, log=err)
@@ -655,6 +709,14 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     failed = [b["name"] for b in report["benchmarks"] if b["status"] == "failed"]
     print(f"wrote {args.json} and {args.markdown}: {len(report['benchmarks'])} benchmarks"
           + (f", failed: {', '.join(failed)}" if failed else ""), file=out)
+    print(f"summary: {summary(report)['text']}", file=out)
+    if args.plot is not None:
+        from .plot import bench_ratios, bench_scaling
+
+        plot_dir.mkdir(parents=True, exist_ok=True)
+        for name, draw in (("bench-ratios.png", bench_ratios), ("bench-scaling.png", bench_scaling)):
+            draw(report, path=plot_dir / name)
+        print(f"wrote {plot_dir / 'bench-ratios.png'} and {plot_dir / 'bench-scaling.png'}", file=out)
     return 1 if failed else 0
 
 
@@ -677,7 +739,7 @@ def _add_memory_limit(parser: Any, what: str) -> None:
 def _add_export(sub: Any) -> None:
     from . import export
 
-    e = sub.add_parser("export", help="write an operator of a construction family to a file",
+    e = sub.add_parser("export", help=_COMMANDS["export"],
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Build an operator of a construction family (random values from a seed, "
                                    "which is printed) and write it as MatrixMarket, NumPy .npz, a PyTorch "
@@ -708,7 +770,7 @@ def _add_export(sub: Any) -> None:
     m = kinds.add_parser("model", help="a whole torch model, traced (isomat.torch.from_model), as its exact affine "
                                        "segments", description="Trace a torch model made by a factory function and write "
                                        "its exact sparse affine map (W, b) -- or, with nonlinearities, one file per affine "
-                                       "segment and a <stem>.network.json manifest chaining them. Needs the torch extra.")
+                                       "segment and a <stem>.<format>.network.json manifest chaining them (read back by isomat.export.read_network). Needs the torch extra.")
     m.add_argument("--module", required=True, metavar="MOD:FACTORY",
                    help="the model factory: an importable module and a callable in it (pkg.models:make_net), or a "
                         "Python file and a callable (path/to/models.py:make_net); called with no arguments, then .eval()")
@@ -728,7 +790,7 @@ def _add_export(sub: Any) -> None:
 
 
 def _add_bench(sub: Any) -> None:
-    b = sub.add_parser("bench", help="run benchmarks/*.py and write bench-report.json and bench-report.md")
+    b = sub.add_parser("bench", help=_COMMANDS["bench"])
     b.add_argument("--dir", default=None,
                    help="directory of benchmark scripts (default: ./benchmarks, else the checkout's benchmarks/ next to "
                         "the isomat package)")
@@ -737,24 +799,62 @@ def _add_bench(sub: Any) -> None:
     b.add_argument("--quick", action="store_true", help="pass --quick to the scripts (small sizes, few repeats)")
     b.add_argument("--only", action="append", metavar="NAME", help="run only this script (repeatable; name without .py)")
     b.add_argument("--timeout", type=float, default=900.0, help="seconds per script (default 900)")
+    b.add_argument("--plot", default=None, metavar="DIR",
+                   help="also draw the ratios against their targets and the scaling curves, as PNG files in DIR "
+                        "(needs matplotlib)")
     _add_memory_limit(b, "memory bound for the scripts' builds (passed as ISOMAT_MEMORY_LIMIT)")
     b.set_defaults(func=cmd_bench)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: the subcommands and their one-line help (the top-level parser needs no more: `isomat --help` imports
+#: neither the ledger nor the construction families)
+_COMMANDS = {"verify": "run the claims ledger and print the verdicts",
+             "export": "write an operator of a construction family to a file",
+             "bench": "run benchmarks/*.py and write bench-report.json and bench-report.md"}
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names (its first word that is not an option), or None."""
+    for a in argv:
+        if not a.startswith("-"):
+            return a if a in _COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. ``only``: build that subcommand's options and give the others their
+    name and help alone (``"none"``: every subcommand so, for the top-level help); default: all."""
     parser = _Parser(prog="isomat", description="isomat's command line: verify runs the claims ledger, export writes "
                                                  "an operator to a file, bench runs the benchmarks.")
     parser.add_argument("--version", action="version", version=f"isomat {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("verify", help="run the claims ledger and print the verdicts")
-    from .export import positive
+    full = {name: only in (None, name) for name in _COMMANDS}
+    if full["verify"]:
+        _add_verify(sub)
+    else:
+        sub.add_parser("verify", help=_COMMANDS["verify"])
+    if full["export"]:
+        _add_export(sub)
+    else:
+        sub.add_parser("export", help=_COMMANDS["export"])
+    if full["bench"]:
+        _add_bench(sub)
+    else:
+        sub.add_parser("bench", help=_COMMANDS["bench"])
+    return parser
+
+
+def _add_verify(sub: Any) -> None:
+    v = sub.add_parser("verify", help=_COMMANDS["verify"])
+    from ._export_families import positive
     from .proofs.engine import PAPERS
 
     v.add_argument("--paper", choices=PAPERS, help="only this paper's claims")
     v.add_argument("--claims", metavar="PATH", help="run your own claims instead of the ledger: a Python file or an "
                                                    "importable module that declares them with isomat.proofs.engine.claim. "
-                                                   "Its code is executed -- imported in this process and once in each "
-                                                   "worker (--jobs): run only files you trust")
+                                                   "Its code is executed -- imported in this process and in each claim's "
+                                                   "worker process: run only files you trust (each claim runs in a "
+                                                   "worker of its own, which cannot change another claim's record)")
     v.add_argument("--strict", action="store_true",
                    help="exit 1 when any claim is refuted, misprint or inconsistent (as for an error or a changed "
                         "verdict): a CI gate for your own claims")
@@ -766,6 +866,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "evidence, counterexample, correction); with --json, the record as JSON")
     v.add_argument("--json", action="store_true", help="print the ledger as JSON (conventions.md schema)")
     v.add_argument("--markdown", metavar="FILE", help="also write the ledger as a Markdown table to FILE")
+    v.add_argument("--plot", metavar="FILE", default=None,
+                   help="also draw the verdicts and the strengths of the evidence per paper in FILE (.png, .svg or "
+                        ".pdf; needs matplotlib)")
     v.add_argument("--export-smt", metavar="DIR", default=None,
                    help="write every Z3 proof obligation of the run into DIR as one SMT-LIB 2 file (named by claim "
                         "id); unsat confirms a proof: python -m isomat.proofs.recheck DIR, cvc5 FILE or z3 -smt2 FILE")
@@ -777,15 +880,41 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--claim-timeout", type=_claim_timeout, default=None, metavar="SECONDS",
                    help="time limit for one claim (default 300): a claim over it is an error record and the run goes "
                         "on; the claims run in worker processes (one with --jobs 1) so that they can be stopped; 0: "
-                        "no limit (with --jobs 1 the claims then run in this process)")
+                        "no limit (with --jobs 1 the claims then run in this process: for trusted claims only -- "
+                        "nothing stops a check that hangs or a process it starts)")
     _add_memory_limit(v, "memory bound for the checks' builds")
     v.add_argument("--write-expected", action="store_true",
-                   help="record the computed verdicts as the regression guard: in --expected FILE, else (for isomat's "
-                        "developers) the package's files of the five papers")
+                   help="record the computed verdicts as the regression guard in --expected FILE (required), merged "
+                        "by id into what it holds; never a file inside the isomat package")
+    v.add_argument("--include-papers", action="store_true",
+                   help="with --write-expected: also record verdicts of the five papers' claims (refused otherwise)")
     v.set_defaults(func=cmd_verify)
-    _add_export(sub)
-    _add_bench(sub)
-    return parser
+
+
+@contextlib.contextmanager
+def _stdout_to(err: TextIO) -> Iterator[None]:
+    """While a claims file is imported: what it prints goes to ``err``, and what it writes to file
+    descriptor 1 goes to descriptor 2, so that stdout holds the report alone."""
+    import os
+
+    for stream in (sys.stdout, sys.__stdout__):
+        with contextlib.suppress(Exception):
+            stream.flush()  # type: ignore[union-attr]
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:
+        saved = None
+    try:
+        with contextlib.redirect_stdout(err):
+            yield
+    finally:
+        for stream in (sys.stdout, sys.__stdout__):
+            with contextlib.suppress(Exception):
+                stream.flush()  # type: ignore[union-attr]
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 class Terminated(BaseException):
@@ -794,18 +923,21 @@ class Terminated(BaseException):
 
 
 def _raise_terminated(signum: int, frame: Any) -> None:
+    # a check running in this process: the Terminated raised in it ends the run (the engine may be loaded
+    # only in part: the signal can come while it is being imported)
+    note = getattr(sys.modules.get("isomat.proofs.engine"), "note_real_signal", None)
+    if callable(note):
+        note()
     raise Terminated(signum)
 
 
 @contextlib.contextmanager
-def _interruptible() -> Iterator[None]:
+def _interruptible(z3_too: bool = True) -> Iterator[None]:
     """SIGINT and SIGTERM end the command through its ``finally`` blocks (Python raises KeyboardInterrupt
     for SIGINT; SIGTERM would end the process at once, leaving workers and temporary files behind).
     Z3 is told not to catch Ctrl-C itself: it would turn the interrupt into a cancelled check, which the
     run would go on from."""
     import signal
-
-    import z3
 
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers can only be set from the main thread (a caller's thread runs main() as is)
@@ -813,7 +945,10 @@ def _interruptible() -> Iterator[None]:
     old_int, old_term = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _raise_terminated)
-    z3.set_param("ctrl_c", False)
+    if z3_too:  # only verify proves: other commands (and --help) do not import Z3
+        import z3
+
+        z3.set_param("ctrl_c", False)
     try:
         yield
     finally:
@@ -822,12 +957,30 @@ def _interruptible() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    code = _main(argv, out=out, err=err)
+    if argv is None and out is None and err is None:
+        # run as the program (`isomat`, `python -m isomat`): a thread a check left running in this process
+        # (--claim-timeout 0 --jobs 1) must not keep it alive after the report: flush and leave
+        live = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+        if live:
+            import os
+
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(code)
+    return code
+
+
+def _main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     err = err or sys.stderr
     command = "isomat"
     try:
-        with _interruptible():
+        words = list(sys.argv[1:] if argv is None else argv)
+        named = _command_of(words)
+        with _interruptible(z3_too=named == "verify"):
             # (building the parser imports the construction families: an interrupt may come that early)
-            args = build_parser().parse_args(argv)
+            args = build_parser(named or "none").parse_args(argv)
             command = f"isomat {args.command}"
             try:  # a bad ISOMAT_MEMORY_LIMIT is one line before any work, not an error in every claim
                 from ._config import environment_limit
@@ -836,14 +989,25 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             except ValueError as exc:
                 print(f"{command}: error: {exc}", file=err)
                 return 2
-            return args.func(args, out or sys.stdout, err)
+            # --memory-limit holds for this command only: main() called from Python leaves the caller's
+            # bound (and ISOMAT_MEMORY_LIMIT, which bench passes on to its scripts) as it found them
+            from . import _config
+
+            saved_limit, saved_env = _config._limit, os.environ.get("ISOMAT_MEMORY_LIMIT")
+            try:
+                return args.func(args, out or sys.stdout, err)
+            finally:
+                _config._limit = saved_limit
+                if saved_env is None:
+                    os.environ.pop("ISOMAT_MEMORY_LIMIT", None)
+                else:
+                    os.environ["ISOMAT_MEMORY_LIMIT"] = saved_env
     except (KeyboardInterrupt, Terminated) as exc:
         # one line, no traceback; the shell's convention: 128 + the signal's number
         print(f"{command}: interrupted", file=err)
         return 143 if isinstance(exc, Terminated) else 130
     except BrokenPipeError:
         # the reader went away (`isomat verify --json | head`): end quietly, as a Unix filter does
-        import os
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -163,9 +163,13 @@ def apply_row_blocks(build_block: Callable[[int, int], Any], n_rows: int, x: Any
         Rows of ``W``.
     x : numpy.ndarray
         ``(n,)`` or ``(n, k)``; scattered once to every worker.
-    client : dask.distributed.Client
+    client : dask.distributed.Client or None
+        ``None``: no cluster -- the blocks are built and applied one after another in this process,
+        the same code path a worker runs (a serial mode to develop and test a ``build_block`` before
+        it meets a cluster; ``workers`` must then be ``None``).
     n_blocks : int, optional
-        Number of row blocks (default: the number of workers).
+        Number of row blocks (default: the number of workers; without a client, enough blocks that
+        none holds more than a quarter of the rows, at least one).
     device : {"cpu", "gpu"}
         Multiply with SciPy, or on the worker's GPU with CuPy; with ``"gpu"`` a recipe that takes
         ``backend=`` (every :func:`construction_rows` recipe) builds its block on the device. Pin
@@ -181,8 +185,9 @@ def apply_row_blocks(build_block: Callable[[int, int], Any], n_rows: int, x: Any
     numpy.ndarray
         ``W @ x`` (and the block records when ``return_info``).
     """
-    if client is None or not all(hasattr(client, a) for a in ("submit", "scatter", "gather")):
-        raise TypeError(f"client must be a dask.distributed.Client, got {type(client).__name__}")
+    if client is not None and not all(hasattr(client, a) for a in ("submit", "scatter", "gather")):
+        raise TypeError(f"client must be a dask.distributed.Client or None (serial, in this process), "
+                        f"got {type(client).__name__}")
     if not callable(build_block):
         raise TypeError(f"build_block must be callable (start, stop) -> matrix, got {type(build_block).__name__}")
     device = _validate.choice("device", device, ("cpu", "gpu"))
@@ -198,21 +203,29 @@ def apply_row_blocks(build_block: Callable[[int, int], Any], n_rows: int, x: Any
     x = np.asarray(x)
     if x.ndim not in (1, 2) or x.dtype.kind not in "biufc":
         raise ValueError(f"x must be a numeric vector or matrix, got an array of shape {x.shape} and dtype {x.dtype}")
-    if workers is None:
-        workers = sorted(client.scheduler_info()["workers"])
-    workers = list(workers)
-    if not workers:
-        raise ValueError("workers: the cluster has no workers")
-    if n_blocks is None:
-        n_blocks = min(len(workers), n_rows)
-    blocks = row_blocks(n_rows, n_blocks)
-    x_f = client.scatter(x, broadcast=True, hash=False)  # a fresh key: a released earlier scatter cannot race it
-    futures = [
-        client.submit(_apply_block, build_block, a, b, x_f, device, workers=[workers[i % len(workers)]],
-                      allow_other_workers=False, pure=False, key=f"isomat-row-block-{a}-{b}-{time.time_ns()}")
-        for i, (a, b) in enumerate(blocks)
-    ]
-    results = client.gather(futures)
+    if client is None:
+        if workers is not None:
+            raise ValueError("workers: given without a client; the serial mode (client=None) runs in this process")
+        if n_blocks is None:
+            n_blocks = min(4, n_rows)
+        blocks = row_blocks(n_rows, n_blocks)
+        results = [_apply_block(build_block, a, b, x, device) for a, b in blocks]
+    else:
+        if workers is None:
+            workers = sorted(client.scheduler_info()["workers"])
+        workers = list(workers)
+        if not workers:
+            raise ValueError("workers: the cluster has no workers")
+        if n_blocks is None:
+            n_blocks = min(len(workers), n_rows)
+        blocks = row_blocks(n_rows, n_blocks)
+        x_f = client.scatter(x, broadcast=True, hash=False)  # a fresh key: a released earlier scatter cannot race it
+        futures = [
+            client.submit(_apply_block, build_block, a, b, x_f, device, workers=[workers[i % len(workers)]],
+                          allow_other_workers=False, pure=False, key=f"isomat-row-block-{a}-{b}-{time.time_ns()}")
+            for i, (a, b) in enumerate(blocks)
+        ]
+        results = client.gather(futures)
     pieces = [r[0] for r in results]
     for (a, b), piece in zip(blocks, pieces):
         if piece.shape[0] != b - a:

@@ -32,7 +32,6 @@ of a construction family (see :data:`FAMILIES`) and writes it with these functio
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import warnings
@@ -246,9 +245,11 @@ class _Reading:
 def read_matrix_market(path: Any) -> sp.csr_array:
     """Read a ``.mtx`` file as a ``csr_array``."""
     p = _path(path, ".mtx")
-    with _Reading(p, "a MatrixMarket file"):
-        _readers.mtx_estimate(p)  # the banner and size line, against the memory bound, before reading
-        return _readers.mat_matrix(p, scipy.io.mmread(str(p)))
+    with _Reading(p, "a MatrixMarket file"), open(p, "rb") as fh:
+        # isomat parses the banner and size line (comments of any length skipped) and checks them against
+        # the memory bound; SciPy reads a canonical header of those same numbers, then the file's body
+        head = _readers.mtx_header(p, fh)
+        return _readers.mat_matrix(p, scipy.io.mmread(head.stream(fh)))
 
 
 #: bytes of an array written to an npz member at a time
@@ -461,14 +462,25 @@ def read_metadata(path: Any) -> dict[str, Any]:
         if p.suffix == ".mtx":
             # lines end at "\n" only: a "\r" inside a comment must not start a forged metadata line, and
             # the metadata line write() puts last in the header wins over anything before it
+            cap = _readers.metadata_cap() + 64  # a line is held as text: capped under the memory bound
             with open(p, encoding="utf-8", errors="replace", newline="\n") as fh:
                 if not fh.readline(1 << 16).startswith("%%MatrixMarket"):
                     raise ValueError("no %%MatrixMarket header line")
                 while True:
-                    line = fh.readline(_readers.MAX_JSON_CHARS + 64)
+                    line = fh.readline(cap)
                     if not line.startswith("%"):
                         break
-                    if line.startswith("%" + _MTX_TAG) or line.startswith("% " + _MTX_TAG):
+                    tagged = line.startswith("%" + _MTX_TAG) or line.startswith("% " + _MTX_TAG)
+                    if len(line) == cap and not line.endswith("\n"):  # longer than the cap
+                        if tagged:
+                            raise _readers.fail(p, f"its metadata line is longer than {cap} characters (the memory "
+                                                   "bound's cap; raise the bound to read it)")
+                        while True:  # a long comment: skipped whole, in pieces
+                            rest = fh.readline(1 << 20)
+                            if not rest or rest.endswith("\n"):
+                                break
+                        continue
+                    if tagged:
                         text = line.split(_MTX_TAG, 1)[1].rstrip("\r\n")
         elif p.suffix == ".npz":
             with _readers.Npz(p) as z:
@@ -860,6 +872,14 @@ def read_bias(path: Any) -> np.ndarray | None:
         values = read_metadata(p).get("bias_values")
         if not isinstance(values, list):
             return None
+
+        def num(v: Any) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+        # numbers, or [real, imaginary] pairs (a crafted [[1]] made b[:, 1] an IndexError)
+        if not (all(num(v) for v in values)
+                or all(isinstance(v, list) and len(v) == 2 and num(v[0]) and num(v[1]) for v in values)):
+            raise _readers.fail(p, "its metadata's bias_values must be numbers or [real, imaginary] pairs")
         b = np.asarray(values, dtype=float)
         return b[:, 0] + 1j * b[:, 1] if b.ndim == 2 else b
     raise ValueError(f"path must end in .mtx, .npz, .pt or .mat, got {str(p)!r}")
@@ -985,47 +1005,79 @@ from ._export_families import (FAMILIES, ExportFamily, family, int_list, int_or_
                                new_seed, normal, positive)
 
 
-def _tuples(value: Any) -> Any:
-    """JSON lists back to the tuples argparse's types give (``int_list``, ``int_or_tuple``)."""
-    if isinstance(value, list):
-        return tuple(_tuples(v) for v in value)
-    return value
-
-
-def rebuild(source: Any) -> sp.csr_array:
+def rebuild(source: Any, *, kernel: Any = None) -> sp.csr_array:
     """The operator an ``isomat export`` file holds, made again from its metadata.
 
     ``source`` is the file (any format) or its :func:`read_metadata` dict. The family (``kind``) is
     built again from the recorded ``parameters``, drawing its random values from
     ``numpy.random.default_rng(seed)`` in the same order as the command line did -- so a random
     kernel is reproducible from the recorded ``seed`` -- and a kernel given as a file comes from
-    the recorded values (small kernels) or from the recorded path, checked against its SHA-256.
+    the recorded values (small kernels), from ``kernel``, or from the recorded path.
     The result is the row-major (``order="C"``) float64 matrix, whatever order the file was written in.
+
+    A file is untrusted input: every recorded option is checked with the command line's own
+    types and ranges before anything is built (only the family's options; others are refused,
+    :func:`isomat._export_families.recorded_options`), and a recorded kernel path is read only
+    from inside the export file's own folder (symlinks followed), as a ``.npy`` of the recorded
+    shape, dtype and SHA-256 -- one message for every way it can fail, so that a crafted file
+    cannot probe the machine's files (issue 37 items 1-2).
+
+    Parameters
+    ----------
+    source : str, Path or dict
+        An ``isomat export`` file, or its metadata (then a kernel recorded by path needs ``kernel``).
+    kernel : str, Path or numpy.ndarray, optional
+        The conv kernel (a ``.npy`` anywhere, or an array), checked against the recorded shape,
+        dtype and SHA-256; for an export whose kernel file is not beside it.
     """
+    from ._export_families import recorded_kernel, recorded_options
+
+    folder = None
     if isinstance(source, (str, Path)):
         try:
             meta = read_metadata(source)
         except ValueError as exc:  # the reader names its own argument ("path"): say it of ours
             raise ValueError(f"source: {' '.join(str(exc).split())}") from None
+        folder = Path(source).parent
     else:
         meta = source
     if not isinstance(meta, dict):
         raise TypeError(f"source must be an `isomat export` file or its metadata dict, got {type(source).__name__}")
-    if "kind" not in meta or not isinstance(meta.get("parameters"), dict):
-        raise ValueError("source must be an `isomat export` file or its metadata (with 'kind' and 'parameters'), "
-                         f"got one with the keys {sorted(meta)}")
-    kind = meta["kind"]
-    if kind not in FAMILIES:
-        raise ValueError(f"unknown export kind {kind!r} (known: {', '.join(sorted(FAMILIES))})")
-    fam = FAMILIES[kind]
-    parser = argparse.ArgumentParser(add_help=False)
-    fam.add_options(parser)
-    defaults = {a.dest: a.default for a in parser._actions}  # options the record left out keep their defaults
-    args = argparse.Namespace(**{**defaults, **{k: _tuples(v) for k, v in meta["parameters"].items()}})
-    seed = meta.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"the recorded seed must be a non-negative integer, got {seed!r}")
+    from .errors import SizeLimitError
+
+    def of_file(exc: ValueError) -> ValueError:  # a refused record names its file (one line)
+        return exc if folder is None else ValueError(f"source {str(source)!r}: {exc}")
+
+    try:
+        if "kind" not in meta or not isinstance(meta.get("parameters"), dict):
+            raise ValueError("source must be an `isomat export` file or its metadata (with 'kind' and 'parameters'), "
+                             f"got one with the keys {sorted(map(str, meta))[:20]}")
+        kind = meta["kind"]
+        if not isinstance(kind, str) or kind not in FAMILIES:
+            raise ValueError(f"unknown export kind {repr(kind)[:80]} (known: {', '.join(sorted(FAMILIES))})")
+        fam = FAMILIES[kind]
+        args = recorded_options(fam, meta["parameters"])
+        seed = meta.get("seed", 0)
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**128:
+            raise ValueError(f"the recorded seed must be a non-negative integer, got {repr(seed)[:80]}")
+    except SizeLimitError:
+        raise
+    except ValueError as exc:
+        raise of_file(exc) from None
+    if getattr(args, "kernel", None) is not None:
+        try:
+            args.kernel = recorded_kernel(args.kernel, folder, kernel)
+        except SizeLimitError:
+            raise
+        except ValueError as exc:
+            if kernel is not None:  # about the caller's own kernel
+                raise
+            raise of_file(exc) from None
+    elif kernel is not None:
+        raise ValueError(f"kernel: this {kind} export records no kernel file (its values come from the recorded "
+                         "options and seed)")
     return to_scipy(fam.build(args, np.random.default_rng(seed)), "csr")
+
 
 def write_network(network: Any, path: Any, format: str | None = None, *, order: str = "C", dtype: Any = None,
                   metadata: dict[str, Any] | None = None, overwrite: bool = True) -> list[Path]:
@@ -1035,7 +1087,7 @@ def write_network(network: Any, path: Any, format: str | None = None, *, order: 
     :meth:`~isomat.torch.network.Network.affine_segments`), with the model's input and output
     tensor shapes in its metadata; ``order="F"`` works as for :func:`write`. A network with
     nonlinearities is written as one file per affine segment weight,
-    ``<stem>.<segment>[.<k>]<suffix>``, each with its metadata, plus ``<stem>.network.json``: the
+    ``<stem>.<segment>[.<k>]<suffix>``, each with its metadata, plus ``<stem>.<format>.network.json``: the
     nodes in order (segments with their files and inputs, activations with their parameters, max
     pools with their windows) and every tensor shape. Returns the paths written.
     """
@@ -1044,8 +1096,10 @@ def write_network(network: Any, path: Any, format: str | None = None, *, order: 
     return _write(network, path, format, order=order, dtype=dtype, metadata=metadata, overwrite=overwrite)
 
 
+from ._network_export import read_network  # noqa: E402  (torch-free; the reader of write_network's files)
+
 #: the library API of this module (the CLI's family registry and argument parsers are not part of it)
 __all__ = ["FORMATS", "SUFFIXES", "column_major", "read_bias", "rebuild", "flatten_permutation", "from_dlpack", "from_jax_bcoo", "from_torch",
-           "load_jax_bcoo", "load_torch", "read", "read_mat", "read_matrix_market", "read_metadata", "read_npz",
+           "load_jax_bcoo", "load_torch", "read", "read_mat", "read_matrix_market", "read_metadata", "read_network", "read_npz",
            "save_torch", "to_dlpack", "to_jax_bcoo", "to_jax_npz", "to_mat", "to_matrix_market", "to_npz", "to_scipy",
            "to_torch", "write", "write_network"]

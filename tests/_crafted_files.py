@@ -18,6 +18,7 @@ import struct
 import sys
 import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +34,11 @@ EXPECT: dict[str, str] = {
     "mat_zlib_bomb": "size", "mat_row_out_of_range": "value", "mat_row_negative": "value", "mat_truncated": "value",
     "pt_coo_negative": "value", "pt_coo_out_of_range": "value", "pt_csr_col_out_of_range": "value",
     "pt_stride0_expanded": "size", "pt_float16": "ok", "pt_not_a_tensor": "value",
+    # issue 37 item 1: a bz2 member inflated 512 MiB while its .npy header was read (zipfile passes no cap to
+    # bz2 or lzma); an lzma member; a v2 .npy header declaring 3 GB of header text in a deflate bomb; a
+    # MatrixMarket comment longer than a 16 MiB readline, then a forged size line, then the real one
+    "npz_bz2_bomb": "value", "npz_lzma_member": "value", "npz_v2_header_bomb": "value",
+    "mtx_long_comment_forged_size": "size",
 }
 
 SUFFIX = {n: "." + n.split("_")[0] if n.split("_")[0] in ("mtx", "mat", "pt") else ".npz" for n in EXPECT}
@@ -174,6 +180,12 @@ def write_corpus(d: Path) -> dict[str, Path]:
                                                    len(one_head) + 8)])
     obj_head = _npy_header("|O", (1,))
     _zip_one(out["npz_object_member"], small1 + [("data.npy", obj_head + b"\x80\x04N.", None, len(obj_head) + 4)])
+    write_bz2_bomb(out["npz_bz2_bomb"], small1)
+    _write_zip(out["npz_lzma_member"], small1, "data", _npy_bytes(np.array([1.0])), 14)
+    v2_head = b"\x93NUMPY\x02\x00" + struct.pack("<I", 3_000_000_000)
+    _zip_one(out["npz_v2_header_bomb"], small1 + [("data.npy", None, _bomb_stream(v2_head, 3_000_000_000),
+                                                   len(v2_head) + 3_000_000_000)])
+    write_long_comment_mtx(out["mtx_long_comment_forged_size"])
     banner = "%%MatrixMarket matrix coordinate real general\n"
     out["mtx_400M_rows"].write_text(banner + "400000000 1 1\n1 1 1.0\n")
     out["mtx_huge_rows"].write_text(banner + "3000000000 3000000000 1\n1 1 1.0\n")
@@ -204,6 +216,59 @@ def write_corpus(d: Path) -> dict[str, Path]:
     torch.save({"matrix": torch.eye(2, dtype=torch.float16).to_sparse()}, out["pt_float16"])
     torch.save({"matrix": [1, 2, 3]}, out["pt_not_a_tensor"])
     return out
+
+
+def _write_zip(p: Path, members: list[tuple[str, bytes, None, int]], name: str, data: bytes | Any,
+               method: int) -> None:
+    """An archive of stored ``members`` plus ``name.npy`` compressed with zip ``method`` (12: bzip2,
+    14: lzma), written by CPython's zipfile; ``data`` is bytes or an iterable of byte chunks."""
+    import zipfile
+
+    with zipfile.ZipFile(p, "w") as zf:
+        for mname, raw, _, _ in members:
+            zf.writestr(mname, raw, compress_type=zipfile.ZIP_STORED)
+        info = zipfile.ZipInfo(name + ".npy")
+        info.compress_type = method
+        with zf.open(info, "w", force_zip64=True) as fh:
+            for chunk in ([data] if isinstance(data, bytes) else data):
+                fh.write(chunk)
+
+
+def write_bz2_bomb(p: Path, members: list[tuple[str, bytes, None, int]], inflated: int = 512 << 20) -> Path:
+    """An .npz whose ``data`` member is bzip2-compressed: a .npy header declaring one float64, then
+    ``inflated`` zero bytes (a few hundred bytes compressed; a few seconds to write)."""
+    block = bytes(1 << 24)
+    chunks = [_npy_header("<f8", (1,))] + [block] * (inflated // len(block))
+    _write_zip(p, members, "data", iter(chunks), 12)
+    return p
+
+
+def write_long_comment_mtx(p: Path) -> Path:
+    """A MatrixMarket file: a comment line of 16 MiB + 1 byte (past the 16 MiB readline buffer the
+    estimate once used), whose remainder ``1 1`` looked like the size line of a 1 x 1 array, then
+    the real size line of a 6000 x 6000 dense array of ones (72 MB of text; 288 MB dense, 432 MB
+    as CSR)."""
+    with open(p, "wb") as fh:
+        fh.write(b"%%MatrixMarket matrix array real general\n%" + b"x" * ((1 << 24) - 1) + b"1 1\n6000 6000\n")
+        block = b"1\n" * 6_000_000
+        for _ in range(6):
+            fh.write(block)
+    return p
+
+
+def npy_v3_bytes(a: np.ndarray) -> bytes:
+    """``a`` as a version 3.0 ``.npy`` (NumPy writes 3.0 only for headers that need UTF-8)."""
+    import ast
+
+    from numpy.lib import format as npy
+
+    d = {"descr": npy.dtype_to_descr(a.dtype), "fortran_order": False, "shape": a.shape}
+    text = repr(d)
+    assert ast.literal_eval(text) == d
+    body = text.encode("utf-8")
+    pad = (-(len(body) + 1 + 12)) % 64
+    header = body + b" " * pad + b"\n"
+    return b"\x93NUMPY\x03\x00" + struct.pack("<I", len(header)) + header + np.ascontiguousarray(a).tobytes()
 
 
 def write_kernel_bomb(p: Path) -> Path:

@@ -93,10 +93,27 @@ def _jax_file() -> tuple:
     return (to_jax_npz(A32, _tmp("jl.npz")),)  # float32: JAX loads it without jax_enable_x64
 
 
+def _conv_record() -> tuple:
+    """The metadata of a conv export whose 1x1x3x3 kernel is recorded with its values (rebuild's ``kernel=``
+    is then checked against that record)."""
+    import hashlib
+
+    k = _rng(5).standard_normal((1, 1, 3, 3))
+    rec = {"dtype": "float64", "path": "k.npy", "shape": [1, 1, 3, 3], "values": k.tolist(),
+           "sha256": hashlib.sha256(k.tobytes()).hexdigest()}
+    return ({"kind": "conv", "parameters": {"input_shape": [1, 6, 6], "kernel": rec}},)
+
+
 def _network():
     from isomat.torch import from_model
 
     return from_model(_module(), (1, 6, 6))
+
+
+def _network_manifest() -> str:
+    from isomat import export
+
+    return str(export.write_network(_network(), _tmp("readnet.npz"))[-1])
 
 
 def _module():
@@ -240,4 +257,6 @@ MORE_CALLS: dict[str, Callable[[], Any]] = {
     "isomat.torch.from_model": lambda: (_module(), (1, 6, 6)),
     "isomat.torch.to_sparse_model": lambda: (_module(), (1, 6, 6)),
     "isomat.export.write_network": lambda: (_network(), _tmp("net.npz")),
+    "isomat.export.rebuild": _conv_record,
+    "isomat.export.read_network": lambda: (_network_manifest(),),
 }

@@ -77,3 +77,55 @@ def test_bench_refuses_a_bad_report_target_before_running(tmp_path):
     (tmp_path / "slow.py").write_text("raise SystemExit('should not run')\n")
     with pytest.raises(ValueError, match="--json"):
         run_benchmarks(tmp_path, json_path=tmp_path / "no" / "r.json", markdown_path=tmp_path / "r.md")
+
+
+# -- modes kept on overwrite (issue 37 item 6) ------------------------------------------------------
+def test_an_overwrite_keeps_the_targets_mode(tmp_path):
+    p = tmp_path / "secret.md"
+    p.write_text("old")
+    p.chmod(0o600)
+    old = os.umask(0o022)  # a new file would be 0644
+    try:
+        write_text(p, "new")
+    finally:
+        os.umask(old)
+    assert p.read_text() == "new" and stat.S_IMODE(p.stat().st_mode) == 0o600
+    p.chmod(0o640)
+    write_atomic(p, lambda t: open(t, "w").write("newer"))
+    assert stat.S_IMODE(p.stat().st_mode) == 0o640
+    # setuid/setgid are not carried to new content; a new file still takes the umask's mode
+    p.chmod(0o4755)
+    write_text(p, "x")
+    assert stat.S_IMODE(p.stat().st_mode) == 0o755
+    old = os.umask(0o077)
+    try:
+        q = write_text(tmp_path / "fresh.md", "x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(q.stat().st_mode) == 0o600
+
+
+def test_an_overwrite_through_a_symlink_keeps_the_mode_of_the_file_it_names(tmp_path):
+    real = tmp_path / "real.md"
+    real.write_text("old")
+    real.chmod(0o600)
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    write_text(link, "new")  # the link is replaced by a file (a rename), with the mode the user saw
+    assert stat.S_IMODE(link.stat().st_mode) == 0o600
+
+
+def test_export_force_and_markdown_keep_a_0600_file_0600(tmp_path):
+    out = tmp_path / "w.npz"
+    args = ["export", "projection", "--m", "4", "--n", "2", "--format", "npz", "-o", str(out)]
+    assert main(args, out=io.StringIO(), err=io.StringIO()) == 0
+    out.chmod(0o600)
+    code = main(args + ["--force"], out=io.StringIO(), err=io.StringIO())
+    assert code == 0 and stat.S_IMODE(out.stat().st_mode) == 0o600
+    for fmt in ("mtx", "mat"):
+        f = tmp_path / f"w.{fmt}"
+        a = ["export", "projection", "--m", "4", "--n", "2", "--format", fmt, "-o", str(f)]
+        assert main(a, out=io.StringIO(), err=io.StringIO()) == 0
+        f.chmod(0o600)
+        assert main(a + ["--force"], out=io.StringIO(), err=io.StringIO()) == 0
+        assert stat.S_IMODE(f.stat().st_mode) == 0o600, fmt

@@ -337,3 +337,46 @@ def test_quotes_carry_no_commentary(ledger):
     """Issue 25 item 5: the quote is the paper's words only."""
     assert "claimed" not in ledger["cheng2025:def2.1/eq13"]["quote"]
     assert "—" not in ledger["cheng2025:rem5.6"]["quote"] and "In most general case" in ledger["cheng2025:rem5.6"]["quote"]
+
+
+@pytest.mark.parametrize("name", ["swap_matrix-wrong-for-9-to-19", "stp-t-is-np", "projection-wrong-above-1000"])
+def test_issue36_builder_defects_become_errors_never_verdicts_about_the_paper(name):
+    """Issue 36: a builder wrong only between the exhaustive bound and the random range, only above 1000, or with
+    t = n p is caught, and the claims it certifies become errors -- never refuted/misprint/inconsistent."""
+    from tests import mutants as mt
+    from isomat.proofs import prover
+
+    old = prover.set_recheck(False)
+    try:
+        _, before, after = mt.trial(name)
+    finally:
+        prover.set_recheck(old)
+    assert all(v[0] != "error" for v in before.values()), before
+    assert all(v[:2] == ("error", None) for v in after.values()), after
+
+
+def test_issue36_stp_defect_is_isomats_not_associativity():
+    """With stp's t = n·p (n ≠ p), the associativity search fails, and the plain-loop reference of eq. (12) does not
+    confirm the failure: the claim is an error naming the disagreement, never 'refuted'."""
+    from isomat.proofs.engine import REGISTRY, run_claim
+    from tests import mutants as mt
+
+    proofs.load(["cheng2025"])
+    (m,) = [x for x in mt.all_mutants() if x.name == "stp-t-is-np"]
+    with mt.applied(m):
+        rec = run_claim(REGISTRY["cheng2025:beyond/stp-associative"])
+    assert rec["verdict"] == "error" and "not confirmed by the independent reference" in rec["error"], rec.get("error")
+
+
+def test_issue36_builders_are_recorded_as_derived_from_their_rules(ledger):
+    for cid, key in (("cheng2025:beyond/swap-matrix", "swap_matrix_binds_rule"), ("cheng2025:prop2.10", "projection_binds_rule")):
+        ev = ledger[cid]["evidence"][key]
+        assert ev["ok"] and ev["builder"] == "derived from the proved rule", (cid, ev)
+        assert ledger[cid]["strength"] == "proved"
+
+
+def test_issue36_every_blaming_verdict_is_confirmed(ledger):
+    blaming = [r for r in ledger.values() if r["verdict"] in ("refuted", "misprint", "inconsistent")]
+    assert blaming
+    for r in blaming:
+        assert r["evidence"]["independent_reference"]["ok"] is True, r["id"]

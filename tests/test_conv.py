@@ -528,3 +528,45 @@ def test_a_kernel_that_reads_two_ways_is_refused():
     assert conv_matrix((3, 8, 8), np.ones((2, 3, 3, 3))).shape == (2 * 36, 3 * 64)  # the channel reading, explicit
     assert conv_matrix((5, 8, 8), np.ones((3, 3, 3))).shape == (3 * 36, 5 * 64)  # a volume whose first axis differs
     assert conv_matrix((3, 3), np.ones((3, 3))).shape == (1, 9)  # 2-d single channel (zhu2025's images) stays
+
+
+def test_paths_at_small_sizes_runs_every_threshold_path_and_restores():
+    """Issue 36: the blocking, threading and int32/int64 thresholds can be set small, so a check runs every path
+    at small sizes (zhu2025's binding checks do); the matrices agree with the default path and with direct loops."""
+    from isomat.algebra import conv as _conv
+
+    rng = np.random.default_rng(5)
+    k = rng.integers(-3, 4, size=(4, 2, 3, 2)).astype(np.float64)
+    default = conv_matrix((4, 9, 7), k, padding=1, groups=2, threads=1)
+    saved = (_conv._BLOCK_ENTRIES, _conv._DEVICE_BLOCK_ENTRIES, _conv._FORCE_THREADS, _conv._WIDE_INDICES)
+    seen = []
+    real_blocks = _conv._blocks
+
+    def counting(*args, **kwargs):  # count the blocks the fill takes
+        for blk in real_blocks(*args, **kwargs):
+            seen.append(blk)
+            yield blk
+
+    _conv._blocks = counting
+    try:
+        with _conv._paths_at_small_sizes(block_entries=8, threads=2):
+            assert _conv._index_dtype(10, 10) == np.int64
+            small = conv_matrix((4, 9, 7), k, padding=1, groups=2, threads=1)
+    finally:
+        _conv._blocks = real_blocks
+    assert (_conv._BLOCK_ENTRIES, _conv._DEVICE_BLOCK_ENTRIES, _conv._FORCE_THREADS, _conv._WIDE_INDICES) == saved
+    assert _conv._index_dtype(10, 10) == np.int32
+    assert len(seen) == 4 * 9  # one block per output line of each output channel
+    assert (small != default).nnz == 0 and small.nnz == default.nnz
+    # direct loops (groups 2: output channel c reads input channels 2 (c // 2) and 2 (c // 2) + 1)
+    ref = np.zeros(default.shape)
+    for co in range(4):
+        for o1 in range(9):
+            for o2 in range(8):
+                for q in range(2):
+                    for a in range(3):
+                        for b in range(2):
+                            u, v = o1 - 1 + a, o2 - 1 + b
+                            if 0 <= u < 9 and 0 <= v < 7:
+                                ref[(co * 9 + o1) * 8 + o2, ((co // 2) * 2 + q) * 63 + u * 7 + v] += k[co, q, a, b]
+    assert np.array_equal(small.toarray(), ref)

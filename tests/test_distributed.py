@@ -155,8 +155,10 @@ def test_which_recipes_take_a_backend():
 
 
 def test_bad_arguments(client):
-    with pytest.raises(TypeError, match="client"):
-        apply_row_blocks(lambda a, b: None, 3, np.ones(3), client=None)
+    with pytest.raises(TypeError, match="client must be a dask.distributed.Client or None"):
+        apply_row_blocks(lambda a, b: None, 3, np.ones(3), client=object())
+    with pytest.raises(ValueError, match="workers: given without a client"):
+        apply_row_blocks(lambda a, b: sp.csr_array((b - a, 3)), 3, np.ones(3), client=None, workers=["tcp://x"])
     with pytest.raises(ValueError, match="device"):
         apply_row_blocks(lambda a, b: None, 3, np.ones(3), client=client, device="tpu")
     with pytest.raises(ValueError, match="x must be"):
@@ -173,3 +175,20 @@ def test_an_n_rows_below_the_operators_is_refused(client):
     build = construction_rows(conv_matrix, shape, kernel, padding="same")
     with pytest.raises(ValueError, match="n_rows=60 is below the operator's rows"):
         apply_row_blocks(build, 60, np.ones(64), client=client)
+
+
+def test_serial_mode_without_a_client_equals_the_whole_product():
+    """client=None builds and applies the blocks in this process, by the code a worker runs (no Dask)."""
+    from isomat.algebra import conv_matrix
+
+    rng = np.random.default_rng(0)
+    kernel = rng.standard_normal((2, 3, 3, 3))
+    x = rng.standard_normal(3 * 7 * 7)
+    W = conv_matrix((3, 7, 7), kernel, padding=1)
+    build = construction_rows(conv_matrix, (3, 7, 7), kernel, padding=1)
+    for n_blocks in (None, 1, 5, W.shape[0]):
+        y, info = apply_row_blocks(build, W.shape[0], x, client=None, n_blocks=n_blocks, return_info=True)
+        np.testing.assert_allclose(y, W @ x, rtol=1e-13, atol=1e-13)
+        assert len(info) == (min(4, W.shape[0]) if n_blocks is None else n_blocks)
+    with pytest.raises(ValueError, match=r"build_block\(0, 2\) returned 1 rows, expected 2"):
+        apply_row_blocks(lambda a, b: sp.csr_array((1, 3)), 4, np.ones(3), client=None, n_blocks=2)

@@ -366,3 +366,61 @@ def test_claims_record_the_larger_checks(cid):
     r = engine.run_claim(claim)
     for key in _LARGE_CHECKS[cid]:
         assert r["evidence"][key]["ok"] is True, (cid, key)
+
+
+def test_graph_binding_covers_the_graphs_the_other_checks_leave_out(monkeypatch):
+    """Issue 36: isolated nodes, self-loops, directed edges and multigraphs. The real operators pass; a mean
+    aggregation counting a self-loop twice, a renormalized adjacency dropping an isolated node's diagonal and
+    operators that read a directed graph as undirected each fail, naming the operator."""
+    import isomat.algebra.graph as graph
+    import isomat.proofs.do2017._common as C
+
+    try:
+        C._graph_hostile_bad.cache_clear()
+        assert C._graph_binding(*C.GRAPH_OPS).ok
+        mean, renorm, read = graph.mean_aggregation, graph.renormalized_adjacency, graph._read
+
+        def loop_twice(G, **kw):
+            M = mean(G, **kw).tolil()
+            for k, v in enumerate(G.nodes):
+                if G.has_edge(v, v):
+                    d = G.out_degree(v) if G.is_directed() else len(G[v])
+                    M[k] = M[k] * d / (d + 1)
+            return M.tocsr()
+
+        def isolated_diagonal(G, **kw):
+            M = renorm(G, **kw).tolil()
+            for k, v in enumerate(G.nodes):
+                if G.degree(v) == 0:
+                    M[k, k] = 0
+            return M.tocsr()
+
+        def undirected(G, nodelist, weight, field):
+            return read(G.to_undirected() if G.is_directed() and not G.is_multigraph() else G, nodelist, weight, field)
+
+        for attr, broken, op in (("mean_aggregation", loop_twice, "mean_aggregation"),
+                                 ("renormalized_adjacency", isolated_diagonal, "renormalized_adjacency"),
+                                 ("_read", undirected, "laplacian/random-walk")):
+            C._graph_hostile_bad.cache_clear()
+            with monkeypatch.context() as m:
+                m.setattr(graph, attr, broken)
+                t = C._graph_binding(op)
+                assert not t.ok and t.counterexample["operator"] == op, (attr, t.counterexample)
+    finally:
+        C._graph_hostile_bad.cache_clear()
+
+
+def test_builders_compute_their_entries_with_the_proved_rules(monkeypatch):
+    """Issue 36 item 2: mean_aggregation and renormalized_adjacency evaluate mean_aggregation_entry and
+    renormalized_adjacency_entry (one source with eq11's and eq19's proofs): a changed rule changes the builder."""
+    import networkx as nx
+    import numpy as np
+
+    import isomat.algebra.graph as graph
+
+    g = nx.Graph([(0, 1), (1, 1), (1, 2)])
+    A1, R1 = graph.mean_aggregation(g).toarray(), graph.renormalized_adjacency(g).toarray()
+    monkeypatch.setattr(graph, "mean_aggregation_entry", lambda a, d: 2 * a / d)
+    monkeypatch.setattr(graph, "renormalized_adjacency_entry", lambda a, same, si, sj: 3 * si * (a + same) * sj)
+    assert np.allclose(graph.mean_aggregation(g).toarray(), 2 * A1)
+    assert np.allclose(graph.renormalized_adjacency(g).toarray(), 3 * R1)

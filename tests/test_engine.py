@@ -293,7 +293,7 @@ def test_claims_a_fresh_process_cannot_declare_run_here(monkeypatch):
     local = engine.REGISTRY["nobody2021:local"]
     ledger = proofs.load(["reneau2025"])[0]
     replaced = Claim(ledger.id, ledger.quote, ledger.statement, ledger.methods,
-                     lambda: decide(exhaustive(lambda k: False, range(1), describe="replaced")))
+                     lambda: decide(exhaustive(lambda k: True, range(1), describe="replaced")))
     records = proofs.run(claims=[local, replaced, *proofs.load(["reneau2025"])[1:3]], jobs=2)["claims"]
     assert records[0]["verdict"] == "refuted" and records[0]["counterexample"]["case"] == 1
     assert records[1]["id"] == ledger.id and records[1]["evidence"]["printed"]["cases"] == "replaced"

@@ -129,7 +129,7 @@ def test_hostile_claim_is_one_record_and_the_run_goes_on(case, jobs, tmp_path):
 @pytest.mark.parametrize("where", ["everywhere", "worker_only"])
 def test_claims_file_failing_to_import_is_one_line_exit_2(where, jobs, tmp_path):
     fail = ("raise RuntimeError('broken claims file')\n" if where == "everywhere" else
-            "import multiprocessing\nif multiprocessing.parent_process() is not None:\n"
+            "import os\nif os.environ.get(\"ISOMAT_WORKER\"):  # a worker process (isomat.proofs._runner)\n"
             "    raise RuntimeError('broken claims file')\n")
     path = tmp_path / f"hostile_import_{where}.py"
     path.write_text(HEAD + fail + TAIL)

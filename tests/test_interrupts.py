@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._procs import tagged
+
 ROOT = Path(__file__).resolve().parent.parent
 HANG_S = 60  # a command still running this long after the signal is hung
 
@@ -41,19 +43,7 @@ def _started(argv, cwd, ready):
 
 def _children(p):
     """Every live process carrying ``p``'s tag (``p`` itself included while it runs)."""
-    found = []
-    needle = f"ISOMAT_INTERRUPT_TEST={p.tag}".encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if needle in (entry / "environ").read_bytes().split(b"\0"):
-                stat = (entry / "stat").read_text()
-                if stat.rsplit(")", 1)[1].split()[0] != "Z":  # not a zombie awaiting its parent
-                    found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+    return tagged("ISOMAT_INTERRUPT_TEST", p.tag)
 
 
 def _command(pid):

@@ -22,8 +22,9 @@ def results(request):
     """Every selected mutant's verdicts without and with it, computed together in two worker processes."""
     import os
 
-    selected = [item.callspec.params["mutant"].name for item in request.session.items
-                if item.originalname == "test_mutant_is_killed" and hasattr(item, "callspec")]
+    selected = list(dict.fromkeys(item.callspec.params["mutant"].name for item in request.session.items
+                                  if item.originalname in ("test_mutant_is_killed", "test_zhu2025_mutant_is_an_error")
+                                  and hasattr(item, "callspec")))
     jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return mt.trials(selected, jobs=min(2, jobs))
 
@@ -36,6 +37,23 @@ def test_mutant_is_killed(mutant, results):
     survived = {c: after[c] for c in mutant.claims if after[c] == before[c]}
     SCORE[mutant.name] = not survived
     assert not survived, (f"mutant {mutant.name!r} ({mutant.description}) survives: {survived} unchanged")
+
+
+ZHU2025 = [m for m in MUTANTS if all(c.startswith("zhu2025:") for c in m.claims)]
+
+
+@pytest.mark.parametrize("mutant", ZHU2025, ids=[m.name for m in ZHU2025])
+def test_zhu2025_mutant_is_an_error(mutant, results):
+    """Issue 36 item 6: a bug in isomat is never the paper's fault -- a zhu2025 mutant leaves no claim refuted,
+    misprint or inconsistent that was not so without it (an independent reference decides those verdicts; a
+    broken builder, rule or hypothesis makes its claims errors or weakens them)."""
+    before, after = results[mutant.name]
+    against = ("refuted", "misprint", "inconsistent")
+    turned = {c: after[c] for c in mutant.claims if after[c][0] in against and after[c] != before[c]}
+    assert not turned, f"mutant {mutant.name!r} turns claims against the paper: {turned}"
+    for c in mutant.claims:
+        if after[c] != before[c] and after[c][0] != "error":  # only a weaker strength of the same verdict
+            assert after[c][0] == before[c][0], (mutant.name, c, before[c], after[c])
 
 
 def test_every_proved_claim_has_a_mutant(verify_json_run):

@@ -81,7 +81,7 @@ def test_network_with_nonlinearities_writes_segments_and_a_manifest(tmp_path):
     torch.manual_seed(1)
     model = LeNet5().to(F64).eval()
     paths = export.write_network(from_model(model, (1, 32, 32)), tmp_path / "lenet.npz")
-    assert paths[-1].name == "lenet.network.json" and len(paths) == 6  # 5 segments: conv+pool, conv+pool, 3 linear
+    assert paths[-1].name == "lenet.npz.network.json" and len(paths) == 6  # 5 segments: conv+pool, conv+pool, 3 linear
     x = np.random.default_rng(2).standard_normal((1, 32, 32))
     with torch.no_grad():
         ref = model(torch.as_tensor(x)[None])[0].numpy()
@@ -108,7 +108,7 @@ def test_cli_export_model(tmp_path):
     r = subprocess.run(cli + ["--module", "mymodels.py:relu", "--input-shape", "1,6,6", "-o", "b.mtx"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "b.network.json").exists() and "2 segment files" in r.stdout
+    assert (tmp_path / "b.mtx.network.json").exists() and "2 segment files" in r.stdout
     for args, pattern in [(["--module", "nope:make"], "cannot import 'nope'"),
                           (["--module", "mymodels"], "must be MODULE:FACTORY"),
                           (["--module", "mymodels:missing"], "no callable 'missing'")]:

@@ -141,3 +141,14 @@ def test_strict_fails_a_refuted_claim_and_expected_files_guard_your_verdicts(cla
     guard.write_text("not json")
     code, _, err = _verify("--claims", str(f), "--jobs", "1", "--expected", str(guard))
     assert code == 2 and "--expected" in err and "\n" not in err.strip()
+
+
+def test_verify_plot_draws_your_claims_and_refuses_a_bad_file_before_the_run(claims_file, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "ledger.png"
+    code, out, err = run_cli("verify", "--claims", str(claims_file), "--plot", str(target))
+    assert code == 0, err
+    data = target.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and "drew the verdicts" in err
+    code, out, err = run_cli("verify", "--claims", str(claims_file), "--plot", str(tmp_path / "ledger.txt"))
+    assert code == 2 and err.strip().count("\n") == 0 and "must end in .png, .svg or .pdf" in err

@@ -144,7 +144,9 @@ def linear_attention_matrix(T: Any, Wq: Any, Wk: Any, Wv: Any, *, backend: str |
     Cx = C.T[None, :, None, None, None, :]
     vals = (np.broadcast_to(Gx, full) * np.broadcast_to(Cx, full)).reshape(-1) if field == "sympy" else \
         xp.broadcast_to(Gx * Cx, full).reshape(-1)
-    return render(SparseOperator.build(shape, rows, cols, vals, field), format)
+    # rows (k, c) in order; within a row the columns increase in (b, i, e, f) (i's step d n + d exceeds the
+    # span of (e, f)) and are distinct: assembled as is, without a COO sort
+    return render(SparseOperator.build(shape, rows, cols, vals, field, canonical=True), format)
 
 
 def zhu_w_sa(W_Q: Any, W_K: Any, W_V: Any, *, backend: str | None = None, format: str = "csr") -> Rendered:

@@ -27,6 +27,7 @@ for :math:`P`, is :func:`zhu_conv_matrix`.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import threading
@@ -245,6 +246,31 @@ _BLOCK_ENTRIES = 1 << 17  # entries (before masking) generated per block: cache-
 # On the device a block is a handful of kernel launches and a synchronizing mask compaction, whatever
 # its size: cache-sized blocks made the 8192^2 build 4,600 blocks long (7.8 s on an H100, 2026-11-26).
 _DEVICE_BLOCK_ENTRIES = 1 << 24
+#: workers forced on the NumPy fill whatever the thread cap (0: the cap decides), and int64 indices
+#: forced where int32 would do: both set only by :func:`_paths_at_small_sizes`
+_FORCE_THREADS = 0
+_WIDE_INDICES = False
+
+
+def _index_dtype(*extents: int) -> np.dtype:
+    """The builder's index dtype (int32 when every index fits), int64 under ``_WIDE_INDICES``."""
+    return np.dtype(np.int64) if _WIDE_INDICES else _backend.index_dtype(*extents)
+
+
+@contextlib.contextmanager
+def _paths_at_small_sizes(*, block_entries: int = 8, threads: int = 2, wide_indices: bool = True):
+    """Run the builder's size-dependent paths at small sizes, for a check (zhu2025's binding checks):
+    blocks of ``block_entries`` entries (many blocks, several per output channel, on the host and the
+    device), the fill on ``threads`` workers whatever the thread cap, and int64 indices. Restored on exit.
+    Not thread-safe: module state, for a check run in one thread."""
+    global _BLOCK_ENTRIES, _DEVICE_BLOCK_ENTRIES, _FORCE_THREADS, _WIDE_INDICES
+    saved = _BLOCK_ENTRIES, _DEVICE_BLOCK_ENTRIES, _FORCE_THREADS, _WIDE_INDICES
+    _BLOCK_ENTRIES = _DEVICE_BLOCK_ENTRIES = block_entries
+    _FORCE_THREADS, _WIDE_INDICES = threads, wide_indices
+    try:
+        yield
+    finally:
+        _BLOCK_ENTRIES, _DEVICE_BLOCK_ENTRIES, _FORCE_THREADS, _WIDE_INDICES = saved
 
 
 def _counts(plan: _Plan, r0: int, r1: int, xp: Any) -> Any:
@@ -274,7 +300,7 @@ def _blocks(plan: _Plan, r0: int, r1: int, xp: Any):
     line = math.prod(plan.out[1:])  # rows per line (co, o_0)
     plane = plan.out[0] * line
     CK = plan.cpg * plan.K
-    dt = _backend.index_dtype(plan.n_in, plan.n_out)
+    dt = _index_dtype(plan.n_in, plan.n_out)
     in_strides = [math.prod(plan.spatial[i + 1:]) for i in range(d)]
     n_sp = math.prod(plan.spatial)
     # trailing axes: per-axis index and validity over their whole output range (small)
@@ -343,11 +369,11 @@ def _fill(plan: _Plan, kflat: Any, r0: int, r1: int, field: str, xp: Any, thread
     counts = _counts(plan, r0, r1, xp)
     R = r1 - r0
     total = int(counts.sum()) if R else 0
-    idt = _backend.index_dtype(plan.n_in, plan.n_out, total)
+    idt = _index_dtype(plan.n_in, plan.n_out, total)
     indptr = xp.zeros(R + 1, dtype=idt)
     if R:
         indptr[1:] = xp.cumsum(counts)
-    cols = xp.empty(total, dtype=_backend.index_dtype(plan.n_in, plan.n_out))
+    cols = xp.empty(total, dtype=_index_dtype(plan.n_in, plan.n_out))
     vals = np.empty(total, dtype=object) if field == "sympy" else xp.empty(total, dtype=kflat.dtype)
     ip_host = _backend.to_numpy(indptr) if field == "cupy" else indptr
 
@@ -426,7 +452,7 @@ def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads:
     _check_stored(plan, r0, r1, field, staging, scratch=scratch)
     nnz = int(_counts(plan, r0, r1, xp).sum()) if r1 > r0 else 0
     check_size("conv_matrix", shape, nnz, field=field, staging=staging, device_scratch=scratch)
-    nthreads = _threads.resolve(threads)
+    nthreads = _FORCE_THREADS or _threads.resolve(threads)
     indptr, cols, vals = _fill(plan, kflat, r0, r1, field, xp, nthreads)
     if field == "cupy" and direct_csr:
         # rows in order, each row's columns increasing and distinct: the CSR as filled is canonical.
@@ -1083,7 +1109,9 @@ def zhu_conv_matrix(image_shape: Any, kernel: Any, stride: int = 1, *, overflow:
         else:
             ncols = int(cols.max()) + 1
     xp = _backend.array_module(field)
-    op = SparseOperator.build((P, ncols), xp.asarray(rows), xp.asarray(cols), vals, field)
+    # rows in order, each row's columns increasing (the offsets x = in + j increase in (i, j) as j < r <= n)
+    # and distinct: the CSR is assembled as is, without a COO sort (a third of the build at 512², measured)
+    op = SparseOperator.build((P, ncols), xp.asarray(rows), xp.asarray(cols), vals, field, canonical=True)
     return render(op, format)
 
 

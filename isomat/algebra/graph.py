@@ -184,8 +184,17 @@ def mean_aggregation(G: Any, *, nodelist: Sequence[Any] | None = None, weight: s
     field = _validate.backend(backend)
     isolated = _validate.choice("isolated", isolated, ISOLATED)
     n, rows, cols, vals, _ = _read(G, nodelist, weight, field)
-    dinv = _power(_rowsum(rows, vals, n, field), False, field, isolated, _names(_nodes(G, nodelist)))
-    return render(SparseOperator.build((n, n), rows, cols, vals * dinv[rows], field), format)
+    d = _rowsum(rows, vals, n, field)
+    dinv = _power(d, False, field, isolated, _names(_nodes(G, nodelist)))  # refuses a degree-0 node with 'raise'
+    # the entry rule drives the builder (one source with do2017:eq11's proof): Ã_ij = A_ij / D_ii; a row with
+    # D_ii = 0 (isolated='zero') is 0, the pseudo-inverse's 0^-1 := 0
+    if field == "sympy":
+        entries = np.array([0 if dv == 0 else mean_aggregation_entry(v, dv) for v, dv in zip(vals, d[rows])], dtype=object)
+    else:
+        xp = _backend.array_module(field)
+        zero = dinv == 0
+        entries = xp.where(zero[rows], 0.0, mean_aggregation_entry(vals, xp.where(zero, 1.0, d)[rows]))
+    return render(SparseOperator.build((n, n), rows, cols, entries, field), format)
 
 
 def normalized_adjacency(G: Any, *, nodelist: Sequence[Any] | None = None, weight: str | None = None,
@@ -217,10 +226,25 @@ def renormalized_adjacency(G: Any, *, nodelist: Sequence[Any] | None = None, wei
     _undirected(directed, "renormalized_adjacency")
     i, _, ones = _identity(n, field)
     xp = _backend.array_module(field)
-    rows, cols, vals = xp.concatenate([rows, i]), xp.concatenate([cols, i]), _cat(field, vals, ones)
-    d = _rowsum(rows, vals, n, field)
-    s = _power(d, True, field, "raise", _names(_nodes(G, nodelist)))
-    return render(SparseOperator.build((n, n), rows, cols, s[rows] * vals * s[cols], field), format)
+    # D̃_ii = Σ_j (A + I)_ij = D_ii + 1
+    s = _power(_rowsum(xp.concatenate([rows, i]), _cat(field, vals, ones), n, field), True, field, "raise",
+               _names(_nodes(G, nodelist)))
+    # the entry rule drives the builder (one source with do2017:eq19's proof): Â_ij = s_i (A_ij + δ_ij) s_j on A's
+    # stored entries (a self-loop's A_ii gets its δ_ii there) and on the diagonal of every node without a self-loop
+    # (A_ii = 0); the rule runs on the host arrays (its δ is _index.ite, NumPy or SymPy)
+    hr, hc = _backend.to_numpy(rows), _backend.to_numpy(cols)
+    loop = np.zeros(n, dtype=bool)
+    loop[hr[hr == hc]] = True
+    extra = np.nonzero(~loop)[0]
+    er, ec = np.concatenate([hr, extra]), np.concatenate([hc, extra])
+    hs = s if field == "sympy" else _backend.to_numpy(s)
+    a = _cat("sympy", vals, np.full(extra.size, sympy.Integer(0), dtype=object)) if field == "sympy" else \
+        np.concatenate([_backend.to_numpy(vals), np.zeros(extra.size)])
+    entries = renormalized_adjacency_entry(a, er == ec, hs[er], hs[ec])
+    if field != "sympy":
+        entries = xp.asarray(entries)
+        er, ec = xp.asarray(er), xp.asarray(ec)
+    return render(SparseOperator.build((n, n), er, ec, entries, field), format)
 
 
 def laplacian(G: Any, kind: str = "symmetric", *, nodelist: Sequence[Any] | None = None,

@@ -273,7 +273,8 @@ def zhu_pool_matrix(image_shape: Any, p: Any, *, flattening: str = "row-major", 
     if flattening == "patch-major":
         cols = xp.asarray(patch_major_order((m, n), p))[cols]
     vals = _backend.rational(xp.ones(Q * p * p, dtype=xp.int64), p * p, field, xp)
-    return render(SparseOperator.build((Q, L), rows, cols, vals, field), format)
+    # rows in order, columns increasing within each (q p² + r, or a window's pixels row by row) and distinct
+    return render(SparseOperator.build((Q, L), rows, cols, vals, field, canonical=True), format)
 
 
 def pool_output_shape(input_shape: Any, window: Any, *, stride: Any = None, padding: Any = 0,

@@ -16,6 +16,8 @@ pattern is read off the merged breakpoints of the two block partitions: exactly
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from typing import Any
 
 from .. import _validate
@@ -36,7 +38,14 @@ def _breakpoints(m: int, n: int, a: int, b: int, xp: Any, dt: Any) -> FieldArray
 
 
 def projection_operator(m: int, n: int, *, backend: str = "numpy") -> SparseOperator:
-    r"""The pattern-plus-values form of :math:`\Pi^m_n`; see :func:`projection`."""
+    r"""The pattern-plus-values form of :math:`\Pi^m_n`; see :func:`projection`.
+
+    The values come from the proved entry rule :func:`projection_overlap` (``Π[i, j] = ov(i, j, m, n) / m``)
+    at the positions that the merged breakpoints give; the positions are then complete, checked here in
+    ``O(n + m)``: the rule is nonnegative and its row ``i`` sums to ``m`` over all ``j`` (both proved,
+    ``cheng2025:beyond/row-stochastic``), so the stored (distinct) positions hold every nonzero of the rule
+    exactly when their rule values sum to ``n m`` in all (one reduction). So the matrix returned is the rule's matrix
+    at every size, not only where a test looked (an internal error otherwise)."""
     m = _validate.positive_int("m", m)
     n = _validate.positive_int("n", n)
     field = _validate.backend(backend)
@@ -46,17 +55,21 @@ def projection_operator(m: int, n: int, *, backend: str = "numpy") -> SparseOper
     check_size("projection", (n, m), nnz, field=field)
     xp = _backend.array_module(field)
     row_block, col_block = t // n, t // m  # widths of the row and column blocks in 0..t-1
-    dt = _backend.index_dtype(t)
-    if dt.itemsize == 4:
-        dt = xp.int64  # products below (n * overlap) may exceed int32
-    breaks = _breakpoints(m, n, col_block, row_block, xp, dt)
+    # in the field's array module (the rule takes ints, NumPy or CuPy arrays and Z3 terms: a device build
+    # stays on the device), int64: the rule's i * m and the breakpoints reach m n and t
+    host = xp if field == "cupy" else np
+    breaks = _breakpoints(m, n, col_block, row_block, host, host.int64)
     starts = breaks[:-1]
-    overlap = xp.diff(breaks)
     rows = starts // row_block
     cols = starts // col_block
-    values = _backend.rational(overlap * n, t, field, xp)
-    # starts are strictly increasing, so (rows, cols) are sorted and distinct
-    return SparseOperator.build((n, m), rows, cols, values, field, canonical=True)
+    ov = projection_overlap(rows, cols, m, n)  # the proved entry rule drives the values
+    # starts are strictly increasing, so (rows, cols) are sorted and distinct; the rule's values are >= 0
+    # and sum to n m over the whole matrix, so they sum to n m over the stored positions exactly when no
+    # nonzero of the rule is missing from them (one scalar back from the device)
+    if int(ov.sum()) != n * m:
+        raise RuntimeError(f"projection({m}, {n}): internal error, the breakpoint pattern misses a nonzero of the entry rule")
+    values = _backend.rational(xp.asarray(ov), m, field, xp)
+    return SparseOperator.build((n, m), xp.asarray(rows), xp.asarray(cols), values, field, canonical=True)
 
 
 def projection(m: int, n: int, *, backend: str = "numpy", format: str = "csr") -> Rendered:

@@ -579,15 +579,129 @@ def _binding(evidence: Mapping[str, Any]) -> dict[str, Any]:
     """Evidence given beside the deciding trial, with every :class:`Trial` among it *binding*: a
     cross-check of isomat's construction against the proved rule or an independent reference is
     part of the verdict, never a note -- when it fails, the claim is an error (isomat disagrees with
-    what it certifies, so no verdict about the paper can stand), and its counterexample is named."""
+    what it certifies, so no verdict about the paper can stand), and its counterexample is named.
+    A :class:`BuilderCheck` (see :func:`builder_check`) is binding the same way and says in its
+    record whether the builder is derived from the proved rule."""
     out: dict[str, Any] = {}
     for key, value in evidence.items():
-        if isinstance(value, Trial):
+        if isinstance(value, BuilderCheck):
+            _raise_if_failed(key, value.trial)
+            out[key] = value.record()
+        elif isinstance(value, Trial):
             _raise_if_failed(key, value)
             out[key] = _trial_evidence(value)
         else:
             out[key] = value
     return out
+
+
+#: the ``builder`` note of a builder check whose builder computes its indices with the proved entry rule
+DERIVED = "derived from the proved rule"
+
+
+@dataclass(frozen=True)
+class BuilderCheck:
+    """A binding check of one of isomat's builders (made by :func:`builder_check`): the trial, and
+    whether the builder is derived from the rule that the claim's proof is about."""
+
+    trial: Trial
+    derived_from_rule: bool
+    builder: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.trial, Trial):
+            raise TypeError(f"builder_check takes a Trial, got {type(self.trial).__name__}")
+        if not isinstance(self.derived_from_rule, bool):
+            raise TypeError(f"derived_from_rule must be True or False, got {self.derived_from_rule!r}")
+
+    @property
+    def caps(self) -> str | None:
+        """The strength this check caps the headline at (None: a derived builder caps nothing)."""
+        return None if self.derived_from_rule else self.trial.strength
+
+    def record(self) -> dict[str, Any]:
+        note = DERIVED if self.derived_from_rule else (
+            f"not derived from the proved rule: checked ({self.trial.strength}), so the headline "
+            f"strength is at most {self.trial.strength}")
+        return {**_trial_evidence(self.trial), "builder": note, **({"builds": self.builder} if self.builder else {})}
+
+
+def builder_check(trial: Trial, *, derived_from_rule: bool, builder: str = "") -> BuilderCheck:
+    """Mark a binding check (``trial``) as the check of an isomat builder that the claim certifies.
+
+    Give it to :func:`decide` (or :func:`compare_printed`) as a keyword, like any binding check::
+
+        decide(proof, swap_matrix_binds_rule=builder_check(trial, derived_from_rule=True, builder="swap_matrix"))
+
+    A failing check is a :class:`~isomat.errors.CheckError` (the claim is an error), as for every
+    binding check. When it passes:
+
+    * ``derived_from_rule=True`` -- the builder computes its indices or values by calling the entry
+      rule that the proof is about (``swap_matrix`` calls ``swap_row``), so a proof of the rule is a
+      proof of what the builder builds; the check guards the rest of the builder (formats, fields,
+      dtypes). The headline strength is the proof's, and the check's record says
+      ``"builder": "derived from the proved rule"``.
+    * ``derived_from_rule=False`` -- the builder computes the matrix its own way (``stp`` by
+      Chinese-remainder re-indexing, ``kron_operator`` by encoding the factors' patterns); the proof
+      is about the rule, and the builder is known equal to it only where the check ran. The
+      headline strength is then ``weakest(proof, check)`` (a proof of the rule with a check
+      exhaustive up to a bound gives ``exhaustive``), and the record says so -- the claim's
+      statement must say it too.
+
+    Backward compatible: a plain :class:`Trial` keyword stays a binding check that does not enter
+    the strength (claims that have not adopted this keep their records)."""
+    return BuilderCheck(trial, derived_from_rule, builder)
+
+
+def _builder_caps(evidence: Mapping[str, Any]) -> list[str]:
+    """The strengths that the non-derived builder checks among ``evidence`` cap a headline at."""
+    return [v.caps for v in evidence.values() if isinstance(v, BuilderCheck) and v.caps is not None]
+
+
+#: papers whose ``refuted``/``misprint``/``inconsistent`` records must carry ``independent_reference``
+#: evidence (see :func:`decide`'s ``confirm``); the other papers' claims adopt it one by one
+CONFIRMED_PAPERS = frozenset({"cheng2025", "reneau2025"})
+#: the verdicts required to be confirmed there: every verdict that blames the paper
+CONFIRMED_VERDICTS = frozenset({"refuted", "misprint", "inconsistent"})
+#: verdicts that blame the paper: each must be confirmed by a reference that shares no code with isomat
+_BLAMING = ("refuted", "misprint", "inconsistent")
+#: the ``independent_reference`` of a compare_printed whose values are the paper's printed numbers (or
+#: arithmetic on them alone): no isomat builder computed them, so nothing of isomat's can be at fault
+FROM_PRINTED = "the recomputed values are the paper's own printed numbers or arithmetic on them alone (no isomat builder)"
+
+
+def _confirmed(found: Any, confirm: Any, what: str) -> dict[str, Any]:
+    """The ``independent_reference`` evidence of a verdict that blames the paper: ``confirm`` (a
+    :class:`Trial`, or a callable taking what was found -- the counterexample or the discrepancies --
+    and returning one) recomputes it with a reference that shares no code with isomat's builders;
+    when that reference does not confirm it, isomat and its reference disagree, and the claim is an
+    error (a bug is never the paper's fault)."""
+    t = confirm(found) if callable(confirm) and not isinstance(confirm, Trial) else confirm
+    if not isinstance(t, Trial):
+        raise TypeError(f"confirm must be a Trial or a callable returning one, got {type(t).__name__}")
+    if not t.ok:
+        raise CheckError(f"the {what} is not confirmed by the independent reference (isomat's construction and the "
+                         f"reference disagree, so it says nothing about the paper): reference "
+                         f"{jsonable(t.counterexample)!r}; {jsonable(t.evidence)!r}"[:2000])
+    return _trial_evidence(t)
+
+
+def confirmation_problem(paper: str, o: Outcome) -> str | None:
+    """What is missing for outcome ``o`` of a claim of ``paper`` to blame the paper (None: nothing):
+    for the papers of :data:`CONFIRMED_PAPERS`, a headline with a verdict of :data:`CONFIRMED_VERDICTS`
+    needs ``independent_reference`` evidence that passed (and any ``refuted``, ``misprint`` or
+    ``inconsistent`` headline that carries one, of any paper, needs it to have passed) (from ``confirm=`` of :func:`decide`
+    or :func:`compare_printed`, or ``from_printed=True`` of the latter)."""
+    if o.verdict not in _BLAMING:
+        return None
+    ref = o.evidence.get("independent_reference")
+    if isinstance(ref, Mapping) and ref.get("ok") is True:
+        return None
+    if ref is None and (paper not in CONFIRMED_PAPERS or o.verdict not in CONFIRMED_VERDICTS):
+        return None
+    return (f"a {o.verdict} verdict blames the paper only when an independent reference (direct loops from the "
+            f"definition, no code shared with isomat's builders) confirms it: give confirm= to decide/compare_printed "
+            f"(evidence 'independent_reference'), got {ref!r}")
 
 
 def _raise_if_failed(key: str, t: Trial) -> None:
@@ -608,27 +722,43 @@ def require(**checks: Trial) -> dict[str, Trial]:
     return checks
 
 
-def decide(printed: Trial, *, correction: tuple[str, Trial] | None = None, **evidence: Any) -> Outcome:
+def decide(printed: Trial, *, correction: tuple[str, Trial] | None = None, confirm: Any = None,
+           **evidence: Any) -> Outcome:
     """Verdict from the printed statement's trial and, optionally, a stated correction's trial.
 
     A correction is verified even when the printed statement holds, so a wrong correction is
     caught; it only enters the record when the printed statement fails. Every other
     :class:`Trial` given as a keyword is a binding check (see :func:`_binding`): its failure is a
     :class:`~isomat.errors.CheckError`, never a note beside the verdict.
+
+    A keyword made with :func:`builder_check` is a binding check of an isomat builder: when that
+    builder is not derived from the proved rule, the headline strength is the weakest of the
+    deciding trial's and the check's (see :func:`builder_check`).
+
+    ``confirm`` is the independent reference of a failure: a :class:`Trial`, or a callable that
+    takes the printed statement's counterexample and returns a Trial recomputing it with direct
+    loops from the definition (sharing no code with isomat's builders) -- passing when the reference
+    confirms that the statement fails there. It is used only when the printed statement fails; its
+    evidence is recorded as ``independent_reference``, and when it does not confirm the failure the
+    claim is an error (isomat's defect is never the paper's). For :data:`CONFIRMED_PAPERS` a
+    ``refuted`` verdict without it is an error (:func:`run_claim`).
     """
     ev: dict[str, Any] = {"printed": _trial_evidence(printed), **_binding(evidence)}
+    caps = _builder_caps(evidence)
     if correction is not None:
         text, trial = correction
         ev["corrected"] = _trial_evidence(trial)
         if not trial.ok:
             raise CheckError(f"the stated correction does not verify: {text!r}; counterexample {trial.counterexample!r}")
     if printed.ok:
-        return Outcome("holds", ev, strength=printed.strength)
+        return Outcome("holds", ev, strength=weakest(printed.strength, *caps))
+    if confirm is not None:
+        ev["independent_reference"] = _confirmed(printed.counterexample, confirm, "printed statement's counterexample")
     if correction is not None:
         # the printed statement is settled by its counterexample; the verdict's strength is
         # that of the evidence for the correction
         return Outcome("holds-corrected", ev, counterexample=printed.counterexample, correction=correction[0],
-                       strength=correction[1].strength)
+                       strength=weakest(correction[1].strength, *caps))
     return Outcome("refuted", ev, counterexample=printed.counterexample)
 
 
@@ -651,6 +781,9 @@ def compare_printed(
     method: str = "recompute",
     witness: Trial | None = None,
     correction: tuple[str, Trial] | None = None,
+    confirm: Any = None,
+    from_printed: bool = False,
+    recomputed_by: str | None = None,
     **evidence: Any,
 ) -> Outcome:
     """Compare printed values with values recomputed from the paper's own definitions.
@@ -665,9 +798,21 @@ def compare_printed(
     its computed counterexample becomes the outcome's (checked against the claim's hypotheses
     like any other). ``correction`` is ``(text, trial)``: the consistent form, recorded only when
     its trial verifies (else :class:`~isomat.errors.CheckError`) -- never typed in after the fact.
+
+    When anything mismatches, the discrepancies blame the paper only if they are confirmed
+    (``independent_reference`` evidence; required for :data:`CONFIRMED_PAPERS`): ``confirm`` is a
+    :class:`Trial`, or a callable taking the list of discrepancies and returning one that recomputes
+    their correct values with a reference sharing no code with isomat's builders (a failure of it is
+    a :class:`~isomat.errors.CheckError`); ``from_printed=True`` says instead that ``recomputed``
+    holds the paper's own printed numbers or arithmetic on them alone, so no builder of isomat's is
+    involved (recorded as such; the claim's code is where a reader checks it); ``recomputed_by`` names
+    the references that computed ``recomputed`` when they are themselves independent of isomat's
+    builders (naive Kronecker formulas, direct loops, torch), recorded the same way. Builder checks made
+    with :func:`builder_check` cap a ``holds`` verdict's strength as in :func:`decide`.
     """
     if kind not in ("misprint", "inconsistent"):
         raise ValueError(f"kind must be 'misprint' or 'inconsistent', got {kind!r}")
+    caps = _builder_caps(evidence)
     evidence = _binding(evidence)
     if witness is not None:
         evidence = {**evidence, "printed_vs_reference": _trial_evidence(witness)}
@@ -686,10 +831,19 @@ def compare_printed(
     ]
     ev = {"method": method, "entries_compared": len(printed), "rel_tol": rel_tol, **evidence}
     if discrepancies:
+        if confirm is not None:
+            ev["independent_reference"] = _confirmed(discrepancies, confirm, "discrepancies' correct values")
+        elif from_printed:
+            ev["independent_reference"] = {"method": "recompute", "ok": True, "reference": FROM_PRINTED}
+        elif recomputed_by is not None:
+            if not (isinstance(recomputed_by, str) and recomputed_by.strip()):
+                raise TypeError(f"recomputed_by names the independent references, got {recomputed_by!r}")
+            ev["independent_reference"] = {"method": "recompute", "ok": True,
+                                           "reference": f"recomputed by {recomputed_by.strip()}, no isomat builder"}
         cx = witness.counterexample if witness is not None and not witness.ok else None
         return Outcome(kind, ev, discrepancies=discrepancies, counterexample=cx,
                        correction=correction[0] if correction is not None else None)
-    return Outcome("holds", ev, strength="recompute")
+    return Outcome("holds", ev, strength=weakest("recompute", *caps))
 
 
 def not_checkable(reason: str, **evidence: Any) -> Outcome:
@@ -887,12 +1041,18 @@ class _Captured:
         return out + (f"\n[... {self.dropped} more characters not kept]" if self.dropped else "")
 
 
-_SIGINTS = [0]  # real SIGINTs received while a check ran in this process
+_SIGINTS = [0]  # real SIGINTs (and SIGTERMs: note_real_signal) received while a check ran in this process
 
 
 def _count_sigint(signum: int, frame: Any) -> None:
     _SIGINTS[0] += 1
     raise KeyboardInterrupt
+
+
+def note_real_signal() -> None:
+    """Called by a signal handler that ends the run by raising (the CLI's SIGTERM): the exception it
+    raises while a check runs is the run's end, not the check's error."""
+    _SIGINTS[0] += 1
 
 
 @contextlib.contextmanager
@@ -979,15 +1139,25 @@ def run_claim(c: Claim) -> dict[str, Any]:
                 raise CheckError(f"the check raised {_describe(exc)}") from None
             except SystemExit as exc:
                 raise CheckError(f"the check raised SystemExit({exc.code!r})") from None
+            except Exception:
+                raise
+            except BaseException as exc:  # GeneratorExit, a class of the check's own: its error, unless a real signal
+                if _SIGINTS[0] != sigints:
+                    raise
+                raise CheckError(f"the check raised {_describe(exc)}") from None
         if not isinstance(outcome, Outcome):
             raise CheckError(f"check of {c.id} returned {type(outcome).__name__}, not an Outcome")
-        problem = _outcome_problem(outcome)
+        problem = _outcome_problem(outcome) or confirmation_problem(c.paper, outcome)
         if problem is not None:
             raise CheckError(f"invalid outcome: {problem}")
         _check_hypotheses(c, outcome)
         record = _record_of(c, outcome, t0)
         json.dumps(record, allow_nan=False)  # the record is JSON as it stands
     except Exception as exc:  # a check that raises is reported, never turned into a verdict
+        record = error_record(c, _describe(exc), time.perf_counter() - t0)
+    except BaseException as exc:  # from the check's objects (a __str__, a hypotheses predicate): its error
+        if isinstance(exc, KeyboardInterrupt) or _SIGINTS[0] != sigints:
+            raise  # Ctrl-C, or a signal that ends the run
         record = error_record(c, _describe(exc), time.perf_counter() - t0)
     out = captured.text()
     if out:
@@ -1130,6 +1300,7 @@ def _check_hypotheses(c: Claim, outcome: Outcome) -> None:
 
 
 __all__ = [
+    "CONFIRMED_PAPERS", "CONFIRMED_VERDICTS", "DERIVED", "FROM_PRINTED", "BuilderCheck", "builder_check", "confirmation_problem",
     "FAVOURABLE", "METHODS", "OUTPUT_LIMIT", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
     "Claim", "FrozenEvidence", "Hypotheses", "Outcome", "Reading", "Trial",
     "all_of", "by_readings", "capped_output", "claim", "compare_printed", "decide", "error_record", "exact_equal",

@@ -18,7 +18,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised with torch hidden
     raise ImportError("isomat.testing.models needs PyTorch: pip install 'isomat[torch]'") from exc
 
-__all__ = ["LeNet5", "BasicBlock", "ResNetStack", "TinyUNet", "DigitsCNN"]
+__all__ = ["LeNet5", "BasicBlock", "ResNetStack", "TinyUNet", "DigitsCNN", "VGGSmall"]
 
 
 class LeNet5(nn.Module):
@@ -133,3 +133,29 @@ class DigitsCNN(nn.Module):
         x = F.avg_pool2d(F.relu(self.conv1(x)), 2)
         x = F.max_pool2d(F.relu(self.conv2(x)), 2)
         return self.fc(x.flatten(1))
+
+
+class VGGSmall(nn.Module):
+    """A VGG-style classifier (Simonyan and Zisserman 2015) on ``(3, 32, 32)``: two stages of two
+    conv 3x3 (padding 1) - batch norm - ReLU blocks, each stage ending in 2x2 max pooling
+    (widths ``widths``), then linear - ReLU - dropout - linear to ``n_classes``. ReLUs in place,
+    as torchvision's VGG writes them."""
+
+    def __init__(self, widths: tuple[int, int] = (16, 32), n_classes: int = 10, hidden: int = 64) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        c = 3
+        for w in widths:
+            for _ in range(2):
+                layers += [nn.Conv2d(c, w, 3, padding=1), nn.BatchNorm2d(w), nn.ReLU(inplace=True)]
+                c = w
+            layers.append(nn.MaxPool2d(2))
+        self.features = nn.Sequential(*layers)
+        side = 32 // 2 ** len(widths)
+        self.classifier = nn.Sequential(nn.Linear(c * side * side, hidden), nn.ReLU(inplace=True), nn.Dropout(0.5),
+                                        nn.Linear(hidden, n_classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.features(x)
+        x = torch.flatten(x, 1)
+        return self.classifier(x)

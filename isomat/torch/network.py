@@ -49,12 +49,20 @@ from . import _exact
 __all__ = ["ActivationNode", "AffineNode", "AffineSegment", "evaluate_node", "InputNode", "LocalAffine", "MaxPoolNode", "Network",
            "Region", "PIECEWISE_LINEAR", "SMOOTH"]
 
-#: activations that are piecewise linear (local_affine and region apply)
-PIECEWISE_LINEAR = ("relu", "leaky_relu", "prelu", "hardtanh", "abs")
+#: activations that are piecewise linear (local_affine and region apply). ``hardtanh`` and ``clamp``
+#: take the same values but not the same derivative at their bounds: torch's hardtanh passes no
+#: gradient at ``lo``/``hi`` (``lo < z < hi``), its clamp passes it (``lo <= z <= hi``). ``detach``
+#: (``Tensor.detach``) is the identity in value and a constant for every derivative: its slope is 0
+#: and its offset is its input's value at the point, so local maps are torch's linearization.
+PIECEWISE_LINEAR = ("relu", "leaky_relu", "prelu", "hardtanh", "clamp", "abs", "detach")
 #: smooth activations (jacobian applies; local_affine refuses)
 SMOOTH = ("tanh", "sigmoid", "gelu", "silu")
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+#: in reverse order, a network with at most this many outputs carries dF/dv as dense rows (a
+#: classifier's 10 rows are dense after the first layer back; sparse-times-sparse products would
+#: pay index bookkeeping for every one of their entries)
+_DENSE_REVERSE_ROWS = 64
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,7 +144,8 @@ class ActivationNode(_OneInput):
 
     ``fn`` is one of :data:`PIECEWISE_LINEAR` or :data:`SMOOTH`. ``params``: ``slope`` (a float
     for ``leaky_relu``; a per-entry float vector for ``prelu``), ``lo``/``hi`` for ``hardtanh``
-    (``-inf``/``inf`` for a one-sided clamp), ``approximate`` for ``gelu``.
+    and ``clamp`` (``-inf``/``inf`` for a one-sided clamp), ``approximate`` for ``gelu``; ``detach``
+    has none.
     """
 
     name: str
@@ -198,10 +207,12 @@ def activation_value(node: ActivationNode, z: np.ndarray) -> np.ndarray:
         return np.maximum(z, 0.0)
     if fn in ("leaky_relu", "prelu"):
         return np.where(z > 0, z, z * _slope(p))
-    if fn == "hardtanh":
+    if fn in ("hardtanh", "clamp"):
         return np.clip(z, p["lo"], p["hi"])
     if fn == "abs":
         return np.abs(z)
+    if fn == "detach":
+        return np.array(z, dtype=np.float64, copy=True)
     if fn == "tanh":
         return np.tanh(z)
     if fn == "sigmoid":
@@ -222,10 +233,14 @@ def activation_derivative(node: ActivationNode, z: np.ndarray) -> np.ndarray:
         return (z > 0).astype(np.float64)
     if fn in ("leaky_relu", "prelu"):
         return np.where(z > 0, 1.0, np.broadcast_to(_slope(p), z.shape)).astype(np.float64)
-    if fn == "hardtanh":
+    if fn == "hardtanh":  # torch's hardtanh_backward: open interval
         return ((z > p["lo"]) & (z < p["hi"])).astype(np.float64)
+    if fn == "clamp":  # torch's clamp_backward: closed interval (the gradient passes at the bounds)
+        return ((z >= p["lo"]) & (z <= p["hi"])).astype(np.float64)
     if fn == "abs":
         return np.sign(z).astype(np.float64)
+    if fn == "detach":
+        return np.zeros(np.shape(z), dtype=np.float64)
     if fn == "tanh":
         t = np.tanh(z)
         return 1.0 - t * t
@@ -251,6 +266,11 @@ def _piece(node: ActivationNode, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     if node.fn == "hardtanh":
         lo, hi = node.params["lo"], node.params["hi"]
         e = np.where(z <= lo, lo, np.where(z >= hi, hi, 0.0)).astype(np.float64)
+    elif node.fn == "clamp":  # at a bound the piece is the identity (slope 1, no offset)
+        lo, hi = node.params["lo"], node.params["hi"]
+        e = np.where(z < lo, lo, np.where(z > hi, hi, 0.0)).astype(np.float64)
+    elif node.fn == "detach":  # a constant: its value at the point
+        e = np.asarray(z, dtype=np.float64).copy()
     return s, e
 
 
@@ -527,6 +547,10 @@ class Network:
 
     def values(self, x: Any) -> dict[str, np.ndarray]:
         """Every node's value (``(N, size)`` arrays) for a sample or batch ``x``."""
+        return self._values(x)
+
+    def _values(self, x: Any, selections: dict[str, sp.csr_array] | None = None) -> dict[str, np.ndarray]:
+        """:meth:`values`; for one sample, each max pool's selection is also kept in ``selections``."""
         X, _ = self._batch(x)
         N = X.shape[0]
         vals: dict[str, np.ndarray] = {}
@@ -536,6 +560,10 @@ class Network:
                 continue
             if isinstance(node, AffineNode):
                 check_bytes("Network.forward", 8 * N * node.size, f"node {node.name!r}'s values for {N} samples")
+            if isinstance(node, MaxPoolNode) and selections is not None and N == 1:
+                S = selections[node.name] = node.selection(vals[node.input][0])
+                vals[node.name] = (S @ vals[node.input][0]).reshape(1, -1)
+                continue
             vals[node.name] = evaluate_node(node, [vals[i] for i in node.inputs])
         return vals
 
@@ -632,6 +660,151 @@ class Network:
             raise ValueError(f"local maps are taken at one sample of shape {self.input_shape}, got a batch of {X.shape[0]}")
         return X
 
+    def chain_costs(self, x: Any) -> dict[str, float]:
+        r"""Estimated multiply-adds of the two ways to multiply the chain of sparse factors at ``x``.
+
+        ``forward`` carries :math:`\partial v/\partial x` from the input (a matrix with one column per
+        input entry); ``reverse`` carries :math:`\partial f/\partial v` back from the output (one row
+        per output entry), as autograd's backward does. A product :math:`W J` costs about
+        :math:`\mathrm{nnz}(W)` times the mean stored entries of a row of :math:`J`; those densities are
+        propagated from the factors' own nnz and shapes (a receptive field grows by a row's taps, up to
+        the number of inputs or outputs). :meth:`jacobian` and :meth:`local_affine` take the cheaper
+        one (``order="auto"``)."""
+        return self._chain_costs(self.values(self._sample(x).reshape(self.input_shape)))
+
+    def _chain_costs(self, vals: dict[str, np.ndarray]) -> dict[str, float]:
+        n_in, n_out = self.n_in, self.n_out
+        fwd: dict[str, float] = {}
+        cost_f = 0.0
+        for node in self.nodes.values():
+            if isinstance(node, InputNode):
+                fwd[node.name] = 1.0
+            elif isinstance(node, AffineNode):
+                d = 0.0
+                for W, i in zip(node.weights, node.inputs):
+                    cost_f += W.nnz * fwd[i]
+                    d += W.nnz / max(W.shape[0], 1) * fwd[i]
+                fwd[node.name] = min(float(n_in), d)
+            elif isinstance(node, ActivationNode):
+                alive = float(np.mean(activation_derivative(node, vals[node.input][0]) != 0)) if node.size else 0.0
+                fwd[node.name] = fwd[node.input]
+                cost_f += node.size * fwd[node.input] * max(alive, 1e-3)
+            else:
+                fwd[node.name] = fwd[node.input]
+                cost_f += node.size * fwd[node.input]
+        rev: dict[str, float] = {self.output: 1.0}
+        cost_r = 0.0
+        for node in reversed(list(self.nodes.values())):
+            g = rev.get(node.name, 0.0)
+            if isinstance(node, InputNode) or g == 0.0:
+                continue
+            if isinstance(node, AffineNode):
+                for W, i in zip(node.weights, node.inputs):
+                    cost_r += W.nnz * g
+                    rev[i] = min(float(n_out), rev.get(i, 0.0) + W.nnz / max(W.shape[1], 1) * g)
+            elif isinstance(node, ActivationNode):
+                cost_r += node.size * g
+                rev[node.input] = min(float(n_out), rev.get(node.input, 0.0) + g)
+            else:
+                cost_r += node.size * g
+                rev[node.input] = min(float(n_out), rev.get(node.input, 0.0) + g * node.size / max(math.prod(node.input_shape), 1))
+        return {"forward": cost_f, "reverse": cost_r}
+
+    def _order(self, x: Any, order: str) -> tuple[str, tuple[dict[str, np.ndarray], dict[str, sp.csr_array]] | None]:
+        """The order to multiply in, and (when it had to compute them) the nodes' values and max-pool
+        selections at ``x``."""
+        order = _validate.choice("order", order, ("auto", "forward", "reverse"))
+        if order != "auto":
+            return order, None
+        selections: dict[str, sp.csr_array] = {}
+        vals = self._values(self._sample(x).reshape(self.input_shape), selections)
+        costs = self._chain_costs(vals)
+        return ("reverse" if costs["reverse"] < costs["forward"] else "forward"), (vals, selections)
+
+    def _reverse(self, x: Any, known: tuple[dict[str, np.ndarray], dict[str, sp.csr_array]] | None = None
+                 ) -> tuple[sp.csr_array, np.ndarray | None]:
+        """``(J, c)`` at ``x`` in reverse order: ``G = ∂f/∂v`` from the output back to the input
+        (float64), and the offset ``c`` by a forward pass over vectors. ``known``: the nodes' values
+        and max-pool selections at ``x``, when :meth:`_order` has computed them."""
+        X = self._sample(x)
+        if known is None:
+            selections: dict[str, sp.csr_array] = {}
+            vals = self._values(X.reshape(self.input_shape), selections)
+        else:
+            vals, selections = known
+        n_out = self.n_out
+
+        def selection(node: MaxPoolNode) -> sp.csr_array:  # each max pool's selection at x, made once
+            if node.name not in selections:
+                selections[node.name] = node.selection(vals[node.input][0])
+            return selections[node.name]
+
+        c: dict[str, Any] = {}
+        for node in self.nodes.values():  # the offsets: vectors only
+            if isinstance(node, InputNode):
+                c[node.name] = None
+            elif isinstance(node, AffineNode):
+                cn = node.bias
+                for W, i in zip(node.weights, node.inputs):
+                    if c[i] is not None:
+                        cn = W @ c[i] if cn is None else cn + W @ c[i]
+                c[node.name] = None if cn is None else np.asarray(cn, dtype=np.float64)
+            elif isinstance(node, ActivationNode):
+                z = vals[node.input][0]
+                s_, e = _piece(node, z) if node.fn in PIECEWISE_LINEAR else (activation_derivative(node, z), None)
+                cn = None if c[node.input] is None else s_ * c[node.input]
+                if e is not None and np.any(e != 0):
+                    cn = e if cn is None else cn + e
+                c[node.name] = cn
+            else:
+                c[node.name] = None if c[node.input] is None else selection(node) @ c[node.input]
+        # few outputs (a classifier): each dF/dv is held dense, n_out rows by the node's size, and the
+        # factors act on it by sparse-times-dense products; otherwise every dF/dv is sparse
+        widest = max(n.size for n in self.nodes.values())
+        dense = n_out <= _DENSE_REVERSE_ROWS
+        if dense:
+            check_bytes("local map (reverse order)", 8 * n_out * widest * 2, f"two {n_out} x {widest} float64 maps")
+        G: dict[str, Any] = {self.output: np.eye(n_out) if dense else sp.identity(n_out, format="csr", dtype=np.float64)}
+
+        def give(name: str, term: Any) -> None:
+            if name not in G:
+                G[name] = term
+            else:
+                G[name] = G[name] + term if dense else sp.csr_array(G[name] + term)
+
+        def times(g: Any, M: sp.csr_array, node: Node) -> Any:  # g @ M
+            if dense:
+                return np.asarray((M.T @ g.T).T)
+            return _spmm(g, M, f"local map at node {node.name!r} (reverse order)")
+
+        for node in reversed(list(self.nodes.values())):
+            if isinstance(node, InputNode):
+                continue
+            g = G.pop(node.name, None)
+            if g is None:
+                continue
+            if isinstance(node, AffineNode):
+                for W, i in zip(node.weights, node.inputs):
+                    give(i, times(g, W, node))
+            elif isinstance(node, ActivationNode):
+                s_ = activation_derivative(node, vals[node.input][0])
+                if dense:
+                    give(node.input, g * s_.reshape(1, -1))
+                else:
+                    t = sp.csr_array(g.multiply(s_.reshape(1, -1)).tocsr())
+                    t.eliminate_zeros()
+                    give(node.input, t)
+            else:
+                give(node.input, times(g, selection(node), node))
+            g = None
+        inputs = [n.name for n in self.nodes.values() if isinstance(n, InputNode)]
+        J = G.get(inputs[0])
+        J = sp.csr_array((n_out, self.n_in), dtype=np.float64) if J is None else sp.csr_array(J)
+        J.sum_duplicates()
+        J.eliminate_zeros()
+        J.sort_indices()
+        return J, c[self.output]
+
     def _propagate(self, x: Any, mode: str, field: str = "numpy") -> tuple[Any, Any, Region | None]:
         """Compose ``(J, c)`` node by node at the sample ``x`` (mode ``local``, ``jacobian`` or
         ``region``); for ``region`` also collect the inequalities."""
@@ -689,7 +862,13 @@ class Network:
                     rows_A.append(A_k)
                     rows_d.append(d_k)
                     sources.extend(src_k)
-                if exact:
+                if exact and node.fn == "detach":
+                    # a constant: the input map's exact value at x (the float forward pass rounds)
+                    Jn = _exact.matmul(_exact.diagonal([0.0] * node.size), J[node.input])
+                    cn = _exact.matmul(J[node.input], _exact.from_vector(X.reshape(-1)))
+                    if c[node.input] is not None:
+                        cn = _exact.add(cn, c[node.input])
+                elif exact:
                     D = _exact.diagonal([float(v) for v in s])
                     Jn = _exact.matmul(D, J[node.input])
                     cin = c[node.input]
@@ -748,17 +927,27 @@ class Network:
         alive = s != 0
         return None if alive.all() else alive
 
-    def local_affine(self, x: Any, field: str = "numpy") -> LocalAffine:
+    def local_affine(self, x: Any, field: str = "numpy", order: str = "auto") -> LocalAffine:
         r"""The exact affine map of a piecewise-linear network on the linear region of ``x``.
 
-        With every ReLU/LeakyReLU/PReLU/Hardtanh/abs unit's piece and every max-pool window's
+        With every ReLU/LeakyReLU/PReLU/Hardtanh/clamp/abs unit's piece and every max-pool window's
         selection fixed at ``x``, the network is affine: :math:`f(x') = Jx' + c` for every
         :math:`x'` of :meth:`region` (``x``). ``J`` is sparse (``prod(output_shape) x
         prod(input_shape)``). ``field="sympy"`` composes exactly over the rationals (the pattern
         is read from the float forward pass). Refused (``ValueError``) when the network has a
         smooth activation: use :meth:`jacobian`.
+
+        ``order`` (float field): ``"forward"`` carries the map from the input, ``"reverse"`` carries
+        it back from the output (cheap for few outputs, e.g. a classifier), ``"auto"`` (default)
+        takes the one :meth:`chain_costs` estimates cheaper. Both give the same map to rounding.
         """
         field = _validate.choice("field", field, ("numpy", "sympy"))
+        how, vals = self._order(x, order) if field == "numpy" else ("forward", None)
+        if how == "reverse":
+            self._refuse_smooth()
+            Jr, cr = self._reverse(x, vals)
+            return LocalAffine(Jr, np.zeros(self.n_out) if cr is None else np.asarray(cr, dtype=np.float64),
+                               self.input_shape, self.output_shape, field)
         Jo, co, _ = self._propagate(x, "local", field)
         if field == "sympy":
             J = _exact.to_sympy(Jo)
@@ -771,16 +960,62 @@ class Network:
     def region(self, x: Any) -> Region:
         r"""The linear region of ``x``: :math:`\{x' : Ax' \le d\}` (float64, sparse ``A``).
 
-        Inside it, :meth:`local_affine` (``x``) is the network. :meth:`Region.distance` gives how
+        Inside it, :meth:`local_affine` (``x``) is the network (with a ``detach`` node, torch's
+        linearization: the detached value is held at its value at ``x``, as autograd holds it). :meth:`Region.distance` gives how
         far ``x`` is from the region's boundary (0 when ``x`` sits on a kink)."""
         _, _, region = self._propagate(x, "region")
         assert region is not None
         return region
 
-    def jacobian(self, x: Any) -> sp.csr_array:
+    def vjp(self, x: Any, v: Any) -> np.ndarray:
+        r"""Vector-Jacobian products :math:`v^\top \partial f/\partial x` for a sample or a batch
+        ``x`` and cotangents ``v`` of the output's shape (with the same batch axis): what torch's
+        ``backward`` computes, node by node in reverse (each activation and max-pool selection
+        differentiated as autograd does), without forming a Jacobian. Float64, shaped like ``x``."""
+        X, batched = self._batch(x)
+        V = np.asarray(v.detach().cpu().numpy() if hasattr(v, "detach") else v, dtype=np.float64)
+        want = ((X.shape[0],) if batched else ()) + self.output_shape
+        if V.shape != want:
+            raise ValueError(f"v has shape {V.shape}; expected {want} (the output's shape"
+                             f"{', with the batch axis of x' if batched else ''})")
+        V = V.reshape(X.shape[0], -1)
+        vals = self.values(X.reshape((X.shape[0],) + self.input_shape))
+        grads: dict[str, np.ndarray] = {self.output: V}
+
+        def give(name: str, g: np.ndarray) -> None:
+            grads[name] = g if name not in grads else grads[name] + g
+
+        for node in reversed(list(self.nodes.values())):
+            g = grads.pop(node.name, None)
+            if g is None or isinstance(node, InputNode):
+                if isinstance(node, InputNode):
+                    grads[node.name] = np.zeros_like(X) if g is None else g
+                continue
+            if isinstance(node, AffineNode):
+                for W, i in zip(node.weights, node.inputs):
+                    give(i, np.asarray((W.T @ g.T).T))
+            elif isinstance(node, ActivationNode):
+                give(node.input, g * activation_derivative(node, vals[node.input]))
+            else:  # max pool: each sample's selection, transposed
+                z = vals[node.input]
+                give(node.input, np.stack([node.selection(z[k]).T @ g[k] for k in range(z.shape[0])]))
+        inputs = [n.name for n in self.nodes.values() if isinstance(n, InputNode)]
+        G = grads.get(inputs[0], np.zeros_like(X))
+        return G.reshape(((X.shape[0],) if batched else ()) + self.input_shape)
+
+    def _refuse_smooth(self) -> None:
+        for node in self.nodes.values():
+            if isinstance(node, ActivationNode) and node.fn not in PIECEWISE_LINEAR:
+                raise ValueError(f"node {node.name!r} ({node.source}) is {node.fn}, which is not piecewise linear: "
+                                 f"the network has no linear region; use network.jacobian(x) for its Jacobian")
+
+    def jacobian(self, x: Any, order: str = "auto") -> sp.csr_array:
         r"""The sparse Jacobian :math:`\partial f/\partial x` at one sample ``x`` (float64), for any
         supported network (smooth activations by their derivatives, piecewise-linear ones and max
-        pooling as torch's autograd differentiates them)."""
+        pooling as torch's autograd differentiates them). ``order``: as in :meth:`local_affine`."""
+        how, vals = self._order(x, order)
+        if how == "reverse":
+            return self._reverse(x, vals)[0]
         Jo, _, _ = self._propagate(x, "jacobian")
         return sp.csr_array(Jo)
 
@@ -828,9 +1063,12 @@ def _activation_conditions(node: ActivationNode, z: np.ndarray, Jz: sp.csr_array
     """Rows of ``A x' <= d`` keeping each unit of ``node`` on the piece ``z`` is on."""
     cz = np.zeros(z.size) if cz is None else np.asarray(cz, dtype=np.float64)
     idx_list, coef_list, rhs_list = [], [], []
-    if node.fn == "hardtanh":
+    if node.fn == "detach":  # a constant: no condition on x' (torch's linearization holds it at its value)
+        return sp.csr_array((0, Jz.shape[1])), np.zeros(0), []
+    if node.fn in ("hardtanh", "clamp"):
         lo, hi = node.params["lo"], node.params["hi"]
-        below, above = z <= lo, z >= hi
+        # the piece z is on: hardtanh's bounds belong to the flat pieces, clamp's to the identity piece
+        below, above = (z <= lo, z >= hi) if node.fn == "hardtanh" else (z < lo, z > hi)
         inside = ~below & ~above
         # z <= lo:  J x' <= lo - c ; z >= hi: -J x' <= c - hi ; inside: both -J x' <= c - lo and J x' <= hi - c
         for mask, sign, rhs in ((below, 1.0, lo - cz), (above, -1.0, cz - hi), (inside & np.isfinite(lo), -1.0, cz - lo),
@@ -861,7 +1099,7 @@ def _maxpool_conditions(node: MaxPoolNode, z: np.ndarray, S: sp.csr_array, Jz: s
     """Rows ``(J_j - J_s) x' <= c_s - c_j``: the chosen entry ``s`` of each window stays >= each
     other entry ``j`` of the window."""
     cz = np.zeros(z.size) if cz is None else np.asarray(cz, dtype=np.float64)
-    chosen = S.indices  # one 1 per row
+    chosen = S.indices[S.indptr[:-1]]  # the first stored entry of each row (amax stores every tied maximum)
     windows = _windows(node)
     js, ss, outs = [], [], []
     for o, taps in enumerate(windows):

@@ -23,6 +23,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._forms import LayerNode, _weight_norm_hook
+from ._selection import AmaxNode
 from .network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network
 from .trace import from_model
 from .twin import SparseAffine
@@ -34,6 +36,68 @@ def _is_identity(W: sp.csr_array) -> bool:
     n = W.shape[0]
     return (W.shape[0] == W.shape[1] and W.nnz == n and np.array_equal(W.indices, np.arange(n))
             and np.array_equal(W.indptr, np.arange(n + 1)) and bool(np.all(W.data == 1.0)))
+
+
+def _read_live(source: nn.Module, how: str, ref: str, attr: str) -> Any:
+    """A LayerNode's tensor, read from the twin's source model now (so autograd reaches it)."""
+    if how in ("param", "param_T"):
+        obj: Any = source
+        for part in ref.split("."):
+            obj = getattr(obj, part)  # getattr, not get_parameter: buffers too, and functional_call's swaps
+        return obj.T if how == "param_T" else obj
+    mod = source.get_submodule(ref) if ref else source
+    if how == "module":  # a parametrization recomputes it at this read
+        return getattr(mod, attr)
+    hook = _weight_norm_hook(mod)
+    if how == "weight_norm":
+        return hook.compute_weight(mod)
+    return hook.compute_weight(mod, do_power_iteration=False)  # spectral_norm in eval: the stored u, v
+
+
+class _Live(nn.Module):
+    """Stands in for a LayerNode's layer inside its SparseAffine: the tensors ``live`` names are read
+    from the source model at every access, the rest (hyperparameters, constants) from ``proxy``."""
+
+    def __init__(self, source: nn.Module, live: tuple, proxy: nn.Module) -> None:
+        super().__init__()
+        self.proxy = proxy
+        object.__setattr__(self, "_source", source)  # not a child: its parameters are listed once, by the twin
+        self._live = {attr: (how, ref) for attr, how, ref in live}
+
+    def __getattr__(self, name: str) -> Any:
+        live = self.__dict__.get("_live")
+        if live is not None and name in live:
+            how, ref = live[name]
+            return _read_live(self.__dict__["_source"], how, ref, name)
+        modules = self.__dict__.get("_modules", {})
+        if name != "proxy" and "proxy" in modules:
+            return getattr(modules["proxy"], name)
+        return super().__getattr__(name)
+
+
+class _EinsumTwin(nn.Module):
+    """An einsum node of the twin: torch.einsum on the batch and the source model's live operands."""
+
+    def __init__(self, source: nn.Module, node: LayerNode, dtype: torch.dtype) -> None:
+        super().__init__()
+        spec = node.proxy
+        object.__setattr__(self, "_source", source)
+        self.equation, self.position = spec.equation, spec.position
+        self.how = {int(attr[len("operand"):]): (how, ref) for attr, how, ref in node.live}
+        self.consts = [o.to(dtype) if isinstance(o, torch.Tensor) else o for o in spec.operands]
+
+    def _apply(self, fn: Any, recurse: bool = True) -> "_EinsumTwin":  # type: ignore[override]
+        super()._apply(fn, recurse)
+        self.consts = [fn(o) if isinstance(o, torch.Tensor) else o for o in self.consts]
+        return self
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        ops = list(self.consts)
+        ops[self.position] = x
+        for k, (how, ref) in self.how.items():
+            if how != "const":
+                ops[k] = _read_live(self.__dict__["_source"], how, ref, f"operand{k}")
+        return torch.einsum(self.equation, *ops)
 
 
 class SparseModel(nn.Module):
@@ -64,6 +128,13 @@ class SparseModel(nn.Module):
         return {k: [a for _, a in v if a is not None] for k, v in self._affine.items()}
 
     def _build_affine(self, node: AffineNode, dtype: torch.dtype) -> list[tuple[str, SparseAffine | None]]:
+        if isinstance(node, LayerNode):  # functional / parametrized layers: tensors read from source at each forward
+            if node.kind == "einsum":
+                return [(node.inputs[0], _EinsumTwin(self.source, node, dtype))]
+            proxy = copy.deepcopy(node.proxy).to(dtype)
+            layer = SparseAffine.from_module(proxy, node.input_shapes[0])
+            layer.module = _Live(self.source, node.live, proxy)
+            return [(node.inputs[0], layer)]
         if node.module is not None and len(node.inputs) == 1 and node.kind in ("conv", "conv_transpose", "linear", "rnn",
                                                                                 "ndlinear", "batchnorm", "avgpool"):
             mod = self.source.get_submodule(node.module)
@@ -133,6 +204,11 @@ class SparseModel(nn.Module):
             if math.isfinite(lo) and math.isfinite(hi):
                 return F.hardtanh(z, lo, hi)
             return torch.clamp(z, min=None if not math.isfinite(lo) else lo, max=None if not math.isfinite(hi) else hi)
+        if fn == "clamp":  # torch's clamp: the gradient passes at the bounds (hardtanh's does not)
+            lo, hi = p["lo"], p["hi"]
+            return torch.clamp(z, min=lo if math.isfinite(lo) else None, max=hi if math.isfinite(hi) else None)
+        if fn == "detach":
+            return z.detach()
         if fn == "abs":
             return torch.abs(z)
         if fn == "tanh":
@@ -146,6 +222,8 @@ class SparseModel(nn.Module):
         raise AssertionError(fn)  # pragma: no cover
 
     def _maxpool(self, node: MaxPoolNode, z: torch.Tensor, N: int) -> torch.Tensor:
+        if isinstance(node, AmaxNode):  # torch.amax over rows: its gradient splits evenly among tied maxima
+            return torch.amax(z.reshape(N, -1, node.window[-1]), dim=-1)
         zs = z.reshape((N,) + node.input_shape)
         d = node.ndim
         if node.adaptive is not None:

@@ -12,9 +12,11 @@ sparse matrix product ``y = W x + b`` on a batch ``(N, *input_shape) -> (N, *out
   (``trainable=False``) or a Parameter of the stored entries (``trainable=True``);
 * an **exact backward by the adjoint**: a custom :class:`torch.autograd.Function` whose backward
   gives ``grad_x = W^T grad_y`` (a sparse product with the transposed pattern) and
-  ``grad_values[e] = sum_n grad_y[n, rows[e]] * x[n, cols[e]]`` (a sampled dense-dense product
-  computed over chunks of entries, so at most ``_SDDMM_BUDGET`` products are held at once, never
-  ``N x nnz``). The values' own dependence on the parameters (a gather, a matrix power, ...) is
+  ``grad_values[e] = sum_n grad_y[n, rows[e]] * x[n, cols[e]]`` (a sampled dense-dense product:
+  for each block of consecutive rows, one GEMM of those rows of ``grad_y^T`` with the columns of
+  ``x`` the block's entries read, its entries then picked out -- a dense tile of at most
+  ``_TILE_ELEMENTS``, taken where it holds at most ``_TILE_WASTE`` times the block's entries; other
+  blocks gather per entry, in chunks of at most ``_SDDMM_BUDGET`` products, never ``N x nnz``). The values' own dependence on the parameters (a gather, a matrix power, ...) is
   ordinary torch autograd, whose backward of a gather is the exact scatter-add adjoint.
 
 How each module's values are expressed (:meth:`SparseAffine.from_module`):
@@ -90,6 +92,14 @@ TWIN_SUPPORTED = (
 #: Most products ``grad_y[n, rows[e]] * x[n, cols[e]]`` held at once by the sampled dense-dense
 #: product of the values' gradient: chunks of ``max(1, _SDDMM_BUDGET // N)`` entries.
 _SDDMM_BUDGET = 1 << 22
+#: the values' gradient by dense tiles: a block of rows times the columns its entries read, one GEMM
+#: (``grad_y[:, rows].T @ x[:, cols]``), then the block's entries picked from it. Most elements one tile
+#: holds (so most rows a block takes: this over the columns it reads)...
+_TILE_ELEMENTS = 1 << 22
+#: ... and the most waste a tile may carry: its elements over the block's stored entries. A GEMM reads
+#: each operand once and runs at the core's peak; the gather product reads two scattered rows of N per
+#: entry (memory-bound, many times slower per product), so a tile with up to 16 times the products wins (8, 16 and 32 tried on LeNet-5: 16 fastest).
+_TILE_WASTE = 16
 
 _CONV = (nn.Conv1d, nn.Conv2d, nn.Conv3d)
 _CONVT = (nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
@@ -122,17 +132,92 @@ def _sddmm(g: torch.Tensor, x: torch.Tensor, rows: torch.Tensor, cols: torch.Ten
     return out
 
 
+class _Gather(torch.autograd.Function):
+    """``w[idx]`` for a 1-d ``w``, whose backward sums the gradient of every entry into its weight
+    with one ``bincount`` pass (autograd's own adjoint of an index is a scatter-add through
+    ``index_put_``, several times slower on the CPU for the ~10^5 entries of a convolution's matrix);
+    the sums are the same, in the entries' order."""
+
+    @staticmethod
+    def forward(ctx, w, idx):  # type: ignore[override]
+        ctx.save_for_backward(idx)
+        ctx.n = w.numel()
+        return w[idx]
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):  # type: ignore[override]
+        (idx,) = ctx.saved_tensors
+        return torch.bincount(idx, weights=g, minlength=ctx.n).to(g.dtype), None
+
+
+def _gather(w: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    if w.is_complex() or idx.dim() != 1:
+        return w[idx]
+    return _Gather.apply(w, idx)
+
+
+def _plan_tiles(crow: np.ndarray, cols: np.ndarray, n_in: int) -> list[tuple[int, int, int, int, torch.Tensor | None, torch.Tensor | None]]:
+    """Blocks of consecutive rows for the values' gradient: ``(e0, e1, r0, r1, U, local)`` with the
+    block's entries ``e0:e1`` (CSR order keeps a block's entries contiguous), the columns ``U`` they read
+    and each entry's place ``local`` in the ``(r1 - r0) x len(U)`` tile; ``U`` is ``None`` where the tile
+    would waste more than ``_TILE_WASTE`` times the entries (those entries take the gather product)."""
+    n_out = len(crow) - 1
+    largest = max(1, min(n_out, _TILE_ELEMENTS // max(1, n_in)))
+    plan = []
+    r0 = 0
+    while r0 < n_out:
+        # the largest block (halving from the most the tile budget allows) whose tile wastes little
+        B = largest
+        while True:
+            r1 = min(n_out, r0 + B)
+            e0, e1 = int(crow[r0]), int(crow[r1])
+            U, inv = np.unique(cols[e0:e1], return_inverse=True)
+            fits = (r1 - r0) * U.size <= _TILE_WASTE * (e1 - e0)
+            if fits or B <= 16:
+                break
+            B //= 2
+        if e1 > e0:
+            if not fits:
+                plan.append((e0, e1, r0, r1, None, None))
+            else:
+                local_rows = np.repeat(np.arange(r1 - r0, dtype=np.int64), np.diff(crow[r0:r1 + 1]))
+                local = local_rows * U.size + inv.reshape(-1)
+                plan.append((e0, e1, r0, r1, torch.from_numpy(U.astype(np.int64)), torch.from_numpy(local)))
+        r0 = r1
+    return plan
+
+
+def _sddmm_tiled(g: torch.Tensor, x: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor,
+                 plan: list[tuple[int, int, int, int, torch.Tensor | None, torch.Tensor | None]]) -> torch.Tensor:
+    """``out[e] = sum_n g[n, rows[e]] * x[n, cols[e]]`` by the dense tiles of ``plan`` (see
+    :func:`_plan_tiles`): the same sums as :func:`_sddmm`, each by one GEMM per block of rows."""
+    out = g.new_zeros(rows.numel())
+    if rows.numel() == 0 or g.shape[0] == 0:
+        return out
+    gT, xT = g.t().contiguous(), x.t().contiguous()  # (n_out, N), (n_in, N)
+    dev = g.device
+    for e0, e1, r0, r1, U, local in plan:
+        if U is None:
+            out[e0:e1] = _sddmm(g, x, rows[e0:e1], cols[e0:e1])
+            continue
+        tile = gT[r0:r1] @ xT[U.to(dev)].t()  # U and local already live on the device (Stage.tiles)
+        out[e0:e1] = tile.reshape(-1)[local.to(dev)]
+    return out
+
+
 class _SparseMatmul(torch.autograd.Function):
     """``y = x W^T`` for ``x`` of shape ``(N, n_in)``, ``W`` the CSR matrix of ``values`` on a fixed
     pattern; backward: ``grad_x = grad_y W`` (a sparse product with the transposed pattern) and the
     sampled dense-dense product for ``grad_values``."""
 
     @staticmethod
-    def forward(ctx, values, x, crow, col, row, t_crow, t_col, t_perm, n_out, n_in):  # type: ignore[override]
+    def forward(ctx, values, x, crow, col, row, t_crow, t_col, t_perm, n_out, n_in, stage=None):  # type: ignore[override]
         A = _csr_tensor(crow, col, values, (n_out, n_in))
         y = torch.sparse.mm(A, x.t()).t().contiguous()
         ctx.save_for_backward(values, x, crow, col, row, t_crow, t_col, t_perm)
         ctx.size = (n_out, n_in)
+        ctx.stage = stage
         return y
 
     @staticmethod
@@ -146,8 +231,9 @@ class _SparseMatmul(torch.autograd.Function):
             At = _csr_tensor(t_crow, t_col, values[t_perm], (n_in, n_out))
             grad_x = torch.sparse.mm(At, g.t()).t().contiguous()
         if ctx.needs_input_grad[0]:
-            grad_values = _sddmm(g, x, row, col)
-        return grad_values, grad_x, None, None, None, None, None, None, None, None
+            plan = ctx.stage.tiles() if ctx.stage is not None else None
+            grad_values = _sddmm(g, x, row, col) if plan is None else _sddmm_tiled(g, x, row, col, plan)
+        return grad_values, grad_x, None, None, None, None, None, None, None, None, None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -186,9 +272,23 @@ class _Stage(nn.Module):
     def index(self, name: str, arr: np.ndarray) -> None:
         self.register_buffer(name, torch.from_numpy(np.ascontiguousarray(arr, dtype=np.int64)), persistent=False)
 
+    def tiles(self) -> list[tuple[int, int, int, int, torch.Tensor | None, torch.Tensor | None]]:
+        """The dense-tile plan of the values' gradient (:func:`_plan_tiles`), made on first use and
+        kept on the pattern's device (one copy of its index tensors per device, not one per step)."""
+        plans = self.__dict__.setdefault("_tile_plans", {})
+        dev = self.crow.device
+        if dev not in plans:
+            host = self.__dict__.get("_tile_plan")
+            if host is None:
+                host = _plan_tiles(self.crow.cpu().numpy(), self.cols.cpu().numpy(), self.n_in)
+                self.__dict__["_tile_plan"] = host
+            plans[dev] = [(e0, e1, r0, r1, None if U is None else U.to(dev), None if loc is None else loc.to(dev))
+                          for e0, e1, r0, r1, U, loc in host]
+        return plans[dev]
+
     def apply_to(self, values: torch.Tensor, x2d: torch.Tensor) -> torch.Tensor:
         return _SparseMatmul.apply(values, x2d, self.crow, self.cols, self.rows, self.t_crow, self.t_col,
-                                   self.t_perm, self.n_out, self.n_in)
+                                   self.t_perm, self.n_out, self.n_in, self)
 
     def extra_repr(self) -> str:
         return f"{self.in_shape} -> {self.out_shape}, nnz={self.nnz}, values={self.value_kind}"
@@ -454,7 +554,7 @@ class SparseAffine(nn.Module):
             w = self._param(stage.value_ref).reshape(-1)
             idx = stage.value_index
             if idx.dim() == 1:
-                values = w[idx]
+                values = _gather(w, idx)
             else:  # entries summing several weights; index K reads the appended zero
                 values = torch.cat([w, w.new_zeros(1)])[idx].sum(1)
             if stage.bias_kind == "gather":

@@ -4,7 +4,7 @@ A *mutant* replaces one function of isomat -- a builder (``conv_matrix``), an en
 (``conv2d_tap``), an axiom or hypothesis a proof is built from, a backward pass -- with a broken
 copy, in-process, wherever the function is bound (the defining module and every ``isomat`` module
 that imported the name). The claims that certify that function are then run again; each must come
-out with another verdict or strength than without the mutant (an ``error`` counts: the claim no
+out with another verdict, strength or set of proof obligations than without the mutant (an ``error`` counts: the claim no
 longer stands). A mutant that leaves any of its claims unchanged *survives*: the proof does not bind
 to the code it is about.
 
@@ -90,10 +90,12 @@ def applied(m: Mutant) -> Iterator[None]:
         clear_caches()
 
 
-def run_claims(ids: tuple[str, ...]) -> dict[str, tuple[str, str | None]]:
-    """(verdict, strength) of each claim, run in this process."""
+def run_claims(ids: tuple[str, ...]) -> dict[str, tuple[str, str | None, tuple[str, ...]]]:
+    """(verdict, strength, proof obligations) of each claim, run in this process. The obligations (the
+    digests of every proof discharged in the record's evidence) count because a headline capped by a
+    builder's check no longer shows a lost proof in its strength: the record still says what was proved."""
     from isomat import proofs
-    from isomat.proofs.engine import REGISTRY, run_claim
+    from isomat.proofs.engine import REGISTRY, _obligations, run_claim
 
     proofs.load(sorted({cid.split(":", 1)[0] for cid in ids}))
     out = {}
@@ -101,7 +103,7 @@ def run_claims(ids: tuple[str, ...]) -> dict[str, tuple[str, str | None]]:
         if cid not in REGISTRY:
             raise AssertionError(f"no claim {cid!r}")
         rec = run_claim(REGISTRY[cid])
-        out[cid] = (rec["verdict"], rec["strength"])
+        out[cid] = (rec["verdict"], rec["strength"], tuple(sorted(_obligations(rec.get("evidence")))))
     return out
 
 

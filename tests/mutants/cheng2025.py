@@ -22,6 +22,53 @@ def _swap_wrong_radix(swap_matrix):
     return broken
 
 
+def _swap_wrong_between_9_and_19(swap_matrix):
+    """W[m,n] with the radix-n row j·n + i only when 9 <= m, n <= 19 (right at every other size, so a check
+    exhaustive to 8 and random from 20 on misses it)."""
+    def broken(m, n=None, *, backend="numpy", format="csr"):
+        n2 = m if n is None else n
+        if 9 <= m <= 19 and 9 <= n2 <= 19 and m != n2:
+            return _swap_wrong_radix(swap_matrix)(m, n2, backend=backend, format=format)
+        return swap_matrix(m, n, backend=backend, format=format)
+    return broken
+
+
+def _stp_t_is_np(stp):
+    """The MM-STP (12) with t = n·p instead of lcm(n, p) when n ≠ p: (A ⊗ I_p)(B ⊗ I_n) (a product, but not the STP;
+    with t = n·p at n = p too the product would be another associative one, so isomat's defect is the mix)."""
+    def broken(A, B):
+        import numpy as np
+        import sympy
+
+        shape_a, shape_b = getattr(A, "shape", None), getattr(B, "shape", None)
+        n_a = (shape_a[1] if len(shape_a) == 2 else 1) if shape_a else None
+        if shape_a is not None and shape_b is not None and n_a == shape_b[0]:
+            return stp(A, B)
+        if isinstance(A, sympy.MatrixBase) or isinstance(B, sympy.MatrixBase):
+            A, B = sympy.Matrix(A), sympy.Matrix(B)
+            n, p = A.cols, B.rows
+            return sympy.kronecker_product(A, sympy.eye(p)) * sympy.kronecker_product(B, sympy.eye(n))
+        A, B = np.asarray(A), np.asarray(B)
+        A, B = (A.reshape(-1, 1) if A.ndim == 1 else A), (B.reshape(-1, 1) if B.ndim == 1 else B)
+        n, p = A.shape[1], B.shape[0]
+        return np.kron(A, np.eye(p, dtype=A.dtype)) @ np.kron(B, np.eye(n, dtype=B.dtype))
+    return broken
+
+
+def _projection_wrong_above_1000(projection_operator):
+    """Π^m_n's last stored value doubled when m or n exceeds 1000 (right at every smaller size)."""
+    def broken(m, n, *, backend="numpy"):
+        import dataclasses
+
+        op = projection_operator(m, n, backend=backend)
+        if max(m, n) <= 1000:
+            return op
+        values = op.values.copy()
+        values[-1] = values[-1] * 2
+        return dataclasses.replace(op, values=values)
+    return broken
+
+
 def _swap_row_wrong_radix(swap_row):
     def broken(k, m, n):
         from isomat._index import fdiv, fmod
@@ -251,6 +298,15 @@ _PI = ("cheng2025:prop2.10", "cheng2025:beyond/row-stochastic", "cheng2025:def2.
 MUTANTS = [
     Mutant("swap_matrix-wrong-radix", "builder", "isomat.algebra.stp:swap_matrix", _swap_wrong_radix,
            ("cheng2025:beyond/swap-matrix",), "W[m,n] built with row j·n + i instead of j·m + i"),
+    Mutant("swap_matrix-wrong-for-9-to-19", "builder", "isomat.algebra.stp:swap_matrix", _swap_wrong_between_9_and_19,
+           ("cheng2025:beyond/swap-matrix",), "W[m,n] built with row j·n + i only for 9 <= m ≠ n <= 19 (the gap between "
+           "an exhaustive bound of 8 and random sizes from 20); must become an error"),
+    Mutant("stp-t-is-np", "builder", "isomat.algebra.stp:stp", _stp_t_is_np,
+           ("cheng2025:beyond/stp-associative", "cheng2025:beyond/stp-formula"),
+           "the MM-STP with t = n·p instead of lcm(n, p) when n ≠ p; isomat's defect, so an error, never a refutation of "
+           "associativity"),
+    Mutant("projection-wrong-above-1000", "builder", "isomat.algebra.projection:projection_operator",
+           _projection_wrong_above_1000, _PI, "Π^m_n's last value doubled when m or n > 1000; must become an error"),
     Mutant("swap_row-wrong-radix", "entry rule", "isomat.algebra.stp:swap_row", _swap_row_wrong_radix,
            ("cheng2025:beyond/swap-matrix",), "the entry rule of W[m,n] (and so the builder it drives) uses radix n"),
     Mutant("projection_operator-scaled", "builder", "isomat.algebra.projection:projection_operator", _scaled_operator,

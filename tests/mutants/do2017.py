@@ -95,6 +95,77 @@ def _exp_add_as_sum(exp_add_axiom):
     return broken
 
 
+_GRAPH_CLAIMS = ("do2017:eq11", "do2017:eq14", "do2017:eq14/asymmetric", "do2017:eq15", "do2017:eq16", "do2017:eq17",
+                 "do2017:eq18", "do2017:eq18/renormalization", "do2017:eq18/misprint", "do2017:eq19")
+
+
+def _rows_scaled(M, f):
+    """diag(f) · M for a rendered graph operator (SciPy / CuPy sparse, or SymPy)."""
+    if hasattr(M, "tocsr"):
+        import numpy as np
+        import scipy.sparse as sps
+
+        if type(M).__module__.startswith("cupyx"):
+            import cupy as cp
+            import cupyx.scipy.sparse as cps
+
+            return (cps.diags(cp.asarray(np.asarray(f, dtype=float))) @ M).asformat(M.format)
+        return (sps.diags_array(np.asarray(f, dtype=float)) @ M).asformat(M.format)
+    import sympy
+
+    return type(M)(sympy.diag(*f) * sympy.Matrix(M))
+
+
+def _graph_nodes(G, kwargs):
+    return list(kwargs.get("nodelist") or G.nodes)
+
+
+def _renormalized_isolated_zero(renormalized_adjacency):
+    """Â_kk = 0 for an isolated node k (its self-loop of Ã = A + I dropped): right on every graph without one."""
+    def broken(G, **kwargs):
+        M = renormalized_adjacency(G, **kwargs)
+        nodes = _graph_nodes(G, kwargs)
+        if all(G.degree(v) for v in nodes):
+            return M
+        return _rows_scaled(M, [0 if G.degree(v) == 0 else 1 for v in nodes])
+    return broken
+
+
+def _mean_self_loop_twice(mean_aggregation):
+    """D_ii counts a self-loop twice (networkx's degree), so a node with a self-loop gets rows A_ij/(D_ii + 1):
+    right on every graph without self-loops."""
+    def broken(G, **kwargs):
+        M = mean_aggregation(G, **kwargs)
+        nodes = _graph_nodes(G, kwargs)
+        if not any(G.has_edge(v, v) for v in nodes):
+            return M
+        deg = [len(G[v]) if not G.is_directed() else G.out_degree(v) for v in nodes]
+        return _rows_scaled(M, [d / (d + 1) if G.has_edge(v, v) else 1 for v, d in zip(nodes, deg)])
+    return broken
+
+
+def _read_multigraph_collapsed(read):
+    """A multigraph read as the simple graph of its distinct edges (parallel edges silently merged) instead of refused."""
+    def broken(G, nodelist, weight, field):
+        import networkx as nx
+
+        if isinstance(G, nx.Graph) and G.is_multigraph():
+            G = nx.DiGraph(G) if G.is_directed() else nx.Graph(G)
+        return read(G, nodelist, weight, field)
+    return broken
+
+
+def _read_directed_as_undirected(read):
+    """A directed graph read as its undirected version (every edge i → j also j → i): right on undirected graphs."""
+    def broken(G, nodelist, weight, field):
+        import networkx as nx
+
+        if isinstance(G, nx.Graph) and G.is_directed() and not G.is_multigraph():
+            G = G.to_undirected()
+        return read(G, nodelist, weight, field)
+    return broken
+
+
 MUTANTS = [
     Mutant("matrix_layer_entry-output-transposed", "entry rule", "isomat.algebra.matrix_layer:matrix_layer_entry",
            _swap_output_entry, _LAYER_CLAIMS + ("do2017:beyond/eq2-contains-eq1",),
@@ -135,4 +206,14 @@ MUTANTS = [
            "Λij = exp(g_ij) without the division by Σ_l exp(g_il)"),
     Mutant("exp-add-axiom-as-sum", "axiom", "isomat.proofs.do2017.sec3:_exp_add_axiom", _exp_add_as_sum,
            ("do2017:beyond/attention-constant-terms",), "the axiom exp-add written exp(u + v) = exp(u) + exp(v)"),
+    Mutant("renormalized_adjacency-isolated-node", "builder", "isomat.algebra.graph:renormalized_adjacency",
+           _renormalized_isolated_zero, ("do2017:eq19", "do2017:eq18/renormalization", "do2017:eq18/misprint"),
+           "renormalized_adjacency drops Ã = A + I's diagonal at an isolated node (Â_kk = 0 instead of 1)"),
+    Mutant("mean_aggregation-self-loop-twice", "builder", "isomat.algebra.graph:mean_aggregation",
+           _mean_self_loop_twice, ("do2017:eq11",),
+           "mean_aggregation counts a self-loop twice in D_ii (networkx's degree) instead of once (A_ii)"),
+    Mutant("graph-multigraph-collapsed", "builder", "isomat.algebra.graph:_read", _read_multigraph_collapsed,
+           _GRAPH_CLAIMS, "every graph operator takes a multigraph, merging its parallel edges, instead of refusing it"),
+    Mutant("graph-directed-as-undirected", "builder", "isomat.algebra.graph:_read", _read_directed_as_undirected,
+           _GRAPH_CLAIMS, "every graph operator reads a directed graph as undirected (edge i → j also j → i)"),
 ]

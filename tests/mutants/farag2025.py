@@ -95,6 +95,44 @@ def _forward_ops_quadratic(ops):
     return lambda n, L, f: L * n * n * f  # a dense per-stage cost
 
 
+def _forward_wrong_beyond(attr, bound, eps):
+    """spm_forward off by a relative ``eps`` only when the layer's ``attr`` (n or L) exceeds ``bound``: right at every
+    size the exhaustive and seeded checks used to reach (n <= 101, L <= 6)."""
+    def mutate(spm_forward):
+        def broken(layer, X, *, return_cache=False):
+            out = spm_forward(layer, X, return_cache=return_cache)
+            if getattr(layer, attr) <= bound:
+                return out
+            if return_cache:
+                return out[0] * (1 + eps), out[1]
+            return out * (1 + eps)
+        return broken
+    return mutate
+
+
+def _backward_wrong_at_large_n(spm_backward):
+    """Every gradient of spm_backward off by a relative 1e-9 when n > 101 (right at every smaller width)."""
+    def broken(layer, X, G, *, cache=None):
+        g = dict(spm_backward(layer, X, G, cache=cache))
+        if layer.n > 101:
+            g = {k: v * (1 + 1e-9) for k, v in g.items()}
+        return g
+    return broken
+
+
+def _kernel_threads_wrong(SPMKernel):
+    """SPMKernel's fused path, split over two or more threads, off by a relative 1e-7 in its output (the
+    single-thread path and spm_forward are right)."""
+    class Broken(SPMKernel):
+        def forward(self, X):
+            Y = super().forward(X)
+            if self.path == "fused" and len(getattr(self, "parts", ())) > 1:
+                return Y * (1 + 1e-7)
+            return Y
+    Broken.__name__ = SPMKernel.__name__
+    return Broken
+
+
 MUTANTS = [
     Mutant("spm-rotation-block-symmetric", "entry rule", "isomat.algebra.spm:rotation_block", _rotation_block_symmetric,
            ("farag2025:sec6.5", "farag2025:sec8.4/stages", "farag2025:sec3.1", "farag2025:sec3.2"),
@@ -146,4 +184,16 @@ MUTANTS = [
            ("farag2025:sec7.1",), "the cost model counts QKᵀ and AV as T²d together (half of 2T²d)"),
     Mutant("spm-forward-ops-quadratic", "entry rule", "isomat.proofs.farag2025.sec5:_forward_ops", _forward_ops_quadratic,
            ("farag2025:sec5/time", "farag2025:sec7.2/cost"), "the per-example forward count made L·n²·f (dense stages)"),
+    Mutant("spm-forward-wrong-beyond-n101", "builder", "isomat.algebra.spm:spm_forward",
+           _forward_wrong_beyond("n", 101, 1e-6), ("farag2025:eq1", "farag2025:sec8.4/stages"),
+           "spm_forward off by 1e-6 (relative) only for n > 101, the widest size the checks used to reach"),
+    Mutant("spm-forward-wrong-beyond-L6", "builder", "isomat.algebra.spm:spm_forward",
+           _forward_wrong_beyond("L", 6, 1e-9), ("farag2025:eq1", "farag2025:sec8.4/stages"),
+           "spm_forward off by 1e-9 (relative) only for L > 6 stages, the deepest the checks used to reach"),
+    Mutant("spm-backward-wrong-at-large-n", "backward pass", "isomat.algebra.spm:spm_backward",
+           _backward_wrong_at_large_n, ("farag2025:eq7", "farag2025:eq8", "farag2025:eq9", "farag2025:eq12", "farag2025:eq13", "farag2025:eq14/a", "farag2025:eq14/b", "farag2025:eq14/c", "farag2025:eq14/d", "farag2025:eq15", "farag2025:eq16", "farag2025:eq17", "farag2025:eq18", "farag2025:eq19", "farag2025:sec4.2", "farag2025:sec4", "farag2025:sec7.3"),
+           "every spm_backward gradient off by 1e-9 (relative) only for n > 101"),
+    Mutant("spmkernel-fused-threads-wrong", "builder", "isomat.algebra.spm:SPMKernel", _kernel_threads_wrong,
+           ("farag2025:eq1", "farag2025:sec8.4/stages"),
+           "SPMKernel's fused path (rotation, butterfly, n = 2^k) off by 1e-7 when its rows are split over threads"),
 ]

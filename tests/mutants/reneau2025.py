@@ -72,7 +72,33 @@ def _first_weight_doubled(builder):
     return broken
 
 
+def _kron_operator_wrong_from_three(kron_operator):
+    """F_1 ⊗ ⋯ ⊗ F_N with the last two factors swapped when N >= 3 (right for two factors)."""
+    def broken(*factors, backend=None):
+        fs = list(factors[0]) if len(factors) == 1 and isinstance(factors[0], (list, tuple)) else list(factors)
+        if len(fs) >= 3:
+            fs[-1], fs[-2] = fs[-2], fs[-1]
+        return kron_operator(*fs, backend=backend)
+    return broken
+
+
+def _kron_operator_wrong_equal_shapes(kron_operator):
+    """A ⊗ B computed as B ⊗ A when two consecutive factors have equal shapes (the same shape, so no size tells)."""
+    def broken(*factors, backend=None):
+        fs = list(factors[0]) if len(factors) == 1 and isinstance(factors[0], (list, tuple)) else list(factors)
+        if len(fs) >= 2 and tuple(getattr(fs[0], "shape", ())) == tuple(getattr(fs[1], "shape", ())):
+            fs[0], fs[1] = fs[1], fs[0]
+        return kron_operator(*fs, backend=backend)
+    return broken
+
+
 MUTANTS = [
+    Mutant("kron_operator-wrong-from-three-factors", "builder", "isomat.algebra.kron:kron_operator",
+           _kron_operator_wrong_from_three, ("reneau2025:appa", "reneau2025:alg1"),
+           "the last two Kronecker factors swapped when there are 3 or more; must become an error"),
+    Mutant("kron_operator-wrong-equal-shapes", "builder", "isomat.algebra.kron:kron_operator",
+           _kron_operator_wrong_equal_shapes, ("reneau2025:appa", "reneau2025:alg1"),
+           "A ⊗ B computed as B ⊗ A when the first two factors have equal shapes; must become an error"),
     Mutant("kron_entry-wrong-radix", "entry rule", "isomat.algebra.kron:kron_entry", _kron_entry_swapped,
            ("reneau2025:appa", "reneau2025:alg1"), "the column of A ⊗ B decoded with the row radix p instead of q"),
     Mutant("kron_entry-doubled", "entry rule", "isomat.algebra.kron:kron_entry", _doubled,

@@ -100,6 +100,124 @@ def _cubic_entry_wrong_token(cubic_entry):
     return broken
 
 
+def _spatial(shape):
+    """The spatial sizes of an input_shape (trailing two axes: (H, W) or (C, H, W))."""
+    return tuple(shape)[-2:]
+
+
+def _one_entry_doubled(A):
+    """A's first stored entry doubled (sparse results), A itself otherwise."""
+    if hasattr(A, "data") and getattr(A, "nnz", 0):
+        A = A.copy()
+        A.data[0] *= 2
+    return A
+
+
+def _wrong_above(size_of, limit):
+    """A builder that is right up to ``limit`` and wrong (one entry doubled) above it -- the defect only a check
+    at larger sizes sees."""
+    def mutate(builder):
+        def broken(*args, **kwargs):
+            A = builder(*args, **kwargs)
+            return _one_entry_doubled(A) if size_of(*args, **kwargs) > limit else A
+        return broken
+    return mutate
+
+
+def _conv_pixels(input_shape, *args, **kwargs):
+    H, W = _spatial(input_shape)
+    return H * W
+
+
+def _zhu_side(image_shape, *args, **kwargs):
+    return max(image_shape)
+
+
+def _pool_windows_a_side(image_shape, p, *args, **kwargs):
+    return max(image_shape) // p
+
+
+def _rnn_steps(U, V, steps, *args, **kwargs):
+    return steps
+
+
+def _attention_steps(T, *args, **kwargs):
+    return T + 5  # wrong from T = 4 on (4 + 5 > 8)
+
+
+def _option_ignored(name, value):
+    """A builder that ignores its option ``name``, always using ``value``."""
+    def mutate(builder):
+        def broken(*args, **kwargs):
+            kwargs[name] = value
+            return builder(*args, **kwargs)
+        return broken
+    return mutate
+
+
+def _later_blocks_shifted(blocks):
+    """conv's block generator with every block after the first reading one column to the right: wrong only where
+    a build takes more than one block (above ~2^17 entries at the default threshold)."""
+    def broken(*args, **kwargs):
+        for n, (lo, hi, co, make) in enumerate(blocks(*args, **kwargs)):
+            if n == 0:
+                yield lo, hi, co, make
+                continue
+
+            def shifted(scratch=None, make=make):
+                c, m = make(scratch)
+                return c + 1, m
+            yield lo, hi, co, shifted
+    return broken
+
+
+def _every_entry_plus_one(builder):
+    """Every entry of an exact (SymPy) result plus one: no zero left."""
+    def broken(*args, **kwargs):
+        W = builder(*args, **kwargs)
+        if hasattr(W, "applyfunc"):
+            return W.applyfunc(lambda v: v + 1)
+        return W
+    return broken
+
+
+_CONV_BOUND_CLAIMS = ("zhu2025:thm4.1/forward", "zhu2025:thm4.1/half-bandwidth", "zhu2025:thm4.1/one-to-one",
+                      "zhu2025:sec4.2/upper-triangular", "zhu2025:sec4.2.1/bijective", "zhu2025:sec4.2.1/equals-convolution",
+                      "zhu2025:thm4.1/circular")
+_POOL_BOUND_CLAIMS = ("zhu2025:sec4.2.2/q", "zhu2025:sec4.2.2/index-formula")
+_AVGPOOL_BOUND_CLAIMS = ("zhu2025:sec4.2.2/isomorphism", "zhu2025:sec4.2.2/display")
+_RNN_BOUND_CLAIMS = ("zhu2025:thm4.2/block-form", "zhu2025:thm4.2/strictly-lower-triangular",
+                     "zhu2025:sec4.3/main-text-shapes")
+
+#: issue 36's classes of defects that only appear where no check looked (each must turn its claims into errors)
+BOUND_MUTANTS = [
+    Mutant("conv_matrix-wrong-above-24x24", "builder", "isomat.algebra.conv:conv_matrix",
+           _wrong_above(_conv_pixels, 576), _CONV_BOUND_CLAIMS,
+           "conv_matrix right up to H·W = 576 (24×24) and wrong (one entry doubled) above"),
+    Mutant("zhu_conv_matrix-wrong-above-30", "builder", "isomat.algebra.conv:zhu_conv_matrix",
+           _wrong_above(_zhu_side, 30), ("zhu2025:sec4.2.1/upper-triangular", "zhu2025:sec4.2.1/equals-convolution"),
+           "zhu_conv_matrix right up to m, n <= 30 and wrong above"),
+    Mutant("zhu_pool_matrix-wrong-above-10-windows", "builder", "isomat.algebra.pool:zhu_pool_matrix",
+           _wrong_above(_pool_windows_a_side, 10), _POOL_BOUND_CLAIMS,
+           "zhu_pool_matrix right up to 10 windows a side and wrong above"),
+    Mutant("rnn_matrix-wrong-above-T8", "builder", "isomat.algebra.rnn:rnn_matrix", _wrong_above(_rnn_steps, 8),
+           _RNN_BOUND_CLAIMS, "rnn_matrix right up to T = 8 steps and wrong above"),
+    Mutant("avgpool_matrix-ceil_mode-ignored", "builder", "isomat.algebra.pool:avgpool_matrix",
+           _option_ignored("ceil_mode", False), _AVGPOOL_BOUND_CLAIMS, "avgpool_matrix ignores ceil_mode (rounds down)"),
+    Mutant("avgpool_matrix-count_include_pad-ignored", "builder", "isomat.algebra.pool:avgpool_matrix",
+           _option_ignored("count_include_pad", True), _AVGPOOL_BOUND_CLAIMS,
+           "avgpool_matrix ignores count_include_pad (always divides by the padded window)"),
+    Mutant("linear_attention_matrix-wrong-from-T4", "builder", "isomat.algebra.attention:linear_attention_matrix",
+           _wrong_above(_attention_steps, 8), ("zhu2025:beyond/attention-cubic-form",),
+           "linear_attention_matrix right for T <= 3 and wrong from T = 4 on"),
+    Mutant("conv-blocks-after-the-first-shifted", "builder", "isomat.algebra.conv:_blocks", _later_blocks_shifted,
+           _CONV_BOUND_CLAIMS[:6] + _AVGPOOL_BOUND_CLAIMS,
+           "conv_matrix's (and avgpool_matrix's) fill wrong in every block after the first: a size-threshold path"),
+    Mutant("zhu_w_sa-no-zero-entries", "builder", "isomat.algebra.attention:zhu_w_sa", _every_entry_plus_one,
+           ("zhu2025:thm4.3/sparsity",),
+           "A.3's W_SA with every entry plus one: a refuted verdict must not rest on it (it becomes an error)"),
+]
+
 MUTANTS = [
     Mutant("conv_matrix-columns-shifted", "builder", "isomat.algebra.conv:conv_matrix", _shift_columns,
            _CONV_RULE_CLAIMS + ("zhu2025:thm4.1/circular", "zhu2025:sec8/nonlinearity"),
@@ -144,3 +262,5 @@ MUTANTS = [
            _cubic_entry_wrong_token, ("zhu2025:beyond/attention-cubic-form",),
            "the cubic attention operator's entry rule reads the value row i' = k instead of i' = i"),
 ]
+
+MUTANTS += BOUND_MUTANTS

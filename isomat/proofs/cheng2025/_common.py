@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import sympy
@@ -21,6 +22,7 @@ from ..engine import (
     Reading,
     Trial,
     all_of,
+    builder_check,
     by_readings,
     compare_printed,
     claim,
@@ -42,6 +44,16 @@ SAMPLED_WHY = (" Strength sampled: one random float64 instance per size, compare
 # Naive references written straight from the printed Kronecker formulas (eqs. 17-19, 22).
 # They share no code with isomat.algebra.
 # ---------------------------------------------------------------------------------------------
+def _loops_projection(m: int, n: int) -> list[list[Fraction]]:
+    """Π^m_n of (22) entry by entry with loops (n/t)·#{u < t : u div (t/n) = i, u div (t/m) = j}: an independent
+    reference (no isomat, SymPy or NumPy code)."""
+    t = m * n // math.gcd(m, n)
+    P = [[Fraction(0)] * m for _ in range(n)]
+    for u in range(t):
+        P[u // (t // n)][u // (t // m)] += Fraction(n, t)
+    return P
+
+
 def _kron(A: sympy.Matrix, B: sympy.Matrix) -> sympy.Matrix:
     """Kronecker product straight from its definition, (A ⊗ B)[i, j] = A[i // r, j // s] B[i % r, j % s]."""
     A, B = sympy.Matrix(A), sympy.Matrix(B)
@@ -391,69 +403,172 @@ def _random_sizes(seed: int, count: int, k: int, lo: int, hi: int) -> list[tuple
     return [tuple(int(v) for v in rng.integers(lo, hi + 1, size=k)) for _ in range(count)]
 
 
-def _builder_binds(ok, small, small_desc: str, large, large_desc: str) -> "Trial":
+def _builder_binds(ok, small, small_desc: str, large, large_desc: str) -> "Trial":  # noqa: D401
     """The builder agrees with its entry rule at every size of ``small`` (all sizes up to a bound) and at the
     seeded random sizes ``large``."""
     return all_of(exhaustive(ok, small, describe=small_desc, method="exact"),
                   exhaustive(ok, large, describe=large_desc, method="exact"))
 
 
-def _projection_matches_rule(mn, field: str = "numpy") -> bool:
-    """projection(m, n) (float CSR in ``field``, the float field of the run, and, for small sizes, exact) equals the
-    proved entry rule ov(i, j, m, n)/m at every entry, and the matrix-free project() applies it (its input in
-    ``field``); the float results come back to the host for the comparison with the rule (NumPy)."""
+#: every size up to this bound is checked (both of m, n), and the seeded random sizes start right above it
+EXHAUSTIVE_TO = 12
+#: the sizes at which the builders' checks also compare every format (csc, coo, operator) with the CSR result and,
+#: where m n <= 64, the exact (SymPy) field: equal sides, coprime, one side 1, divisible, and two large ones
+OPTION_SIZES = frozenset({(1, 1), (1, 4), (4, 1), (2, 3), (3, 2), (4, 6), (8, 8), (5, 7), (12, 12), (10_000, 9_973),
+                          (317, 313), (100, 100), (7, 9_973)})
+#: the largest m, n of the builders' checks (the sizes users run; a swap matrix is m n x m n, so one side stays small)
+LARGE_TO = 10_000
+
+
+def _sizes_above(seed: int, count: int, lo: int, hi: int) -> list[tuple[int, int]]:
+    """``count`` seeded random (m, n), each coordinate log-uniform in [lo, hi] (no gap below: ``lo`` is the
+    exhaustive bound + 1, and log-uniform draws reach the sizes just above it as often as the large ones)."""
+    rng = np.random.default_rng(seed)
+    draw = lambda: int(min(hi, max(lo, round(math.exp(rng.uniform(math.log(lo), math.log(hi + 1)))))))  # noqa: E731
+    return [(draw(), draw()) for _ in range(count)]
+
+
+def _builder_checked(ok, small, small_desc: str, large, large_desc: str) -> "Trial":
+    """The builder agrees with its reference at every size of ``small`` (all sizes up to a bound: exhaustive) and at
+    the listed larger sizes ``large`` (each decided exactly; exhaustive at the sizes listed)."""
+    return all_of(exhaustive(ok, small, describe=small_desc, method="exact"),
+                  exhaustive(ok, large, describe=large_desc, method="exact"))
+
+
+def host_csr(Q):
+    """A SciPy CSR copy on the host (sorted indices) of a rendered matrix or SparseOperator of any field (a CuPy
+    matrix comes back with .get(), never by implicit conversion)."""
+    import scipy.sparse as sp
+
+    if hasattr(Q, "rows") and hasattr(Q, "values"):  # a SparseOperator
+        Q = sp.coo_array((to_numpy(Q.values), (to_numpy(Q.rows), to_numpy(Q.cols))), shape=Q.shape)
+    elif hasattr(Q, "get") and not isinstance(Q, sp.sparray):
+        Q = Q.get()
+    Q = sp.csr_array(Q)
+    Q.sort_indices()
+    return Q
+
+
+def _projection_csr_ok(mn, field: str = "numpy") -> bool:
+    """projection(m, n) in ``field`` against the proved rule ov(i, j, m, n)/m from its CSR arrays, vectorized (so it runs at
+    m, n ~ 10^4): every stored value equals the rule at its position; the positions are distinct and sorted in each row;
+    the rule's exact integer row sums over the stored entries are m and column sums n -- the rule's totals over all
+    positions, so no nonzero is missing; n + m − gcd(m, n) entries; 256 seeded random positions (stored or not) read
+    from the CSR arrays equal the rule; at OPTION_SIZES every format and the exact field (m n <= 64) give the same matrix; and the
+    matrix-free project() applies it (rtol 1e-12)."""
     m, n = mn
-    I, J = np.arange(n)[:, None], np.arange(m)[None, :]
-    ov = projection_overlap(I, J, m, n)
     P = projection(m, n, backend=field)
-    if P.shape != (n, m) or not np.array_equal(to_numpy(P.toarray()), ov / m):
+    if P.shape != (n, m):
         return False
-    if m * n <= 64:
-        E = _exact(m, n)
-        if any(E[i, j] != sympy.Rational(int(ov[i, j]), m) for i in range(n) for j in range(m)):
+    indptr, cols, data = to_numpy(P.indptr).astype(np.int64), to_numpy(P.indices).astype(np.int64), to_numpy(P.data)
+    counts = np.diff(indptr)
+    if np.any(counts < 1) or int(indptr[-1]) != n + m - math.gcd(m, n):
+        return False
+    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
+    keys = rows * m + cols
+    ov = projection_overlap(rows, cols, m, n)
+    if not (np.all(np.diff(keys) > 0) and np.all(cols < m) and np.array_equal(data, ov / m) and np.all(ov > 0)
+            and np.all(np.add.reduceat(ov, indptr[:-1]) == m) and np.array_equal(np.bincount(cols, weights=ov, minlength=m), np.full(m, float(n)))):
+        return False
+    rng = np.random.default_rng(m * 7919 + n)
+    I, J = rng.integers(0, n, 256), rng.integers(0, m, 256)
+    pos = np.minimum(np.searchsorted(keys, I * m + J), keys.size - 1)
+    got = np.where(keys[pos] == I * m + J, data[pos], 0.0)
+    if not np.array_equal(got, projection_overlap(I, J, m, n) / m):
+        return False
+    ref = (indptr, cols, data)
+    for fmt in (("csc", "coo", "operator") if mn in OPTION_SIZES else ()):
+        Q = host_csr(projection(m, n, backend=field, format=fmt))
+        if not all(np.array_equal(a, b) for a, b in zip((Q.indptr, Q.indices, Q.data), ref)):
             return False
-    x = np.random.default_rng(m * 7919 + n).integers(-9, 10, size=(m, 2)).astype(float)
+    if mn in OPTION_SIZES and m * n <= 64:
+        E = _exact(m, n)
+        if any(E[i, j] != sympy.Rational(int(v), m) for i, j, v in
+               ((i, j, projection_overlap(i, j, m, n)) for i in range(n) for j in range(m))):
+            return False
+    x = rng.integers(-9, 10, size=(m, 2)).astype(float)
     xd = _backend.as_values(x, field, name="x")
+    Px = np.zeros((n, 2))
+    np.add.at(Px, rows, data[:, None] * x[cols])
     px = to_numpy(projection_module.project(xd, n))
     px0 = to_numpy(projection_module.project(xd[:, 0], n))
-    return bool(np.allclose(px, (ov / m) @ x, rtol=1e-12, atol=1e-12)
-                and np.allclose(px0, (ov / m) @ x[:, 0], rtol=1e-12, atol=1e-12))
+    return bool(np.allclose(px, Px, rtol=1e-12, atol=1e-12) and np.allclose(px0, Px[:, 0], rtol=1e-12, atol=1e-12))
+
+
+#: m, n of the projection check beyond the random ones: the largest sizes, coprime, divisible, one side 1, above 1000
+PROJECTION_LARGE = [(10_000, 10_000), (9_973, 10_000), (10_000, 9_973), (1, 10_000), (10_000, 1), (5_000, 10_000),
+                    (10_000, 2_500), (1_001, 999), (6_144, 4_096), (1_024, 1_000)]
 
 
 def _projection_binds():
-    """isomat's projection / projection_operator / project against the proved entry rule (binding), isomat's side
-    in the float field of the run (CuPy under `isomat verify --backend cupy`)."""
-    return _projection_binds_in(float_backend())
+    """isomat's projection (every format; exact for small sizes) and project against the proved entry rule (binding),
+    isomat's side in the float field of the run (CuPy under `isomat verify --backend cupy`). The builder computes its
+    values with the rule and verifies that its positions are complete (see projection_operator): derived from it."""
+    return builder_check(_projection_binds_in(float_backend()), derived_from_rule=True, builder="projection, project")
 
 
 @device_cached
 def _projection_binds_in(field: str):
-    return _builder_binds(lambda mn: _projection_matches_rule(mn, field), list(itertools.product(range(1, 9), repeat=2)),
-                          "projection(m, n) and project vs ov(i, j, m, n)/m, all 1 <= m, n <= 8",
-                          _random_sizes(22, 4, 2, 50, 400), "4 seeded random (m, n) in [50, 400]^2")
+    B = EXHAUSTIVE_TO
+    large = _sizes_above(22, 16, B + 1, LARGE_TO) + PROJECTION_LARGE
+    return _builder_checked(lambda mn: _projection_csr_ok(mn, field), list(itertools.product(range(1, B + 1), repeat=2)),
+                            f"projection(m, n) (CSR arrays; every format and the exact field at {sorted(OPTION_SIZES)}) and project vs ov(i, j, m, n)/m, "
+                            f"all 1 <= m, n <= {B}",
+                            large, f"16 seeded log-uniform random (m, n) in [{B + 1}, {LARGE_TO}]^2 and {PROJECTION_LARGE}")
 
 
-def _swap_matches_rule(mn, field: str = "numpy") -> bool:
-    """swap_matrix(m, n) built in ``field`` (the float field of the run) against its entry rule swap_row; the
-    COO arrays come back to the host for the comparison."""
+def _swap_csr_ok(mn, field: str = "numpy") -> bool:
+    """swap_matrix(m, n) in ``field`` from its CSR arrays, vectorized, against the definition written directly (column
+    k = i n + j, i = k div n, j = k mod n, holds its one 1 in row j m + i; no isomat code): one entry per row and per
+    column, all 1, at the defined positions; W (x ⊗ y) = y ⊗ x with np.kron on seeded random integer x, y; every
+    format (and the exact field for m n <= 64) gives the same matrix at OPTION_SIZES."""
     _stp = importlib.import_module("isomat.algebra.stp")
     m, n = mn
-    C = _stp.swap_matrix(m, n, backend=field, format="coo")
-    row, col, data = to_numpy(C.row), to_numpy(C.col), to_numpy(C.data)
-    k = np.arange(m * n)
-    return (C.shape == (m * n, m * n) and C.nnz == m * n and np.array_equal(np.sort(col), k)
-            and np.array_equal(row[np.argsort(col)], _stp.swap_row(k, m, n)) and bool(np.all(data == 1)))
+    N = m * n
+    W = _stp.swap_matrix(m, n, backend=field)
+    if W.shape != (N, N):
+        return False
+    indptr, cols, data = to_numpy(W.indptr), to_numpy(W.indices), to_numpy(W.data)
+    k = np.arange(N, dtype=np.int64)
+    i, j = k // n, k % n
+    defined_row = j * m + i
+    if not (np.array_equal(indptr, np.arange(N + 1)) and np.all(data == 1) and np.array_equal(cols[defined_row], k)
+            and np.array_equal(np.bincount(cols, minlength=N), np.ones(N, dtype=np.int64))):
+        return False
+    rng = np.random.default_rng(N + 17)
+    x, y = rng.integers(-9, 10, m).astype(float), rng.integers(-9, 10, n).astype(float)
+    xy = _backend.as_values(np.kron(x, y), field, name="x")
+    if not np.array_equal(to_numpy(W @ xy), np.kron(y, x)):
+        return False
+    for fmt in (("csc", "coo", "operator") if mn in OPTION_SIZES else ()):
+        Q = host_csr(_stp.swap_matrix(m, n, backend=field, format=fmt))
+        if not (np.array_equal(Q.indptr, indptr) and np.array_equal(Q.indices, cols)):
+            return False
+    if mn in OPTION_SIZES and N <= 64:
+        E = _stp.swap_matrix(m, n, backend="sympy")
+        if any(E[int(r), int(c)] != 1 for r, c in zip(defined_row, k)) or sum(1 for v in E.values() if v != 0) != N:
+            return False
+    return True
+
+
+#: m, n of the swap check beyond the random ones: one side to 10^4 (W is m n x m n), equal sides, coprime, one side 1
+SWAP_LARGE = [(10_000, 1), (1, 10_000), (10_000, 3), (7, 9_973), (2, 10_000), (100, 100), (317, 313), (1_001, 21),
+              (21, 21), (250, 256)]
 
 
 def _swap_binds():
-    return _swap_binds_in(float_backend())
+    """swap_matrix calls its proved entry rule swap_row for its rows: derived from it (the check guards the rest)."""
+    return builder_check(_swap_binds_in(float_backend()), derived_from_rule=True, builder="swap_matrix")
 
 
 @device_cached
 def _swap_binds_in(field: str):
-    return _builder_binds(lambda mn: _swap_matches_rule(mn, field), list(itertools.product(range(1, 9), repeat=2)),
-                          "swap_matrix(m, n) vs swap_row, all 1 <= m, n <= 8",
-                          _random_sizes(9, 4, 2, 20, 300), "4 seeded random (m, n) in [20, 300]^2")
+    B = EXHAUSTIVE_TO
+    large = [(m, n) for m, n in _sizes_above(9, 24, B + 1, LARGE_TO) if m * n <= 10**5] + SWAP_LARGE
+    return _builder_checked(lambda mn: _swap_csr_ok(mn, field), list(itertools.product(range(1, B + 1), repeat=2)),
+                            f"swap_matrix(m, n) (CSR arrays; every format and the exact field at {sorted(OPTION_SIZES)}) vs the definition "
+                            f"(row j m + i for column i n + j) and np.kron, all 1 <= m, n <= {B}",
+                            large, f"seeded log-uniform random (m, n) in [{B + 1}, {LARGE_TO}]^2 with m n <= 1e5, and {SWAP_LARGE}")
 
 
 def _pi_identity_proof(describe: str):

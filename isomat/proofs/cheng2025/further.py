@@ -42,7 +42,7 @@ def _eq39():
     printed[f"rows of P (s = {s_tokens} tokens, d = {d})"] = (r + 1) * s_tokens
     recomputed[f"rows of P (s = {s_tokens} tokens, d = {d})"] = s_tokens  # the rows of X in (38)
     return compare_printed(printed, recomputed, kind="inconsistent", reference="eq. (37), the encoding of [18], and "
-                           "(38)'s X + P with X ∈ M_{s×n0}")
+                           "(38)'s X + P with X ∈ M_{s×n0}", from_printed=True)
 
 
 @claim(
@@ -96,7 +96,7 @@ def _eq69():
         printed[key] = list(np.kron(np.ones((s_, d)), np.ones((t, d))).shape)
         recomputed[key] = [s_, t]
     return compare_printed(printed, recomputed, kind="misprint", method="shape of np.kron(X, Y) against W's",
-                           correct_formula="X ⊙_w Y = (X ⊙ Y) ∘ W")
+                           correct_formula="X ⊙_w Y = (X ⊙ Y) ∘ W", from_printed=True)
 
 
 @claim(
@@ -207,7 +207,7 @@ def _sec3a_ds():
         printed[key] = d * s_
         recomputed[key] = (X + P).shape[0]
     return compare_printed(printed, recomputed, kind="inconsistent", method="count the rows of PE(X) = X + P (38)",
-                           against="(38) PE(X) = X + P, P ∈ M_{s×d} (39)")
+                           against="(38) PE(X) = X + P, P ∈ M_{s×d} (39)", from_printed=True)
 
 
 @claim(
@@ -238,7 +238,7 @@ def _eq84():
                            {f"size of W^q in the display of (84), s = {s}, d = {d}": [s, s] for s, d in sd},
                            kind="inconsistent", method="compare the two printed sizes",
                            other_size_printed="where W^q, W^k, W^v ∈ M_{s×s} (the line after (84))",
-                           witness=printed, correction=("W^q, W^k, W^v ∈ M_{d×d}", corrected))
+                           witness=printed, correction=("W^q, W^k, W^v ∈ M_{d×d}", corrected), from_printed=True)
 
 
 @claim(

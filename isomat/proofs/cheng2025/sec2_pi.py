@@ -99,7 +99,7 @@ def _prop2_10():
     statement=(
         "Beyond the paper: (22) defines Π^m_n; the paper does not state that it is row-stochastic (isomat's result, "
         "outside the tally). Proved for all m, n >= 1, 0 <= i < n, 0 <= j < m, on isomat's entry rule m·Π^m_n[i, j] = ov(i, j, m, n) "
-        "(projection and the matrix-free project equal it, checked inside the claim for all m, n <= 8 and at 4 seeded random m, n in [50, 400], a disagreement being an error; the rule equals (22): prop2.10): every entry is >= 0, "
+        "(projection computes its values with this rule and verifies that its positions hold every nonzero, so the record says 'derived from the proved rule'; projection and the matrix-free project are checked against the rule from the CSR arrays inside the claim for all m, n <= 12, at 16 seeded log-uniform random m, n from 13 to 10^4 and at listed sizes up to 10^4 x 10^4, a disagreement being an error; the rule equals (22): prop2.10): every entry is >= 0, "
         "every row sums to exactly 1 and every column to n/m (the sums are prefix sums of overlaps, closed form "
         "proved by induction). Cross-checks (binding: a failure is an error): exact row/column sums "
         "and n + m − gcd(m, n) nonzeros for all m, n <= 8 (the nonzero count is not proved: gcd has no Z3 "

@@ -108,7 +108,7 @@ def _eq43():
                            kind="inconsistent", method="compare the paper's two printed scalings",
                            against="(41): A = softmax(QKᵀ/√n), n = n0 the query/key dimension", witness=printed,
                            correction=("E := QKᵀ/√n0 (the key dimension d_k = n0, as in (41)), in (43) and (48)",
-                                       corrected))
+                                       corrected), from_printed=True)
 
 
 @claim(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ._common import *  # noqa: F401,F403  (shared imports, references and proofs)
 from ..engine import require
 from .sec2_pi import *  # noqa: F401,F403
@@ -160,7 +162,8 @@ def _ex53():
             from ...errors import CheckError
 
             raise CheckError(f"isomat's padding algorithms disagree with the naive recomputation for q^{k + 1}")
-    return compare_printed(printed, recomputed, isomat_agrees=True)
+    return compare_printed(printed, recomputed, isomat_agrees=True,
+                           recomputed_by="the naive Π of (22) (sympy.kronecker_product) and SymPy products and Jacobians")
 
 
 # =============================================================================================
@@ -238,11 +241,20 @@ def _rem54ii():
     return by_readings(
         Reading("lossless (injective)", "without losing information: Π^{n_i}_{n0} is injective for n_i > n0",
                 decide(_exact_exhaustive(lambda c: naive_projection(c[0], c[1]).rank() == c[0], cases,
-                                         "1 <= n0 < n_i <= 8", witness))),
+                                         "1 <= n0 < n_i <= 8", witness), confirm=_loops_kernel_vector)),
         Reading("handled (nearest vector)", "Π^{n_i}_{n0} x is the d_V-nearest vector of R^{n0} to x, for n_i > n0",
                 decide(_exact_exhaustive(nearest, [c for c in cases if c[0] <= 4], "1 <= n0 < n_i <= 4, generic x, y")),
                 supported=False),
     )
+
+
+def _loops_kernel_vector(cx) -> Trial:
+    """The counterexample's x ≠ 0 with Π x = Π 0 = 0, recomputed with _loops_projection."""
+    n, d = cx["case"]
+    x = [Fraction(str(v)) for v in cx["x"]]
+    P = _loops_projection(n, d)
+    return exhaustive(lambda _: any(x) and all(sum(p * v for p, v in zip(row, x)) == 0 for row in P), [(n, d)],
+                      method="exact", describe="Π^{n_i}_{n0} x = 0 for the counterexample's x ≠ 0, (22) by loops")
 
 
 @claim(
@@ -563,6 +575,9 @@ def _rem56():
     return decide(_num_exhaustive(uses_scores, uses_cases, "p in {1, 2}, q, r in {2, 3}; K' = 3·reverse(K) + 1",
                                   uses_witness),
                   gcd_q_r_1_output_is_sum_of_values=coprime, **checks,
+                  # the failure is computed by the naive NumPy (97) (_np_att97, no isomat code); recomputed at the case
+                  confirm=lambda cx: _num_exhaustive(lambda c: not uses_scores(c), [tuple(cx["case"])],
+                                                     "(97) unchanged by K' at the counterexample, naive NumPy (97)"),
                   constant_v_q1_r2_output=[float(v) for v in to_numpy(scaled.values()[0])],
                   note_q_equals_r="at q = r, t = q: A ⊗ 1ᵀ_1 = A and 1_1 ⊗ V = V, so (97) is (96) A ⋄ V term for term "
                                   "(no check)")
@@ -604,12 +619,21 @@ def _eq98():
         return decide(_exact_exhaustive(lambda c: row_dim(c) == math.lcm(c[0], c[1]) * c[2] // d_of(c)
                                         if (math.lcm(c[0], c[1]) * c[2]) % d_of(c) == 0 else False, cases, f"d = {name}",
                                         lambda c: {"(t/d)·n0": str(sympy.Rational(math.lcm(c[0], c[1]) * c[2], d_of(c))),
-                                                   "dimension of ξ̃^i": row_dim(c)}))
+                                                   "dimension of ξ̃^i": row_dim(c)}), confirm=reference(d_of))
 
     unchanged = _exact_exhaustive(lambda c: row_dim(c) == c[2], cases, "q, r, n0 in [1, 3]")
+    def reference(d_of):  # the rows of X̃ have n0 entries whatever the sizes: every V_i has n0 entries and
+        def confirm(cx):  # project-padding to the largest, n0, keeps them (Π^{n0}_{n0} = I, by _loops_projection)
+            q, r, n0 = cx["case"]
+            dim = len(_loops_projection(n0, n0))
+            want = Fraction(math.lcm(q, r) * n0, d_of((q, r, n0)))
+            return exhaustive(lambda _: dim != want, [(q, r, n0)], method="exact",
+                              describe="the dimension of ξ̃^i (n0, from (22) by loops) against (t/d)·n0 at the counterexample")
+        return confirm
+
     return by_readings(
         Reading("d = n0", "d is the nominal dimension n0 of (83)-(85), so the source dimension (t/d)·n0 is t",
-                decide(_exact_exhaustive(printed_ok, cases, "q, r, n0 in [1, 3]", witness),
+                decide(_exact_exhaustive(printed_ok, cases, "q, r, n0 in [1, 3]", witness), confirm=reference(lambda c: c[2]),
                        what_holds_instead=unchanged,
                        what_holds_instead_is=(
                            "ξ^i := Π^{n0}_{n_i} ξ̃^i — (73) unchanged: the rows of (A ⊗ 1ᵀ_{t/q}) X̃ have n0 entries"))),

@@ -165,7 +165,26 @@ def _sec6ii_std():
         return {"X": X.tolist(), "W^q": Wq.tolist(), "W^k": Wk.tolist(), "W^v": Wv.tolist(), "λ": lam,
                 "attention": _standard(X, Wq, Wk, Wv).tolist(), "after rescaling": _standard(X, lam * Wq, Wk, Wv / lam).tolist()}
 
-    return decide(_num_exhaustive(ok, cases, "s, n in [1, 3], λ in {2, -1, 1/3}", witness))
+    def reference(cx):  # softmax(QKᵀ/√n)V with plain Python loops on the host (no torch, no isomat): the change confirmed
+        c = tuple(cx["case"])
+        X, Wq, Wk, Wv = (np.asarray(a, dtype=float).tolist() for a in data(c))
+        lam = c[2]
+
+        def att(Wq, Wk, Wv):
+            mul = lambda A, B: [[sum(a * b for a, b in zip(row, col)) for col in zip(*B)] for row in A]  # noqa: E731
+            tr = lambda A: [list(r) for r in zip(*A)]  # noqa: E731
+            Q, K, V = mul(X, tr(Wq)), mul(X, tr(Wk)), mul(X, tr(Wv))
+            S = [[v / math.sqrt(len(X[0])) for v in row] for row in mul(Q, tr(K))]
+            E = [[math.exp(v - max(row)) for v in row] for row in S]
+            return mul([[v / sum(row) for v in row] for row in E], V)
+
+        scaled = lambda W, f: [[f * v for v in row] for row in W]  # noqa: E731
+        a, b = att(Wq, Wk, Wv), att(scaled(Wq, lam), Wk, scaled(Wv, 1 / lam))
+        return exhaustive(lambda _: any(abs(x - y) > 1e-10 * (1 + abs(y)) for ra, rb in zip(a, b) for x, y in zip(ra, rb)),
+                          [c], method="numeric", strength="sampled",
+                          describe="attention before and after λ-rescaling at the counterexample, plain Python loops (tol 1e-10)")
+
+    return decide(_num_exhaustive(ok, cases, "s, n in [1, 3], λ in {2, -1, 1/3}", witness), confirm=reference)
 
 
 @claim(
@@ -207,7 +226,8 @@ def _sec6_vs():
         kind="inconsistent", rel_tol=1e-12, method="§VI's attention against the paper's own (40)-(41)",
         against="(40)-(41): A = softmax(QKᵀ/√n), Attention = A V (= torch SDPA)", witness=printed,
         correction=("Step 2-3 as in (40)-(41): A = softmax(QKᵀ/√n), V' = Attention(Q, K, V) = A V "
-                    "(softmax on the scores, before the product with V)", fixed))
+                    "(softmax on the scores, before the product with V)", fixed),
+        recomputed_by="torch's scaled_dot_product_attention of X W^qᵀ, X W^kᵀ, X W^vᵀ (the paper's (40)-(41))")
 
 
 # =============================================================================================

@@ -514,3 +514,277 @@ def _cells_large_check() -> Trial:
         f"H, C {h1}×{h2}, output {o1}×{o2} (numpy seed {_LARGE_SEED + 7}, normal entries, weights scaled 1/5) "
         "against the cell equations with mat1/mat2 = Σ_(i,j) U[i,a]P[i,j]V[j,b] + B by a direct loop over the "
         "output rows, float64, rtol 1e-12"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Every graph operator on the graphs the other checks leave out (isolated nodes, self-loops, directed edges,
+# multigraphs) and at the sizes users run: the builders against the operators written out from their definitions
+# (isomat.algebra.graph's module notes: A_ij = 1 per edge i → j, an undirected edge both ways, a self-loop once on
+# the diagonal; D_ii = Σ_j A_ij; isolated='zero' reads 0^-1 as 0; the symmetric normalizations refuse directed
+# graphs, every operator refuses multigraphs). The references are plain loops over G's edges, exact (Fraction)
+# where no square root is taken; they share no code with isomat.
+# ---------------------------------------------------------------------------------------------
+#: the operators the check covers (names used by _graph_binding)
+GRAPH_OPS = ("adjacency", "mean_aggregation", "normalized_adjacency", "renormalized_adjacency", "laplacian/combinatorial",
+             "laplacian/symmetric", "laplacian/random-walk", "chebyshev_filter", "spectral_filter")
+#: operators that need a symmetric A (refuse directed graphs)
+_SYMMETRIC_ONLY = ("normalized_adjacency", "renormalized_adjacency", "laplacian/symmetric", "spectral_filter")
+#: operators with an ``isolated`` keyword (a degree-0 node: ValueError with 'raise', a zero row with 'zero')
+_ISOLATED_KW = ("mean_aggregation", "normalized_adjacency", "laplacian/symmetric", "laplacian/random-walk",
+                "chebyshev_filter", "spectral_filter")
+_CHEB_THETA = (0.5, -1.0, 2.0)  # θ0..θ2 of the Chebyshev check (lambda_max = 2)
+#: the graph at the size users run (a citation-graph scale: Cora has 2708 nodes): nodes, edges, seed
+USER_GRAPH = (3000, 9000, 20171)
+#: the sentence each claim bound by _graph_binding adds to its statement
+GRAPH_NOTE = (" Binding (issue 36): isomat's graph operators the claim uses are also checked against their definitions "
+              "written out by loops over the edges on the graphs the checks above leave out -- every undirected graph "
+              "on 1-3 nodes and directed graph on 1-2 nodes with self-loops and isolated nodes, 12 seeded random graphs "
+              "on 3-8 nodes, multigraphs (refused) -- and on a 3000-node graph with self-loops and isolated nodes "
+              "(pattern, 200 sampled rows, row sums).")
+
+
+def _build(op: str, g: Any, field: str, isolated: str = "zero") -> Any:
+    """isomat's operator ``op`` of ``g`` (weight None), rendered; ``isolated`` where the operator takes it."""
+    kw = dict(_in_field(field))
+    if op in _ISOLATED_KW:
+        kw["isolated"] = isolated
+    if op.startswith("laplacian/"):
+        return G_ops.laplacian(g, op.split("/")[1], **kw)
+    if op == "chebyshev_filter":
+        return G_ops.chebyshev_filter(g, list(_CHEB_THETA), lambda_max=2, kind="random-walk" if g.is_directed()
+                                      else "symmetric", **kw)
+    if op == "spectral_filter":
+        return G_ops.spectral_filter(g, lambda lam: 1 - 2 * lam + 3 * lam ** 2, **kw)
+    return getattr(G_ops, op)(g, **kw)
+
+
+def _written_out(g: Any) -> dict[str, Any]:
+    """Every operator of GRAPH_OPS for ``g`` from its definition, by loops over the edges (nodes in list(g.nodes)
+    order); a symmetric-only operator of a directed graph is None (it must be refused)."""
+    nodes = list(g.nodes)
+    pos = {v: k for k, v in enumerate(nodes)}
+    n = len(nodes)
+    A = [[0] * n for _ in range(n)]
+    for u, v in g.edges():
+        A[pos[u]][pos[v]] = 1
+        if not g.is_directed():
+            A[pos[v]][pos[u]] = 1
+    d = [sum(row) for row in A]
+    F = Fraction
+    mean = [[F(A[i][j], d[i]) if d[i] else F(0) for j in range(n)] for i in range(n)]
+    eye = [[int(i == j) for j in range(n)] for i in range(n)]
+    out: dict[str, Any] = {
+        "adjacency": np.array(A, dtype=float),
+        "mean_aggregation": np.array(mean, dtype=float),
+        "laplacian/combinatorial": np.array([[eye[i][j] * d[i] - A[i][j] for j in range(n)] for i in range(n)], dtype=float),
+        "laplacian/random-walk": np.array([[eye[i][j] - mean[i][j] for j in range(n)] for i in range(n)], dtype=float),
+    }
+    if g.is_directed():
+        out.update({k: None for k in _SYMMETRIC_ONLY})
+        Lt = out["laplacian/random-walk"] - np.eye(n)
+    else:
+        N = [[A[i][j] / math.sqrt(d[i] * d[j]) if A[i][j] else 0.0 for j in range(n)] for i in range(n)]
+        out["normalized_adjacency"] = np.array(N)
+        out["renormalized_adjacency"] = np.array([[(A[i][j] + eye[i][j]) / math.sqrt((d[i] + 1) * (d[j] + 1))
+                                                   for j in range(n)] for i in range(n)])
+        L = np.array([[eye[i][j] - N[i][j] for j in range(n)] for i in range(n)])
+        out["laplacian/symmetric"] = L
+        out["spectral_filter"] = np.eye(n) - 2 * L + 3 * L @ L  # U g(Λ) Uᵀ = g(L) for the polynomial g
+        Lt = L - np.eye(n)
+    T = [np.eye(n), Lt, 2 * Lt @ Lt - np.eye(n)]  # eq. (15): T0 = I, T1 = x, T2 = 2x² − 1, at L̃ = 2L/2 − I
+    out["chebyshev_filter"] = sum(t * M for t, M in zip(_CHEB_THETA, T))
+    out["_isolated"] = any(x == 0 for x in d)
+    return out
+
+
+def _graph_disagreements(g: Any, field: str, ops: tuple = GRAPH_OPS) -> list[tuple[str, str]]:
+    """(operator, what) for every operator of ``ops`` where isomat disagrees with :func:`_written_out` on ``g``:
+    entries (float64, atol 1e-12), a directed graph not refused by a symmetric-only operator, an isolated node not
+    refused with isolated='raise'."""
+    want = _written_out(g)
+    bad = []
+    for op in ops:
+        ref = want[op]
+        try:
+            got = _dense_np(_build(op, g, field))
+        except ValueError:
+            if ref is not None:
+                bad.append((op, "refused a graph it takes"))
+            continue
+        if ref is None:
+            bad.append((op, "took a directed graph (needs a symmetric A)"))
+        elif got.shape != ref.shape or not np.allclose(got, ref, rtol=0, atol=1e-12):
+            bad.append((op, "entries differ from the definition"))
+        elif op in _ISOLATED_KW and want["_isolated"]:
+            try:
+                _build(op, g, field, isolated="raise")
+                bad.append((op, "isolated='raise' took a graph with a node of degree 0"))
+            except ValueError:
+                pass
+    return bad
+
+
+def _hostile_graphs() -> tuple[list, list]:
+    """(exhaustive, seeded random) graphs: every undirected graph on 1..3 labelled nodes with self-loops allowed
+    (isolated nodes included) and every directed graph on 1..2 nodes with self-loops; then 12 seeded random graphs
+    on 3..8 nodes (directed and undirected, each possible edge and self-loop with probability 0.4), and one
+    multigraph of each kind (with a parallel edge)."""
+    ex = []
+    for n in (1, 2, 3):
+        slots = [(i, j) for i in range(n) for j in range(i, n)]
+        for mask in range(1 << len(slots)):
+            g = nx.Graph()
+            g.add_nodes_from(range(n))
+            g.add_edges_from(s for k, s in enumerate(slots) if mask >> k & 1)
+            ex.append(g)
+    for n in (1, 2):
+        slots = [(i, j) for i in range(n) for j in range(n)]
+        for mask in range(1 << len(slots)):
+            g = nx.DiGraph()
+            g.add_nodes_from(range(n))
+            g.add_edges_from(s for k, s in enumerate(slots) if mask >> k & 1)
+            ex.append(g)
+    rng = np.random.default_rng(_LARGE_SEED + 11)
+    rnd = []
+    for k in range(12):
+        n = int(rng.integers(3, 9))
+        g = nx.DiGraph() if k % 2 else nx.Graph()
+        g.add_nodes_from(range(n))
+        g.add_edges_from((i, j) for i in range(n) for j in range(n) if (g.is_directed() or i <= j) and rng.random() < 0.4)
+        rnd.append(g)
+    return ex, rnd
+
+
+def _user_graph(directed: bool) -> Any:
+    """The user-size graph: USER_GRAPH's nodes and random edges (seeded), 30 self-loops, 20 isolated nodes."""
+    n, m, seed = USER_GRAPH
+    rng = np.random.default_rng(seed + directed)
+    g = nx.DiGraph() if directed else nx.Graph()
+    g.add_nodes_from(range(n))
+    src, dst = rng.integers(20, n, m), rng.integers(20, n, m)  # nodes 0..19 get no edge: isolated
+    g.add_edges_from(zip(src.tolist(), dst.tolist()))
+    loops = rng.choice(np.arange(20, n), 30, replace=False)
+    g.add_edges_from((int(v), int(v)) for v in loops)
+    return g
+
+
+def _sparse_rows(g: Any, field: str, ops: tuple) -> list[tuple[str, str]]:
+    """At the user size: for the sparse operators of ``ops``, the stored pattern equals the definition's (A's, A + I's
+    or I + A's), 200 sampled rows' entries equal the definition by loops over G's neighbours (exact Fractions for
+    the rational operators, float64 atol 1e-12 with square roots), and the row sums of D^-1 A are 1 (0 on an isolated
+    node) to 1e-12."""
+    nodes = list(g.nodes)
+    pos = {v: k for k, v in enumerate(nodes)}
+    n = len(nodes)
+    succ = [[pos[w] for w in g.successors(v)] if g.is_directed() else [pos[w] for w in g[v]] for v in nodes]
+    d = [len(s) for s in succ]  # A_ij = 1 per neighbour (a self-loop once): D_ii = Σ_j A_ij
+    rows = sorted(set(np.random.default_rng(USER_GRAPH[2]).choice(n, 200, replace=False).tolist()) | set(range(5))
+                  | {k for k in range(n) if k in succ[k]})
+    bad = []
+    for op in ops:
+        if op in ("chebyshev_filter", "spectral_filter"):
+            continue  # dense or K-hop: checked on the small graphs
+        if g.is_directed() and op in _SYMMETRIC_ONLY:
+            try:
+                _build(op, g, field)
+                bad.append((op, "took a directed graph at the user size"))
+            except ValueError:
+                pass
+            continue
+        M = _build(op, g, field)
+        M = M.tocsr() if hasattr(M, "tocsr") else M
+        M.sum_duplicates()
+        indptr, indices, data = (np.asarray(to_numpy(a)) for a in (M.indptr, M.indices, M.data))
+        for i in rows:
+            got = dict(zip(indices[indptr[i]:indptr[i + 1]].tolist(), data[indptr[i]:indptr[i + 1]].tolist()))
+            got = {j: v for j, v in got.items() if v != 0}
+            want: dict = {}
+            for j in succ[i]:
+                if op == "adjacency":
+                    want[j] = 1
+                elif op == "mean_aggregation":
+                    want[j] = Fraction(1, d[i])
+                elif op == "normalized_adjacency":
+                    want[j] = 1 / math.sqrt(d[i] * d[j])
+                elif op == "renormalized_adjacency":
+                    want[j] = 1 / math.sqrt((d[i] + 1) * (d[j] + 1))
+                elif op == "laplacian/combinatorial":
+                    want[j] = -1
+                elif op == "laplacian/symmetric":
+                    want[j] = -1 / math.sqrt(d[i] * d[j])
+                else:  # random-walk
+                    want[j] = -Fraction(1, d[i])
+            if op == "renormalized_adjacency":
+                want[i] = want.get(i, 0) + 1 / (d[i] + 1)
+            elif op == "laplacian/combinatorial":
+                want[i] = want.get(i, 0) + d[i]
+            elif op.startswith("laplacian/"):
+                want[i] = want.get(i, 0) + 1
+            want = {j: v for j, v in want.items() if v != 0}
+            if set(got) != set(want) or any(abs(got[j] - float(want[j])) > 1e-12 for j in want):
+                bad.append((op, f"row {i} differs from the definition at the user size"))
+                break
+        nnz_want = sum(d) + (n if op == "renormalized_adjacency" else 0) - (
+            sum(1 for k in range(n) if k in succ[k]) if op == "renormalized_adjacency" else 0)
+        if op == "mean_aggregation":
+            sums = np.add.reduceat(np.append(data, 0.0), indptr[:-1])[:n] if data.size else np.zeros(n)
+            sums = np.where(np.diff(indptr) > 0, sums, 0.0)
+            if not np.allclose(sums, [1.0 if x else 0.0 for x in d], rtol=0, atol=1e-12):
+                bad.append((op, "rows of D^-1 A do not sum to 1 at the user size"))
+        if op in ("adjacency", "mean_aggregation", "normalized_adjacency", "renormalized_adjacency") \
+                and int(np.count_nonzero(data)) != nnz_want:
+            bad.append((op, f"{int(np.count_nonzero(data))} stored nonzeros, the definition has {nnz_want}"))
+    return bad
+
+
+@device_cached
+def _graph_hostile_bad(field: str = "numpy") -> tuple:
+    """Every (operator, graph kind, what) where a graph operator disagrees with its definition (see GRAPH_OPS)."""
+    ex, rnd = _hostile_graphs()
+    bad = []
+    for kind, graphs in (("exhaustive", ex), ("random", rnd)):
+        for g in graphs:
+            for op, what in _graph_disagreements(g, field):
+                bad.append((op, kind, f"{what}: {'directed' if g.is_directed() else 'undirected'} graph with "
+                                      f"{g.number_of_nodes()} nodes, edges {sorted(g.edges())}"))
+    for G0 in (nx.MultiGraph([(0, 1), (0, 1), (1, 2)]), nx.MultiDiGraph([(0, 1), (0, 1), (1, 0)])):
+        for op in GRAPH_OPS:
+            try:
+                _build(op, G0, field)
+                bad.append((op, "multigraph", f"took a {type(G0).__name__} with a parallel edge (must be refused: "
+                                              "A_ij is one edge's weight)"))
+            except TypeError:
+                pass
+            except ValueError:
+                bad.append((op, "multigraph", f"refused a {type(G0).__name__} with ValueError, not TypeError"))
+    for directed in (False, True):
+        for op, what in _sparse_rows(_user_graph(directed), field, GRAPH_OPS):
+            bad.append((op, "user size", f"{what} ({'directed' if directed else 'undirected'}, {USER_GRAPH[0]} nodes)"))
+    return tuple(bad)
+
+
+def _graph_binding(*ops: str) -> Trial:
+    """Binding: isomat's graph operators ``ops`` against their definitions written out (loops over the edges) on
+    every undirected graph with 1..3 nodes and every directed graph with 1..2 nodes, self-loops and isolated nodes
+    included, 12 seeded random graphs with 3..8 nodes, multigraphs (refused with TypeError) and, at a user's size
+    (3000 nodes, 9000 random edges, 30 self-loops, 20 isolated nodes, directed and undirected), the stored pattern,
+    200 sampled rows exactly / to 1e-12 and the row sums of D^-1 A."""
+    for op in ops:
+        if op not in GRAPH_OPS:
+            raise CheckError(f"no graph operator {op!r} (one of {GRAPH_OPS})")
+    field = float_backend()
+    bad = [b for b in _graph_hostile_bad(field) if b[0] in ops]
+    ex, rnd = _hostile_graphs()
+    ev = {"compared": f"isomat {', '.join(ops)} vs the operators written out from their definitions (loops over G's edges; "
+                      "A_ij = 1 per edge i → j, undirected both ways, a self-loop once; D_ii = Σ_j A_ij; isolated='zero' "
+                      "and 'raise'; Chebyshev θ = (1/2, −1, 2) at λmax = 2; spectral g(λ) = 1 − 2λ + 3λ²)",
+          "graphs": f"{len(ex)} graphs exhaustively (undirected 1..3 nodes, directed 1..2 nodes, self-loops and isolated "
+                    f"nodes included), {len(rnd)} seeded random graphs with 3..8 nodes (numpy seed {_LARGE_SEED + 11}), "
+                    f"a MultiGraph and a MultiDiGraph, and at {USER_GRAPH[0]} nodes / {USER_GRAPH[1]} random edges (seed "
+                    f"{USER_GRAPH[2]}, 30 self-loops, 20 isolated nodes) the pattern, 200 sampled rows and the row sums",
+          "tolerance": "exact pattern; entries atol 1e-12 (float64)", "field": field}
+    if bad:
+        op, kind, what = bad[0]
+        return Trial(False, "numeric", ev, {"operator": op, "graphs": kind, "what": what, "failing": len(bad)},
+                     strength="sampled")
+    return Trial(True, "numeric", ev, strength="sampled")

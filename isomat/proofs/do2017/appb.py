@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..engine import device_cached
 from ._common import (  # noqa: F401
     require,
+    _graph_binding,
+    GRAPH_NOTE,
     _normalized_adjacency_large_check,
     _renormalized_adjacency_large_check,
     _layer_builder_large_check,
@@ -69,10 +71,13 @@ CONNECTED = [g for g in ATLAS if g.number_of_nodes() >= 2 and nx.is_connected(g)
         "atlas graph with 2-5 nodes): numpy.linalg.eigh of L built from the adjacency gives UᵀU = I and "
         "UΛUᵀ = L, and isomat's spectral_filter(G, g) (verify float field) equals U g(Λ) Uᵀ = g(L) for "
         "g(λ) = 1 − 2λ + 3λ²."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "numeric", "exhaustive"],
 )
 def _eq14():
+    # every graph the spectral filter takes (self-loops, isolated nodes) and a user's size, before the proof
+    hostile = require(isomat_graph_operators=_graph_binding("spectral_filter", "laplacian/symmetric"))
     i, j, n = ints("i j n")
     A, sc = _fn("A"), _fn("s", 1)
     delta = lambda x, y: z3.If(x == y, z3.RealVal(1), z3.RealVal(0))  # noqa: E731
@@ -94,7 +99,7 @@ def _eq14():
 
     t = exhaustive(ok, range(len(CONNECTED)), describe=f"{len(CONNECTED)} connected atlas graphs, 2-5 nodes", method="numeric")
     return decide(proof.trial("L_ij = δ_ij − s_i A_ij s_j is symmetric when A is (so L = UΛUᵀ, U orthogonal)"),
-                  numeric_crosscheck=t)
+                  numeric_crosscheck=t, **hostile)
 
 
 def _mults(M: sympy.Matrix) -> int:
@@ -204,12 +209,15 @@ def _digraph_ok(case) -> bool:
         "too, first on the directed 3-cycle (eigenvalues 0, 3/2 ± (√3/2)i). The most favourable reading, any "
         "eigendecomposition UΛU^{-1} over C, is the headline: it fails too, first on a 3-node digraph with "
         "5 edges whose L has a 2×2 Jordan block (not diagonalizable at all)."
+        + GRAPH_NOTE
     ),
     methods=["exact", "exhaustive"],
     hypotheses=("app. B: A asymmetric (the case L = I − D^{-1}A), no self-loops, every node with a successor "
                 "(D invertible)", lambda case: _digraph_ok(case)),
 )
 def _eq14_asym():
+    # the random-walk Laplacian on every directed graph with self-loops / isolated nodes and at a user's size
+    hostile = require(isomat_graph_operators=_graph_binding("laplacian/random-walk"))
     cases = _digraphs(3)
 
     def lap(case):
@@ -229,8 +237,9 @@ def _eq14_asym():
     formula = exhaustive(lambda c: lap(c) == direct(c), cases, describe=f"{len(cases)} digraphs, n <= 3", method="exact")
     printed = exhaustive(lambda c: lap(c).is_symmetric(), cases, describe=f"{len(cases)} digraphs, n <= 3, by size",
                          witness=lambda c: {"edges": [list(e) for e in c[1]], "L": lap(c), "eigenvalues": {str(k): v for k, v in lap(c).eigenvals().items()}})
-    if not formula.ok:
-        return decide(formula)
+    # isomat's Laplacian must be I − D^{-1}A written out before any verdict against the paper: a disagreement is
+    # isomat's bug (an error), never a refutation
+    require(laplacian_formula_check=formula)
     # the reading L = UΛU^{-1} (a general eigendecomposition) with eq. (15)'s real spectrum: also fails
     general = exhaustive(lambda c: direct(c).is_diagonalizable(reals_only=True), cases,
                          describe=f"{len(cases)} digraphs, n <= 3: I − D^{-1}A diagonalizable over R",
@@ -251,7 +260,7 @@ def _eq14_asym():
                 decide(general, laplacian_formula_check=formula)),
         Reading("orthogonal, as printed",
                 "L = I − D^{-1}A = UΛUᵀ with U orthogonal and Λ real diagonal (a real matrix has one iff it is symmetric)",
-                decide(printed)),
+                decide(printed, laplacian_formula_check=formula, **hostile)),
     )
 
 
@@ -266,10 +275,12 @@ def _eq14_asym():
         "k ≤ 10, symbolic x), and Λ̃ = 2Λ/λmax − I has spectrum in [−1, 1] because L = I − D^{-1/2}AD^{-1/2} "
         "is positive semidefinite (isomat laplacian in the verify float field, numpy eigvalsh, tolerance 1e-12, "
         "every connected atlas graph with 2-5 nodes)."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "numeric", "exhaustive"],
 )
 def _eq15():
+    hostile = require(isomat_graph_operators=_graph_binding("laplacian/symmetric"))
     x = sympy.Symbol("x")
     T = [sympy.Integer(1), x]
     for k in range(2, 11):
@@ -282,7 +293,7 @@ def _eq15():
         return bool(lam.min() >= -1e-12 and lt.min() >= -1 - 1e-12 and lt.max() <= 1 + 1e-12)
 
     num = exhaustive(spec, range(len(CONNECTED)), describe=f"{len(CONNECTED)} connected atlas graphs", method="numeric")
-    return decide(all_of(sym, num))
+    return decide(all_of(sym, num), **hostile)
 
 
 @claim(
@@ -296,10 +307,12 @@ def _eq15():
         "(SymPy, matrices as noncommutative symbols, UᵀU = UUᵀ = I as rewrite rules): U Tk(Λ̃) Uᵀ = "
         "Tk(UΛ̃Uᵀ) by induction on k through the recursion of eq. (15), and UΛ̃Uᵀ = 2L/λmax − I = L̃; the sum "
         "over k then follows by linearity."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "numeric", "exhaustive"],
 )
 def _eq16():
+    hostile = require(isomat_graph_operators=_graph_binding("chebyshev_filter", "laplacian/symmetric", "laplacian/random-walk"))
     theta = [0.5, -1.0, 2.0, 1 / 3, -0.75]
 
     def ok(case):
@@ -333,7 +346,7 @@ def _eq16():
                                "of Λ̃ = D), 2(UDUᵀ)(UAUᵀ) − UBUᵀ = U(2DA − B)Uᵀ = U Tk(Λ̃) Uᵀ", for_all=fa),
         symbolic_zero(orth(U * (2 * D / lam - 1) * Ut - (2 * (U * D * Ut) / lam - 1)),
                       describe="UΛ̃Uᵀ = U(2Λ/λmax − I)Uᵀ = 2L/λmax − I = L̃ (L = UΛUᵀ, D = Λ)", for_all=fa))
-    return decide(proof, numeric_crosscheck=t)
+    return decide(proof, numeric_crosscheck=t, **hostile)
 
 
 @claim(
@@ -348,10 +361,12 @@ def _eq16():
         "Cross-check, exact (sqrt exact in SymPy), for symbolic θ0, θ1, x on every atlas graph with 2-5 "
         "nodes and no isolated node, L built from the adjacency directly; and isomat's chebyshev_filter(G, "
         "[θ0, θ1], lambda_max=2) (exact; its T0(L̃) = I, T1(L̃) = L̃) equals θ0 I − θ1 D^{-1/2}AD^{-1/2}."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "exact", "exhaustive"],
 )
 def _eq17():
+    hostile = require(isomat_graph_operators=_graph_binding("chebyshev_filter", "laplacian/symmetric"))
     t0, t1 = sympy.symbols("theta0 theta1")
     graphs = [g for g in ATLAS if g.number_of_nodes() >= 2 and _no_isolated(g)]
 
@@ -375,7 +390,7 @@ def _eq17():
     fa = "every n >= 1 (symbolic), every N = D^{-1/2}AD^{-1/2} ∈ R^{n×n} and x ∈ R^n (MatrixSymbols), all real θ0, θ1"
     proof = all_of(_matrix_identity(Lt - (L - I), "L̃ − (L − I) at λmax = 2", fa),
                    _matrix_identity(t0 * x + t1 * Lt * x - (t0 * x - t1 * N * x), "θ0x + θ1L̃x − (θ0x − θ1Nx), L = I − N", fa))
-    return decide(proof, exhaustive_crosscheck=t)
+    return decide(proof, exhaustive_crosscheck=t, **hostile)
 
 
 @claim(
@@ -430,12 +445,14 @@ def _eq17_order():
         "and no isolated node (D^{-1/2}AD^{-1/2} built from the adjacency directly); isomat's normalized_adjacency "
         "(exact) equals the direct formula, and isomat's chebyshev_filter(G, [θ, −θ], lambda_max=2) "
         "(exact) equals θ(I + D^{-1/2}AD^{-1/2})."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "exact", "exhaustive"],
 )
 def _eq18():
     # seeded larger instances (binding), settled before the proofs
-    large = require(builder_vs_direct_formula_large=_normalized_adjacency_large_check(float_backend()))
+    large = require(builder_vs_direct_formula_large=_normalized_adjacency_large_check(float_backend()),
+                    isomat_graph_operators=_graph_binding("normalized_adjacency", "chebyshev_filter"))
     th, t0, t1 = sympy.symbols("theta theta0 theta1")
     graphs = [g for g in ATLAS if g.number_of_nodes() >= 2 and _no_isolated(g)]
 
@@ -503,11 +520,15 @@ def _no_isolated_case(case) -> bool:
         "first on the path 1-0-2 (proportional exactly when every node has degree 1, verified); strict "
         "identity fails already on the single edge (I + N = [[1, 1], [1, 1]], D̃^{-1/2}ÃD̃^{-1/2} = "
         "[[1/2, 1/2], [1/2, 1/2]])."
+        + GRAPH_NOTE
     ),
     methods=["exact", "exhaustive"],
     hypotheses=("eq. (18): an undirected graph without isolated nodes (D^{-1/2} exists)", _no_isolated_case),
 )
 def _eq18_renorm():
+    # both operators on every graph (isolated nodes, self-loops, directed: refused) and at a user's size, first:
+    # a refuted reading stands only when isomat's operators are the definitions
+    require(isomat_graph_operators=_graph_binding("normalized_adjacency", "renormalized_adjacency"))
     graphs = [g for g in ATLAS if _no_isolated(g)]
     cases = [_graph_case(g) for g in graphs]
     index = {c: i for i, c in enumerate(cases)}
@@ -611,6 +632,7 @@ def _eq18_renorm():
         "The sentence after eq. (18) writes the right factor as D^{-1/2} (no tilde), unlike eq. (18) "
         "itself. Evaluated on the smallest graph where they differ (the single edge, exact), the printed "
         "D̃^{-1/2}ÃD^{-1/2} is compared entrywise with eq. (18)'s D̃^{-1/2}ÃD̃^{-1/2}."
+        + GRAPH_NOTE
     ),
     methods=["exact", "recompute"],
 )
@@ -623,6 +645,12 @@ def _eq18_misprint():
     inv_sqrt = lambda M: M.applyfunc(lambda v: 1 / sympy.sqrt(v) if v else 0)
     printed = inv_sqrt(Dt) * At * inv_sqrt(D)
     eq18 = sympy.Matrix(G_ops.renormalized_adjacency(g, backend="sympy"))
+    # the 'correct' side is isomat's operator: it must be eq. (18) written out (here and on every graph) before a
+    # misprint can be charged to the paper
+    require(isomat_graph_operators=_graph_binding("renormalized_adjacency"),
+            renormalized_vs_definition=exhaustive(lambda _: _radical_equal(eq18, _renorm_direct(A)), [2], method="exact",
+                                                  describe="renormalized_adjacency of the single edge vs D̃^-1/2 Ã D̃^-1/2 "
+                                                           "from the adjacency directly"))
     keys = [(i, j) for i in range(2) for j in range(2)]
     return compare_printed({f"entry {k} on the single edge": printed[k] for k in keys},
                            {f"entry {k} on the single edge": eq18[k] for k in keys})
@@ -639,13 +667,15 @@ def _eq18_misprint():
         "(Â ⊗ Θᵀ)[row, col] by the definition of ⊗, and vec_C(UᵀXV) = (Uᵀ ⊗ Vᵀ) vec_C X (do2017:eq3's proof). "
         "Cross-check: matrix_layer(Â, Θ) (exact) times a symbolic X equals ÂXΘ for every atlas graph with "
         "1-4 nodes and no isolated node, Θ symbolic 2×2."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "exact", "exhaustive"],
 )
 def _eq19():
     # seeded larger instances (binding), settled before the proofs
     large = require(builder_vs_entry_rule_large=_renormalized_adjacency_large_check(float_backend()),
-                    layer_builder_vs_rule_large=_layer_builder_large_check(float_backend()))
+                    layer_builder_vs_rule_large=_layer_builder_large_check(float_backend()),
+                    isomat_graph_operators=_graph_binding("renormalized_adjacency"))
     graphs = [g for g in ATLAS[:18] if _no_isolated(g)]
     Th = _sym("t", 2, 2)
 

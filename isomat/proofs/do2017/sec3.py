@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ._common import (  # noqa: F401
     require,
+    _graph_binding,
+    GRAPH_NOTE,
     _mean_aggregation_large_check,
     float_backend,
     _multi_attention_large_check,
@@ -56,12 +58,14 @@ from ._common import (  # noqa: F401
         "over G[i], and its rows sum to 1. Graphs with an isolated "
         "node are excluded: eq. (9) divides by |N(i)| = 0 there (isomat refuses them, or returns a zero "
         "row with isolated='zero')."
+        + GRAPH_NOTE
     ),
     methods=["symbolic", "exact", "exhaustive"],
 )
 def _eq11():
     # seeded larger instances (binding), settled before the proofs
-    large = require(builder_vs_entry_rule_large=_mean_aggregation_large_check(float_backend()))
+    large = require(builder_vs_entry_rule_large=_mean_aggregation_large_check(float_backend()),
+                    isomat_graph_operators=_graph_binding("mean_aggregation", "adjacency"))
     graphs = [g for g in ATLAS if _no_isolated(g)]
 
     def ok(idx):

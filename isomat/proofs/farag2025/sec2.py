@@ -81,9 +81,10 @@ def _eq1_reference(stage=_eq1_stage_section2, product=_eq1_product_section2) -> 
         "different pairings); a wrong assembly (product left to right, or a block transposed) fails it "
         "(tests/test_farag2025_claims.py). Binding checks of isomat: its forward and layer matrix (+ b) equal (1) at "
         "the same symbolic sizes, and its spm_forward and layer_matrix equal loop-built stages for every n = 1..8, "
-        "L = 1..3 and at random (n, L) = (37, 4), (64, 6), (101, 3) (rtol 1e-12). Other reading (not the paper's: "
+        "L = 1..max(3, 2⌈log2 n⌉) and at random (n, L) = (37, 4), (64, 6), (101, 3) (rtol 1e-12). Other reading (not the paper's: "
         "(2)-(4) fix the order): left-to-right B_1 ⋯ B_L, which differs from (2)-(4): minimal case by exhaustive "
         "search, smallest first."
+        + _builder_note("spm_forward (and SPMKernel's forward)")
     ),
     methods=["symbolic", "exhaustive"],
     hypotheses=("n ≥ 2 coordinates, L = 2 stages of 2×2 blocks on disjoint pairs (§2.1)",
@@ -122,8 +123,8 @@ def _eq1():
     other = exhaustive(same, cases(), describe="n=2..4, L=2, block entries in {0,1,2}^8", witness=witness)
     return by_readings(
         Reading("B_L ⋯ B_1", "∏_{ℓ=1}^L B_ℓ = B_L ⋯ B_1 (stage 1 first), as the recursion (2)-(4) defines it",
-                decide(_eq1_induction(), paper_reference=_eq1_reference(), isomat_symbolic=all_of(*iso),
-                       isomat_forward=_forward_binding())),
+                decide(_builder_bound(_eq1_induction(), isomat_forward=_forward_binding()), paper_reference=_eq1_reference(),
+                       isomat_symbolic=all_of(*iso))),
         Reading("B_1 ⋯ B_L", "∏_{ℓ=1}^L B_ℓ = B_1 B_2 ⋯ B_L (left to right); then (1) agrees with (2)-(4)",
                 decide(other), supported=False))
 

@@ -343,6 +343,7 @@ def _sec6_4():
         "BᵀB = I exactly for isomat's rotation stages with symbolic angles, n = 2..6. With §5 (ii) (learned 1×1 scale s) this needs s = ±1 (see sec8.4/stages). "
         "Further cross-check evidence (random instances, so not part of the "
         "verdict's strength): ‖B_ℓ z‖² = ‖z‖² exactly for Pythagorean-angle stages and integer z, n = 2..6, 3 draws each."
+        + _builder_note("stage_matrix (its entries' places)")
     ),
     methods=["exhaustive", "symbolic", "exact"],
 )
@@ -365,8 +366,8 @@ def _sec6_5():
         proof = _rotation_stage_gram_proof()
     except CheckError as exc:  # an unproved lemma or an unknown is never a proof: the exhaustive check stands
         sym = sym.with_evidence(proof_attempt={"status": "unknown", "reason": str(exc)})
-        return decide(sym, rational_draws=ex, isomat_stages=bind)
-    return decide(proof, isomat_orthogonal=sym, rational_draws=ex, isomat_stages=bind)
+        return decide(_builder_bound(sym, isomat_stages=bind), rational_draws=ex)
+    return decide(_builder_bound(proof, isomat_stages=bind), isomat_orthogonal=sym, rational_draws=ex)
 
 
 

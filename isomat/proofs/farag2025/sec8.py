@@ -23,6 +23,7 @@ from ._common import *  # noqa: F401,F403  (shared references, imports and helpe
         "exact for isomat's rotation stages with symbolic angles, n = 2..5, and their products, L = 1..2 "
         "(sin² → 1 − cos²). Other reading, §5 option (ii) (learned 1×1 scaling s of the residual): then B_ℓ is "
         "orthogonal only when s = ±1 and ‖B_ℓ‖₂ = max(1, |s_ℓ|) (refuted at n = 3, s = 2)."
+        + _builder_note("stage_matrix (its entries' places), layer_matrix and spm_forward")
     ),
     methods=["exhaustive", "symbolic"],
     hypotheses=("rotation variant, n ≥ 2, odd n handled by §5 (i) or (ii)",
@@ -45,10 +46,12 @@ def _sec8_4_stages():
                        witness=witness)
     bind = all_of(_stage_binding("rotation"), _forward_binding())
     try:
-        passed = decide(all_of(_rotation_stage_gram_proof(), _orthogonal_product_proof()),
-                        isomat_orthogonal_stages=stages, isomat_orthogonal_products=prod, isomat_builders=bind)
+        passed = decide(_builder_bound(all_of(_rotation_stage_gram_proof(), _orthogonal_product_proof()), isomat_builders=bind),
+                        isomat_orthogonal_stages=stages, isomat_orthogonal_products=prod)
     except CheckError as exc:  # an unproved lemma or an unknown is never a proof: the exhaustive checks stand
-        passed = decide(all_of(stages, prod), proof_attempt={"status": "unknown", "reason": str(exc)}, isomat_builders=bind)
+        require(isomat_builders=bind)  # (a broken builder is an error, not the fallback)
+        passed = decide(_builder_bound(all_of(stages, prod), isomat_builders=bind),
+                        proof_attempt={"status": "unknown", "reason": str(exc)})
     return by_readings(
         Reading("residual passed through", "even n, or odd n with the residual passed through (§5 (i)): B_ℓ^T B_ℓ = I "
                 "and (B_L⋯B_1)^T (B_L⋯B_1) = I", passed),

@@ -19,6 +19,7 @@ from ..engine import (
     Reading,
     Trial,
     all_of,
+    builder_check,
     by_readings,
     claim,
     compare_printed,
@@ -55,6 +56,132 @@ def algorithm1(X: np.ndarray, Wp: list[np.ndarray], bs: list, order: str = "oute
         T = out.reshape(*lead, Wp[k].shape[1])
         Y = np.transpose(T, np.argsort(perm))
     return Y
+
+
+def loops_kron(factors: list[list[list[int]]]) -> list[list[int]]:
+    """F_1 ⊗ ⋯ ⊗ F_N entry by entry with Python loops over lists (an independent reference: no isomat, NumPy or SymPy
+    code): row r and column c are read as mixed-radix digits, the last factor's the fastest, and the entry is the
+    product of F_k[r_k][c_k]."""
+    shapes = [(len(F), len(F[0])) for F in factors]
+    R, C = math.prod(h for h, _ in shapes), math.prod(w for _, w in shapes)
+    out = [[0] * C for _ in range(R)]
+    for r in range(R):
+        for c in range(C):
+            v, rr, cc = 1, r, c
+            for F, (h, w) in zip(reversed(factors), reversed(shapes)):
+                v *= F[rr % h][cc % w]
+                rr, cc = rr // h, cc // w
+            out[r][c] = v
+    return out
+
+
+#: factor shapes of the kron_operator check: every list of 2 factors with sides in [1, 3], of 3 and of 4 factors
+#: with sides in [1, 2] (so equal shapes, and all-equal shapes, occur throughout)
+def _kron_cases():
+    sides2, sides12 = list(itertools.product(range(1, 4), repeat=2)), list(itertools.product(range(1, 3), repeat=2))
+    cases = [c for N, sides in ((2, sides2), (3, sides12), (4, sides12)) for c in itertools.product(sides, repeat=N)]
+    return sorted(cases, key=lambda c: (len(c), sum(h * w for h, w in c), c))
+
+
+def _kron_factors(shapes, seed: int, sparse: bool) -> list[list[list[int]]]:
+    """Seeded integer factors, all entries nonzero (so a misplaced entry is seen), or with zeros (sparse patterns)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for h, w in shapes:
+        F = rng.integers(1, 10, size=(h, w)) * rng.choice([-1, 1], size=(h, w))
+        if sparse:
+            F = F * (rng.random((h, w)) < 0.6)
+        out.append(F.astype(int).tolist())
+    return out
+
+
+#: factor lists at which the kron_operator check also tries every input kind and option (SciPy CSR and SparseOperator
+#: factors, the one-list form, csc/coo renders, the exact field)
+KRON_OPTION_CASES = frozenset({((2, 2), (2, 2)), ((1, 2), (2, 1)), ((2, 3), (3, 2)), ((3, 3), (3, 3)), ((2, 1), (2, 1), (2, 1)),
+                               ((1, 2), (2, 2), (2, 1)), ((2, 2), (2, 2), (2, 2), (2, 2)), ((1, 2), (2, 1), (1, 2), (2, 1))})
+
+
+def _kron_ok(case, field: str = "numpy") -> bool:
+    """kron_operator of the case's factors (dense, in the run's float field) equals loops_kron exactly; at
+    KRON_OPTION_CASES also from SciPy CSR and SparseOperator factors, the one-list spelling, the csc/coo renders and
+    the exact field."""
+    import scipy.sparse as sp
+
+    from ...algebra import _backend as _be
+    from ...algebra.kron import kron, kron_operator
+    shapes, sparse = case
+    Fs = _kron_factors(shapes, sum((i + 1) * (7 * h + w) for i, (h, w) in enumerate(shapes)) + 1000 * sparse, sparse)
+    ref = np.array(loops_kron(Fs), dtype=float)
+    arrays = [_be.as_values(np.array(F, dtype=float), field, name="F") for F in Fs]
+    got = [kron_operator(*arrays, backend=field)]
+    if shapes in KRON_OPTION_CASES:
+        host = [np.array(F, dtype=float) for F in Fs]
+        got += [kron_operator(*[sp.csr_array(a) for a in host], backend=field),
+                kron_operator(*[kron_operator(a) for a in host], backend=field), kron_operator(arrays, backend=field)]
+    from ..cheng2025._common import host_csr
+    for K in got:
+        if K.shape != ref.shape or not np.array_equal(host_csr(K).toarray(), ref):
+            return False
+    if shapes in KRON_OPTION_CASES:
+        for fmt in ("csc", "coo"):
+            if not np.array_equal(host_csr(kron(*arrays, backend=field, format=fmt)).toarray(), ref):
+                return False
+        if sympy.Matrix(kron(*[sympy.Matrix(F) for F in Fs], backend="sympy")) != sympy.Matrix(loops_kron(Fs)):
+            return False
+    return True
+
+
+def _kron_large_ok(case, field: str = "numpy") -> bool:
+    """kron_operator at a larger shape against loops_kron on 400 seeded random entries (row and column read as digits)
+    and the exact integer sums of every row (np.kron-free: the row sums of F_1 ⊗ ⋯ ⊗ F_N are the Kronecker product of
+    the factors' row sums, computed here with loops_kron of the row-sum columns)."""
+    from ...algebra import _backend as _be
+    from ...algebra.kron import kron_operator
+    shapes = case
+    Fs = _kron_factors(shapes, sum(h * 31 + w for h, w in shapes), True)
+    from ..cheng2025._common import host_csr
+    K = host_csr(kron_operator(*[_be.as_values(np.array(F, dtype=float), field, name="F") for F in Fs], backend=field))
+    R, C = K.shape
+    rng = np.random.default_rng(R * 131 + C)
+    rows, cols = rng.integers(0, R, 400), rng.integers(0, C, 400)
+    Kd = K.tocsr()
+    got = np.asarray(Kd[rows, cols]).ravel()
+    want = []
+    for r, c in zip(rows.tolist(), cols.tolist()):
+        v, rr, cc = 1, r, c
+        for F, (h, w) in zip(reversed(Fs), reversed(shapes)):
+            v *= F[rr % h][cc % w]
+            rr, cc = rr // h, cc // w
+        want.append(v)
+    row_sums = [row[0] for row in loops_kron([[[sum(row)] for row in F] for F in Fs])]
+    return bool(np.array_equal(got, np.array(want, dtype=float))
+                and np.array_equal(np.asarray(K.sum(axis=1)).ravel(), np.array(row_sums, dtype=float)))
+
+
+#: larger factor lists of the kron_operator check: 2 to 4 factors, equal shapes among them
+KRON_LARGE = [((40, 30), (25, 20)), ((16, 16), (16, 16)), ((7, 5), (7, 5), (7, 5)), ((9, 3), (4, 4), (3, 9)),
+              ((5, 5), (5, 5), (5, 5), (5, 5)), ((2, 7), (6, 1), (3, 3), (2, 7)), ((100, 1), (1, 100))]
+
+
+@device_cached
+def _kron_binds_in(field: str) -> Trial:
+    small = [(c, sparse) for c in _kron_cases() for sparse in ((False, True) if len(c) <= 3 else (False,))]
+    return all_of(exhaustive(lambda c: _kron_ok(c, field), small, method="exact",
+                             describe="kron_operator vs loops_kron, exactly: every list of 2 factors with sides in "
+                                      "[1, 3] and of 3 and 4 factors with sides in [1, 2], nonzero integer entries (and "
+                                      "sparse ones for 2 and 3 factors) (SciPy and SparseOperator factors, the one-list form, csc/coo renders "
+                                      f"and the exact field at {sorted(KRON_OPTION_CASES)})"),
+                  exhaustive(lambda c: _kron_large_ok(c, field), KRON_LARGE, method="exact",
+                             describe=f"kron_operator at {KRON_LARGE}: 400 seeded random entries vs loops_kron's digit "
+                                      "rule and every row sum exactly"))
+
+
+def kron_binds():
+    """kron_operator (behind ndlinear_matrix) against loops_kron, in the float field of the run. kron_operator encodes
+    the factors' patterns itself (it does not call kron_entry), so it is not derived from the proved rule: the
+    headline strength of a claim given this is at most the check's (exhaustive up to the stated shapes)."""
+    from ..engine import float_backend
+    return builder_check(_kron_binds_in(float_backend()), derived_from_rule=False, builder="kron_operator")
 
 
 def kolda_bader_mode_product(X: np.ndarray, U: np.ndarray, n: int) -> np.ndarray | None:

@@ -34,7 +34,8 @@ ALG1_SHAPES = sorted(
         "not proved for symbolic sizes (Z3 cannot sum over a symbolic range), hence the strength stays exhaustive. "
         "Cross-checks in evidence, not part of the verdict: exact random integers for N ≤ 3, D_k, H_k ≤ 3 "
         "(Hypothesis); float64 at larger shapes up to N = 4 (Kronecker form and isomat.ndlinear_apply vs "
-        "np.tensordot mode products, rtol 1e-10, built in the runner's float field)."
+        "np.tensordot mode products, rtol 1e-10, built in the runner's float field). Binding: isomat's kron_operator "
+        "against Kronecker products written as plain loops for 2 to 4 factors (exhaustive at the stated shapes)."
     ),
     methods=["symbolic", "exhaustive", "exact", "property", "numeric"],
 )
@@ -80,7 +81,7 @@ def _alg1():
     step = _step_is_kron_proof()
     return decide(sym, step_is_kronecker_for_all_sizes=step,
                   property_crosscheck=prop,
-                  float_crosscheck=floats)
+                  float_crosscheck=floats, kron_operator_binds=kron_binds())
 
 
 ALG1_FLOAT_SHAPES = [((7,), (5,)), ((2, 3), (4, 1)), ((3, 4, 5), (2, 6, 3)), ((2, 3, 2, 3), (3, 2, 1, 2))]
@@ -616,7 +617,11 @@ def _kron_entry_every_n_proof() -> Trial:
         "sum of two has rank ≤ 2, a nonzero 2×2 minor gives rank ≥ 2. Cross-check in evidence (sampled, not part of "
         "the verdict): exact ranks of the rearrangement computed with explicit index loops, and recovery of the mode "
         "matrices up to scalars by isomat.kronecker_factors, Hypothesis N ∈ [2,3], D_k, H_k ∈ [1,3], nonzero entries "
-        "in [-4,4]."
+        "in [-4,4]. isomat's kron_operator (which builds W) encodes the factors' patterns itself rather than calling "
+        "kron_entry, so it is not derived from the proved rule: it is checked against Kronecker products written as "
+        "plain loops (every list of 2 factors with sides in [1, 3] and of 3 and 4 factors with sides in [1, 2], and "
+        "larger lists of 2 to 4 factors with equal shapes among them), a disagreement being an error, and the "
+        "headline strength is that check's (exhaustive at those shapes), not the proof's."
     ),
     methods=["symbolic", "exact", "property"],
 )
@@ -659,7 +664,8 @@ def _appa():
     sample = property_search(ok, layers(), describe="N in [2,3], (H_k, D_k) in [1,3]^2, nonzero integers in [-4,4]",
                              max_examples=40)
     proof, three_factors = _appa_proof()
-    return decide(proof, three_factor_tucker_form=three_factors, property_crosscheck=sample)
+    return decide(proof, three_factor_tucker_form=three_factors, property_crosscheck=sample,
+                  kron_operator_binds=kron_binds())
 
 
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]

@@ -12,7 +12,7 @@ import z3
 from ...algebra import conv as _conv, pool as _pool
 from ...algebra._backend import as_values, to_numpy
 from .. import prover
-from ..engine import Reading, by_readings, all_of, claim, compare_printed, decide, exhaustive, float_backend
+from ..engine import Reading, by_readings, all_of, claim, compare_printed, decide, exhaustive, float_backend, require
 from ..prover import fdiv, FLATTEN_DIV_MOD, fmod, ints
 from ._common import (
     _colmajor_pixel,
@@ -29,11 +29,13 @@ from ._common import (
     naive_maxpool,
     naive_wconv,
     avgpool_builder_check,
+    bound,
     conv_builder_check,
     pool_builder_check,
     zhu_conv_builder_check,
     zhu_rows_check,
 )
+from ._builders import AVGPOOL_BOUND, CONV_BOUND, POOL_BOUND, ZHU_CONV_BOUND, ZHU_ROWS_BOUND, builder_note
 
 
 @claim(
@@ -72,7 +74,18 @@ def _rowmajor():
 
     sizes = [(m, n) for m in range(1, 4) for n in range(3, 5)]
     ex = exhaustive(ok, sizes, describe="NumPy C order has the printed head and tail, F order not (m >= 2), m <= 3, 3 <= n <= 4")
-    return decide(_settle(proof, lambda: ex), exhaustive_crosscheck=ex)
+
+    def rules_are_numpy_orders(mn):  # the two position rules the proof is about, against NumPy's own unravelling
+        m_, n_ = mn
+        k = np.arange(m_ * n_)
+        return (all(np.array_equal(a, b) for a, b in zip(_rowmajor_pixel(k, n_), np.unravel_index(k, (m_, n_), order="C")))
+                and all(np.array_equal(a, b) for a, b in zip(_colmajor_pixel(k, m_), np.unravel_index(k, (m_, n_), order="F"))))
+
+    # binding (issue 36 item 6): a refutation must rest on rules that are the orders they name, never on a wrong rule
+    checks = require(rules_vs_numpy=exhaustive(rules_are_numpy_orders, [(m_, n_) for m_ in range(1, 5) for n_ in range(1, 6)],
+                                               describe="_rowmajor_pixel / _colmajor_pixel == NumPy's C / F unravel_index, "
+                                                        "every position, m <= 4, n <= 5"))
+    return decide(_settle(proof, lambda: ex), exhaustive_crosscheck=ex, **checks)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,7 +107,8 @@ def _zhu_P(m, n, r, s):
     quote="P = ⌊(L − max N_0)/s⌋ + 1 ... Row p of W_conv contains nonzero entries exactly at columns x + ps",
     statement="With L = mn and N_0 = {in + j : 0 ≤ i, j < r}, every printed row p < P has all its columns "
               "x + ps inside [0, L). Checked for all m, n ≤ 4, r ≤ min(m, n), s ≤ 3, smallest L first; the correction "
-              "(every row fits and one more would not) is proved by Z3 for all m, n >= 1, 1 <= r <= min(m, n), s >= 1.",
+              "(every row fits and one more would not) is proved by Z3 for all m, n >= 1, 1 <= r <= min(m, n), s >= 1."
+              + builder_note(ZHU_ROWS_BOUND),
     methods=["exhaustive", "exact", "symbolic"],
     hypotheses=('image m×n, r×r kernel with 1 <= r <= min(m, n), stride s >= 1 (§4.2.1)',
                 lambda c: 1 <= c[2] <= min(c[0], c[1]) and c[3] >= 1),
@@ -128,7 +142,7 @@ def _p_formula():
     return decide(
         exhaustive(fits, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3", witness=witness),
         correction=("P = ⌊(L − 1 − max N_0)/s⌋ + 1 (the number of flat window starts ps with ps + max N_0 ≤ L − 1); "
-                    "the printed P is one too many whenever s divides L − max N_0", proof),
+                    "the printed P is one too many whenever s divides L − max N_0", bound(proof, builder_vs_rule=zhu_rows_check())),
         correction_crosscheck=(exhaustive(corrected, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3")),
         builder_vs_rule=zhu_rows_check(),
     )
@@ -206,7 +220,8 @@ def _wconv_display():
               "Proved (Z3) for all m, n >= 1, 1 <= r <= min(m, n), s >= 1: every printed column x + ps with x ∈ N_0 "
               "is >= p, and isomat's entry rule conv.zhu_conv_tap puts no nonzero below the diagonal. Cross-check: "
               "exact, generic kernel (tap t = 1000^t), all m, n ≤ 4, r ≤ min(m, n), s ≤ 3; "
-              "isomat.algebra.zhu_conv_matrix is checked equal to the loop build on the same cases.",
+              "isomat.algebra.zhu_conv_matrix is checked equal to the loop build on the same cases."
+              + builder_note(ZHU_CONV_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
 )
 def _upper():
@@ -231,7 +246,7 @@ def _upper():
                 sizes=[m, n, r, s], for_all=fa + ", columns c >= 0",
                 describe="isomat's entry rule zhu_conv_tap (tested equal to zhu_conv_matrix in tests/test_conv.py): a "
                          "nonzero entry (p, c) has c >= p")]
-    return decide(_settle(proof, lambda: t), exhaustive_crosscheck=t,
+    return decide(bound(_settle(proof, lambda: t), builder_vs_rule=zhu_conv_builder_check(float_backend())), exhaustive_crosscheck=t,
                   construction=exhaustive(same_as_isomat, _zhu_cases(), describe="isomat zhu_conv_matrix == loop build, "
                                           "generic kernel"),
                   builder_vs_rule=zhu_conv_builder_check(float_backend()))
@@ -248,7 +263,8 @@ def _upper():
               "((m−r)/s+1)×((n−r)/s+1) output). Exact, generic kernel, all m, n ≤ 4, r ≤ min(m, n), s ≤ 3, smallest L "
               "first. Evidence also gives the smallest failure with s = 1 and the one with the printed P. The correction (a "
               "row selection) is proved by Z3 for all m, n >= 1, 1 <= r <= min(m, n), s >= 1, every output (i, j) and "
-              "column: from the paper's column formula and from isomat's entry rules (conv.zhu_conv_tap, conv.conv2d_tap).",
+              "column: from the paper's column formula and from isomat's entry rules (conv.zhu_conv_tap, conv.conv2d_tap)."
+              + builder_note(ZHU_CONV_BOUND, CONV_BOUND),
     methods=["exhaustive", "exact", "symbolic"],
     hypotheses=('image m×n, r×r kernel with 1 <= r <= min(m, n), stride s >= 1 (§4.2.1)',
                 lambda c: 1 <= c[2] <= min(c[0], c[1]) and c[3] >= 1),
@@ -293,7 +309,8 @@ def _equals_conv():
         correction=("Standard valid convolution with 2-d stride s is a row selection of W_conv: output (i, j) is row "
                     "p = i·n + j (window start s(in + j)); the other rows of W_conv are windows that wrap across "
                     "image rows, or (s > 1) start off the 2-d stride grid, and are no convolution output",
-                    _row_selection_proof(lambda: corr_x)),
+                    bound(_row_selection_proof(lambda: corr_x), builder_vs_rule=zhu_conv_builder_check(float_backend()),
+                          conv_builder_vs_rule=conv_builder_check(float_backend()))),
         correction_crosscheck=corr_x,
         builder_vs_rule=zhu_conv_builder_check(float_backend()),
         conv_builder_vs_rule=conv_builder_check(float_backend()),
@@ -370,7 +387,8 @@ def _data2matrix():
               "r ≤ min(m, n). Literal: X ↦ W_cnn vec X is a bijection "
               "of R^{mn} -- W_cnn has P = (m − r + 1)(n − r + 1) rows, fewer than mn once r >= 2, so it is not "
               "(minimal: 2×2 image, 2×2 kernel); the same holds for §4.2.2's W_pool ('algebraic isomorphism'), Q = "
-              "L/p² < L rows (recorded as evidence).",
+              "L/p² < L rows (recorded as evidence)."
+              + builder_note(CONV_BOUND),
     methods=["exhaustive", "exact"],
     hypotheses=("image m×n, r×r kernel with 1 <= r <= min(m, n), no padding, stride 1",
                 lambda c: 1 <= c[2] <= min(c[0], c[1])),
@@ -419,7 +437,7 @@ def _bijective():
                 "the entry rule conv2d_tap (every tap is the tap of an entry of row 0), with the named axiom that "
                 "nonzero matrices of disjoint supports are independent; cross-check: rank of the unit-kernel matrices "
                 "by direct loops, m, n <= 4.",
-                decide(_settle(every_tap, lambda: kx), exhaustive_crosscheck=kx,
+                decide(bound(_settle(every_tap, lambda: kx), builder_vs_rule=conv_builder_check(float_backend())), exhaustive_crosscheck=kx,
                        builder_vs_rule=conv_builder_check(float_backend()))),
         Reading("literal: X ↦ W_cnn vec X", "X ↦ W_cnn vec X is a bijection of R^{mn}.",
                 decide(literal, w_pool_4x4_p2_rank_vs_L=[pool_rank, 16])),
@@ -438,7 +456,8 @@ def _bijective():
               "(Assumption 4.2's K×K patch inside the grid), K in {1, 3}, stride <= 2); "
               "the paper never calls that matrix upper-triangular (it calls it banded). Proved (Z3) for all m, n >= 1, 1 <= r <= min(m, n), s >= 1: by direct index "
               "arithmetic (output (i, j) reads column (is + a)n + js + b >= i·o2 + j) and for isomat's entry rule "
-              "conv.conv2d_tap; the loop build above is the cross-check.",
+              "conv.conv2d_tap; the loop build above is the cross-check."
+              + builder_note(CONV_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
     hypotheses=("image H×W, K×K kernel with K <= min(H, W) (§4.2.1's valid convolution; with Theorem 4.1's padding "
                 "⌊K/2⌋, Assumption 4.2's K×K patch inside the H×W grid), stride s >= 1",
@@ -472,7 +491,7 @@ def _upper_padded():
     ex = exhaustive(upper, valid, describe="H, W <= 4, r <= min(H, W), padding 0, stride <= 3")
     return by_readings(
         Reading("valid convolution (§4.2.1)", "The convolution §4.2.1 constructs (no padding): W[row, c] = 0 for c < row.",
-                decide(_settle(proof, lambda: ex), exhaustive_crosscheck=ex,
+                decide(bound(_settle(proof, lambda: ex), builder_vs_rule=conv_builder_check(float_backend())), exhaustive_crosscheck=ex,
                        builder_vs_rule=conv_builder_check(float_backend()))),
         Reading("padded convolution (Theorem 4.1, Assumption 4.3)", "With the zero padding ⌊K/2⌋ of Theorem 4.1 the "
                 "convolution matrix is upper-triangular: it is not (a tap lands below the diagonal).", decide(pad)),
@@ -550,7 +569,8 @@ def _pool_cases(bound=6):
               "by p ∈ {2, 3}. The verdict depends on the reading: when only p² | mn (the formula's own integrality "
               "condition) Q counts windows that do not exist (reading 'only p² | L', refuted, minimal counterexample); "
               "in general the count is ⌊m/p⌋·⌊n/p⌋. Proved (Z3) for all p >= 2 and m, n multiples of p: "
-              "L/p² = ⌊m/p⌋·⌊n/p⌋ (the direct loop's window count); cross-check: loops, m, n <= 6.",
+              "L/p² = ⌊m/p⌋·⌊n/p⌋ (the direct loop's window count); cross-check: loops, m, n <= 6."
+              + builder_note(POOL_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
     hypotheses=("p×p windows with stride p, Q = L/p² an integer", lambda c: c[2] >= 2 and (c[0] * c[1]) % (c[2] ** 2) == 0),
 )
@@ -579,7 +599,8 @@ def _pool_q():
                     fallback=lambda: ex)
     return by_readings(
         Reading("windows tile the image (p | m, p | n)", "The rows are non-overlapping p×p windows covering every "
-                "pixel once: Q = L/p² windows.", decide(proof, exhaustive_crosscheck=ex, builder_vs_rule=pool_builder_check(float_backend()),
+                "pixel once: Q = L/p² windows.", decide(bound(proof, builder_vs_rule=pool_builder_check(float_backend())), exhaustive_crosscheck=ex,
+                                                        builder_vs_rule=pool_builder_check(float_backend()),
                                                         general_count=floor)),
         Reading("only p² | L", "Q = L/p² whenever it is an integer.", decide(weak)),
     )
@@ -596,7 +617,8 @@ def _pool_q():
               "of the pooling matrix built by direct loops on unit images has exactly that pattern for every m, "
               "n ≤ 6 with p ∈ {2, 3} dividing both and n > p. Against the printed "
               "index formula W_pool[q, qp² + r] = 1/p²: the formula gives row 0 a single run of p² consecutive "
-              "columns, so display and formula disagree -- the formula is the wrong one (sec4.2.2/index-formula).",
+              "columns, so display and formula disagree -- the formula is the wrong one (sec4.2.2/index-formula)."
+              + builder_note(AVGPOOL_BOUND),
     methods=["symbolic", "recompute", "exhaustive"],
     hypotheses=("p divides m and n, n > p", lambda c: c[0] % c[2] == 0 and c[1] % c[2] == 0 and c[1] > c[2]),
 )
@@ -648,7 +670,8 @@ def _pool_display():
                 describe="every column whose pixel is in window (0, 0) lies in run k = ⌊col/n⌋ < p of the display",
                 lemmas=[prover.DIV_MOD_RECOMPOSE.at(col, n)]),
     ]
-    pooling = decide(_settle(steps, lambda: pooling_x), crosscheck=pooling_x, builder_vs_rule=avgpool_builder_check(float_backend()))
+    pooling = decide(bound(_settle(steps, lambda: pooling_x), builder_vs_rule=avgpool_builder_check(float_backend())), crosscheck=pooling_x,
+                     builder_vs_rule=avgpool_builder_check(float_backend()))
     printed = {"row 0 has more than one run of 1/p^2": 1}
     recomputed = {"row 0 has more than one run of 1/p^2": int(any(runs(formula_row0(c)) > 1 for c in cases))}
     formula = compare_printed(printed, recomputed, kind="inconsistent", sizes="m, n <= 6, p in {2,3} | m, n, n > p",
@@ -671,7 +694,8 @@ def _pool_display():
               "all m, n ≤ 6 divisible by p ∈ {2, 3}, smallest L first. The correction is proved (Z3) for all p >= 1 and "
               "m, n multiples of p: the row-major formula's columns of row q are exactly the p² pixels of window q, and "
               "under isomat's patch-major listing (entry rule pool.patch_major_pixel) position qp² + r is the same "
-              "pixel; cross-check: loops and isomat's zhu_pool_matrix, m, n <= 6.",
+              "pixel; cross-check: loops and isomat's zhu_pool_matrix, m, n <= 6."
+              + builder_note(POOL_BOUND),
     methods=["exhaustive", "exact", "symbolic"],
     hypotheses=('p×p windows with stride p, Q = L/p² (p² divides L = mn)',
                 lambda c: c[2] >= 2 and (c[0] * c[1]) % (c[2] * c[2]) == 0),
@@ -728,7 +752,7 @@ def _pool_index():
                 lemmas=[FLATTEN_DIV_MOD.at(q, a * p + b, p * p), FLATTEN_DIV_MOD.at(I, J, nb), FLATTEN_DIV_MOD.at(a, b, p),
                         FLATTEN_DIV_MOD.at(nb, 0, p)]),
     ]
-    corrected = _settle(steps, lambda: corr_x)
+    corrected = bound(_settle(steps, lambda: corr_x), builder_vs_rule=pool_builder_check(float_backend()))
     return decide(
         exhaustive(printed_by_loops, cases, describe="m, n <= 6, p in {2,3}, p | m, p | n",
                    witness=lambda c: {"row_0_columns_printed": list(range(c[2] ** 2)),
@@ -753,7 +777,8 @@ def _pool_index():
               "the q-th p×p window in row-major order, entries 1/p²) times vec X equals average pooling, proved (Z3) "
               "for all p >= 1 and m, n multiples of p; cross-check by direct loops on every unit image, all m, n ≤ 6 "
               "with p ∈ {2, 3} dividing both. Literal: X ↦ W_pool vec X is "
-              "a bijection of R^L -- W_pool has Q = L/p² < L rows, so it is not (minimal: 2×2 image, p = 2).",
+              "a bijection of R^L -- W_pool has Q = L/p² < L rows, so it is not (minimal: 2×2 image, p = 2)."
+              + builder_note(AVGPOOL_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
     hypotheses=("p×p windows with stride p, p divides m and n", lambda c: c[0] % c[2] == 0 and c[1] % c[2] == 0),
 )
@@ -787,7 +812,7 @@ def _pool_isomorphism():
     return by_readings(
         Reading("same map", "W_pool vec X is average pooling of X: proved (Z3) for all p >= 1 and m, n multiples of p "
                 "(row q of the display holds 1/p² on exactly the p² pixels of window q); cross-check by loops on unit "
-                "images, m, n <= 6.", decide(same_map, crosscheck=same_x,
+                "images, m, n <= 6.", decide(bound(same_map, builder_vs_rule=avgpool_builder_check(float_backend())), crosscheck=same_x,
                                                  builder_vs_rule=avgpool_builder_check(float_backend()))),
         Reading("literal: bijection", "X ↦ W_pool vec X is a bijection of R^L.", decide(literal)),
     )

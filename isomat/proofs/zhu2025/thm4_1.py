@@ -21,9 +21,16 @@ from ._common import (
     _sizes,
     _symbolic_kernel,
     a1_matrix,
+    bound as bound_to,
+    checked,
     conv_builder_check,
     naive_conv_matrix,
 )
+from ._builders import CONV_BOUND, builder_note
+
+#: what thm4.1/circular's own builder check runs (conv_matrix with the circular boundary against the proved form)
+_CIRCULAR_BOUND = ("conv_matrix(boundary='circular') checked exhaustively to H, W <= 4 (K in {1, 3}) against "
+                   "Σ k_pq C_H^p ⊗ C_W^q and at 6 random sizes H, W in [4, 12], K in {3, 5}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -59,7 +66,8 @@ def _a42(c) -> bool:
               "isomat.algebra.conv_matrix(padding=b) equals it. Proved (Z3) for all H, W >= 1, b >= 0 and every entry: "
               "A.1's printed entries are exactly the nonzeros of isomat's entry rule conv.conv2d_tap (padding b, stride "
               "1; the builder is tested equal to the rule), each with the same tap. Cross-check: exact, generic kernel, "
-              "against direct loops, all H, W ≤ 4 with K ∈ {1, 3}, and H, W ≤ 3 with K = 5.",
+              "against direct loops, all H, W ≤ 4 with K ∈ {1, 3}, and H, W ≤ 3 with K = 5."
+              + builder_note(CONV_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
 )
 def _thm41_forward():
@@ -96,8 +104,8 @@ def _thm41_forward():
                        describe="every nonzero entry of conv2d_tap is one A.1 prints: its tap is (p + b, q + b) with "
                                 "p = u' − u, q = v' − v and |p|, |q| <= b",
                        lemmas=[FLATTEN_DIV_MOD.at(u, v, W), FLATTEN_DIV_MOD.at(u1, v1, W)])
-    return decide(_settle(lambda: [forward(), backward()], lambda: ex), exhaustive_crosscheck=ex,
-                  builder_vs_rule=conv_builder_check(float_backend()))
+    return decide(bound_to(_settle(lambda: [forward(), backward()], lambda: ex), builder_vs_rule=conv_builder_check(float_backend())),
+                  exhaustive_crosscheck=ex, builder_vs_rule=conv_builder_check(float_backend()))
 
 
 def _bandwidth(M):
@@ -116,7 +124,8 @@ def _bandwidth(M):
               "half-bandwidth b either. The correction is proved (Z3) "
               "for all H, W >= 1, b >= 0 about isomat's entry rule conv.conv2d_tap (tested equal to conv_matrix): every "
               "nonzero lies within min(b, H−1)·W + min(b, W−1) <= bW + b of the diagonal, and entry (0, that bound) is "
-              "a tap; cross-check: the loop-built matrix, H, W <= 4.",
+              "a tap; cross-check: the loop-built matrix, H, W <= 4."
+              + builder_note(CONV_BOUND),
     methods=["exhaustive", "exact", "symbolic"],
     hypotheses=(_A42_TEXT, _a42),
 )
@@ -162,7 +171,8 @@ def _half_bandwidth():
                                       "W": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), pad=(c[2] // 2,) * 2)}),
         correction=("The half-bandwidth is min(b, H−1)·W + min(b, W−1) ≤ bW + b (A.1's bound, attained when "
                     "H, W > b), not b: a band of width b in the row-major vec cannot reach the pixel above",
-                    _settle(lambda: [bound(), attained()], lambda: corr_x)),
+                    bound_to(_settle(lambda: [bound(), attained()], lambda: corr_x),
+                             builder_vs_rule=conv_builder_check(float_backend()))),
         correction_crosscheck=corr_x,
         builder_vs_rule=conv_builder_check(float_backend()),
     )
@@ -272,7 +282,8 @@ def _converse_indexing():
               "correction W = Σ k_{p,q} C_H^{p−b} ⊗ C_W^{q−b} is proved (Z3) tap by tap for all H, W >= 1 and every tap "
               "offset against the "
               "circular convolution's index arithmetic; cross-check: the loop build and isomat's "
-              "conv_matrix(boundary='circular'), H, W <= 3.",
+              "conv_matrix(boundary='circular'), H, W <= 3."
+              + builder_note(_CIRCULAR_BOUND, CONV_BOUND),
     methods=["exhaustive", "exact", "symbolic"],
     hypotheses=("image H×W, odd K×K kernel, circular padding ⌊K/2⌋ (Assumption 4.3); Assumption 4.2's 'exactly one "
                 "local patch of size K×K in the original H×W grid' needs H, W >= K", _a42),
@@ -329,7 +340,7 @@ def _circular():
 
     rng = np.random.default_rng(20250605)
     large = [(int(rng.integers(4, 13)), int(rng.integers(4, 13)), int(2 * rng.integers(1, 3) + 1)) for _ in range(6)]
-    builder = all_of(exhaustive(isomat_circular, _thm41_cases(4), describe="isomat conv_matrix(boundary='circular') == "
+    builder = checked(exhaustive(isomat_circular, _thm41_cases(4), describe="isomat conv_matrix(boundary='circular') == "
                                 "Σ k_pq C_H^p ⊗ C_W^q: H, W <= 4, K in {1, 3}"),
                      exhaustive(isomat_circular, large, describe="the same, 6 random sizes (seed 20250605), H, W in "
                                 "[4, 12], K in {3, 5}", strength="sampled"))
@@ -363,9 +374,12 @@ def _circular():
                                           bW_plus_b=(c[2] // 2) * c[1] + c[2] // 2)),
         correction=("Circular padding gives W = Σ_{p,q} k_{p,q} C_H^p ⊗ C_W^q (C_n the n×n cyclic shift): block-"
                     "circulant with circulant blocks, banded only cyclically; "
-                    "it equals the zero-padded matrix only when no tap wraps", _settle(proof, lambda: corr_x)),
+                    "it equals the zero-padded matrix only when no tap wraps",
+                    bound_to(_settle(proof, lambda: corr_x), builder_vs_rule=builder,
+                             conv_builder_vs_rule=conv_builder_check(float_backend()))),
         correction_crosscheck=corr_x,
         builder_vs_rule=builder,
+        conv_builder_vs_rule=conv_builder_check(float_backend()),
     )
     return by_readings(
         Reading("within A.1's bound", "Circular padding keeps W within A.1's band |i − j| <= bW + b.", a1),
@@ -436,7 +450,8 @@ def _one_to_one_trial(fallback, build=None):
               "(proved, Z3: kernel row 0 (column 0) then has no entry; cross-check: the iff, all H, W ≤ 3). Literal: for "
               "every nonzero K×K kernel, the map X ↦ W vec X is one-to-one (W has full column rank) -- exhaustive over "
               "admissible H, W ≤ 3, K ∈ {1, 3} and all nonzero 0/1 kernels, smallest image first; refuted at H = W = K "
-              "= 3 by a pure shift, which is singular at every H, W ≤ 3.",
+              "= 3 by a pure shift, which is singular at every H, W ≤ 3."
+              + builder_note(CONV_BOUND),
     methods=["symbolic", "exhaustive", "exact"],
     hypotheses=(_A42_TEXT, lambda c: _a42(c)),
 )
@@ -487,7 +502,7 @@ def _one_to_one():
 
     every = _one_to_one_trial(lambda: corr_x, build=lambda: proof_steps()[0])
     outside = _settle(lambda: proof_steps()[1:], lambda: iff)
-    corr = decide(every, exhaustive_crosscheck=corr_x, beyond_assumption_4_2=outside,
+    corr = decide(bound_to(every, **checks), exhaustive_crosscheck=corr_x, beyond_assumption_4_2=outside,
                   beyond_assumption_4_2_crosscheck=iff, **checks)
     literal = decide(exhaustive(injective, cases, describe="admissible H, W <= 3 (H, W >= K), K in {1,3}, nonzero 0/1 "
                                 "kernels",

@@ -1,0 +1,665 @@
+"""zhu2025: the builders' binding checks at the sizes and options users run (issue 36, items 1 and 2).
+
+A proof certifies an entry rule; a binding check ties the rule to the code users run. Each check here
+is exhaustive up to a stated bound, then random (seeded) from just above that bound -- no gap -- and
+then at the sizes users run, where the CSR arrays (``indptr``/``indices``/``data``) are checked
+directly and vectorized, never densified: the index arrays' ranges and canonical order, every stored
+entry against the proved rule, the exact number of stored entries of every row, and the exact row and
+column sums, all computed from the definition here (no code shared with :mod:`isomat.algebra`). Every
+option and boundary of the builder is run against direct loops written from the definition, and the
+builder's size thresholds (blocking, threading, int32/int64 indices) are set small
+(:func:`isomat.algebra.conv._paths_at_small_sizes`) so that every path runs at small sizes.
+
+The checks pass or fail as :class:`~isomat.proofs.engine.Trial` objects; a claim binds them
+(:func:`bound`), so a builder that disagrees makes the claim an ``error``, and the claim's headline
+strength is the weaker of its proof and the builder's check.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import numpy as np
+
+from ...algebra._backend import to_numpy
+from ...errors import CheckError
+from ..engine import Trial, all_of, device_cached, exhaustive, require
+
+_SEED = 20261129
+
+#: what the binding statements say about each builder (the claims' statements quote them)
+CONV_BOUND = ("conv_matrix checked exhaustively to H, W <= 4, at 12 random geometries H, W in [5, 64], every "
+              "boundary, groups, channels, formats and row blocks, its blocking / threading / int64 paths forced at "
+              "small sizes, and at the sizes users run (2048² single-channel and 64→64 at 56², 3×3, row blocks: "
+              "every stored entry against the rule, nnz per row, row and column sums)")
+ZHU_CONV_BOUND = ("zhu_conv_matrix checked exhaustively to m, n <= 5, at 12 random sizes m, n in [6, 64], every "
+                  "overflow mode, and at 256² and 300×177 (every stored entry against the rule, nnz per row, row sums)")
+POOL_BOUND = ("zhu_pool_matrix checked exhaustively to m, n <= 8 (p <= 4), at 8 random sizes p <= 5 with 3 to 64 "
+              "windows a side, and at 1024² (p = 2) and 256² (p = 4) (both flattenings: every stored entry, nnz per row and per "
+              "column)")
+AVGPOOL_BOUND = ("avgpool_matrix checked exhaustively to m, n <= 6 (k, s <= 3), at 8 random sizes m, n in [7, 64], "
+                 "against direct loops of torch's definition for every padding, ceil_mode, count_include_pad, "
+                 "divisor_override and channels, and at 1024² (k = 2; with padding, ceil_mode and count_include_pad=False at "
+                 "2×255×253): every stored entry, nnz per row and per column")
+RNN_BOUND = ("rnn_matrix checked exhaustively to M, N, T <= 3, at 8 random sizes T in [4, 40], and at T = 256 "
+             "(every stored entry against V^(t−s)U, nnz per row, row sums)")
+ATTENTION_BOUND = ("linear_attention_matrix checked symbolically to T, d, d_v <= 2, at 8 random integer instances "
+                   "T in [3, 64], and at T = 64 (every stored entry, nnz per row, row sums)")
+
+
+#: each registered builder check (kept alive here, so its id stays its own) -> the conjunction of its exhaustive parts
+_EXHAUSTIVE_PART: dict[int, tuple[Trial, Trial]] = {}
+
+
+def checked(*parts: Trial) -> Trial:
+    """A builder's binding check: the conjunction of its parts (exhaustive to a bound, random above it, at the
+    sizes users run), registered with the conjunction of its exhaustive parts, which is what :func:`bound`
+    conjoins with a proof."""
+    full = all_of(*parts)
+    if full.ok:
+        ex = [t for t in parts if t.strength == "exhaustive"]
+        if not ex:
+            raise CheckError("a builder check needs an exhaustive part (a stated bound up to which it is exact)")
+        _EXHAUSTIVE_PART[id(full)] = (full, all_of(*ex) if len(ex) > 1 else ex[0])
+    return full
+
+ZHU_ROWS_BOUND = "zhu_conv_rows checked exhaustively to m, n <= 6 (s <= 4) and at 20 random sizes m, n in [7, 500]"
+MAIN_TEXT_BOUND = ("zhu_rnn_main_text checked symbolically against the printed formula by loops (scalars, m <= 5; "
+                   "M×M matrices, M, m <= 3)")
+
+
+def builder_note(*bounds: str) -> str:
+    """The sentence a claim's statement ends with when its headline rests on a builder check (issue 36)."""
+    return (" Headline strength exhaustive, not proved: the rule is proved for all sizes, but isomat's builder is not "
+            "derived from it; " + "; ".join(bounds) + ".")
+
+
+def bound(statement: Trial, **builder_checks: Trial) -> Trial:
+    """The trial that decides a claim about a builder: the statement's own trial (a proof about the rule)
+    conjoined with the builders' checks, so the headline strength is the weaker of the two. A builder is
+    checked exhaustively up to a stated bound, and beyond it on random instances and at the sizes users run;
+    the statement it supports is "the builder equals the rule up to the bound" (``exhaustive``), so a check
+    made by :func:`checked` enters with its exhaustive parts, any other as it is -- and the random and
+    large-size parts stay binding beside the verdict (the claim passes the same checks to ``decide``).
+
+    A failing builder check is never part of a verdict about the paper: it raises
+    :class:`~isomat.errors.CheckError` naming the check (the claim becomes an ``error``), as ``decide`` and
+    ``require`` do, before any conjunction."""
+    require(**builder_checks)
+    parts = [_EXHAUSTIVE_PART.get(id(t), (None, t))[1] for t in builder_checks.values()]
+    return all_of(statement, *parts) if parts else statement
+
+
+# ---------------------------------------------------------------------------------------------
+# CSR arrays, read directly
+# ---------------------------------------------------------------------------------------------
+def _csr(A, shape):
+    """(rows, cols, vals) of every stored entry of ``A`` (host NumPy, int64 indices), or None when ``A`` is
+    not a well-formed CSR of ``shape``: indptr starting at 0, nondecreasing, ending at nnz; column indices in
+    range; no position stored twice."""
+    if tuple(A.shape) != tuple(shape):
+        return None
+    if not hasattr(A, "indptr"):
+        A = A.tocsr()
+    indptr = np.asarray(to_numpy(A.indptr), dtype=np.int64)
+    cols = np.asarray(to_numpy(A.indices), dtype=np.int64)
+    vals = np.asarray(to_numpy(A.data))
+    R, C = shape
+    if indptr.shape != (R + 1,) or indptr[0] != 0 or indptr[-1] != cols.size or vals.size != cols.size:
+        return None
+    counts = np.diff(indptr)
+    if (counts < 0).any() or (cols.size and (cols.min() < 0 or cols.max() >= C)):
+        return None
+    rows = np.repeat(np.arange(R, dtype=np.int64), counts)
+    key = rows * C + cols
+    if key.size > 1 and not bool((np.diff(key) > 0).all()):
+        if getattr(A, "has_canonical_format", False) or getattr(A, "has_sorted_indices", False):
+            return None  # flagged sorted and duplicate-free, and it is not
+        key = np.sort(key)
+        if not bool((np.diff(key) > 0).all()):
+            return None
+    return rows, cols, vals
+
+
+def _sums_ok(rows, cols, vals, shape, row_sum=None, col_sum=None, row_nnz=None) -> bool:
+    """Exact per-row counts and row / column sums of the stored entries against expected arrays."""
+    R, C = shape
+    if row_nnz is not None and not np.array_equal(np.bincount(rows, minlength=R), row_nnz):
+        return False
+    if row_sum is not None and not np.array_equal(np.bincount(rows, weights=vals, minlength=R), row_sum):
+        return False
+    if col_sum is not None and not np.array_equal(np.bincount(cols, weights=vals, minlength=C), col_sum):
+        return False
+    return True
+
+
+#: above this many stored entries the proved rule is evaluated on a seeded sample of this many of them
+#: (the definition-based checks -- index ranges, values, counts, sums -- still read every entry)
+RULE_SAMPLE = 20000
+
+
+def _sample(n: int):
+    """Indices of the stored entries the rule is evaluated on: all of them, or RULE_SAMPLE seeded ones."""
+    if n <= RULE_SAMPLE:
+        return slice(None)
+    return np.sort(np.random.default_rng(_SEED + n).choice(n, RULE_SAMPLE, replace=False))
+
+
+def _cases(small, random_cases, describe_small, describe_random, ok, users=None, describe_users=None):
+    parts = [exhaustive(ok, small, describe=describe_small)]
+    parts.append(exhaustive(ok, random_cases, describe=describe_random, strength="sampled"))
+    if users is not None:
+        parts.append(exhaustive(ok, users, describe=describe_users, strength="sampled"))
+    return parts
+
+
+# ---------------------------------------------------------------------------------------------
+# convolution
+# ---------------------------------------------------------------------------------------------
+def _axis_valid(n, O, k, s, lo, d):
+    """(O × k) input index along one axis and whether it is inside [0, n): the definition
+    Y[o] reads X[o s − lo + a d]."""
+    idx = np.arange(O, dtype=np.int64)[:, None] * s - lo + np.arange(k, dtype=np.int64)[None, :] * d
+    return idx, (idx >= 0) & (idx < n)
+
+
+def _conv_out(n, k, s, lo, hi, d):
+    return (n + lo + hi - d * (k - 1) - 1) // s + 1
+
+
+def _conv_values(C_out, cpg, KH, KW):
+    """Kernel whose entries are 1, 2, ...: each stored entry of a zero-boundary matrix is one kernel entry,
+    so its value names (output channel, input channel, tap)."""
+    return np.arange(1, C_out * cpg * KH * KW + 1, dtype=np.float64).reshape(C_out, cpg, KH, KW)
+
+
+def _conv_block_ok(c, field="numpy") -> bool:
+    """conv_matrix (zero boundary, ``C_in → C_out``, ``groups``), output rows [r0, r1), against the rule
+    conv2d_tap on every stored entry, per-row counts, row sums and column sums from the definition."""
+    from ...algebra import conv as _conv
+
+    C_in, C_out, groups, H, W, KH, KW, s, l, d, r0, r1 = c
+    cpg, opg = C_in // groups, C_out // groups
+    K = _conv_values(C_out, cpg, KH, KW)
+    O1, O2 = _conv_out(H, KH, s[0], l[0], l[0], d[0]), _conv_out(W, KW, s[1], l[1], l[1], d[1])
+    single = C_in == C_out == 1
+    shape_in = (H, W) if single else (C_in, H, W)
+    A = _conv.conv_matrix(shape_in, K[0, 0] if single else K, stride=s, padding=l, dilation=d, groups=groups,
+                          rows=(r0, r1), backend=field)
+    got = _csr(A, (r1 - r0, C_in * H * W))
+    if got is None:
+        return False
+    rows, cols, vals = got
+    g_row = rows + r0
+    co, o = g_row // (O1 * O2), g_row % (O1 * O2)
+    ci, j = cols // (H * W), cols % (H * W)
+    tap = _conv.conv2d_tap(o, j, H, W, KH, KW, stride=s, padding=l, dilation=d)  # the proved rule
+    cl = ci - (co // opg) * cpg  # input channel within the output channel's group
+    if not bool(((tap >= 0) & (cl >= 0) & (cl < cpg)).all()):
+        return False
+    if not np.array_equal(vals, K[co, cl, tap // KW, tap % KW]):
+        return False
+    # from the definition, per axis: the taps inside the input of every output position
+    i1, v1 = _axis_valid(H, O1, KH, s[0], l[0], d[0])
+    i2, v2 = _axis_valid(W, O2, KW, s[1], l[1], d[1])
+    R = np.arange(r0, r1, dtype=np.int64)
+    rc, ro1, ro2 = R // (O1 * O2), (R // O2) % O1, R % O2
+    nnz = cpg * v1.sum(1)[ro1] * v2.sum(1)[ro2]
+    if C_in * H * W <= 64:  # small: every entry and the count of every row pin the matrix; sums add nothing
+        return _sums_ok(rows, cols, vals, (r1 - r0, C_in * H * W), row_nnz=nnz)
+    Ksum = K.sum(axis=1)  # (C_out, KH, KW): every input channel of the group
+    row_sum = np.einsum("ra,rab,rb->r", v1[ro1].astype(np.float64), Ksum[rc], v2[ro2].astype(np.float64))
+    # column sums: the forward definition, every (row, input channel, tap) of the block enumerated
+    ra, rb = np.nonzero(np.ones((KH, KW), dtype=bool))
+    u, v = i1[ro1][:, ra], i2[ro2][:, rb]  # (rows, taps)
+    inside = v1[ro1][:, ra] & v2[ro2][:, rb]
+    col_sum = np.zeros(C_in * H * W)
+    for q in range(cpg):
+        chan = (rc // opg) * cpg + q
+        colq = (chan[:, None] * (H * W) + u * W + v)[inside]
+        np.add.at(col_sum, colq, K[rc, q][:, ra, rb][inside])
+    return _sums_ok(rows, cols, vals, (r1 - r0, C_in * H * W), row_sum=row_sum, col_sum=col_sum, row_nnz=nnz)
+
+
+def _single(H, W, KH, KW, s, l, d):
+    O = _conv_out(H, KH, s[0], l[0], l[0], d[0]) * _conv_out(W, KW, s[1], l[1], l[1], d[1])
+    return (1, 1, 1, H, W, KH, KW, s, l, d, 0, O)
+
+
+def _conv_valid(H, W, KH, KW, l, d):
+    return H + 2 * l[0] - d[0] * (KH - 1) >= 1 and W + 2 * l[1] - d[1] * (KW - 1) >= 1
+
+
+def _boundary_ref(C_in, C_out, groups, H, W, KH, KW, s, l, d, boundary, K):
+    """Dense matrix of the convolution with ``boundary`` by direct loops over output, channel and tap
+    (torch's padding_mode: zeros read 0, circular wraps, reflect mirrors without the edge, replicate clamps)."""
+    cpg, opg = C_in // groups, C_out // groups
+    O1, O2 = _conv_out(H, KH, s[0], l[0], l[0], d[0]), _conv_out(W, KW, s[1], l[1], l[1], d[1])
+
+    def where(i, n):
+        if 0 <= i < n:
+            return i
+        if boundary == "zero":
+            return None
+        if boundary == "circular":
+            return i % n
+        if boundary == "replicate":
+            return min(max(i, 0), n - 1)
+        while not 0 <= i < n:  # reflect: -1 reads 1, n reads n - 2
+            i = -i if i < 0 else 2 * (n - 1) - i
+        return i
+
+    M = np.zeros((C_out * O1 * O2, C_in * H * W))
+    for co in range(C_out):
+        for o1 in range(O1):
+            for o2 in range(O2):
+                for q in range(cpg):
+                    ci = (co // opg) * cpg + q
+                    for a in range(KH):
+                        for b in range(KW):
+                            u, v = where(o1 * s[0] - l[0] + a * d[0], H), where(o2 * s[1] - l[1] + b * d[1], W)
+                            if u is not None and v is not None:
+                                M[(co * O1 + o1) * O2 + o2, ci * H * W + u * W + v] += K[co, q, a, b]
+    return M
+
+
+def _conv_option_ok(c, field="numpy") -> bool:
+    """conv_matrix with every boundary, channels and groups, in every format and as stacked row blocks,
+    equal to the direct loops of the definition (values small integers: exact)."""
+    from ...algebra import conv as _conv
+
+    C_in, C_out, groups, H, W, KH, KW, s, l, d, boundary = c
+    K = _conv_values(C_out, C_in // groups, KH, KW)
+    ref = _boundary_ref(C_in, C_out, groups, H, W, KH, KW, s, l, d, boundary, K)
+    kw = dict(stride=s, padding=l, dilation=d, groups=groups, padding_mode={"zero": "zeros"}.get(boundary, boundary),
+              backend=field)
+    for fmt in ("csr", "csc", "coo"):
+        A = _conv.conv_matrix((C_in, H, W), K, format=fmt, **kw)
+        if tuple(A.shape) != ref.shape or not np.array_equal(_dense(A), ref):
+            return False
+    half = ref.shape[0] // 2
+    blocks = [_conv.conv_matrix((C_in, H, W), K, rows=rr, **kw) for rr in ((0, half), (half, ref.shape[0]))]
+    return all(np.array_equal(_dense(B), ref[rr[0]:rr[1]]) for B, rr in zip(blocks, ((0, half), (half, ref.shape[0]))))
+
+
+def _dense(A) -> np.ndarray:
+    return np.asarray(to_numpy(A.toarray() if hasattr(A, "toarray") else A))
+
+
+def _conv_paths_ok(c, field="numpy") -> bool:
+    """The same geometry with the builder's size thresholds set small: blocks of 8 entries, two workers,
+    int64 indices -- against the rule, as at the default thresholds."""
+    from ...algebra import conv as _conv
+
+    with _conv._paths_at_small_sizes():
+        return _conv_block_ok(c, field) and _conv_option_ok(c[:10] + ("zero",), field)
+
+
+@device_cached
+def conv_builder_check(field: str = "numpy"):
+    """isomat.algebra.conv_matrix against its proved entry rule conv.conv2d_tap (and the definition by loops
+    where no rule is proved): see :data:`CONV_BOUND` for what is run."""
+    ok = functools.partial(_conv_block_ok, field=field)
+    small = [_single(H, W, KH, KW, (s, s), (p, p), (d, d)) for H in range(1, 5) for W in range(1, 5)
+             for KH in range(1, 4) for KW in range(1, 4) for s in (1, 2) for p in (0, 1) for d in (1, 2)
+             if _conv_valid(H, W, KH, KW, (p, p), (d, d))]
+    small.sort(key=lambda c: (c[3] * c[4], c))
+    rng = np.random.default_rng(_SEED)
+    rand = []
+    while len(rand) < 12:  # from just above the exhaustive bound (H, W <= 4) to 64
+        H, W = (int(x) for x in rng.integers(5, 65, 2))
+        KH, KW = (int(x) for x in rng.integers(1, 6, 2))
+        s, p, d = (tuple(int(x) for x in rng.integers(lo, hi, 2)) for lo, hi in ((1, 4), (0, 3), (1, 3)))
+        if _conv_valid(H, W, KH, KW, p, d):
+            rand.append(_single(H, W, KH, KW, s, p, d))
+    # the sizes users run, 3x3 "same": output rows at the top border, the middle and the bottom border
+    users = [(1, 1, 1, 2048, 2048, 3, 3, (1, 1), (1, 1), (1, 1), r0, r0 + 2 * 2048) for r0 in (0, 2046 * 2048)]
+    users += [(64, 64, 1, 56, 56, 3, 3, (1, 1), (1, 1), (1, 1), r0, r0 + 2 * 56)
+              for r0 in (0, 31 * 3136 + 27 * 56, 64 * 3136 - 2 * 56)]
+    # every boundary with each channel layout, on two geometries (stride, padding and dilation 1 and 2)
+    options = [(ci, co, g) + geo + (bd,) for bd in ("zero", "circular", "reflect", "replicate")
+               for (ci, co, g) in ((1, 1, 1), (2, 4, 2), (3, 2, 1))
+               for geo in ((3, 4, 2, 3, (1, 1), (1, 1), (1, 1)), (5, 3, 3, 1, (2, 1), (1, 0), (2, 1)))]
+    paths = [(ci, co, g, H, W, 3, 2, (s, s), (1, 1), (1, 1), 0, co * _conv_out(H, 3, s, 1, 1, 1) * _conv_out(W, 2, s, 1, 1, 1))
+             for (ci, co, g) in ((1, 1, 1), (4, 2, 2)) for (H, W) in ((5, 7), (9, 4)) for s in (1, 2)]
+    return checked(*_cases(small, rand, "conv_matrix == conv2d_tap entry by entry, nnz per row, row and column sums: "
+                          "H, W <= 4, KH, KW <= 3, stride <= 2, padding <= 1, dilation <= 2",
+                          f"the same, 12 random geometries (seed {_SEED}) H, W in [5, 64], KH, KW <= 5, stride <= 3, "
+                          "padding <= 2, dilation <= 2", ok, users,
+                          "the same at the sizes users run, 3x3 padding 1: 2048² single-channel and 64→64 at 56², "
+                          "output rows at the top, middle and bottom (rows= of conv_matrix)"),
+                  exhaustive(functools.partial(_conv_option_ok, field=field), options,
+                             describe="conv_matrix == direct loops for every boundary (zeros, circular, reflect, "
+                                      "replicate) with 1 → 1, 2 → 4 (groups 2) and 3 → 2 channels, two geometries "
+                                      "(stride, padding, dilation 1 and 2), csr / csc / coo and stacked row blocks"),
+                  exhaustive(functools.partial(_conv_paths_ok, field=field), paths,
+                             describe="the same with the blocking, threading and int64 thresholds set small "
+                                      "(conv._paths_at_small_sizes: 8-entry blocks, 2 workers, int64 indices)"))
+
+
+# ---------------------------------------------------------------------------------------------
+# §4.2.1's W_conv
+# ---------------------------------------------------------------------------------------------
+def _zhu_ok(c, field="numpy") -> bool:
+    from ...algebra import conv as _conv
+
+    m, n, r, s = c
+    L = m * n
+    P = (L - ((r - 1) * n + r - 1)) // s + 1  # the printed P, written out here
+    K = np.arange(1, r * r + 1, dtype=np.float64).reshape(r, r)
+    got = _csr(_conv.zhu_conv_matrix((m, n), K, s, backend=field), (P, L))
+    if got is None:
+        return False
+    rows, cols, vals = got
+    pick = _sample(rows.size)
+    t = _conv.zhu_conv_tap(rows[pick], cols[pick], n, r, s)  # the proved rule
+    if not (bool((t >= 0).all()) and np.array_equal(vals[pick], t + 1.0)):
+        return False
+    # from the definition: row p holds w_x at x + ps for the offsets x = in + j with x + ps < L
+    x = (np.arange(r)[:, None] * n + np.arange(r)[None, :]).reshape(-1)
+    off = cols - rows * s  # every entry: its offset is some x, and its value names that x
+    i_, j_ = off // n, off % n
+    if not (bool(((off >= 0) & (i_ < r) & (j_ < r)).all()) and np.array_equal(vals, i_ * r + j_ + 1.0)):
+        return False
+    keep = np.arange(P)[:, None] * s + x[None, :] < L
+    return _sums_ok(rows, cols, vals, (P, L), row_nnz=keep.sum(1), row_sum=(keep * (np.arange(r * r) + 1.0)).sum(1))
+
+
+def _zhu_overflow_ok(c, field="numpy") -> bool:
+    """overflow='extend' keeps every printed entry (widening the matrix), 'raise' refuses exactly when a
+    printed column reaches L: the printed pattern by loops."""
+    from ...algebra import conv as _conv
+
+    m, n, r, s = c
+    L = m * n
+    P = (L - ((r - 1) * n + r - 1)) // s + 1
+    K = np.arange(1, r * r + 1, dtype=np.float64).reshape(r, r)
+    entries = [(p, i * n + j + p * s, K[i, j]) for p in range(P) for i in range(r) for j in range(r)]
+    width = max(L, max(cc for _, cc, _ in entries) + 1)
+    ref = np.zeros((P, width))
+    for p, cc, w in entries:
+        ref[p, cc] += w
+    if not np.array_equal(_dense(_conv.zhu_conv_matrix((m, n), K, s, overflow="extend", backend=field)), ref):
+        return False
+    try:
+        R = _conv.zhu_conv_matrix((m, n), K, s, overflow="raise", backend=field)
+    except ValueError:
+        return width > L
+    return width == L and np.array_equal(_dense(R), ref)
+
+
+@device_cached
+def zhu_conv_builder_check(field: str = "numpy"):
+    """isomat.algebra.zhu_conv_matrix against its entry rule conv.zhu_conv_tap: see :data:`ZHU_CONV_BOUND`."""
+    ok = functools.partial(_zhu_ok, field=field)
+    small = sorted([(m, n, r, s) for m in range(1, 6) for n in range(1, 6) for r in range(1, min(m, n) + 1)
+                    for s in range(1, 4)], key=lambda c: (c[0] * c[1], c))
+    rng = np.random.default_rng(_SEED + 1)
+    rand = []
+    for _ in range(12):
+        m, n = (int(x) for x in rng.integers(6, 65, 2))
+        rand.append((m, n, int(rng.integers(1, min(m, n, 7) + 1)), int(rng.integers(1, 8))))
+    users = [(256, 256, 3, 1), (300, 177, 5, 3)]
+    return checked(*_cases(small, rand, "zhu_conv_matrix == zhu_conv_tap entry by entry, nnz per row, row sums: "
+                          "m, n <= 5, r <= min(m, n), s <= 3",
+                          f"the same, 12 random sizes (seed {_SEED + 1}) m, n in [6, 64], r <= 7, s <= 7", ok, users,
+                          "the same at 256² (r = 3) and 300×177 (r = 5, s = 3)"),
+                  exhaustive(functools.partial(_zhu_overflow_ok, field=field),
+                             [(m, n, r, s) for m in range(2, 5) for n in range(2, 5) for r in (1, 2) for s in (1, 2, 3)],
+                             describe="overflow='extend' and 'raise' against the printed pattern by loops, m, n <= 4"))
+
+
+# ---------------------------------------------------------------------------------------------
+# §4.2.2's W_pool and patch-major order
+# ---------------------------------------------------------------------------------------------
+def _pool_ok(c, field="numpy") -> bool:
+    from ...algebra import pool as _pool
+
+    m, n, p = c
+    L, Q = m * n, (m * n) // (p * p)
+    v = np.float64(1) / (p * p)
+    for flat in ("row-major", "patch-major"):
+        got = _csr(_pool.zhu_pool_matrix((m, n), p, flattening=flat, backend=field), (Q, L))
+        if got is None:
+            return False
+        rows, cols, vals = got
+        if not np.array_equal(vals, np.full(vals.shape, v)):
+            return False
+        if flat == "row-major":  # the printed W_pool[q, q p² + r]
+            if not np.array_equal(cols // (p * p), rows):
+                return False
+        else:  # window q holds the pixels pi(k), k = q p² + r: the proved rule patch_major_pixel, and by definition
+            # the pixels (p⌊q/(n/p)⌋ + a, p(q mod n/p) + b), a, b < p
+            u, v = cols // n, cols % n
+            if not np.array_equal((u // p) * (n // p) + v // p, rows):
+                return False
+            k = np.arange(L, dtype=np.int64)[_sample(L)]
+            key = np.sort(rows * L + cols)
+            want = (k // (p * p)) * L + _pool.patch_major_pixel(k, n, p)
+            at = np.searchsorted(key, want)
+            if not (bool((at < key.size).all()) and np.array_equal(key[np.minimum(at, key.size - 1)], want)):
+                return False
+        # every window p² pixels, every pixel in exactly one window (the values are checked one by one above)
+        if not _sums_ok(rows, cols, np.ones_like(vals), (Q, L), row_nnz=np.full(Q, p * p), col_sum=np.ones(L)):
+            return False
+    k = np.arange(L, dtype=np.int64)[_sample(L)]
+    return bool(np.array_equal(_pool.patch_major_order((m, n), p)[k], _pool.patch_major_pixel(k, n, p)))
+
+
+@device_cached
+def pool_builder_check(field: str = "numpy"):
+    """isomat.algebra.zhu_pool_matrix (row-major: the printed formula; patch-major: the entry rule
+    pool.patch_major_pixel) and patch_major_order: see :data:`POOL_BOUND`."""
+    ok = functools.partial(_pool_ok, field=field)
+    small = sorted([(m, n, p) for p in range(1, 5) for m in range(p, 9, p) for n in range(p, 9, p)],
+                   key=lambda c: (c[0] * c[1], c))
+    rng = np.random.default_rng(_SEED + 2)
+    rand = []
+    while len(rand) < 8:
+        p = int(rng.integers(1, 6))
+        m, n = (p * int(x) for x in rng.integers(1, 65, 2))
+        if max(m, n) > 8:  # just above the exhaustive bound
+            rand.append((m, n, p))
+    return checked(*_cases(small, rand, "zhu_pool_matrix (both flattenings) == printed formula / patch_major_pixel, "
+                          "nnz per row, row and column sums: p <= 4, p | m, n <= 8",
+                          f"the same, 8 random sizes (seed {_SEED + 2}) p <= 5, m, n > 8 with up to 64 windows a side",
+                          ok, [(1024, 1024, 2), (256, 256, 4)], "the same at 1024² (p = 2) and 256² (p = 4)"))
+
+
+def _avg_axis(n, k, s, p, ceil_mode):
+    """torch's average pooling along one axis, from its definition: output count, and per output the window
+    start and end clipped to the padded input (pool size) and to the input itself."""
+    out = (n + 2 * p - k + ((s - 1) if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, n + p)
+    return out, start, end, np.maximum(start, 0), np.minimum(end, n)
+
+
+def _avgpool_ref(C, m, n, k, s, p, ceil_mode, cip, div):
+    """Dense matrix of torch's avg_pool2d by direct loops (C channels, square window k, stride s, padding p)."""
+    O1, st1, en1, a1, b1 = _avg_axis(m, k, s, p, ceil_mode)
+    O2, st2, en2, a2, b2 = _avg_axis(n, k, s, p, ceil_mode)
+    M = np.zeros((C * O1 * O2, C * m * n))
+    for c in range(C):
+        for i in range(O1):
+            for j in range(O2):
+                if div is not None:
+                    q = div
+                elif cip:
+                    q = (en1[i] - st1[i]) * (en2[j] - st2[j])
+                else:
+                    q = (b1[i] - a1[i]) * (b2[j] - a2[j])
+                for u in range(a1[i], b1[i]):
+                    for v in range(a2[j], b2[j]):
+                        M[(c * O1 + i) * O2 + j, c * m * n + u * n + v] = 1.0 / q
+    return M
+
+
+def _avgpool_ok(c, field="numpy") -> bool:
+    """avgpool_matrix against direct loops of torch's definition (every option) and, without padding or
+    rounding up, against the proved rule conv2d_tap on every stored entry."""
+    from ...algebra import conv as _conv, pool as _pool
+
+    C, m, n, k, s, p, ceil_mode, cip, div = c
+    shape = (m, n) if C == 0 else (C, m, n)
+    A = _pool.avgpool_matrix(shape, (k, k), stride=(s, s), padding=p, ceil_mode=ceil_mode, count_include_pad=cip,
+                             divisor_override=div, backend=field)
+    Cc = max(C, 1)
+    O1, st1, en1, a1, b1 = _avg_axis(m, k, s, p, ceil_mode)
+    O2, st2, en2, a2, b2 = _avg_axis(n, k, s, p, ceil_mode)
+    shape2 = (Cc * O1 * O2, Cc * m * n)
+    if m * n <= 64:  # small: the whole matrix, against the loops and (no padding, rounding down) the proved rule
+        if tuple(A.shape) != shape2:
+            return False
+        D = _dense(A)
+        if p == 0 and not ceil_mode and div is None and C == 0:
+            t = _conv.conv2d_tap(np.arange(O1 * O2)[:, None], np.arange(m * n)[None, :], m, n, k, k, stride=(s, s))
+            if not np.array_equal(D, np.where(t >= 0, np.float64(1) / (k * k), 0.0)):
+                return False
+        return np.array_equal(D, _avgpool_ref(Cc, m, n, k, s, p, ceil_mode, cip, div))
+    got = _csr(A, shape2)
+    if got is None:
+        return False
+    rows, cols, vals = got
+    ch, o = rows // (O1 * O2), rows % (O1 * O2)
+    o1, o2 = o // O2, o % O2
+    u, v = (cols % (m * n)) // n, cols % n
+    if not bool(((cols // (m * n) == ch) & (a1[o1] <= u) & (u < b1[o1]) & (a2[o2] <= v) & (v < b2[o2])).all()):
+        return False
+    inside = np.outer(b1 - a1, b2 - a2).reshape(-1)
+    q = (np.full(O1 * O2, div) if div is not None else
+         np.outer(en1 - st1, en2 - st2).reshape(-1) if cip else inside)
+    if not np.array_equal(vals, 1.0 / q[o]):
+        return False
+    if p == 0 and not ceil_mode:
+        pick = _sample(rows.size)
+        t = _conv.conv2d_tap(o[pick], (cols % (m * n))[pick], m, n, k, k, stride=(s, s))  # the proved rule
+        if not bool((t >= 0).all()):
+            return False
+    # how many windows read each pixel, per axis from the definition (exact integer counts; the values are
+    # checked one by one above, so their float sums would add nothing but rounding)
+    cover1 = np.zeros(m, dtype=np.int64)
+    cover2 = np.zeros(n, dtype=np.int64)
+    for lo_, hi_ in zip(a1, b1):
+        cover1[lo_:hi_] += 1
+    for lo_, hi_ in zip(a2, b2):
+        cover2[lo_:hi_] += 1
+    ones = np.ones_like(vals)
+    return _sums_ok(rows, cols, ones, shape2, row_nnz=np.tile(inside, Cc), col_sum=np.tile(np.outer(cover1, cover2).reshape(-1), Cc))
+
+
+@device_cached
+def avgpool_builder_check(field: str = "numpy"):
+    """isomat.algebra.avgpool_matrix against conv2d_tap (no padding) and torch's definition by loops (every
+    option): see :data:`AVGPOOL_BOUND`."""
+    ok = functools.partial(_avgpool_ok, field=field)
+    small = sorted([(0, m, n, k, s, 0, False, True, None) for m in range(1, 7) for n in range(1, 7)
+                    for k in range(1, min(m, n, 3) + 1) for s in range(1, 4)], key=lambda c: (c[1] * c[2], c))
+    rng = np.random.default_rng(_SEED + 4)
+    rand = [(0, int(rng.integers(7, 65)), int(rng.integers(7, 65)), int(rng.integers(1, 6)), int(rng.integers(1, 6)),
+             0, False, True, None) for _ in range(8)]
+    options = [(C, m, n, k, s, p, cm, cip, div) for C, (m, n) in ((0, (5, 4)), (2, (3, 5))) for k in (2, 3)
+               for s in (1, 2) for p in range(k // 2 + 1) for cm in (False, True) for cip in (False, True)
+               for div in (None, 3, -2) if (div is None or cip) and min(m, n) + 2 * p >= k]
+    users = [(0, 1024, 1024, 2, 2, 0, False, True, None), (2, 255, 253, 3, 2, 1, True, False, None)]
+    return checked(*_cases(small, rand, "avgpool_matrix == 1/k² on conv2d_tap's taps: m, n <= 6, k <= 3, s <= 3",
+                          f"the same, 8 random sizes (seed {_SEED + 4}) m, n in [7, 64], k, s <= 5", ok, users,
+                          "at 1024² (k = s = 2) and 2 channels of 255×253 (k = 3, s = 2, padding 1, ceil_mode, "
+                          "count_include_pad=False): every stored entry, nnz per row, column sums"),
+                  exhaustive(ok, options, describe="avgpool_matrix == torch's definition by loops: 5×4, and 2 channels "
+                             "of 3×5, k in {2, 3}, s <= 2, every padding <= k/2, ceil_mode, count_include_pad, "
+                             "divisor_override in {None, 3, -2}"))
+
+
+# ---------------------------------------------------------------------------------------------
+# W_RNN
+# ---------------------------------------------------------------------------------------------
+def _rnn_ok(c, field="numpy") -> bool:
+    from ...algebra import rnn as _rnn
+
+    M, N, T, seed = c
+    rng = np.random.default_rng(seed)
+    U = rng.integers(-2, 3, size=(M, N))
+    # V unipotent upper triangular: its powers grow polynomially, so V^k U is exact in float64 up to T = 256
+    V = np.triu(rng.integers(0, 2, size=(M, M)), 1) + np.eye(M, dtype=np.int64)
+    powers = [U.astype(object)]
+    for _ in range(1, T):
+        powers.append(V.astype(object).dot(powers[-1]))
+    P = np.array(powers, dtype=object).astype(np.float64)  # (T, M, N), exact integers
+    got = _csr(_rnn.rnn_matrix(U.astype(np.float64), V.astype(np.float64), T, backend=field), (T * M, T * N))
+    if got is None:
+        return False
+    rows, cols, vals = got
+    t, a, s_, b = rows // M, rows % M, cols // N, cols % N
+    if not bool((s_ <= t).all()) or not np.array_equal(vals, P[t - s_, a, b]):
+        return False
+    # nonzeros from the block rule: block (t, s) = V^(t−s)U for s <= t, 0 above
+    # every entry of the blocks s <= t is stored (zeros of V^k U included): row (t, a) holds (t + 1) N
+    nnz = np.repeat((np.arange(T) + 1) * N, M)
+    rsum = np.cumsum(P.sum(axis=2), axis=0)  # row (t, a): blocks k = 0..t, exact integers
+    return _sums_ok(rows, cols, vals, (T * M, T * N), row_nnz=nnz, row_sum=rsum.reshape(-1))
+
+
+@device_cached
+def rnn_builder_check(field: str = "numpy"):
+    """isomat.algebra.rnn_matrix against the block rule (t, s) = V^(t−s)U for s <= t, 0 above (exact integer
+    powers): see :data:`RNN_BOUND`."""
+    ok = functools.partial(_rnn_ok, field=field)
+    small = sorted([(M, N, T, 100 * M + 10 * N + T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)],
+                   key=lambda c: (sum(c[:3]), c))
+    rng = np.random.default_rng(_SEED + 3)
+    rand = [(int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(4, 41)), 7 + i) for i in range(8)]
+    return checked(*_cases(small, rand, "rnn_matrix == blocks V^(t−s)U entry by entry, nnz per row, row sums: "
+                          "M, N, T <= 3, integer U, V",
+                          f"the same, 8 random sizes (seed {_SEED + 3}) M, N <= 5, T in [4, 40]", ok,
+                          [(3, 2, 256, 5)], "the same at T = 256 (M = 3, N = 2)"))
+
+
+# ---------------------------------------------------------------------------------------------
+# the cubic attention operator
+# ---------------------------------------------------------------------------------------------
+def _attention_ok(c, field="numpy") -> bool:
+    """linear_attention_matrix with integer weights: every stored entry at ((k,c),((k',b),(i,e),(i',f))) has
+    k' = k, i' = i and the value (W_q W_k^T)_{b,e} (W_v)_{f,c} (the entry rule _cubic_entry), the count
+    T² d³ d_v, and the row sums."""
+    from ...algebra import attention as _att
+
+    T, d, dv, seed = c
+    rng = np.random.default_rng(seed)
+    Wq, Wk = rng.integers(-2, 3, size=(d, d)), rng.integers(-2, 3, size=(d, d))
+    Wv = rng.integers(1, 4, size=(d, dv))  # nonzero, so every entry of the rule with G_{b,e} != 0 is nonzero
+    G = Wq @ Wk.T
+    n = T * d
+    A = _att.linear_attention_matrix(T, Wq.astype(np.float64), Wk.astype(np.float64), Wv.astype(np.float64),
+                                     backend=field)
+    got = _csr(A, (T * dv, n ** 3))
+    if got is None:
+        return False
+    rows, cols, vals = got
+    k, cc = rows // dv, rows % dv
+    x1, rest = cols // (n * n), cols % (n * n)
+    x2, x3 = rest // n, rest % n
+    kp, b, i, e, ip, f = x1 // d, x1 % d, x2 // d, x2 % d, x3 // d, x3 % d
+    if not bool(((kp == k) & (ip == i)).all()) or not np.array_equal(vals, (G[b, e] * Wv[f, cc]).astype(np.float64)):
+        return False
+    # stored: every (k, c, b, i, e, f) -- T² d³ d_v entries (zeros of G included, as the builder stores them)
+    nnz = np.full(T * dv, T * d ** 3)
+    row_sum = np.tile(G.sum() * T * Wv.sum(axis=0), T).astype(np.float64)
+    return _sums_ok(rows, cols, vals, (T * dv, n ** 3), row_nnz=nnz, row_sum=row_sum)
+
+
+@device_cached
+def attention_builder_check(field: str = "numpy"):
+    """isomat.algebra.linear_attention_matrix against the entry rule at integer weights: every T, d, d_v <= 2,
+    8 random instances T in [3, 64], and T = 64 (see :data:`ATTENTION_BOUND`)."""
+    ok = functools.partial(_attention_ok, field=field)
+    small = [(T, d, dv, 11 * T + 3 * d + dv) for T, d, dv in itertools.product((1, 2), repeat=3)]
+    rng = np.random.default_rng(_SEED + 6)
+    rand = [(int(rng.integers(3, 65)), int(rng.integers(1, 4)), int(rng.integers(1, 4)), 50 + j) for j in range(8)]
+    return checked(*_cases(small, rand, "linear_attention_matrix == entry rule at integer weights, nnz per row, row "
+                          "sums: T, d, d_v <= 2",
+                          f"the same, 8 random instances (seed {_SEED + 6}) T in [3, 64], d, d_v <= 3", ok,
+                          [(64, 2, 2, 99)], "the same at T = 64, d = d_v = 2"))
