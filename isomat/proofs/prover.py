@@ -77,7 +77,7 @@ import contextvars
 import os
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -293,6 +293,8 @@ class Lemma(_ProverObject):
     single_solver: str | None = None
     #: the digests of its obligations' SMT-LIB files (see :func:`isomat.proofs.smt.digest`)
     smt2: tuple[str, ...] = ()
+    #: the candidate model of its premises that the prover checked (see :func:`prove`), as text
+    model: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         _refuse_unminted("Lemma")
@@ -302,6 +304,8 @@ class Lemma(_ProverObject):
                "uses": list(self.uses), "axioms": list(self.axioms)}
         if self.smt2:
             out["smt2"] = list(self.smt2)
+        if self.model:
+            out["model"] = dict(self.model)
         if self.solvers:
             out["solvers"] = [dict(x) for x in self.solvers]
         if self.single_solver:
@@ -367,6 +371,7 @@ def lemma(
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
+    model: Mapping[Any, Any] | None = None,
 ) -> Lemma:
     """Prove ``∀ variables: body`` and return it as a reusable lemma.
 
@@ -374,24 +379,25 @@ def lemma(
     lemmas in ``using`` and the axioms in ``axioms``; anything else -- ``unknown``, a timeout, a
     counterexample -- raises :class:`~isomat.errors.CheckError`, so an unproved lemma never
     exists. ``patterns`` are the E-matching triggers under which Z3 instantiates the lemma
-    automatically when a later goal contains a matching term.
+    automatically when a later goal contains a matching term. ``model`` is a candidate model of the
+    premises, checked as in :func:`prove`.
     """
     using, axioms = tuple(using), tuple(axioms)
     _check_quantified("lemma", name, variables, (*using, *axioms))
     with _proving_lemma(name):
         p = prove(body, lemmas=using, axioms=axioms, for_all=text, rlimit=rlimit, timeout_s=timeout_s, minimize=(),
-                  cvc5_rlimit=cvc5_rlimit)
+                  cvc5_rlimit=cvc5_rlimit, model=model)
     if p.status != "proved":
         hint = f" -- {p.hint}" if p.hint else ""
         raise CheckError(f"lemma {name!r} is not proved ({p.status}): {p.reason or p.counterexample}{hint}")
     return _made_lemma(name, _closed(variables, body, patterns), text, tuple(p.lemmas), tuple(p.axioms),
                        "z3", p.seconds, tuple(p.solvers), p.single_solver, tuple(p.smt2),
-                       premises=p._premises)
+                       premises=p._premises, model=tuple(p.model.items()))
 
 
-def _made_lemma(*args: Any, premises: tuple[Axiom, ...]) -> Lemma:
+def _made_lemma(*args: Any, premises: tuple[Axiom, ...], model: tuple[tuple[str, str], ...] = ()) -> Lemma:
     with _mint():
-        lm = Lemma(*args)
+        lm = Lemma(*args, model=model)
     _register(lm, _lemma_fields(lm), tuple(dict.fromkeys(premises)))
     return lm
 
@@ -411,6 +417,7 @@ def induction(
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
+    model: Mapping[Any, Any] | None = None,
 ) -> Lemma:
     """Prove ``∀ n ≥ start: hypotheses → prop(n)`` by induction on ``n``.
 
@@ -419,7 +426,8 @@ def induction(
     hypotheses, about the ``other`` variables only (a hypothesis that mentions ``n`` would change
     along the induction, and is refused); they stay in the lemma that is returned, so the lemma
     says exactly what was proved. ``other`` are the further variables of ``prop``, universally
-    quantified in the lemma too.
+    quantified in the lemma too. ``model`` is a candidate model of the premises (the base's and the
+    step's), checked as in :func:`prove`.
     """
     using, axioms, hyps = tuple(using), tuple(axioms), list(assuming)
     _check_quantified("induction", name, [n, *other], (*using, *axioms))
@@ -431,12 +439,13 @@ def induction(
     # the base may hold vacuously (prop(n) = n >= 1 → ... at n = 0): the step then proves the first real case
     with _proving_lemma(f"{name} (base)"):
         base = prove(prop(z3.IntVal(start)), assuming=hyps, lemmas=using, axioms=axioms, for_all=f"{text} (base)",
-                     rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False, cvc5_rlimit=cvc5_rlimit)
+                     rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False, cvc5_rlimit=cvc5_rlimit,
+                     model=model)
     # (prop(n) as the step's antecedent is satisfiable wherever the base holds)
     with _proving_lemma(f"{name} (step)"):
         step = prove(z3.Implies(prop(n), prop(n + 1)), assuming=[n >= start, *hyps], lemmas=using, axioms=axioms,
                      for_all=f"{text} (step)", rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False,
-                     cvc5_rlimit=cvc5_rlimit)
+                     cvc5_rlimit=cvc5_rlimit, model=model)
     for part, p in (("base", base), ("step", step)):
         if p.status != "proved":
             hint = f" -- {p.hint}" if p.hint else ""
@@ -448,7 +457,8 @@ def induction(
                        tuple(dict.fromkeys(base.lemmas + step.lemmas)), tuple(dict.fromkeys(base.axioms + step.axioms)),
                        f"induction on {n} from {start} (base and step by z3)", base.seconds + step.seconds,
                        _merged_solvers(base.solvers, step.solvers), single or None,
-                       (*base.smt2, *step.smt2), premises=(*base._premises, *step._premises))
+                       (*base.smt2, *step.smt2), premises=(*base._premises, *step._premises),
+                       model=tuple(base.model.items()))
 
 
 def _merged_solvers(*lists: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
@@ -466,44 +476,41 @@ def _merged_solvers(*lists: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], .
 # ---------------------------------------------------------------------------------------------
 # proving a goal
 # ---------------------------------------------------------------------------------------------
-def _free_ints(*exprs: z3.ExprRef) -> list[z3.ArithRef]:
-    """The integer and bit-vector constants (0-ary uninterpreted symbols) that occur in ``exprs``,
-    in order of name."""
-    seen: dict[str, z3.ArithRef] = {}
-    stack = list(exprs)
-    visited: set[int] = set()
+def _subterms(*exprs: z3.ExprRef) -> Iterator[z3.ExprRef]:
+    """Every distinct subterm of ``exprs``, each once (by Z3's term id), quantifier bodies entered
+    (their bound variables appear as de Bruijn variables): the one walk over Z3 terms that the
+    prover's searches -- free unknowns, quantifiers, sorts, div/mod terms, function applications --
+    filter (see :func:`_guarded_subterms` for the walk that keeps the conditions guarding a term)."""
+    stack, seen = list(exprs), set()
     while stack:
         e = stack.pop()
-        if e.get_id() in visited:
+        if e.get_id() in seen:
             continue
-        visited.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and (z3.is_int(e) or z3.is_bv(e)):
-            seen.setdefault(str(e), e)
-        elif z3.is_quantifier(e):
-            stack.append(e.body())
-        else:
-            stack.extend(e.children())
-    return [seen[k] for k in sorted(seen)]
-
-
-def _free_consts(*exprs: z3.ExprRef) -> list[z3.ExprRef]:
-    """Every uninterpreted constant (a 0-ary symbol of any sort: Int, Real, Bool, bit-vector, an
-    uninterpreted sort, an array) that occurs in ``exprs``, in order of name."""
-    seen: dict[str, z3.ExprRef] = {}
-    stack = list(exprs)
-    visited: set[int] = set()
-    while stack:
-        e = stack.pop()
-        if e.get_id() in visited:
-            continue
-        visited.add(e.get_id())
+        seen.add(e.get_id())
+        yield e
         if z3.is_quantifier(e):
             stack.append(e.body())
-        elif z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            seen.setdefault(str(e), e)
         elif z3.is_app(e):
             stack.extend(e.children())
+
+
+def _is_unknown(e: z3.ExprRef) -> bool:
+    """An uninterpreted constant: a 0-ary symbol the solver may give any value."""
+    return z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED
+
+
+def _free_consts(*exprs: z3.ExprRef, sorts: tuple[int, ...] | None = None) -> list[Any]:
+    """Every uninterpreted constant (a 0-ary symbol of any sort: Int, Real, Bool, bit-vector, an
+    uninterpreted sort, an array) that occurs in ``exprs`` -- only those of the sort kinds ``sorts``
+    when given -- in order of name."""
+    seen = {str(e): e for e in _subterms(*exprs)
+            if _is_unknown(e) and (sorts is None or e.sort().kind() in sorts)}
     return [seen[k] for k in sorted(seen)]
+
+
+def _free_ints(*exprs: z3.ExprRef) -> list[z3.ArithRef]:
+    """The integer and bit-vector constants that occur in ``exprs``, in order of name."""
+    return _free_consts(*exprs, sorts=(z3.Z3_INT_SORT, z3.Z3_BV_SORT))
 
 
 @dataclass(frozen=True)
@@ -541,6 +548,9 @@ class Proof(_ProverObject):
     smt2: list[str] = field(default_factory=list)
     #: the axioms taken as definitions by recursion (consistent by construction; no model needed)
     definitions: list[str] = field(default_factory=list)
+    #: the candidate model the caller gave for the premises, as SMT-LIB text (``{name: lambda or
+    #: value}``), which the solver checked together with the ``witness`` (see :func:`prove`'s ``model``)
+    model: dict[str, str] = field(default_factory=dict)
     #: the axioms the proof rests on, transitively through the lemmas it used (the objects)
     _premises: tuple[Axiom, ...] = field(default=(), repr=False)
 
@@ -560,6 +570,8 @@ class Proof(_ProverObject):
             ev["witness"] = dict(self.witness)
         if self.definitions:
             ev["definitions"] = list(self.definitions)
+        if self.model:
+            ev["model"] = dict(self.model)
         if self.lemmas:
             ev["lemmas"] = self.lemma_records
         if self.axioms:
@@ -601,33 +613,15 @@ class Proof(_ProverObject):
 
 
 def _has_quantifier(e: z3.ExprRef) -> bool:
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if z3.is_quantifier(x):
-            return True
-        stack.extend(x.children())
-    return False
+    return any(z3.is_quantifier(x) for x in _subterms(e))
 
 
 def _integer_only(*exprs: Any) -> bool:
     """Every term of ``exprs`` is an integer, a Boolean or a function over them (the fragment the
     ``UFNIA`` solver decides); bit-vectors, reals, arrays and the rest need Z3's general solver."""
-    stack, seen = list(exprs), set()
-    while stack:
-        e = stack.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_quantifier(e):
-            stack.append(e.body())
-            if any(e.var_sort(k).kind() not in (z3.Z3_INT_SORT, z3.Z3_BOOL_SORT) for k in range(e.num_vars())):
-                return False
-            continue
-        if e.sort().kind() not in (z3.Z3_INT_SORT, z3.Z3_BOOL_SORT):
-            return False
-        stack.extend(e.children())
-    return True
+    fragment = (z3.Z3_INT_SORT, z3.Z3_BOOL_SORT)
+    return all(all(x.var_sort(k).kind() in fragment for k in range(x.num_vars())) if z3.is_quantifier(x)
+               else x.sort().kind() in fragment for x in _subterms(*exprs))
 
 
 def _solver(rlimit: int, timeout_s: float, integer_only: bool = True) -> tuple[z3.Solver, z3.Context]:
@@ -659,6 +653,7 @@ def prove(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     antecedents: bool = True,
     cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
+    model: Mapping[Any, Any] | None = None,
 ) -> Proof:
     r"""Prove ``goal`` for every value of its free integer unknowns that satisfies ``assuming``.
 
@@ -696,6 +691,16 @@ def prove(
         :mod:`isomat.proofs.smt`): its ``unsat`` confirms the proof, its ``unknown`` leaves the
         proof single-solver (Z3's stands, and the record says why), its ``sat`` is a
         :class:`~isomat.errors.CheckError`.
+    model : mapping, optional
+        A candidate model of the premises, for premises whose quantified axioms a solver cannot model
+        on its own: ``{function: interpretation, constant: value}``, an interpretation being a Python
+        callable from Z3 argument terms to a Z3 term of the function's range (``lambda i, j: If(i ==
+        0, 1, 0)``), a value a number or a Z3 term. Nothing in it is trusted: every premise (the
+        hypotheses, every axiom, the axioms behind the lemmas, the antecedents) is rewritten with it,
+        and the solver must find values of the remaining unknowns that satisfy them all; any such
+        solution, with the model, is a model of the premises. The model (as SMT-LIB text) and the
+        values are recorded. A model that satisfies no premise set is ``"unknown"`` (it shows nothing
+        about the premises either way), never ``"vacuous"``.
 
     Returns
     -------
@@ -752,8 +757,9 @@ def prove(
         return made("unknown", reason=refused, sizes=size_names, obligation=obligation,
                     hint="state the divisor's sign in the hypotheses (or guard the term with it): fdiv/fmod of a "
                          "divisor not shown positive would be Z3's Euclidean division, another function")
+    candidate = _candidate_model(model)
     satisfiable = _witness(goal if antecedents else z3.BoolVal(True), assuming, [*instances, *lemmas], premise_axioms,
-                           rlimit=max(1, rlimit // 6), timeout_s=timeout_s, integer_only=integer_only)
+                           rlimit=max(1, rlimit // 6), timeout_s=timeout_s, integer_only=integer_only, model=candidate)
     if isinstance(satisfiable[0], str):
         status, why = satisfiable
         return made(status, reason=why, sizes=size_names, obligation=obligation,
@@ -789,7 +795,7 @@ def prove(
             return made("proved", lemmas=[u.name for u in used_lemmas], axioms=axiom_names,
                         lemma_records=[u.record() for u in used_lemmas], sizes=size_names, witness=satisfiable,
                         obligation=obligation, smtlib=smtlib, solvers=solvers, single_solver=single, smt2=smt2,
-                        definitions=definitions, _premises=rests_on)
+                        definitions=definitions, model=candidate[2], _premises=rests_on)
         if res == z3.sat:
             found = _counterexample(s, ctx, goal, assuming, minimize, rlimit=limit, timeout_s=timeout_s,
                                     integer_only=integer_only)
@@ -803,15 +809,13 @@ def prove(
                 hint=_hint(reason, goal, assuming, lemmas, axioms, rlimit))
 
 
-def _guarded_divisors(exprs: Sequence[z3.ExprRef]) -> list[tuple[tuple[z3.BoolRef, ...], z3.ExprRef, z3.ExprRef]]:
-    """Each integer div/mod term of ``exprs`` whose divisor is not a positive numeral, with the
-    conditions under which its value matters (``A`` for a term in ``B`` of ``A → B`` or ``A ∧ B``,
-    ``¬A`` in ``A ∨ B``, the branch condition in ``If``): ``(guards, divisor, term)``. A quantified
-    formula's bound variables become fresh unknowns (the condition must hold for all of them)."""
-    out: list[tuple[tuple[z3.BoolRef, ...], z3.ExprRef, z3.ExprRef]] = []
+def _guarded_subterms(exprs: Sequence[z3.ExprRef]) -> Iterator[tuple[tuple[z3.BoolRef, ...], z3.ExprRef]]:
+    """Every subterm of ``exprs`` with the conditions under which its value matters: ``A`` for a
+    term in ``B`` of ``A → B`` or ``A ∧ B``, ``¬A`` in ``A ∨ B``, the branch condition in ``If``.
+    A quantified formula's bound variables become fresh unknowns (a condition on them must hold for
+    all of them). Each (term, guards) pair is yielded once."""
     seen: set[tuple[int, tuple[int, ...]]] = set()
     stack: list[tuple[z3.ExprRef, tuple[z3.BoolRef, ...]]] = [(e, ()) for e in exprs]
-    fresh = [0]
     while stack:
         e, guards = stack.pop()
         key = (e.get_id(), tuple(g.get_id() for g in guards))
@@ -819,30 +823,29 @@ def _guarded_divisors(exprs: Sequence[z3.ExprRef]) -> list[tuple[tuple[z3.BoolRe
             continue
         seen.add(key)
         if z3.is_quantifier(e):
-            names = []
-            for k in range(e.num_vars()):
-                fresh[0] += 1
-                names.append(z3.Const(f"{e.var_name(k)}!bound{fresh[0]}", e.var_sort(k)))
-            stack.append((z3.substitute_vars(e.body(), *reversed(names)), guards))
+            fresh = [z3.FreshConst(e.var_sort(k), str(e.var_name(k))) for k in range(e.num_vars())]
+            stack.append((z3.substitute_vars(e.body(), *reversed(fresh)), guards))
             continue
         if not z3.is_app(e):
             continue
+        yield guards, e
         kids = e.children()
-        if (z3.is_idiv(e) or z3.is_mod(e)) and len(kids) == 2:
-            b = kids[1]
-            if not (z3.is_int_value(b) and b.as_long() > 0):
-                out.append((guards, b, e))
         if z3.is_implies(e) or z3.is_and(e):
-            for k, c in enumerate(kids):
-                stack.append((c, guards + tuple(kids[:k])))
+            stack += [(c, guards + tuple(kids[:k])) for k, c in enumerate(kids)]
         elif z3.is_or(e):
-            for k, c in enumerate(kids):
-                stack.append((c, guards + tuple(z3.Not(x) for x in kids[:k])))
+            stack += [(c, guards + tuple(z3.Not(x) for x in kids[:k])) for k, c in enumerate(kids)]
         elif z3.is_app_of(e, z3.Z3_OP_ITE):
             stack += [(kids[0], guards), (kids[1], guards + (kids[0],)), (kids[2], guards + (z3.Not(kids[0]),))]
         else:
             stack += [(c, guards) for c in kids]
-    return out
+
+
+def _guarded_divisors(exprs: Sequence[z3.ExprRef]) -> list[tuple[tuple[z3.BoolRef, ...], z3.ExprRef, z3.ExprRef]]:
+    """Each integer div/mod term of ``exprs`` whose divisor is not a positive numeral, with the
+    conditions guarding it (see :func:`_guarded_subterms`): ``(guards, divisor, term)``."""
+    return [(guards, e.arg(1), e) for guards, e in _guarded_subterms(exprs)
+            if (z3.is_idiv(e) or z3.is_mod(e)) and e.num_args() == 2
+            and not (z3.is_int_value(e.arg(1)) and e.arg(1).as_long() > 0)]
 
 
 def _divisors_not_positive(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], axioms: Sequence[Axiom], *,
@@ -897,28 +900,11 @@ def _nonlinear_div_mod(*exprs: z3.ExprRef) -> list[str]:
     """The div/mod terms of ``exprs`` whose dividend or divisor multiplies unknowns together (a
     product of sizes or of an index and a size): nonlinear integer arithmetic, where Z3 most often
     answers ``unknown``."""
-    def nonlinear(e: z3.ExprRef) -> bool:
-        stack = [e]
-        while stack:
-            x = stack.pop()
-            if z3.is_mul(x) and sum(1 for c in x.children() if not z3.is_int_value(c)) >= 2:
-                return True
-            stack.extend(x.children())
-        return False
+    def product(x: z3.ExprRef) -> bool:
+        return z3.is_mul(x) and sum(1 for c in x.children() if not z3.is_int_value(c)) >= 2
 
-    found: dict[str, None] = {}
-    stack, seen = list(exprs), set()
-    while stack:
-        e = stack.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_quantifier(e):
-            stack.append(e.body())
-            continue
-        if (z3.is_div(e) or z3.is_idiv(e) or z3.is_mod(e)) and any(nonlinear(c) for c in e.children()):
-            found.setdefault(e.sexpr()[:120], None)
-        stack.extend(e.children())
+    found = {e.sexpr()[:120]: None for e in _subterms(*exprs)
+             if (z3.is_div(e) or z3.is_idiv(e) or z3.is_mod(e)) and any(product(x) for x in _subterms(*e.children()))}
     return list(found)
 
 
@@ -998,9 +984,67 @@ def _antecedents(goal: z3.BoolRef) -> list[z3.BoolRef]:
     return [p.arg(0) for p in parts if z3.is_implies(p)]
 
 
+#: a candidate model, checked: (function interpretations for z3.substitute_funs, constant values, the text)
+_Model = tuple[list[tuple[z3.FuncDeclRef, z3.ExprRef]], list[tuple[z3.ExprRef, z3.ExprRef]], dict[str, str]]
+
+
+def _candidate_model(model: Mapping[Any, Any] | None) -> _Model:
+    """Read a caller's candidate model (see :func:`prove`): each uninterpreted function with its
+    interpretation as a term over de Bruijn variables (``Var(k)`` the ``k``-th argument, as
+    ``z3.substitute_funs`` takes it), each constant with its value, and the model as SMT-LIB text.
+    Bad input is a TypeError/ValueError naming the entry."""
+    if model is None:
+        return [], [], {}
+    if not isinstance(model, Mapping):
+        raise TypeError(f"model must be a mapping {{function or constant: interpretation}}, got {type(model).__name__}")
+    funs: list[tuple[z3.FuncDeclRef, z3.ExprRef]] = []
+    consts: list[tuple[z3.ExprRef, z3.ExprRef]] = []
+    text: dict[str, str] = {}
+    for key, value in model.items():
+        if isinstance(key, z3.FuncDeclRef) and key.kind() == z3.Z3_OP_UNINTERPRETED and key.arity() > 0:
+            if not callable(value):
+                raise TypeError(f"model[{key.name()}] must be a callable from Z3 argument terms to a term, got {value!r}")
+            # (named after the function, so the recorded text is the same in every process)
+            args = [z3.Const(f"{key.name()}!{k}", key.domain(k)) for k in range(key.arity())]
+            body = value(*args)
+            if not (isinstance(body, z3.ExprRef) and body.sort() == key.range()):
+                raise TypeError(f"model[{key.name()}] must give a Z3 term of sort {key.range()}, got {body!r}")
+            text[key.name()] = (f"(lambda ({' '.join(f'({a} {a.sort().sexpr()})' for a in args)}) {body.sexpr()})")
+            funs.append((key, z3.substitute(body, *[(a, z3.Var(k, a.sort())) for k, a in enumerate(args)])))
+        elif isinstance(key, z3.ExprRef) and _is_unknown(key):
+            v = value if isinstance(value, z3.ExprRef) else (
+                z3.BoolVal(value) if z3.is_bool(key) else z3.RealVal(value) if z3.is_real(key) else z3.IntVal(value)
+                if isinstance(value, int) and z3.is_int(key) else None)
+            if v is None or v.sort() != key.sort():
+                raise TypeError(f"model[{key}] must be a value of sort {key.sort()}, got {value!r}")
+            text[str(key)] = v.sexpr()
+            consts.append((key, v))
+        else:
+            raise TypeError(f"model keys must be uninterpreted functions (z3.Function) or constants, got {key!r}")
+    given = set(text)
+    for key, body in (*funs, *consts):
+        clash = sorted(given & ({a.decl().name() for a in _applications(body)} | {str(c) for c in _free_consts(body)}))
+        if clash:
+            raise ValueError(f"model[{key.name() if isinstance(key, z3.FuncDeclRef) else key}] uses {', '.join(clash)}, "
+                             "which the model interprets too: give each interpretation in terms of the rest only")
+    return funs, consts, text
+
+
+def _under(model: _Model, e: z3.ExprRef) -> z3.ExprRef:
+    """``e`` with the model's functions and constants replaced by their interpretations."""
+    funs, consts, _ = model
+    e = z3.substitute_funs(e, *funs) if funs else e
+    return z3.substitute(e, *consts) if consts else e
+
+
+#: premise checks already done in this process, by the premises' text (a claim's lemmas and goals
+#: share their axioms and hypotheses)
+_WITNESSED: dict[str, tuple[dict[str, int], list[str]] | tuple[str, str]] = {}
+
+
 def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], lemmas: Sequence[Lemma | LemmaInstance],
-             axioms: Sequence[Axiom], *, rlimit: int, timeout_s: float,
-             integer_only: bool) -> tuple[dict[str, int], list[str]] | tuple[str, str]:
+             axioms: Sequence[Axiom], *, rlimit: int, timeout_s: float, integer_only: bool,
+             model: _Model = ([], [], {})) -> tuple[dict[str, int], list[str]] | tuple[str, str]:
     """Show every premise consistent: the hypotheses, every axiom (quantified ones too), the axioms
     behind each lemma (transitively), the lemmas, and each antecedent of the goal.
 
@@ -1009,13 +1053,35 @@ def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], lemmas: Sequence[
     those axioms -- which are among ``axioms`` here -- satisfies them. The axioms are split (see
     :func:`_definitions`) into *definitions by recursion on a natural number* of functions that no
     other premise mentions -- consistent by construction: any model of the rest extends to them,
-    one argument value after the other -- and the rest, of which a solver must find a model. Returns
+    one argument value after the other -- and the rest, of which a solver must find a model. With a
+    candidate ``model`` (see :func:`_candidate_model`) every premise is first rewritten with it: a
+    solution of the rewritten premises, with the model, is a model of the premises. Returns
     ``(values of the integer unknowns, names of the axioms taken as definitions)``, or
     ``("vacuous", why)`` when the rest is unsatisfiable (from contradicting premises anything
     follows) and ``("unknown", why)`` when the solver finds no model: neither is ever a proof."""
+    extras = _antecedents(goal)
+    if model[2]:
+        assuming = [_under(model, h) for h in assuming]
+        axioms = [Axiom(a.name, _under(model, a.statement), a.text) for a in axioms]
+        extras = [_under(model, x) for x in extras]
+    key = "\n".join([str(rlimit), *(h.sexpr() for h in assuming), "--", *sorted({a.statement.sexpr() for a in axioms}),
+                     "--", *(x.sexpr() for x in extras), "--", *model[2].values()])
+    if key not in _WITNESSED:
+        _WITNESSED[key] = _model_search(assuming, axioms, extras, rlimit=rlimit, timeout_s=timeout_s,
+                                        integer_only=integer_only, model=model)
+    found = _WITNESSED[key]
+    if isinstance(found[0], dict) and model[1]:
+        return {**found[0], **{str(c): v.as_long() for c, v in model[1] if z3.is_int_value(v)}}, found[1]
+    return found
+
+
+def _model_search(assuming: Sequence[z3.BoolRef], axioms: Sequence[Axiom], extras: Sequence[z3.BoolRef], *,
+                  rlimit: int, timeout_s: float, integer_only: bool,
+                  model: _Model) -> tuple[dict[str, int], list[str]] | tuple[str, str]:
+    """The solver's part of :func:`_witness`: a model of the premises (and of each antecedent in turn)."""
     first: dict[str, int] | None = None
     definitions: list[str] = []
-    for extra in [None, *_antecedents(goal)] if _antecedents(goal) else [None]:
+    for extra in [None, *extras] if extras else [None]:
         others = [*assuming, *([extra] if extra is not None else [])]
         defined, rest = _definitions(axioms, others)
         facts = [*assuming, *(a.statement for a in rest)]
@@ -1029,6 +1095,9 @@ def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], lemmas: Sequence[
         for f in facts + ([extra] if extra is not None else []):
             s.add(f.translate(ctx))
         res = s.check()
+        if res == z3.unsat and model[2]:
+            return ("unknown", "the candidate model given for the premises satisfies them for no values of the other "
+                               "unknowns: it is no model of them (which says nothing about the premises themselves)")
         if res == z3.unsat:
             what = ("the premises (hypotheses, axioms and the axioms behind the lemmas)" if extra is None
                     else f"the premises and the antecedent {extra.sexpr()[:200]}")
@@ -1038,7 +1107,8 @@ def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], lemmas: Sequence[
             _raise_on_clock(reason, "the premises' witness", timeout_s)
             return ("unknown", f"no model shows the premises (hypotheses and axioms) consistent ({reason}): "
                                "premises not shown consistent prove nothing (an axiom that is a definition by "
-                               "recursion on a natural number needs no model; see prover._definitions)")
+                               "recursion on a natural number needs no model, see prover._definitions; for the rest, "
+                               "give the solver a candidate model to check: prove(..., model={function: interpretation}))")
         if first is None:
             m = s.model()
             first = {}
@@ -1115,35 +1185,13 @@ def _unrolled(axioms: Sequence[Axiom], others: Sequence[z3.BoolRef],
     return kept, [*rest, *unrolled[:0]], instances
 
 
-def _fn_key(decl: z3.FuncDeclRef) -> str:
-    return decl.name()
-
-
 def _applications(e: z3.ExprRef) -> list[z3.ExprRef]:
     """Every application of an uninterpreted function of one or more arguments in ``e``."""
-    out, stack, seen = [], [e], set()
-    while stack:
-        x = stack.pop()
-        if x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
-        if z3.is_quantifier(x):
-            stack.append(x.body())
-            continue
-        if not z3.is_app(x):
-            continue
-        if x.decl().kind() == z3.Z3_OP_UNINTERPRETED and x.num_args() > 0:
-            out.append(x)
-        stack.extend(x.children())
-    return out
+    return [x for x in _subterms(e) if _is_fn_app(x)]
 
 
 def _functions_in(e: z3.ExprRef) -> set[str]:
-    return {_fn_key(a.decl()) for a in _applications(e)}
-
-
-def _is_zero(e: z3.ExprRef) -> bool:
-    return z3.is_int_value(e) and e.as_long() == 0
+    return {a.decl().name() for a in _applications(e)}
 
 
 def _offset(e: z3.ExprRef) -> tuple[z3.ExprRef, int] | None:
@@ -1227,26 +1275,8 @@ def _at_point(guards: list[z3.ExprRef], lhs: z3.ExprRef, value: z3.ExprRef,
 
 def _calls(e: z3.ExprRef, names: set[str]) -> list[tuple[list[z3.ExprRef], z3.ExprRef]]:
     """The applications of the functions ``names`` in ``e``, each with the conditions under which its
-    value matters (the branch of an ``If``, the consequent of an implication)."""
-    out: list[tuple[list[z3.ExprRef], z3.ExprRef]] = []
-    stack: list[tuple[z3.ExprRef, tuple[z3.ExprRef, ...]]] = [(e, ())]
-    seen: set[tuple[int, tuple[int, ...]]] = set()
-    while stack:
-        x, guards = stack.pop()
-        key = (x.get_id(), tuple(g.get_id() for g in guards))
-        if key in seen or not z3.is_app(x):
-            continue
-        seen.add(key)
-        if _is_fn_app(x) and x.decl().name() in names:
-            out.append((list(guards), x))
-        kids = x.children()
-        if z3.is_app_of(x, z3.Z3_OP_ITE):
-            stack += [(kids[0], guards), (kids[1], guards + (kids[0],)), (kids[2], guards + (z3.Not(kids[0]),))]
-        elif z3.is_implies(x):
-            stack += [(kids[0], guards), (kids[1], guards + (kids[0],))]
-        else:
-            stack += [(c, guards) for c in kids]
-    return out
+    value matters (see :func:`_guarded_subterms`)."""
+    return [(list(guards), x) for guards, x in _guarded_subterms([e]) if _is_fn_app(x) and x.decl().name() in names]
 
 
 #: what :func:`_defines` found, by the clauses' text (the ledger uses each definition in many proofs)
