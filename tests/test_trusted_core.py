@@ -186,6 +186,51 @@ def test_symbolic_zero_records_the_domain_sympy_used():
 
 
 # ---------------------------------------------------------------------------------------------
+# a candidate model of the premises: checked, recorded, never trusted
+# ---------------------------------------------------------------------------------------------
+def _prefix_sums():
+    """Prefix sums S(k) = Σ_{j<k} x(j) of an uninterpreted x, with the hypothesis S(n) = 1."""
+    x, S = z3.Function("x_entry", I, I), z3.Function("prefix", I, I)
+    j, n = z3.Ints("j n")
+    ax = [pv.axiom("prefix-0", S(0) == 0, text="empty sum"),
+          pv.axiom("prefix-step", z3.ForAll([j], z3.Implies(j >= 0, S(j + 1) == S(j) + x(j))), text="S(j+1) = S(j) + x_j")]
+    return x, S, n, ax
+
+
+def test_a_candidate_model_is_checked_and_recorded():
+    x, S, n, ax = _prefix_sums()
+    model = {x: lambda j: z3.If(j == 0, 1, 0), S: lambda k: z3.If(k >= 1, 1, 0)}
+    p = pv.prove(S(n) + 1 == 2, assuming=[n >= 1, S(n) == 1], axioms=ax, for_all="n >= 1 with S(n) = 1", model=model)
+    assert p.status == "proved"
+    ev = p.trial().evidence
+    assert ev["model"] == {"x_entry": "(lambda ((x_entry!0 Int)) (ite (= x_entry!0 0) 1 0))",
+                           "prefix": "(lambda ((prefix!0 Int)) (ite (>= prefix!0 1) 1 0))"}
+    assert ev["witness"]["n"] >= 1
+    # a model that satisfies no premise set shows nothing: unknown, never vacuous and never proved
+    wrong = pv.prove(S(n) + 1 == 2, assuming=[n >= 1, S(n) == 1], axioms=ax, for_all="n >= 1",
+                     model={x: lambda j: z3.IntVal(0), S: lambda k: z3.IntVal(0)})
+    assert wrong.status == "unknown" and "candidate model" in wrong.reason
+    _not_proved(wrong)
+
+
+def test_no_model_makes_contradicting_premises_consistent():
+    x, S, n, ax = _prefix_sums()
+    clash = pv.axiom("prefix-1", S(1) == 5, text="against the definition when x_0 = 1")
+    for model in ({x: lambda j: z3.IntVal(1), S: lambda k: k}, {x: lambda j: z3.IntVal(1)}, {n: 1}):
+        p = pv.prove(S(n) == 1, assuming=[n >= 1, S(n) == 1, x(0) == 1], axioms=[*ax, clash], for_all="n >= 1",
+                     model=model)
+        _not_proved(p)
+
+
+def test_a_candidate_model_is_read_strictly():
+    x, S, n, ax = _prefix_sums()
+    for bad, err in (({x: 1}, TypeError), ({x: lambda j: z3.BoolVal(True)}, TypeError), ({"x_entry": lambda j: j}, TypeError),
+                     ({n: "one"}, TypeError), ({x: lambda j: S(j), S: lambda k: k}, ValueError), ([(x, 1)], TypeError)):
+        with pytest.raises(err, match="model"):
+            pv.prove(S(n) == 1, assuming=[S(n) == 1], axioms=ax, for_all="n", model=bad)
+
+
+# ---------------------------------------------------------------------------------------------
 # fdiv / fmod: floor division for every sign
 # ---------------------------------------------------------------------------------------------
 GRID = range(-9, 10)
@@ -210,9 +255,11 @@ def test_fdiv_fmod_agree_with_numpy_and_python_for_every_sign():
 def test_the_z3_translation_is_proved_equal_to_numpy_on_a_grid():
     # for every literal divisor of either sign and every dividend on the grid: a solver proof that
     # fdiv/fmod's Z3 terms equal NumPy's results
+    # (a small grid: the evaluation on the whole grid is the test above; this is the solver's reading)
+    grid, divisors = range(-4, 5), (-3, -2, -1, 1, 2, 3)
     goals = [z3.And(pv.fdiv(z3.IntVal(x), d) == int(np.floor_divide(x, d)), pv.fmod(z3.IntVal(x), d) == int(np.mod(x, d)))
-             for x in GRID for d in DIVISORS]
-    p = pv.prove(z3.And(*goals), for_all=f"a in {GRID.start}..{GRID.stop - 1}, b in {DIVISORS}")
+             for x in grid for d in divisors]
+    p = pv.prove(z3.And(*goals), for_all=f"a in {grid.start}..{grid.stop - 1}, b in {divisors}")
     assert p.status == "proved"
     # and for every dividend (symbolic) with a negative literal divisor: the floor-division laws
     (a,) = pv.ints("a")

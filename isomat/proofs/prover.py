@@ -848,6 +848,31 @@ def _guarded_divisors(exprs: Sequence[z3.ExprRef]) -> list[tuple[tuple[z3.BoolRe
             and not (z3.is_int_value(e.arg(1)) and e.arg(1).as_long() > 0)]
 
 
+def _stated_positive(facts: Iterable[z3.ExprRef]) -> set[str]:
+    """The terms that ``facts`` (conjunctions split) state positive outright: ``t >= c`` with ``c >=
+    1``, ``t > c`` with ``c >= 0`` (or the same written the other way round), as SMT-LIB text."""
+    out: set[str] = set()
+    todo = list(facts)
+    while todo:
+        f = todo.pop()
+        if z3.is_and(f):
+            todo += f.children()
+        elif f.num_args() == 2 and (z3.is_ge(f) or z3.is_gt(f) or z3.is_le(f) or z3.is_lt(f)):
+            big, small = (f.arg(0), f.arg(1)) if z3.is_ge(f) or z3.is_gt(f) else (f.arg(1), f.arg(0))
+            if z3.is_int_value(small) and small.as_long() >= (0 if z3.is_gt(f) or z3.is_lt(f) else 1):
+                out.add(big.sexpr())
+    return out
+
+
+def _shown_positive(b: z3.ExprRef, known: set[str]) -> bool:
+    """``b`` is positive by sight: a positive numeral, a term in ``known``, or a sum or product of such."""
+    if z3.is_int_value(b):
+        return b.as_long() > 0
+    if b.sexpr() in known:
+        return True
+    return (z3.is_mul(b) or z3.is_add(b)) and all(_shown_positive(c, known) for c in b.children())
+
+
 def _divisors_not_positive(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], axioms: Sequence[Axiom], *,
                            rlimit: int, timeout_s: float, integer_only: bool) -> str | None:
     """None when every div/mod divisor of the goal and the hypotheses is shown positive
@@ -855,7 +880,11 @@ def _divisors_not_positive(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], axi
     Z3 translation is floor division, NumPy's ``//`` and ``%``; else why the proof is refused."""
     # (an axiom's div/mod are Z3's: it defines a fresh function in those terms, and what the record
     # quantifies -- the goal and its hypotheses -- is checked here)
-    found = _guarded_divisors([goal, *assuming])
+    # (the divisors that the hypotheses and guards show positive at sight -- a size stated >= 1, a
+    # product or sum of such -- need no solver call)
+    known = _stated_positive(assuming)
+    found = [(guards, b, term) for guards, b, term in _guarded_divisors([goal, *assuming])
+             if not _shown_positive(b, known | _stated_positive(guards))]
     if not found:
         return None
     conditions = {}
