@@ -126,12 +126,16 @@ def set_recheck(enabled: bool) -> bool:
 
 
 @contextlib.contextmanager
-def _proving_lemma(name: str):
-    token = _LEMMA.set(name)
+def _setting(var: contextvars.ContextVar[Any], value: Any) -> Iterator[None]:
+    token = var.set(value)
     try:
         yield
     finally:
-        _LEMMA.reset(token)
+        var.reset(token)
+
+
+def _proving_lemma(name: str) -> contextlib.AbstractContextManager[None]:
+    return _setting(_LEMMA, name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -146,13 +150,8 @@ _MINTING: contextvars.ContextVar[bool] = contextvars.ContextVar("isomat_prover_m
 _MADE: dict[int, tuple[weakref.ref[Any], tuple[Any, ...]]] = {}
 
 
-@contextlib.contextmanager
-def _mint() -> Iterator[None]:
-    token = _MINTING.set(True)
-    try:
-        yield
-    finally:
-        _MINTING.reset(token)
+def _mint() -> contextlib.AbstractContextManager[None]:
+    return _setting(_MINTING, True)
 
 
 def _refuse_unminted(kind: str) -> None:

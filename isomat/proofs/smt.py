@@ -300,19 +300,15 @@ def _ledger_digests(ledger: Any) -> set[str]:
     """Every obligation digest in an ``isomat verify --json`` output: the ``smt2`` lists of the
     proofs in its records (and of the lemmas they used)."""
     found: set[str] = set()
-
-    def walk(x: Any) -> None:
+    todo = [ledger]
+    while todo:
+        x = todo.pop()
         if isinstance(x, dict):
-            m = x.get("smt2")
-            if isinstance(m, list):
-                found.update(h for h in m if isinstance(h, str))
-            for v in x.values():
-                walk(v)
+            if isinstance(x.get("smt2"), list):
+                found.update(h for h in x["smt2"] if isinstance(h, str))
+            todo += x.values()
         elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    walk(ledger)
+            todo += x
     return found
 
 
