@@ -1234,7 +1234,19 @@ def _is_fn_app(e: z3.ExprRef) -> bool:
     return z3.is_app(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and e.num_args() > 0
 
 
+#: what :func:`_clauses` read, by term (the statement is kept, so its id is not reused): the same
+#: fresh constants each time, so :func:`_defines`'s cache finds a definition it has seen
+_CLAUSES: dict[tuple[int, int], tuple[z3.BoolRef, Any]] = {}
+
+
 def _clauses(stmt: z3.BoolRef) -> list[tuple[list[z3.ExprRef], z3.ExprRef, z3.ExprRef]] | None:
+    key = (id(stmt.ctx), stmt.get_id())
+    if key not in _CLAUSES:
+        _CLAUSES[key] = (stmt, _read_clauses(stmt))
+    return _CLAUSES[key][1]
+
+
+def _read_clauses(stmt: z3.BoolRef) -> list[tuple[list[z3.ExprRef], z3.ExprRef, z3.ExprRef]] | None:
     """``stmt`` as defining clauses ``(guards, f(args), value)`` -- ``∀ x̄. G → f(args) = value``,
     conjunctions and nested implications split, a Boolean ``f(args)`` (or its negation) read as
     ``f(args) = True`` (``False``) -- with the bound variables as fresh constants; None when some
