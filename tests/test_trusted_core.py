@@ -285,6 +285,10 @@ def test_a_symbolic_divisor_must_be_proved_positive():
     assert pv.prove(z3.Implies(b > 0, pv.fmod(a, b) >= 0), for_all="every a, b").status == "proved"
     with pytest.raises(ZeroDivisionError):
         pv.fdiv(a, 0)
+    # a quantified hypothesis beside them is read, not tripped over
+    (j,) = pv.ints("j")
+    f = z3.Function("f", I, I)
+    assert pv.prove(pv.fmod(a, b) < b, assuming=[z3.ForAll([j], f(j) >= 0), b >= 1], for_all="b >= 1").status == "proved"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -856,7 +856,7 @@ def _stated_positive(facts: Iterable[z3.ExprRef]) -> set[str]:
         f = todo.pop()
         if z3.is_and(f):
             todo += f.children()
-        elif f.num_args() == 2 and (z3.is_ge(f) or z3.is_gt(f) or z3.is_le(f) or z3.is_lt(f)):
+        elif z3.is_app(f) and f.num_args() == 2 and (z3.is_ge(f) or z3.is_gt(f) or z3.is_le(f) or z3.is_lt(f)):
             big, small = (f.arg(0), f.arg(1)) if z3.is_ge(f) or z3.is_gt(f) else (f.arg(1), f.arg(0))
             if z3.is_int_value(small) and small.as_long() >= (0 if z3.is_gt(f) or z3.is_lt(f) else 1):
                 out.add(big.sexpr())
