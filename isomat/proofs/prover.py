@@ -530,6 +530,9 @@ class Proof(_ProverObject):
     reason: str | None = None
     #: the symbolic sizes the proof quantifies (names of free unknowns; empty: a size-free identity)
     sizes: list[str] = field(default_factory=list)
+    #: False when ``prove`` was called without ``sizes``: an empty ``sizes`` then says nothing (the record flags
+    #: it, issue 38 item 5), where ``sizes=()`` declares a size-free identity
+    sizes_declared: bool = True
     #: values of the unknowns that satisfy every hypothesis (the proof is not vacuous)
     witness: dict[str, int] | None = None
     #: a digest of the obligation (hypotheses and goal): equal digests are the same proof
@@ -563,6 +566,8 @@ class Proof(_ProverObject):
     def evidence(self) -> dict[str, Any]:
         ev: dict[str, Any] = {"for_all": self.for_all, "sizes": list(self.sizes), "tool": TOOL, "goal": self.goal,
                               "solver_seconds": round(self.seconds, 4)}
+        if not self.sizes_declared:
+            ev["sizes_declared"] = False
         if self.obligation:
             ev["obligation"] = self.obligation
         if self.witness is not None:
@@ -647,7 +652,7 @@ def prove(
     lemmas: Iterable[Lemma] = (),
     axioms: Iterable[Axiom] = (),
     minimize: Sequence[z3.ArithRef] | None = None,
-    sizes: Sequence[Any] = (),
+    sizes: Sequence[Any] | None = None,
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     antecedents: bool = True,
@@ -675,7 +680,9 @@ def prove(
     sizes : sequence of z3 integer unknowns (or their names)
         The symbolic sizes the statement quantifies -- dimensions, lengths, numbers of modes --
         as opposed to indices and values. Each must be a free unknown of the goal or the
-        hypotheses. Empty (the default) records a size-free identity.
+        hypotheses. Empty (``()``) declares a size-free identity; not given (None, the default), the
+        proof says nothing about its sizes and a ledger record resting on it is flagged
+        (``sizes_undeclared``), never counted as an identity.
     rlimit : int
         Work budget in Z3 resource units (deterministic). Running out is ``unknown``, never a proof.
     timeout_s : float
@@ -722,10 +729,13 @@ def prove(
             raise TypeError(f"axioms must be Axiom objects made by axiom(), got {type(a).__name__}")
     instances = [x for x in offered_all if isinstance(x, LemmaInstance)]
     assuming, lemmas = list(assuming), _lemma_closure(x for x in offered_all if isinstance(x, Lemma))
-    size_names = _size_names(sizes, goal, assuming)
+    sizes_declared = sizes is not None
+    size_names = _size_names(() if sizes is None else sizes, goal, assuming)
     t0 = time.perf_counter()
 
     def made(status: str, **kw: Any) -> Proof:
+        if "sizes" in kw:
+            kw["sizes_declared"] = sizes_declared
         with _mint():
             p = Proof(status, for_all, goal_text, time.perf_counter() - t0, **kw)
         if status == "proved":
