@@ -222,6 +222,18 @@ def test_no_model_makes_contradicting_premises_consistent():
         _not_proved(p)
 
 
+def test_a_claim_whose_premises_need_a_model_records_it():
+    # cheng2025:prop4.6's quantified premises (columns of an uninterpreted A summing to 1) have no
+    # model Z3 finds alone: the claim gives one, the prover checks it, the record carries it
+    from isomat.proofs import load
+
+    (claim,) = [c for c in load(["cheng2025"]) if c.id == "cheng2025:prop4.6"]
+    rec = engine.run_claim(claim)
+    assert (rec["verdict"], rec["strength"]) == ("holds", "proved"), rec.get("error")
+    (proof,) = [t for t in rec["evidence"]["printed"]["trials"] if "model" in t]
+    assert set(proof["model"]) >= {"A_entry", "x_entry", "ColumnSum", "m", "n"} and proof["witness"] == {"m": 1, "n": 1}
+
+
 def test_a_candidate_model_is_read_strictly():
     x, S, n, ax = _prefix_sums()
     for bad, err in (({x: 1}, TypeError), ({x: lambda j: z3.BoolVal(True)}, TypeError), ({"x_entry": lambda j: j}, TypeError),
