@@ -153,3 +153,17 @@ def test_recheck_refuses_unlisted_altered_and_unreadable_files(tmp_path, capsys)
 def test_sanitized_names():
     assert recheck.sanitize("zhu2025:thm4.1/forward") == "zhu2025_thm4.1_forward"
     assert recheck.sanitize("cheng2025:beyond/pi composition") == "cheng2025_beyond_pi_composition"
+
+
+def test_a_lemma_proved_again_is_exported_once(tmp_path):
+    # (as when two tests, or a reload, prove a lemma of one name with other statements in one process)
+    import json
+
+    (a,) = pv.ints("a")
+    pv.lemma("smttest-again", [a], a + 1 > a, text="a + 1 > a")
+    pv.lemma("smttest-again", [a], a + 2 > a, text="a + 2 > a")
+    recheck.export_to(tmp_path)
+    recheck.export_to(None)
+    listed = [json.loads(line) for line in (tmp_path / recheck.MANIFEST).read_text().splitlines()]
+    assert len([e for e in listed if e["file"] == "lemma_smttest-again-01.smt2"]) == 1
+    assert recheck.main([str(tmp_path / "lemma_smttest-again-01.smt2")]) == 0

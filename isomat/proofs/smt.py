@@ -206,7 +206,8 @@ def agreement(z3_version: str, cvc5_result: dict[str, Any], what: str,
 # ---------------------------------------------------------------------------------------------
 _EXPORT_DIR: Path | None = None
 #: obligations discharged before an export directory was set (lemmas proved at import), written when it is
-_PENDING: list[tuple[str, str, str | None, str | None]] = []
+_PENDING: dict[str, tuple[str, str, str | None, str | None]] = {}  # by file name: a lemma proved again
+# (another test, a reload, with other axioms) replaces its file, so one export lists one digest per file
 _COUNTERS: dict[str, int] = {}
 #: the claim whose check is running (set by the engine), naming the files of its obligations
 current_claim: contextvars.ContextVar[str | None] = contextvars.ContextVar("isomat_current_claim", default=None)
@@ -235,7 +236,7 @@ def export_to(directory: str | Path | None) -> None:
     _EXPORT_DIR = None if directory is None else Path(directory)
     if _EXPORT_DIR is not None:
         _EXPORT_DIR.mkdir(parents=True, exist_ok=True)
-        for pending in _PENDING:
+        for pending in _PENDING.values():
             _write(*pending)
 
 
@@ -287,7 +288,7 @@ def record_obligation(text: str, *, lemma: str | None = None) -> tuple[str, str]
     n = _COUNTERS[stem] = _COUNTERS.get(stem, 0) + 1
     name = f"{stem}-{n:02d}.smt2"
     if claim is None and lemma:
-        _PENDING.append((name, text, None, lemma))
+        _PENDING[name] = (name, text, None, lemma)
     if _EXPORT_DIR is not None:
         _write(name, text, claim, lemma)
     return name, digest(text)
