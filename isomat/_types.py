@@ -12,11 +12,23 @@ The index arithmetic below (:func:`fdiv`, :func:`fmod`, :func:`ite`, :func:`both
 and Z3 terms -- so an entry rule of a structured matrix ("row ``r`` has its tap at column ``c``")
 written with it runs vectorized in a construction's tests and is, unchanged, the statement that
 :mod:`isomat.proofs.prover` proves for every size. It lives here, beneath both, so that the
-algebra imports nothing of the ledger and the prover loads nothing of the algebra. Z3's integer
-``div``/``mod`` are Euclidean: for a positive divisor they agree with Python's ``//`` and ``%``
-(floor division) for every sign of the dividend; the functions are meant for positive divisors
-only, and a proof's hypotheses must say so. NumPy, CuPy and Z3 are imported inside the
-functions, when a call needs them.
+algebra imports nothing of the ledger and the prover loads nothing of the algebra. NumPy, CuPy and
+Z3 are imported inside the functions, when a call needs them.
+
+:func:`fdiv` and :func:`fmod` are *floor* division and its remainder, NumPy's and Python's ``//``
+and ``%``, for every sign of both operands. Z3's integer ``div``/``mod`` are Euclidean
+(``0 <= a mod b < |b|``): they agree with floor division for a positive divisor only
+(``fdiv(7, -2)`` is -4, Z3's ``7 div -2`` is -3). So on Z3 terms
+
+* a positive literal divisor keeps Z3's plain ``div``/``mod`` (the cheap term every proof uses);
+* a negative literal divisor ``b`` is rewritten exactly: ``a // b = (-a) div (-b)`` and
+  ``a % b = -((-a) mod (-b))`` (floor of ``a/b`` is floor of ``(-a)/(-b)``, a positive divisor);
+* a symbolic divisor keeps ``div``/``mod``, and :func:`isomat.proofs.prover.prove` refuses to
+  prove a statement unless every such divisor is proved positive where its term is evaluated
+  (from the hypotheses and the conditions guarding the term): the statement is then about floor
+  division, never about Euclidean division under the same name;
+* a zero literal divisor is a ``ZeroDivisionError`` (Python raises; NumPy returns 0 with a warning
+  -- neither is a value worth a proof).
 """
 
 from __future__ import annotations
@@ -100,15 +112,58 @@ def index_operands(where: str, **values: Any) -> None:
                             f"got {text} ({type(v).__name__})")
 
 
+def _literal(b: Any) -> int | None:
+    """The value of ``b`` when it is an integer literal (a Python int or a Z3 integer numeral)."""
+    if isinstance(b, int) and not isinstance(b, bool):
+        return b
+    if _is_z3(b):
+        import z3
+
+        if z3.is_int_value(b):
+            return b.as_long()
+    return None
+
+
+def _as_z3(a: Any) -> Any:
+    """``a`` as a Z3 integer term (a Python int dividend of a Z3 divisor would otherwise divide as a float)."""
+    if _is_z3(a):
+        return a
+    import z3
+
+    return z3.IntVal(a)
+
+
 def fdiv(a: Any, b: Any) -> IndexTerm:
-    """Floor division ``a // b`` for a positive divisor ``b`` (Z3: integer ``div``)."""
+    """Floor division ``a // b`` (NumPy's and Python's) for every sign of ``a`` and ``b``.
+
+    On Z3 terms: integer ``div`` for a positive literal or symbolic divisor (a proof must show a
+    symbolic one positive, see the module docstring), ``(-a) div (-b)`` for a negative literal
+    divisor; a zero literal divisor raises ``ZeroDivisionError``.
+    """
     if _is_z3(a, b):
+        k = _literal(b)
+        if k == 0:
+            raise ZeroDivisionError(f"fdiv: the divisor b is 0 (dividend {a}); floor division by zero has no value")
+        if k is not None and k < 0:
+            return (-_as_z3(a)) / (-k)
         return a / b
     return a // b
 
 
 def fmod(a: Any, b: Any) -> IndexTerm:
-    """Remainder ``a % b`` in ``[0, b)`` for a positive divisor ``b`` (Z3: integer ``mod``)."""
+    """Floor remainder ``a % b`` (NumPy's and Python's; its sign is the divisor's, ``a == b *
+    fdiv(a, b) + fmod(a, b)``) for every sign of ``a`` and ``b``.
+
+    On Z3 terms: integer ``mod`` for a positive literal or symbolic divisor (a proof must show a
+    symbolic one positive), ``-((-a) mod (-b))`` for a negative literal divisor; a zero literal
+    divisor raises ``ZeroDivisionError``.
+    """
+    if _is_z3(a, b):
+        k = _literal(b)
+        if k == 0:
+            raise ZeroDivisionError(f"fmod: the divisor b is 0 (dividend {a}); the floor remainder by zero has no value")
+        if k is not None and k < 0:
+            return -((-_as_z3(a)) % (-k))
     return a % b
 
 
