@@ -76,6 +76,13 @@ def test_auto_takes_the_cheaper_estimate():
     assert cw["forward"] < cw["reverse"]
     with pytest.raises(ValueError, match="order"):
         lenet.jacobian(x, order="sideways")
+    assert lenet._order(x, "auto")[0] == "reverse"
+    # at least as many outputs as inputs (and more than the dense-row bound): forward, for memory, whatever
+    # the cost estimate says (the reverse order's sparse rows outgrow the result)
+    stack = from_model(nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 3, padding=1)).to(F64),
+                       (1, 8, 8))
+    assert stack.n_out > 64 and stack.n_out >= stack.n_in
+    assert stack._order(torch.randn(1, 8, 8, dtype=F64), "auto")[0] == "forward"
 
 
 def test_cached_window_table_selects_as_maxpool_selection():

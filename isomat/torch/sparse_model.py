@@ -27,7 +27,7 @@ from ._forms import LayerNode, _weight_norm_hook
 from ._selection import AmaxNode
 from .network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network
 from .trace import from_model
-from .twin import SparseAffine, _check_kernel
+from .twin import SparseAffine, _check_kernel, _KernelChoice
 
 __all__ = ["SparseModel", "to_sparse_model"]
 
@@ -100,7 +100,7 @@ class _EinsumTwin(nn.Module):
         return torch.einsum(self.equation, *ops)
 
 
-class SparseModel(nn.Module):
+class SparseModel(_KernelChoice, nn.Module):
     """A torch model computing a :class:`~isomat.torch.network.Network` by sparse products.
 
     Built by :func:`to_sparse_model`. ``source`` is the twin's copy of the original model: its
@@ -124,14 +124,7 @@ class SparseModel(nn.Module):
                 raise ValueError(f"to_sparse_model: node {node.name!r} ({node.source}) reads the parameter {ref!r} as a "
                                  f"constant; the twin would not train it")
 
-    @property
-    def kernel(self) -> str:
-        """``"auto"`` or ``"sparse"`` (see :func:`to_sparse_model`); setting it sets every layer's."""
-        return self._kernel
-
-    @kernel.setter
-    def kernel(self, value: str) -> None:
-        self._kernel = _check_kernel(value)
+    def _kernel_set(self) -> None:  # "auto" or "sparse" (see to_sparse_model): every layer's
         for parts in self.__dict__.get("_affine", {}).values():
             for _, layer in parts:
                 if isinstance(layer, SparseAffine):
@@ -285,6 +278,7 @@ def to_sparse_model(model: Any, input_shape: Any, *, dtype: Any = None, kernel: 
     """
     if dtype is not None and not isinstance(dtype, torch.dtype):
         raise TypeError(f"dtype must be a torch.dtype (torch.float32 or torch.float64), got {dtype!r}")
+    _check_kernel(kernel)
     network = from_model(model, input_shape)
     if dtype is None:
         floats = [t.dtype for t in list(model.parameters()) + list(model.buffers()) if t.is_floating_point()]
@@ -292,4 +286,4 @@ def to_sparse_model(model: Any, input_shape: Any, *, dtype: Any = None, kernel: 
     if dtype not in (torch.float32, torch.float64):
         raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype}")
     source = copy.deepcopy(model).to(dtype)
-    return SparseModel(network, source, dtype, _check_kernel(kernel))
+    return SparseModel(network, source, dtype, kernel)

@@ -468,10 +468,27 @@ def _check_kernel(kernel: Any) -> str:
     return kernel
 
 
+class _KernelChoice:
+    """A settable ``kernel``: ``"auto"`` or ``"sparse"`` (:data:`KERNELS`), checked when set; the stages keep
+    both forms, so it can change at any time. ``_kernel_set`` hands it on (a whole model's layers)."""
+
+    @property
+    def kernel(self) -> str:
+        return self._kernel
+
+    @kernel.setter
+    def kernel(self, value: str) -> None:
+        self._kernel = _check_kernel(value)
+        self._kernel_set()
+
+    def _kernel_set(self) -> None:
+        pass
+
+
 # ---------------------------------------------------------------------------------------------
 # the twin
 # ---------------------------------------------------------------------------------------------
-class SparseAffine(nn.Module):
+class SparseAffine(_KernelChoice, nn.Module):
     r"""``y = W x + b`` on ``(N, *input_shape) -> (N, *output_shape)`` with a fixed sparse pattern.
 
     Parameters
@@ -502,7 +519,7 @@ class SparseAffine(nn.Module):
     def __init__(self, W: Any = None, b: Any = None, *, input_shape: Any, output_shape: Any = None,
                  trainable: bool = False, kernel: str = "auto") -> None:
         super().__init__()
-        self.kernel = _check_kernel(kernel)
+        self.kernel = kernel
         self.input_shape = _shape(input_shape, None)
         self.module: nn.Module | None = None
         self.stages = nn.ModuleList()
@@ -621,15 +638,6 @@ class SparseAffine(nn.Module):
         return stage
 
     # -----------------------------------------------------------------------------------------
-    @property
-    def kernel(self) -> str:
-        """``"auto"`` or ``"sparse"`` (:data:`KERNELS`); settable: the stages keep both forms."""
-        return self._kernel
-
-    @kernel.setter
-    def kernel(self, value: str) -> None:
-        self._kernel = _check_kernel(value)
-
     @property
     def nnz(self) -> int:
         """Stored entries, all stages together."""
