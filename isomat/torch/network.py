@@ -87,7 +87,8 @@ _SLICE_ALIVE = 0.5
 def _rows_times(g: np.ndarray, W: sp.csr_array, node: "AffineNode", k: int) -> np.ndarray:
     """``(g^T W)^T = W^T g`` for a dense transposed ``g`` (``W``'s rows by n_out), through ``g``'s
     nonzero rows only: ``W[alive]^T g[alive]`` where few are alive, else torch's product with the
-    cached transpose of ``W`` (``node._transposed(k)``)."""
+    cached transpose of ``W`` (``node._transposed(k)``; SciPy's product where torch is not installed: a
+    Network read back needs no torch)."""
     d = node._diagonal(k)
     if d is not None:  # a diagonal factor (an eval batch norm's scale): rows scaled
         return g * d.reshape(-1, 1)
@@ -96,8 +97,10 @@ def _rows_times(g: np.ndarray, W: sp.csr_array, node: "AffineNode", k: int) -> n
         return np.zeros((W.shape[1], g.shape[1]))
     if alive.size <= _SLICE_ALIVE * W.shape[0]:
         return np.asarray(W[alive].T @ np.ascontiguousarray(g[alive]))
-    import torch
-
+    try:
+        import torch
+    except ImportError:  # a Network read back without torch (read_network): SciPy's product
+        return np.asarray(W.T @ g)
     return torch.sparse.mm(node._transposed(k), torch.from_numpy(np.ascontiguousarray(g))).numpy()
 
 
