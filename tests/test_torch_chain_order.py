@@ -7,6 +7,8 @@ and ``order="auto"`` against the cost estimate it follows.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -77,6 +79,8 @@ def test_auto_takes_the_cheaper_estimate():
     with pytest.raises(ValueError, match="order"):
         lenet.jacobian(x, order="sideways")
     assert lenet._order(x, "auto")[0] == "reverse"
+    J = lenet.jacobian(x)  # the reverse order caches the factors' transposes on the nodes: still deep-copyable
+    assert (copy.deepcopy(lenet).jacobian(x) != J).nnz == 0
     # at least as many outputs as inputs (and more than the dense-row bound): forward, for memory, whatever
     # the cost estimate says (the reverse order's sparse rows outgrow the result)
     stack = from_model(nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 3, padding=1)).to(F64),

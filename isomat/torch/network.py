@@ -65,19 +65,17 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _DENSE_REVERSE_ROWS = 64
 
 
-def _torch_csr_transpose(M: sp.csr_array) -> Any:
-    """``M^T`` as a float64 torch CSR tensor (int64 indices)."""
+def _torch_csr(parts: tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]) -> Any:
+    """A float64 torch CSR tensor over the NumPy arrays ``(indptr, indices, data, shape)`` (no copy)."""
     import warnings
 
     import torch
 
-    Mt = sp.csr_array(M.T)
-    Mt.sort_indices()
+    indptr, indices, data, shape = parts
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "Sparse CSR tensor support is in beta state"
-        return torch.sparse_csr_tensor(torch.from_numpy(Mt.indptr.astype(np.int64)),
-                                       torch.from_numpy(Mt.indices.astype(np.int64)),
-                                       torch.from_numpy(np.asarray(Mt.data, dtype=np.float64)), size=Mt.shape)
+        return torch.sparse_csr_tensor(torch.from_numpy(indptr), torch.from_numpy(indices), torch.from_numpy(data),
+                                       size=shape, check_invariants=False)
 
 
 #: the reverse order's dense products slice W's rows where at most this share of dF/dv's rows is alive
@@ -179,12 +177,15 @@ class AffineNode:
         return cache[k]
 
     def _transposed(self, k: int) -> Any:
-        """``weights[k]`` transposed, as a torch CSR tensor, made on first use and kept (the reverse
-        order's dense products)."""
+        """``weights[k]`` transposed, as a torch CSR tensor (the reverse order's dense products) over
+        NumPy arrays made on first use and kept (plain arrays: the node still copies and pickles)."""
         cache = self.__dict__.setdefault("_weights_T", {})
         if k not in cache:
-            cache[k] = _torch_csr_transpose(self.weights[k])
-        return cache[k]
+            Mt = sp.csr_array(self.weights[k].T)
+            Mt.sort_indices()
+            cache[k] = (Mt.indptr.astype(np.int64), Mt.indices.astype(np.int64),
+                        np.ascontiguousarray(Mt.data, dtype=np.float64), Mt.shape)
+        return _torch_csr(cache[k])
 
     def exact_maps(self) -> tuple[list[_exact.ExactMatrix], _exact.ExactMatrix | None]:
         """The exact weights and bias as sparse DomainMatrices."""
