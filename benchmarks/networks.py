@@ -348,7 +348,7 @@ def leg_twin(run: Run, quick: bool, repeats: int, batch: int) -> None:
     import torch
 
     from isomat.torch import to_sparse_model
-    from isomat.torch.twin import KERNELS
+    from isomat.torch.twin import TWIN_KERNELS
 
     print(f"\n[3] sparse twin vs native (LeNet-5, VGG-style), forward + backward, batch {batch}, float32 and float64; "
           f"{repeats} interleaved rounds of 3 calls", flush=True)
@@ -382,7 +382,7 @@ def leg_twin(run: Run, quick: bool, repeats: int, batch: int) -> None:
             except AssertionError:
                 return False
 
-        for kernel in KERNELS:
+        for kernel in TWIN_KERNELS:
             twin.kernel = kernel
             y_twin = step(twin, twin_params).detach()
             abs_d, rel_d = _max_rel(y_twin.numpy(), y_nat.numpy())
@@ -413,7 +413,7 @@ def leg_twin(run: Run, quick: bool, repeats: int, batch: int) -> None:
     times = interleaved(legs, repeats, per_round={k: 3 for k in legs})
     for tag in pairs:
         fn = run.timed(f"native forward+backward, {tag}, batch {batch}", times[f"native {tag}"])
-        for kernel in KERNELS:
+        for kernel in TWIN_KERNELS:
             ft = run.timed(f"sparse twin (kernel={kernel}) forward+backward, {tag}, batch {batch}",
                            times[f"twin {tag} {kernel}"])
             run.ratio(f"twin / native time, {tag}, kernel={kernel}", ft, fn,

@@ -260,7 +260,7 @@ def to_sparse_model(model: Any, input_shape: Any, *, dtype: Any = None, kernel: 
         ``torch.get_default_dtype()`` -- pass ``dtype=torch.float64`` for a parameter-free model
         fed float64).
     kernel : {"auto", "sparse"}
-        How each layer's product is computed (:data:`~isomat.torch.twin.KERNELS`). ``"auto"``
+        How each layer's product is computed (:data:`~isomat.torch.TWIN_KERNELS`). ``"auto"``
         (default): a diagonal pattern (eval batch norm) elementwise, a full one (``nn.Linear``) by
         one GEMM of its stored values, a convolution's pattern by torch's own convolution of the
         kernel its values are gathered from (used only where a build-time exact integer probe shows

@@ -81,12 +81,12 @@ except ImportError as exc:  # pragma: no cover - exercised with torch hidden
 
 from ._modules import LinearRNN, _is_ndlinear, _shape, from_module
 
-__all__ = ["KERNELS", "SparseAffine", "TWIN_SUPPORTED"]
+__all__ = ["SparseAffine", "TWIN_KERNELS", "TWIN_SUPPORTED"]
 
 #: the twin's kernels: ``"auto"`` takes the cheapest exact product of each stage (``_Stage.form``: the
 #: elementwise product of a diagonal pattern, one GEMM for a full one, torch's convolution / F.linear for
 #: a layer's pattern whose values are its gathered weights), ``"sparse"`` the CSR product everywhere.
-KERNELS = ("auto", "sparse")
+TWIN_KERNELS = ("auto", "sparse")
 
 TWIN_SUPPORTED = (
     "nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d",
@@ -463,14 +463,14 @@ def _check_input(x: torch.Tensor, values: torch.Tensor) -> None:
 
 
 def _check_kernel(kernel: Any) -> str:
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}")
+    if kernel not in TWIN_KERNELS:
+        raise ValueError(f"kernel must be one of {', '.join(map(repr, TWIN_KERNELS))}, got {kernel!r}")
     return kernel
 
 
 class _KernelChoice:
-    """A settable ``kernel``: ``"auto"`` or ``"sparse"`` (:data:`KERNELS`), checked when set; the stages keep
-    both forms, so it can change at any time. ``_kernel_set`` hands it on (a whole model's layers)."""
+    """A settable ``kernel``: ``"auto"`` or ``"sparse"`` (:data:`TWIN_KERNELS`), checked when set; the
+    stages keep both forms, so it can change at any time. ``_kernel_set`` hands it on (a model's layers)."""
 
     @property
     def kernel(self) -> str:
@@ -508,7 +508,7 @@ class SparseAffine(_KernelChoice, nn.Module):
         ``True``: Parameters ``values`` (the stored entries, in CSR order) and ``bias``.
 
     kernel : {"auto", "sparse"}
-        ``"auto"`` (default): each stage's cheapest exact product (:data:`KERNELS`); ``"sparse"``: the
+        ``"auto"`` (default): each stage's cheapest exact product (:data:`TWIN_KERNELS`); ``"sparse"``: the
         CSR product and its adjoint for every stage.
 
     Use :meth:`from_module` for the twin of a torch layer, whose values are functions of the
