@@ -7,6 +7,8 @@ and ``order="auto"`` against the cost estimate it follows.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -24,7 +26,22 @@ MODELS = [
                                        nn.Hardtanh(-0.3, 0.3)), (2, 8, 8), id="wide-output-conv"),
     pytest.param(lambda: TinyUNet(width=2), (1, 8, 8), id="unet-residual-cat"),
     pytest.param(lambda: nn.Sequential(nn.Linear(6, 5), nn.Tanh(), nn.Linear(5, 3)), (6,), id="smooth"),
+    # few outputs (dense reverse rows): a diagonal factor, a hardtanh's offsets, a padded max pool
+    pytest.param(lambda: _bn_stats(nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.BatchNorm2d(3), nn.Hardtanh(-0.2, 0.3),
+                                                 nn.MaxPool2d(3, stride=2, padding=1), nn.Flatten(), nn.Linear(48, 5))),
+                 (2, 8, 8), id="classifier-bn-hardtanh-padded-pool"),
 ]
+
+
+def _bn_stats(model):
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.3, 0.3)
+    return model
 
 
 @pytest.mark.parametrize("factory, shape", MODELS)
@@ -61,3 +78,30 @@ def test_auto_takes_the_cheaper_estimate():
     assert cw["forward"] < cw["reverse"]
     with pytest.raises(ValueError, match="order"):
         lenet.jacobian(x, order="sideways")
+    assert lenet._order(x, "auto")[0] == "reverse"
+    J = lenet.jacobian(x)  # the reverse order caches the factors' transposes on the nodes: still deep-copyable
+    assert (copy.deepcopy(lenet).jacobian(x) != J).nnz == 0
+    # at least as many outputs as inputs (and more than the dense-row bound): forward, for memory, whatever
+    # the cost estimate says (the reverse order's sparse rows outgrow the result)
+    stack = from_model(nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 3, padding=1)).to(F64),
+                       (1, 8, 8))
+    assert stack.n_out > 64 and stack.n_out >= stack.n_in
+    assert stack._order(torch.randn(1, 8, 8, dtype=F64), "auto")[0] == "forward"
+
+
+def test_cached_window_table_selects_as_maxpool_selection():
+    """MaxPoolNode.selection (a window table made once per node) picks what isomat.algebra.maxpool_selection
+    picks: each window's first maximum, padding read as -inf, at ties, with dilation and ceil_mode."""
+    from isomat.algebra import maxpool_selection
+
+    rng = np.random.default_rng(0)
+    for pool, shape in [(nn.MaxPool2d(3, stride=2, padding=1), (2, 5, 6)),
+                        (nn.MaxPool2d(2, stride=1, dilation=2, ceil_mode=True), (1, 6, 5)),
+                        (nn.MaxPool1d(3, stride=2, padding=1, ceil_mode=True), (2, 7))]:
+        node = [n for n in from_model(pool, shape).nodes.values() if hasattr(n, "window")][0]
+        for _ in range(3):
+            z = rng.integers(-2, 3, size=shape).astype(np.float64)  # many ties
+            S = node.selection(z.reshape(-1))
+            ref = maxpool_selection(z, node.window, stride=node.stride, padding=node.padding, dilation=node.dilation,
+                                    ceil_mode=node.ceil_mode, ndim=node.ndim)
+            assert (S != ref).nnz == 0

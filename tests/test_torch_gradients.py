@@ -99,6 +99,16 @@ KINK_CASES = [
     ("adaptive-maxpool-ties", lambda: nn.AdaptiveMaxPool2d(2), [0.0, 1.0]),
     ("tanh", lambda: nn.Tanh(), [0.0]),
     ("gelu", lambda: nn.GELU(), [0.0]),
+    # the rest of what the tracer supports: functional forms, the smooth maps, the max selections at ties
+    ("relu6-fn", lambda: Lambda(lambda x: F.relu6(x)), [0.0, 6.0]),
+    ("leaky-fn", lambda: Lambda(lambda x: F.leaky_relu(x, 0.3)), [0.0]),
+    ("prelu-channels", lambda: nn.PReLU(2, init=0.1), [0.0]),
+    ("gelu-tanh", lambda: nn.GELU(approximate="tanh"), [0.0]),
+    ("sigmoid", lambda: nn.Sigmoid(), [0.0]),
+    ("silu", lambda: nn.SiLU(), [0.0]),
+    ("maxpool-padded-fn", lambda: Lambda(lambda x: F.max_pool2d(x, 3, 2, 1)), [0.0, 1.0]),
+    ("max-dim-ties", lambda: Lambda(lambda x: torch.max(x, dim=2)[0]), [0.0, 1.0]),
+    ("amax-ties", lambda: Lambda(lambda x: x.amax(dim=(1, 2))), [0.0, 1.0]),
 ]
 
 

@@ -116,38 +116,53 @@ def _close(got, ref, dtype, scale=1.0):
         torch.testing.assert_close(got, ref)
 
 
-def _twin_and_native(factory, shape, dtype, seed=0):
+def _twin_and_native(factory, shape, dtype, seed=0, kernel="sparse"):
     module = _made(factory, seed, dtype)
     native = copy.deepcopy(module)
     if isinstance(module, (nn.AvgPool1d, nn.AvgPool2d, nn.AvgPool3d)):  # no parameters: dtype= names one
-        twin = SparseAffine.from_module(module, shape, dtype=dtype)
+        twin = SparseAffine.from_module(module, shape, dtype=dtype, kernel=kernel)
     else:
-        twin = SparseAffine.from_module(module, shape)
+        twin = SparseAffine.from_module(module, shape, kernel=kernel)
     return module, native, twin
+
+
+#: the form kernel="auto" takes for each family (twin._Stage.form)
+AUTO_FORM = {"conv": "layer", "linear": "dense", "bn": "diag", "avgpool": "csr", "rnn": "csr", "ndlinear": "csr"}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("case", [pytest.param(c, id=c[0]) for c in CASES])
 def test_outputs_and_gradients_match_the_native_layer(case, dtype):
+    """Both kernels: the CSR product and its adjoint (kernel="sparse"), then each stage's cheapest exact
+    form (kernel="auto": torch's convolution on the tied weights, one GEMM, an elementwise product)."""
     _, factory, shape, forward = case
     module, native, twin = _twin_and_native(factory, shape, dtype, seed=len(case[0]))
     assert twin.module is module  # the native layer's own Parameters are trained
+    family = case[0].split("-")[0].rstrip("123dT")
+    form = "layer" if family == "linear" and len(shape) > 1 else AUTO_FORM[family]  # leading axes: kron(I, W)
+    assert [s.form for s in twin.stages] == [form] * len(twin.stages)
     gen = torch.Generator().manual_seed(7)
     x = torch.randn((4,) + shape, generator=gen, dtype=torch.float64).to(dtype)
-    x_twin, x_nat = x.clone().requires_grad_(), x.clone().requires_grad_()
-    y_twin, y_nat = twin(x_twin), forward(native, x_nat)
-    assert y_twin.shape == y_nat.shape and y_twin.dtype == dtype
-    assert twin.output_shape == tuple(y_nat.shape[1:])
-    _close(y_twin, y_nat, dtype)
+    x_nat = x.clone().requires_grad_()
+    y_nat = forward(native, x_nat)
     g = torch.randn(y_nat.shape, generator=gen, dtype=torch.float64).to(dtype)
-    (y_twin * g).sum().backward()
     (y_nat * g).sum().backward()
-    _close(x_twin.grad, x_nat.grad, dtype)
-    params, nat_params = dict(module.named_parameters()), dict(native.named_parameters())
-    assert params.keys() == nat_params.keys()
-    for name, p in params.items():
-        assert p.grad is not None, name
-        _close(p.grad, nat_params[name].grad, dtype, scale=10.0)
+    nat_params = dict(native.named_parameters())
+    for kernel in ("sparse", "auto"):
+        twin.kernel = kernel
+        module.zero_grad()
+        x_twin = x.clone().requires_grad_()
+        y_twin = twin(x_twin)
+        assert y_twin.shape == y_nat.shape and y_twin.dtype == dtype
+        assert twin.output_shape == tuple(y_nat.shape[1:])
+        _close(y_twin, y_nat, dtype)
+        (y_twin * g).sum().backward()
+        _close(x_twin.grad, x_nat.grad, dtype)
+        params = dict(module.named_parameters())
+        assert params.keys() == nat_params.keys()
+        for name, p in params.items():
+            assert p.grad is not None, name
+            _close(p.grad, nat_params[name].grad, dtype, scale=10.0)
     # one unbatched sample: an unbatched output
     y1 = twin(x[0])
     assert y1.shape == y_nat.shape[1:]
@@ -181,7 +196,7 @@ def test_training_steps_keep_twin_and_native_equal():
     """SGD on the twin's module and on a native copy: the kernels stay equal (the twin trains the kernel)."""
     module = _made(lambda: nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"), 1, torch.float64)
     native = copy.deepcopy(module)
-    twin = SparseAffine.from_module(module, (2, 5, 5))
+    twin = SparseAffine.from_module(module, (2, 5, 5), kernel="sparse")
     opt_t = torch.optim.SGD(twin.parameters(), lr=0.1)
     opt_n = torch.optim.SGD(native.parameters(), lr=0.1)
     gen = torch.Generator().manual_seed(3)
@@ -229,7 +244,7 @@ def test_gradcheck_through_the_twins():
     for module, shape in ((nn.Conv1d(1, 2, 3, padding=1, padding_mode="replicate"), (1, 4)),
                           (LinearRNN(2, 2, num_layers=2), (3, 2))):
         module = module.double()
-        twin = SparseAffine.from_module(module, shape)
+        twin = SparseAffine.from_module(module, shape, kernel="sparse")
         names = ["module." + n for n, _ in module.named_parameters()]
         xs = torch.randn((2,) + shape, dtype=torch.float64, requires_grad=True)
 
@@ -396,3 +411,22 @@ def test_cuda_twin_matches_native():  # pragma: no cover - needs a GPU
     y.sum().backward()
     native(x.detach()).sum().backward()
     torch.testing.assert_close(module.weight.grad, native.weight.grad, rtol=1e-12, atol=1e-12)
+
+
+def test_layer_form_only_where_torch_computes_the_probed_pattern():
+    """kernel="auto" computes a layer by torch's own convolution only where an exact integer probe shows it
+    equals the probed W and bias: a changed pattern, a swapped tie or another bias is refused."""
+    m = nn.Conv2d(2, 3, 3, padding=1).double()
+    shape = (2, 5, 5)
+    W, _, bias_index = twin_mod._probe_gather(m, shape)
+    b = (bias_index + 1).astype(np.float64)
+    assert twin_mod._layer_matches(m, shape, W, b)
+    other = nn.Conv2d(2, 3, 3, padding=2, dilation=2).double()  # same shapes, other taps
+    assert not twin_mod._layer_matches(other, shape, W, b)
+    swapped = W.copy()
+    swapped.data[[0, 1]] = swapped.data[[1, 0]]  # two entries' weights exchanged: another tie
+    assert swapped.data[0] != W.data[0]
+    assert not twin_mod._layer_matches(m, shape, swapped, b)
+    assert not twin_mod._layer_matches(m, shape, W, b[::-1].copy())
+    with pytest.raises(ValueError, match="kernel must be one of 'auto', 'sparse', got 'bsr'"):
+        SparseAffine.from_module(m, shape, kernel="bsr")

@@ -23,7 +23,7 @@ from ._modules import SUPPORTED_MODULES, LinearRNN, from_module
 from .network import AffineSegment, LocalAffine, Network, Region
 from .sparse_model import SparseModel, to_sparse_model
 from .trace import SUPPORTED_MODEL_MODULES, UnsupportedNodeError, from_model
-from .twin import TWIN_SUPPORTED, SparseAffine
+from .twin import TWIN_KERNELS, TWIN_SUPPORTED, SparseAffine
 
 __all__ = ["AffineSegment", "LinearRNN", "LocalAffine", "Network", "Region", "SUPPORTED_MODEL_MODULES", "SUPPORTED_MODULES",
-           "SparseAffine", "SparseModel", "TWIN_SUPPORTED", "UnsupportedNodeError", "from_model", "from_module", "to_sparse_model"]
+           "SparseAffine", "SparseModel", "TWIN_KERNELS", "TWIN_SUPPORTED", "UnsupportedNodeError", "from_model", "from_module", "to_sparse_model"]

@@ -43,7 +43,7 @@ from .. import _validate
 from .._config import get_memory_limit
 from ..algebra._operator import check_bytes, check_size, estimate_bytes
 from ..algebra.conv import _blocks
-from ..algebra.pool import _window_plan, maxpool_selection
+from ..algebra.pool import _window_plan
 from . import _exact
 
 __all__ = ["ActivationNode", "AffineNode", "AffineSegment", "evaluate_node", "InputNode", "LocalAffine", "MaxPoolNode", "Network",
@@ -63,6 +63,43 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 #: classifier's 10 rows are dense after the first layer back; sparse-times-sparse products would
 #: pay index bookkeeping for every one of their entries)
 _DENSE_REVERSE_ROWS = 64
+
+
+def _torch_csr(parts: tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]) -> Any:
+    """A float64 torch CSR tensor over the NumPy arrays ``(indptr, indices, data, shape)`` (no copy)."""
+    import warnings
+
+    import torch
+
+    indptr, indices, data, shape = parts
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Sparse CSR tensor support is in beta state"
+        return torch.sparse_csr_tensor(torch.from_numpy(indptr), torch.from_numpy(indices), torch.from_numpy(data),
+                                       size=shape, check_invariants=False)
+
+
+#: the reverse order's dense products slice W's rows where at most this share of dF/dv's rows is alive
+_SLICE_ALIVE = 0.5
+
+
+def _rows_times(g: np.ndarray, W: sp.csr_array, node: "AffineNode", k: int) -> np.ndarray:
+    """``(g^T W)^T = W^T g`` for a dense transposed ``g`` (``W``'s rows by n_out), through ``g``'s
+    nonzero rows only: ``W[alive]^T g[alive]`` where few are alive, else torch's product with the
+    cached transpose of ``W`` (``node._transposed(k)``; SciPy's product where torch is not installed: a
+    Network read back needs no torch)."""
+    d = node._diagonal(k)
+    if d is not None:  # a diagonal factor (an eval batch norm's scale): rows scaled
+        return g * d.reshape(-1, 1)
+    alive = np.flatnonzero(g.any(axis=1))
+    if alive.size == 0:
+        return np.zeros((W.shape[1], g.shape[1]))
+    if alive.size <= _SLICE_ALIVE * W.shape[0]:
+        return np.asarray(W[alive].T @ np.ascontiguousarray(g[alive]))
+    try:
+        import torch
+    except ImportError:  # a Network read back without torch (read_network): SciPy's product
+        return np.asarray(W.T @ g)
+    return torch.sparse.mm(node._transposed(k), torch.from_numpy(np.ascontiguousarray(g))).numpy()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,6 +165,28 @@ class AffineNode:
     def nnz(self) -> int:
         return int(sum(W.nnz for W in self.weights))
 
+    def _diagonal(self, k: int) -> np.ndarray | None:
+        """The diagonal of ``weights[k]`` where its pattern is exactly the diagonal, else ``None`` (cached)."""
+        cache = self.__dict__.setdefault("_diagonals", {})
+        if k not in cache:
+            W = self.weights[k]
+            n = W.shape[0]
+            diag = W.shape == (n, n) and W.nnz == n and np.array_equal(W.indptr, np.arange(n + 1)) \
+                and np.array_equal(W.indices, np.arange(n))
+            cache[k] = np.asarray(W.data, dtype=np.float64).copy() if diag else None
+        return cache[k]
+
+    def _transposed(self, k: int) -> Any:
+        """``weights[k]`` transposed, as a torch CSR tensor (the reverse order's dense products) over
+        NumPy arrays made on first use and kept (plain arrays: the node still copies and pickles)."""
+        cache = self.__dict__.setdefault("_weights_T", {})
+        if k not in cache:
+            Mt = sp.csr_array(self.weights[k].T)
+            Mt.sort_indices()
+            cache[k] = (Mt.indptr.astype(np.int64), Mt.indices.astype(np.int64),
+                        np.ascontiguousarray(Mt.data, dtype=np.float64), Mt.shape)
+        return _torch_csr(cache[k])
+
     def exact_maps(self) -> tuple[list[_exact.ExactMatrix], _exact.ExactMatrix | None]:
         """The exact weights and bias as sparse DomainMatrices."""
         if self.exact is None:
@@ -187,8 +246,30 @@ class MaxPoolNode(_OneInput):
 
             S, _ = adaptive_maxpool_selection(x, self.adaptive)
             return sp.csr_array(S)
-        return sp.csr_array(maxpool_selection(x, self.window, stride=self.stride, padding=self.padding,
-                                              dilation=self.dilation, ceil_mode=self.ceil_mode, ndim=self.ndim))
+        cols, mask = self._window_table()
+        # maxpool_selection's rule on a window table made once per node (a local map takes one selection per
+        # pool; remaking the plan's blocks each time cost more than the products): each window's first
+        # maximum, padding reading -inf (tested against maxpool_selection, ties and padding included)
+        if mask is None:
+            v = x.reshape(-1)[cols]
+        else:  # a padded tap's column is out of the image: read entry 0 there, then -inf
+            v = np.where(mask, x.reshape(-1)[np.where(mask, cols, 0)], -np.inf)
+        n_out = cols.shape[0]
+        chosen = cols[np.arange(n_out), np.argmax(v, axis=1)]
+        return sp.csr_array((np.ones(n_out), chosen, np.arange(n_out + 1)), shape=(n_out, math.prod(self.input_shape)))
+
+    def _window_table(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """Every window's input positions, ``(n_out, taps)``, and where they fall in the image (``None``:
+        everywhere), from the window plan :func:`~isomat.algebra.maxpool_selection` itself uses; cached."""
+        table = self.__dict__.get("_table")
+        if table is None:
+            plan = _window_plan(self.input_shape, self.window, self.stride, self.padding, self.ndim, self.ceil_mode,
+                                self.dilation)
+            blocks = [make() for _lo, _hi, _co, make in _blocks(plan, 0, plan.n_out, np)]
+            cols = np.concatenate([c for c, _ in blocks])
+            masks = [np.ones(c.shape, dtype=bool) if m is None else m for c, m in blocks]
+            table = self.__dict__["_table"] = (cols, None if all(m is None for _, m in blocks) else np.concatenate(masks))
+        return table
 
 
 Node = InputNode | AffineNode | ActivationNode | MaxPoolNode
@@ -718,13 +799,19 @@ class Network:
             return order, None
         selections: dict[str, sp.csr_array] = {}
         vals = self._values(self._sample(x).reshape(self.input_shape), selections)
+        if self.n_out > _DENSE_REVERSE_ROWS and self.n_out >= self.n_in:
+            # memory first: with at least as many outputs as inputs, the reverse order's sparse dF/dv (one row
+            # per output) outgrows the result (a 3->16->16 conv stack at 32x32: 6.1x the sparse J, against
+            # 1.75x in forward order, which skips the rows a ReLU zeroes), though its products may cost less
+            return "forward", (vals, selections)
         costs = self._chain_costs(vals)
         return ("reverse" if costs["reverse"] < costs["forward"] else "forward"), (vals, selections)
 
     def _reverse(self, x: Any, known: tuple[dict[str, np.ndarray], dict[str, sp.csr_array]] | None = None
                  ) -> tuple[sp.csr_array, np.ndarray | None]:
         """``(J, c)`` at ``x`` in reverse order: ``G = ∂f/∂v`` from the output back to the input
-        (float64), and the offset ``c`` by a forward pass over vectors. ``known``: the nodes' values
+        (float64), and the offset ``c`` by the adjoint (``sum_v (∂f/∂v) e_v`` over the constants
+        ``e_v`` the nodes add). ``known``: the nodes' values
         and max-pool selections at ``x``, when :meth:`_order` has computed them."""
         X = self._sample(x)
         if known is None:
@@ -739,32 +826,19 @@ class Network:
                 selections[node.name] = node.selection(vals[node.input][0])
             return selections[node.name]
 
-        c: dict[str, Any] = {}
-        for node in self.nodes.values():  # the offsets: vectors only
-            if isinstance(node, InputNode):
-                c[node.name] = None
-            elif isinstance(node, AffineNode):
-                cn = node.bias
-                for W, i in zip(node.weights, node.inputs):
-                    if c[i] is not None:
-                        cn = W @ c[i] if cn is None else cn + W @ c[i]
-                c[node.name] = None if cn is None else np.asarray(cn, dtype=np.float64)
-            elif isinstance(node, ActivationNode):
-                z = vals[node.input][0]
-                s_, e = _piece(node, z) if node.fn in PIECEWISE_LINEAR else (activation_derivative(node, z), None)
-                cn = None if c[node.input] is None else s_ * c[node.input]
-                if e is not None and np.any(e != 0):
-                    cn = e if cn is None else cn + e
-                c[node.name] = cn
-            else:
-                c[node.name] = None if c[node.input] is None else selection(node) @ c[node.input]
-        # few outputs (a classifier): each dF/dv is held dense, n_out rows by the node's size, and the
-        # factors act on it by sparse-times-dense products; otherwise every dF/dv is sparse
+        # few outputs (a classifier): each dF/dv is held dense and transposed, the node's size by n_out
+        # (NumPy); a factor acts on it through the rows of dF/dv that are not zero (those a ReLU or a
+        # max pool's selection kept; W's rows sliced, a sparse-times-dense product), or, where most rows
+        # are alive, through torch's CSR product with the factor's transpose (made once per factor and
+        # kept; about twice scipy's speed). Otherwise every dF/dv is a sparse scipy matrix.
         widest = max(n.size for n in self.nodes.values())
         dense = n_out <= _DENSE_REVERSE_ROWS
         if dense:
             check_bytes("local map (reverse order)", 8 * n_out * widest * 2, f"two {n_out} x {widest} float64 maps")
         G: dict[str, Any] = {self.output: np.eye(n_out) if dense else sp.identity(n_out, format="csr", dtype=np.float64)}
+        # the offset by the adjoint: c = sum over nodes v of (dF/dv) e_v, e_v the constant v adds (an affine
+        # node's bias, a linear piece's offset), read off each dF/dv as the pass reaches it
+        c: Any = None
 
         def give(name: str, term: Any) -> None:
             if name not in G:
@@ -772,10 +846,11 @@ class Network:
             else:
                 G[name] = G[name] + term if dense else sp.csr_array(G[name] + term)
 
-        def times(g: Any, M: sp.csr_array, node: Node) -> Any:  # g @ M
-            if dense:
-                return np.asarray((M.T @ g.T).T)
-            return _spmm(g, M, f"local map at node {node.name!r} (reverse order)")
+        def offset(g: Any, e: np.ndarray | None) -> None:
+            nonlocal c
+            if e is not None and np.any(e != 0):
+                t = np.asarray(g.T @ e).reshape(-1) if dense else np.asarray(g @ e).reshape(-1)
+                c = t if c is None else c + t
 
         for node in reversed(list(self.nodes.values())):
             if isinstance(node, InputNode):
@@ -784,26 +859,34 @@ class Network:
             if g is None:
                 continue
             if isinstance(node, AffineNode):
-                for W, i in zip(node.weights, node.inputs):
-                    give(i, times(g, W, node))
+                offset(g, node.bias)
+                for k, (W, i) in enumerate(zip(node.weights, node.inputs)):
+                    give(i, _rows_times(g, W, node, k) if dense else
+                         _spmm(g, W, f"local map at node {node.name!r} (reverse order)"))
             elif isinstance(node, ActivationNode):
-                s_ = activation_derivative(node, vals[node.input][0])
+                z = vals[node.input][0]
+                s_, e = _piece(node, z) if node.fn in PIECEWISE_LINEAR else (activation_derivative(node, z), None)
+                offset(g, e)
                 if dense:
-                    give(node.input, g * s_.reshape(1, -1))
+                    give(node.input, g * np.asarray(s_, dtype=np.float64).reshape(-1, 1))
                 else:
                     t = sp.csr_array(g.multiply(s_.reshape(1, -1)).tocsr())
                     t.eliminate_zeros()
                     give(node.input, t)
             else:
-                give(node.input, times(g, selection(node), node))
+                S = selection(node)
+                give(node.input, np.asarray(S.T @ g) if dense else _spmm(g, S, f"local map at node {node.name!r} "
+                                                                               f"(reverse order)"))
             g = None
         inputs = [n.name for n in self.nodes.values() if isinstance(n, InputNode)]
         J = G.get(inputs[0])
+        if dense and J is not None:
+            J = J.T
         J = sp.csr_array((n_out, self.n_in), dtype=np.float64) if J is None else sp.csr_array(J)
         J.sum_duplicates()
         J.eliminate_zeros()
         J.sort_indices()
-        return J, c[self.output]
+        return J, c
 
     def _propagate(self, x: Any, mode: str, field: str = "numpy") -> tuple[Any, Any, Region | None]:
         """Compose ``(J, c)`` node by node at the sample ``x`` (mode ``local``, ``jacobian`` or
@@ -939,7 +1022,9 @@ class Network:
 
         ``order`` (float field): ``"forward"`` carries the map from the input, ``"reverse"`` carries
         it back from the output (cheap for few outputs, e.g. a classifier), ``"auto"`` (default)
-        takes the one :meth:`chain_costs` estimates cheaper. Both give the same map to rounding.
+        takes the one :meth:`chain_costs` estimates cheaper -- except for more than 64 outputs and at
+        least as many outputs as inputs, taken forward, whose peak memory stays within twice the sparse
+        result (the reverse order's sparse rows outgrow it). Both give the same map to rounding.
         """
         field = _validate.choice("field", field, ("numpy", "sympy"))
         how, vals = self._order(x, order) if field == "numpy" else ("forward", None)
@@ -1123,13 +1208,8 @@ def _windows(node: MaxPoolNode) -> list[np.ndarray]:
     in the rows' order of the node's selection: max pooling's from the window plan
     :func:`~isomat.algebra.maxpool_selection` itself uses, adaptive pooling's from torch's rule."""
     if node.adaptive is None:
-        plan = _window_plan(node.input_shape, node.window, node.stride, node.padding, node.ndim, node.ceil_mode,
-                            node.dilation)
-        out: list[np.ndarray] = []
-        for _lo, _hi, _co, make in _blocks(plan, 0, plan.n_out, np):
-            cols, mask = make()
-            out.extend(cols[r] if mask is None else cols[r][mask[r]] for r in range(cols.shape[0]))
-        return out
+        cols, mask = node._window_table()
+        return [cols[r] if mask is None else cols[r][mask[r]] for r in range(cols.shape[0])]
     from ._layout import _adaptive_windows
 
     C, spatial = node.input_shape[0], node.input_shape[1:]

@@ -27,7 +27,7 @@ from ._forms import LayerNode, _weight_norm_hook
 from ._selection import AmaxNode
 from .network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network
 from .trace import from_model
-from .twin import SparseAffine
+from .twin import SparseAffine, _check_kernel, _KernelChoice
 
 __all__ = ["SparseModel", "to_sparse_model"]
 
@@ -100,7 +100,7 @@ class _EinsumTwin(nn.Module):
         return torch.einsum(self.equation, *ops)
 
 
-class SparseModel(nn.Module):
+class SparseModel(_KernelChoice, nn.Module):
     """A torch model computing a :class:`~isomat.torch.network.Network` by sparse products.
 
     Built by :func:`to_sparse_model`. ``source`` is the twin's copy of the original model: its
@@ -109,8 +109,9 @@ class SparseModel(nn.Module):
     traced network; ``affine`` maps node names to their :class:`SparseAffine` layers.
     """
 
-    def __init__(self, network: Network, source: nn.Module, dtype: torch.dtype) -> None:
+    def __init__(self, network: Network, source: nn.Module, dtype: torch.dtype, kernel: str = "auto") -> None:
         super().__init__()
+        self.kernel = kernel
         self.source = source
         self.network = network
         # the SparseAffine layers read source's parameters; they are kept out of the module tree so that
@@ -123,6 +124,12 @@ class SparseModel(nn.Module):
                 raise ValueError(f"to_sparse_model: node {node.name!r} ({node.source}) reads the parameter {ref!r} as a "
                                  f"constant; the twin would not train it")
 
+    def _kernel_set(self) -> None:  # "auto" or "sparse" (see to_sparse_model): every layer's
+        for parts in self.__dict__.get("_affine", {}).values():
+            for _, layer in parts:
+                if isinstance(layer, SparseAffine):
+                    layer.kernel = self._kernel
+
     @property
     def affine(self) -> dict[str, list[SparseAffine]]:
         return {k: [a for _, a in v if a is not None] for k, v in self._affine.items()}
@@ -132,13 +139,14 @@ class SparseModel(nn.Module):
             if node.kind == "einsum":
                 return [(node.inputs[0], _EinsumTwin(self.source, node, dtype))]
             proxy = copy.deepcopy(node.proxy).to(dtype)
-            layer = SparseAffine.from_module(proxy, node.input_shapes[0])
+            layer = SparseAffine.from_module(proxy, node.input_shapes[0], kernel=self.kernel)
             layer.module = _Live(self.source, node.live, proxy)
             return [(node.inputs[0], layer)]
         if node.module is not None and len(node.inputs) == 1 and node.kind in ("conv", "conv_transpose", "linear", "rnn",
                                                                                 "ndlinear", "batchnorm", "avgpool"):
             mod = self.source.get_submodule(node.module)
-            layer = SparseAffine.from_module(mod, node.input_shapes[0], **({"dtype": dtype} if node.kind == "avgpool" else {}))
+            layer = SparseAffine.from_module(mod, node.input_shapes[0], kernel=self.kernel,
+                                             **({"dtype": dtype} if node.kind == "avgpool" else {}))
             return [(node.inputs[0], layer)]
         parts: list[tuple[str, SparseAffine | None]] = []
         for k, (W, i, shape) in enumerate(zip(node.weights, node.inputs, node.input_shapes)):
@@ -146,7 +154,7 @@ class SparseModel(nn.Module):
             if b is None and _is_identity(W):
                 parts.append((i, None))  # a residual connection's identity: added as is
                 continue
-            layer = SparseAffine(W, b, input_shape=shape, output_shape=node.shape)
+            layer = SparseAffine(W, b, input_shape=shape, output_shape=node.shape, kernel=self.kernel)
             parts.append((i, layer.to(dtype)))
         return parts
 
@@ -237,7 +245,7 @@ class SparseModel(nn.Module):
         return f"{self.network!r}, {n_aff} SparseAffine layers"
 
 
-def to_sparse_model(model: Any, input_shape: Any, *, dtype: Any = None) -> SparseModel:
+def to_sparse_model(model: Any, input_shape: Any, *, dtype: Any = None, kernel: str = "auto") -> SparseModel:
     r"""The sparse twin of ``model``: same outputs, same parameter gradients, sparse products.
 
     Parameters
@@ -251,6 +259,15 @@ def to_sparse_model(model: Any, input_shape: Any, *, dtype: Any = None) -> Spars
         The twin's dtype (default: the model's parameters' (or floating buffers') dtype, else
         ``torch.get_default_dtype()`` -- pass ``dtype=torch.float64`` for a parameter-free model
         fed float64).
+    kernel : {"auto", "sparse"}
+        How each layer's product is computed (:data:`~isomat.torch.TWIN_KERNELS`). ``"auto"``
+        (default): a diagonal pattern (eval batch norm) elementwise, a full one (``nn.Linear``) by
+        one GEMM of its stored values, a convolution's pattern by torch's own convolution of the
+        kernel its values are gathered from (used only where a build-time exact integer probe shows
+        that convolution computes the probed sparse ``W`` and bias), everything else by the CSR
+        product. ``"sparse"``: the CSR product and its exact adjoint for every layer -- zhu2025 §6's
+        sparse counterpart computed as sparse products throughout (slower: about 3-4x native on
+        LeNet-5, more on wider convolutions).
 
     Returns
     -------
@@ -261,6 +278,7 @@ def to_sparse_model(model: Any, input_shape: Any, *, dtype: Any = None) -> Spars
     """
     if dtype is not None and not isinstance(dtype, torch.dtype):
         raise TypeError(f"dtype must be a torch.dtype (torch.float32 or torch.float64), got {dtype!r}")
+    _check_kernel(kernel)
     network = from_model(model, input_shape)
     if dtype is None:
         floats = [t.dtype for t in list(model.parameters()) + list(model.buffers()) if t.is_floating_point()]
@@ -268,4 +286,4 @@ def to_sparse_model(model: Any, input_shape: Any, *, dtype: Any = None) -> Spars
     if dtype not in (torch.float32, torch.float64):
         raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype}")
     source = copy.deepcopy(model).to(dtype)
-    return SparseModel(network, source, dtype)
+    return SparseModel(network, source, dtype, kernel)

@@ -71,6 +71,7 @@ import scipy.sparse as sp
 
 try:
     import torch
+    import torch.nn.functional as F
     from torch import nn
     from torch.autograd.function import once_differentiable
 except ImportError as exc:  # pragma: no cover - exercised with torch hidden
@@ -80,7 +81,12 @@ except ImportError as exc:  # pragma: no cover - exercised with torch hidden
 
 from ._modules import LinearRNN, _is_ndlinear, _shape, from_module
 
-__all__ = ["SparseAffine", "TWIN_SUPPORTED"]
+__all__ = ["SparseAffine", "TWIN_KERNELS", "TWIN_SUPPORTED"]
+
+#: the twin's kernels: ``"auto"`` takes the cheapest exact product of each stage (``_Stage.form``: the
+#: elementwise product of a diagonal pattern, one GEMM for a full one, torch's convolution / F.linear for
+#: a layer's pattern whose values are its gathered weights), ``"sparse"`` the CSR product everywhere.
+TWIN_KERNELS = ("auto", "sparse")
 
 TWIN_SUPPORTED = (
     "nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "nn.ConvTranspose1d", "nn.ConvTranspose2d", "nn.ConvTranspose3d",
@@ -236,6 +242,56 @@ class _SparseMatmul(torch.autograd.Function):
         return grad_values, grad_x, None, None, None, None, None, None, None, None, None
 
 
+def _pattern_form(rows: np.ndarray, cols: np.ndarray, n_out: int, n_in: int) -> str:
+    """``"diag"``, ``"dense"`` or ``"csr"``: the cheapest exact product for this pattern (``_Stage.form``)."""
+    nnz = rows.size
+    if n_out == n_in == nnz and np.array_equal(rows, np.arange(nnz)) and np.array_equal(cols, rows):
+        return "diag"
+    if nnz == n_out * n_in and nnz > 0 and np.array_equal(rows, np.repeat(np.arange(n_out), n_in)) \
+            and np.array_equal(cols, np.tile(np.arange(n_in), n_out)):
+        return "dense"
+    return "csr"
+
+
+def _layer_apply(mod: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None) -> torch.Tensor:
+    """torch's own operation of the layer ``mod`` (``nn.Linear``: ``F.linear`` over the leading axes; a
+    convolution: its stride, padding, padding mode, dilation, groups, output padding) with the weight
+    ``w`` and bias ``b``: the structured form of a gather stage (``_Stage.form == "layer"``)."""
+    if hasattr(mod, "in_features"):  # nn.Linear (or a functional F.linear's proxy)
+        return F.linear(x, w, b)
+    if mod.transposed:  # ConvTranspose1d/2d/3d (a proxy's output_padding has output_size= resolved)
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[x.dim() - 3]
+        return fn(x, w, b, mod.stride, mod.padding, mod.output_padding, mod.groups, mod.dilation)
+    return mod._conv_forward(x, w, b)
+
+
+def _layer_matches(module: nn.Module, shape: tuple[int, ...], W_ids: sp.csr_array, b_ids: np.ndarray | None) -> bool:
+    """Whether :func:`_layer_apply` computes ``W x + b`` for the probed pattern ``W_ids`` (entries: the
+    sums of the 1-based weight ids they gather) and bias ids ``b_ids``: both sides evaluated in float64 on
+    the id weights and four random integer inputs, where every sum is an integer below ``2**53`` and so
+    exact; a pattern or tie that differs gives a different product except with probability at most
+    ``(2R + 1)**-4`` (``R`` the inputs' range, ``2**16`` here, Freivalds' argument)."""
+    row_sums = np.abs(W_ids).sum(axis=1) if W_ids.nnz else np.zeros(1)
+    bound = float(np.max(row_sums)) + (0.0 if b_ids is None or not b_ids.size else float(np.abs(b_ids).max()))
+    R = min(1 << 16, int(2.0**52 / max(bound, 1.0)))
+    if R < 256:  # the integer sums could round: no exact comparison, keep the CSR product
+        return False
+    probe = _probe_copy(module)
+    w = probe.weight
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randint(-R, R + 1, (4,) + shape, generator=gen, dtype=torch.int64).to(torch.float64)
+    with torch.no_grad():
+        w.copy_(torch.arange(1, w.numel() + 1, dtype=torch.float64).reshape(w.shape))
+        b = None
+        if probe.bias is not None:
+            b = torch.arange(1, probe.bias.numel() + 1, dtype=torch.float64)
+        got = _layer_apply(probe, x, w, b).reshape(4, -1).numpy()
+    want = (W_ids @ x.reshape(4, -1).numpy().T).T
+    if b_ids is not None:
+        want = want + b_ids
+    return got.shape == want.shape and bool(np.array_equal(got, want))
+
+
 # ---------------------------------------------------------------------------------------------
 # one stage: a fixed pattern and how its values (and bias) are computed
 # ---------------------------------------------------------------------------------------------
@@ -247,6 +303,13 @@ class _Stage(nn.Module):
     ``value_index`` sums several weights per entry, the index ``K`` reading a zero),
     ``"bn"`` / ``"rnn"`` (computed from the module). ``bias_kind``: ``None``, ``"own"``,
     ``"gather"``, ``"bn"``, ``"rnn"``.
+
+    ``form``: the kernel :meth:`SparseAffine.forward` uses with ``kernel="auto"`` (``"sparse"`` always
+    takes ``"csr"``): ``"diag"`` where the pattern is the diagonal (``y = x * values``, elementwise),
+    ``"dense"`` where it stores every entry (``y = x values.view(n_out, n_in)^T``, one GEMM), ``"layer"``
+    where torch's own convolution or ``F.linear`` was shown to compute this pattern with these tied values
+    (:func:`_layer_matches`), else ``"csr"`` (:class:`_SparseMatmul`). The first two compute the very
+    product of the stored values; ``"layer"`` computes it from the weights the values are gathered from.
     """
 
     def __init__(self, rows: np.ndarray, cols: np.ndarray, in_shape: tuple[int, ...], out_shape: tuple[int, ...],
@@ -262,6 +325,8 @@ class _Stage(nn.Module):
         self.value_ref, self.bias_ref, self.layer = value_ref, bias_ref, layer
         crow = np.zeros(self.n_out + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=self.n_out), out=crow[1:])
+        self.form = _pattern_form(rows, cols, self.n_out, self.n_in)
+        self.identity_gather = False  # "gather" with value_index == arange(K): the values are the weight's view
         t_perm = np.lexsort((rows, cols)).astype(np.int64)  # by column, then row: W^T in CSR order
         t_crow = np.zeros(self.n_in + 1, dtype=np.int64)
         np.cumsum(np.bincount(cols, minlength=self.n_in), out=t_crow[1:])
@@ -388,10 +453,42 @@ def _output_shape(module: nn.Module, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(s) for s in y.shape[1:])
 
 
+def _check_input(x: torch.Tensor, values: torch.Tensor) -> None:
+    if x.dtype != values.dtype:
+        raise TypeError(f"SparseAffine: input dtype {x.dtype} does not match the values' dtype "
+                        f"{values.dtype}; cast the input (x.to({values.dtype})) or the twin")
+    if x.device != values.device:
+        raise ValueError(f"SparseAffine: input is on {x.device} but the twin is on {values.device}; "
+                         f"move one of them (.to(device))")
+
+
+def _check_kernel(kernel: Any) -> str:
+    if kernel not in TWIN_KERNELS:
+        raise ValueError(f"kernel must be one of {', '.join(map(repr, TWIN_KERNELS))}, got {kernel!r}")
+    return kernel
+
+
+class _KernelChoice:
+    """A settable ``kernel``: ``"auto"`` or ``"sparse"`` (:data:`TWIN_KERNELS`), checked when set; the
+    stages keep both forms, so it can change at any time. ``_kernel_set`` hands it on (a model's layers)."""
+
+    @property
+    def kernel(self) -> str:
+        return self._kernel
+
+    @kernel.setter
+    def kernel(self, value: str) -> None:
+        self._kernel = _check_kernel(value)
+        self._kernel_set()
+
+    def _kernel_set(self) -> None:
+        pass
+
+
 # ---------------------------------------------------------------------------------------------
 # the twin
 # ---------------------------------------------------------------------------------------------
-class SparseAffine(nn.Module):
+class SparseAffine(_KernelChoice, nn.Module):
     r"""``y = W x + b`` on ``(N, *input_shape) -> (N, *output_shape)`` with a fixed sparse pattern.
 
     Parameters
@@ -410,14 +507,19 @@ class SparseAffine(nn.Module):
         ``False``: values (and ``b``) are buffers, the gradient flows to the input only;
         ``True``: Parameters ``values`` (the stored entries, in CSR order) and ``bias``.
 
+    kernel : {"auto", "sparse"}
+        ``"auto"`` (default): each stage's cheapest exact product (:data:`TWIN_KERNELS`); ``"sparse"``: the
+        CSR product and its adjoint for every stage.
+
     Use :meth:`from_module` for the twin of a torch layer, whose values are functions of the
     layer's parameters. Attributes: ``input_shape``, ``output_shape``, ``nnz`` (stored entries,
     all stages), ``module`` (the native layer, or ``None``), ``stages``.
     """
 
     def __init__(self, W: Any = None, b: Any = None, *, input_shape: Any, output_shape: Any = None,
-                 trainable: bool = False) -> None:
+                 trainable: bool = False, kernel: str = "auto") -> None:
         super().__init__()
+        self.kernel = kernel
         self.input_shape = _shape(input_shape, None)
         self.module: nn.Module | None = None
         self.stages = nn.ModuleList()
@@ -461,7 +563,7 @@ class SparseAffine(nn.Module):
 
     # -----------------------------------------------------------------------------------------
     @classmethod
-    def from_module(cls, module: Any, input_shape: Any, *, dtype: Any = None) -> SparseAffine:
+    def from_module(cls, module: Any, input_shape: Any, *, dtype: Any = None, kernel: str = "auto") -> SparseAffine:
         """The twin of a torch layer: values computed from ``module``'s parameters in every forward.
 
         ``module`` becomes the twin's child ``module`` (not a copy: its Parameters are the ones
@@ -478,7 +580,7 @@ class SparseAffine(nn.Module):
         if dtype is not None and kind not in _AVG:
             raise ValueError(f"SparseAffine.from_module: dtype= is for parameter-free modules only; the values of "
                              f"{kind.__name__} take its parameters' dtype (cast the module instead)")
-        twin = cls(input_shape=shape)
+        twin = cls(input_shape=shape, kernel=kernel)
         twin._source = kind.__name__
         if kind in _CONV or kind in _CONVT or kind is nn.Linear:
             stage = twin._gather_stage(module, shape)
@@ -528,6 +630,11 @@ class SparseAffine(nn.Module):
         stage.index("value_index", index)
         if bias_index is not None:
             stage.index("bias_index", bias_index)
+        K = math.prod(module.weight.shape)
+        stage.identity_gather = index.ndim == 1 and index.size == K and np.array_equal(index, np.arange(K))
+        if stage.form == "csr" and _layer_matches(
+                module, shape, W_ids, None if bias_index is None else (bias_index + 1).astype(np.float64)):
+            stage.form = "layer"
         return stage
 
     # -----------------------------------------------------------------------------------------
@@ -553,7 +660,9 @@ class SparseAffine(nn.Module):
         elif kind == "gather":
             w = self._param(stage.value_ref).reshape(-1)
             idx = stage.value_index
-            if idx.dim() == 1:
+            if stage.identity_gather:  # every weight once, in order (nn.Linear): the entries are the weight
+                values = w
+            elif idx.dim() == 1:
                 values = _gather(w, idx)
             else:  # entries summing several weights; index K reads the appended zero
                 values = torch.cat([w, w.new_zeros(1)])[idx].sum(1)
@@ -606,15 +715,24 @@ class SparseAffine(nn.Module):
                              f"(unbatched), got {shape}")
         h = x.reshape(n, -1)
         for i, stage in enumerate(self.stages):
-            values, bias = self._stage_tensors(stage)
+            form = stage.form if self.kernel == "auto" else "csr"
+            if form == "layer":  # torch's own layer on the weights the values are gathered from (_layer_matches)
+                values = self._param(stage.value_ref)
+                bias = self._param(stage.bias_ref) if stage.bias_kind == "gather" else None
+            else:
+                values, bias = self._stage_tensors(stage)
             if i == 0:
-                if x.dtype != values.dtype:
-                    raise TypeError(f"SparseAffine: input dtype {x.dtype} does not match the values' dtype "
-                                    f"{values.dtype}; cast the input (x.to({values.dtype})) or the twin")
-                if x.device != values.device:
-                    raise ValueError(f"SparseAffine: input is on {x.device} but the twin is on {values.device}; "
-                                     f"move one of them (.to(device))")
-            h = stage.apply_to(values, h)
+                _check_input(x, values)
+            if form == "layer":
+                h = _layer_apply(self.module, h.reshape((n,) + stage.in_shape), values, bias).reshape(n, -1)
+                continue
+            if form == "diag":
+                h = h * values
+            elif form == "dense":
+                h = F.linear(h, values.view(stage.n_out, stage.n_in), bias)
+                continue
+            else:
+                h = stage.apply_to(values, h)
             if bias is not None:
                 h = h + bias
         out = h.reshape((n,) + tuple(self.output_shape))
