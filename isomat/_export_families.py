@@ -508,9 +508,11 @@ class _Conv:
         p.add_argument("--kernel", metavar="FILE.npy", default=None,
                        help="kernel array (C_out, C_in, k1, ..., kd) from a .npy file")
         p.add_argument("--out-channels", type=positive, default=1, help="C_out of a random kernel (default 1)")
-        p.add_argument("--stride", type=int_or_tuple, default=1)
+        p.add_argument("--stride", type=int_or_tuple, default=1,
+                       help="step between kernel positions, s or s1,...,sd, as torch's stride (default 1)")
         p.add_argument("--padding", type=_padding, default=0, help="int, tuple, 'same' or 'valid'")
-        p.add_argument("--dilation", type=int_or_tuple, default=1)
+        p.add_argument("--dilation", type=int_or_tuple, default=1,
+                       help="spacing between kernel taps, d or d1,...,dd, as torch's dilation (default 1)")
         p.add_argument("--boundary", choices=["zero", "zeros", "circular", "reflect", "replicate"], default="zero",
                        help="value read outside the input, as torch's padding_mode (zeros, circular, reflect, replicate)")
         p.add_argument("--groups", type=positive, default=1,
@@ -575,8 +577,10 @@ class _Pool:
     def options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--input-shape", type=int_list, required=True, help="C,n1,...,nd, e.g. 1,28,28")
         p.add_argument("--kernel-size", type=int_or_tuple, required=True, help="window k or k1,...,kd")
-        p.add_argument("--stride", type=int_or_tuple, default=None, help="default: the window")
-        p.add_argument("--padding", type=int_or_tuple, default=0)
+        p.add_argument("--stride", type=int_or_tuple, default=None,
+                       help="step between windows, s or s1,...,sd, as torch's stride (default: the window)")
+        p.add_argument("--padding", type=int_or_tuple, default=0,
+                       help="zeros added on both sides of each spatial axis, p or p1,...,pd (default 0)")
         p.add_argument("--exclude-pad", action="store_true", help="count_include_pad=False")
         p.add_argument("--ceil-mode", action="store_true", help="round the output size up (torch's ceil_mode)")
         p.add_argument("--divisor-override", type=positive, default=None, help="divide every window sum by this")
