@@ -275,7 +275,7 @@ def schema_problems(value: Any, schema: Mapping[str, Any] | None = None, path: s
 
 #: what a worker's record may carry beside its head; the rest is the runner's (head) or derived here
 _SENT_KEYS = ("verdict", "strength", "evidence", "counterexample", "correction", "discrepancies", "readings",
-              "error", "output", "seconds")
+              "error", "traceback", "output", "seconds")
 
 
 def record_from_worker(c: engine.Claim, sent: Any) -> dict[str, Any]:
@@ -297,6 +297,7 @@ def record_from_worker(c: engine.Claim, sent: Any) -> dict[str, Any]:
             raise MessageError("an error record has no strength and says its error")
     else:
         record.pop("error", None)
+        record.pop("traceback", None)  # (only an error has one)
         outcome = object.__new__(engine.Outcome)  # the rules of Outcome, on the data (no check runs here)
         for name, default in (("verdict", None), ("evidence", {}), ("counterexample", None), ("correction", None),
                               ("discrepancies", None), ("readings", None), ("strength", None)):
@@ -317,11 +318,12 @@ def record_from_worker(c: engine.Claim, sent: Any) -> dict[str, Any]:
             rechecked = engine.second_solver(deciding)
             if rechecked is not None:
                 record["second_solver"] = rechecked
-    if "output" in record:
-        record["output"] = engine.capped_output(record["output"])
+    for key in ("output", "traceback"):
+        if key in record:
+            record[key] = engine.capped_output(record[key])
     # keys in the engine's order (the head, the verdict, ..., seconds last), as run_claim builds them
     order = ["id", "paper", "label", "quote", "statement", "methods", "beyond", "hypotheses", "verdict", "strength",
-             "evidence", "error", "sizes", "obligations", "second_solver", "counterexample", "correction",
+             "evidence", "error", "traceback", "sizes", "obligations", "second_solver", "counterexample", "correction",
              "discrepancies", "readings", "seconds", "output"]
     record = {k: record[k] for k in order if k in record}
     problems = schema_problems(record)

@@ -989,10 +989,14 @@ def _telling_real_interrupts() -> Iterator[bool]:
         signal.signal(signal.SIGINT, current)
 
 
-def error_record(c: Claim, error: str, seconds: float = 0.0, output: str | None = None) -> dict[str, Any]:
-    """The record of claim ``c`` whose check gave no verdict: ``error`` says why."""
+def error_record(c: Claim, error: str, seconds: float = 0.0, output: str | None = None,
+                 traceback: str | None = None) -> dict[str, Any]:
+    """The record of claim ``c`` whose check gave no verdict: ``error`` says why; ``traceback``, for an
+    exception the check raised, where (:func:`check_traceback`)."""
     record = _record_head(c)
     record.update(verdict="error", strength=None, evidence={}, error=error)
+    if traceback:
+        record["traceback"] = capped_output(traceback)
     if output:
         record["output"] = capped_output(output)
     record["seconds"] = round(max(seconds, 0.0), 4)
@@ -1024,6 +1028,44 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
+def _library_file(filename: str) -> bool:
+    """A frame of isomat itself, of an installed package or of the standard library (not the user's code)."""
+    import os
+    import sysconfig
+
+    path = os.path.abspath(filename)
+    roots = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # the isomat package
+    roots += [p for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} if p]
+    return filename.startswith("<frozen ") or any(path.startswith(os.path.join(r, "")) for r in roots)
+
+
+def check_traceback(exc: BaseException, check: Callable[..., Any]) -> str:
+    """The traceback of an exception that escaped ``check``, trimmed to the user's frames: it starts at
+    the check (the engine's frames above it are left out), and a run of frames in isomat, installed
+    packages or the standard library is shown by its innermost frame (where it raised) after a line
+    counting the others (issue 40: an error a user can debug)."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    code = getattr(check, "__code__", None)
+    start = next((k for k, f in enumerate(frames) if code is not None and f.filename == code.co_filename
+                  and f.name == code.co_name), 0)
+    frames = frames[start:]
+    lines = ["Traceback (most recent call last, from the check):\n"]
+    k = 0
+    while k < len(frames):
+        j = k
+        while j < len(frames) and _library_file(frames[j].filename):
+            j += 1
+        if j - k > 1:  # a run of library frames: the innermost (where it raised or called back) stays
+            lines.append(f"  [... {j - k - 1} frame{'s' if j - k > 2 else ''} in isomat or libraries ...]\n")
+            k = j - 1
+        lines += traceback.format_list([frames[k]])
+        k += 1
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines)
+
+
 def run_claim(c: Claim) -> dict[str, Any]:
     """Run one claim's check and return its ledger record (conventions.md schema).
 
@@ -1036,12 +1078,18 @@ def run_claim(c: Claim) -> dict[str, Any]:
     t0 = time.perf_counter()
     captured = _Captured()
     sigints = _SIGINTS[0]
+    where: str | None = None  # the traceback of an exception the check raised
     try:
         with _telling_real_interrupts() as tellable:
             try:
                 with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):  # type: ignore[type-var]
                     with _recheck.claim_context(c.id):  # names the claim's exported SMT-LIB obligations
-                        outcome = c.check()
+                        try:
+                            outcome = c.check()
+                        except BaseException as exc:
+                            with contextlib.suppress(Exception):  # a traceback that cannot be written is left out
+                                where = check_traceback(exc, c.check)
+                            raise
             except KeyboardInterrupt as exc:
                 if not tellable or _SIGINTS[0] != sigints:
                     raise  # Ctrl-C: the run ends
@@ -1063,11 +1111,11 @@ def run_claim(c: Claim) -> dict[str, Any]:
         record = _record_of(c, outcome, t0)
         json.dumps(record, allow_nan=False)  # the record is JSON as it stands
     except Exception as exc:  # a check that raises is reported, never turned into a verdict
-        record = error_record(c, _describe(exc), time.perf_counter() - t0)
+        record = error_record(c, _describe(exc), time.perf_counter() - t0, traceback=where)
     except BaseException as exc:  # from the check's objects (a __str__, a hypotheses predicate): its error
         if isinstance(exc, KeyboardInterrupt) or _SIGINTS[0] != sigints:
             raise  # Ctrl-C, or a signal that ends the run
-        record = error_record(c, _describe(exc), time.perf_counter() - t0)
+        record = error_record(c, _describe(exc), time.perf_counter() - t0, traceback=where)
     out = captured.text()
     if out:
         record["output"] = out
