@@ -303,6 +303,18 @@ def _claim_timeout(text: str) -> float:
     return value
 
 
+def _workers(text: str) -> int:
+    """argparse type of ``--jobs``: a number of worker processes, at least 1 (defined here: the export
+    families' option types would import SciPy and SymPy into every ``isomat verify``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import proofs
 
@@ -854,7 +866,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _add_verify(sub: Any) -> None:
     v = sub.add_parser("verify", help=_COMMANDS["verify"])
-    from ._export_families import positive
     from .proofs.engine import PAPERS
 
     v.add_argument("--paper", choices=PAPERS, action="append",
@@ -886,7 +897,7 @@ def _add_verify(sub: Any) -> None:
                         "id); unsat confirms a proof: python -m isomat.proofs.recheck DIR, cvc5 FILE or z3 -smt2 FILE")
     v.add_argument("--backend", choices=["numpy", "cupy"], default="numpy",
                    help="field for the float checks (default numpy; cupy needs a usable GPU)")
-    v.add_argument("--jobs", type=positive, default=None, metavar="N",
+    v.add_argument("--jobs", type=_workers, default=None, metavar="N",
                    help="worker processes running claims side by side (default: the usable CPUs with the numpy "
                         "backend, 1 with cupy); the output is the same, in the same order")
     v.add_argument("--claim-timeout", type=_claim_timeout, default=None, metavar="SECONDS",

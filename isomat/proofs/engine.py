@@ -26,6 +26,7 @@ import contextvars
 import functools
 import math
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,10 +34,22 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import sympy
 
 from ..errors import CheckError
 from . import smt as _recheck
+
+
+class _Sympy:
+    """SymPy, imported on first use: ``import isomat.proofs.prover`` and a worker whose claims use no
+    SymPy never pay its import (about half a second; issue 40)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import sympy as module
+
+        return getattr(module, name)
+
+
+sympy: Any = _Sympy()
 
 VERDICTS = ("holds", "holds-corrected", "refuted", "misprint", "inconsistent", "not-checkable")
 METHODS = ("symbolic", "exact", "numeric", "property", "exhaustive", "recompute")
@@ -117,9 +130,10 @@ def jsonable(x: Any) -> Any:
         f = float(x)
         # JSON has no NaN or infinity: they are written as the strings "NaN", "Infinity", "-Infinity"
         return f if math.isfinite(f) else ("NaN" if f != f else ("Infinity" if f > 0 else "-Infinity"))
-    if isinstance(x, sympy.MatrixBase):
+    loaded = sys.modules.get("sympy")  # (no SymPy object exists before SymPy is imported)
+    if loaded is not None and isinstance(x, loaded.MatrixBase):
         return [[jsonable(v) for v in row] for row in x.tolist()]
-    if isinstance(x, sympy.Basic):
+    if loaded is not None and isinstance(x, loaded.Basic):
         if x.is_Integer:
             return int(x)
         return str(x)
