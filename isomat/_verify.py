@@ -45,10 +45,10 @@ def verify(claim: str | Iterable[str] | None = None, *, claims: str | Path | Non
 
     Notes
     -----
-    Claims run in worker processes as ``isomat verify`` runs them (a user's claim in a worker of its
-    own), and a worker is a fresh interpreter that imports the claims' file or module, never the
+    Claims run in worker processes as ``isomat verify`` runs them (a user's claim in a process of its
+    own, forked from a template that imported the claims' file once), and no worker imports the
     caller's ``__main__``: a plain script calls this without an ``if __name__ == "__main__"`` guard.
-    A claim declared in ``__main__`` itself (a notebook, a script) runs in this process.
+    A claim declared in ``__main__`` itself (a notebook cell, a script) runs in this process.
 
     Examples
     --------

@@ -18,7 +18,11 @@ Trust: the papers' claims (modules ``isomat.proofs.<paper>``) are the package's 
 workers import only them and are reused from claim to claim. A user's claim (a ``--claims`` file, a
 module of one's own) runs in a worker of its own, started for that claim alone and ended after it:
 a check that patches the engine in its worker (``engine._record_of``, ``_outcome_problem``) or
-forges its worker's answer can change only its own record.
+forges its worker's answer can change only its own record. On Linux such a worker is forked from a
+*template* process that imported the claims' file once and runs no claim itself (issue 40: a handful
+of cheap claims without an interpreter start and an import each): every claim still gets a process
+of its own, a copy of the template as it was after the import (``ISOMAT_FORK_WORKERS=0``: a fresh
+interpreter per claim instead).
 
 Nothing outlives a run: a worker sets itself as the subreaper of what its checks start
 (``PR_SET_CHILD_SUBREAPER``) and kills every descendant after each claim; the runner kills a
@@ -450,7 +454,7 @@ def _start_claims(config: Mapping[str, Any]) -> None:
         from .._config import set_memory_limit
 
         set_memory_limit(config["memory_limit"])
-    # before the claims' modules are imported, so the lemmas they prove at import are written too
+    # before the claims' modules are imported, so the lemmas they prove (the library, on first use) are written too
     recheck.export_to(config.get("export_smt"))
     for src in config["sources"]:
         if src.endswith(".py"):

@@ -1042,15 +1042,21 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
-def _library_file(filename: str) -> bool:
-    """A frame of isomat itself, of an installed package or of the standard library (not the user's code)."""
+def _library_file(filename: str) -> str | None:
+    """For a frame of isomat itself, of an installed package or of the standard library (not the user's
+    code): its path from the package's folder (``isomat/proofs/engine.py``, the same on every machine);
+    None for the user's own."""
     import os
     import sysconfig
 
+    if filename.startswith("<frozen "):
+        return filename
     path = os.path.abspath(filename)
-    roots = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # the isomat package
+    roots = [os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))]  # isomat's parent
     roots += [p for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} if p]
-    return filename.startswith("<frozen ") or any(path.startswith(os.path.join(r, "")) for r in roots)
+    inside = [r for r in roots if path.startswith(os.path.join(r, "")) and
+              (r != roots[0] or path.startswith(os.path.join(r, "isomat", "")))]
+    return os.path.relpath(path, max(inside, key=len)) if inside else None
 
 
 def check_traceback(exc: BaseException, check: Callable[..., Any]) -> str:
@@ -1066,10 +1072,16 @@ def check_traceback(exc: BaseException, check: Callable[..., Any]) -> str:
                   and f.name == code.co_name), 0)
     frames = frames[start:]
     lines = ["Traceback (most recent call last, from the check):\n"]
+    library = set()
+    for n, f in enumerate(frames):  # a library's frame by its path in the library: the same on every machine
+        short = _library_file(f.filename)
+        if short is not None:
+            f.filename = short
+            library.add(n)
     k = 0
     while k < len(frames):
         j = k
-        while j < len(frames) and _library_file(frames[j].filename):
+        while j < len(frames) and j in library:
             j += 1
         if j - k > 1:  # a run of library frames: the innermost (where it raised or called back) stays
             lines.append(f"  [... {j - k - 1} frame{'s' if j - k > 2 else ''} in isomat or libraries ...]\n")
