@@ -603,6 +603,7 @@ def _serve_forks(cmd_fd: int, msg_fd: int, config: Mapping[str, Any]) -> None:
             os._exit(1)
         pid = os.fork()
         if pid == 0:  # the new worker
+            code = 1  # (an exception escaping the worker is its exit status 1, as a fresh interpreter's)
             try:
                 ctl.close()
                 os.setsid()
@@ -618,8 +619,14 @@ def _serve_forks(cmd_fd: int, msg_fd: int, config: Mapping[str, Any]) -> None:
                 _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
                 _prctl(_PR_SET_CHILD_SUBREAPER, 1)
                 _serve(cmd_fd, msg_fd, {**config, "out_path": out_path, "template": False})
+                code = 0
+            except BaseException:  # noqa: BLE001 -- said on its output file, as an interpreter would
+                with contextlib.suppress(BaseException):
+                    import traceback
+
+                    traceback.print_exc()
             finally:
-                os._exit(0)
+                os._exit(code)
         for fd in fds:
             os.close(fd)
         children[pid] = out_path
@@ -643,7 +650,8 @@ class _Forked:
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
         while self.poll() is None:
-            if deadline is not None and time.monotonic() > deadline:
+            # (gone without a note: its template died first, and no status will come)
+            if deadline is not None and time.monotonic() > deadline or not os.path.exists(f"/proc/{self.pid}"):
                 raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
             time.sleep(0.01)
         assert self.returncode is not None
