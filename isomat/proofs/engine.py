@@ -1108,7 +1108,7 @@ def _telling_real_interrupts() -> Iterator[bool]:
 def error_record(c: Claim, error: str, seconds: float = 0.0, output: str | None = None,
                  traceback: str | None = None) -> dict[str, Any]:
     """The record of claim ``c`` whose check gave no verdict: ``error`` says why; ``traceback``, for an
-    exception the check raised, where (:func:`check_traceback`)."""
+    exception the check raised, where (:func:`isomat.proofs._traceback.check_traceback`)."""
     record = _record_head(c)
     record.update(verdict="error", strength=None, evidence={}, error=error)
     if traceback:
@@ -1144,56 +1144,6 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
-def _library_file(filename: str) -> str | None:
-    """For a frame of isomat itself, of an installed package or of the standard library (not the user's
-    code): its path from the package's folder (``isomat/proofs/engine.py``, the same on every machine);
-    None for the user's own."""
-    import os
-    import sysconfig
-
-    if filename.startswith("<frozen "):
-        return filename
-    path = os.path.abspath(filename)
-    roots = [os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))]  # isomat's parent
-    roots += [p for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} if p]
-    inside = [r for r in roots if path.startswith(os.path.join(r, "")) and
-              (r != roots[0] or path.startswith(os.path.join(r, "isomat", "")))]
-    return os.path.relpath(path, max(inside, key=len)) if inside else None
-
-
-def check_traceback(exc: BaseException, check: Callable[..., Any]) -> str:
-    """The traceback of an exception that escaped ``check``, trimmed to the user's frames: it starts at
-    the check (the engine's frames above it are left out), and a run of frames in isomat, installed
-    packages or the standard library is shown by its innermost frame (where it raised) after a line
-    counting the others (issue 40: an error a user can debug)."""
-    import traceback
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    code = getattr(check, "__code__", None)
-    start = next((k for k, f in enumerate(frames) if code is not None and f.filename == code.co_filename
-                  and f.name == code.co_name), 0)
-    frames = frames[start:]
-    lines = ["Traceback (most recent call last, from the check):\n"]
-    library = set()
-    for n, f in enumerate(frames):  # a library's frame by its path in the library: the same on every machine
-        short = _library_file(f.filename)
-        if short is not None:
-            f.filename = short
-            library.add(n)
-    k = 0
-    while k < len(frames):
-        j = k
-        while j < len(frames) and j in library:
-            j += 1
-        if j - k > 1:  # a run of library frames: the innermost (where it raised or called back) stays
-            lines.append(f"  [... {j - k - 1} frame{'s' if j - k > 2 else ''} in isomat or libraries ...]\n")
-            k = j - 1
-        lines += traceback.format_list([frames[k]])
-        k += 1
-    lines += traceback.format_exception_only(type(exc), exc)
-    return "".join(lines)
-
-
 def run_claim(c: Claim) -> dict[str, Any]:
     """Run one claim's check and return its ledger record (conventions.md schema).
 
@@ -1216,6 +1166,8 @@ def run_claim(c: Claim) -> dict[str, Any]:
                             outcome = c.check()
                         except BaseException as exc:
                             with contextlib.suppress(Exception):  # a traceback that cannot be written is left out
+                                from ._traceback import check_traceback
+
                                 where = check_traceback(exc, c.check)
                             raise
             except KeyboardInterrupt as exc:
