@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
-from ._machine import cpu_busy_seconds, usable_cpus
+from ._config import cpu_busy_seconds, usable_cpus
 
 
 # -- helpers for benchmark scripts ---------------------------------------------------------------
@@ -426,7 +426,7 @@ def timing_figure(name: str, t: Timing, unit: str = "s", **params: Any) -> dict[
 
 def machine() -> dict[str, Any]:
     """Platform, CPU count, library versions and the GPU (or why there is none)."""
-    from ._machine import _machine  # not from .cli: cli imports this module (issue 29's cycle)
+    from ._config import machine_info as _machine  # not from .cli: cli imports this module (issue 29's cycle)
     from .gpu import device_info
 
     info = _machine()
@@ -438,7 +438,7 @@ def write_result(path: str | os.PathLike | None, result: dict[str, Any], *, out:
     """Write a script's result as JSON to ``path`` (if given) and print a short summary."""
     result = {"machine": machine(), **result}
     if path:
-        from ._atomic import write_text
+        from .export._atomic import write_text
 
         write_text(path, json.dumps(result, indent=1, default=float), what="--json")
     out = out or sys.stdout
@@ -563,7 +563,7 @@ def run_benchmarks(directory: str | os.PathLike = "benchmarks", *, json_path: st
     log : text stream, optional
         Progress lines.
     """
-    from ._atomic import check_target
+    from .export._atomic import check_target
 
     # the reports' targets are checked before the benchmarks run, not after
     check_target(Path(json_path), what="--json")
@@ -594,7 +594,7 @@ def run_benchmarks(directory: str | os.PathLike = "benchmarks", *, json_path: st
                   file=log, flush=True)
         report["benchmarks"].append(entry)
     report["load_after"] = load_average()
-    from ._atomic import write_text
+    from .export._atomic import write_text
 
     write_text(json_path, json.dumps(report, indent=1, default=float), what="--json")
     write_text(markdown_path, markdown(report), what="--markdown")

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
-from ._machine import _machine  # shared with isomat.bench, which does not import this module
+from ._config import machine_info as _machine  # shared with isomat.bench, which does not import this module
 
 #: the table fits 100 columns; a longer id widens the id column of the whole table (every id of the run is
 #: known before the first row), so the columns stay aligned
@@ -375,7 +375,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 2
     if args.markdown or args.write_expected or args.plot:
         # the files the run will write are checked before it runs, not after the whole ledger
-        from ._atomic import check_target
+        from .export._atomic import check_target
 
         try:
             if args.plot:
@@ -522,7 +522,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"isomat verify: {n} SMT-LIB obligations in {args.export_smt} (re-check: python -m "
               f"isomat.proofs.recheck {args.export_smt})", file=err)
     if args.markdown:
-        from ._atomic import write_text
+        from .export._atomic import write_text
 
         write_text(args.markdown, _markdown(report), what="--markdown")
     if args.plot:
@@ -686,6 +686,16 @@ def _load_factory(spec: str) -> Any:
     return factory
 
 
+def _model_dtype(model: Any) -> str | None:
+    """The value dtype an export of ``model`` keeps by default: ``float32`` for a model whose floating
+    parameters and buffers are float32 or narrower (float16 and bfloat16 are exact in float32),
+    ``None`` (float64, the traced network's own) otherwise or for a model without any."""
+    import torch
+
+    found = {t.dtype for t in [*model.parameters(), *model.buffers()] if t.is_floating_point()}
+    return "float32" if found and found <= {torch.float32, torch.float16, torch.bfloat16} else None
+
+
 def cmd_export_model(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import export
 
@@ -695,7 +705,7 @@ def cmd_export_model(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from ._config import set_memory_limit
 
             set_memory_limit(args.memory_limit)
-        export.write_target(args.output, args.format, overwrite=args.force)
+        _, fmt = export.write_target(args.output, args.format, overwrite=args.force)
         import torch  # an ImportError is one line below (the torch extra)
 
         from .torch import from_model
@@ -705,7 +715,8 @@ def cmd_export_model(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise TypeError(f"--module {args.module!r} returned {type(model).__name__}, not a torch.nn.Module")
         model.eval()
         network = from_model(model, args.input_shape)
-        paths = export.write_network(network, args.output, args.format, order=args.order, dtype=args.dtype,
+        dtype = args.dtype if args.dtype is not None or fmt == "mat" else _model_dtype(model)
+        paths = export.write_network(network, args.output, args.format, order=args.order, dtype=dtype,
                                      metadata={"module": args.module, "eval": True}, overwrite=args.force)
     except _EXPORT_ERRORS as exc:
         return _export_error(prog, exc, err)
@@ -819,7 +830,8 @@ def _add_export(sub: Any) -> None:
     g.add_argument("--order", choices=["C", "F"], default="C",
                    help="flattening (F: column-major; an affine model only)")
     g.add_argument("--force", action="store_true", help="replace existing files (default: refuse)")
-    g.add_argument("--dtype", choices=["float32", "float64"], default=None, help="value type written (default float64)")
+    g.add_argument("--dtype", choices=["float32", "float64"], default=None,
+                   help="value type written (default: the model's own, float32 for a float32 model; .mat: float64)")
     _add_memory_limit(g, "memory bound for the build")
     m.set_defaults(func=cmd_export_model)
     usages.append("  " + " ".join(m.format_usage().split())[len("usage: "):])

@@ -49,7 +49,7 @@ def _save(fig: Any, path: str | Path | None, own: bool) -> None:
         raise ValueError("path= saves a figure this function made; with ax= given, save your own figure")
     import io
 
-    from ._atomic import write_atomic
+    from .export._atomic import write_atomic
 
     fmt = Path(path).suffix.lstrip(".").lower()
     if fmt not in ("png", "svg", "pdf"):

@@ -12,7 +12,7 @@ import stat
 
 import pytest
 
-from isomat._atomic import check_target, write_atomic, write_text
+from isomat.export._atomic import check_target, write_atomic, write_text
 from isomat.cli import main
 
 

@@ -180,9 +180,9 @@ def test_bench_does_not_import_cli():
     code = "import sys, isomat.bench; isomat.bench.machine(); print('isomat.cli' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
-    from isomat import _machine, cli
+    from isomat import _config, cli
 
-    assert cli._machine is _machine._machine and {"platform", "cpus", "numpy"} <= set(_machine._machine())
+    assert cli._machine is _config.machine_info and {"platform", "cpus", "numpy"} <= set(_config.machine_info())
 
 
 def test_time_legs_interleaves_and_reports_min_median_max():

@@ -6,11 +6,14 @@ import pytest
 
 from isomat.errors import CheckError
 from isomat.proofs import engine
+from isomat.proofs import prover as pv
 from isomat.proofs.engine import Claim, Trial, builder_check, compare_printed, decide, exhaustive, run_claim
 
 
 def _proved() -> Trial:
-    return Trial(True, "symbolic", {"for_all": "n >= 1", "sizes": ["n"]}, strength="proved")
+    # (a proved trial comes only from a proof its maker certified: the prover's)
+    (n,) = pv.ints("n")
+    return pv.prove(n + 1 > n, assuming=[n >= 1], for_all="n >= 1", sizes=[n]).trial()
 
 
 def _check(ok: bool = True) -> Trial:

@@ -57,7 +57,7 @@ def test_mat_reads_back_with_scipy(tmp_path, shape, density, complex_):
 
 def test_mat_band_scan_matches_scipy_savemat(tmp_path):
     # many bands and row chunks (tiny band sizes): the streamed element reads back as savemat's does
-    from isomat import _matfile
+    from isomat.export import _mat as _matfile
 
     M = _random_csr((37, 53), 0.35, seed=3)
     _matfile.write_mat(str(tmp_path / "a.mat"), M, "W", {}, band_entries=5, chunk_entries=3)
@@ -71,7 +71,7 @@ def test_mat_refuses_what_matlab_cannot_hold(tmp_path):
         export.to_mat(_random_csr((4, 4)).astype(np.float32), tmp_path / "x.mat")
     with pytest.raises(ValueError, match="name must be a MATLAB variable name"):
         export.to_mat(_random_csr((4, 4)), tmp_path / "x.mat", name="2bad")
-    from isomat import _matfile
+    from isomat.export import _mat as _matfile
 
     with pytest.raises(ValueError, match="4 GiB limit per variable"):
         _matfile.check_writable((10**6, 10**6), 400_000_000, False)
@@ -199,7 +199,7 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(export, "_write_npz", boom)
+    monkeypatch.setattr(export._npz, "_write_npz", boom)
     with pytest.raises(OSError, match="disk full"):
         export.to_npz(sp.eye_array(3, format="csr"), tmp_path / "x.npz")
     assert not list(tmp_path.iterdir())
@@ -250,7 +250,7 @@ def test_matrix_market_row_blocks_read_back(tmp_path, complex_):
     M = _random_csr((41, 17), 0.15, seed=5, complex_=complex_)
     M = sp.csr_array(M.multiply(np.arange(41)[:, None] % 3 != 1))  # every third row empty
     M.eliminate_zeros()
-    export._write_mtx_blocks(str(tmp_path / "m.mtx"), M, " first\nsecond line", 17, block_entries=4)
+    export._mtx._write_mtx_blocks(str(tmp_path / "m.mtx"), M, " first\nsecond line", 17, block_entries=4)
     back = scipy.io.mmread(tmp_path / "m.mtx")
     np.testing.assert_array_equal(back.toarray(), M.toarray())
     lines = (tmp_path / "m.mtx").read_text().splitlines()

@@ -334,13 +334,13 @@ def _acceptable(default: Any, value: Any, kw: str = "", name: str = "") -> bool:
     return False
 
 
-#: (callable, keyword) cases that fail in isomat/export.py, which another engineer is editing: reported
+#: (callable, keyword) cases that fail in isomat/export/, which another engineer is editing: reported
 #: there, expected to fail here until it is fixed (strict: a fix turns them into failures to remove)
-EXPORT_PENDING: set[tuple[str, str]] = set()  # the seven cases found here were fixed in export.py
+EXPORT_PENDING: set[tuple[str, str]] = set()  # the seven cases found here were fixed in isomat/export/
 
 
 def _keyword_params() -> list:
-    return [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason="export.py fix pending"))
+    return [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason="isomat/export fix pending"))
             if case in EXPORT_PENDING else case for case in _keyword_cases()]
 
 
@@ -364,7 +364,7 @@ def test_bad_keyword_arguments_get_a_clear_error(name, kw, tmp_path, monkeypatch
         kind, detail = _call(f, args, {**kwargs, kw: value})
         if kind == "accepted" and _nan_values(value):
             kind = "clear"
-        TALLY[kind if kind == "clear" or (name, kw) not in EXPORT_PENDING else f"{kind} (export.py pending)"] += 1
+        TALLY[kind if kind == "clear" or (name, kw) not in EXPORT_PENDING else f"{kind} (isomat/export pending)"] += 1
         if kind != "clear":
             bad.append(f"{name}(..., {kw}={value!r}): {kind} {detail}")
 

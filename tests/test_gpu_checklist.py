@@ -143,29 +143,9 @@ def test_checks_that_do_not_fit_the_budget_are_skipped_for_time(cupy_standin_mod
 
 
 @pytest.mark.standin
-def test_a_wrong_kernel_value_fails_the_checklist(cupy_standin_module, monkeypatch, tmp_path):
+def test_a_wrong_kernel_value_fails_the_checklist(cupy_standin_module, corrupted_product, monkeypatch, tmp_path):
     # the diagonal check in process, and benchmarks/gpu.py in its subprocess (patched by a sitecustomize)
-    import isomat.algebra.diagonal as dg
-
-    patch = tmp_path / "patch"
-    patch.mkdir()
-    (patch / "sitecustomize.py").write_text(
-        "import isomat.algebra.diagonal as dg\n"
-        "_right = dg.DiagonalBlocks._device_product\n"
-        "def _off(self, v, out, *, transpose):\n"
-        "    y = _right(self, v, out, transpose=transpose)\n"
-        "    y *= 1.01\n"
-        "    return y\n"
-        "dg.DiagonalBlocks._device_product = _off\n")
-    _standin_env(monkeypatch, patch)
-    right = dg.DiagonalBlocks._device_product
-
-    def off(self, v, out, *, transpose):
-        y = right(self, v, out, transpose=transpose)
-        y *= 1.01
-        return y
-
-    monkeypatch.setattr(dg.DiagonalBlocks, "_device_product", off)
+    _standin_env(monkeypatch, corrupted_product)
     dc = _script()
     out = io.StringIO()
     code = dc.main(["--json", str(tmp_path / "s.json"), "--only", "diagonal,bench", "--quick"], out=out)

@@ -168,7 +168,7 @@ def test_pt_metadata(tmp_path):
     with pytest.raises(ValueError, match="not an object"):
         export.read_metadata(p)
     torch.save({"bias": torch.ones(2)}, p)
-    with pytest.raises(ValueError, match="without a 'matrix'"):
+    with pytest.raises(ValueError, match=r"without a 'W' tensor \(nor 0.2.0's 'matrix'"):
         export.load_torch(p)
 
 

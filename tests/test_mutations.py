@@ -18,8 +18,9 @@ SCORE: dict[str, bool] = {}
 
 
 @pytest.fixture(scope="module")
-def results(request):
-    """Every selected mutant's verdicts without and with it, computed together in two worker processes."""
+def results(request, verify_json_run):
+    """Every selected mutant's verdicts with it, computed in two worker processes, beside its claims' verdicts
+    without it, read from the session's run of the whole ledger (tests/conftest.py)."""
     import os
 
     selected = list(dict.fromkeys(getattr(item.callspec.params["mutant"], "name", item.callspec.params["mutant"])
@@ -28,7 +29,7 @@ def results(request):
                                                              "test_builder_defect_is_an_error")
                                   and hasattr(item, "callspec")))
     jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return mt.trials(selected, jobs=min(2, jobs))
+    return mt.trials(selected, jobs=min(2, jobs), records=verify_json_run.records)
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])

@@ -144,7 +144,7 @@ def test_a_failed_write_leaves_no_file(tmp_path, monkeypatch):
 
     from isomat import export
 
-    def broken(target, *a, **k):  # a partial write, then a failure (to a path or, as export.py now
+    def broken(target, *a, **k):  # a partial write, then a failure (to a path or, as isomat.export now
         if hasattr(target, "write"):  # writes the header, to an in-memory buffer)
             target.write(b"%%MatrixMarket partial")
         else:

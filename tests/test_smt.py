@@ -89,13 +89,16 @@ def test_export_smt_writes_files_cvc5_and_z3_recheck(tmp_path, jobs, capsys):
     recs = {r["id"]: r for r in report["claims"]}
     assert all(r["verdict"] == "holds" and r["strength"] == "proved" for r in recs.values()), recs
     assert recs["smttest2026:eq1/digits"]["second_solver"] == {"obligations": 1, "confirmed": 1, "single_solver": []}
+    # the record carries the SHA-256 of its exported obligation, the file's text's
+    smt2 = recs["smttest2026:eq1/digits"]["evidence"]["printed"]["smt2"]
+    assert smt2 == [recheck.digest((out / "smttest2026_eq1_digits-01.smt2").read_text())]
     names = sorted(p.name for p in out.glob("*.smt2"))
     assert "smttest2026_eq1_digits-01.smt2" in names and "smttest2026_eq2-01.smt2" in names
     assert "lemma_flatten-div-mod-01.smt2" in names  # the library lemmas, proved at import, too
     head = (out / "smttest2026_eq1_digits-01.smt2").read_text()
     assert "; claim: smttest2026:eq1/digits" in head and "; for all: H, W >= 1 and 0 <= i < HW" in head
     # python -m isomat.proofs.recheck DIR: cvc5 through its API
-    assert recheck.main([str(out)]) == 0
+    assert recheck.main([str(out)]) == 0  # every file is listed in the export's manifest with its digest
     printed = capsys.readouterr().out
     assert "unsat" in printed and f"of {len(names)}" in printed
     assert not any(line.startswith("sat ") for line in printed.splitlines())
@@ -107,14 +110,60 @@ def test_export_smt_writes_files_cvc5_and_z3_recheck(tmp_path, jobs, capsys):
             assert res.stdout.strip() == "unsat", (name, res.stdout, res.stderr)
 
 
+def _listed(directory, **files):
+    """Write ``files`` (name -> text) and list them, with their digests, in the manifest as the export does."""
+    import json
+
+    with open(directory / recheck.MANIFEST, "a") as m:
+        for name, text in files.items():
+            (directory / name).write_text(text)
+            m.write(json.dumps({"file": name, "sha256": recheck.digest(text), "claim": "t", "lemma": None}) + "\n")
+
+
 def test_recheck_main_reports_a_disagreement(tmp_path, capsys):
-    (tmp_path / "wrong-01.smt2").write_text(WRONG)
-    (tmp_path / "right-01.smt2").write_text(RIGHT)
+    _listed(tmp_path, **{"wrong-01.smt2": WRONG, "right-01.smt2": RIGHT})
     assert recheck.main([str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert any(line.startswith("sat ") for line in out.splitlines()) and "1 sat, 1 unsat of 2" in out
+    # the listed right file alone is confirmed: exit 0
+    assert recheck.main([str(tmp_path / "right-01.smt2")]) == 0
+
+
+def test_recheck_refuses_unlisted_altered_and_unreadable_files(tmp_path, capsys):
+    _listed(tmp_path, **{"right-01.smt2": RIGHT})
+    # a file no export listed -- "(assert false)" is unsat, and would have been "confirmed"
+    (tmp_path / "forged-01.smt2").write_text("(set-logic ALL)\n(assert false)\n(check-sat)\n")
+    assert recheck.main([str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "refused" in out and "forged-01.smt2" in out and "no ledger obligation" in out
+    (tmp_path / "forged-01.smt2").unlink()
+    assert recheck.main([str(tmp_path)]) == 0
+    capsys.readouterr()
+    # a listed file whose text was changed since (here: its hypothesis made stronger)
+    (tmp_path / "right-01.smt2").write_text(RIGHT.replace("(>= x 1)", "(>= x 5)"))
+    assert recheck.main([str(tmp_path)]) == 1
+    assert "differ from the digest" in capsys.readouterr().out
+    # a listed file cvc5 cannot parse is an error, not an "unknown" that passes
+    broken = "(set-logic ALL)\n(declare-fun x () Int)\n(assert (= x (\n"
+    _listed(tmp_path, **{"broken-01.smt2": broken})
+    assert recheck.main([str(tmp_path / "broken-01.smt2")]) == 1
+    assert "error" in capsys.readouterr().out
 
 
 def test_sanitized_names():
     assert recheck.sanitize("zhu2025:thm4.1/forward") == "zhu2025_thm4.1_forward"
     assert recheck.sanitize("cheng2025:beyond/pi composition") == "cheng2025_beyond_pi_composition"
+
+
+def test_a_lemma_proved_again_is_exported_once(tmp_path):
+    # (as when two tests, or a reload, prove a lemma of one name with other statements in one process)
+    import json
+
+    (a,) = pv.ints("a")
+    pv.lemma("smttest-again", [a], a + 1 > a, text="a + 1 > a")
+    pv.lemma("smttest-again", [a], a + 2 > a, text="a + 2 > a")
+    recheck.export_to(tmp_path)
+    recheck.export_to(None)
+    listed = [json.loads(line) for line in (tmp_path / recheck.MANIFEST).read_text().splitlines()]
+    assert len([e for e in listed if e["file"] == "lemma_smttest-again-01.smt2"]) == 1
+    assert recheck.main([str(tmp_path / "lemma_smttest-again-01.smt2")]) == 0

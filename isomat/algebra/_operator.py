@@ -10,7 +10,7 @@ rendering, so constructions may emit one entry per contribution (per kernel tap,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,7 +20,7 @@ from .._config import get_memory_limit
 from ..errors import SizeLimitError
 from ..gpu import cupy_sparse
 from .. import _validate
-from .._types import DenseMatrix, Rendered, SparseMatrix
+from .._types import DenseMatrix, SparseMatrix
 from . import _backend
 
 if TYPE_CHECKING:
@@ -314,6 +314,14 @@ class SparseOperator:
         if self.field == "cupy":
             return self.to_cupy().toarray()
         return self.to_scipy().toarray()
+
+
+#: (defined here, beside :class:`SparseOperator`, so that :mod:`isomat._types` beneath the algebra
+#: names nothing of it: the two modules imported each other, issue 41)
+Rendered: TypeAlias = Union["sp.sparray", "sympy.SparseMatrix", "cupyx.scipy.sparse.spmatrix", SparseOperator]
+"""What a construction with ``backend=`` and ``format=`` arguments returns: a
+:data:`~isomat._types.SparseMatrix` in the field of ``backend`` for ``format`` ``"csr"``, ``"csc"`` or
+``"coo"``, or the field-neutral :class:`~isomat.algebra.SparseOperator` for ``format="operator"``."""
 
 
 def render(op: SparseOperator, format: str) -> Rendered:

@@ -22,7 +22,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator, Sequence, TypeVar
 
-from .._machine import cpu_busy_seconds as _cpu_busy_seconds, procs_running as _procs_running, usable_cpus
+from .._config import cpu_busy_seconds as _cpu_busy_seconds, procs_running as _procs_running, usable_cpus
 
 T = TypeVar("T")
 

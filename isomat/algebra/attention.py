@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from .. import _validate
-from .._types import FieldArray, Rendered
+from .._types import FieldArray
+from ._operator import Rendered
 from . import _backend
 from ._operator import SparseOperator, check_size, render
 

@@ -1000,11 +1000,11 @@ def conv2d_tap(row: Any, col: Any, H: Any, W: Any, KH: Any, KW: Any, *, stride: 
     tap reads that pixel. Returns the flat tap index :math:`aK_W + b`, or :math:`-1` for a zero
     entry (for ``0 <= row < O_1 O_2`` and ``0 <= col < HW``).
 
-    Written with :func:`isomat._index.fdiv`/``fmod``/``ite``/``both``, so the same function runs on
+    Written with :func:`isomat._types.fdiv`/``fmod``/``ite``/``both``, so the same function runs on
     Python ints, NumPy arrays (tested against the builder) and Z3 terms (proved in
     :mod:`isomat.proofs.zhu2025`: Theorem 4.1 / Appendix A.1, §4.2).
     """
-    from .._index import both, fdiv, fmod, ite
+    from .._types import both, fdiv, fmod, ite
 
     (s1, s2), (l1, l2), (d1, d2) = stride, padding, dilation
     O2 = fdiv(W + 2 * l2 - d2 * (KW - 1) - 1, s2) + 1
@@ -1023,7 +1023,7 @@ def zhu_conv_tap(p: Any, c: Any, n: Any, r: Any, s: Any) -> Any:
     :math:`j < r` (unique, as :math:`r\le n`). Returns the flat tap index :math:`ir + j`, or
     :math:`-1` for a zero entry (for ``0 <= p < P`` and ``0 <= c < L``; columns ``>= L`` are
     dropped by the builder)."""
-    from .._index import both, fdiv, fmod, ite
+    from .._types import both, fdiv, fmod, ite
 
     x = c - p * s
     i, j = fdiv(x, n), fmod(x, n)

@@ -36,7 +36,8 @@ import numpy as np
 import sympy
 
 from .. import _validate
-from .._types import FieldArray, Rendered
+from .._types import FieldArray
+from ._operator import Rendered
 from . import _backend
 from ._operator import SparseOperator, as_operator, check_bytes, check_size, render
 
@@ -456,7 +457,7 @@ def renormalized_adjacency_entry(a_ij: Any, same: Any, s_i: Any, s_j: Any) -> An
     r"""Entry :math:`s_i(A_{ij} + \delta_{ij})s_j` of :func:`renormalized_adjacency` (do2017, eq. 18),
     with :math:`s_i = \tilde D_{ii}^{-1/2} = (D_{ii} + 1)^{-1/2}` and ``same`` the truth value of
     :math:`i = j` (a bool, a NumPy bool array, or a Z3 bool)."""
-    from .._index import ite
+    from .._types import ite
 
     return s_i * (a_ij + ite(same, 1, 0)) * s_j
 
@@ -471,7 +472,7 @@ def multi_attention_entry(row: Any, col: Any, N: Any, n: Any, d: Any, order: str
     :math:`(l, j')` of :math:`H`, in the vectorization ``order``. Written with ``fdiv``/``fmod``
     so it acts on ints, NumPy arrays and Z3 terms alike.
     """
-    from .._index import fdiv, fmod
+    from .._types import fdiv, fmod
 
     if order == "C":
         i, kj = fdiv(row, n * d), fmod(row, n * d)

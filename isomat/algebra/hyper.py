@@ -24,7 +24,8 @@ import numpy as np
 import sympy
 
 from .. import _validate
-from .._types import DenseMatrix, FieldArray, Rendered
+from .._types import DenseMatrix, FieldArray
+from ._operator import Rendered
 from . import _backend
 from ._operator import SparseOperator, check_bytes, check_size, value_bytes
 from .kron import kron_operator

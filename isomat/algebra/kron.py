@@ -16,7 +16,8 @@ import numpy as np
 import sympy
 
 from .. import _validate
-from .._types import DenseMatrix, FieldArray, Rendered
+from .._types import DenseMatrix, FieldArray
+from ._operator import Rendered
 from . import _backend
 from ._operator import SparseOperator, as_operator, check_bytes, check_size, render
 
@@ -89,7 +90,7 @@ def kron_entry(row: Any, col: Any, a: Any, b: Any, shape_b: tuple[Any, Any]) -> 
     factors' entry functions; written with :func:`~isomat.proofs.prover.fdiv` / ``fmod``, so the rule acts on Python
     ints, NumPy index arrays and Z3 terms alike (a nested call gives a product of several factors; the rule that the
     tests compare with :func:`kron_operator` is the one ``isomat.proofs.reneau2025`` proves about)."""
-    from .._index import fdiv, fmod
+    from .._types import fdiv, fmod
 
     r, s = shape_b
     return a(fdiv(row, r), fdiv(col, s)) * b(fmod(row, r), fmod(col, s))
@@ -206,7 +207,7 @@ def kron_rearrange_entry(row: Any, col: Any, w: Any, shape_a: tuple[Any, Any], s
     r"""Entry rule of :func:`kron_rearrange`: :math:`\mathcal R(W)_{i_1n_1+j_1,\;i_2n_2+j_2} = W_{i_1m_2+i_2,\;j_1n_2+j_2}`
     with ``(m1, n1) = shape_a``, ``(m2, n2) = shape_b`` and ``w(i, j)`` the entry function of ``W``; written with
     :func:`~isomat.proofs.prover.fdiv` / ``fmod`` (ints, NumPy index arrays and Z3 terms alike)."""
-    from .._index import fdiv, fmod
+    from .._types import fdiv, fmod
 
     (_, n1), (m2, n2) = shape_a, shape_b
     return w(fdiv(row, n1) * m2 + fdiv(col, n2), fmod(row, n1) * n2 + fmod(col, n2))

@@ -29,7 +29,8 @@ import numpy as np
 import sympy
 
 from .. import _validate
-from .._types import DenseMatrix, Rendered
+from .._types import DenseMatrix
+from ._operator import Rendered
 from ..errors import SizeLimitError
 from . import _backend
 from ._operator import SparseOperator, check_bytes, check_size, render, value_bytes

@@ -200,7 +200,7 @@ def matrix_layer_entry(row: Any, col: Any, in_shapes: Any, out_shape: Any, order
     out_shape : (r', c')
     order : {"C", "F"}
     """
-    from .._index import fdiv, fmod, ite
+    from .._types import fdiv, fmod, ite
 
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")

@@ -193,7 +193,7 @@ def mode_product_entry(o: Any, i: Any, P: Any, D: Any, H: Any, Q: Any, w: Any) -
     terms alike: the tests compare it with :func:`ndlinear_apply`, and ``isomat.proofs.reneau2025`` proves
     it equal to the entry of :math:`I_P\otimes W_k\otimes I_Q` for every :math:`P, D, H, Q`.
     """
-    from .._index import fdiv, fmod, ite
+    from .._types import fdiv, fmod, ite
 
     p, h, q = fdiv(o, H * Q), fmod(fdiv(o, Q), H), fmod(o, Q)
     p2, d, q2 = fdiv(i, D * Q), fmod(fdiv(i, Q), D), fmod(i, Q)
@@ -203,7 +203,7 @@ def mode_product_entry(o: Any, i: Any, P: Any, D: Any, H: Any, Q: Any, w: Any) -
 def mode_bias_entry(o: Any, H: Any, Q: Any, b: Any) -> Any:
     r"""Entry rule of the bias of one mode product (Algorithm 1's ``+ b_k``): output flat index
     :math:`o = (pH + h)Q + q` receives ``b(h)``, :math:`h = \lfloor o/Q\rfloor \bmod H`."""
-    from .._index import fdiv, fmod
+    from .._types import fdiv, fmod
 
     return b(fmod(fdiv(o, Q), H))
 

@@ -242,10 +242,10 @@ def patch_major_pixel(k: Any, n: Any, p: Any) -> Any:
         \pi(k) = \big(p\lfloor w/(n/p)\rfloor + \lfloor t/p\rfloor\big)\,n + p\,(w \bmod n/p) + (t \bmod p),
         \qquad w = \lfloor k/p^2\rfloor,\ t = k \bmod p^2
 
-    (zhu2025 §4.2.2; :math:`p\mid m`, :math:`p\mid n`). Written with :func:`isomat._index.fdiv`/``fmod``
+    (zhu2025 §4.2.2; :math:`p\mid m`, :math:`p\mid n`). Written with :func:`isomat._types.fdiv`/``fmod``
     so it runs on ints, NumPy arrays (tested against :func:`patch_major_order`) and Z3 terms (proved
     in :mod:`isomat.proofs.zhu2025`)."""
-    from .._index import fdiv, fmod
+    from .._types import fdiv, fmod
 
     w, t = fdiv(k, p * p), fmod(k, p * p)
     nb = fdiv(n, p)

@@ -21,7 +21,8 @@ import numpy as np
 from typing import Any
 
 from .. import _validate
-from .._types import DenseMatrix, FieldArray, IndexTerm, Rendered
+from .._types import DenseMatrix, FieldArray, IndexTerm
+from ._operator import Rendered
 from . import _backend
 from ._operator import SparseOperator, check_bytes, check_size, render, value_bytes
 
@@ -114,7 +115,7 @@ def projection_overlap(i: Any, j: Any, m: Any, n: Any) -> IndexTerm:
     are these scaled by :math:`t/(mn)`). Written with :func:`~isomat.proofs.prover.ite`, so it
     means the same on ints, NumPy arrays and Z3 terms; ``Π^m_n[i, j] = projection_overlap(i, j, m, n) / m``.
     """
-    from .._index import index_operands, ite
+    from .._types import index_operands, ite
 
     index_operands("projection_overlap", i=i, j=j, m=m, n=n)
     lo = ite(i * m >= j * n, i * m, j * n)

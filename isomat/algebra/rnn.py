@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from .. import _validate
-from .._types import FieldArray, Rendered
+from .._types import FieldArray
+from ._operator import Rendered
 from . import _backend
 from ._operator import check_bytes, SparseOperator, check_size, render, value_bytes
 

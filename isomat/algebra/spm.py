@@ -38,7 +38,8 @@ import numpy as np
 import sympy
 
 from .. import _validate
-from .._types import FieldArray, IndexTerm, Rendered, SparseMatrix
+from .._types import FieldArray, IndexTerm, SparseMatrix
+from ._operator import Rendered
 from ..gpu import register_raw_kernel_source
 from . import _backend
 from ._operator import SparseOperator, check_bytes, check_size, render, value_bytes
@@ -122,7 +123,7 @@ def butterfly_partner(i: Any, P: Any) -> IndexTerm:
     Z3 terms alike, so the function the tests compare with the builder is the function that
     ``isomat.proofs.farag2025`` proves to be a fixed-point-free involution (farag2025 §2.1).
     """
-    from .._index import fdiv, fmod, ite
+    from .._types import fdiv, fmod, ite
 
     return ite(fmod(fdiv(i, P), 2) == 0, i + P, i - P)
 
@@ -144,7 +145,7 @@ def param_count(n: Any, L: Any, p: Any, s: Any) -> IndexTerm:
     with ``p`` parameters per block (1 rotation, 4 general) and ``s = 1`` when odd ``n`` has a
     learned scale (else 0). Works on ints and Z3 terms; :meth:`SPM.n_params` is this function, and
     farag2025 ``sec5/params`` proves it equal to the count over the structure and Θ(nL)."""
-    from .._index import fdiv, fmod
+    from .._types import fdiv, fmod
 
     return p * L * fdiv(n, 2) + 3 * n + s * L * fmod(n, 2)
 

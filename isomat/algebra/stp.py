@@ -22,7 +22,8 @@ import sympy
 
 from .. import _validate
 from . import _backend
-from .._types import BoolTerm, DenseMatrix, FieldArray, FieldScalar, IndexTerm, Rendered
+from .._types import BoolTerm, DenseMatrix, FieldArray, FieldScalar, IndexTerm
+from ._operator import Rendered
 from ._operator import SparseOperator, check_size, render
 from .projection import projection_operator
 
@@ -433,7 +434,7 @@ def swap_row(k: Any, m: Any, n: Any) -> IndexTerm:
     r"""Entry rule of :math:`W_{[m,n]}`: column ``k = i n + j`` (index of :math:`x\otimes y`) has its
     one 1 in row ``j m + i`` (index of :math:`y\otimes x`). Ints, NumPy arrays or Z3 terms
     (:func:`~isomat.proofs.prover.fdiv` / ``fmod``)."""
-    from .._index import fdiv, fmod, index_operands
+    from .._types import fdiv, fmod, index_operands
 
     index_operands("swap_row", k=k, m=m, n=n)
     if isinstance(n, int) and n < 1:  # a divisor (Z3 terms carry it in the proof's hypotheses)
@@ -443,7 +444,7 @@ def swap_row(k: Any, m: Any, n: Any) -> IndexTerm:
 
 def power_reducing_row(c: Any, k: Any) -> IndexTerm:
     r"""Entry rule of :math:`M_{r,k}`: column ``c`` has its one 1 in row ``c k + c``."""
-    from .._index import index_operands
+    from .._types import index_operands
 
     index_operands("power_reducing_row", c=c, k=k)
     return c * k + c
@@ -454,7 +455,7 @@ def retriever_entry(r: Any, c: Any, size: Any, after: Any) -> BoolTerm:
     (``size`` = :math:`n_i`, ``after`` = :math:`n_{i+1}\cdots n_d`): entry ``(r, c)`` is 1 exactly when
     ``(c div after) mod size = r`` (a boolean; ints, NumPy arrays or Z3 terms). :math:`D_f^{[p,q]}` is
     ``size=p, after=q``; :math:`D_r^{[p,q]}` is ``size=q, after=1``."""
-    from .._index import fdiv, fmod, index_operands
+    from .._types import fdiv, fmod, index_operands
 
     index_operands("retriever_entry", r=r, c=c, size=size, after=after)
     for name, v in (("size", size), ("after", after)):

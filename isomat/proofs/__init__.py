@@ -15,7 +15,6 @@ import importlib
 import importlib.util
 import json
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -26,7 +25,7 @@ from . import engine
 from . import smt as recheck
 from ..gpu import device_reuses, device_uses
 from ._runner import WorkerStartError, claim_source, fd_output, run_in_workers
-from .engine import PAPERS, REGISTRY, VERDICTS, Claim, run_claim, using_float_backend
+from .engine import PAPERS, REGISTRY, VERDICTS, Claim, load_file, run_claim, using_float_backend
 
 EXPECTED_DIR = Path(__file__).with_name("expected")
 
@@ -53,40 +52,6 @@ def load(papers: Iterable[str] | None = None) -> list[Claim]:
 def _declared_by_paper(c: Claim) -> bool:
     module = getattr(c.check, "__module__", None) or ""
     return module == f"{__name__}.{c.paper}" or module.startswith(f"{__name__}.{c.paper}.")
-
-
-def load_file(source: str | Path) -> list[Claim]:
-    """Import a file (``claims.py``) or an importable module name (``mylab.claims``) that
-    declares claims, and return the claims it declared, in order.
-
-    Loading the same file again replaces its claims (it is the same definitions run again)."""
-    path = Path(source)
-    before = dict(REGISTRY)
-    if path.suffix == ".py" or path.exists():
-        if not path.is_file():
-            raise ValueError(f"claims file {str(source)!r} does not exist (expected a .py file or an importable module name)")
-        path = path.resolve()
-        # named by the file's stem: loading a file of that name again is the same definitions again
-        name = "isomat_user_claims_" + "".join(ch if ch.isalnum() else "_" for ch in path.stem)
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise ValueError(f"claims file {str(source)!r} cannot be imported as Python")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            sys.modules.pop(name, None)
-            raise
-    else:
-        try:
-            module = importlib.import_module(str(source))
-        except ModuleNotFoundError as exc:
-            raise ValueError(f"claims source {str(source)!r} is neither a file nor an importable module ({exc})") from None
-    mine = [c for cid, c in REGISTRY.items() if before.get(cid) is not c]
-    if not mine:
-        raise ValueError(f"claims source {str(source)!r} declares no claim (use @isomat.proofs.engine.claim)")
-    return mine
 
 
 #: ``isomat verify``'s time limit for one claim, in seconds (the prover's own limit per proof is
@@ -318,7 +283,7 @@ def write_expected_file(records: list[dict[str, Any]], path: str | Path, *, incl
     errors = [r["id"] for r in records if r["verdict"] not in VERDICTS]
     if errors:
         raise RuntimeError(f"refusing to record expected verdicts while checks error: {errors}")
-    from .._atomic import write_text
+    from ..export._atomic import write_text
 
     merged = read_expected_file(path) if os.path.lexists(path) else {}
     merged.update({r["id"]: r["verdict"] for r in records})
@@ -357,7 +322,7 @@ def write_expected(records: list[dict[str, Any]]) -> list[Path]:
             raise ValueError(f"refusing to rewrite {paper}.json from {len(verdicts)} of its claims: "
                              f"{len(missing)} missing ({', '.join(missing[:3])}, ...)")
     EXPECTED_DIR.mkdir(exist_ok=True)
-    from .._atomic import write_text
+    from ..export._atomic import write_text
 
     paths = []
     for paper, verdicts in by_paper.items():

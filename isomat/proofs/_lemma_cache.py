@@ -14,7 +14,7 @@ prover would do, never let it accept what it would not prove:
 * an entry is found by the digest of the exact request -- the lemma's name, variables, body, closed
   statement (with its triggers), text, the statements of the premises offered, the solver limits --
   and the file itself by a key of the isomat, Z3 and cvc5 versions, the digest of the prover's own
-  sources (``prover.py``, ``smt.py``, ``isomat/_index.py``) and the cvc5 re-check setting: a lemma whose
+  sources (``prover.py``, ``_terms.py``, ``smt.py`` and the module of ``fdiv``/``fmod``) and the cvc5 re-check setting: a lemma whose
   statement or proof request differs in any way, or a prover changed in any way, finds no entry and is
   proved;
 * an entry is validated before use (its fields and their types; the lemmas it says were used are among
@@ -39,6 +39,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -48,7 +49,7 @@ from typing import Any
 FORMAT = 1
 #: the most bytes read from a cache file (the library's is about 4 kB)
 _READ_LIMIT = 1 << 20
-_ENTRY_KEYS = {"uses", "axioms", "method", "seconds", "solvers", "single_solver"}
+_ENTRY_KEYS = {"uses", "axioms", "method", "seconds", "solvers", "single_solver", "smt2", "model"}
 #: whether this process's library was read from the cache (then an export proves it again)
 _FROM_CACHE = [False]
 
@@ -70,11 +71,12 @@ def cache_dir() -> Path:
 
 def _sources_digest() -> str:
     """sha256 of the prover's own sources: any change to how a proof is made invalidates the cache."""
-    from .. import _index
-    from . import prover, smt
+    import sys
+
+    from . import _terms, prover, smt
 
     h = hashlib.sha256()
-    for module in (prover, smt, _index):
+    for module in (prover, smt, _terms, sys.modules[prover.fdiv.__module__]):
         h.update(Path(module.__file__).read_bytes())  # type: ignore[arg-type]
         h.update(b"\0")
     return h.hexdigest()
@@ -133,7 +135,12 @@ def _valid_entry(entry: Any, offered: set[str], offered_axioms: set[str], z3_ver
                              for s in cvc5s):
         return False
     confirmed = bool(cvc5s) and cvc5s[0]["result"] == "unsat"
-    return (single is None) == confirmed and (single is None or isinstance(single, str))
+    if not ((single is None) == confirmed and (single is None or isinstance(single, str))):
+        return False
+    smt2, model = entry["smt2"], entry["model"]
+    return (isinstance(smt2, list) and all(isinstance(d, str) and re.fullmatch(r"[0-9a-f]{16,64}", d) for d in smt2)
+            and isinstance(model, list) and all(isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)
+                                                for m in model))
 
 
 def _read(path: Path, header: dict[str, Any]) -> dict[str, Any] | None:
@@ -223,7 +230,8 @@ def library(build: Callable[[Callable[..., Any]], dict[str, Any]]) -> dict[str, 
         digest, _ = request(name, variables, body, kw)
         proved[digest] = {"uses": list(lm.uses), "axioms": list(lm.axioms), "method": lm.method,
                           "seconds": round(float(lm.seconds), 6), "solvers": [dict(s) for s in lm.solvers],
-                          "single_solver": lm.single_solver}
+                          "single_solver": lm.single_solver, "smt2": list(lm.smt2),
+                          "model": [[k, v] for k, v in lm.model]}
         return lm
 
     made = build(proving)

@@ -436,7 +436,6 @@ def _read_output(path: str) -> str:
 
 
 def _start_claims(config: Mapping[str, Any]) -> None:
-    from . import load_file
     from . import smt as recheck
 
     engine._float_backend.set(config["backend"])
@@ -448,7 +447,7 @@ def _start_claims(config: Mapping[str, Any]) -> None:
     recheck.export_to(config.get("export_smt"))
     for src in config["sources"]:
         if src.endswith(".py"):
-            load_file(src)
+            engine.load_file(src)
         else:
             importlib.import_module(src)
 

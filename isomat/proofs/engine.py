@@ -30,6 +30,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import importlib
+import importlib.util
 import math
 import re
 import sys
@@ -189,10 +191,48 @@ def _frozen_evidence(evidence: Any) -> FrozenEvidence:
     return FrozenEvidence(evidence)
 
 
+#: the proofs the trusted makers of proofs certified, by id: a weak reference to the object and the
+#: fields it was certified with (see :func:`_certify`)
+_CERTIFIED: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def _certify(proof: Any, **fields: Any) -> None:
+    """Record ``proof`` as genuine: called by :func:`isomat.proofs.prover.prove` for each proof it
+    discharged and by :func:`symbolic_zero` for each identity it simplified to zero -- the only two
+    makers of a ``proved`` :class:`Trial`."""
+    import weakref
+
+    _CERTIFIED[id(proof)] = (weakref.ref(proof), dict(fields))
+
+
+def _is_certified(proof: Any) -> bool:
+    """``proof`` is the very object a trusted maker certified, with the fields it had then (a copy, a
+    ``dataclasses.replace`` or an ``object.__setattr__`` since is refused)."""
+    if isinstance(proof, tuple):
+        return bool(proof) and all(_is_certified(p) for p in proof)
+    entry = _CERTIFIED.get(id(proof))
+    if entry is None or entry[0]() is not proof:
+        return False
+    return all(getattr(proof, k, None) == v for k, v in entry[1].items())
+
+
+class _SympyIdentity:
+    """The certificate of one :func:`symbolic_zero` proof (SymPy simplified the difference to zero)."""
+
+    def __init__(self, obligation: str, for_all: str) -> None:
+        self.obligation, self.for_all, self.status = obligation, for_all, "proved"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError("a proof certificate cannot be pickled or rebuilt")
+
+
 @dataclass(frozen=True)
 class Trial:
     """The result of testing one statement: passed or not, with what was tried. Immutable once
-    made: :meth:`with_evidence` gives a copy with more evidence."""
+    made: :meth:`with_evidence` gives a copy with more evidence. A ``proved`` trial carries in
+    ``proof`` the proof behind it -- a :class:`~isomat.proofs.prover.Proof` that ``prove`` made, a
+    :func:`symbolic_zero` identity, or (for :func:`all_of`) a tuple of them -- each certified by its
+    maker: any other caller's ``strength="proved"`` is refused."""
 
     ok: bool
     method: str
@@ -203,6 +243,8 @@ class Trial:
     #: ``proved`` is reserved for :func:`isomat.proofs.prover.prove` and :func:`symbolic_zero`
     #: with a stated ``for_all``: a trial cannot simply claim it.
     strength: str | None = None
+    #: the certified proof behind a ``proved`` trial (None for any other strength)
+    proof: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -215,6 +257,9 @@ class Trial:
         if self.strength not in _TRIAL_STRENGTHS:
             raise ValueError(f"strength must be one of {_TRIAL_STRENGTHS}, got {self.strength!r}")
         if self.strength == "proved":
+            if not _is_certified(self.proof):
+                raise CheckError("a proved trial is made only from a proof: prover.prove(...).trial(), symbolic_zero(..., "
+                                 "for_all=...) or all_of of proved trials -- strength='proved' cannot be claimed")
             if not self.evidence.get("for_all"):
                 raise CheckError("a proved trial must say in evidence['for_all'] what it quantified over")
             sizes = self.evidence.get("sizes")
@@ -231,7 +276,11 @@ class Trial:
 
 def _trial_evidence(t: Trial) -> dict[str, Any]:
     """A trial's evidence as recorded: method, ok, and -- for a passing trial -- its strength
-    (a failed trial's strength would say nothing: it is settled by its counterexample)."""
+    (a failed trial's strength would say nothing: it is settled by its counterexample). A
+    ``proved`` trial is checked again here, where it is used: one made around ``__post_init__``
+    (``object.__new__``, an edited field) is refused."""
+    if t.ok and t.strength == "proved" and not _is_certified(t.proof):
+        raise CheckError("a proved trial without a certified proof behind it is refused")
     return dict(method=t.method, ok=t.ok, **({"strength": t.strength} if t.ok else {}), **t.evidence)
 
 
@@ -261,10 +310,12 @@ def all_of(*trials: Trial) -> Trial:
         if not t.ok:
             return Trial(False, t.method, evidence, t.counterexample)
     strength = weakest(*(t.strength for t in trials if t.strength is not None))
+    proof = None
     if strength == "proved":
         evidence["for_all"] = "; ".join(str(t.evidence["for_all"]) for t in trials)
         evidence["sizes"] = list(dict.fromkeys(x for t in trials for x in t.evidence["sizes"]))
-    return Trial(True, trials[0].method, evidence, strength=strength)
+        proof = tuple(p for t in trials for p in (t.proof if isinstance(t.proof, tuple) else (t.proof,)))
+    return Trial(True, trials[0].method, evidence, strength=strength, proof=proof)
 
 
 def exhaustive(
@@ -340,6 +391,20 @@ def property_search(
     return Trial(False, "property", {"strategy": describe, "examples": count, "shrunk": True}, cx)
 
 
+def _symbol_assumptions(expr: Any) -> dict[str, list[str]]:
+    """The SymPy assumptions each free symbol of ``expr`` was declared with (``{"x": ["positive"]}``;
+    symbols declared with none are left out), as stated at declaration (not the facts derived from them)."""
+    out: dict[str, list[str]] = {}
+    for sym in sorted(sympy.sympify(expr).free_symbols, key=str):
+        declared = getattr(sym, "_assumptions_orig", None)
+        if declared is None:
+            declared = {k: v for k, v in sym.assumptions0.items() if k != "commutative"}
+        facts = [k if v else f"not {k}" for k, v in sorted(declared.items()) if k != "commutative" and v is not None]
+        if facts:
+            out[str(sym)] = facts
+    return out
+
+
 def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None,
                   sizes: Sequence[Any] = ()) -> Trial:
     """Passes when ``difference`` (a SymPy expression or matrix) simplifies to zero.
@@ -351,6 +416,17 @@ def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None,
     ``sizes`` names the symbolic sizes among the difference's free symbols (empty: the identity
     involves no size, as for generic entries of fixed-size operands); a name that is not a free
     symbol of ``difference`` is refused.
+
+    The domain of a SymPy proof is the one its symbols were declared on: ``simplify`` may use
+    ``positive=True`` or ``integer=True`` to reach zero (``sqrt(x**2) - x`` is zero only for
+    ``x >= 0``). So the words of ``for_all`` are never taken for the quantification on their own:
+    the assumptions of every free symbol are recorded (``evidence["assumptions"]``) and the recorded
+    ``for_all`` ends with them (``"...; SymPy domain: x positive, n integer"``) -- the record states
+    the domain the identity was proved on, whether or not the caller's text mentioned it. (An
+    assumption SymPy already used when the difference was *built* -- ``sqrt(x**2)`` of a positive
+    ``x`` is ``x`` at once -- leaves no symbol behind to record: build differences from symbols
+    declared with the domain the claim states.) The proof is certified here (it is the only maker
+    of a proved trial besides the prover).
     """
     strength = "proved" if for_all else "exhaustive"
     size_names = [str(x) for x in sizes]
@@ -361,8 +437,15 @@ def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None,
         missing = [x for x in size_names if x not in free]
         if missing:
             raise ValueError(f"sizes {missing} are not free symbols of the difference (free: {sorted(free)})")
-    extra = ({"for_all": for_all, "sizes": size_names, "tool": f"sympy {sympy.__version__} (simplify of the difference)",
-              "obligation": _sympy_digest((describe, difference))} if for_all else {})
+    extra: dict[str, Any] = {}
+    if for_all:
+        assumptions = _symbol_assumptions(difference)
+        stated = for_all
+        if assumptions:
+            stated += "; SymPy domain: " + ", ".join(f"{k} {' and '.join(v)}" for k, v in assumptions.items())
+        extra = {"for_all": stated, "sizes": size_names, "tool": f"sympy {sympy.__version__} (simplify of the difference)",
+                 "obligation": _sympy_digest((describe, difference)), "assumptions": assumptions}
+    proof = None
     if isinstance(difference, sympy.MatrixBase):
         residual = difference.applyfunc(lambda e: sympy.simplify(sympy.expand(e)))
         bad = [(i, j, residual[i, j]) for i in range(residual.rows) for j in range(residual.cols) if residual[i, j] != 0]
@@ -371,11 +454,21 @@ def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None,
             i, j, v = bad[0]
             return Trial(False, "symbolic", {"compared": describe, "size": size},
                          {"entry": [i, j], "residual": str(v), "nonzero_entries": len(bad)})
-        return Trial(True, "symbolic", {"compared": describe, "size": size, **extra}, strength=strength)
+        if for_all:
+            proof = _sympy_certificate(extra)
+        return Trial(True, "symbolic", {"compared": describe, "size": size, **extra}, strength=strength, proof=proof)
     residual = sympy.simplify(sympy.expand(difference))
     if residual != 0:
         return Trial(False, "symbolic", {"compared": describe}, {"residual": str(residual)})
-    return Trial(True, "symbolic", {"compared": describe, **extra}, strength=strength)
+    if for_all:
+        proof = _sympy_certificate(extra)
+    return Trial(True, "symbolic", {"compared": describe, **extra}, strength=strength, proof=proof)
+
+
+def _sympy_certificate(extra: Mapping[str, Any]) -> _SympyIdentity:
+    cert = _SympyIdentity(extra["obligation"], extra["for_all"])
+    _certify(cert, status="proved", obligation=cert.obligation, for_all=cert.for_all)
+    return cert
 
 
 def _sympy_digest(expr: Any) -> str:
@@ -1450,3 +1543,40 @@ __all__ = [
     "second_solver", "symbolic_zero", "using_float_backend", "weakest", "derive_fields", "in_order", "RECORD_ORDER",
     "ledger_obligations", "OBLIGATIONS_FILE", "printed_checks", "threshold_reading",
 ]
+
+
+def load_file(source: str | Path) -> list[Claim]:
+    """Import a file (``claims.py``) or an importable module name (``mylab.claims``) that
+    declares claims, and return the claims it declared, in order.
+
+    Loading the same file again replaces its claims (it is the same definitions run again). Defined
+    here, beside :data:`REGISTRY`, so that the worker processes (:mod:`isomat.proofs._runner`) load
+    claims files without importing the package that starts them (issue 41: the two imported each
+    other); :mod:`isomat.proofs` re-exports it."""
+    path = Path(source)
+    before = dict(REGISTRY)
+    if path.suffix == ".py" or path.exists():
+        if not path.is_file():
+            raise ValueError(f"claims file {str(source)!r} does not exist (expected a .py file or an importable module name)")
+        path = path.resolve()
+        # named by the file's stem: loading a file of that name again is the same definitions again
+        name = "isomat_user_claims_" + "".join(ch if ch.isalnum() else "_" for ch in path.stem)
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ValueError(f"claims file {str(source)!r} cannot be imported as Python")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+    else:
+        try:
+            module = importlib.import_module(str(source))
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"claims source {str(source)!r} is neither a file nor an importable module ({exc})") from None
+    mine = [c for cid, c in REGISTRY.items() if before.get(cid) is not c]
+    if not mine:
+        raise ValueError(f"claims source {str(source)!r} declares no claim (use @isomat.proofs.engine.claim)")
+    return mine

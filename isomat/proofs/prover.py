@@ -32,13 +32,30 @@ Nothing is trusted silently:
   a proof that goes through goes through on any machine and under any load; a wall-clock limit
   stays as a safety net only, and running into it raises :class:`~isomat.errors.ProofTimeout`
   (an error of the run, never weaker evidence);
-* a proof is never vacuous: the hypotheses (with the quantifier-free lemma instances and axioms,
-  and the antecedent of an implication goal) are shown satisfiable, and the witness is recorded;
-  hypotheses that contradict each other make the status ``"vacuous"``, never ``"proved"``;
+* a proof is never vacuous: *every* premise -- the hypotheses, every axiom (quantified ones too),
+  the axioms behind every lemma offered (transitively), and the antecedent of an implication goal
+  -- is shown consistent by a model a solver finds, and the witness is recorded. Unsatisfiable
+  premises make the status ``"vacuous"``, premises no model was found for ``"unknown"`` (with the
+  reason), never ``"proved"``. Lemmas need no place in the model (each was proved from the axioms
+  it rests on, so every model of those satisfies it), and axioms that define functions by
+  well-founded recursion (disjoint clauses, calls only at a lower natural-number argument, both
+  shown by Z3, about functions no other premise mentions) are consistent by construction: they
+  are listed as ``definitions`` and only the rest needs a model (see :func:`_definitions`);
+* the trusted core cannot be handed a proof: only :func:`lemma`/:func:`induction` make a
+  :class:`Lemma`, only :meth:`Lemma.at` a :class:`LemmaInstance`, only :func:`prove` a
+  :class:`Proof` (their constructors, and so ``dataclasses.replace``, refuse other callers;
+  pickling refuses; ``copy`` gives the object itself), and :func:`prove` checks each lemma against
+  its own record of what it proved (the very object, its statement, the axioms behind it), so one
+  made with ``object.__new__`` or altered with ``object.__setattr__`` is a ``TypeError``; a
+  ``proved`` :class:`~isomat.proofs.engine.Trial` needs a proof certified by its maker;
 * a lemma is sound by construction: it may quantify only variables that occur free in none of the
-  axioms and lemmas it rests on (a quantifier over a variable an axiom pins down would generalize
-  that axiom's special case), and every free variable of its body is either quantified or stays a
-  parameter of the lemma;
+  axioms and lemmas it rests on, nor in the axioms behind those lemmas -- constants of every sort
+  (Int, Real, Bool, bit-vectors, uninterpreted sorts) -- (a quantifier over a variable an axiom
+  pins down would generalize that axiom's special case), and every free variable of its body is
+  either quantified or stays a parameter of the lemma;
+* every obligation is re-checked by cvc5 (:mod:`isomat.proofs.smt`), which can disagree: its
+  ``sat`` is an error naming the obligation; the record carries each obligation file's SHA-256,
+  which ``python -m isomat.proofs.recheck`` checks exported files against;
 * a proof records the sizes it quantifies (``sizes``: the symbolic dimensions, empty for a
   size-free identity), each of which must be a free unknown of the goal or its hypotheses.
 
@@ -46,9 +63,11 @@ Entry rules meant for both the prover and NumPy are written with :func:`fdiv`, :
 :func:`ite`, :func:`both` and :func:`either`, which act on Python ints, NumPy arrays and Z3
 terms alike, so the function that the builder's tests run is the function that is proved.
 
-Z3's integer ``div``/``mod`` are Euclidean: for a positive divisor they agree with Python's
-``//`` and ``%`` (floor division), for every sign of the dividend. The helpers here are only
-meant for positive divisors, and the hypotheses of a proof must say so.
+:func:`fdiv`/:func:`fmod` are floor division (NumPy's ``//`` and ``%``) for every sign. Z3's
+integer ``div``/``mod`` are Euclidean and agree with floor division only for a positive divisor,
+so a negative literal divisor is rewritten exactly, and :func:`prove` refuses (status
+``"unknown"``, reason "refused: ...") a statement with a symbolic divisor it cannot show positive
+from the hypotheses and the conditions guarding the term (see :mod:`isomat._types`).
 """
 
 from __future__ import annotations
@@ -57,14 +76,18 @@ import contextlib
 import contextvars
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import z3
 
-from .._index import both, either, fdiv, fmod, ite
+from .._types import both, either, fdiv, fmod, ite
 from ..errors import CheckError, ProofTimeout
+from . import engine as _engine
+from ._terms import (_UNROLL, _candidate_model, _definitions, _free_consts, _free_ints, _guarded_subterms,
+                     _has_quantifier, _integer_only, _is_unknown, _Model, _nonlinear_div_mod, _under, _unrolled)
 from . import smt as recheck
 from .engine import Trial
 
@@ -105,16 +128,91 @@ def set_recheck(enabled: bool) -> bool:
 
 
 @contextlib.contextmanager
-def _proving_lemma(name: str):
-    token = _LEMMA.set(name)
+def _setting(var: contextvars.ContextVar[Any], value: Any) -> Iterator[None]:
+    token = var.set(value)
     try:
         yield
     finally:
-        _LEMMA.reset(token)
+        var.reset(token)
+
+
+def _proving_lemma(name: str) -> contextlib.AbstractContextManager[None]:
+    return _setting(_LEMMA, name)
 
 
 # ---------------------------------------------------------------------------------------------
-# index arithmetic (defined below the algebra, in isomat._index, and re-exported here)
+# the trusted core: only the prover makes Lemma, LemmaInstance and Proof objects
+# ---------------------------------------------------------------------------------------------
+#: set only while the prover itself makes one of its objects (their __post_init__ refuses otherwise)
+_MINTING: contextvars.ContextVar[bool] = contextvars.ContextVar("isomat_prover_minting", default=False)
+#: what the prover made, by id: a weak reference to the object and the exact fields it was made with
+#: (the statement object itself, the transitive axioms). :func:`prove` accepts a lemma or instance only
+#: when it is this very object with these very fields -- a copy, a ``dataclasses.replace``, an
+#: ``object.__new__`` or an ``object.__setattr__`` on a frozen field is refused.
+_MADE: dict[int, tuple[weakref.ref[Any], tuple[Any, ...]]] = {}
+
+
+def _mint() -> contextlib.AbstractContextManager[None]:
+    return _setting(_MINTING, True)
+
+
+def _refuse_unminted(kind: str) -> None:
+    if not _MINTING.get():
+        raise TypeError(f"a {kind} is made only by the prover ({'lemma() or induction()' if kind == 'Lemma' else 'Lemma.at()' if kind == 'LemmaInstance' else 'prove()'}); "
+                        f"constructing one directly would be a proof with nothing behind it")
+
+
+def _same_fields(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    # identity for Z3 terms and objects (== on Z3 terms builds a formula), equality for names
+    return len(a) == len(b) and all(x is y or (isinstance(x, (str, tuple)) and type(x) is type(y) and x == y)
+                                    for x, y in zip(a, b))
+
+
+def _lemma_fields(lm: Any) -> tuple[Any, ...]:
+    return (lm.name, lm.statement, lm.text, lm.uses, lm.axioms)
+
+
+def _instance_fields(x: Any) -> tuple[Any, ...]:
+    return (x.lemma, x.statement)
+
+
+def _register(obj: Any, fields: tuple[Any, ...], premises: tuple[Axiom, ...]) -> None:
+    _MADE[id(obj)] = (weakref.ref(obj), (*fields, premises))
+
+
+def _premises_of(item: Any) -> tuple[Axiom, ...]:
+    """The axioms a genuine lemma or instance rests on, transitively (from the prover's own record,
+    never from the object's fields); a lemma or instance the prover did not make raises TypeError."""
+    kind = "lemma instance" if isinstance(item, LemmaInstance) else "lemma"
+    if not isinstance(item, (Lemma, LemmaInstance)):
+        raise TypeError(f"lemmas must be Lemma objects made by lemma()/induction() or their .at() instances, "
+                        f"got {type(item).__name__}")
+    entry = _MADE.get(id(item))
+    fields = _instance_fields(item) if isinstance(item, LemmaInstance) else _lemma_fields(item)
+    if entry is None or entry[0]() is not item or not _same_fields(entry[1][:-1], fields):
+        raise TypeError(f"the {kind} {getattr(item, 'name', '?')!r} was not made by the prover, or was altered "
+                        f"after it was proved: refused (a lemma is made only by lemma() or induction())")
+    if isinstance(item, LemmaInstance):
+        _premises_of(item.lemma)
+    return entry[1][-1]
+
+
+class _ProverObject:
+    """Refuses pickling and copying: a copy would be an object the prover never made (``copy`` and
+    ``deepcopy`` give the object itself, which is the same proof)."""
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError(f"a {type(self).__name__} cannot be pickled or rebuilt: only the prover makes one")
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return self
+
+
+# ---------------------------------------------------------------------------------------------
+# index arithmetic (defined beneath the algebra, in isomat._types, and re-exported here)
 # ---------------------------------------------------------------------------------------------
 def ints(names: str) -> tuple[z3.ArithRef, ...]:
     """Integer unknowns, ``ints("H W i")``; sizes and indices alike (state their ranges in
@@ -149,28 +247,39 @@ def axiom(name: str, statement: z3.BoolRef, *, text: str) -> Axiom:
 
 
 def _parameters(item: Any) -> set[str]:
-    """The integer unknowns an axiom or lemma pins down: free in its (closed, for a lemma) statement.
-    A lemma instance's substituted terms are not among them -- the lemma holds for every value."""
+    """The unknowns an axiom or lemma pins down: the uninterpreted constants of *every* sort (Int,
+    Real, Bool, bit-vectors, uninterpreted sorts) free in its (closed, for a lemma) statement. A
+    lemma instance's substituted terms are not among them -- the lemma holds for every value."""
     stmt = item.lemma.statement if isinstance(item, LemmaInstance) else item.statement
-    return {str(v) for v in _free_ints(stmt)}
+    return {str(v) for v in _free_consts(stmt)}
 
 
 def _check_quantified(kind: str, name: str, variables: Sequence[z3.ExprRef], premises: Iterable[Any]) -> None:
     """Refuse a lemma that quantifies a variable some premise holds free: from ``x == 0`` as an axiom,
-    ``∀ x. x == 0`` would follow, and from it anything about any other unknown."""
+    ``∀ x. x == 0`` would follow, and from it anything about any other unknown. The rule holds for
+    constants of every sort, and for the axioms behind every lemma used (transitively): a lemma
+    proved from an axiom about ``x`` holds for that ``x`` only."""
+    for v in variables:
+        if not (isinstance(v, z3.ExprRef) and _is_unknown(v)):
+            raise TypeError(f"{kind} {name!r}: a quantified variable must be an unknown (a Z3 constant), got {v!r}")
     quantified = {str(v) for v in variables}
     for item in premises:
-        clash = sorted(quantified & _parameters(item))
-        if clash:
-            what = "axiom" if isinstance(item, Axiom) else "lemma"
-            raise ValueError(f"{kind} {name!r} quantifies {', '.join(clash)}, which occurs free in the {what} "
-                             f"{item.name!r} it uses: a premise about one value of {clash[0]} proves nothing for all "
-                             f"of them (quantify it in the premise, or leave it a parameter of the {kind})")
+        inherited = () if isinstance(item, Axiom) else _premises_of(item)
+        for source in (item, *inherited):
+            clash = sorted(quantified & _parameters(source))
+            if clash:
+                what = "axiom" if isinstance(source, Axiom) else "lemma"
+                via = "" if source is item else f" (behind the lemma {item.name!r})"
+                raise ValueError(f"{kind} {name!r} quantifies {', '.join(clash)}, which occurs free in the {what} "
+                                 f"{source.name!r}{via} it uses: a premise about one value of {clash[0]} proves nothing "
+                                 f"for all of them (quantify it in the premise, or leave it a parameter of the {kind})")
 
 
 @dataclass(frozen=True)
-class Lemma:
-    """A universally quantified statement, proved once when it is made (see :func:`lemma`)."""
+class Lemma(_ProverObject):
+    """A universally quantified statement, proved once when it is made (see :func:`lemma`). Only
+    :func:`lemma` and :func:`induction` make one: the constructor refuses any other caller, and
+    :func:`prove` accepts a lemma only when it is the very object the prover made, unaltered."""
 
     name: str
     statement: z3.BoolRef = field(repr=False)
@@ -183,10 +292,21 @@ class Lemma:
     solvers: tuple[dict[str, Any], ...] = ()
     #: why the lemma's proof rests on Z3 alone (cvc5 did not confirm an obligation), else None
     single_solver: str | None = None
+    #: the digests of its obligations' SMT-LIB files (see :func:`isomat.proofs.smt.digest`)
+    smt2: tuple[str, ...] = ()
+    #: the candidate model of its premises that the prover checked (see :func:`prove`), as text
+    model: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        _refuse_unminted("Lemma")
 
     def record(self) -> dict[str, Any]:
         out = {"name": self.name, "statement": self.text, "proved_by": self.method,
                "uses": list(self.uses), "axioms": list(self.axioms)}
+        if self.smt2:
+            out["smt2"] = list(self.smt2)
+        if self.model:
+            out["model"] = dict(self.model)
         if self.solvers:
             out["solvers"] = [dict(x) for x in self.solvers]
         if self.single_solver:
@@ -207,17 +327,24 @@ class Lemma:
         n = self.statement.num_vars()
         if len(terms) != n:
             raise ValueError(f"lemma {self.name!r} quantifies {n} variables, got {len(terms)} terms")
+        premises = _premises_of(self)  # (only a genuine lemma has instances)
         terms = tuple(t if isinstance(t, z3.ExprRef) else z3.IntVal(t) for t in terms)
         # de Bruijn indices count from the innermost variable: the last term replaces index 0
-        return LemmaInstance(self, z3.substitute_vars(self.statement.body(), *reversed(terms)))
+        with _mint():
+            inst = LemmaInstance(self, z3.substitute_vars(self.statement.body(), *reversed(terms)))
+        _register(inst, _instance_fields(inst), premises)
+        return inst
 
 
 @dataclass(frozen=True)
-class LemmaInstance:
-    """A proved lemma at particular terms (see :meth:`Lemma.at`)."""
+class LemmaInstance(_ProverObject):
+    """A proved lemma at particular terms (see :meth:`Lemma.at`, the only maker of one)."""
 
     lemma: Lemma
     statement: z3.BoolRef = field(repr=False)
+
+    def __post_init__(self) -> None:
+        _refuse_unminted("LemmaInstance")
 
     @property
     def name(self) -> str:
@@ -245,6 +372,7 @@ def lemma(
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
+    model: Mapping[Any, Any] | None = None,
 ) -> Lemma:
     """Prove ``∀ variables: body`` and return it as a reusable lemma.
 
@@ -252,18 +380,27 @@ def lemma(
     lemmas in ``using`` and the axioms in ``axioms``; anything else -- ``unknown``, a timeout, a
     counterexample -- raises :class:`~isomat.errors.CheckError`, so an unproved lemma never
     exists. ``patterns`` are the E-matching triggers under which Z3 instantiates the lemma
-    automatically when a later goal contains a matching term.
+    automatically when a later goal contains a matching term. ``model`` is a candidate model of the
+    premises, checked as in :func:`prove`.
     """
     using, axioms = tuple(using), tuple(axioms)
     _check_quantified("lemma", name, variables, (*using, *axioms))
     with _proving_lemma(name):
         p = prove(body, lemmas=using, axioms=axioms, for_all=text, rlimit=rlimit, timeout_s=timeout_s, minimize=(),
-                  cvc5_rlimit=cvc5_rlimit)
+                  cvc5_rlimit=cvc5_rlimit, model=model)
     if p.status != "proved":
         hint = f" -- {p.hint}" if p.hint else ""
         raise CheckError(f"lemma {name!r} is not proved ({p.status}): {p.reason or p.counterexample}{hint}")
-    return Lemma(name, _closed(variables, body, patterns), text, tuple(p.lemmas), tuple(p.axioms),
-                 "z3", p.seconds, tuple(p.solvers), p.single_solver)
+    return _made_lemma(name, _closed(variables, body, patterns), text, tuple(p.lemmas), tuple(p.axioms),
+                       "z3", p.seconds, tuple(p.solvers), p.single_solver, tuple(p.smt2),
+                       premises=p._premises, model=tuple(p.model.items()))
+
+
+def _made_lemma(*args: Any, premises: tuple[Axiom, ...], model: tuple[tuple[str, str], ...] = ()) -> Lemma:
+    with _mint():
+        lm = Lemma(*args, model=model)
+    _register(lm, _lemma_fields(lm), tuple(dict.fromkeys(premises)))
+    return lm
 
 
 def induction(
@@ -281,6 +418,7 @@ def induction(
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
+    model: Mapping[Any, Any] | None = None,
 ) -> Lemma:
     """Prove ``∀ n ≥ start: hypotheses → prop(n)`` by induction on ``n``.
 
@@ -289,7 +427,8 @@ def induction(
     hypotheses, about the ``other`` variables only (a hypothesis that mentions ``n`` would change
     along the induction, and is refused); they stay in the lemma that is returned, so the lemma
     says exactly what was proved. ``other`` are the further variables of ``prop``, universally
-    quantified in the lemma too.
+    quantified in the lemma too. ``model`` is a candidate model of the premises (the base's and the
+    step's), checked as in :func:`prove`.
     """
     using, axioms, hyps = tuple(using), tuple(axioms), list(assuming)
     _check_quantified("induction", name, [n, *other], (*using, *axioms))
@@ -301,12 +440,13 @@ def induction(
     # the base may hold vacuously (prop(n) = n >= 1 → ... at n = 0): the step then proves the first real case
     with _proving_lemma(f"{name} (base)"):
         base = prove(prop(z3.IntVal(start)), assuming=hyps, lemmas=using, axioms=axioms, for_all=f"{text} (base)",
-                     rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False, cvc5_rlimit=cvc5_rlimit)
+                     rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False, cvc5_rlimit=cvc5_rlimit,
+                     model=model)
     # (prop(n) as the step's antecedent is satisfiable wherever the base holds)
     with _proving_lemma(f"{name} (step)"):
         step = prove(z3.Implies(prop(n), prop(n + 1)), assuming=[n >= start, *hyps], lemmas=using, axioms=axioms,
                      for_all=f"{text} (step)", rlimit=rlimit, timeout_s=timeout_s, minimize=(), antecedents=False,
-                     cvc5_rlimit=cvc5_rlimit)
+                     cvc5_rlimit=cvc5_rlimit, model=model)
     for part, p in (("base", base), ("step", step)):
         if p.status != "proved":
             hint = f" -- {p.hint}" if p.hint else ""
@@ -314,10 +454,12 @@ def induction(
                              f"{p.reason or p.counterexample}{hint}")
     body = z3.Implies(z3.And(n >= start, *hyps), prop(n))
     single = "; ".join(f"{part}: {p.single_solver}" for part, p in (("base", base), ("step", step)) if p.single_solver)
-    return Lemma(name, _closed([n, *other], body, patterns), text,
-                 tuple(dict.fromkeys(base.lemmas + step.lemmas)), tuple(dict.fromkeys(base.axioms + step.axioms)),
-                 f"induction on {n} from {start} (base and step by z3)", base.seconds + step.seconds,
-                 _merged_solvers(base.solvers, step.solvers), single or None)
+    return _made_lemma(name, _closed([n, *other], body, patterns), text,
+                       tuple(dict.fromkeys(base.lemmas + step.lemmas)), tuple(dict.fromkeys(base.axioms + step.axioms)),
+                       f"induction on {n} from {start} (base and step by z3)", base.seconds + step.seconds,
+                       _merged_solvers(base.solvers, step.solvers), single or None,
+                       (*base.smt2, *step.smt2), premises=(*base._premises, *step._premises),
+                       model=tuple(base.model.items()))
 
 
 def _merged_solvers(*lists: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
@@ -335,30 +477,12 @@ def _merged_solvers(*lists: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], .
 # ---------------------------------------------------------------------------------------------
 # proving a goal
 # ---------------------------------------------------------------------------------------------
-def _free_ints(*exprs: z3.ExprRef) -> list[z3.ArithRef]:
-    """The integer and bit-vector constants (0-ary uninterpreted symbols) that occur in ``exprs``,
-    in order of name."""
-    seen: dict[str, z3.ArithRef] = {}
-    stack = list(exprs)
-    visited: set[int] = set()
-    while stack:
-        e = stack.pop()
-        if e.get_id() in visited:
-            continue
-        visited.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and (z3.is_int(e) or z3.is_bv(e)):
-            seen.setdefault(str(e), e)
-        elif z3.is_quantifier(e):
-            stack.append(e.body())
-        else:
-            stack.extend(e.children())
-    return [seen[k] for k in sorted(seen)]
-
-
-@dataclass
-class Proof:
+@dataclass(frozen=True)
+class Proof(_ProverObject):
     """What :func:`prove` found: ``status`` is ``"proved"``, ``"counterexample"``, ``"vacuous"``
-    (the hypotheses contradict each other: nothing is proved) or ``"unknown"``."""
+    (the premises contradict each other: nothing is proved) or ``"unknown"``. Only :func:`prove`
+    makes one (the constructor refuses any other caller), and only a proof it made and certified
+    gives a ``proved`` :class:`~isomat.proofs.engine.Trial`."""
 
     status: str
     for_all: str
@@ -386,6 +510,19 @@ class Proof:
     single_solver: str | None = None
     #: on ``unknown``: what to try (bound the digits, a flattening lemma, lemma instances, more rlimit)
     hint: str | None = None
+    #: the digest of the obligation's SMT-LIB file (a one-item list; see :func:`isomat.proofs.smt.digest`):
+    #: ``python -m isomat.proofs.recheck --ledger`` finds each exported file's claim by it
+    smt2: list[str] = field(default_factory=list)
+    #: the axioms taken as definitions by recursion (consistent by construction; no model needed)
+    definitions: list[str] = field(default_factory=list)
+    #: the candidate model the caller gave for the premises, as SMT-LIB text (``{name: lambda or
+    #: value}``), which the solver checked together with the ``witness`` (see :func:`prove`'s ``model``)
+    model: dict[str, str] = field(default_factory=dict)
+    #: the axioms the proof rests on, transitively through the lemmas it used (the objects)
+    _premises: tuple[Axiom, ...] = field(default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        _refuse_unminted("Proof")
 
     @property
     def proved(self) -> bool:
@@ -400,6 +537,10 @@ class Proof:
             ev["obligation"] = self.obligation
         if self.witness is not None:
             ev["witness"] = dict(self.witness)
+        if self.definitions:
+            ev["definitions"] = list(self.definitions)
+        if self.model:
+            ev["model"] = dict(self.model)
         if self.lemmas:
             ev["lemmas"] = self.lemma_records
         if self.axioms:
@@ -408,6 +549,8 @@ class Proof:
             ev["solvers"] = [dict(x) for x in self.solvers]
         if self.single_solver:
             ev["single_solver"] = self.single_solver
+        if self.smt2:
+            ev["smt2"] = list(self.smt2)
         if self.reason:
             ev["reason"] = self.reason
         if self.hint:
@@ -422,7 +565,7 @@ class Proof:
         if describe:
             ev["proved"] = describe
         if self.status == "proved":
-            return Trial(True, "symbolic", ev, strength="proved")
+            return Trial(True, "symbolic", ev, strength="proved", proof=self)
         if self.status == "counterexample":
             return Trial(False, "symbolic", ev, {"case": self.counterexample})
         hint = f" -- {self.hint}" if self.hint else ""
@@ -436,36 +579,6 @@ class Proof:
         t = fallback()
         return t.with_evidence(proof_attempt={"status": self.status, "reason": self.reason, "for_all": self.for_all,
                                               **({"hint": self.hint} if self.hint else {})})
-
-
-def _has_quantifier(e: z3.ExprRef) -> bool:
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if z3.is_quantifier(x):
-            return True
-        stack.extend(x.children())
-    return False
-
-
-def _integer_only(*exprs: Any) -> bool:
-    """Every term of ``exprs`` is an integer, a Boolean or a function over them (the fragment the
-    ``UFNIA`` solver decides); bit-vectors, reals, arrays and the rest need Z3's general solver."""
-    stack, seen = list(exprs), set()
-    while stack:
-        e = stack.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_quantifier(e):
-            stack.append(e.body())
-            if any(e.var_sort(k).kind() not in (z3.Z3_INT_SORT, z3.Z3_BOOL_SORT) for k in range(e.num_vars())):
-                return False
-            continue
-        if e.sort().kind() not in (z3.Z3_INT_SORT, z3.Z3_BOOL_SORT):
-            return False
-        stack.extend(e.children())
-    return True
 
 
 def _solver(rlimit: int, timeout_s: float, integer_only: bool = True) -> tuple[z3.Solver, z3.Context]:
@@ -497,6 +610,7 @@ def prove(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     antecedents: bool = True,
     cvc5_rlimit: int = DEFAULT_CVC5_RLIMIT,
+    model: Mapping[Any, Any] | None = None,
 ) -> Proof:
     r"""Prove ``goal`` for every value of its free integer unknowns that satisfies ``assuming``.
 
@@ -536,6 +650,16 @@ def prove(
         :mod:`isomat.proofs.smt`): its ``unsat`` confirms the proof, its ``unknown`` leaves the
         proof single-solver (Z3's stands, and the record says why), its ``sat`` is a
         :class:`~isomat.errors.CheckError`.
+    model : mapping, optional
+        A candidate model of the premises, for premises whose quantified axioms a solver cannot model
+        on its own: ``{function: interpretation, constant: value}``, an interpretation being a Python
+        callable from Z3 argument terms to a Z3 term of the function's range (``lambda i, j: If(i ==
+        0, 1, 0)``), a value a number or a Z3 term. Nothing in it is trusted: every premise (the
+        hypotheses, every axiom, the axioms behind the lemmas, the antecedents) is rewritten with it,
+        and the solver must find values of the remaining unknowns that satisfy them all; any such
+        solution, with the model, is a model of the premises. The model (as SMT-LIB text) and the
+        values are recorded. A model that satisfies no premise set is ``"unknown"`` (it shows nothing
+        about the premises either way), never ``"vacuous"``.
 
     Returns
     -------
@@ -547,11 +671,30 @@ def prove(
         in :attr:`Proof.hint`, what to try). A proof lists in ``solvers`` the solvers that agreed.
     """
     offered_all = list(lemmas)
+    # the trusted core: every lemma and instance must be the very object the prover made, unaltered;
+    # the axioms behind each (transitively) are premises of this proof too
+    inherited: list[Axiom] = []
+    for x in offered_all:
+        inherited += _premises_of(x)
+    axioms = list(axioms)
+    for a in axioms:
+        if not isinstance(a, Axiom) or not isinstance(getattr(a, "statement", None), z3.BoolRef):
+            raise TypeError(f"axioms must be Axiom objects made by axiom(), got {type(a).__name__}")
     instances = [x for x in offered_all if isinstance(x, LemmaInstance)]
-    assuming, lemmas, axioms = list(assuming), _lemma_closure(x for x in offered_all if isinstance(x, Lemma)), list(axioms)
+    assuming, lemmas = list(assuming), _lemma_closure(x for x in offered_all if isinstance(x, Lemma))
     sizes_declared = sizes is not None
     size_names = _size_names(() if sizes is None else sizes, goal, assuming)
     t0 = time.perf_counter()
+
+    def made(status: str, **kw: Any) -> Proof:
+        if "sizes" in kw:
+            kw["sizes_declared"] = sizes_declared
+        with _mint():
+            p = Proof(status, for_all, goal_text, time.perf_counter() - t0, **kw)
+        if status == "proved":
+            _engine._certify(p, status=p.status, for_all=p.for_all, goal=p.goal, obligation=p.obligation)
+        return p
+
     # the goal as recorded: Z3's own SMT-LIB text (its Python pretty-printer is far too slow for
     # large index terms: it once took most of the ledger's time)
     text = goal.sexpr()
@@ -566,15 +709,24 @@ def prove(
         first = min(rlimit // 6, 2_000_000) if lemmas else rlimit
         attempts = [((), first)] + ([(lemmas, rlimit - first)] if lemmas else [])
     reason = "unknown"
-    integer_only = _integer_only(goal, *assuming, *(x.statement for x in (*instances, *lemmas, *axioms)))
+    premise_axioms = list({id(a): a for a in (*axioms, *inherited)}.values())
+    integer_only = _integer_only(goal, *assuming, *(x.statement for x in (*instances, *lemmas, *premise_axioms)))
     obligation = _digest(goal, assuming)
-    satisfiable = _witness(goal if antecedents else z3.BoolVal(True), assuming, instances, axioms,
-                           rlimit=max(1, rlimit // 6), timeout_s=timeout_s, integer_only=integer_only)
-    if not isinstance(satisfiable, dict):
+    # fdiv/fmod are floor division: Z3's Euclidean div/mod mean the same only for a positive divisor
+    refused = _divisors_not_positive(goal, assuming, axioms, rlimit=max(1, rlimit // 6), timeout_s=timeout_s,
+                                     integer_only=integer_only)
+    if refused is not None:
+        return made("unknown", reason=refused, sizes=size_names, obligation=obligation,
+                    hint="state the divisor's sign in the hypotheses (or guard the term with it): fdiv/fmod of a "
+                         "divisor not shown positive would be Z3's Euclidean division, another function")
+    candidate = _candidate_model(model)
+    satisfiable = _witness(goal if antecedents else z3.BoolVal(True), assuming, [*instances, *lemmas], premise_axioms,
+                           rlimit=max(1, rlimit // 6), timeout_s=timeout_s, integer_only=integer_only, model=candidate)
+    if isinstance(satisfiable[0], str):
         status, why = satisfiable
-        return Proof(status, for_all, goal_text, time.perf_counter() - t0, reason=why, sizes=size_names, sizes_declared=sizes_declared,
-                     obligation=obligation,
-                     hint=_hint(why, goal, assuming, lemmas, axioms, rlimit) if status == "unknown" else None)
+        return made(status, reason=why, sizes=size_names, obligation=obligation,
+                    hint=_hint(why, goal, assuming, lemmas, axioms, rlimit) if status == "unknown" else None)
+    satisfiable, definitions = satisfiable
     for offered, limit in attempts:
         s, ctx = _solver(limit, timeout_s, integer_only)
         for h in assuming:
@@ -595,71 +747,113 @@ def prove(
             # the axioms a used lemma rests on are axioms of this proof too
             axiom_names = list(dict.fromkeys([u.name for u in used_axioms]
                                              + [a for u in used_lemmas for a in (u.lemma if isinstance(u, LemmaInstance) else u).axioms]))
+            rests_on = tuple({id(a): a for a in (*used_axioms, *(a for u in used if not isinstance(u, Axiom)
+                                                                  for a in _premises_of(u)))}.values())
             smtlib = _smtlib(assuming, used, goal)
-            solvers, single = _second_solver(smtlib, for_all, cvc5_rlimit, timeout_s)
+            solvers, single, smt2 = _second_solver(smtlib, for_all, cvc5_rlimit, timeout_s)
             # two proofs are the same only with the same premises too: a goal about a function named alike
             # but defined by other axioms is another statement
             obligation = _digest(goal, assuming, [u.statement for u in used])
-            return Proof("proved", for_all, goal_text, time.perf_counter() - t0,
-                         lemmas=[u.name for u in used_lemmas], axioms=axiom_names,
-                         lemma_records=[u.record() for u in used_lemmas], sizes=size_names, sizes_declared=sizes_declared, witness=satisfiable,
-                         obligation=obligation, smtlib=smtlib, solvers=solvers, single_solver=single)
+            return made("proved", lemmas=[u.name for u in used_lemmas], axioms=axiom_names,
+                        lemma_records=[u.record() for u in used_lemmas], sizes=size_names, witness=satisfiable,
+                        obligation=obligation, smtlib=smtlib, solvers=solvers, single_solver=single, smt2=smt2,
+                        definitions=definitions, model=candidate[2], _premises=rests_on)
         if res == z3.sat:
             found = _counterexample(s, ctx, goal, assuming, minimize, rlimit=limit, timeout_s=timeout_s,
                                     integer_only=integer_only)
             if isinstance(found, dict):
-                return Proof("counterexample", for_all, goal_text, time.perf_counter() - t0, counterexample=found)
+                return made("counterexample", counterexample=found)
             reason = found
         else:
             reason = s.reason_unknown() or "unknown"
             _raise_on_clock(reason, for_all, timeout_s)
-    return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=reason, sizes=size_names, sizes_declared=sizes_declared,
-                 obligation=obligation, hint=_hint(reason, goal, assuming, lemmas, axioms, rlimit))
+    return made("unknown", reason=reason, sizes=size_names, obligation=obligation,
+                hint=_hint(reason, goal, assuming, lemmas, axioms, rlimit))
+
+
+def _guarded_divisors(exprs: Sequence[z3.ExprRef]) -> list[tuple[tuple[z3.BoolRef, ...], z3.ExprRef, z3.ExprRef]]:
+    """Each integer div/mod term of ``exprs`` whose divisor is not a positive numeral, with the
+    conditions guarding it (see :func:`_guarded_subterms`): ``(guards, divisor, term)``."""
+    return [(guards, e.arg(1), e) for guards, e in _guarded_subterms(exprs)
+            if (z3.is_idiv(e) or z3.is_mod(e)) and e.num_args() == 2
+            and not (z3.is_int_value(e.arg(1)) and e.arg(1).as_long() > 0)]
+
+
+def _stated_positive(facts: Iterable[z3.ExprRef]) -> set[str]:
+    """The terms that ``facts`` (conjunctions split) state positive outright: ``t >= c`` with ``c >=
+    1``, ``t > c`` with ``c >= 0`` (or the same written the other way round), as SMT-LIB text."""
+    out: set[str] = set()
+    todo = list(facts)
+    while todo:
+        f = todo.pop()
+        if z3.is_and(f):
+            todo += f.children()
+        elif z3.is_app(f) and f.num_args() == 2 and (z3.is_ge(f) or z3.is_gt(f) or z3.is_le(f) or z3.is_lt(f)):
+            big, small = (f.arg(0), f.arg(1)) if z3.is_ge(f) or z3.is_gt(f) else (f.arg(1), f.arg(0))
+            if z3.is_int_value(small) and small.as_long() >= (0 if z3.is_gt(f) or z3.is_lt(f) else 1):
+                out.add(big.sexpr())
+    return out
+
+
+def _shown_positive(b: z3.ExprRef, known: set[str]) -> bool:
+    """``b`` is positive by sight: a positive numeral, a term in ``known``, or a sum or product of such."""
+    if z3.is_int_value(b):
+        return b.as_long() > 0
+    if b.sexpr() in known:
+        return True
+    return (z3.is_mul(b) or z3.is_add(b)) and all(_shown_positive(c, known) for c in b.children())
+
+
+def _divisors_not_positive(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], axioms: Sequence[Axiom], *,
+                           rlimit: int, timeout_s: float, integer_only: bool) -> str | None:
+    """None when every div/mod divisor of the goal and the hypotheses is shown positive
+    (from the hypotheses and the conditions guarding its term) -- where :func:`fdiv`/:func:`fmod`'s
+    Z3 translation is floor division, NumPy's ``//`` and ``%``; else why the proof is refused."""
+    # (an axiom's div/mod are Z3's: it defines a fresh function in those terms, and what the record
+    # quantifies -- the goal and its hypotheses -- is checked here)
+    # (the divisors that the hypotheses and guards show positive at sight -- a size stated >= 1, a
+    # product or sum of such -- need no solver call)
+    known = _stated_positive(assuming)
+    found = [(guards, b, term) for guards, b, term in _guarded_divisors([goal, *assuming])
+             if not _shown_positive(b, known | _stated_positive(guards))]
+    if not found:
+        return None
+    conditions = {}
+    for guards, b, term in found:
+        cond = z3.Implies(z3.And(*guards), b > 0) if guards else b > 0
+        conditions.setdefault(cond.sexpr(), (cond, term))
+    s, ctx = _solver(rlimit, timeout_s, integer_only)
+    for h in assuming:
+        s.add(h.translate(ctx))
+    s.add(z3.Not(z3.And(*(c for c, _ in conditions.values()))).translate(ctx))
+    res = s.check()
+    if res == z3.unsat:
+        return None
+    if res == z3.unknown:
+        _raise_on_clock(s.reason_unknown() or "", "the divisors' signs", timeout_s)
+    terms = "; ".join(t.sexpr()[:120] for _, t in list(conditions.values())[:3])
+    what = "may be zero or negative" if res == z3.sat else f"are not shown positive ({s.reason_unknown()})"
+    return (f"refused: the divisors of {terms} {what} under the hypotheses -- fdiv/fmod are floor division, and Z3's "
+            "div/mod agree with it only for a positive divisor, so a proof would be about another function")
 
 
 def _second_solver(smtlib: str, for_all: str, cvc5_rlimit: int,
-                   timeout_s: float) -> tuple[list[dict[str, Any]], str | None]:
+                   timeout_s: float) -> tuple[list[dict[str, Any]], str | None, list[str]]:
     """Write the proved obligation as a self-contained SMT-LIB 2 script (exported when
-    ``--export-smt`` asks), re-check it with cvc5, and return the solvers that agreed and, when cvc5
-    did not confirm it, why the proof is single-solver. cvc5's ``sat`` raises CheckError."""
+    ``--export-smt`` asks), re-check it with cvc5, and return the solvers that agreed, why the proof
+    is single-solver when cvc5 did not confirm it, and ``[digest]`` of the script (the record
+    carries it, so ``python -m isomat.proofs.recheck`` can tie each exported file to its claim).
+    cvc5's ``sat`` raises CheckError naming the file."""
     text = recheck.script(smtlib, claim=recheck.current_claim.get(), lemma=_LEMMA.get(), for_all=for_all,
                           z3_version=Z3_VERSION)
-    recheck.record_obligation(text, lemma=_LEMMA.get())
+    name, sha = recheck.record_obligation(text, lemma=_LEMMA.get())
     if not _RECHECK[0]:
-        return [{"name": "z3", "version": Z3_VERSION, "result": "unsat"}], "cvc5: not run (re-check turned off)"
+        return ([{"name": "z3", "version": Z3_VERSION, "result": "unsat"}], "cvc5: not run (re-check turned off)",
+                [sha])
     result = recheck.cvc5_check(text, rlimit=cvc5_rlimit, timeout_s=max(timeout_s, recheck.DEFAULT_CVC5_TIMEOUT_S),
                                 name=for_all)
-    solvers, single = recheck.agreement(Z3_VERSION, result, for_all)
-    return solvers, single
-
-
-def _nonlinear_div_mod(*exprs: z3.ExprRef) -> list[str]:
-    """The div/mod terms of ``exprs`` whose dividend or divisor multiplies unknowns together (a
-    product of sizes or of an index and a size): nonlinear integer arithmetic, where Z3 most often
-    answers ``unknown``."""
-    def nonlinear(e: z3.ExprRef) -> bool:
-        stack = [e]
-        while stack:
-            x = stack.pop()
-            if z3.is_mul(x) and sum(1 for c in x.children() if not z3.is_int_value(c)) >= 2:
-                return True
-            stack.extend(x.children())
-        return False
-
-    found: dict[str, None] = {}
-    stack, seen = list(exprs), set()
-    while stack:
-        e = stack.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_quantifier(e):
-            stack.append(e.body())
-            continue
-        if (z3.is_div(e) or z3.is_idiv(e) or z3.is_mod(e)) and any(nonlinear(c) for c in e.children()):
-            found.setdefault(e.sexpr()[:120], None)
-        stack.extend(e.children())
-    return list(found)
+    solvers, single = recheck.agreement(Z3_VERSION, result, for_all, obligation=name)
+    return solvers, single, [sha]
 
 
 def _hint(reason: str, goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], lemmas: Sequence[Lemma],
@@ -738,28 +932,78 @@ def _antecedents(goal: z3.BoolRef) -> list[z3.BoolRef]:
     return [p.arg(0) for p in parts if z3.is_implies(p)]
 
 
-def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], instances: Sequence[LemmaInstance],
-             axioms: Sequence[Axiom], *, rlimit: int, timeout_s: float,
-             integer_only: bool) -> dict[str, int] | tuple[str, str]:
-    """Values satisfying the hypotheses, the quantifier-free lemma instances and axioms, and each
-    antecedent of the goal -- or ``("vacuous", why)`` when they are unsatisfiable, ``("unknown", why)``
-    when the solver cannot tell. (Quantified axioms are definitions of fresh functions by cases or by
-    recursion on a natural number, satisfiable by construction; they are left out here.)"""
-    facts = [*assuming, *(x.statement for x in instances if not _has_quantifier(x.statement)),
-             *(a.statement for a in axioms if not _has_quantifier(a.statement))]
+#: premise checks already done in this process, by the premises' text (a claim's lemmas and goals
+#: share their axioms and hypotheses)
+_WITNESSED: dict[str, tuple[dict[str, int], list[str]] | tuple[str, str]] = {}
+
+
+def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], lemmas: Sequence[Lemma | LemmaInstance],
+             axioms: Sequence[Axiom], *, rlimit: int, timeout_s: float, integer_only: bool,
+             model: _Model = ([], [], {})) -> tuple[dict[str, int], list[str]] | tuple[str, str]:
+    """Show every premise consistent: the hypotheses, every axiom (quantified ones too), the axioms
+    behind each lemma (transitively), the lemmas, and each antecedent of the goal.
+
+    The lemmas and their instances need no place in the model: each was proved by :func:`prove` from
+    the axioms it rests on (the prover's own record, which it cannot be handed), so every model of
+    those axioms -- which are among ``axioms`` here -- satisfies them. The axioms are split (see
+    :func:`_definitions`) into *definitions by recursion on a natural number* of functions that no
+    other premise mentions -- consistent by construction: any model of the rest extends to them,
+    one argument value after the other -- and the rest, of which a solver must find a model. With a
+    candidate ``model`` (see :func:`_candidate_model`) every premise is first rewritten with it: a
+    solution of the rewritten premises, with the model, is a model of the premises. Returns
+    ``(values of the integer unknowns, names of the axioms taken as definitions)``, or
+    ``("vacuous", why)`` when the rest is unsatisfiable (from contradicting premises anything
+    follows) and ``("unknown", why)`` when the solver finds no model: neither is ever a proof."""
+    extras = _antecedents(goal)
+    if model[2]:
+        assuming = [_under(model, h) for h in assuming]
+        axioms = [Axiom(a.name, _under(model, a.statement), a.text) for a in axioms]
+        extras = [_under(model, x) for x in extras]
+    key = "\n".join([str(rlimit), *(h.sexpr() for h in assuming), "--", *sorted({a.statement.sexpr() for a in axioms}),
+                     "--", *(x.sexpr() for x in extras), "--", *model[2].values()])
+    if key not in _WITNESSED:
+        _WITNESSED[key] = _model_search(assuming, axioms, extras, rlimit=rlimit, timeout_s=timeout_s,
+                                        integer_only=integer_only, model=model)
+    found = _WITNESSED[key]
+    if isinstance(found[0], dict) and model[1]:
+        return {**found[0], **{str(c): v.as_long() for c, v in model[1] if z3.is_int_value(v)}}, found[1]
+    return found
+
+
+def _model_search(assuming: Sequence[z3.BoolRef], axioms: Sequence[Axiom], extras: Sequence[z3.BoolRef], *,
+                  rlimit: int, timeout_s: float, integer_only: bool,
+                  model: _Model) -> tuple[dict[str, int], list[str]] | tuple[str, str]:
+    """The solver's part of :func:`_witness`: a model of the premises (and of each antecedent in turn)."""
     first: dict[str, int] | None = None
-    for extra in [None, *_antecedents(goal)] if _antecedents(goal) else [None]:
+    definitions: list[str] = []
+    for extra in [None, *extras] if extras else [None]:
+        others = [*assuming, *([extra] if extra is not None else [])]
+        defined, rest = _definitions(axioms, others)
+        facts = [*assuming, *(a.statement for a in rest)]
+        unrolled = _unrolled(axioms, others, _UNROLL) if any(_has_quantifier(a.statement) for a in rest) else None
+        if unrolled is not None:
+            defined, rest, instances = unrolled
+            facts = [*assuming, *(a.statement for a in rest), *instances]
+        if extra is None:
+            definitions = [a.name for a in defined]
         s, ctx = _solver(rlimit, timeout_s, integer_only)
         for f in facts + ([extra] if extra is not None else []):
             s.add(f.translate(ctx))
         res = s.check()
+        if res == z3.unsat and model[2]:
+            return ("unknown", "the candidate model given for the premises satisfies them for no values of the other "
+                               "unknowns: it is no model of them (which says nothing about the premises themselves)")
         if res == z3.unsat:
-            what = "the hypotheses" if extra is None else f"the hypotheses and the antecedent {extra.sexpr()[:200]}"
+            what = ("the premises (hypotheses, axioms and the axioms behind the lemmas)" if extra is None
+                    else f"the premises and the antecedent {extra.sexpr()[:200]}")
             return ("vacuous", f"{what} are unsatisfiable: the goal holds vacuously and is not proved")
         if res != z3.sat:
             reason = s.reason_unknown() or "unknown"
-            _raise_on_clock(reason, "the hypotheses' witness", timeout_s)
-            return ("unknown", f"no witness that the hypotheses are satisfiable ({reason})")
+            _raise_on_clock(reason, "the premises' witness", timeout_s)
+            return ("unknown", f"no model shows the premises (hypotheses and axioms) consistent ({reason}): "
+                               "premises not shown consistent prove nothing (an axiom that is a definition by "
+                               "recursion on a natural number needs no model, see isomat.proofs._terms._definitions; for the rest, "
+                               "give the solver a candidate model to check: prove(..., model={function: interpretation}))")
         if first is None:
             m = s.model()
             first = {}
@@ -767,7 +1011,7 @@ def _witness(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], instances: Sequen
                 val = m.eval(v.translate(ctx), model_completion=True)
                 if z3.is_int_value(val) or z3.is_bv_value(val):
                     first[str(v)] = val.as_long()
-    return first if first is not None else {}
+    return (first if first is not None else {}), definitions
 
 
 def _counterexample(s: z3.Solver, ctx: z3.Context, goal: z3.BoolRef, assuming: list[z3.BoolRef],
@@ -874,8 +1118,9 @@ def _library(make: Callable[..., Lemma] = lemma) -> dict[str, Lemma]:
 def _cached_lemma(name: str, statement: z3.BoolRef, text: str, entry: dict[str, Any]) -> Lemma:
     """A library lemma whose exact proof request the cache answered (see :mod:`._lemma_cache`, which
     validated ``entry``); its statement is the library's own."""
-    return Lemma(name, statement, text, tuple(entry["uses"]), tuple(entry["axioms"]), entry["method"],
-                 float(entry["seconds"]), tuple(dict(x) for x in entry["solvers"]), entry["single_solver"])
+    return _made_lemma(name, statement, text, tuple(entry["uses"]), tuple(entry["axioms"]), entry["method"],
+                       float(entry["seconds"]), tuple(dict(x) for x in entry["solvers"]), entry["single_solver"],
+                       tuple(entry["smt2"]), premises=(), model=tuple((str(k), str(v)) for k, v in entry["model"]))
 
 
 _LIBRARY_NAMES = ("DIV_MOD_RECOMPOSE", "FLATTEN_DIV_MOD", "DIGITS_UNIQUE", "FLAT_INDEX_RANGE", "NESTED_DIV",

@@ -143,15 +143,24 @@ def _task(task: tuple[str, str]) -> tuple[str, str, dict]:
     return kind, *trial(key)
 
 
-def trials(names: list[str], jobs: int = 2) -> dict[str, tuple[dict, dict]]:
+def signature(record: dict) -> tuple[str, str | None, tuple[str, ...]]:
+    """(verdict, strength, proof obligations) of a ledger record -- what :func:`run_claims` gives for a claim."""
+    from isomat.proofs.engine import _obligations
+
+    return record["verdict"], record["strength"], tuple(sorted(_obligations(record.get("evidence"))))
+
+
+def trials(names: list[str], jobs: int = 2, records: list[dict] | None = None) -> dict[str, tuple[dict, dict]]:
     """(verdicts without the mutant, verdicts with it) of each mutant's claims, in ``jobs`` fresh worker
     processes. A claim's verdict without mutants is computed once, however many mutants it certifies
-    (each run is seeded and empties the caches first, so it is the same computation each time); each
-    mutant is then one run of its claims with the mutant in force."""
+    (each run is seeded and empties the caches first, so it is the same computation each time) -- or read
+    from ``records``, the records of a run of the ledger without mutants (the test suite's one run of the
+    whole ledger); each mutant is then one run of its claims with the mutant in force."""
     import multiprocessing
 
     chosen = [x for x in all_mutants() if x.name in set(names)]
-    claims = sorted({c for m in chosen for c in m.claims})
+    known = {r["id"]: signature(r) for r in records or []}
+    claims = sorted({c for m in chosen for c in m.claims} - set(known))
     tasks = [("baseline", c) for c in claims] + [("mutant", n) for n in names]
     if jobs <= 1 or len(tasks) <= 1:
         from isomat.proofs import prover
@@ -164,7 +173,7 @@ def trials(names: list[str], jobs: int = 2) -> dict[str, tuple[dict, dict]]:
     else:
         with multiprocessing.get_context("spawn").Pool(min(jobs, len(tasks)), initializer=_quiet_worker) as pool:
             done = list(pool.imap_unordered(_task, tasks, chunksize=1))
-    before = {key: value for kind, key, value in done if kind == "baseline"}
+    before = {**known, **{key: value for kind, key, value in done if kind == "baseline"}}
     after = {key: value for kind, key, value in done if kind == "mutant"}
     by_name = {m.name: m for m in chosen}
     return {n: ({c: before[c] for c in by_name[n].claims}, after[n]) for n in names}

@@ -71,7 +71,7 @@ def _projection_wrong_above_1000(projection_operator):
 
 def _swap_row_wrong_radix(swap_row):
     def broken(k, m, n):
-        from isomat._index import fdiv, fmod
+        from isomat._types import fdiv, fmod
         return fmod(k, n) * n + fdiv(k, n)
     return broken
 
@@ -100,7 +100,7 @@ def _scaled_operator(projection_operator):
 def _overlap_off_by_one(projection_overlap):
     """The entry rule reads one more unit of overlap on the diagonal block (0, 0)."""
     def broken(i, j, m, n):
-        from isomat._index import both, ite
+        from isomat._types import both, ite
         return projection_overlap(i, j, m, n) + ite(both(i == 0, j == 0, m != n), 1, 0)
     return broken
 
@@ -182,7 +182,7 @@ def _power_row_shifted(power_reducing_row):
 def _retriever_entry_ignores_after(retriever_entry):
     """The entry rule of S_i reads c mod size (forgets to divide by the later factors' sizes)."""
     def broken(r, c, size, after):
-        from isomat._index import fmod
+        from isomat._types import fmod
         return fmod(c, size) == r
     return broken
 

@@ -63,7 +63,7 @@ def _forward_bias_dropped(spm_forward):
 
 
 def _param_count_no_depth(param_count):
-    from isomat._index import fdiv, fmod
+    from isomat._types import fdiv, fmod
     return lambda n, L, p, s: p * fdiv(n, 2) + 3 * n + s * L * fmod(n, 2)  # the L stages counted once
 
 

@@ -30,7 +30,7 @@ def _plus_one(count):
 
 def _kron_entry_swapped(entry):
     def broken(row, col, a, b, shape_b):
-        from isomat._index import fdiv, fmod
+        from isomat._types import fdiv, fmod
         p, q = shape_b
         # the column digits decoded with the row's radix
         return a(fdiv(row, p), fdiv(col, p)) * b(fmod(row, p), fmod(col, p))
@@ -39,7 +39,7 @@ def _kron_entry_swapped(entry):
 
 def _mode_product_entry_lead_only(entry):
     def broken(o, i, P, D, H, Q, w):
-        from isomat._index import fdiv, fmod, ite
+        from isomat._types import fdiv, fmod, ite
         # the row of X_matrix compared on the leading modes only (the trailing modes' index q ignored)
         p, h = fdiv(o, H * Q), fmod(fdiv(o, Q), H)
         p2, d = fdiv(i, D * Q), fmod(fdiv(i, Q), D)
@@ -49,7 +49,7 @@ def _mode_product_entry_lead_only(entry):
 
 def _kron_entry_second_at_quotients(entry):
     def broken(row, col, a, b, shape_b):
-        from isomat._index import fdiv, fmod
+        from isomat._types import fdiv, fmod
         p, q = shape_b
         # the second factor read at the quotients too (its own digits, the remainders, lost)
         return a(fdiv(row, p), fdiv(col, q)) * b(fdiv(row, p), fdiv(col, q))

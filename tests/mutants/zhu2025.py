@@ -55,7 +55,7 @@ def _zhu_tap_stride_off(zhu_conv_tap):
 
 def _pixel_transposed_window(patch_major_pixel):
     """Pixels inside each window listed column by column instead of row by row."""
-    from isomat._index import fdiv, fmod
+    from isomat._types import fdiv, fmod
 
     def broken(k, n, p):
         w, t = fdiv(k, p * p), fmod(k, p * p)
@@ -89,7 +89,7 @@ def _window_offsets_unbounded(window_hypotheses):
 
 def _colmajor_as_rowmajor(rowmajor_pixel):
     def broken(k, n):
-        from isomat._index import fdiv, fmod
+        from isomat._types import fdiv, fmod
         return fmod(k, n), fdiv(k, n)
     return broken
 

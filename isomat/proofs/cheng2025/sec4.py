@@ -198,14 +198,20 @@ def _prop46_proof():
                       axioms=[ax[6], ax[7]], using=[l1, l0], patterns=[D(I_, J)])
     l3 = _pv.induction("unit-column-sums", J, lambda J: z3.Implies(z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < J), C(j, I_) == 1)), E(I_, J) == Xs(J)),
                       text="columns summing to 1 give Σ_j C(j,I) x_j = Σ_j x_j", other=[I_], axioms=[ax[6], ax[7], ax[8], ax[9]], patterns=[E(I_, J)])
-    return _proof_trial(
+    # the premises (the sums' definitions, columns of A and x summing to 1) are consistent: a candidate model the
+    # prover checks -- m = n = 1, A = [1], x = [1], every prefix sum 1 once it has a term (Z3 finds none alone)
+    one = lambda *cond: z3.If(z3.And(*cond), z3.RealVal(1), z3.RealVal(0))  # noqa: E731
+    model = {A: lambda i, j: one(i == 0), x: lambda j: one(j == 0), Xs: lambda J: one(J >= 1),
+             C: lambda j, I_: one(I_ >= 1), Rw: lambda i, J: one(i == 0, J >= 1), D: lambda I_, J: one(I_ >= 1, J >= 1),
+             E: lambda I_, J: one(I_ >= 1, J >= 1), m: 1, n: 1}
+    return _pv.prove(
         D(m, n) == 1,
         for_all="for all m, n >= 1, every A ∈ M_{m×n} whose columns sum to 1 and every x ∈ R^n whose entries sum to 1 "
                 "(A, x uninterpreted)",
         assuming=[m >= 1, n >= 1, *_stochastic_hypotheses(C, Xs, m, n)],
-        lemmas=[l2.at(n, m), l3.at(n, m)], sizes=[m, n],
-        describe="Σ_i (Ax)_i = Σ_{i<m} Σ_{j<n} a_ij x_j = Σ_{j<n} (Σ_{i<m} a_ij) x_j = Σ_j x_j = 1; entries of Ax are sums "
-                 "of products of nonnegative numbers, so Ax ∈ Υ^m")
+        lemmas=[l2.at(n, m), l3.at(n, m)], sizes=[m, n], model=model,
+    ).trial("Σ_i (Ax)_i = Σ_{i<m} Σ_{j<n} a_ij x_j = Σ_{j<n} (Σ_{i<m} a_ij) x_j = Σ_j x_j = 1; entries of Ax are sums "
+            "of products of nonnegative numbers, so Ax ∈ Υ^m")
 
 
 @claim(

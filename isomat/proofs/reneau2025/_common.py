@@ -359,14 +359,19 @@ def _alg1_bookkeeping():
     ]
     defs = [*S["axioms"], *ax]
     pos = S["positive"]
+    # the premises are consistent: a candidate model the prover checks (Z3 finds none alone) -- every mode of size 1,
+    # so every product and intermediate is 1 and both counts after m steps are m; the proofs that use the lemma
+    # (eq. (1), App. C's memory) rest on these axioms too and are given it (``model``)
+    one = lambda *args: z3.IntVal(1)  # noqa: E731
+    model = {D: one, H: one, PD: one, PH: one, T: one, C: lambda m, n: m, E: lambda m, n: m}
     outer = pv.induction(
         "alg1-outer-closed-form", m,
         lambda m: z3.Implies(m <= n, z3.And(T(m, n) == PH(0, m) * PD(m, n), C(m, n) == E(m, n))),
-        other=[n], assuming=[n >= 0, pos], axioms=defs, rlimit=3_000_000,  # (the proof needs far less: a broken step fails fast)
+        other=[n], assuming=[n >= 0, pos], axioms=defs, rlimit=3_000_000, model=model,  # (rlimit: a broken step fails fast)
         using=[L["splitD"].at(n, m, m + 1), cancel.at(T(m + 1, n), PH(0, m + 1) * PD(m + 1, n), D(m + 1))],
         text="for all n >= 0 modes and 0 <= m <= n steps of order 1..n: the intermediate has Π_{j<=m} H_j Π_{j>m} D_j "
              "entries and the multiplications so far are the first m terms of eq. (1)")
-    return dict(S, T=T, C=C, E=E, defs=defs, outer=outer)
+    return dict(S, T=T, C=C, E=E, defs=defs, outer=outer, model=model)
 
 
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]

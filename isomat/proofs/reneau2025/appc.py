@@ -123,11 +123,11 @@ def _memory_all_n_proof() -> Trial:
     hyps = [N >= 1, 0 <= m, m <= N, S["positive"]]
     grow = pv.prove(T(m, N) <= top, assuming=[*hyps, z3.ForAll([j], z3.Implies(j >= 1, D(j) <= H(j)), patterns=[D(j)])],
                     lemmas=[S["outer"].at(m, N), L["DleH"].at(N, m), L["splitH"].at(N, 0, m), L["posH"].at(m, 0),
-                            mono.at(PH(0, m), PD(m, N), PH(m, N))], sizes=[N],
+                            mono.at(PH(0, m), PD(m, N), PH(m, N))], sizes=[N], model=S["model"],
                     for_all="every N >= 1 modes, every step m = 0..N of Algorithm 1 (order 1..N), all sizes 1 <= D_j <= H_j")
     shrink = pv.prove(T(m, N) <= top, assuming=[*hyps, z3.ForAll([j], z3.Implies(j >= 1, H(j) <= D(j)), patterns=[H(j)])],
                       lemmas=[S["outer"].at(m, N), L["HleD"].at(m, 0), L["splitD"].at(N, 0, m), L["posD"].at(N, m),
-                              mono.at(PD(m, N), PH(0, m), PD(0, m))], sizes=[N],
+                              mono.at(PD(m, N), PH(0, m), PD(0, m))], sizes=[N], model=S["model"],
                       for_all="every N >= 1 modes, every step m = 0..N of Algorithm 1 (order 1..N), all sizes D_j >= H_j >= 1")
     return all_of(grow.trial("every intermediate of Algorithm 1 <= max(ΠD_j, ΠH_j) when every mode grows (D_j <= H_j)"),
                   shrink.trial("every intermediate of Algorithm 1 <= max(ΠD_j, ΠH_j) when every mode shrinks (D_j >= H_j)"))

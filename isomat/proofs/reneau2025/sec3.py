@@ -216,7 +216,7 @@ def _eq1_all_n_proof() -> Trial:
     S = _alg1_bookkeeping()
     N, Bz = pv.ints("N B")
     p = pv.prove(2 * Bz * S["C"](N, N) == 2 * Bz * S["E"](N, N), assuming=[N >= 1, Bz >= 1, S["positive"]],
-                 lemmas=[S["outer"].at(N, N)], sizes=[N, Bz],
+                 lemmas=[S["outer"].at(N, N)], sizes=[N, Bz], model=S["model"],
                  for_all="for every number of modes N >= 1, every batch B >= 1 and all mode sizes D_j, H_j >= 1 "
                          "(uninterpreted functions of j)")
     t = p.trial("2 × (multiplications of Algorithm 1, order 1..N, counted step by step from its shape bookkeeping) = eq. (1) "

@@ -145,7 +145,7 @@ def _rnn_model(commuting_input_map=False):
                              text="for all t >= 0 and k >= t + 1: blocks (t, s) with s > t add nothing",
                              other=[t], assuming=[t >= 0], axioms=ax)
     lemmas += [shift, rows, above]
-    return dict(R=R, h=h, pw=pw, u=u, zero=zero, Vm=Vm), ax, lemmas
+    return dict(R=R, h=h, pw=pw, u=u, zero=zero, Vm=Vm, add=add), ax, lemmas
 
 
 def _rnn_block_proof(describe, commuting_input_map=False):
@@ -525,10 +525,17 @@ def _block_lower_proof():
     identity = prover.axiom("witness-V=I", z3.ForAll([w], Vm(w) == w), text="the witness V = I_M")
     ipow = prover.induction("I^k=I", k, lambda k: pw(k, w) == w, other=[w], text="for all k >= 0 and w: I^k w = w",
                             axioms=ax + [identity])
-    corner = _proved(z3.Implies(u(0) != zero, pw(T - 1, u(0)) != zero), assuming=[T >= 1],
-                     sizes=[T], for_all="for all T >= 1 (witness V = I_M; any U and x_0 with U x_0 ≠ 0)",
-                     describe="block (T−1, 0) = V^(T−1)U is not identically zero: with V = I it maps x_0 to U x_0 ≠ 0",
-                     lemmas=[ipow.at(T - 1, u(0))], axioms=ax + [identity])
+    # the premises with the antecedent U x_0 ≠ 0 are consistent: a candidate model the prover checks (Z3 finds none
+    # within its budget) -- the two-element group {0, e} (e + e = 0), V = I, x_0 = e and every later input 0, so every
+    # partial sum and h_t is e
+    e, add = z3.Const("e", zero.sort()), sym["add"]
+    model = {add: lambda a, b: z3.If(a == zero, b, z3.If(b == zero, a, zero)), Vm: lambda a: a, pw: lambda k, a: a,
+             u: lambda s: z3.If(s == 0, e, zero), sym["h"]: lambda t: e,
+             sym["R"]: lambda t, k: z3.If(z3.And(k >= 1, t >= 0), e, zero)}
+    corner = prover.prove(z3.Implies(u(0) != zero, pw(T - 1, u(0)) != zero), assuming=[T >= 1], sizes=[T],
+                          for_all="for all T >= 1 (witness V = I_M; any U and x_0 with U x_0 ≠ 0)",
+                          lemmas=[ipow.at(T - 1, u(0))], axioms=ax + [identity], model=model).trial(
+        "block (T−1, 0) = V^(T−1)U is not identically zero: with V = I it maps x_0 to U x_0 ≠ 0")
     return [same, corner]
 
 

@@ -1,12 +1,13 @@
-"""Writing whole networks (:func:`isomat.export.write_network`): affine segments plus a manifest.
+"""Writing whole networks (:func:`isomat.write_network`): affine segments plus a manifest.
 
 A network without nonlinearities is one affine map and is written as one file ``(W, b)``, like
 any operator. A network with nonlinearities is written as its affine segments (one file per
-segment weight, in any of :func:`isomat.export.write`'s formats, each with its metadata) and a
+segment weight, in any of :func:`isomat.write`'s formats, each with its metadata) and a
 JSON manifest ``<stem>.<format>.network.json`` saying how they chain: the nodes in order, the
 input each reads, the nonlinearity between segments with its parameters, and every tensor shape.
-:func:`read_network` reads one back (validated as untrusted input). Kept apart from ``export.py``
-(which needs no torch and is long enough); this module needs no torch either -- it reads and
+:func:`read_network` reads one back (validated as untrusted input). It writes and reads through the format-blind
+:mod:`~isomat.export._io` (never through the package namespace, so no import runs in a circle);
+like the formats it needs no torch -- it reads and
 builds a :class:`~isomat.torch.network.Network`, whose data are NumPy and SciPy.
 
 The manifest's format is documented field by field in ``docs/guide/networks.md``.
@@ -21,7 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
+from .. import __version__, _validate
+from . import _atomic
+from ._base import FORMATS, SUFFIXES, write_target
+from ._checks import fail, json_depth_ok
+from ._io import read, read_bias, read_metadata, write
 
 MANIFEST_SUFFIX = ".network.json"
 #: the manifest layout this module writes and reads (``"isomat_manifest"``)
@@ -54,7 +59,19 @@ def _jsonable(v: Any) -> Any:
 
 def write_network(network: Any, path: Any, format: str | None = None, *, order: str = "C", dtype: Any = None,
                   metadata: dict[str, Any] | None = None, overwrite: bool = True) -> list[Path]:
-    """Write a network's affine segments (and, with nonlinearities, a chaining manifest).
+    """Write a whole network (:func:`isomat.torch.from_model`) through :func:`~isomat.export.write`'s formats.
+
+    An affine network (no nonlinearity) is one file holding its composed ``(W, b)`` (its
+    :meth:`~isomat.torch.network.Network.affine_segments`), with the model's input and output
+    tensor shapes in its metadata; ``order="F"`` works as for :func:`~isomat.export.write`. A
+    network with nonlinearities is written as one file per affine segment weight, each with its
+    metadata, plus ``<stem>.<format>.network.json``: the nodes in order (segments with their files
+    and inputs, activations with their parameters, max pools with their windows) and every tensor
+    shape.
+
+    Each file holds its ``W`` and ``b`` in :func:`~isomat.export.write`'s one layout; ``dtype``
+    (default: float64, the traced network's own; ``isomat export model`` defaults to the model's)
+    converts the values.
 
     Returns the paths written: ``[path]`` for an affine network (its one ``(W, b)``), else the
     segment files ``<stem>.<segment>[.<k>]<suffix>`` (``<stem>.<segment>[.<k>].jax.npz`` for
@@ -62,8 +79,7 @@ def write_network(network: Any, path: Any, format: str | None = None, *, order: 
     the files an earlier manifest of the same name listed (beside it) and this export does not
     write again are removed, so a replaced export leaves no stale segments.
     """
-    from . import _atomic, _validate, export
-    from .torch.network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network
+    from ..torch.network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network
 
     if not isinstance(network, Network):
         raise TypeError(f"network must be an isomat.torch Network (from_model), got {type(network).__name__}")
@@ -71,7 +87,7 @@ def write_network(network: Any, path: Any, format: str | None = None, *, order: 
         raise TypeError(f"metadata must be a dict (JSON-serializable), got {type(metadata).__name__}")
     order = _validate.choice("order", order, ("C", "F"))
     overwrite = _validate.boolean("overwrite", overwrite)
-    p, fmt = export.write_target(path, format, overwrite=overwrite)
+    p, fmt = write_target(path, format, overwrite=overwrite)
     base = {"isomat_version": __version__, "kind": "model", "network": network.name,
             "model_input_shape": list(network.input_shape), "model_output_shape": list(network.output_shape),
             **(metadata or {})}
@@ -80,7 +96,7 @@ def write_network(network: Any, path: Any, format: str | None = None, *, order: 
         seg = segments[0]
         b = seg.bias if seg.bias is not None else np.zeros(seg.W.shape[0])
         meta = {**base, "segment": seg.name, "layers": list(seg.nodes)}
-        out = export.write((seg.W, b), p, fmt, metadata=meta, dtype=dtype, order=order, input_shape=seg.input_shape,
+        out = write((seg.W, b), p, fmt, metadata=meta, dtype=dtype, order=order, input_shape=seg.input_shape,
                            output_shape=network.output_shape, overwrite=overwrite,
                            comment=f" isomat {__version__} network {network.name}")
         stem = p.name[: -len(p.suffix)] if p.suffix else p.name
@@ -117,7 +133,7 @@ def write_network(network: Any, path: Any, format: str | None = None, *, order: 
                 fp = p.with_name(_segment_name(stem, seg.name, suffix, fmt, p.suffix))
                 b = seg.bias if (k == 0 and seg.bias is not None) else np.zeros(W.shape[0])
                 meta = {**base, "segment": seg.name, "input": src, "layers": list(seg.nodes)}
-                written.append(export.write((W, b), fp, fmt, metadata=meta, dtype=dtype, input_shape=in_shape,
+                written.append(write((W, b), fp, fmt, metadata=meta, dtype=dtype, input_shape=in_shape,
                                             output_shape=shape, overwrite=overwrite,
                                             comment=f" isomat {__version__} network {network.name} segment {seg.name}"))
                 files.append({"file": fp.name, "input": src, "input_shape": list(in_shape), "bias": k == 0})
@@ -194,9 +210,8 @@ class _Manifest:
         self.p = p
 
     def fail(self, field: str, why: str) -> ValueError:
-        from . import _readers
 
-        return _readers.fail(self.p, f"manifest field {field}: {why}")
+        return fail(self.p, f"manifest field {field}: {why}")
 
     def get(self, d: dict[str, Any], key: str, field: str) -> Any:
         if key not in d:
@@ -221,7 +236,7 @@ class _Manifest:
         return tuple(int(k) for k in v)
 
     def shape(self, v: Any, field: str) -> tuple[int, ...]:
-        from .algebra._operator import check_bytes
+        from ..algebra._operator import check_bytes
 
         s = self.ints(v, field, minimum=1)
         n = math.prod(s)
@@ -249,7 +264,7 @@ def _network_module() -> Any:
     ``isomat.torch`` then refuses to import), the same source file is loaded under a private
     package name, so reading a network needs torch only for ``as_module=True``."""
     try:
-        from .torch import network
+        from ..torch import network
 
         return network
     except ImportError:
@@ -260,7 +275,7 @@ def _network_module() -> Any:
         name = "isomat._torchfree_network"
         if name not in sys.modules:
             pkg = types.ModuleType(name)
-            pkg.__path__ = [str(Path(__file__).resolve().parent / "torch")]  # type: ignore[attr-defined]
+            pkg.__path__ = [str(Path(__file__).resolve().parent.parent / "torch")]  # type: ignore[attr-defined]
             pkg.__package__ = name
             sys.modules[name] = pkg
         return importlib.import_module(name + ".network")
@@ -274,7 +289,7 @@ def _selection_module(net_mod: Any) -> Any:
 
 
 def read_network(path: Any, *, as_module: bool = False, dtype: Any = None) -> Any:
-    """A network written by :func:`isomat.export.write_network`, read back.
+    """A network written by :func:`isomat.write_network`, read back.
 
     Parameters
     ----------
@@ -283,7 +298,7 @@ def read_network(path: Any, *, as_module: bool = False, dtype: Any = None) -> An
         file of an affine network's export (its metadata ``kind`` is ``"model"``, its order ``C``).
         Untrusted input: every manifest field is type-checked, segment files must be plain names
         of regular files beside the manifest (no directory part, no ``..``, no symbolic link),
-        and each is read by :func:`isomat.export.read` / :func:`~isomat.export.read_bias`, which
+        and each is read by :func:`isomat.read` / :func:`~isomat.read_bias`, which
         check the declared sizes against the memory bound before allocating. Each refusal is a
         one-line ``ValueError`` naming the file and the field.
     as_module : bool
@@ -301,8 +316,6 @@ def read_network(path: Any, *, as_module: bool = False, dtype: Any = None) -> An
         Its ``forward`` equals the exported network's :meth:`~isomat.torch.Network.collapsed`
         forward (the same float64 matrices; a ``dtype="float32"`` export to float32 rounding).
     """
-    from . import _validate
-
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
     as_module = _validate.boolean("as_module", as_module)
@@ -327,7 +340,7 @@ def read_network(path: Any, *, as_module: bool = False, dtype: Any = None) -> An
         raise ImportError(f"read_network(as_module=True) needs PyTorch: pip install 'isomat[torch]' ({exc})") from None
     from torch import nn
 
-    from .torch.sparse_model import SparseModel
+    from ..torch.sparse_model import SparseModel
 
     if dtype is None:
         dtype = torch.float64
@@ -339,15 +352,14 @@ def read_network(path: Any, *, as_module: bool = False, dtype: Any = None) -> An
 
 def _read_affine_file(p: Path, net_mod: Any) -> Any:
     """A one-file export (an affine model's composed ``(W, b)``) as a two-node network."""
-    from . import _readers, export
 
-    meta = export.read_metadata(p)
+    meta = read_metadata(p)
     m = _Manifest(p)
     if meta.get("kind") != "model":
-        raise _readers.fail(p, f"is not a network export (metadata kind {meta.get('kind')!r}, expected 'model'); a "
+        raise fail(p, f"is not a network export (metadata kind {meta.get('kind')!r}, expected 'model'); a "
                                f"network with nonlinearities is read from its <stem>.<format>{MANIFEST_SUFFIX} manifest")
     if meta.get("order") != "row-major (C) flattening of input and output":
-        raise _readers.fail(p, f"was written with order {meta.get('order')!r}; read_network reads row-major (order='C') exports")
+        raise fail(p, f"was written with order {meta.get('order')!r}; read_network reads row-major (order='C') exports")
     in_shape = m.shape(meta.get("input_shape"), "input_shape")
     out_shape = m.shape(meta.get("output_shape"), "output_shape")
     W, b = _weight(p, in_shape, out_shape, True, "the file")
@@ -363,52 +375,49 @@ def _weight(f: Path, in_shape: tuple[int, ...], out_shape: tuple[int, ...], with
     """One segment file's ``W`` (and bias), read by export's validating readers, shapes checked."""
     import scipy.sparse as sp
 
-    from . import _readers, export
-
-    W = export.read(f)
+    W = read(f)
     want = (math.prod(out_shape), math.prod(in_shape))
     if W.shape != want:
-        raise _readers.fail(f, f"holds a {W.shape[0]}x{W.shape[1]} matrix; {field} declares {want[0]}x{want[1]} "
+        raise fail(f, f"holds a {W.shape[0]}x{W.shape[1]} matrix; {field} declares {want[0]}x{want[1]} "
                                f"(output shape {list(out_shape)}, input shape {list(in_shape)})")
     if W.dtype.kind not in "f":
-        raise _readers.fail(f, f"holds {W.dtype} values; a network's maps are real")
+        raise fail(f, f"holds {W.dtype} values; a network's maps are real")
     W = sp.csr_array(W, dtype=np.float64)
     W.sum_duplicates()
     W.sort_indices()
-    b = export.read_bias(f)
+    b = read_bias(f)
     if with_bias:
         if b is None:
-            raise _readers.fail(f, f"has no bias; {field} says it holds one")
+            raise fail(f, f"has no bias; {field} says it holds one")
         if np.iscomplexobj(b) or b.shape != (want[0],):
-            raise _readers.fail(f, f"its bias must be {want[0]} real values, got {b.dtype} of shape {b.shape}")
+            raise fail(f, f"its bias must be {want[0]} real values, got {b.dtype} of shape {b.shape}")
         b = np.asarray(b, dtype=np.float64)
         if not np.all(np.isfinite(b)):
-            raise _readers.fail(f, "its bias holds a non-finite value")
+            raise fail(f, "its bias holds a non-finite value")
     else:
         b = None  # the write stores zeros for a weight without the bias
     if not np.all(np.isfinite(W.data)):
-        raise _readers.fail(f, "its matrix holds a non-finite value")
+        raise fail(f, "its matrix holds a non-finite value")
     return W, b
 
 
 def _read_manifest(p: Path, net_mod: Any) -> Any:
-    from . import _readers, export
 
     m = _Manifest(p)
     if not p.is_file():
-        raise _readers.fail(p, "is not a regular file")
+        raise fail(p, "is not a regular file")
     size = p.stat().st_size
     if size > _MAX_MANIFEST_CHARS:
-        raise _readers.fail(p, f"is {size} bytes; a network manifest is read up to {_MAX_MANIFEST_CHARS} bytes")
+        raise fail(p, f"is {size} bytes; a network manifest is read up to {_MAX_MANIFEST_CHARS} bytes")
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise _readers.fail(p, f"cannot be read as UTF-8 text ({exc})") from None
-    _readers.json_depth_ok(p, text)
+        raise fail(p, f"cannot be read as UTF-8 text ({exc})") from None
+    json_depth_ok(p, text)
     try:
         man = json.loads(text)
     except ValueError as exc:
-        raise _readers.fail(p, f"is not JSON ({exc})") from None
+        raise fail(p, f"is not JSON ({exc})") from None
     if not isinstance(man, dict):
         raise m.fail("(top level)", f"must be a JSON object, got {type(man).__name__}")
     version = m.get(man, "isomat_manifest", "")
@@ -417,8 +426,8 @@ def _read_manifest(p: Path, net_mod: Any) -> Any:
     if m.get(man, "kind", "") != "model":
         raise m.fail("kind", f"must be 'model', got {_short(man['kind'])}")
     fmt = m.get(man, "format", "")
-    if fmt not in export.FORMATS:
-        raise m.fail("format", f"must be one of {', '.join(export.FORMATS)}, got {_short(fmt)}")
+    if fmt not in FORMATS:
+        raise m.fail("format", f"must be one of {', '.join(FORMATS)}, got {_short(fmt)}")
     if m.get(man, "order", "") != "C":
         raise m.fail("order", f"must be 'C' (row-major), got {_short(man['order'])}")
     name = m.string(m.get(man, "network", ""), "network")
@@ -429,7 +438,7 @@ def _read_manifest(p: Path, net_mod: Any) -> Any:
     raw_nodes = m.get(man, "nodes", "")
     if not isinstance(raw_nodes, list) or not raw_nodes or len(raw_nodes) > 1_000_000:
         raise m.fail("nodes", f"must be a non-empty list of node objects, got {_short(raw_nodes)}")
-    suffix = export.SUFFIXES[fmt]
+    suffix = SUFFIXES[fmt]
     folder = p.parent.resolve()
     sizes: dict[str, int] = {}
     nodes: list[Any] = []
@@ -477,7 +486,7 @@ def _read_manifest(p: Path, net_mod: Any) -> Any:
     try:
         return net_mod.Network(nodes, output_name, out_model, name=name)
     except ValueError as exc:  # pragma: no cover - the checks above cover what Network checks
-        raise _readers.fail(p, f"manifest: {exc}") from None
+        raise fail(p, f"manifest: {exc}") from None
 
 
 def _reads(m: _Manifest, raw: dict[str, Any], f: str, sizes: dict[str, int], size: int | None) -> str:

@@ -1,9 +1,9 @@
-"""The family registry behind ``isomat export KIND`` and :func:`isomat.export.rebuild`.
+"""The family registry behind ``isomat export KIND``, and :func:`rebuild`, which makes a file's
+operator again from its metadata.
 
 One class per kind (its argparse options and how it builds its operator from them and a seeded
-generator), registered by :func:`family`. Split from ``isomat/export.py`` (which keeps the writers,
-readers and conversions, which builds :func:`~isomat.export.rebuild` on this registry and re-exports ``FAMILIES`` and the
-argparse types); this module imports nothing of export.py.
+generator), registered by :func:`family`. :mod:`isomat.export` re-exports ``FAMILIES`` and the
+argparse types the command line uses; the formats' modules know nothing of the families.
 """
 
 from __future__ import annotations
@@ -14,17 +14,14 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
-import scipy.io
 import scipy.sparse as sp
 
-from . import _readers
-
-if TYPE_CHECKING:  # optional dependencies, named for annotations only
-    import jax.experimental.sparse
-    import torch
+from ._base import to_scipy
+from ._io import read_metadata
+from ._npz import load_npy, npy_header, read_into
 
 
 
@@ -97,15 +94,20 @@ def int_list(text: str) -> tuple[int, ...]:
     return out
 
 
+def _parsed(text: str, parse: Callable[[str], Any], ok: Callable[[Any], bool], expected: str) -> Any:
+    """``parse(text)`` when it parses and ``ok`` holds of it, else argparse's one-line error."""
+    try:
+        v = parse(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not ok(v):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return v
+
+
 def positive(text: str) -> int:
     """argparse type: a positive integer."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
+    return _parsed(text, int, lambda v: v >= 1, "a positive integer")
 
 
 def int_or_tuple(text: str) -> int | tuple[int, ...]:
@@ -117,7 +119,7 @@ def int_or_tuple(text: str) -> int | tuple[int, ...]:
 def normal(rng: np.random.Generator, shape: Any, what: str) -> np.ndarray:
     """Gaussian values of ``shape`` for a family's random operand, refused before drawing when the
     draw alone would pass the memory bound (an option like ``--dim-k 1000000000000``)."""
-    from .algebra._operator import check_bytes
+    from ..algebra._operator import check_bytes
 
     shape = tuple(int(s) for s in shape)
     if min(shape, default=1) < 1:
@@ -185,7 +187,7 @@ def _kernel_refused(raw: Any, folder: Path) -> ValueError:
 
 def _check_kernel_record(rec: Any) -> tuple[tuple[int, ...], np.dtype]:
     """The (shape, dtype) of a kernel record, every field checked before anything is allocated."""
-    from .algebra._operator import check_bytes
+    from ..algebra._operator import check_bytes
 
     if not isinstance(rec, dict):
         raise ValueError(f"the recorded kernel must be a record (a dict with its shape, dtype and SHA-256), "
@@ -285,10 +287,10 @@ def recorded_kernel(rec: Any, folder: Any, given: Any = None) -> np.ndarray:
         if not where.is_relative_to(base) or where.suffix != ".npy" or not where.is_file():
             raise _kernel_refused(raw, base)
         with open(where, "rb") as fh:
-            hdtype, hshape, fortran = _readers.npy_header(where, fh, "the kernel")
+            hdtype, hshape, fortran = npy_header(where, fh, "the kernel")
             if hshape != shape or hdtype.newbyteorder("=") != dtype.newbyteorder("=") or hdtype.kind not in "biufc":
                 raise _kernel_refused(raw, base)
-            k = _readers.read_into(where, fh, hdtype, hshape, fortran, "the kernel")
+            k = read_into(where, fh, hdtype, hshape, fortran, "the kernel")
     except (OSError, RuntimeError, ValueError):  # RuntimeError: a symlink loop
         raise _kernel_refused(raw, base) from None
     if digest(k) != sha:
@@ -389,7 +391,7 @@ def _matrix_from_file(path: str, what: str) -> np.ndarray:
     if not p.is_file():
         raise ValueError(f"{what} {path!r}: no such file")
     try:  # the header's shape and dtype are checked against the memory bound before the values are read
-        k = _readers.load_npy(p, what)
+        k = load_npy(p, what)
     except OSError as exc:
         raise ValueError(f"{what} {path!r} is not a readable .npy array ({exc})") from None
     if k.dtype.kind not in "biufc":
@@ -407,7 +409,7 @@ class _Projection:
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.projection import projection_operator
+        from ..algebra.projection import projection_operator
 
         return projection_operator(args.m, args.n)
 
@@ -422,13 +424,7 @@ def _factor_shapes(text: str) -> list[tuple[int, ...]]:
 
 
 def _unit_interval(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0.0 < v <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
-    return v
+    return _parsed(text, float, lambda v: 0.0 < v <= 1.0, "a number in (0, 1]")
 
 
 @family("kron", "Kronecker product of random Gaussian factors")
@@ -442,9 +438,9 @@ class _Kron:
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.kron import kron_operator
+        from ..algebra.kron import kron_operator
 
-        from .algebra._operator import check_bytes, check_size
+        from ..algebra._operator import check_bytes, check_size
 
         # refused before drawing: the whole product (a single factor is the result), and each factor's
         # draw (its values, the uniform draw for the density, the mask and the masked product)
@@ -498,7 +494,9 @@ def _random_kernel_shape(args: argparse.Namespace) -> tuple[int, ...]:
     return (args.out_channels, shape[0] // args.groups, *ks)
 
 
-@family("conv", "zhu2025 convolution matrix W_conv (cross-correlation as torch conv1d/2d/3d)")
+@family("conv", "convolution layer matrix exactly as torch conv1d/2d/3d (cross-correlation, padding, stride, "
+                 "dilation, groups): zhu2025 §4.2.1 generalized; the paper's printed W_conv is "
+                 "isomat.algebra.zhu_conv_matrix")
 class _Conv:
     @staticmethod
     def options(p: argparse.ArgumentParser) -> None:
@@ -509,10 +507,10 @@ class _Conv:
                        help="kernel array (C_out, C_in, k1, ..., kd) from a .npy file")
         p.add_argument("--out-channels", type=positive, default=1, help="C_out of a random kernel (default 1)")
         p.add_argument("--stride", type=int_or_tuple, default=1,
-                       help="step between kernel positions, s or s1,...,sd, as torch's stride (default 1)")
+                       help="step of the window: s or s1,...,sd, as torch's stride (default 1)")
         p.add_argument("--padding", type=_padding, default=0, help="int, tuple, 'same' or 'valid'")
         p.add_argument("--dilation", type=int_or_tuple, default=1,
-                       help="spacing between kernel taps, d or d1,...,dd, as torch's dilation (default 1)")
+                       help="spacing of the kernel taps: d or d1,...,dd, as torch's dilation (default 1)")
         p.add_argument("--boundary", choices=["zero", "zeros", "circular", "reflect", "replicate"], default="zero",
                        help="value read outside the input, as torch's padding_mode (zeros, circular, reflect, replicate)")
         p.add_argument("--groups", type=positive, default=1,
@@ -520,7 +518,7 @@ class _Conv:
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.conv import conv_matrix
+        from ..algebra.conv import conv_matrix
 
         shape = args.input_shape
         if len(shape) < 2:
@@ -546,7 +544,7 @@ class _Conv:
 
     @staticmethod
     def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        from .algebra.conv import conv_output_shape
+        from ..algebra.conv import conv_output_shape
 
         if isinstance(args.kernel, np.ndarray):
             kshape = args.kernel.shape
@@ -571,7 +569,8 @@ class _Conv:
 
 
 # -- pool (zhu2025 §4.2.2) -------------------------------------------------------------------------
-@family("pool", "zhu2025 average-pooling matrix W_pool (as torch avg_pool1d/2d/3d)")
+@family("pool", "average-pooling layer matrix exactly as torch avg_pool1d/2d/3d: zhu2025 §4.2.2 generalized; the "
+                 "paper's printed W_pool is isomat.algebra.zhu_pool_matrix")
 class _Pool:
     @staticmethod
     def options(p: argparse.ArgumentParser) -> None:
@@ -579,15 +578,14 @@ class _Pool:
         p.add_argument("--kernel-size", type=int_or_tuple, required=True, help="window k or k1,...,kd")
         p.add_argument("--stride", type=int_or_tuple, default=None,
                        help="step between windows, s or s1,...,sd, as torch's stride (default: the window)")
-        p.add_argument("--padding", type=int_or_tuple, default=0,
-                       help="zeros added on both sides of each spatial axis, p or p1,...,pd (default 0)")
+        p.add_argument("--padding", type=int_or_tuple, default=0, help="zeros added on each side: p or p1,...,pd")
         p.add_argument("--exclude-pad", action="store_true", help="count_include_pad=False")
         p.add_argument("--ceil-mode", action="store_true", help="round the output size up (torch's ceil_mode)")
         p.add_argument("--divisor-override", type=positive, default=None, help="divide every window sum by this")
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.pool import avgpool_matrix
+        from ..algebra.pool import avgpool_matrix
 
         shape = args.input_shape
         if len(shape) < 2:
@@ -598,7 +596,7 @@ class _Pool:
 
     @staticmethod
     def shapes(args: argparse.Namespace, shape: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        from .algebra.pool import pool_output_shape
+        from ..algebra.pool import pool_output_shape
 
         out = pool_output_shape(args.input_shape, args.kernel_size, stride=args.stride, padding=args.padding,
                                 ceil_mode=args.ceil_mode, ndim=len(args.input_shape) - 1)
@@ -616,7 +614,7 @@ class _Rnn:
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.rnn import rnn_matrix
+        from ..algebra.rnn import rnn_matrix
 
         M, N = args.hidden_size, args.input_size
         U = normal(rng, (M, N), "U") / np.sqrt(N)
@@ -641,7 +639,7 @@ class _Attention:
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.attention import linear_attention_matrix
+        from ..algebra.attention import linear_attention_matrix
 
         d, dk, dv = args.dim, args.dim_k or args.dim, args.dim_v or args.dim
         return linear_attention_matrix(args.tokens, normal(rng, (d, dk), "Wq"), normal(rng, (d, dk), "Wk"),
@@ -667,26 +665,25 @@ def _stp_operands(args: argparse.Namespace, rng: np.random.Generator) -> tuple[n
     return normal(rng, args.a_shape, "A"), normal(rng, args.b_shape, "B")
 
 
-@family("stp", "cheng2025 left semi-tensor product A |x B of random A, B (Def. 2.5, eq. 12)")
-class _Stp:
-    options = staticmethod(_stp_options)
+def _stp_family(name: str, help: str, product: str) -> type:
+    """Register the kind ``name``: the STP ``product`` (a function of isomat.algebra.stp) of random A, B."""
 
-    @staticmethod
-    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.stp import stp
+    @family(name, help)
+    class _Product:
+        options = staticmethod(_stp_options)
 
-        return stp(*_stp_operands(args, rng))
+        @staticmethod
+        def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
+            from ..algebra.stp import dk_stp, stp
+
+            return {"stp": stp, "dk_stp": dk_stp}[product](*_stp_operands(args, rng))
+
+    return _Product
 
 
-@family("dk_stp", "cheng2025 dimension-keeping STP of random A, B (Def. 2.4, with the bridge matrix)")
-class _DkStp:
-    options = staticmethod(_stp_options)
-
-    @staticmethod
-    def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.stp import dk_stp
-
-        return dk_stp(*_stp_operands(args, rng))
+_Stp = _stp_family("stp", "cheng2025 left semi-tensor product A |x B of random A, B (Def. 2.5, eq. 12)", "stp")
+_DkStp = _stp_family("dk_stp", "cheng2025 dimension-keeping STP of random A, B (Def. 2.4, with the bridge matrix)",
+                     "dk_stp")
 
 
 # -- matrix_layer (do2017 eqs. 2-3) ----------------------------------------------------------------
@@ -699,7 +696,7 @@ class _MatrixLayer:
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.matrix_layer import matrix_layer
+        from ..algebra.matrix_layer import matrix_layer
 
         for opt, s in (("--in-shape", args.in_shape), ("--out-shape", args.out_shape)):
             if len(s) != 2:
@@ -719,12 +716,7 @@ _GRAPH_OPERATORS = ("adjacency", "mean_aggregation", "normalized_adjacency", "re
 
 
 def _probability(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}") from None
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}")
+    v = _parsed(text, float, lambda v: 0.0 <= v <= 1.0, "a probability in [0, 1]")
     if 0.0 < v and 1.0 - v == 1.0:  # networkx's sampler divides by log(1 - p) = 0 (ZeroDivisionError)
         raise argparse.ArgumentTypeError(f"expected 0 or a probability of at least 1.2e-16 (1 - p must differ "
                                          f"from 1 in float64), got {text!r}")
@@ -743,9 +735,9 @@ class _Graph:
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
         import networkx as nx
 
-        from .algebra import graph
+        from ..algebra import graph
 
-        from .algebra._operator import check_bytes
+        from ..algebra._operator import check_bytes
 
         # a networkx graph costs a few hundred bytes a node and an edge; fast_gnp samples the edges in
         # O(n + m) where gnp_random_graph visits all n^2 / 2 pairs
@@ -767,7 +759,7 @@ class _NdLinear:
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.ndlinear import ndlinear_matrix
+        from ..algebra.ndlinear import ndlinear_matrix
 
         if len(args.input_dims) != len(args.hidden_dims):
             raise ValueError(f"--hidden-dims needs {len(args.input_dims)} values (one per input dim), "
@@ -794,7 +786,7 @@ class _Spm:
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.spm import layer_matrix, random_spm
+        from ..algebra.spm import layer_matrix, random_spm
 
         layer = random_spm(args.n, args.stages, variant=args.variant, schedule=args.schedule,
                            seed=int(rng.integers(2**31)))
@@ -810,7 +802,7 @@ class _Hyper:
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.hyper import diamond_matrix
+        from ..algebra.hyper import diamond_matrix
 
         s = len(args.dims)
         return diamond_matrix(normal(rng, (s, s), "A"), args.dims, format="csr")
@@ -826,12 +818,12 @@ class _Logic:
 
     @staticmethod
     def build(args: argparse.Namespace, rng: np.random.Generator) -> Any:
-        from .algebra.logic import logical_matrix
+        from ..algebra.logic import logical_matrix
 
         if args.indices is None:
-            from .algebra._operator import check_bytes
+            from ..algebra._operator import check_bytes
 
-            from .algebra._operator import check_size
+            from ..algebra._operator import check_size
 
             # the k x k result, refused before the k indices are drawn (a tuple of k Python ints took
             # 1.2 GB at k = 2e7); the indices stay one int64 array
@@ -841,3 +833,76 @@ class _Logic:
         return logical_matrix(idx if args.indices is None else list(idx), args.k, format="csr")
 
 
+# ---------------------------------------------------------------------------------------------
+# an export made again from its metadata
+# ---------------------------------------------------------------------------------------------
+def rebuild(source: Any, *, kernel: Any = None) -> sp.csr_array:
+    """The operator an ``isomat export`` file holds, made again from its metadata.
+
+    ``source`` is the file (any format) or its :func:`read_metadata` dict. The family (``kind``) is
+    built again from the recorded ``parameters``, drawing its random values from
+    ``numpy.random.default_rng(seed)`` in the same order as the command line did -- so a random
+    kernel is reproducible from the recorded ``seed`` -- and a kernel given as a file comes from
+    the recorded values (small kernels), from ``kernel``, or from the recorded path.
+    The result is the row-major (``order="C"``) float64 matrix, whatever order the file was written in.
+
+    A file is untrusted input: every recorded option is checked with the command line's own
+    types and ranges before anything is built (only the family's options; others are refused,
+    :func:`recorded_options`), and a recorded kernel path is read only
+    from inside the export file's own folder (symlinks followed), as a ``.npy`` of the recorded
+    shape, dtype and SHA-256 -- one message for every way it can fail, so that a crafted file
+    cannot probe the machine's files (issue 37 items 1-2).
+
+    Parameters
+    ----------
+    source : str, Path or dict
+        An ``isomat export`` file, or its metadata (then a kernel recorded by path needs ``kernel``).
+    kernel : str, Path or numpy.ndarray, optional
+        The conv kernel (a ``.npy`` anywhere, or an array), checked against the recorded shape,
+        dtype and SHA-256; for an export whose kernel file is not beside it.
+    """
+    folder = None
+    if isinstance(source, (str, Path)):
+        try:
+            meta = read_metadata(source)
+        except ValueError as exc:  # the reader names its own argument ("path"): say it of ours
+            raise ValueError(f"source: {' '.join(str(exc).split())}") from None
+        folder = Path(source).parent
+    else:
+        meta = source
+    if not isinstance(meta, dict):
+        raise TypeError(f"source must be an `isomat export` file or its metadata dict, got {type(source).__name__}")
+    from ..errors import SizeLimitError
+
+    def of_file(exc: ValueError) -> ValueError:  # a refused record names its file (one line)
+        return exc if folder is None else ValueError(f"source {str(source)!r}: {exc}")
+
+    try:
+        if "kind" not in meta or not isinstance(meta.get("parameters"), dict):
+            raise ValueError("source must be an `isomat export` file or its metadata (with 'kind' and 'parameters'), "
+                             f"got one with the keys {sorted(map(str, meta))[:20]}")
+        kind = meta["kind"]
+        if not isinstance(kind, str) or kind not in FAMILIES:
+            raise ValueError(f"unknown export kind {repr(kind)[:80]} (known: {', '.join(sorted(FAMILIES))})")
+        fam = FAMILIES[kind]
+        args = recorded_options(fam, meta["parameters"])
+        seed = meta.get("seed", 0)
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**128:
+            raise ValueError(f"the recorded seed must be a non-negative integer, got {repr(seed)[:80]}")
+    except SizeLimitError:
+        raise
+    except ValueError as exc:
+        raise of_file(exc) from None
+    if getattr(args, "kernel", None) is not None:
+        try:
+            args.kernel = recorded_kernel(args.kernel, folder, kernel)
+        except SizeLimitError:
+            raise
+        except ValueError as exc:
+            if kernel is not None:  # about the caller's own kernel
+                raise
+            raise of_file(exc) from None
+    elif kernel is not None:
+        raise ValueError(f"kernel: this {kind} export records no kernel file (its values come from the recorded "
+                         "options and seed)")
+    return to_scipy(fam.build(args, np.random.default_rng(seed)), "csr")
