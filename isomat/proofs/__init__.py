@@ -131,9 +131,6 @@ def run(
     export = None if export_smt is None else str(Path(export_smt).resolve())
     if export is not None:
         recheck.export_to(export)
-        from ._lemma_cache import export_library
-
-        export_library()  # a lemma library read from the cache is proved here, so its obligations are exported
 
     def announce(i: int) -> None:
         if on_start:

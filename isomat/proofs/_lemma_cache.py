@@ -24,9 +24,9 @@ prover would do, never let it accept what it would not prove:
 * the file is written atomically (a temporary file renamed over it), and a directory that cannot be
   written only means the next process proves the library again.
 
-While SMT-LIB obligations are being exported (``isomat verify --export-smt``) the library is proved, so
-its obligations are written too; :func:`export_library` proves it again when it was read from the cache
-before the export began.
+The cache keeps each lemma's obligations as SMT-LIB scripts too (their digests must be those the lemma
+carries): a lemma made from the cache notes them as its proof would, so ``isomat verify --export-smt``
+writes the very obligations the records cite, whichever process proved them first.
 
 ``ISOMAT_LEMMA_CACHE=0`` turns the cache off (every process proves the library); ``ISOMAT_CACHE_DIR``
 moves it (default ``$XDG_CACHE_HOME/isomat``, else ``~/.cache/isomat``).
@@ -49,8 +49,8 @@ from typing import Any
 FORMAT = 1
 #: the most bytes read from a cache file (the library's is about 4 kB)
 _READ_LIMIT = 1 << 20
-_ENTRY_KEYS = {"uses", "axioms", "method", "seconds", "solvers", "single_solver", "smt2", "model"}
-#: whether this process's library was read from the cache (then an export proves it again)
+_ENTRY_KEYS = {"uses", "axioms", "method", "seconds", "solvers", "single_solver", "smt2", "model", "scripts"}
+#: whether this process's library was read from the cache
 _FROM_CACHE = [False]
 
 
@@ -137,10 +137,16 @@ def _valid_entry(entry: Any, offered: set[str], offered_axioms: set[str], z3_ver
     confirmed = bool(cvc5s) and cvc5s[0]["result"] == "unsat"
     if not ((single is None) == confirmed and (single is None or isinstance(single, str))):
         return False
-    smt2, model = entry["smt2"], entry["model"]
-    return (isinstance(smt2, list) and all(isinstance(d, str) and re.fullmatch(r"[0-9a-f]{16,64}", d) for d in smt2)
+    smt2, model, scripts = entry["smt2"], entry["model"], entry["scripts"]
+    if not (isinstance(smt2, list) and all(isinstance(d, str) and re.fullmatch(r"[0-9a-f]{16,64}", d) for d in smt2)
             and isinstance(model, list) and all(isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)
-                                                for m in model))
+                                                for m in model)
+            and isinstance(scripts, list) and all(isinstance(t, str) for t in scripts)):
+        return False
+    # the obligations' SMT-LIB scripts are exactly those whose digests the lemma carries (an export writes them)
+    from . import smt
+
+    return sorted(smt.digest(t) for t in scripts) == sorted(smt2)
 
 
 def _read(path: Path, header: dict[str, Any]) -> dict[str, Any] | None:
@@ -189,7 +195,7 @@ def library(build: Callable[[Callable[..., Any]], dict[str, Any]]) -> dict[str, 
     :func:`isomat.proofs.prover.lemma` (and the cache written)."""
     from . import prover, smt
 
-    if not enabled() or smt._EXPORT_DIR is not None:  # exporting: the obligations must be discharged here
+    if not enabled():
         _FROM_CACHE[0] = False
         return build(prover.lemma)
     header = _header()
@@ -214,7 +220,10 @@ def library(build: Callable[[Callable[..., Any]], dict[str, Any]]) -> dict[str, 
             raise _Miss(name)
         prover._check_quantified("lemma", name, variables, (*kw.get("using", ()), *kw.get("axioms", ())))
         assert entry is not None
-        return prover._cached_lemma(name, statement, kw["text"], entry)
+        made = prover._cached_lemma(name, statement, kw["text"], entry)
+        for text in entry["scripts"]:  # noted as a proof notes them: exported now or when an export begins
+            smt.record_obligation(text, lemma=name)
+        return made
 
     if entries is not None:
         try:
@@ -224,31 +233,29 @@ def library(build: Callable[[Callable[..., Any]], dict[str, Any]]) -> dict[str, 
         except _Miss:
             pass
     proved: dict[str, Any] = {}
+    scripts: dict[str, list[str]] = {}
+    noting = smt.record_obligation
+
+    def noted(text: str, *, lemma: str | None = None) -> Any:
+        """The library's obligations as the prover notes them, kept for the cache too."""
+        if lemma is not None:
+            scripts.setdefault(lemma, []).append(text)
+        return noting(text, lemma=lemma)
 
     def proving(name: str, variables: Any, body: Any, **kw: Any) -> Any:
-        lm = prover.lemma(name, variables, body, **kw)
+        smt.record_obligation = noted  # type: ignore[assignment]
+        try:
+            lm = prover.lemma(name, variables, body, **kw)
+        finally:
+            smt.record_obligation = noting  # type: ignore[assignment]
         digest, _ = request(name, variables, body, kw)
         proved[digest] = {"uses": list(lm.uses), "axioms": list(lm.axioms), "method": lm.method,
                           "seconds": round(float(lm.seconds), 6), "solvers": [dict(s) for s in lm.solvers],
                           "single_solver": lm.single_solver, "smt2": list(lm.smt2),
-                          "model": [[k, v] for k, v in lm.model]}
+                          "model": [[k, v] for k, v in lm.model], "scripts": scripts.pop(name, [])}
         return lm
 
     made = build(proving)
     _FROM_CACHE[0] = False
     _write(path, header, proved)
     return made
-
-
-def export_library() -> None:
-    """Called when an SMT-LIB export begins: a library read from the cache in this process is proved
-    again, so its obligations are exported as those of a proved library are."""
-    import sys
-
-    prover = sys.modules.get("isomat.proofs.prover")
-    if prover is None or not _FROM_CACHE[0] or not prover._LIB:
-        return
-    from . import prover as _prover
-
-    _prover._library(_prover.lemma)  # (the lemmas already made stay: these are the same statements, proved)
-    _FROM_CACHE[0] = False
