@@ -106,10 +106,10 @@ def test_the_cache_never_proves_what_the_prover_would_not(tmp_path, monkeypatch)
     monkeypatch.setenv("ISOMAT_LEMMA_CACHE", "1")
     monkeypatch.setattr(_lemma_cache, "_FROM_CACHE", [False])  # (this process's own library is left as it is)
     prover, true_build = _tiny_library(lambda x, n: z3.Implies(n > 0, x * n >= x * 0 - (-x * n)))
-    made = _lemma_cache.library(true_build)
+    made = _lemma_cache.library(true_build, prover)
     assert _lemma_cache._FROM_CACHE[0] is False
     (path,) = tmp_path.glob("lemmas-*.json")
-    again = _lemma_cache.library(true_build)
+    again = _lemma_cache.library(true_build, prover)
     assert _lemma_cache._FROM_CACHE[0] is True
     assert [lm.record() for lm in again.values()] == [lm.record() for lm in made.values()]
     assert all(a.statement.eq(b.statement) for a, b in zip(again.values(), made.values()))
@@ -118,7 +118,7 @@ def test_the_cache_never_proves_what_the_prover_would_not(tmp_path, monkeypatch)
     # a lemma of the same name whose statement differs finds no entry: it is proved, and a false one fails
     _, false_build = _tiny_library(lambda x, n: z3.Implies(n > 0, x * n > x))
     with pytest.raises(CheckError, match="tiny-b"):
-        _lemma_cache.library(false_build)
+        _lemma_cache.library(false_build, prover)
     assert path.read_text() == good  # (nothing was written for a library that could not be proved)
 
     # an altered entry (a forged second solver, Z3's answer, a use not offered, a torn file) is no cache
@@ -135,15 +135,15 @@ def test_the_cache_never_proves_what_the_prover_would_not(tmp_path, monkeypatch)
     ]
     for forged in forgeries:
         path.write_text(json.dumps({**data, "lemmas": {**data["lemmas"], digest: forged}}))
-        _lemma_cache.library(true_build)
+        _lemma_cache.library(true_build, prover)
         assert _lemma_cache._FROM_CACHE[0] is False, forged
         assert json.loads(path.read_text())["lemmas"][digest] != forged  # proved and written again
     for torn in (good[: len(good) // 2], "[]", "\x00" * 8):
         path.write_text(torn)
-        _lemma_cache.library(true_build)
+        _lemma_cache.library(true_build, prover)
         assert _lemma_cache._FROM_CACHE[0] is False
     monkeypatch.setenv("ISOMAT_LEMMA_CACHE", "0")
-    _lemma_cache.library(true_build)
+    _lemma_cache.library(true_build, prover)
     assert _lemma_cache._FROM_CACHE[0] is False
 
 

@@ -43,6 +43,7 @@ import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 #: the format of the cache file (a file of another format is no cache)
@@ -69,11 +70,11 @@ def cache_dir() -> Path:
     return Path(base) / "isomat"
 
 
-def _sources_digest() -> str:
+def _sources_digest(prover: ModuleType) -> str:
     """sha256 of the prover's own sources: any change to how a proof is made invalidates the cache."""
     import sys
 
-    from . import _terms, prover, smt
+    from . import _terms, smt
 
     h = hashlib.sha256()
     for module in (prover, smt, _terms, sys.modules[prover.fdiv.__module__]):
@@ -82,17 +83,15 @@ def _sources_digest() -> str:
     return h.hexdigest()
 
 
-def _header() -> dict[str, Any]:
+def _header(prover: ModuleType) -> dict[str, Any]:
     from .. import __version__
-    from . import prover
 
     return {"format": FORMAT, "isomat": __version__, "z3": prover.Z3_VERSION, "cvc5": prover.CVC5_VERSION,
-            "prover": _sources_digest(), "recheck": bool(prover._RECHECK[0])}
+            "prover": _sources_digest(prover), "recheck": bool(prover._RECHECK[0])}
 
 
-def cache_path(header: dict[str, Any] | None = None) -> Path:
-    """The cache file of this isomat, Z3, cvc5, prover source and re-check setting."""
-    header = _header() if header is None else header
+def cache_path(header: dict[str, Any]) -> Path:
+    """The cache file of this isomat, Z3, cvc5, prover source and re-check setting (a :func:`_header`)."""
     key = hashlib.sha256(json.dumps(header, sort_keys=True).encode()).hexdigest()[:20]
     return cache_dir() / f"lemmas-{key}.json"
 
@@ -189,16 +188,17 @@ class _Miss(Exception):
     """A lemma the cache does not answer for (then the whole library is proved)."""
 
 
-def library(build: Callable[[Callable[..., Any]], dict[str, Any]]) -> dict[str, Any]:
+def library(build: Callable[[Callable[..., Any]], dict[str, Any]], prover: ModuleType) -> dict[str, Any]:
     """The lemma library ``build(make)`` makes, each lemma by ``make(name, variables, body, text=, using=,
     axioms=, patterns=)`` -- from the cache when every lemma's exact request is in it, else proved by
-    :func:`isomat.proofs.prover.lemma` (and the cache written)."""
-    from . import prover, smt
+    ``prover.lemma`` (:mod:`isomat.proofs.prover`, which passes itself: this module imports no prover)
+    and the cache written."""
+    from . import smt
 
     if not enabled():
         _FROM_CACHE[0] = False
         return build(prover.lemma)
-    header = _header()
+    header = _header(prover)
     path = cache_path(header)
     entries = _read(path, header)
 

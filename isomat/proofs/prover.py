@@ -1130,9 +1130,11 @@ _LIB: dict[str, Lemma] = {}
 
 def _lemma_library() -> dict[str, Lemma]:
     if not _LIB:
+        import sys
+
         from . import _lemma_cache
 
-        _LIB.update(_lemma_cache.library(_library))
+        _LIB.update(_lemma_cache.library(_library, sys.modules[__name__]))
     return _LIB
 
 

@@ -1,7 +1,6 @@
 """``isomat.verify``: one call that runs claims and returns their records (issue 40).
 
-Kept apart from :mod:`isomat.proofs` so that ``import isomat`` imports none of the ledger: the
-engine, SymPy and Z3 are imported on the first call.
+``isomat.verify`` delegates here on its first call, so that ``import isomat`` imports none of the ledger.
 """
 
 from __future__ import annotations
@@ -57,8 +56,8 @@ def verify(claim: str | Iterable[str] | None = None, *, claims: str | Path | Non
     >>> [(r["id"], r["verdict"]) for r in records]                  # doctest: +SKIP
     [('mylab2026:eq1', 'holds'), ('mylab2026:eq2', 'refuted')]
     """
-    from . import proofs
-    from .proofs.engine import REGISTRY
+    from .. import proofs
+    from .engine import REGISTRY
 
     if claim is not None and papers is not None:
         raise TypeError("verify: give claim ids or papers, not both")
