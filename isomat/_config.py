@@ -88,20 +88,31 @@ def memory_limit(nbytes: int | str) -> Iterator[None]:
 
 # -- the machine -------------------------------------------------------------------------------
 def _machine() -> dict[str, Any]:
-    """Platform, processor, CPU count and the versions of Python, NumPy, SciPy and SymPy."""
-    import numpy
-    import scipy
-    import sympy
-
+    """Platform, processor, CPU count and the versions of Python, NumPy, SciPy and SymPy (read from
+    their installed metadata: importing SciPy and SymPy to ask would cost a report most of a second)."""
     return {
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
-        "numpy": numpy.__version__,
-        "scipy": scipy.__version__,
-        "sympy": sympy.__version__,
+        "numpy": _version("numpy"),
+        "scipy": _version("scipy"),
+        "sympy": _version("sympy"),
     }
+
+
+def _version(package: str) -> str | None:
+    """The version of an installed package (an imported module's own ``__version__`` first), None without it."""
+    import sys
+    from importlib import metadata
+
+    module = sys.modules.get(package)
+    if module is not None and isinstance(getattr(module, "__version__", None), str):
+        return module.__version__
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 machine_info = _machine

@@ -30,7 +30,8 @@ from typing import Any, TextIO
 from . import __version__
 from ._config import machine_info as _machine  # shared with isomat.bench, which does not import this module
 
-#: the table fits 100 columns (a longer id or list of methods shifts its row rather than being cut)
+#: the table fits 100 columns; a longer id widens the id column of the whole table (every id of the run is
+#: known before the first row), so the columns stay aligned
 _ID_W, _VERDICT_W, _STRENGTH_W, _METHODS_W = 38, 15, 14, 22
 _RULE_W = _ID_W + _VERDICT_W + _STRENGTH_W + _METHODS_W + 10
 
@@ -39,9 +40,9 @@ def _strength(rec: dict[str, Any]) -> str:
     return rec.get("strength") or "-"
 
 
-def _row(rec: dict[str, Any]) -> str:
+def _row(rec: dict[str, Any], id_w: int = _ID_W) -> str:
     methods = ",".join(rec["methods"])
-    return (f"{rec['id']:<{_ID_W}} {rec['verdict']:<{_VERDICT_W}} {_strength(rec):<{_STRENGTH_W}} "
+    return (f"{rec['id']:<{id_w}} {rec['verdict']:<{_VERDICT_W}} {_strength(rec):<{_STRENGTH_W}} "
             f"{methods:<{_METHODS_W}} {rec['seconds']:>6.2f}")
 
 
@@ -103,10 +104,11 @@ def _counts(records: list[dict[str, Any]]) -> str:
     from .proofs.engine import STRENGTHS
 
     verdicts = Counter(r["verdict"] for r in records)
-    strengths = Counter(_strength(r) for r in records)
-    order = [*STRENGTHS, "-"]
-    by_strength = ", ".join(f"{strengths[k]} {k if k != '-' else 'none (not-checkable)'}"
-                            for k in order if strengths[k])
+    # an error has no strength either, but it is no not-checkable claim: counted apart, as an error
+    strengths = Counter("error" if r["verdict"] == "error" else _strength(r) for r in records)
+    order = [*STRENGTHS, "-", "error"]
+    label = {"-": "none (not-checkable)", "error": "none (error)"}
+    by_strength = ", ".join(f"{strengths[k]} {label.get(k, k)}" for k in order if strengths[k])
     text = ", ".join(f"{v} {k}" for k, v in sorted(verdicts.items())) + f"; by strength: {by_strength}"
     pc = proof_counts(records)
     if pc["proved"]:
@@ -300,6 +302,8 @@ def _full_record(r: dict[str, Any]) -> str:
             lines.append(textwrap.indent("counterexample " + json.dumps(x["counterexample"], ensure_ascii=False), " " * 16))
     if r.get("error"):
         lines += block("error", r["error"])
+    if r.get("traceback"):  # shown as it is: its lines and indentation are its meaning
+        lines += ["traceback", textwrap.indent(r["traceback"].rstrip("\n"), "    ")]
     lines += ["evidence", textwrap.indent(as_json(r.get("evidence", {})), "    ")]
     lines.append(f"{'seconds':<16}{r['seconds']}")
     return "\n".join(lines)
@@ -316,10 +320,22 @@ def _claim_timeout(text: str) -> float:
     return value
 
 
+def _workers(text: str) -> int:
+    """argparse type of ``--jobs``: a number of worker processes, at least 1 (defined here: the export
+    families' option types would import SciPy and SymPy into every ``isomat verify``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import proofs
 
-    papers = [args.paper] if args.paper else None
+    papers = list(dict.fromkeys(args.paper)) if args.paper else None  # every --paper given, in order
     usable = proofs.default_jobs("numpy")
     if args.jobs is not None and args.jobs > usable:
         # more workers than CPUs only multiplies memory (each imports the ledger) and contention
@@ -437,11 +453,13 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(_full_record(rec), file=out)
         return 1 if (report["regressions"] or rec["verdict"] == "error") else 0
     table = not args.json
+    # every id of the run, known before the first row: the id column is as wide as the longest
+    id_w = max([_ID_W, *(len(c.id) for c in (chosen if chosen is not None else proofs.load(papers)))])
     show_progress = args.json and err.isatty()
     if table:
-        print(f"{'id':<{_ID_W}} {'verdict':<{_VERDICT_W}} {'strength':<{_STRENGTH_W}} {'methods':<{_METHODS_W}} "
+        print(f"{'id':<{id_w}} {'verdict':<{_VERDICT_W}} {'strength':<{_STRENGTH_W}} {'methods':<{_METHODS_W}} "
               f"{'secs':>6}", file=out)
-        print("-" * _RULE_W, file=out)
+        print("-" * (_RULE_W + id_w - _ID_W), file=out)
 
     def on_start(i: int, n: int, c: Any) -> None:
         if show_progress:
@@ -449,9 +467,11 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     def on_record(i: int, n: int, rec: dict[str, Any]) -> None:
         if table:
-            print(_row(rec), file=out, flush=True)
+            print(_row(rec, id_w), file=out, flush=True)
             if rec["verdict"] == "error":
                 print(f"    error: {rec['error']}", file=out)
+                if args.verbose and rec.get("traceback"):
+                    print("\n".join("    " + line for line in rec["traceback"].rstrip("\n").split("\n")), file=out)
             elif rec.get("readings"):
                 print(f"    {_readings_line(rec)}", file=out)
 
@@ -488,7 +508,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(file=out)
     else:
         own, beyond = _split_beyond(records)
-        print("-" * _RULE_W, file=out)
+        print("-" * (_RULE_W + id_w - _ID_W), file=out)
         if beyond:
             print(f"{_n(len(beyond), 'result')} beyond the papers (not in the tally): {_counts(beyond)}", file=out)
         print(f"{_n(len(own), 'claim')} in {report['total_seconds']:.1f} s: {_counts(own)}", file=out)
@@ -875,15 +895,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _add_verify(sub: Any) -> None:
     v = sub.add_parser("verify", help=_COMMANDS["verify"])
-    from .export._families import positive
     from .proofs.engine import PAPERS
 
-    v.add_argument("--paper", choices=PAPERS, help="only this paper's claims")
+    v.add_argument("--paper", choices=PAPERS, action="append",
+                   help="only this paper's claims (repeat it for several papers: --paper do2017 --paper zhu2025)")
     v.add_argument("--claims", metavar="PATH", help="run your own claims instead of the ledger: a Python file or an "
                                                    "importable module that declares them with isomat.proofs.engine.claim. "
                                                    "Its code is executed -- imported in this process and in each claim's "
                                                    "worker process: run only files you trust (each claim runs in a "
                                                    "worker of its own, which cannot change another claim's record)")
+    v.add_argument("-v", "--verbose", action="store_true",
+                   help="print a failing check's traceback (from the check down) under its row; --claim ID shows "
+                        "it always")
     v.add_argument("--strict", action="store_true",
                    help="exit 1 when any claim is refuted, misprint or inconsistent (as for an error or a changed "
                         "verdict): a CI gate for your own claims")
@@ -903,7 +926,7 @@ def _add_verify(sub: Any) -> None:
                         "id); unsat confirms a proof: python -m isomat.proofs.recheck DIR, cvc5 FILE or z3 -smt2 FILE")
     v.add_argument("--backend", choices=["numpy", "cupy"], default="numpy",
                    help="field for the float checks (default numpy; cupy needs a usable GPU)")
-    v.add_argument("--jobs", type=positive, default=None, metavar="N",
+    v.add_argument("--jobs", type=_workers, default=None, metavar="N",
                    help="worker processes running claims side by side (default: the usable CPUs with the numpy "
                         "backend, 1 with cupy); the output is the same, in the same order")
     v.add_argument("--claim-timeout", type=_claim_timeout, default=None, metavar="SECONDS",

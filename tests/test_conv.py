@@ -58,7 +58,7 @@ def loop_conv(X, K, stride, lo, dil, circular=False, groups=1):
 
 def conv_case(dims=(1, 2, 3)):
     """(d, c_in, c_out, ks, dil, stride, pad, n, seed): an int-padded, ungrouped layer drawn by the kit."""
-    return conv_layers(dims=dims, max_groups=1, paddings=("int",), boundaries=("zero",)).map(
+    return conv_layers(dims=dims, max_groups=1, paddings=("int",), boundaries=("zero",), values=False).map(
         lambda c: (c.d, c.c_in, c.c_out, c.kernel_size, c.dilation, c.stride, c.padding, c.spatial, c.seed))
 
 
@@ -79,7 +79,8 @@ def test_matches_direct_loops(case):
 
 def grouped_case():
     """(d, groups, cpg, opg, ks, dil, stride, pad, n, seed): a grouped layer drawn by the kit."""
-    return conv_layers(dims=(1, 2), max_channels=6, max_groups=3, paddings=("int",), boundaries=("zero",)).map(
+    return conv_layers(dims=(1, 2), max_channels=6, max_groups=3, paddings=("int",), boundaries=("zero",),
+                       values=False).map(
         lambda c: (c.d, c.groups, c.c_in // c.groups, c.c_out // c.groups, c.kernel_size, c.dilation, c.stride,
                    c.padding, c.spatial, c.seed))
 

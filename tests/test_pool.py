@@ -50,7 +50,7 @@ def loop_pool(X, win, stride, pad, how, count_include_pad=True, ceil_mode=False,
 
 def pool_case():
     """(d, win, stride, pad, n, c, seed), inputs smaller than the window included, drawn by the kit."""
-    return pool_layers(kinds=("avg",), torch_compatible=False, ceil_modes=(False,), divisors=(None,)).map(
+    return pool_layers(kinds=("avg",), torch_compatible=False, ceil_modes=(False,), divisors=(None,), values=False).map(
         lambda c: (c.d, c.window, c.stride, c.padding, c.spatial, c.channels, c.seed))
 
 

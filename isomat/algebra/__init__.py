@@ -224,11 +224,13 @@ FAMILIES = ('projection', 'conv', 'diagonal', 'pool', 'rnn', 'attention', 'kron'
 
 def field_of(*inputs: Any) -> str:
     """The field the inputs belong to: ``"sympy"`` for SymPy (or Fraction) values, ``"cupy"`` for CuPy
-    arrays, else ``"numpy"``; mixing SymPy with CuPy is refused. A string or bytes is no array of values
-    and is refused (NumPy would read it as a 0-d text array)."""
+    arrays, else ``"numpy"``; mixing SymPy with CuPy is refused. A string or bytes, or None, is no array
+    of values and is refused (NumPy would read it as a 0-d text or object array)."""
     for k, x in enumerate(inputs):
         if isinstance(x, (str, bytes)):
             raise TypeError(f"inputs[{k}] must be an array or matrix of numbers, got the {type(x).__name__} {x!r}")
+        if x is None:  # NumPy would read None as a 0-d object array: no field at all
+            raise TypeError(f"inputs[{k}] must be an array or matrix of numbers, got None")
     return _backend.field_of(*inputs)
 
 

@@ -287,6 +287,15 @@ def _padded_linear(W: Any, X: Any, out_dims: Sequence[int], pad: Any, cut: Any) 
     Wd = _as_dense(W, "W", field)
     if Wd.shape[0] != Wd.shape[1]:
         raise ValueError(f"W must be square (d x d), got shape {tuple(Wd.shape)}")
+    # named as the caller wrote it (the row cutters below call their argument ``dims``)
+    out_dims = _validate.shape("out_dims", tuple(out_dims) if isinstance(out_dims, (list, range, np.ndarray))
+                               else out_dims)
+    if len(out_dims) != len(X):
+        raise ValueError(f"out_dims must give one size per vector of X: X has {len(X)}, got {len(out_dims)} "
+                         f"sizes {out_dims}")
+    if cut is truncate_rows and max(out_dims) > Wd.shape[1]:
+        raise ValueError(f"out_dims {out_dims} must be at most d = {Wd.shape[1]} (W is {Wd.shape[0]} x {Wd.shape[1]}): "
+                         "zero-padding truncates the rows of W X^T")
     Xt = _backend.as_values(pad(X, Wd.shape[1]), field)
     Qt = _matmul(Wd, Xt.T, field).T
     return cut(_out(Qt, field) if field == "sympy" else Qt, out_dims)

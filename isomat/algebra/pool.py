@@ -58,6 +58,13 @@ def _window_plan(input_shape: Any, window: Any, stride: Any, padding: Any, ndim:
     for p, k in zip(pad, win):
         if 2 * p > k:  # torch's rule, whatever the dilation
             raise ValueError(f"padding must be at most half the window (as torch), got padding {pad} for window {win}")
+    for axis, (n, k, p, dl) in enumerate(zip(shape[-d:], win, pad, dil)):
+        # said here in the words of pooling (the geometry shared with convolution speaks of a kernel)
+        if dl * (k - 1) + 1 > n + 2 * p:
+            spans = f" (dilation {dl}: it spans {dl * (k - 1) + 1} entries)" if dl > 1 else ""
+            raise ValueError(f"window {win}{spans} is larger than the input along spatial axis {axis}: "
+                             f"input_shape={shape} with padding {pad} gives {n + 2 * p} entries there, "
+                             f"the window needs {dl * (k - 1) + 1}")
     if not isinstance(ceil_mode, bool):
         raise TypeError(f"ceil_mode must be a bool, got {ceil_mode!r}")
     extra = None

@@ -576,7 +576,8 @@ class _Pool:
     def options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--input-shape", type=int_list, required=True, help="C,n1,...,nd, e.g. 1,28,28")
         p.add_argument("--kernel-size", type=int_or_tuple, required=True, help="window k or k1,...,kd")
-        p.add_argument("--stride", type=int_or_tuple, default=None, help="default: the window")
+        p.add_argument("--stride", type=int_or_tuple, default=None,
+                       help="step between windows, s or s1,...,sd, as torch's stride (default: the window)")
         p.add_argument("--padding", type=int_or_tuple, default=0, help="zeros added on each side: p or p1,...,pd")
         p.add_argument("--exclude-pad", action="store_true", help="count_include_pad=False")
         p.add_argument("--ceil-mode", action="store_true", help="round the output size up (torch's ceil_mode)")

@@ -82,7 +82,8 @@ def run(
     and the differences from the expected verdicts of the five papers (claims of other sources
     have no regression guard).
 
-    ``jobs > 1`` runs the claims in up to that many fresh worker processes (new interpreters: nothing
+    ``jobs > 1`` runs the claims in up to that many fresh worker processes (new interpreters, or, for a
+    claims file of one's own, copies forked from one process that imported it and ran nothing: nothing
     of this process's threads or libraries' state is inherited), which import the claims' modules (or
     files) again; :func:`default_jobs` is what ``isomat verify`` uses. The records, and the
     callbacks, still come in the claims' order, and each claim is the same computation as in one

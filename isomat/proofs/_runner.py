@@ -18,7 +18,11 @@ Trust: the papers' claims (modules ``isomat.proofs.<paper>``) are the package's 
 workers import only them and are reused from claim to claim. A user's claim (a ``--claims`` file, a
 module of one's own) runs in a worker of its own, started for that claim alone and ended after it:
 a check that patches the engine in its worker (``engine._record_of``, ``_outcome_problem``) or
-forges its worker's answer can change only its own record.
+forges its worker's answer can change only its own record. On Linux such a worker is forked from a
+*template* process that imported the claims' file once and runs no claim itself (issue 40: a handful
+of cheap claims without an interpreter start and an import each): every claim still gets a process
+of its own, a copy of the template as it was after the import (``ISOMAT_FORK_WORKERS=0``: a fresh
+interpreter per claim instead).
 
 Nothing outlives a run: a worker sets itself as the subreaper of what its checks start
 (``PR_SET_CHILD_SUBREAPER``) and kills every descendant after each claim; the runner kills a
@@ -275,7 +279,7 @@ def schema_problems(value: Any, schema: Mapping[str, Any] | None = None, path: s
 
 #: what a worker's record may carry beside its head; the rest is the runner's (head) or derived here
 _SENT_KEYS = ("verdict", "strength", "evidence", "counterexample", "correction", "discrepancies", "readings",
-              "error", "output", "seconds")
+              "error", "traceback", "output", "seconds")
 
 
 def record_from_worker(c: engine.Claim, sent: Any) -> dict[str, Any]:
@@ -297,6 +301,7 @@ def record_from_worker(c: engine.Claim, sent: Any) -> dict[str, Any]:
             raise MessageError("an error record has no strength and says its error")
     else:
         record.pop("error", None)
+        record.pop("traceback", None)  # (only an error has one)
         outcome = object.__new__(engine.Outcome)  # the rules of Outcome, on the data (no check runs here)
         for name, default in (("verdict", None), ("evidence", {}), ("counterexample", None), ("correction", None),
                               ("discrepancies", None), ("readings", None), ("strength", None)):
@@ -310,8 +315,9 @@ def record_from_worker(c: engine.Claim, sent: Any) -> dict[str, Any]:
         if failed:
             raise MessageError(f"a failed check is recorded beside the verdict: {', '.join(failed[:5])}")
         engine.derive_fields(record)  # methods, and a proved record's sizes, obligations and second solver
-    if "output" in record:
-        record["output"] = engine.capped_output(record["output"])
+    for key in ("output", "traceback"):
+        if key in record:
+            record[key] = engine.capped_output(record[key])
     # keys in the engine's order (the head, the verdict, ..., seconds last), as run_claim builds them
     record = {k: record[k] for k in engine.RECORD_ORDER if k in record}
     problems = schema_problems(record)
@@ -437,7 +443,7 @@ def _start_claims(config: Mapping[str, Any]) -> None:
         from .._config import set_memory_limit
 
         set_memory_limit(config["memory_limit"])
-    # before the claims' modules are imported, so the lemmas they prove at import are written too
+    # before the claims' modules are imported, so the lemmas they prove (the library, on first use) are written too
     recheck.export_to(config.get("export_smt"))
     for src in config["sources"]:
         if src.endswith(".py"):
@@ -470,6 +476,18 @@ def worker_main(cmd_fd: int, msg_fd: int, parent: int | None = None) -> None:
         send({"kind": "init-error", "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:2000]})
         return
     end_descendants()
+    if config.get("template"):
+        send({"kind": "ready", "declared": {}})
+        _serve_forks(cmd_fd, msg_fd, config)
+        return
+    _serve(cmd_fd, msg_fd, config)
+
+
+def _serve(cmd_fd: int, msg_fd: int, config: Mapping[str, Any]) -> None:
+    """A worker whose claims are declared: say so, then run the claim ids the runner sends."""
+    def send(message: dict[str, Any]) -> None:
+        _write_all(msg_fd, encode(message))
+
     send({"kind": "ready", "declared": {cid: _where(c.check) for cid, c in engine.REGISTRY.items()}})
     out_path = config["out_path"]
     while True:
@@ -509,26 +527,158 @@ def worker_main(cmd_fd: int, msg_fd: int, parent: int | None = None) -> None:
         _write_all(msg_fd, frame)
 
 
+# ---------------------------------------------------------------------------------------------
+# Workers forked from a template (issue 40: a user's claims without an interpreter start each)
+# ---------------------------------------------------------------------------------------------
+def fork_workers() -> bool:
+    """Whether a user's claims run in workers forked from a template process that imported their
+    claims file once (Linux, ``socket.send_fds``; ``ISOMAT_FORK_WORKERS=0`` turns it off: then each such
+    claim's worker is a fresh interpreter that imports the file itself)."""
+    import socket
+
+    off = os.environ.get("ISOMAT_FORK_WORKERS", "1").strip().lower() in ("0", "off", "false", "no")
+    return not off and sys.platform.startswith("linux") and hasattr(socket, "send_fds") and hasattr(os, "fork")
+
+
+def _exit_note(out_path: str, code: int) -> None:
+    """The exit status of a forked worker, for the runner (which is not its parent and cannot wait for it)."""
+    tmp = out_path + ".exit.tmp"
+    with contextlib.suppress(OSError):
+        with open(tmp, "w") as fh:
+            fh.write(str(code))
+        os.replace(tmp, out_path + ".exit")
+
+
+def _serve_forks(cmd_fd: int, msg_fd: int, config: Mapping[str, Any]) -> None:
+    """The template: its claims file imported (and nothing run), it forks one worker per request on its
+    control socket. A request is ``{"tag", "out_path"}`` with the new worker's two pipe ends attached; the
+    child takes them at the template's own descriptor numbers (so a check finds its own pipes where a
+    fresh worker's are, ``sys.argv``), its own session, output file, tag and parent-death signal, and
+    serves its claim as a fresh worker does. Each child is a copy of the template as it was after the
+    import -- no claim ever ran in it -- so a claim can change only its own copy. The template answers
+    each request with the child's pid and notes each child's exit status beside its output file."""
+    import select
+    import socket
+
+    ctl = socket.socket(fileno=int(config["ctl_fd"]))
+    children: dict[int, str] = {}
+    while True:
+        ready, _, _ = select.select([ctl], [], [], 0.05)
+        while children:  # reap: the runner reads the statuses beside the output files
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            if pid in children:
+                _exit_note(children.pop(pid), -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
+        if not ready:
+            continue
+        try:
+            data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 2)
+        except OSError:
+            data, fds = b"", []
+        if not data:  # the runner is gone or done: the children end with this process (parent-death signal)
+            os._exit(0)
+        try:
+            request = decode(data)
+            tag, out_path = str(request["tag"]), str(request["out_path"])
+            if len(fds) != 2:
+                raise MessageError("a fork request without its two pipes")
+        except (MessageError, KeyError, TypeError):
+            for fd in fds:
+                os.close(fd)
+            os._exit(1)
+        pid = os.fork()
+        if pid == 0:  # the new worker
+            code = 1  # (an exception escaping the worker is its exit status 1, as a fresh interpreter's)
+            try:
+                ctl.close()
+                os.setsid()
+                os.dup2(fds[0], cmd_fd)
+                os.dup2(fds[1], msg_fd)
+                for fd in fds:
+                    os.close(fd)
+                out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+                os.dup2(out, 1)
+                os.dup2(out, 2)
+                os.close(out)
+                os.environ[TAG_VARIABLE] = tag  # what its checks start carries its own tag
+                _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+                _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+                _serve(cmd_fd, msg_fd, {**config, "out_path": out_path, "template": False})
+                code = 0
+            except BaseException:  # noqa: BLE001 -- said on its output file, as an interpreter would
+                with contextlib.suppress(BaseException):
+                    import traceback
+
+                    traceback.print_exc()
+            finally:
+                os._exit(code)
+        for fd in fds:
+            os.close(fd)
+        children[pid] = out_path
+        ctl.sendall(encode({"pid": pid}))
+
+
+class _Forked:
+    """The process handle of a forked worker (``poll``/``wait``/``kill`` as ``subprocess.Popen``'s), its
+    exit status read from the note its template writes."""
+
+    def __init__(self, pid: int, out_path: str) -> None:
+        self.pid, self._note, self.returncode = pid, out_path + ".exit", None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            with contextlib.suppress(OSError, ValueError):
+                with open(self._note) as fh:
+                    self.returncode = int(fh.read())
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            # (gone without a note: its template died first, and no status will come)
+            if deadline is not None and time.monotonic() > deadline or not os.path.exists(f"/proc/{self.pid}"):
+                raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
+            time.sleep(0.01)
+        assert self.returncode is not None
+        return self.returncode
+
+    def kill(self) -> None:
+        os.kill(self.pid, signal.SIGKILL)
+
+
 #: the command a worker runs: the runner's import path first (as multiprocessing's spawn does)
 _BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[1]); "
          "from isomat.proofs._runner import worker_main; worker_main(*map(int, sys.argv[2:5]))")
 
 
 class Worker:
-    """One worker process; ``index`` is the claim it runs (an index into the run's claims)."""
+    """One worker process; ``index`` is the claim it runs (an index into the run's claims). With
+    ``template``, a worker forked from that template process (see :func:`_serve_forks`) rather than a
+    fresh interpreter; with ``ctl`` (a pair of connected sockets: the runner's end, the template's), a
+    template itself."""
 
-    def __init__(self, config: dict[str, Any], tag: str, out_path: str, trusted: bool, target: int | None) -> None:
+    def __init__(self, config: dict[str, Any], tag: str, out_path: str, trusted: bool, target: int | None,
+                 template: Worker | None = None, ctl: Any = None) -> None:
         self.tag, self.out_path, self.trusted, self.target = tag, out_path, trusted, target
+        self.ctl = None
         cmd_r, cmd_w = os.pipe()
         msg_r, msg_w = os.pipe()
-        env = dict(os.environ)
-        env[TAG_VARIABLE] = tag
         try:
-            with open(out_path, "ab") as out:
-                self.proc = subprocess.Popen(
-                    [sys.executable, "-c", _BOOT, json.dumps(sys.path), str(cmd_r), str(msg_w), str(os.getpid())],
-                    stdin=subprocess.DEVNULL, stdout=out, stderr=out, pass_fds=(cmd_r, msg_w),
-                    start_new_session=True, env=env)
+            if template is not None:
+                self.proc: Any = template.fork(tag, out_path, cmd_r, msg_w)
+            else:
+                env = dict(os.environ)
+                env[TAG_VARIABLE] = tag
+                keep = (cmd_r, msg_w) + ((ctl[1].fileno(),) if ctl is not None else ())
+                with open(out_path, "ab") as out:
+                    self.proc = subprocess.Popen(
+                        [sys.executable, "-c", _BOOT, json.dumps(sys.path), str(cmd_r), str(msg_w), str(os.getpid())],
+                        stdin=subprocess.DEVNULL, stdout=out, stderr=out, pass_fds=keep,
+                        start_new_session=True, env=env)
         except BaseException:
             for fd in (cmd_r, cmd_w, msg_r, msg_w):
                 os.close(fd)
@@ -543,7 +693,30 @@ class Worker:
         self.since = 0.0
         self.answered = 0
         self.declared: dict[str, Any] = {}
-        self.command({**config, "out_path": out_path})
+        if template is None:
+            if ctl is not None:  # the template holds its end now; the runner keeps its own
+                config = {**config, "template": True, "ctl_fd": ctl[1].fileno()}
+                ctl[1].close()
+                self.ctl = ctl[0]
+            self.command({**config, "out_path": out_path})
+
+    def fork(self, tag: str, out_path: str, cmd_r: int, msg_w: int) -> _Forked:
+        """A worker forked from this template, on the given pipe ends (the template answers its pid)."""
+        import socket
+
+        assert self.ctl is not None
+        socket.send_fds(self.ctl, [encode({"tag": tag, "out_path": out_path})[_HEADER.size:]], [cmd_r, msg_w])
+        self.ctl.settimeout(60.0)
+        reader = b""
+        while len(reader) < _HEADER.size or len(reader) < _HEADER.size + _HEADER.unpack_from(reader)[0]:
+            chunk = self.ctl.recv(1 << 12)
+            if not chunk:
+                raise OSError("the template process ended")
+            reader += chunk
+        answer = decode(reader[_HEADER.size:])
+        if not isinstance(answer, dict) or not isinstance(answer.get("pid"), int):
+            raise OSError("the template process sent no pid")
+        return _Forked(answer["pid"], out_path)
 
     def command(self, message: Any) -> None:
         _write_all(self.cmd, encode(message))
@@ -560,6 +733,9 @@ class Worker:
         for fd in (self.cmd, self.reader.fd):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        if self.ctl is not None:
+            with contextlib.suppress(OSError):
+                self.ctl.close()
 
     def death(self) -> str:
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -618,12 +794,55 @@ def run_in_workers(claims: list[engine.Claim], jobs: int, config: dict[str, Any]
     results: dict[int, dict[str, Any] | None] = {i: None for i in range(len(claims)) if sources[i] is None}
     workers: list[Worker] = []
     count = [0]
+    templates: dict[str, Worker] = {}  # a user's claims file imported once, forked per claim (issue 40)
+
+    def template_for(source: str) -> Worker:
+        """The template process of ``source``, started and ready (its import failing is the run's error)."""
+        import socket
+
+        if source in templates:
+            return templates[source]
+        count[0] += 1
+        pair = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            t = Worker({**config, "sources": [source]}, f"{run_tag}.{count[0]}",
+                       os.path.join(tmp, f"worker-{count[0]}.out"), False, None, ctl=pair)
+        except BaseException:
+            for end in pair:
+                end.close()
+            raise
+        templates[source] = t
+        deadline = time.monotonic() + start_limit
+        while not t.ready:
+            wait([t.reader.fd], timeout=0.2)
+            try:
+                messages = t.reader.feed()
+            except MessageError as exc:
+                raise WorkerStartError(f"a worker process could not declare the claims: {exc}") from None
+            for message in messages:
+                kind = message.get("kind") if isinstance(message, dict) else None
+                if kind == "init-error":
+                    raise WorkerStartError(f"a worker process could not declare the claims: "
+                                           f"{str(message.get('error'))[:2000]}")
+                t.ready = t.ready or kind == "ready"
+            if not t.ready and (t.reader.closed or t.proc.poll() is not None):
+                raise WorkerStartError(f"a worker process could not declare the claims: {t.death()} while importing them")
+            if not t.ready and time.monotonic() > deadline:
+                raise WorkerStartError(f"a worker process could not declare the claims: no answer in {start_limit:g} s "
+                                       "while importing them")
+        return t
 
     def spawn(target: int | None) -> Worker:
         count[0] += 1
         srcs = trusted_sources if target is None else [sources[target]]
-        w = Worker({**config, "sources": srcs}, f"{run_tag}.{count[0]}", os.path.join(tmp, f"worker-{count[0]}.out"),
-                   target is None, target)
+        tag, out = f"{run_tag}.{count[0]}", os.path.join(tmp, f"worker-{count[0]}.out")
+        w = None
+        if target is not None and fork_workers():
+            # a fresh process of its own, forked from the file's template: no interpreter start, no import
+            with contextlib.suppress(OSError):
+                w = Worker({}, tag, out, False, target, template=template_for(str(sources[target])))
+        if w is None:
+            w = Worker({**config, "sources": srcs}, tag, out, target is None, target)
         workers.append(w)
         return w
 
@@ -736,6 +955,8 @@ def run_in_workers(claims: list[engine.Claim], jobs: int, config: dict[str, Any]
             with contextlib.suppress(Exception):
                 w.command(None)
             w.stop()
+        for t in templates.values():
+            t.stop()
         kill_tagged(run_tag + ".", prefix=True)
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -43,10 +43,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import sympy
 
 from ..errors import CheckError
 from . import smt as _recheck
+
+
+class _Sympy:
+    """SymPy, imported on first use: ``import isomat.proofs.prover`` and a worker whose claims use no
+    SymPy never pay its import (about half a second; issue 40)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import sympy as module
+
+        return getattr(module, name)
+
+
+sympy: Any = _Sympy()
 
 VERDICTS = ("holds", "holds-corrected", "refuted", "misprint", "inconsistent", "not-checkable")
 METHODS = ("symbolic", "exact", "numeric", "property", "exhaustive", "recompute")
@@ -127,9 +139,10 @@ def jsonable(x: Any) -> Any:
         f = float(x)
         # JSON has no NaN or infinity: they are written as the strings "NaN", "Infinity", "-Infinity"
         return f if math.isfinite(f) else ("NaN" if f != f else ("Infinity" if f > 0 else "-Infinity"))
-    if isinstance(x, sympy.MatrixBase):
+    loaded = sys.modules.get("sympy")  # (no SymPy object exists before SymPy is imported)
+    if loaded is not None and isinstance(x, loaded.MatrixBase):
         return [[jsonable(v) for v in row] for row in x.tolist()]
-    if isinstance(x, sympy.Basic):
+    if loaded is not None and isinstance(x, loaded.Basic):
         if x.is_Integer:
             return int(x)
         return str(x)
@@ -1185,10 +1198,14 @@ def _telling_real_interrupts() -> Iterator[bool]:
         signal.signal(signal.SIGINT, current)
 
 
-def error_record(c: Claim, error: str, seconds: float = 0.0, output: str | None = None) -> dict[str, Any]:
-    """The record of claim ``c`` whose check gave no verdict: ``error`` says why."""
+def error_record(c: Claim, error: str, seconds: float = 0.0, output: str | None = None,
+                 traceback: str | None = None) -> dict[str, Any]:
+    """The record of claim ``c`` whose check gave no verdict: ``error`` says why; ``traceback``, for an
+    exception the check raised, where (:func:`isomat.proofs._traceback.check_traceback`)."""
     record = _record_head(c)
     record.update(verdict="error", strength=None, evidence={}, error=error)
+    if traceback:
+        record["traceback"] = capped_output(traceback)
     if output:
         record["output"] = capped_output(output)
     record["seconds"] = round(max(seconds, 0.0), 4)
@@ -1232,12 +1249,20 @@ def run_claim(c: Claim) -> dict[str, Any]:
     t0 = time.perf_counter()
     captured = _Captured()
     sigints = _SIGINTS[0]
+    where: str | None = None  # the traceback of an exception the check raised
     try:
         with _telling_real_interrupts() as tellable:
             try:
                 with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):  # type: ignore[type-var]
                     with _recheck.claim_context(c.id):  # names the claim's exported SMT-LIB obligations
-                        outcome = c.check()
+                        try:
+                            outcome = c.check()
+                        except BaseException as exc:
+                            with contextlib.suppress(Exception):  # a traceback that cannot be written is left out
+                                from ._traceback import check_traceback
+
+                                where = check_traceback(exc, c.check)
+                            raise
             except KeyboardInterrupt as exc:
                 if not tellable or _SIGINTS[0] != sigints:
                     raise  # Ctrl-C: the run ends
@@ -1259,11 +1284,11 @@ def run_claim(c: Claim) -> dict[str, Any]:
         record = _record_of(c, outcome, t0)
         json.dumps(record, allow_nan=False)  # the record is JSON as it stands
     except Exception as exc:  # a check that raises is reported, never turned into a verdict
-        record = error_record(c, _describe(exc), time.perf_counter() - t0)
+        record = error_record(c, _describe(exc), time.perf_counter() - t0, traceback=where)
     except BaseException as exc:  # from the check's objects (a __str__, a hypotheses predicate): its error
         if isinstance(exc, KeyboardInterrupt) or _SIGINTS[0] != sigints:
             raise  # Ctrl-C, or a signal that ends the run
-        record = error_record(c, _describe(exc), time.perf_counter() - t0)
+        record = error_record(c, _describe(exc), time.perf_counter() - t0, traceback=where)
     out = captured.text()
     if out:
         record["output"] = out
@@ -1299,7 +1324,7 @@ def _record_of(c: Claim, outcome: Outcome, t0: float) -> dict[str, Any]:
 
 #: the keys of a record in the order they are written (the head, the verdict, ..., seconds last)
 RECORD_ORDER = ("id", "paper", "label", "quote", "statement", "methods", "beyond", "hypotheses", "verdict", "strength",
-                "evidence", "error", "sizes", "sizes_undeclared", "obligations", "same_proof_as", "second_solver",
+                "evidence", "error", "traceback", "sizes", "sizes_undeclared", "obligations", "same_proof_as", "second_solver",
                 "counterexample", "correction", "discrepancies", "readings", "seconds", "output")
 
 

@@ -1065,45 +1065,47 @@ def _refutes(goal: z3.BoolRef, assuming: list[z3.BoolRef], unknowns: list[z3.Ari
 
 
 # ---------------------------------------------------------------------------------------------
-# the flattening lemma library (each proved once, at import)
+# the flattening lemma library: made on first use, from the on-disk cache of its proofs or proved
+# (isomat/proofs/_lemma_cache.py), so importing the prover proves nothing (issue 40)
 # ---------------------------------------------------------------------------------------------
-def _library() -> dict[str, Lemma]:
+def _library(make: Callable[..., Lemma] = lemma) -> dict[str, Lemma]:
+    """The library, each lemma made by ``make`` (:func:`lemma`, or the cache's stand-in for it)."""
     q, r, q2, r2, n, m, i, Q = z3.Ints("q r q2 r2 n m i Q")
     out = {}
-    out["DIV_MOD_RECOMPOSE"] = lemma(
+    out["DIV_MOD_RECOMPOSE"] = make(
         "div-mod-recompose", [i, n],
         z3.Implies(n > 0, z3.And(i == n * fdiv(i, n) + fmod(i, n), 0 <= fmod(i, n), fmod(i, n) < n)),
         text="for all i and n > 0: i = n·(i div n) + (i mod n) and 0 <= i mod n < n",
         patterns=[z3.MultiPattern(fdiv(i, n), fmod(i, n))])
-    out["FLATTEN_DIV_MOD"] = lemma(
+    out["FLATTEN_DIV_MOD"] = make(
         "flatten-div-mod", [q, r, n],
         z3.Implies(z3.And(n > 0, 0 <= r, r < n), z3.And(fdiv(q * n + r, n) == q, fmod(q * n + r, n) == r)),
         text="for all q, r, n with n > 0 and 0 <= r < n: (q·n + r) div n = q and (q·n + r) mod n = r",
         patterns=[fdiv(q * n + r, n), fmod(q * n + r, n)])
-    out["DIGITS_UNIQUE"] = lemma(
+    out["DIGITS_UNIQUE"] = make(
         "digits-unique", [q, r, q2, r2, n],
         z3.Implies(z3.And(n > 0, 0 <= r, r < n, 0 <= r2, r2 < n, q * n + r == q2 * n + r2), z3.And(q == q2, r == r2)),
         text="for all n > 0, 0 <= r, r' < n: q·n + r = q'·n + r' implies q = q' and r = r' (mixed-radix digits are unique)",
         patterns=[z3.MultiPattern(q * n + r, q2 * n + r2)])
-    out["FLAT_INDEX_RANGE"] = lemma(
+    out["FLAT_INDEX_RANGE"] = make(
         "flat-index-range", [q, r, n, Q],
         z3.Implies(z3.And(n > 0, 0 <= q, q < Q, 0 <= r, r < n), z3.And(0 <= q * n + r, q * n + r < Q * n)),
         text="for all 0 <= q < Q and 0 <= r < n: 0 <= q·n + r < Q·n (a flattened index stays in range)",
         patterns=[z3.MultiPattern(q * n + r, Q * n)])
-    out["NESTED_DIV"] = lemma(
+    out["NESTED_DIV"] = make(
         "nested-div", [i, n, m],
         z3.Implies(z3.And(n > 0, m > 0), fdiv(fdiv(i, n), m) == fdiv(i, n * m)),
         text="for all i and n, m > 0: (i div n) div m = i div (n·m)",
         patterns=[fdiv(fdiv(i, n), m)])
     x, k = z3.Ints("x k")
-    out["DIV_SHIFT"] = lemma(
+    out["DIV_SHIFT"] = make(
         "div-shift", [x, k, n],
         z3.Implies(n > 0, fdiv(x + k * n, n) == fdiv(x, n) + k),
         text="for all x, k and n > 0: (x + k·n) div n = (x div n) + k",
         patterns=[fdiv(x + k * n, n)])
     # (i mod nm) div n = (i - nm·((i div n) div m)) div n = (i div n) - m·((i div n) div m) = (i div n) mod m
     q_nm = fdiv(fdiv(i, n), m)
-    out["NESTED_MOD"] = lemma(
+    out["NESTED_MOD"] = make(
         "nested-mod", [i, n, m],
         z3.Implies(z3.And(i >= 0, n > 0, m > 0), fdiv(fmod(i, n * m), n) == fmod(fdiv(i, n), m)),
         text="for all i >= 0 and n, m > 0: (i mod n·m) div n = (i div n) mod m",
@@ -1113,13 +1115,34 @@ def _library() -> dict[str, Lemma]:
     return out
 
 
-_LIB = _library()
-DIV_MOD_RECOMPOSE = _LIB["DIV_MOD_RECOMPOSE"]
-FLATTEN_DIV_MOD = _LIB["FLATTEN_DIV_MOD"]
-DIGITS_UNIQUE = _LIB["DIGITS_UNIQUE"]
-FLAT_INDEX_RANGE = _LIB["FLAT_INDEX_RANGE"]
-NESTED_DIV = _LIB["NESTED_DIV"]
-NESTED_MOD = _LIB["NESTED_MOD"]
-DIV_SHIFT = _LIB["DIV_SHIFT"]
-#: every lemma of the flattening library, for ``prove(..., lemmas=FLATTENING_LEMMAS)``
-FLATTENING_LEMMAS = tuple(_LIB.values())
+def _cached_lemma(name: str, statement: z3.BoolRef, text: str, entry: dict[str, Any]) -> Lemma:
+    """A library lemma whose exact proof request the cache answered (see :mod:`._lemma_cache`, which
+    validated ``entry``); its statement is the library's own."""
+    return _made_lemma(name, statement, text, tuple(entry["uses"]), tuple(entry["axioms"]), entry["method"],
+                       float(entry["seconds"]), tuple(dict(x) for x in entry["solvers"]), entry["single_solver"],
+                       tuple(entry["smt2"]), premises=(), model=tuple((str(k), str(v)) for k, v in entry["model"]))
+
+
+_LIBRARY_NAMES = ("DIV_MOD_RECOMPOSE", "FLATTEN_DIV_MOD", "DIGITS_UNIQUE", "FLAT_INDEX_RANGE", "NESTED_DIV",
+                  "DIV_SHIFT", "NESTED_MOD")
+_LIB: dict[str, Lemma] = {}
+
+
+def _lemma_library() -> dict[str, Lemma]:
+    if not _LIB:
+        import sys
+
+        from . import _lemma_cache
+
+        _LIB.update(_lemma_cache.library(_library, sys.modules[__name__]))
+    return _LIB
+
+
+def __getattr__(name: str) -> Any:
+    """The library's lemmas (``DIV_MOD_RECOMPOSE`` ..., ``FLATTENING_LEMMAS``: every one, for
+    ``prove(..., lemmas=FLATTENING_LEMMAS)``), made on first use."""
+    if name in _LIBRARY_NAMES:
+        return _lemma_library()[name]
+    if name == "FLATTENING_LEMMAS":
+        return tuple(_lemma_library().values())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,8 +13,10 @@ Each strategy draws a small frozen dataclass that knows how to build the layer w
         assert W.shape == (cfg.n_out, cfg.n_in)
 
 Every size is bounded by a parameter (defaults keep one example well under a millisecond to
-build). Configurations carry a ``seed`` from which ``kernel()`` / ``input()`` draw their data,
-so a failing example is reproduced by its printed configuration alone.
+build). The values of kernels, inputs and float operands are drawn through Hypothesis (small
+multiples of 1/8, so every sum and product of a test's size is exact in float32 and float64), so a
+failing example shrinks to simple values and is reproduced by its printed configuration alone.
+Configurations still carry a ``seed`` for tests that draw further data of their own.
 
 Requires Hypothesis (the ``test`` extra: ``pip install 'isomat[test]'``).
 """
@@ -60,6 +62,27 @@ def _rng(seed: int, salt: int) -> np.random.Generator:
     return np.random.default_rng([int(seed), salt])
 
 
+#: one value of a kernel, input or float operand: k/8 for -16 <= k <= 16 (shrinks towards 0)
+_VALUE = st.integers(-16, 16).map(lambda k: k / 8)
+
+
+def _values(n: int) -> st.SearchStrategy[tuple[float, ...]]:
+    """``n`` values drawn through Hypothesis (so they shrink), as a flat tuple: printed in a failing
+    example's configuration. NumPy's array strategy draws a few entries and fills the rest, so a
+    long vector costs Hypothesis little of its buffer."""
+    from hypothesis.extra.numpy import arrays
+
+    return arrays(np.float64, (n,), elements=_VALUE).map(lambda a: tuple(float(v) for v in a))
+
+
+def _drawn(values: tuple[float, ...] | None, seed: int, salt: int, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """The drawn values in ``shape``, or -- for a configuration made by hand without values --
+    standard-normal values from ``seed``."""
+    if values is None:
+        return _rng(seed, salt).standard_normal(shape).astype(dtype)
+    return np.asarray(values, dtype=np.float64).reshape(shape).astype(dtype)
+
+
 # ---------------------------------------------------------------------------------------------
 # Convolution
 # ---------------------------------------------------------------------------------------------
@@ -82,7 +105,10 @@ class ConvConfig:
     boundary : {"zero", "circular"}
         isomat's ``boundary`` (torch's ``padding_mode`` "zeros" / "circular").
     seed : int
-        Seed of :meth:`kernel` and :meth:`input`.
+        A seed for data a test draws itself (and of :meth:`kernel` / :meth:`input` when no values
+        were drawn).
+    kernel_values, input_values : tuple of float or None
+        The kernel's and the input's entries in row-major order, drawn through Hypothesis.
     """
 
     input_shape: tuple[int, ...]
@@ -93,6 +119,8 @@ class ConvConfig:
     groups: int
     boundary: str
     seed: int
+    kernel_values: tuple[float, ...] | None = None
+    input_values: tuple[float, ...] | None = None
 
     # -- geometry -------------------------------------------------------------------------
     @property
@@ -144,12 +172,12 @@ class ConvConfig:
 
     # -- data -----------------------------------------------------------------------------
     def kernel(self, dtype: Any = np.float64) -> np.ndarray:
-        """A standard-normal kernel of :attr:`kernel_shape` from :attr:`seed`."""
-        return _rng(self.seed, 1).standard_normal(self.kernel_shape).astype(dtype)
+        """The kernel of :attr:`kernel_shape` (the drawn :attr:`kernel_values`)."""
+        return _drawn(self.kernel_values, self.seed, 1, self.kernel_shape, dtype)
 
     def input(self, dtype: Any = np.float64) -> np.ndarray:
-        """A standard-normal input of :attr:`input_shape` from :attr:`seed`."""
-        return _rng(self.seed, 2).standard_normal(self.input_shape).astype(dtype)
+        """The input of :attr:`input_shape` (the drawn :attr:`input_values`)."""
+        return _drawn(self.input_values, self.seed, 2, self.input_shape, dtype)
 
     # -- calls ----------------------------------------------------------------------------
     def kwargs(self) -> dict[str, Any]:
@@ -209,7 +237,7 @@ def conv_layers(draw: Any, *, dims: Sequence[int] = (1, 2, 3), max_channels: int
                 max_kernel: int = 3, max_stride: int = 3, max_padding: int = 2, max_dilation: int = 2,
                 max_extra: int = 4, paddings: Sequence[str] = ("int", "same", "valid"),
                 boundaries: Sequence[str] = ("zero", "circular", "reflect", "replicate"),
-                torch_compatible: bool = True) -> ConvConfig:
+                torch_compatible: bool = True, values: bool = True) -> ConvConfig:
     """Valid convolution layers (:class:`ConvConfig`).
 
     Parameters
@@ -232,6 +260,10 @@ def conv_layers(draw: Any, *, dims: Sequence[int] = (1, 2, 3), max_channels: int
     torch_compatible : bool
         Only configurations torch also accepts: circular padding at most the input size (reflect
         padding is always drawn smaller than the input, which isomat requires as torch does).
+    values : bool
+        Draw the kernel's and the input's values through Hypothesis (default); ``False`` for a test
+        that reads only the geometry (and the ``seed``): cheaper, and :meth:`ConvConfig.kernel` then
+        draws from the seed.
 
     Returns
     -------
@@ -263,7 +295,11 @@ def conv_layers(draw: Any, *, dims: Sequence[int] = (1, 2, 3), max_channels: int
             low = max(low, a + 1, b + 1)  # the mirror image needs padding < the input size (torch and isomat)
         spatial.append(draw(st.integers(low, low + extra)))
     seed = draw(_SEEDS)
-    return ConvConfig((c_in,) + tuple(spatial), cfg.kernel_shape, stride, padding, dil, g, boundary, seed)
+    shape = (c_in,) + tuple(spatial)
+    if not values:
+        return ConvConfig(shape, cfg.kernel_shape, stride, padding, dil, g, boundary, seed)
+    return ConvConfig(shape, cfg.kernel_shape, stride, padding, dil, g, boundary, seed,
+                      draw(_values(math.prod(cfg.kernel_shape))), draw(_values(math.prod(shape))))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,8 +323,11 @@ class PoolConfig:
         Average pooling only, non-zero (negative flips the sign, as torch); never drawn for 1-d
         when torch-compatible: ``avg_pool1d`` lacks it.
     seed : int
+        A seed for data a test draws itself (and of :meth:`input` when no values were drawn).
     dilation : tuple of int
         Max pooling only (``()`` means 1 along every axis).
+    input_values : tuple of float or None
+        The input's entries in row-major order, drawn through Hypothesis.
     """
 
     kind: str
@@ -301,6 +340,7 @@ class PoolConfig:
     divisor_override: int | None
     seed: int
     dilation: tuple[int, ...] = ()
+    input_values: tuple[float, ...] | None = None
 
     @property
     def d(self) -> int:
@@ -340,7 +380,8 @@ class PoolConfig:
             self.kind == "avg" and self.d == 1 and self.divisor_override is not None)
 
     def input(self, dtype: Any = np.float64) -> np.ndarray:
-        return _rng(self.seed, 2).standard_normal(self.input_shape).astype(dtype)
+        """The input of :attr:`input_shape` (the drawn :attr:`input_values`)."""
+        return _drawn(self.input_values, self.seed, 2, self.input_shape, dtype)
 
     def kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`~isomat.algebra.avgpool_matrix` (``kind="avg"``) or
@@ -386,7 +427,7 @@ class PoolConfig:
 def pool_layers(draw: Any, *, kinds: Sequence[str] = ("avg", "max"), dims: Sequence[int] = (1, 2, 3),
                 max_channels: int = 3, max_window: int = 3, max_stride: int = 3, max_extra: int = 4,
                 ceil_modes: Sequence[bool] = (False, True), divisors: Sequence[int | None] = (None, 1, 3, -2),
-                max_dilation: int = 2, torch_compatible: bool = True) -> PoolConfig:
+                max_dilation: int = 2, torch_compatible: bool = True, values: bool = True) -> PoolConfig:
     """Valid pooling layers (:class:`PoolConfig`): what :func:`~isomat.algebra.avgpool_matrix`
     and :func:`~isomat.algebra.maxpool_selection` support (window, stride, padding up to half the
     window, ``ceil_mode``, ``count_include_pad``, a non-zero ``divisor_override``, max
@@ -407,6 +448,9 @@ def pool_layers(draw: Any, *, kinds: Sequence[str] = ("avg", "max"), dims: Seque
     torch_compatible : bool
         Only what torch also accepts: inputs at least the window, no ``divisor_override`` for
         1-d. Without it, an input smaller than the window that padding makes fit is drawn too.
+    values : bool
+        Draw the input's values through Hypothesis (default); ``False`` for a test that reads only
+        the geometry (and the ``seed``).
 
     Returns
     -------
@@ -430,8 +474,9 @@ def pool_layers(draw: Any, *, kinds: Sequence[str] = ("avg", "max"), dims: Seque
     div = None
     if kind == "avg" and not (torch_compatible and d == 1):
         div = draw(st.sampled_from(tuple(divisors)))
-    return PoolConfig(kind, (c,) + tuple(spatial), win, stride, pad, ceil_mode, cip, div, draw(_SEEDS),
-                      dil if kind == "max" else ())
+    shape = (c,) + tuple(spatial)
+    return PoolConfig(kind, shape, win, stride, pad, ceil_mode, cip, div, draw(_SEEDS),
+                      dil if kind == "max" else (), draw(_values(math.prod(shape))) if values else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -780,7 +825,7 @@ def stp_pairs(draw: Any, *, max_dim: int = 6, max_outer: int = 4,
     relations : sequence of str
         As :func:`stp_dims`.
     fields : sequence of {"float", "integer", "rational", "symbolic"}
-        ``"float"``: standard-normal NumPy arrays; the others ``sympy.Matrix`` as
+        ``"float"``: NumPy arrays of values drawn through Hypothesis (see :func:`float_matrices`); the others ``sympy.Matrix`` as
         :func:`integer_matrices`, :func:`rational_matrices`, :func:`symbolic_matrices`.
 
     Returns
@@ -790,9 +835,8 @@ def stp_pairs(draw: Any, *, max_dim: int = 6, max_outer: int = 4,
     n, p = draw(stp_dims(max_dim=max_dim, max_ratio=2, relations=relations))
     m, q = draw(st.integers(1, max_outer)), draw(st.integers(1, max_outer))
     field = draw(st.sampled_from(tuple(fields)))
-    if field == "float":
-        rng = np.random.default_rng(draw(_SEEDS))
-        return STPPair(rng.standard_normal((m, n)), rng.standard_normal((p, q)))
+    if field == "float":  # drawn through Hypothesis, so a failing pair shrinks
+        return STPPair(np.asarray(draw(_values(m * n))).reshape(m, n), np.asarray(draw(_values(p * q))).reshape(p, q))
     if field == "symbolic":
         return STPPair(draw(symbolic_matrices((m, n), prefix="a")), draw(symbolic_matrices((p, q), prefix="b")))
     make: Any = {"integer": integer_matrices, "rational": rational_matrices}[field]
