@@ -224,3 +224,36 @@ def zhu_rows_check():
     return builder_check(exhaustive(ok, small, describe="zhu_conv_rows == printed P: m, n <= 6, r <= min(m, n), s <= 4"),
                   exhaustive(ok, large, describe=f"the same, 20 random sizes (seed {_RANDOM_SEED + 5}) up to 500",
                              strength="sampled"), derived_from_rule=False, builder="zhu_conv_rows")
+
+
+def attention_not_homogeneous_numpy():
+    """Independent reference of every refutation of attention's linearity (issue 36 item 6): single-head attention
+    without softmax, y = (W_V x) ((W_K x)^T (W_Q x)), computed in NumPy float64 (no SymPy, no isomat builder) with
+    all-ones weights at x = 1: y(2x) = 8 y(x), never 2 y(x) -- no matrix gives the layer. M = N = 1 and M = N = 2."""
+    def not_homogeneous(c):
+        M, N = c
+        WQ = WK = WV = np.ones((M, N))
+        y = lambda x: (WV @ x) * float((WK @ x) @ (WQ @ x))  # noqa: E731
+        x = np.ones(N)
+        return not np.allclose(y(2 * x), 2 * y(x)) and np.allclose(y(2 * x), 8 * y(x))
+
+    return exhaustive(not_homogeneous, [(1, 1), (2, 2)], method="exact",
+                      describe="softmax-free attention in NumPy float64, all-ones weights, x = 1: y(2x) = 8 y(x) != 2 y(x)")
+
+
+def attention_sign_symmetry_numpy():
+    """Independent reference of 'attention's weights are not read off its map': (W_K, W_V) and (−W_K, −W_V) give the
+    same softmax-free attention, Z = (X W_Q)(X W_K)^T (X W_V), on seeded random inputs (NumPy float64, relative
+    tolerance 1e-12), while the parameters differ. Token counts s = 1, 2, width d = 1, 2."""
+    def same_map(c):
+        s, d = c
+        rng = np.random.default_rng(7 + 10 * s + d)
+        Wq, Wk, Wv = (rng.integers(1, 5, (d, d)).astype(float) for _ in range(3))
+        f = lambda X, K, V: (X @ Wq) @ (X @ K).T @ (X @ V)  # noqa: E731
+        return all(np.allclose(f(X, Wk, Wv), f(X, -Wk, -Wv), rtol=1e-12, atol=0)
+                   for X in (rng.standard_normal((s, d)) for _ in range(3)))
+
+    return exhaustive(same_map, [(1, 1), (1, 2), (2, 1), (2, 2)], method="exact",
+                      describe="(W_K, W_V) and (−W_K, −W_V) give equal softmax-free attention, NumPy float64, 3 seeded "
+                               "inputs each, s, d in {1, 2}")
+

@@ -23,7 +23,8 @@ from sympy.polys.matrices import DomainMatrix
 
 from ...algebra import conv as _conv, rnn as _rnn
 from ..engine import Reading, Trial, all_of, by_readings, claim, compare_printed, decide, device_cached, exhaustive
-from ._common import _dense, _generic_kernel, naive_conv2d, naive_conv_matrix
+from ._common import (_dense, _generic_kernel, attention_not_homogeneous_numpy, attention_sign_symmetry_numpy,
+                      naive_conv2d, naive_conv_matrix)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,9 +221,11 @@ def _abstract_isomorphism():
     bindings = dict(conv_matrix_vs_loops=conv_matrix_binding(), rnn_matrix_vs_loops=rnn_matrix_binding())
     return by_readings(
         Reading("linear part is a matrix (§4.5 Remark)", "Convolution, linear RNN and softmax-free attention are each "
-                "a fixed matrix acting on the flattened input.", decide(linear, **bindings)),
+                "a fixed matrix acting on the flattened input.",
+                decide(linear, confirm=lambda _: attention_not_homogeneous_numpy(), **bindings)),
         Reading("one-to-one parameters ↔ matrices", "Each layer's parameters are determined by its map (A.1's "
-                "kernel-to-matrix correspondence, extended to the RNN and attention).", decide(_parameters_trial())),
+                "kernel-to-matrix correspondence, extended to the RNN and attention).",
+                decide(_parameters_trial(), confirm=lambda _: attention_sign_symmetry_numpy())),
     )
 
 
@@ -283,9 +286,11 @@ def _sec5_substitute():
     return by_readings(
         Reading("fully, activations included (§8)", "Each architecture's layer is a fixed matrix followed by its "
                 "elementwise activation.", decide(all_of(_conv_relu_after(), _sigma_rnn_vs_paper_matrix(),
-                                                         attention_linear()), **bindings)),
+                                                         attention_linear()),
+                                                  confirm=lambda _: attention_not_homogeneous_numpy(), **bindings)),
         Reading("linear components only (§4.5 Remark)", "Convolution, linear RNN and softmax-free attention are "
-                "each a fixed matrix.", decide(all_of(conv_linear(), rnn_linear(), attention_linear()), **bindings)),
+                "each a fixed matrix.", decide(all_of(conv_linear(), rnn_linear(), attention_linear()),
+                                               confirm=lambda _: attention_not_homogeneous_numpy(), **bindings)),
     )
 
 
@@ -451,6 +456,28 @@ def _block_sparse_exact(c) -> bool:
     return bool(np.all(R == M)) and len(kept) < H * H
 
 
+def _low_rank_by_scipy(cases) -> Trial:
+    """Independent reference of the low-rank failure (issue 36 item 6): each convolution matrix built column by
+    column from scipy.signal.correlate2d of unit images (zero padding, a seeded integer kernel), its rank by NumPy's
+    SVD, exceeds the largest memory-saving rank ⌊(nnz − 1)/(2N)⌋ of its own nonzeros."""
+    from scipy.signal import correlate2d
+
+    def exceeds(c):
+        H, W, K = c
+        k = np.random.default_rng(H * 10 + W).integers(1, 10, (K, K)).astype(float)
+        cols = []
+        for i in range(H * W):
+            e = np.zeros(H * W)
+            e[i] = 1.0
+            cols.append(correlate2d(e.reshape(H, W), k, mode="same").ravel())
+        M = np.column_stack(cols)
+        return np.linalg.matrix_rank(M) > (int(np.count_nonzero(M)) - 1) // (2 * H * W)
+
+    return exhaustive(exceeds, cases, method="exact",
+                      describe="rank (NumPy SVD) of the scipy.signal.correlate2d convolution matrix > the largest "
+                               "memory-saving rank, H, W in 3..4, K = 3")
+
+
 @claim(
     "zhu2025:sec5/expressivity",
     quote="this shift allows direct application of matrix algebra techniques—such as block sparsity, low-rank "
@@ -477,7 +504,7 @@ def _sec5_expressivity():
                                 "3..4, K = 3", method="exact")
     return by_readings(
         Reading("every technique named", "Block sparsity and low-rank factorization both keep the convolution "
-                "exactly while saving memory.", decide(all_of(block, low))),
+                "exactly while saving memory.", decide(all_of(block, low), confirm=lambda _: _low_rank_by_scipy(cases))),
         Reading("some technique", "Block sparsity keeps the convolution exactly while saving memory.", decide(block),
                 supported=False),
     )

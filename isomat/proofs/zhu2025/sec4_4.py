@@ -16,6 +16,7 @@ from ..engine import (Reading, all_of, builder_check, by_readings, claim, compar
 from ._common import (
     _sizes,
     attention_builder_check,
+    attention_not_homogeneous_numpy,
     _sym,
 )
 from ._builders import ATTENTION_BOUND, builder_note
@@ -311,7 +312,7 @@ def _thm43_shape():
         exhaustive(linear, _sizes(2), describe="M, N <= 2, symbolic W_Q, W_K, W_V, x",
                    witness=lambda c: {"y(x)": _a3_y(*inst(c)[0], inst(c)[1]),
                                       "y(2x) - 2y(x)": (_a3_y(*inst(c)[0], 2 * inst(c)[1]) - 2 * _a3_y(*inst(c)[0], inst(c)[1])).expand()}),
-        cubic_form_instead=cubic,
+        confirm=lambda _: attention_not_homogeneous_numpy(), cubic_form_instead=cubic,
     )
 
 
