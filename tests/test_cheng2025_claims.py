@@ -344,15 +344,8 @@ def test_issue36_builder_defects_become_errors_never_verdicts_about_the_paper(na
     """Issue 36: a builder wrong only between the exhaustive bound and the random range, only above 1000, or with
     t = n p is caught, and the claims it certifies become errors -- never refuted/misprint/inconsistent."""
     from tests import mutants as mt
-    from isomat.proofs import prover
 
-    old = prover.set_recheck(False)
-    try:
-        _, before, after = mt.trial(name)
-    finally:
-        prover.set_recheck(old)
-    assert all(v[0] != "error" for v in before.values()), before
-    assert all(v[:2] == ("error", None) for v in after.values()), after
+    mt.assert_becomes_errors(name)
 
 
 def test_issue36_stp_defect_is_isomats_not_associativity():

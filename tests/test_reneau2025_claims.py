@@ -322,12 +322,5 @@ def test_issue36_kron_operator_defects_become_errors(name):
     """Issue 36: kron_operator wrong with 3+ factors, or with equal shapes, is caught by the binding check against
     loops_kron, and the claims it certifies become errors."""
     from tests import mutants as mt
-    from isomat.proofs import prover
 
-    old = prover.set_recheck(False)
-    try:
-        _, before, after = mt.trial(name)
-    finally:
-        prover.set_recheck(old)
-    assert all(v[0] != "error" for v in before.values()), before
-    assert all(v[:2] == ("error", None) for v in after.values()), after
+    mt.assert_becomes_errors(name)

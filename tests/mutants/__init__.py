@@ -132,6 +132,21 @@ def trial(name: str) -> tuple[str, dict[str, tuple[str, str | None]], dict[str, 
     return name, before, after
 
 
+def assert_becomes_errors(name: str) -> None:
+    """Issue 36: the mutant ``name`` turns every claim that certifies it into an ``error`` (isomat's defect, never a
+    verdict about the paper), and without it none of them is one. Run in this process, without the cvc5 re-check
+    (restored after)."""
+    from isomat.proofs import prover
+
+    old = prover.set_recheck(False)
+    try:
+        _, before, after = trial(name)
+    finally:
+        prover.set_recheck(old)
+    assert all(v[0] != "error" for v in before.values()), before
+    assert all(v[:2] == ("error", None) for v in after.values()), after
+
+
 def trials(names: list[str], jobs: int = 2) -> dict[str, tuple[dict, dict]]:
     """:func:`trial` of each mutant, in ``jobs`` fresh worker processes (each mutant is independent)."""
     import multiprocessing
