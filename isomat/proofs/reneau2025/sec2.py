@@ -36,7 +36,8 @@ ALG1_SHAPES = sorted(
         "(Hypothesis); float64 at larger shapes up to N = 4 (Kronecker form and isomat.ndlinear_apply vs "
         "np.tensordot mode products, rtol 1e-10, built in the runner's float field). Binding: isomat's kron_operator "
         "against Kronecker products written as plain loops for 2 to 4 factors (exhaustive at the stated shapes), and "
-        "isomat.ndlinear_apply's exact path (a sympy.Array input, symbolic weights, the first mode without a bias) "
+        "isomat.ndlinear_apply's exact path (a sympy.Array input, symbolic weights, the first mode without a bias, "
+        "and no bias at all) "
         "against Algorithm 1 written as loops, both orders, at three shapes with N = 2 and 3."
     ),
     methods=["symbolic", "exhaustive", "exact", "property", "numeric"],
@@ -92,16 +93,18 @@ ALG1_EXACT_APPLY = [((2, 1), (1, 2)), ((1, 2), (2, 2)), ((2, 1, 2), (1, 2, 2))]
 
 def _alg1_exact_apply() -> Trial:
     """isomat.ndlinear_apply on its exact path (the input a sympy.Array, symbolic weights and biases, the first
-    mode without a bias) against Algorithm 1 written as loops (:func:`algorithm1`, no isomat code), both orders."""
+    mode without a bias; and without any bias) against Algorithm 1 written as loops (:func:`algorithm1`, no isomat
+    code), both orders."""
     def ok(case):
         D, H = case
         Wp, bs = _sym_layer(D, H, tag="a")
         bs = [None, *bs[1:]]  # biases only from the second mode on
         X = np.array(sympy.symbols(f"xa0:{2 * math.prod(D)}"), dtype=object).reshape(2, *D)
-        for order in ("outer", "inner"):
-            ref = algorithm1(X, Wp, bs, order)
+        for order, biases in (("outer", bs), ("inner", bs), ("outer", None)):
+            ref = algorithm1(X, Wp, biases or [None] * len(Wp), order)
             got = _nd.ndlinear_apply(sympy.Array(X.tolist()), [sympy.Matrix(W.T.tolist()) for W in Wp],
-                                     [None if b is None else list(b) for b in bs], order, backend="sympy")
+                                     None if biases is None else [None if b is None else list(b) for b in biases],
+                                     order, backend="sympy")
             if got.shape != ref.shape or not all(sympy.expand(g - r) == 0 for g, r in zip(got.reshape(-1), ref.reshape(-1))):
                 return False
         return True
@@ -650,7 +653,9 @@ def _kron_entry_every_n_proof() -> Trial:
         "larger lists of 2 to 4 factors with equal shapes among them), a disagreement being an error, and the "
         "headline strength is that check's (exhaustive at those shapes), not the proof's. Binding at the edges: "
         "kronecker_factors recovers factors of the stated shapes from the zero matrix (three shape lists with "
-        "non-square rearrangements), and refuses A ⊗ B + e_0 e_0ᵀ naming the rank 2 a loop rearrangement has."
+        "non-square rearrangements), refuses A ⊗ B + e_0 e_0ᵀ naming the rank 2 a loop rearrangement has, and on "
+        "float input (dense, scipy.sparse, SparseOperator) recovers three factors whose np.kron product is W (tol "
+        "1e-12); kron_rearrange equals the loop rearrangement (float and exact)."
     ),
     methods=["symbolic", "exact", "property"],
 )
@@ -704,7 +709,14 @@ APPA_ZERO_SHAPES = [[(1, 2), (2, 1)], [(2, 1), (1, 3)], [(2, 3), (1, 2), (2, 1)]
 def _kronecker_factors_edges(naive_R) -> Trial:
     """isomat.kronecker_factors at the two edges of (i)/(iii): the zero matrix (rank 0: a Kronecker product, whose
     exact factors must still have the stated shapes; compared by sympy.kronecker_product) and a product with entry
-    (0, 0) changed by 1 (refused, the refusal naming the rank that ``naive_R``, a loop rearrangement, has)."""
+    (0, 0) changed by 1 (refused, the refusal naming the rank that ``naive_R``, a loop rearrangement, has); and on the
+    float path (three factors, dense, scipy.sparse and SparseOperator input) against np.kron, with kron_rearrange
+    against ``naive_R``."""
+    import scipy.sparse as sp
+
+    from ...algebra._operator import as_operator
+    from ...algebra.kron import kron_rearrange
+
     def zero_ok(shapes):
         W = sympy.zeros(math.prod(m for m, _ in shapes), math.prod(n for _, n in shapes))
         got = kronecker_factors(W, shapes)
@@ -725,7 +737,28 @@ def _kronecker_factors_edges(naive_R) -> Trial:
             return rank == 2 and f"rank {rank} > 1" in str(exc)
         return False
 
+    def float_ok(seed):
+        rng = np.random.default_rng(seed)
+        shapes = [(2, 1), (1, 3), (2, 2)]
+        Fs = [rng.uniform(0.5, 2.0, size=s) * rng.choice([-1.0, 1.0], size=s) for s in shapes]
+        W = np.kron(np.kron(Fs[0], Fs[1]), Fs[2])
+        for given in (W, sp.csr_array(W), as_operator(W)):
+            got = kronecker_factors(given, shapes)
+            if [tuple(F.shape) for F in got] != shapes or not np.allclose(np.kron(np.kron(got[0], got[1]), got[2]), W,
+                                                                           rtol=1e-12, atol=1e-12):
+                return False
+        sa, sb = (2, 1), (W.shape[0] // 2, W.shape[1])
+        R_loops = np.array(naive_R(W, sa, sb).tolist(), dtype=float)
+        Wx = sympy.Matrix(rng.integers(-3, 4, size=W.shape).tolist())
+        return (np.array_equal(np.asarray(kron_rearrange(W, sa, sb), dtype=float), R_loops)
+                and kron_rearrange(Wx, sa, sb) == naive_R(Wx, sa, sb))
+
     return all_of(
+        exhaustive(float_ok, [0, 1], method="numeric",
+                   describe="kronecker_factors of a float F_1 ⊗ F_2 ⊗ F_3 (2×1, 1×3, 2×2, seeds 0, 1) given as a NumPy "
+                            "array, a scipy.sparse array and an isomat SparseOperator: factors of the stated shapes whose "
+                            "np.kron product is W (tol 1e-12); kron_rearrange of it (float) and of an exact integer W "
+                            "equal to the loop rearrangement"),
         exhaustive(zero_ok, APPA_ZERO_SHAPES, method="exact",
                    describe=f"kronecker_factors of the zero matrix: factors of the stated shapes, product 0, shapes {APPA_ZERO_SHAPES}"),
         exhaustive(perturbed_ok, [0, 1], method="exact",
