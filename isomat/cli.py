@@ -47,7 +47,8 @@ def _row(rec: dict[str, Any]) -> str:
 
 def proof_counts(records: list[dict[str, Any]]) -> dict[str, int]:
     """How the proved records of ``records`` count (issue 22): ``proved_for_all_sizes`` (non-empty
-    ``sizes``, no ``same_proof_as``), ``proved_identities`` (size-free, no ``same_proof_as``),
+    ``sizes``, no ``same_proof_as``), ``proved_identities`` (size-free, declared so, no ``same_proof_as``),
+    ``proved_sizes_undeclared`` (empty ``sizes`` from a ``prove()`` not told its sizes: flagged, not an identity),
     ``proved_repeated`` (``same_proof_as``: counted once, under the other claim), and of all proved
     records, ``rechecked_cvc5`` (every Z3 obligation confirmed by cvc5), ``single_solver`` (some only
     by Z3) and ``sympy_only`` (a SymPy identity: no SMT obligation)."""
@@ -56,7 +57,8 @@ def proof_counts(records: list[dict[str, Any]]) -> dict[str, int]:
     out = {
         "proved": len(proved),
         "proved_for_all_sizes": sum(1 for r in counted if r.get("sizes")),
-        "proved_identities": sum(1 for r in counted if not r.get("sizes")),
+        "proved_identities": sum(1 for r in counted if not r.get("sizes") and not r.get("sizes_undeclared")),
+        "proved_sizes_undeclared": sum(1 for r in counted if not r.get("sizes") and r.get("sizes_undeclared")),
         "proved_repeated": len(proved) - len(counted),
         "rechecked_cvc5": 0,
         "single_solver": 0,
@@ -109,7 +111,8 @@ def _counts(records: list[dict[str, Any]]) -> str:
     pc = proof_counts(records)
     if pc["proved"]:
         text += (f"; proved: {pc['proved_for_all_sizes']} for all sizes, {pc['proved_identities']} identities, "
-                 f"{pc['proved_repeated']} repeated (same proof as another claim); second solver: "
+                 + (f"{pc['proved_sizes_undeclared']} with sizes undeclared, " if pc["proved_sizes_undeclared"] else "")
+                 + f"{pc['proved_repeated']} repeated (same proof as another claim); second solver: "
                  f"{pc['rechecked_cvc5']} re-checked by cvc5, {pc['single_solver']} single-solver (z3), "
                  f"{pc['sympy_only']} SymPy identities")
     return text
@@ -267,6 +270,20 @@ def _full_record(r: dict[str, Any]) -> str:
     if r.get("hypotheses"):
         lines += block("hypotheses", r["hypotheses"])
     lines += block("methods", ", ".join(r["methods"]))
+    # the computed fields of a proved record, each on its own line (issue 38 item 5), not inside the evidence blob
+    if "sizes" in r:
+        lines += block("sizes", ", ".join(r["sizes"]) or "none (a size-free identity)"
+                       if not r.get("sizes_undeclared") else ", ".join(r["sizes"]) or "none given")
+    if r.get("sizes_undeclared"):
+        lines += block("sizes undeclared", "; ".join(r["sizes_undeclared"]))
+    if "sizes" in r:
+        lines += block("same proof as", r.get("same_proof_as") or "none (counted here)")
+    if r.get("second_solver"):
+        ss = r["second_solver"]
+        lines += block("second solver", f"cvc5 confirmed {ss['confirmed']} of {ss['obligations']} Z3 obligations"
+                       + (f"; on Z3 alone: {'; '.join(ss['single_solver'])}" if ss.get("single_solver") else ""))
+    elif "sizes" in r:
+        lines += block("second solver", "none (no Z3 obligation: a SymPy identity)")
     if r.get("correction"):
         lines += block("correction", r["correction"])
     if r.get("counterexample") is not None:

@@ -159,9 +159,9 @@ def verify_json_run():
 
 def paper_records(run, paper: str, *, same_proof_as: bool = True) -> list[dict]:
     """A deep copy of ``paper``'s records from :func:`verify_json_run`, as ``proofs.run([paper])`` gives
-    them: the paper's claims, in its order, with ``same_proof_as`` recomputed among the paper's own
-    records (in the whole ledger a record may name another paper's proof). ``same_proof_as=False``:
-    without that mark, as ``run_claim`` gives each record."""
+    them: the paper's claims, in its order, with ``same_proof_as`` computed again (against the whole
+    ledger's obligations, as ``proofs.run`` does whichever claims ran: the same mark as in the whole run).
+    ``same_proof_as=False``: without that mark, as ``run_claim`` gives each record."""
     from isomat.proofs import engine
 
     records = copy.deepcopy([r for r in run.records if r["paper"] == paper])

@@ -320,10 +320,19 @@ def test_checks_are_not_self_comparisons(monkeypatch, cid, module, name, wrong):
 
 def test_results_statements_of_abstract_intro_conclusion(ledger):
     """Issue 25 item 4: every results sentence of the abstract, §I and §VII has a record."""
-    for cid in ("cheng2025:abstract/efficient", "cheng2025:sec1/causal-mask", "cheng2025:rem5.5/conjecture",
-                "cheng2025:sec7/junk", "cheng2025:sec7/each-brick", "cheng2025:sec7/efficient"):
+    for cid in ("cheng2025:abstract/efficient", "cheng2025:rem5.5/conjecture", "cheng2025:sec7/junk",
+                "cheng2025:sec7/efficient"):
         r = ledger[cid]
         assert r["verdict"] == "not-checkable" and r["evidence"]["reason"], cid
+    # issue 38 item 1: a promised construction the paper never gives is judged as zhu2025's missing benchmark
+    # (inconsistent), with what is delivered in a reading of its own (not supported: the sentences promise more)
+    for cid, missing in (("cheng2025:sec1/causal-mask", ["causal mask"]),
+                         ("cheng2025:sec7/each-brick", ["causal mask", "PE (positional encoding)"])):
+        r = ledger[cid]
+        assert r["verdict"] == "inconsistent", cid
+        assert [d["where"].split(":")[0] for d in r["discrepancies"]] == missing, cid
+        (head, given) = r["readings"]
+        assert head["headline"] and (given["verdict"], given["supported"]) == ("holds", False), cid
     assert (ledger["cheng2025:sec1/balanced"]["verdict"], ledger["cheng2025:sec1/balanced"]["strength"]) == (
         "holds", "exhaustive")
     mem = {x["reading"]: x for x in ledger["cheng2025:sec1/memory"]["readings"]}
@@ -337,15 +346,6 @@ def test_quotes_carry_no_commentary(ledger):
     """Issue 25 item 5: the quote is the paper's words only."""
     assert "claimed" not in ledger["cheng2025:def2.1/eq13"]["quote"]
     assert "—" not in ledger["cheng2025:rem5.6"]["quote"] and "In most general case" in ledger["cheng2025:rem5.6"]["quote"]
-
-
-@pytest.mark.parametrize("name", ["swap_matrix-wrong-for-9-to-19", "stp-t-is-np", "projection-wrong-above-1000"])
-def test_issue36_builder_defects_become_errors_never_verdicts_about_the_paper(name):
-    """Issue 36: a builder wrong only between the exhaustive bound and the random range, only above 1000, or with
-    t = n p is caught, and the claims it certifies become errors -- never refuted/misprint/inconsistent."""
-    from tests import mutants as mt
-
-    mt.assert_becomes_errors(name)
 
 
 def test_issue36_stp_defect_is_isomats_not_associativity():

@@ -31,8 +31,22 @@ from tests.test_hostile_claims import HEAD, TAIL  # noqa: E402
 
 
 def _hostile(body: str, name: str = "hostile") -> str:
+    """A claim ``goodlab2026:<name>`` whose check is ``body`` (``name`` may be ``hostile/<case>``)."""
+    fn = "_" + name.replace("/", "_").replace("-", "_")
     return (f'\n\n@claim("goodlab2026:{name}", quote="q", statement="s", methods=["exhaustive"])\n'
-            f"def _{name}():\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + "\n")
+            f"def {fn}():\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + "\n")
+
+
+def _name(case: str) -> str:
+    return "hostile/" + case.replace("_", "-")
+
+
+def _cases_file(cases: dict) -> str:
+    """The good first claim, every case of ``cases`` as a claim of its own (``goodlab2026:hostile/<case>``),
+    the good last claim, and a good claim after them all: each user claim runs in a worker of its own, so one
+    run shows every case -- and that no hostile claim touches another's record either."""
+    return HEAD + "".join(_hostile(body, _name(case)) for case, (body, _) in sorted(cases.items())) + TAIL \
+        + _hostile("return " + GOOD, "after")
 
 
 GOOD = 'decide(exhaustive(lambda k: True, range(2), describe="k in 0..1"))'
@@ -70,7 +84,7 @@ CASES = {
                           + FORGE.format(victim="last") + "return " + GOOD, "goodlab2026:last"),
     "forge_own_twice": ("first_record = {'id': 'x', 'paper': 'goodlab2026', 'label': 'hostile', 'quote': 'q', "
                         "'statement': 's', 'methods': ['exhaustive'], 'evidence': {}, 'seconds': 0.0}\n"
-                        + FORGE.format(victim="hostile") + "return " + GOOD, None),
+                        + FORGE.format(victim="hostile/forge-own-twice") + "return " + GOOD, None),
     # garbage on the pipe: a huge announced length, bytes that are no JSON, a frame cut short
     "garbage_length": ("os.write(int(sys.argv[3]), b'\\xff' * 64)\nreturn " + GOOD, "malformed"),
     "garbage_pickle": ("import pickle, struct\nbody = pickle.dumps(object)\n"
@@ -106,26 +120,29 @@ def _assert_good(recs: dict) -> None:
     assert last["evidence"]["printed"]["tested"] == 6
 
 
-# every user's claim has a worker of its own whatever --jobs says: one worker count per case keeps the suite's
-# time (each run starts four interpreters); the finding itself (a patched engine in a reused worker) is run with both
-@pytest.mark.parametrize(("case", "jobs"), [(case, 2) for case in sorted(CASES)] + [("patch_record_of", 1)])
-def test_a_hostile_claim_changes_no_other_record(case, jobs, tmp_path):
-    body, error = CASES[case]
-    path = tmp_path / f"isolation_{case}.py"
-    # the hostile claim twice: the second one's worker is another (a user's worker runs one claim)
-    path.write_text(HEAD + _hostile(body) + TAIL + _hostile("return " + GOOD, "after"))
+# every user's claim has a worker of its own whatever --jobs says: every case in one run (a run starts an
+# interpreter per claim); the finding itself (a patched engine in a reused worker) is run with both counts
+@pytest.mark.parametrize(("jobs", "cases"), [(2, sorted(CASES)), (1, ["patch_record_of"])])
+def test_hostile_claims_change_no_other_record(jobs, cases, tmp_path):
+    path = tmp_path / f"isolation_{jobs}.py"
+    path.write_text(_cases_file({c: CASES[c] for c in cases}))
     p = _verify(path, "--claims", str(path), "--json", "--claim-timeout", str(TIMEOUT), "--jobs", str(jobs))
     report = json.loads(p.stdout)  # valid JSON, nothing else on stdout
     ids = [r["id"] for r in report["claims"]]
-    assert ids == ["goodlab2026:first", "goodlab2026:hostile", "goodlab2026:last", "goodlab2026:after"], ids
+    assert ids == (["goodlab2026:first"] + [f"goodlab2026:{_name(c)}" for c in cases]
+                   + ["goodlab2026:last", "goodlab2026:after"]), ids
     recs = {r["id"]: r for r in report["claims"]}
     _assert_good(recs)
     assert recs["goodlab2026:after"]["verdict"] == "holds", recs["goodlab2026:after"]
     assert recs["goodlab2026:after"]["evidence"]["printed"]["tested"] == 2
-    hostile = recs["goodlab2026:hostile"]
-    if error is not None:
-        assert hostile["verdict"] == "error" and error in hostile["error"], hostile
-    assert p.returncode == (1 if hostile["verdict"] == "error" else 0), p.stderr[-2000:]
+    errors = False
+    for case in cases:
+        hostile = recs[f"goodlab2026:{_name(case)}"]
+        error = CASES[case][1]
+        if error is not None:
+            assert hostile["verdict"] == "error" and error in hostile["error"], (case, hostile)
+        errors |= hostile["verdict"] == "error"
+    assert p.returncode == (1 if errors else 0), p.stderr[-2000:]
     assert "Traceback" not in p.stderr, p.stderr[-3000:]
 
 
@@ -197,22 +214,22 @@ def _tagged(tag: str) -> list[int]:
 
 @pytest.fixture(scope="module")
 def plain_run_seconds(tmp_path_factory):
-    """The wall time of the same run with a check that starts nothing: the interpreters' start and the
+    """The wall time of the same run with checks that start nothing: the interpreters' start and the
     run's own work on this machine, now -- what the issue's bound (claim timeout + 5 s) comes on top of."""
     path = tmp_path_factory.mktemp("plain") / "plain.py"
-    path.write_text(HEAD + _hostile("return " + GOOD) + TAIL)
+    path.write_text(_cases_file({case: ("return " + GOOD, None) for case in FORKS}))
     t0 = time.monotonic()
     _verify(path, "--claims", str(path), "--json", "--claim-timeout", str(TIMEOUT), "--jobs", "1")
     return time.monotonic() - t0
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc to find the processes")
-@pytest.mark.parametrize(("case", "jobs"), [(case, 1) for case in sorted(FORKS)] + [("double_fork_setsid", 2)])
-def test_nothing_a_check_starts_outlives_the_run(case, jobs, tmp_path, plain_run_seconds):
+@pytest.mark.parametrize(("jobs", "cases"), [(1, sorted(FORKS)), (2, ["double_fork_setsid"])])
+def test_nothing_a_check_starts_outlives_the_run(jobs, cases, tmp_path, plain_run_seconds):
     # subprocess.run(capture_output=True) waits until every holder of the pipes is gone: it used to wait 47 s,
     # or forever, for a process the check left behind
-    path = tmp_path / f"forks_{case}.py"
-    path.write_text(HEAD + _hostile(FORKS[case]) + TAIL)
+    path = tmp_path / f"forks_{jobs}.py"
+    path.write_text(_cases_file({c: (FORKS[c], None) for c in cases}))
     tag = uuid.uuid4().hex
     t0 = time.monotonic()
     p = _verify(path, "--claims", str(path), "--json", "--claim-timeout", str(TIMEOUT), "--jobs", str(jobs),
@@ -220,16 +237,18 @@ def test_nothing_a_check_starts_outlives_the_run(case, jobs, tmp_path, plain_run
     wall = time.monotonic() - t0
     recs = {r["id"]: r for r in json.loads(p.stdout)["claims"]}
     _assert_good(recs)
-    if case == "fork_and_hang":
-        assert f"timed out after {TIMEOUT} s" in recs["goodlab2026:hostile"]["error"]
-    else:
-        assert recs["goodlab2026:hostile"]["verdict"] == "holds", recs["goodlab2026:hostile"]
+    for case in cases:
+        hostile = recs[f"goodlab2026:{_name(case)}"]
+        if case == "fork_and_hang":
+            assert f"timed out after {TIMEOUT} s" in hostile["error"], hostile
+        else:
+            assert hostile["verdict"] == "holds", (case, hostile)
     time.sleep(0.5)
     left = _tagged(tag)
     assert not left, [(pid, (Path(f"/proc/{pid}/cmdline").read_bytes()[:200])) for pid in left]
     # the issue's bound: subprocess.run(capture_output=True) returns within the claim timeout + 5 s of what the
-    # same run takes when its check starts nothing (measured just before, on this machine as loaded as it is);
-    # a run that waited for the leftover process would have taken 10**6 s
+    # same run takes when its checks start nothing (measured just before, on this machine as loaded as it is);
+    # a run that waited for a leftover process would have taken 10**6 s
     assert wall < LIMIT
     assert wall <= plain_run_seconds + TIMEOUT + 5, (wall, plain_run_seconds)
 
@@ -325,11 +344,21 @@ def test_bad_expected_and_export_smt_are_one_line(tmp_path):
         (["--export-smt", str(tmp_path / "afile")], "--export-smt"),
         (["--export-smt", str(tmp_path / "afile" / "sub")], "--export-smt"),
     ]
+    import io
+
+    from isomat.cli import main
+
+    # in this process: every argument is refused before the claims file is read (so nothing is declared here)
     for extra, message in cases:
-        p = _verify(path, "--claims", str(path), "--json", "--jobs", "1", *extra, timeout=60)
-        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-        assert p.returncode == 2 and len(lines) == 1 and message in lines[0], (extra, p.stderr[-2000:])
-        assert p.stdout == ""
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["verify", "--claims", str(path), "--json", "--jobs", "1", *extra], out=out, err=err)
+        lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
+        assert code == 2 and len(lines) == 1 and message in lines[0], (extra, err.getvalue()[-2000:])
+        assert out.getvalue() == ""
+    from isomat.proofs.engine import REGISTRY
+
+    assert not any(cid.startswith("goodlab2026:") and REGISTRY[cid].check.__module__.endswith("args_claims")
+                   for cid in REGISTRY)
 
 
 def test_import_time_output_of_a_claims_file_is_not_on_stdout(tmp_path):
@@ -352,21 +381,21 @@ INPROCESS = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(INPROCESS))
-def test_in_process_claims_are_contained(case, tmp_path):
-    body, error = INPROCESS[case]
-    path = tmp_path / f"inproc_{case}.py"
-    path.write_text(HEAD + _hostile(body) + TAIL)
+def test_in_process_claims_are_contained(tmp_path):
+    path = tmp_path / "inproc_all.py"
+    path.write_text(_cases_file(INPROCESS))
     p = _verify(path, "--claims", str(path), "--json", "--claim-timeout", "0", "--jobs", "1", timeout=60)
     recs = {r["id"]: r for r in json.loads(p.stdout)["claims"]}  # the JSON alone on stdout
     _assert_good(recs)
-    hostile = recs["goodlab2026:hostile"]
-    if error is None:
-        assert hostile["verdict"] == "holds" and p.returncode == 0, (hostile, p.stderr[-2000:])
-    else:
-        assert hostile["verdict"] == "error" and error in hostile["error"] and p.returncode == 1, hostile
-    if case == "fd_write":
-        assert "raw on fd 1" in hostile["output"] and "raw on fd 2" in hostile["output"]
+    for case, (_, error) in sorted(INPROCESS.items()):
+        hostile = recs[f"goodlab2026:{_name(case)}"]
+        if error is None:
+            assert hostile["verdict"] == "holds", (case, hostile, p.stderr[-2000:])
+        else:
+            assert hostile["verdict"] == "error" and error in hostile["error"], (case, hostile)
+        if case == "fd_write":
+            assert "raw on fd 1" in hostile["output"] and "raw on fd 2" in hostile["output"]
+    assert p.returncode == 1  # errors among the records
     assert "Traceback" not in p.stderr, p.stderr[-2000:]
 
 

@@ -89,7 +89,30 @@ def test_computed_verdicts_match_the_regression_guard(ledger_json):
         assert proofs.expected_verdicts(r["paper"]).get(r["id"]) == r["verdict"]
 
 
-def test_table_and_markdown(tmp_path):
+@pytest.fixture
+def replayed(verify_json_run, monkeypatch):
+    """``proofs.run`` replaced, for the CLI, by a replay of the session's one run of the whole ledger
+    (tests/conftest.py): the chosen papers' records in order, through the CLI's own callbacks, and the
+    regressions computed by ``proofs.compare_expected`` as a run computes them. What these tests check is
+    the CLI's table, summary, Markdown and exit status; the run itself is the session run's (tested there)."""
+    import copy
+
+    def replay(papers=None, *, claims=None, on_start=None, on_record=None, **_):
+        chosen = list(papers) if papers is not None else list(PAPERS)
+        recs = copy.deepcopy([r for r in verify_json_run.records if r["paper"] in chosen])
+        byid = {c.id: c for c in proofs.load(chosen)}
+        for i, r in enumerate(recs):
+            if on_start:
+                on_start(i, len(recs), byid[r["id"]])
+            if on_record:
+                on_record(i + 1, len(recs), r)
+        return {"claims": recs, "total_seconds": round(sum(r["seconds"] for r in recs), 3),
+                "regressions": proofs.compare_expected(recs, chosen)}
+
+    monkeypatch.setattr(proofs, "run", replay)
+
+
+def test_table_and_markdown(tmp_path, replayed):
     # the table and the Markdown file of one paper's run: what is checked is their form, so the quickest
     # paper to run (do2017) serves; the whole ledger's content is checked by the --json tests above
     md = tmp_path / "ledger.md"
@@ -101,7 +124,7 @@ def test_table_and_markdown(tmp_path):
     assert text.startswith("# isomat claims ledger") and "| `do2017:appb/complexity` |" in text and "## do2017" in text
 
 
-def test_changed_verdict_exits_1(monkeypatch):
+def test_changed_verdict_exits_1(monkeypatch, replayed):
     # what is checked is the CLI's exit status and message for a verdict that differs from the guard;
     # do2017 (the quickest paper to run) serves as well as any -- cheng2025:prop2.10's verdict itself is
     # checked by the whole-ledger tests above (test_computed_verdicts_match_the_regression_guard)
@@ -174,14 +197,21 @@ def test_proved_for_all_sizes_never_fall(ledger_json):
 
 
 def test_counts_split_proofs_and_second_solver(ledger_json):
-    """The JSON counts: proved for all sizes / identities / repeated add up to the proved records, and
+    """The JSON counts: proved for all sizes / identities / sizes undeclared / repeated add up to the proved records, and
     every proved record is re-checked by cvc5, single-solver or a SymPy identity."""
     _, data, _ = ledger_json
     own = [r for r in data["claims"] if not r.get("beyond")]
     c = data["counts"]
     proved = [r for r in own if r["strength"] == "proved"]
     assert c["claims"] == len(own) and c["proved"] == len(proved) == c["strengths"]["proved"]
-    assert c["proved_for_all_sizes"] + c["proved_identities"] + c["proved_repeated"] == c["proved"]
+    assert (c["proved_for_all_sizes"] + c["proved_identities"] + c["proved_sizes_undeclared"] + c["proved_repeated"]
+            == c["proved"])
+    # issue 38 item 5: an empty sizes is an identity only when every proof declared it (sizes=()); else it is flagged
+    assert c["proved_sizes_undeclared"] == sum(1 for r in proved if r.get("sizes_undeclared") and not r["sizes"]
+                                               and not r.get("same_proof_as"))
+    for r in data["claims"]:  # the methods are the evidence's: a Z3 or SymPy proof is symbolic
+        if r["strength"] == "proved":
+            assert "symbolic" in r["methods"], r["id"]
     assert c["rechecked_cvc5"] + c["single_solver"] + c["sympy_only"] == c["proved"]
     assert c["proved_repeated"] == sum(1 for r in proved if r.get("same_proof_as"))
     for r in proved:
@@ -193,7 +223,7 @@ def test_counts_split_proofs_and_second_solver(ledger_json):
     assert c["rechecked_cvc5"] > 0
 
 
-def test_summary_and_markdown_count_proofs_apart(tmp_path):
+def test_summary_and_markdown_count_proofs_apart(tmp_path, replayed):
     md = tmp_path / "ledger.md"
     code, out, _ = run_cli("verify", "--paper", "zhu2025", "--markdown", str(md))
     assert code == 0
@@ -210,7 +240,7 @@ def test_summary_and_markdown_count_proofs_apart(tmp_path):
         assert "same proof as `" in text
 
 
-def test_summary_counts_strengths():
+def test_summary_counts_strengths(replayed):
     code, out, _ = run_cli("verify", "--paper", "reneau2025")
     assert code == 0
     head = out.splitlines()[0].split()
@@ -237,7 +267,8 @@ def test_closed_pipe_ends_quietly(tmp_path):
     import subprocess
     import sys
 
-    proc = subprocess.run(f"{sys.executable} -m isomat.cli verify --paper reneau2025 | head -1", shell=True,
+    # do2017 with one worker: its first row comes soonest, and the write after `head` left fails
+    proc = subprocess.run(f"{sys.executable} -m isomat.cli verify --paper do2017 --jobs 1 | head -1", shell=True,
                           capture_output=True, text=True, timeout=300)
     assert proc.stdout.startswith("id") and "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
 

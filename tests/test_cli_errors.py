@@ -34,12 +34,30 @@ def _isomat(*argv, cwd=None, env=None):
     (["export", "graph", "--nodes", "100000000", "--p", "0.5", "-o", "{tmp}/g.npz"], "networkx G(100000000, 0.5)"),
     (["export", "logic", "--k", "1000000000000", "-o", "{tmp}/l.npz"], "random indices"),
 ])
-def test_user_errors_are_one_line_without_a_traceback(tmp_path, argv, words):
-    proc = _isomat(*[a.format(tmp=tmp_path) for a in argv])
-    assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr, proc.stderr
+def test_user_errors_are_one_line_without_a_traceback(tmp_path, argv, words, capsys):
+    # in this process, through the entry point ``python -m isomat`` calls (an exception escaping it would be the
+    # traceback; argparse's own errors go to sys.stderr); test_the_entry_point_prints_one_line runs one of
+    # these through a real ``python -m isomat``
+    import io
+
+    from isomat.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        code = main([a.format(tmp=tmp_path) for a in argv], out=out, err=err)
+    except SystemExit as exc:
+        code = exc.code
+    stderr = err.getvalue() + capsys.readouterr().err
+    assert code not in (0, None)
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and words in lines[0], stderr
+
+
+def test_the_entry_point_prints_one_line(tmp_path):
+    proc = _isomat("export", "conv", "--input-shape", "1,8,8", "--kernel-size", "3", "-o", str(tmp_path / "noext"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and words in lines[0], proc.stderr
+    assert len(lines) == 1 and "format must be one of" in lines[0], proc.stderr
 
 
 def test_memory_limit_option_builds_what_the_default_refuses(tmp_path):

@@ -85,8 +85,22 @@ def test_a_refutation_of_a_confirmed_paper_needs_its_independent_reference():
         confirmed = _run(paper, lambda: decide(exhaustive(lambda n: n < 3, range(6), describe="0..5"),
                                                confirm=lambda cx: exhaustive(lambda c: c >= 3, [cx["case"]], describe="r")))
         assert confirmed["verdict"] == "refuted" and confirmed["evidence"]["independent_reference"]["ok"]
-    # other papers adopt it one by one: unchanged meanwhile
-    assert _run("zhu2025", failing)["verdict"] == "refuted"
+    assert engine.CONFIRMED_PAPERS == frozenset(engine.PAPERS)  # all five papers (issue 36 item 6)
+
+
+def test_a_user_source_opts_in_to_confirmation():
+    def failing():
+        return decide(exhaustive(lambda n: n < 3, range(6), describe="0..5"))
+
+    assert _run("mylab2026", failing)["verdict"] == "refuted"  # a user's own source: unchanged unless it asks
+    try:
+        engine.require_confirmation("mylab2026")
+        rec = _run("mylab2026", failing)
+        assert rec["verdict"] == "error" and "has no 'independent_reference'" in rec["error"]
+    finally:
+        engine._CONFIRMED_SOURCES.discard("mylab2026")
+    with pytest.raises(ValueError, match="source keys"):
+        engine.require_confirmation("MyLab")
 
 
 def test_compare_printed_confirmation_and_from_printed():
@@ -107,5 +121,5 @@ def test_an_edited_reference_is_caught_at_the_record():
                    confirm=lambda cx: exhaustive(lambda c: True, [cx["case"]], describe="r"))
         return dataclasses.replace(o, evidence={**o.evidence, "independent_reference": {"ok": False}})
 
-    rec = _run("zhu2025", edited)
+    rec = _run("mylab2026", edited)  # a reference given is held to, whatever the source
     assert rec["verdict"] == "error" and "independent reference" in rec["error"]

@@ -2,7 +2,7 @@
 hangs, prints, raises at import, carries evidence that cannot be written, or edits its outcome after it was
 derived gives a run that ends, prints valid JSON with every other claim's record intact, and exits non-zero.
 
-Each case is a small claims file: one good claim, the hostile one, one good claim, run through
+Each case is a claim between two good claims in one claims file, run through
 ``python -m isomat verify --claims FILE --json --claim-timeout 3`` with one worker and with two.
 """
 
@@ -96,33 +96,47 @@ def _assert_good(recs: dict) -> None:
     assert last["counterexample"]["case"] == 5
 
 
+def _slug(case: str) -> str:
+    return case.replace("_", "-")
+
+
+def _all_cases_file() -> str:
+    """One claims file: the good first claim, every hostile case as a claim of its own
+    (``goodlab2026:hostile/<case>``), the good last claim. Each case's claim runs in a worker of its own, so
+    one run shows every case at once -- and that no hostile claim touches another's record either."""
+    body = "".join(text.replace('"goodlab2026:hostile"', f'"goodlab2026:hostile/{_slug(case)}"')
+                   .replace("def _hostile(", f"def _hostile_{case}(").replace("class Bad:", f"class Bad_{case}:")
+                   .replace("note=Bad()", f"note=Bad_{case}()")
+                   for case, (text, _) in sorted(CASES.items()))
+    return HEAD + body + TAIL
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_hostile_claim_is_one_record_and_the_run_goes_on(case, jobs, tmp_path):
-    body, error = CASES[case]
-    path = tmp_path / f"hostile_{case}.py"
-    path.write_text(HEAD + body + TAIL)
+def test_every_hostile_claim_is_one_record_and_the_run_goes_on(jobs, tmp_path):
+    path = tmp_path / "hostile_all.py"
+    path.write_text(_all_cases_file())
     p = _verify(path, jobs)
     report = json.loads(p.stdout)  # valid JSON, nothing else on stdout
     ids = [r["id"] for r in report["claims"]]
-    assert ids == ["goodlab2026:first", "goodlab2026:hostile", "goodlab2026:last"], ids
+    assert ids == (["goodlab2026:first"] + [f"goodlab2026:hostile/{_slug(c)}" for c in sorted(CASES)]
+                   + ["goodlab2026:last"]), ids
     recs = {r["id"]: r for r in report["claims"]}
     _assert_good(recs)
-    hostile = recs["goodlab2026:hostile"]
-    if error is None:  # a check that prints, or whose evidence holds NaN, is no error
-        assert hostile["verdict"] == "holds", hostile
-        assert p.returncode == 0, p.stderr[-2000:]
-    else:
-        assert hostile["verdict"] == "error" and hostile["strength"] is None, hostile
-        assert error in hostile["error"], hostile["error"]
-        assert p.returncode == 1, p.stderr[-2000:]
-    if case == "print":
-        # print and sys.stderr, and a write to the file descriptor itself (the check runs in a worker)
-        assert "chatter from the check" in hostile["output"] and "more" in hostile["output"], hostile
-        assert "raw fd write" in hostile["output"], hostile
-    if case == "nan_evidence":
-        assert hostile["evidence"]["worst"] == "NaN"
-        assert (hostile["evidence"]["big"], hostile["evidence"]["small"]) == ("Infinity", "-Infinity")
+    for case, (_, error) in sorted(CASES.items()):
+        hostile = recs[f"goodlab2026:hostile/{_slug(case)}"]
+        if error is None:  # a check that prints, or whose evidence holds NaN, is no error
+            assert hostile["verdict"] == "holds", (case, hostile)
+        else:
+            assert hostile["verdict"] == "error" and hostile["strength"] is None, (case, hostile)
+            assert error in hostile["error"], (case, hostile["error"])
+        if case == "print":
+            # print and sys.stderr, and a write to the file descriptor itself (the check runs in a worker)
+            assert "chatter from the check" in hostile["output"] and "more" in hostile["output"], hostile
+            assert "raw fd write" in hostile["output"], hostile
+        if case == "nan_evidence":
+            assert hostile["evidence"]["worst"] == "NaN"
+            assert (hostile["evidence"]["big"], hostile["evidence"]["small"]) == ("Infinity", "-Infinity")
+    assert p.returncode == 1, p.stderr[-2000:]  # errors among the records
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

@@ -22,8 +22,10 @@ def results(request):
     """Every selected mutant's verdicts without and with it, computed together in two worker processes."""
     import os
 
-    selected = list(dict.fromkeys(item.callspec.params["mutant"].name for item in request.session.items
-                                  if item.originalname in ("test_mutant_is_killed", "test_zhu2025_mutant_is_an_error")
+    selected = list(dict.fromkeys(getattr(item.callspec.params["mutant"], "name", item.callspec.params["mutant"])
+                                  for item in request.session.items
+                                  if item.originalname in ("test_mutant_is_killed", "test_zhu2025_mutant_is_an_error",
+                                                             "test_builder_defect_is_an_error")
                                   and hasattr(item, "callspec")))
     jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return mt.trials(selected, jobs=min(2, jobs))
@@ -54,6 +56,21 @@ def test_zhu2025_mutant_is_an_error(mutant, results):
     for c in mutant.claims:
         if after[c] != before[c] and after[c][0] != "error":  # only a weaker strength of the same verdict
             assert after[c][0] == before[c][0], (mutant.name, c, before[c], after[c])
+
+
+#: issue 36's builder defects that appear only where no check used to look (between the exhaustive bound and the
+#: random range, above 1000, with 3+ factors, with equal shapes, t = n p): the binding checks against the
+#: independent references catch them, and every claim they certify becomes an error -- never a verdict about
+#: the paper, never the old verdict
+BUILDER_ERRORS = ("kron_operator-wrong-from-three-factors", "kron_operator-wrong-equal-shapes",
+                  "swap_matrix-wrong-for-9-to-19", "stp-t-is-np", "projection-wrong-above-1000")
+
+
+@pytest.mark.parametrize("mutant", BUILDER_ERRORS)
+def test_builder_defect_is_an_error(mutant, results):
+    before, after = results[mutant]
+    assert all(v[0] != "error" for v in before.values()), before
+    assert all(v[:2] == ("error", None) for v in after.values()), after
 
 
 def test_every_proved_claim_has_a_mutant(verify_json_run):

@@ -53,7 +53,7 @@ def test_wheel_and_sdist_carry_what_they_promise(dist):
     wheel, sdist = dist
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("isomat/_benchmarks/ledger.py", "isomat/_benchmarks/README.md", "isomat/proofs/ledger.schema.json",
-                   "isomat/proofs/expected/zhu2025.json", "isomat/py.typed"):
+                   "isomat/proofs/expected/zhu2025.json", "isomat/proofs/expected/obligations.json", "isomat/py.typed"):
         assert needed in names, needed
     top = sdist.name[: -len(".tar.gz")]
     members = {m.split("/", 1)[1] for m in tarfile.open(sdist).getnames() if "/" in m}

@@ -353,12 +353,21 @@ def write_expected(records: list[dict[str, Any]]) -> list[Path]:
             raise ValueError(f"refusing to rewrite {paper}.json from {len(verdicts)} of its claims: "
                              f"{len(missing)} missing ({', '.join(missing[:3])}, ...)")
     EXPECTED_DIR.mkdir(exist_ok=True)
+    from .._atomic import write_text
+
     paths = []
     for paper, verdicts in by_paper.items():
-        from .._atomic import write_text
-
         paths.append(write_text(EXPECTED_DIR / f"{paper}.json", json.dumps(verdicts, indent=1, sort_keys=True) + "\n",
                                 what="expected-verdicts file"))
+    # the proved claims' obligations, so same_proof_as is computed against the whole ledger whichever claims run
+    # (engine.same_proofs): the rewritten papers' entries replaced, in ledger order (papers, then declaration order)
+    known = {cid: obl for cid, obl in engine.ledger_obligations().items() if cid.split(":", 1)[0] not in by_paper}
+    known.update({r["id"]: r["obligations"] for r in records if r.get("strength") == "proved" and r.get("obligations")})
+    order = {c.id: i for i, c in enumerate(REGISTRY.values())}
+    ordered = sorted(known, key=lambda cid: (PAPERS.index(cid.split(":", 1)[0]), order.get(cid, len(order))))
+    paths.append(write_text(engine.OBLIGATIONS_FILE, json.dumps({cid: known[cid] for cid in ordered}, indent=1) + "\n",
+                            what="proof-obligations file"))
+    engine._ledger_obligations.cache_clear()
     return paths
 
 

@@ -309,21 +309,11 @@ def record_from_worker(c: engine.Claim, sent: Any) -> dict[str, Any]:
                                                                                  f"reading {r['reading']!r}")]
         if failed:
             raise MessageError(f"a failed check is recorded beside the verdict: {', '.join(failed[:5])}")
-        if record["strength"] == "proved":
-            ev = record["evidence"]
-            deciding = ev.get("corrected" if record["verdict"] == "holds-corrected" else "printed", ev)
-            record["sizes"] = list(deciding.get("sizes", [])) if isinstance(deciding, Mapping) else []
-            record["obligations"] = sorted(set(engine._obligations(deciding)))
-            rechecked = engine.second_solver(deciding)
-            if rechecked is not None:
-                record["second_solver"] = rechecked
+        engine.derive_fields(record)  # methods, and a proved record's sizes, obligations and second solver
     if "output" in record:
         record["output"] = engine.capped_output(record["output"])
     # keys in the engine's order (the head, the verdict, ..., seconds last), as run_claim builds them
-    order = ["id", "paper", "label", "quote", "statement", "methods", "beyond", "hypotheses", "verdict", "strength",
-             "evidence", "error", "sizes", "obligations", "second_solver", "counterexample", "correction",
-             "discrepancies", "readings", "seconds", "output"]
-    record = {k: record[k] for k in order if k in record}
+    record = {k: record[k] for k in engine.RECORD_ORDER if k in record}
     problems = schema_problems(record)
     if problems:
         raise MessageError("the record breaks ledger.schema.json: " + "; ".join(problems))

@@ -371,6 +371,9 @@ class Proof:
     reason: str | None = None
     #: the symbolic sizes the proof quantifies (names of free unknowns; empty: a size-free identity)
     sizes: list[str] = field(default_factory=list)
+    #: False when ``prove`` was called without ``sizes``: an empty ``sizes`` then says nothing (the record flags
+    #: it, issue 38 item 5), where ``sizes=()`` declares a size-free identity
+    sizes_declared: bool = True
     #: values of the unknowns that satisfy every hypothesis (the proof is not vacuous)
     witness: dict[str, int] | None = None
     #: a digest of the obligation (hypotheses and goal): equal digests are the same proof
@@ -391,6 +394,8 @@ class Proof:
     def evidence(self) -> dict[str, Any]:
         ev: dict[str, Any] = {"for_all": self.for_all, "sizes": list(self.sizes), "tool": TOOL, "goal": self.goal,
                               "solver_seconds": round(self.seconds, 4)}
+        if not self.sizes_declared:
+            ev["sizes_declared"] = False
         if self.obligation:
             ev["obligation"] = self.obligation
         if self.witness is not None:
@@ -487,7 +492,7 @@ def prove(
     lemmas: Iterable[Lemma] = (),
     axioms: Iterable[Axiom] = (),
     minimize: Sequence[z3.ArithRef] | None = None,
-    sizes: Sequence[Any] = (),
+    sizes: Sequence[Any] | None = None,
     rlimit: int = DEFAULT_RLIMIT,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     antecedents: bool = True,
@@ -514,7 +519,9 @@ def prove(
     sizes : sequence of z3 integer unknowns (or their names)
         The symbolic sizes the statement quantifies -- dimensions, lengths, numbers of modes --
         as opposed to indices and values. Each must be a free unknown of the goal or the
-        hypotheses. Empty (the default) records a size-free identity.
+        hypotheses. Empty (``()``) declares a size-free identity; not given (None, the default), the
+        proof says nothing about its sizes and a ledger record resting on it is flagged
+        (``sizes_undeclared``), never counted as an identity.
     rlimit : int
         Work budget in Z3 resource units (deterministic). Running out is ``unknown``, never a proof.
     timeout_s : float
@@ -542,7 +549,8 @@ def prove(
     offered_all = list(lemmas)
     instances = [x for x in offered_all if isinstance(x, LemmaInstance)]
     assuming, lemmas, axioms = list(assuming), _lemma_closure(x for x in offered_all if isinstance(x, Lemma)), list(axioms)
-    size_names = _size_names(sizes, goal, assuming)
+    sizes_declared = sizes is not None
+    size_names = _size_names(() if sizes is None else sizes, goal, assuming)
     t0 = time.perf_counter()
     # the goal as recorded: Z3's own SMT-LIB text (its Python pretty-printer is far too slow for
     # large index terms: it once took most of the ledger's time)
@@ -564,7 +572,7 @@ def prove(
                            rlimit=max(1, rlimit // 6), timeout_s=timeout_s, integer_only=integer_only)
     if not isinstance(satisfiable, dict):
         status, why = satisfiable
-        return Proof(status, for_all, goal_text, time.perf_counter() - t0, reason=why, sizes=size_names,
+        return Proof(status, for_all, goal_text, time.perf_counter() - t0, reason=why, sizes=size_names, sizes_declared=sizes_declared,
                      obligation=obligation,
                      hint=_hint(why, goal, assuming, lemmas, axioms, rlimit) if status == "unknown" else None)
     for offered, limit in attempts:
@@ -594,7 +602,7 @@ def prove(
             obligation = _digest(goal, assuming, [u.statement for u in used])
             return Proof("proved", for_all, goal_text, time.perf_counter() - t0,
                          lemmas=[u.name for u in used_lemmas], axioms=axiom_names,
-                         lemma_records=[u.record() for u in used_lemmas], sizes=size_names, witness=satisfiable,
+                         lemma_records=[u.record() for u in used_lemmas], sizes=size_names, sizes_declared=sizes_declared, witness=satisfiable,
                          obligation=obligation, smtlib=smtlib, solvers=solvers, single_solver=single)
         if res == z3.sat:
             found = _counterexample(s, ctx, goal, assuming, minimize, rlimit=limit, timeout_s=timeout_s,
@@ -605,7 +613,7 @@ def prove(
         else:
             reason = s.reason_unknown() or "unknown"
             _raise_on_clock(reason, for_all, timeout_s)
-    return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=reason, sizes=size_names,
+    return Proof("unknown", for_all, goal_text, time.perf_counter() - t0, reason=reason, sizes=size_names, sizes_declared=sizes_declared,
                  obligation=obligation, hint=_hint(reason, goal, assuming, lemmas, axioms, rlimit))
 
 

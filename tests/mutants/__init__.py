@@ -123,46 +123,53 @@ def _quiet_worker() -> None:
     prover.set_recheck(False)
 
 
-def trial(name: str) -> tuple[str, dict[str, tuple[str, str | None]], dict[str, tuple[str, str | None]]]:
-    """(name, verdicts without the mutant, verdicts with it) for the mutant ``name``, caches emptied
-    before each run."""
+def baseline(cid: str) -> tuple[str, tuple[str, str | None, tuple[str, ...]]]:
+    """(id, the claim's (verdict, strength, obligations) without any mutant), caches emptied first."""
+    clear_caches()
+    return cid, run_claims((cid,))[cid]
+
+
+def trial(name: str) -> tuple[str, dict[str, tuple[str, str | None]]]:
+    """(name, the verdicts of its claims with the mutant ``name`` in force), caches emptied before."""
     (m,) = [x for x in all_mutants() if x.name == name]
     clear_caches()
-    before = run_claims(m.claims)
     with applied(m):
         after = run_claims(m.claims)
-    return name, before, after
+    return name, after
 
 
-def assert_becomes_errors(name: str) -> None:
-    """Issue 36: the mutant ``name`` turns every claim that certifies it into an ``error`` (isomat's defect, never a
-    verdict about the paper), and without it none of them is one. Run in this process, without the cvc5 re-check
-    (restored after)."""
-    from isomat.proofs import prover
-
-    old = prover.set_recheck(False)
-    try:
-        _, before, after = trial(name)
-    finally:
-        prover.set_recheck(old)
-    assert all(v[0] != "error" for v in before.values()), before
-    assert all(v[:2] == ("error", None) for v in after.values()), after
+def _task(task: tuple[str, str]) -> tuple[str, str, dict]:
+    kind, key = task
+    if kind == "baseline":
+        return kind, *baseline(key)
+    return kind, *trial(key)
 
 
 def trials(names: list[str], jobs: int = 2) -> dict[str, tuple[dict, dict]]:
-    """:func:`trial` of each mutant, in ``jobs`` fresh worker processes (each mutant is independent)."""
+    """(verdicts without the mutant, verdicts with it) of each mutant's claims, in ``jobs`` fresh worker
+    processes. A claim's verdict without mutants is computed once, however many mutants it certifies
+    (each run is seeded and empties the caches first, so it is the same computation each time); each
+    mutant is then one run of its claims with the mutant in force."""
     import multiprocessing
 
-    if jobs <= 1 or len(names) <= 1:
+    chosen = [x for x in all_mutants() if x.name in set(names)]
+    claims = sorted({c for m in chosen for c in m.claims})
+    tasks = [("baseline", c) for c in claims] + [("mutant", n) for n in names]
+    if jobs <= 1 or len(tasks) <= 1:
         from isomat.proofs import prover
 
         old = prover.set_recheck(False)
         try:
-            return {n: trial(n)[1:] for n in names}
+            done = [_task(t) for t in tasks]
         finally:
             prover.set_recheck(old)
-    with multiprocessing.get_context("spawn").Pool(min(jobs, len(names)), initializer=_quiet_worker) as pool:
-        return {n: (b, a) for n, b, a in pool.imap_unordered(trial, names, chunksize=1)}
+    else:
+        with multiprocessing.get_context("spawn").Pool(min(jobs, len(tasks)), initializer=_quiet_worker) as pool:
+            done = list(pool.imap_unordered(_task, tasks, chunksize=1))
+    before = {key: value for kind, key, value in done if kind == "baseline"}
+    after = {key: value for kind, key, value in done if kind == "mutant"}
+    by_name = {m.name: m for m in chosen}
+    return {n: ({c: before[c] for c in by_name[n].claims}, after[n]) for n in names}
 
 
 def all_mutants() -> list[Mutant]:

@@ -14,4 +14,5 @@ from .sec5 import *  # noqa: F401,F403
 from .sec6 import *  # noqa: F401,F403
 from .further import *  # noqa: F401,F403
 from .results import *  # noqa: F401,F403
+from .properties import *  # noqa: F401,F403
 from . import _common  # noqa: F401

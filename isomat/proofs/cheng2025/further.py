@@ -352,6 +352,37 @@ def _rem57():
 
 
 
+#: where the paper puts the tokens (the s axis: 0 rows, 1 columns), read from what it prints: §III.A's (36) Vᵀ = W^v Xᵀ
+#: with X ∈ M_{s×n0}, and §III.C's (46) Col_j(V'_i), j ∈ [1, s], and Step 4's W: R^{r1×...×rℓ×s} → R^{r0×s}
+EQ44_TOKEN_AXIS = {"(36), §III.A: Vᵀ = W^v Xᵀ, X ∈ M_{s×n0}": 0, "(46), §III.C: Col_j(V'_i), j ∈ [1, s]": 1,
+                   "Step 4, §III.C: W: R^{r1×...×rℓ×s} → R^{r0×s}": 1}
+_EQ44_SWITCH = ("§III.A prints the tokens in rows ((32), (36): V ∈ M_{s×n0}); §III.C, where (44) stands, prints them in "
+                "columns ((46) and Step 4) without saying so: (44) V^i = T_v^i V is read in §III.C's convention, and in "
+                "§III.A's it needs the correction of the rows reading")
+
+
+def _eq44_per_token(c, torch) -> bool:
+    """(44)'s V^i = T V with V built from s integer tokens on the axis §III.C prints (:data:`EQ44_TOKEN_AXIS`; its two
+    entries must agree), T ∈ M_{d×n0}: the product is defined and its token j (on the same axis) is torch F.linear of
+    token j alone -- each token projected by itself, as the sentence after (44) says (dim v^i = d)."""
+    s, n0, d = c
+    axes = {v for k, v in EQ44_TOKEN_AXIS.items() if "§III.C" in k}
+    if len(axes) != 1:
+        return False  # §III.C would print its tokens on two axes
+    axis = axes.pop()
+    tokens = [np.arange(1 + j * n0, 1 + (j + 1) * n0, dtype=np.float64) for j in range(s)]
+    V = np.stack(tokens, axis=axis)
+    T = np.arange(1, d * n0 + 1, dtype=np.float64).reshape(d, n0) - n0
+    try:
+        heads = T @ V
+    except ValueError:
+        return False
+    if heads.shape[axis] != s or heads.shape[1 - axis] != d:
+        return False
+    ref = [torch.nn.functional.linear(torch.tensor(t), torch.tensor(T)).numpy() for t in tokens]
+    return all(np.array_equal(np.take(heads, j, axis=axis), ref[j]) for j in range(s))
+
+
 @claim(
     "cheng2025:eq44",
     quote="Through different linear transforms the inputs V, K, Q can be converted into ℓ different forms. "
@@ -369,7 +400,11 @@ def _rem57():
         "combines the rows, i.e. the tokens; with the most favourable shape T_v^i ∈ M_{s×s} (the only one for which a "
         "token permutation acts on both sides), T(PV) = P(TV) fails: T = e_1 e_1ᵀ, V = (1, 2, ...) row by row, P the "
         "cyclic row shift, exact, s, n0 in [1, 3], smallest first; correction (V^i)ᵀ = T_v^i Vᵀ (T_v^i ∈ M_{d_i×n0}), "
-        "proved for all sizes. Both readings are recorded; the headline is (a), which §III.C's text supports."
+        "proved for all sizes. Both readings are recorded; the headline is (a), which §III.C's text supports. The "
+        "switch of convention is recorded (convention_switch), and (a) is bound to what the paper prints: V is built "
+        "with its tokens on the axis §III.C's (46) and Step 4 print (EQ44_TOKEN_AXIS), and (44)'s T V is compared "
+        "token by token with torch F.linear of each token alone (exact on integers, s, n0, d_i in [1, 3]) -- a "
+        "different printed axis makes the product undefined or mix the tokens, and the claim an error."
     ),
     methods=["exact", "exhaustive", "symbolic", "numeric"],
     hypotheses=_SIZES,
@@ -427,7 +462,12 @@ def _eq44():
         "In §III.A's convention (36): (V^i)ᵀ = T_v^i Vᵀ, (K^i)ᵀ = T_k^i Kᵀ, (Q^i)ᵀ = T_q^i Qᵀ with T^i ∈ "
         "M_{d_i×n0}: the head projections act on the features of each token, not across the s tokens",
         _eq44_proof()), corrected_exhaustive_crosscheck=corrected)
-    cols = decide(_eq44_proof(columns=True), exhaustive_crosscheck=columns)
+    cols = decide(_eq44_proof(columns=True), exhaustive_crosscheck=columns,
+                  printed_token_axis=_exact_exhaustive(lambda c: _eq44_per_token(c, torch), _dims(3, 3),
+                                                       "s, n0, d_i in [1, 3]: V built with its tokens on §III.C's printed "
+                                                       "axis (EQ44_TOKEN_AXIS), (44)'s T V against torch F.linear per "
+                                                       "token"),
+                  convention_switch=_EQ44_SWITCH)
     return by_readings(
         Reading("tokens in columns (§III.C)", "V ∈ M_{n0×s} with one token per column, as (46) and Step 4 use: "
                 "V^i = T_v^i V with T_v^i ∈ M_{d_i×n0} projects each token and commutes with token permutations", cols),

@@ -6,7 +6,9 @@ from __future__ import annotations
 from ._common import *  # noqa: F401,F403  (shared imports, references and proofs)
 from .sec2 import *  # noqa: F401,F403
 from .sec4 import *  # noqa: F401,F403
-from ..engine import not_checkable
+import functools
+
+from ..engine import not_checkable, threshold_reading
 
 _NO_EXPERIMENT = ("the paper reports no experiment, data set, model, baseline or measure (no table, no figure of "
                   "results, no number): ")
@@ -34,6 +36,29 @@ def _abstract_efficient():
         "paper trains and runs no DFT, so there is nothing to compare with; the 'must' is argued, not measured.")
 
 
+def _per_token_pbths(pi: dict, c) -> bool:
+    """⋄ of Def. 4.13 ((71)-(73)), Alg. 5.2 ((88)-(91)) and the residual add (104), built from Π of (22) (naive
+    Kronecker form, exact rationals, integer data) on tokens of dims ``ins``, return tokens of the chosen dims
+    ``outs`` at nominal size ``d`` (``c = (ins, outs, d)``)."""
+    ins, outs, d = c
+    s = len(ins)
+    xs = [np.arange(1, n + 1, dtype=object) for n in ins]
+    A = np.arange(1, s * s + 1, dtype=object).reshape(s, s)
+    W = np.arange(1, d * d + 1, dtype=object).reshape(d, d)
+    Xt = np.stack([_pi_obj(pi, n, d) @ x for n, x in zip(ins, xs)])  # (71) / (88)-(89)
+    diamond = [_pi_obj(pi, d, m) @ row for m, row in zip(outs, A @ Xt)]  # (72)-(73)
+    alg52 = [_pi_obj(pi, d, m) @ col for m, col in zip(outs, (W @ Xt.T).T)]  # (90) as (86), (91)
+    fs = [np.arange(1, m + 1, dtype=object) for m in outs]
+    add = [_pi_obj(pi, n, m) @ x + f for n, m, x, f in zip(ins, outs, xs, fs)]  # (104)
+    return all([len(v) for v in out] == list(outs) for out in (diamond, alg52, add))
+
+
+def _pbth_cases(k: int) -> list:
+    """Input and output dims tuples of length <= 2 with sizes <= k, nominal d in [1, k]."""
+    return [(i, o, d) for s in (1, 2) for i in itertools.product(range(1, k + 1), repeat=s)
+            for o in itertools.product(range(1, k + 1), repeat=s) for d in range(1, k + 1)]
+
+
 @claim(
     "cheng2025:abstract/arbitrary-dims",
     quote=("Using projection-based transformation of hypervector (PBTH), the framework of dimension-free transformer "
@@ -54,24 +79,8 @@ def _abstract_efficient():
 )
 def _abstract_arbitrary_dims():
     pi: dict = {}
-
-    def per_token(c):
-        ins, outs, d = c
-        s = len(ins)
-        xs = [np.arange(1, n + 1, dtype=object) for n in ins]
-        A = np.arange(1, s * s + 1, dtype=object).reshape(s, s)
-        W = np.arange(1, d * d + 1, dtype=object).reshape(d, d)
-        Xt = np.stack([_pi_obj(pi, n, d) @ x for n, x in zip(ins, xs)])  # (71) / (88)-(89)
-        diamond = [_pi_obj(pi, d, m) @ row for m, row in zip(outs, A @ Xt)]  # (72)-(73)
-        alg52 = [_pi_obj(pi, d, m) @ col for m, col in zip(outs, (W @ Xt.T).T)]  # (90) as (86), (91)
-        fs = [np.arange(1, m + 1, dtype=object) for m in outs]
-        add = [_pi_obj(pi, n, m) @ x + f for n, m, x, f in zip(ins, outs, xs, fs)]  # (104)
-        return all([len(v) for v in out] == list(outs) for out in (diamond, alg52, add))
-
-    cases = [(i, o, d) for s in (1, 2) for i in itertools.product(range(1, 5), repeat=s)
-             for o in itertools.product(range(1, 5), repeat=s) for d in range(1, 5)]
-    a = decide(_exact_exhaustive(per_token, cases, "input and output dims tuples of length <= 2, sizes <= 4; "
-                                 "nominal d in [1, 4]; integer data, exact rationals"))
+    a = decide(_exact_exhaustive(functools.partial(_per_token_pbths, pi), _pbth_cases(4), "input and output dims "
+                                 "tuples of length <= 2, sizes <= 4; nominal d in [1, 4]; integer data, exact rationals"))
 
     def general(c):  # (98) with d = n0: source dimension (t/n0)·n0 = t against the n0 entries of ξ̃^i
         q, r, n0 = c
@@ -167,17 +176,65 @@ def _sec1_memory():
     )
 
 
+#: §I's list of a transformer's operators -- the bricks §VII says were each rebuilt -- and where the paper gives each a
+#: dimension-free (STP/STA, projection-padded) form; None: nowhere in the paper (transcribed from §I and §V)
+DFT_FORMS = {
+    "MatMul (matrix product)": "⊙_w (93); the attention (96)-(97)",
+    "Linear (linear mapping)": "⋄ of Def. 4.13; Alg. 5.2, (88)-(91)",
+    "+ (addition, feed-forward)": "the residual add (104), Def. 5.8; the feed-forward (106)",
+    "padding mask": "dropped: projection-padding adds no junk zeros (Rem. 5.4 (i))",
+    "causal mask": None,  # only the classical PM ∈ M_{s×s} of (47)-(48), §III.D; §V's attention has no mask
+    "PE (positional encoding)": None,  # only the classical (37)-(39), §III.A; §V.A pads the embeddings only
+}
+
+
+def _causal_rows_independent_of_later_tokens(dims) -> bool:
+    """Causal attention softmax(X̃X̃ᵀ/√n0 + PM) X̃ of projection-padded tokens (rows Π^{n_i}_{n0} x^i of (22), naive
+    Kronecker form; PM the causal mask of (47) as corrected in cheng2025:eq47: −∞ above the diagonal) computed twice, the
+    second time with the last token changed: every earlier row of the output is the same (float64, bit for bit: the
+    masked scores are exactly zero weights)."""
+    n0 = max(dims)
+    s = len(dims)
+
+    def out(last_shift):
+        rows = [np.array(naive_projection(n, n0).tolist(), dtype=float) @ (np.arange(1, n + 1, dtype=float)
+                + (last_shift if i == s - 1 else 0)) for i, n in enumerate(dims)]
+        X = np.stack(rows)
+        i, j = np.indices((s, s))
+        E = X @ X.T / math.sqrt(n0) + np.where(j > i, -np.inf, 0.0)
+        E = np.exp(E - E.max(axis=1, keepdims=True))
+        return (E / E.sum(axis=1, keepdims=True)) @ X
+
+    return bool(np.array_equal(out(0)[:-1], out(5)[:-1]))
+
+
 @claim(
     "cheng2025:sec1/causal-mask",
     quote="In the sequel, you will see that the projection-based padding is also available for causal mask.",
-    statement="§I: projection-based padding works with the causal mask, as shown later in the paper.",
-    methods=["recompute"],
+    statement=(
+        "§I promises that the sequel shows projection-based padding with the causal mask. Judged as the ledger judges "
+        "zhu2025's promised machine-translation benchmark (zhu2025:sec1/benchmarks): the paper's text against its own "
+        "content, an inventory of where the paper gives each transformer operator a dimension-free form (DFT_FORMS, "
+        "transcribed from §III-§V): the only causal mask is the classical PM ∈ M_{s×s} of (47)-(48) in §III.D, and §V's "
+        "dimension-free transformer has no mask at all -- the promise is not kept (inconsistent). Recorded as a second "
+        "reading, not supported (the sentence promises a construction the paper would show, not a property one may "
+        "supply): what the paper does deliver composes -- the classical causal mask (as corrected in cheng2025:eq47) "
+        "acts on the s×s scores, not the feature dimension, so causal attention of projection-padded tokens keeps every "
+        "output row independent of later tokens (float64, bit for bit, every dims tuple of length <= 3, n_i <= 3)."
+    ),
+    methods=["recompute", "numeric"],
 )
 def _sec1_causal_mask():
-    return not_checkable(
-        "the paper never shows it: the only causal mask is the classical PM ∈ M_{s×s} of (47)-(48) in §III.D, and "
-        "§V's dimension-free transformer has no mask at all; there is no construction to compute (the classical (47) "
-        "itself is cheng2025:eq47).")
+    delivered = exhaustive(_causal_rows_independent_of_later_tokens, _hv_cases(3, 3),
+                           describe="dims of length <= 3, n_i <= 3, n0 = max n_i; tokens 1..n_i, the last shifted by 5; "
+                                    "one integer instance per dims tuple", method="numeric", strength="sampled")
+    return by_readings(
+        threshold_reading("the sequel shows it", "the paper gives a projection-padded (dimension-free) causal mask",
+                          {"causal mask: a dimension-free form in the paper": DFT_FORMS["causal mask"] is not None},
+                          forms_given=DFT_FORMS),
+        threshold_reading("what is delivered composes", "the classical causal mask (47)-(48), corrected, applied to "
+                          "projection-padded tokens keeps attention causal", decide(delivered), supported=False),
+    )
 
 
 @claim(
@@ -209,17 +266,32 @@ def _sec7_junk():
     "cheng2025:sec7/each-brick",
     quote=("Using STP and STA, this paper has proposed a dimension-free transformer. Each building bricks in a "
            "transformer have been reconstructed by STP/STA."),
-    statement=("§VII: every building brick of the transformer (§I lists MatMul, Linear, +, Mask, PE) has a "
-               "dimension-free STP/STA form in the paper."),
-    methods=["recompute"],
+    statement=(
+        "§VII: every building brick of the transformer -- the operators §I lists: MatMul, Linear, +, Mask "
+        "(padding and causal), PE -- has a dimension-free STP/STA form in the paper. Judged as the ledger judges "
+        "zhu2025's promised machine-translation benchmark (zhu2025:sec1/benchmarks): the paper's text against its own "
+        "content, an inventory of where it gives each brick a dimension-free form (DFT_FORMS, transcribed from §III-§V): "
+        "§V gives Linear (⋄, Def. 4.13; Alg. 5.2), MatMul (⊙_w, (93); (96)-(97)), + ((104), Def. 5.8, the feed-forward "
+        "(106)) and drops the padding mask (Rem. 5.4 (i)), but gives none for the positional encoding ((37)-(39) only "
+        "in the classical form) or the causal mask ((47)-(48) only classical): inconsistent. Recorded as a second "
+        "reading, not supported (the sentence says 'each'): the forms that are given take tokens of any dims and give "
+        "any chosen output dims -- ⋄ ((71)-(73)), Alg. 5.2 ((88)-(91)) and (104) from Π of (22), exact rationals, "
+        "every input and output dims tuple of length <= 2 with sizes <= 3, nominal d in [1, 3] (each form is also "
+        "checked under its own label)."
+    ),
+    methods=["recompute", "exact"],
 )
 def _sec7_each_brick():
-    return not_checkable(
-        "a statement about the paper's own coverage, with nothing to compute: §V gives dimension-free forms for "
-        "Linear (⋄, Def. 4.13; Alg. 5.2), MatMul (⊙_w, (93); (96)-(97)), + ((104), Def. 5.8), the feed-forward (106) "
-        "and the Concat (99)-(103), and drops the padding mask (Rem. 5.4 (i)), but gives none for the positional "
-        "encoding ((37)-(39) only in the classical form) or the causal mask ((47)-(48) only classical); each form "
-        "that is given is checked under its own label.")
+    pi: dict = {}
+    given = decide(_exact_exhaustive(functools.partial(_per_token_pbths, pi), _pbth_cases(3), "input and output dims "
+                                     "tuples of length <= 2, sizes <= 3; nominal d in [1, 3]; integer data, exact"))
+    return by_readings(
+        threshold_reading("each brick", "every operator §I lists has a dimension-free STP/STA form in the paper",
+                          {f"{brick}: a dimension-free form in the paper": form is not None
+                           for brick, form in DFT_FORMS.items()}, forms_given=DFT_FORMS),
+        threshold_reading("the bricks given", "the dimension-free forms the paper gives take any input dims and give "
+                          "any chosen output dims", given, supported=False),
+    )
 
 
 @claim(

@@ -17,9 +17,9 @@ checks (``*_crosscheck`` Trials given to ``decide``): a failing one makes the cl
 
 One module per part of the paper (ids unchanged): :mod:`.sec2` (§1-2 and appendix A: matrix layers,
 feed-forward and recurrent nets), :mod:`.sec3` (§3: graphs), :mod:`.appb` (appendix B: graph
-convolution), :mod:`.sec4` (§4: experiments); helpers shared between them in :mod:`._common`.
+convolution), :mod:`.sec4` (§4: experiments), :mod:`.properties` (§4's stated aim against its results); helpers shared between them in :mod:`._common`.
 Results the paper does not state are ``do2017:beyond/...`` (shown apart, not in the tally); a claim
 read several ways records every reading (:func:`~isomat.proofs.engine.by_readings`).
 """
 
-from . import sec2, sec3, appb, sec4  # noqa: F401  (each registers its claims on import)
+from . import sec2, sec3, appb, sec4, properties  # noqa: F401  (each registers its claims on import)

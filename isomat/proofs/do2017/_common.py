@@ -36,6 +36,8 @@ from ..engine import (
     Reading,
     Trial,
     by_readings,
+    printed_checks,
+    threshold_reading,
     all_of,
     claim,
     compare_printed,

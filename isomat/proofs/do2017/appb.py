@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ..engine import device_cached
 from ._common import (  # noqa: F401
     require,
@@ -193,6 +195,36 @@ def _digraph_ok(case) -> bool:
     return bool((A.sum(1) > 0).all() and (A != A.T).any())
 
 
+def _fraction_rank(M: list[list[Fraction]]) -> int:
+    """Rank by Gaussian elimination over Fractions (loops; no SymPy, no isomat)."""
+    M, rank = [row[:] for row in M], 0
+    for col in range(len(M[0]) if M else 0):
+        pivot = next((r for r in range(rank, len(M)) if M[r][col] != 0), None)
+        if pivot is None:
+            continue
+        M[rank], M[pivot] = M[pivot], M[rank]
+        for r in range(len(M)):
+            if r != rank and M[r][col] != 0:
+                f = M[r][col] / M[rank][col]
+                M[r] = [a - f * b for a, b in zip(M[r], M[rank])]
+        rank += 1
+    return rank
+
+
+def _jordan_block_by_ranks(cx):
+    """Independent reference of eq14/asymmetric's counterexample (issue 36 item 6): L = I − D^{-1}A by Fraction loops
+    from the edges, and the eigenvalue λ of the Jordan block SymPy found: rank(L − λI) > rank((L − λI)²), so L has
+    a Jordan block of size >= 2 at λ and no eigendecomposition (a diagonalizable matrix has equal ranks)."""
+    n, edges = cx["case"]
+    A = [[Fraction(int([u, v] in [list(e) for e in edges])) for v in range(n)] for u in range(n)]
+    J = cx["jordan_form"]
+    lam = next(Fraction(str(J[i][i])) for i in range(n - 1) if str(J[i][i + 1]) == "1")
+    N = [[Fraction(int(u == v)) - A[u][v] / sum(A[u]) - lam * int(u == v) for v in range(n)] for u in range(n)]
+    N2 = [[sum(N[u][k] * N[k][v] for k in range(n)) for v in range(n)] for u in range(n)]
+    return exhaustive(lambda _: _fraction_rank(N) > _fraction_rank(N2), [(n, len(edges))], method="exact",
+                      describe=f"rank(L − λI) > rank((L − λI)²) at λ = {lam}, L = I − D^-1 A by Fraction loops")
+
+
 @claim(
     "do2017:eq14/asymmetric",
     quote=(
@@ -253,7 +285,7 @@ def _eq14_asym():
         Reading("any eigendecomposition",
                 "L = I − D^{-1}A = UΛU^{-1} with Λ diagonal, complex allowed (L diagonalizable over C): the "
                 "weakest sense of 'Eigen Decomposition'",
-                decide(anyfield)),
+                decide(anyfield, confirm=_jordan_block_by_ranks)),
         Reading("general eigendecomposition",
                 "L = I − D^{-1}A has an eigendecomposition L = UΛU^{-1} with real diagonal Λ (what 'Eigen "
                 "Decomposition' and eq. (15)'s scaling of the eigenvalues into [−1, 1] need)",
@@ -393,6 +425,10 @@ def _eq17():
     return decide(proof, exhaustive_crosscheck=t, **hostile)
 
 
+#: what computes eq17/order's K: the paper's own recursion and sum, expanded symbolically (no isomat builder)
+_EQ15_BY_SYMPY = "eq. (15)'s recursion T_k = 2L̃T_{k−1} − T_{k−2} and sum, expanded with SymPy on symbols"
+
+
 @claim(
     "do2017:eq17/order",
     quote=(
@@ -426,11 +462,13 @@ def _eq17_order():
         Reading("K as eq. (15) defines it",
                 "K counts the terms of eq. (15)'s sum Σ_{k=0}^{K−1} (an expansion of order K − 1): eq. (17)'s two "
                 "terms are K = 2",
-                compare_printed({"K for the first-order filter": 1}, {"K for the first-order filter": Ks[0]})),
+                compare_printed({"K for the first-order filter": 1}, {"K for the first-order filter": Ks[0]},
+                                recomputed_by=_EQ15_BY_SYMPY)),
         Reading("K as the order (Kipf and Welling's convention)",
                 "K is the order of the expansion, Σ_{k=0}^{K} as in Kipf and Welling: eq. (17) is K = 1, matching "
                 "'1-order (e.g. K = 1)'; not supported: the paper defines K by eq. (15), order K − 1",
-                compare_printed({"K for the first-order filter": 1}, {"K for the first-order filter": Kw[0]}),
+                compare_printed({"K for the first-order filter": 1}, {"K for the first-order filter": Kw[0]},
+                                recomputed_by=_EQ15_BY_SYMPY),
                 supported=False),
     )
 
@@ -652,8 +690,16 @@ def _eq18_misprint():
                                                   describe="renormalized_adjacency of the single edge vs D̃^-1/2 Ã D̃^-1/2 "
                                                            "from the adjacency directly"))
     keys = [(i, j) for i in range(2) for j in range(2)]
+    direct = _renorm_direct(A)  # eq. (18) written out from the adjacency (no isomat builder)
+
+    def confirm(found):  # each discrepancy's correct value is eq. (18) written out, and the printed one differs from it
+        where = {f"entry {k} on the single edge": k for k in keys}
+        return exhaustive(lambda d: sympy.simplify(sympy.sympify(d["correct"]) - direct[where[d["where"]]]) == 0
+                          and sympy.simplify(printed[where[d["where"]]] - direct[where[d["where"]]]) != 0, found,
+                          method="exact", describe="each discrepancy against D̃^-1/2 Ã D̃^-1/2 from the adjacency directly")
+
     return compare_printed({f"entry {k} on the single edge": printed[k] for k in keys},
-                           {f"entry {k} on the single edge": eq18[k] for k in keys})
+                           {f"entry {k} on the single edge": eq18[k] for k in keys}, confirm=confirm)
 
 
 @claim(

@@ -294,7 +294,8 @@ def _eq4_index():
     U = sympy.MatrixSymbol("U", r, rp)
     length = U[:, 0].shape[0]
     return compare_printed({"upper limit of the sum over i in the constraint on αj": "m"},
-                           {"upper limit of the sum over i in the constraint on αj": str(length)})
+                           {"upper limit of the sum over i in the constraint on αj": str(length)},
+                           recomputed_by="the shape of a SymPy MatrixSymbol U ∈ R^{r×r'} (eq. 3)")
 
 
 @claim(

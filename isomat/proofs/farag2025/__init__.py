@@ -9,7 +9,8 @@ entry by entry in loops (:func:`naive_stage`), gradients come from SymPy differe
 central finite differences.
 
 One module per section (``sec2`` ... ``sec9``); ``beyond`` holds results the paper does not state
-(ids ``farag2025:beyond/...``); ``_common`` the shared references. Importing the package registers every
+(ids ``farag2025:beyond/...``); ``properties`` the properties stated outside the equations (costs with
+activations, expressive power, training dynamics, scaling, §11); ``_common`` the shared references. Importing the package registers every
 claim, in the order of the paper; every name of the section modules is re-exported here."""
 
 from __future__ import annotations
@@ -24,4 +25,5 @@ from .sec7 import *  # noqa: F401,F403
 from .sec8 import *  # noqa: F401,F403
 from .beyond import *  # noqa: F401,F403
 from .sec9 import *  # noqa: F401,F403
-from . import _common, beyond, sec2, sec3, sec4, sec5, sec6, sec7, sec8, sec9  # noqa: F401,E402
+from .properties import *  # noqa: F401,F403
+from . import _common, beyond, properties, sec2, sec3, sec4, sec5, sec6, sec7, sec8, sec9  # noqa: F401,E402

@@ -41,6 +41,27 @@ def _eq1_pairwise_recursion(n, stages, di, do, bb, x):
     return sympy.Matrix([do[i] * z[i] + bb[i] for i in range(n)])
 
 
+def isomat_general_forward(n, stages, di, do, bb, *xs):
+    """isomat's SPM forward (``spm_forward`` of an ``spm_layer``, general variant, exact field) for the stages of
+    :func:`_eq1_pairwise_recursion` (pairs and (a, b, c, d) blocks per stage), ``D_in``, ``D_out``, ``b``, on the
+    inputs ``xs`` (one batch), the first checked equal to that written-out reference -- binding: when it is not,
+    isomat's layer is not the paper's, a :class:`~isomat.errors.CheckError` (the claim is an error; a defect of isomat
+    is never the paper's). Give a generic (symbolic) first input: equal as polynomials, the two layers agree at every
+    input. The claims that read a property (linearity, multilinearity) off the layer read it off these outputs; the
+    first is returned in the reference's form, which isomat's output equals as a polynomial (SymPy builds
+    polynomials from it faster)."""
+    layer = spm_layer(n, [np.array(p, dtype=np.int64).reshape(-1, 2) for p, _ in stages],
+                      np.array([[list(b) for b in bl] for _, bl in stages], dtype=object).reshape(len(stages), n // 2, 4),
+                      variant="general", d_in=list(di), d_out=list(do), bias=list(bb))
+    out = spm_forward(layer, np.array([list(x) for x in xs], dtype=object))
+    ys = [sympy.Matrix(list(row)) for row in out]
+    ref = _eq1_pairwise_recursion(n, stages, di, do, bb, list(xs[0]))
+    if not sympy.expand(ys[0] - ref).is_zero_matrix:
+        raise CheckError(f"isomat's spm_forward disagrees with (2)-(4) written out at n = {n}, L = {len(stages)}: "
+                         f"{jsonable(ys[0])!r} against {jsonable(ref)!r}"[:2000])
+    return [ref, *ys[1:]]
+
+
 #: the symbolic cases of eq1: (n, variant, pairings of each stage)
 _EQ1_CASES = ((3, "rotation", ([[0, 1]], [[1, 2]])), (4, "general", ([[0, 1], [2, 3]], [[1, 2], [0, 3]])),
               (5, "general", ([[0, 1], [2, 3]], [[1, 2], [3, 4]], [[0, 4], [1, 3]])))
@@ -84,7 +105,7 @@ def _eq1_reference(stage=_eq1_stage_section2, product=_eq1_product_section2) -> 
         "L = 1..max(3, 2⌈log2 n⌉) and at random (n, L) = (37, 4), (64, 6), (101, 3) (rtol 1e-12). Other reading (not the paper's: "
         "(2)-(4) fix the order): left-to-right B_1 ⋯ B_L, which differs from (2)-(4): minimal case by exhaustive "
         "search, smallest first."
-        + _builder_note("spm_forward (and SPMKernel's forward)")
+        + _builder_note("spm_forward")
     ),
     methods=["symbolic", "exhaustive"],
     hypotheses=("n ≥ 2 coordinates, L = 2 stages of 2×2 blocks on disjoint pairs (§2.1)",
@@ -123,7 +144,7 @@ def _eq1():
     other = exhaustive(same, cases(), describe="n=2..4, L=2, block entries in {0,1,2}^8", witness=witness)
     return by_readings(
         Reading("B_L ⋯ B_1", "∏_{ℓ=1}^L B_ℓ = B_L ⋯ B_1 (stage 1 first), as the recursion (2)-(4) defines it",
-                decide(_builder_bound(_eq1_induction(), isomat_forward=_forward_binding()), paper_reference=_eq1_reference(),
+                decide(_eq1_induction(), isomat_forward=_forward_binding(), paper_reference=_eq1_reference(),
                        isomat_symbolic=all_of(*iso))),
         Reading("B_1 ⋯ B_L", "∏_{ℓ=1}^L B_ℓ = B_1 B_2 ⋯ B_L (left to right); then (1) agrees with (2)-(4)",
                 decide(other), supported=False))
@@ -306,8 +327,8 @@ def _min_depth_cached(n):
         "Readings of 'global linear transformation'. (a) Headline, the paper's own use of the words: a linear map "
         "on all of R^n (§2.1: pairwise blocks act 'while preserving global linearity'; §2.2: 'the composition over L "
         "stages yields a global linear operator whose expressive power increases with depth'; §5: SPM retains 'exact "
-        "gradients and global linearity'), at O(nL) cost for any L. Checked against the paper's definition, not "
-        "isomat: the forward (2)-(4) computed coordinate by coordinate with loop-built stages is additive and "
+        "gradients and global linearity'), at O(nL) cost for any L. isomat's layer (spm_forward, the code) equals the "
+        "paper's forward (2)-(4) computed coordinate by coordinate with loop-built stages, and is additive and "
         "homogeneous in x once b is removed (SymPy, generic entries, n = 2..5 with L = 1..3 and random pairings, "
         "general blocks), and the written-out counts -- parameters p·L⌊n/2⌋ + 3n (+L), forward operations "
         "L⌊n/2⌋f + L(n mod 2) + 3n -- are at most 4nL + 3n + L and (f/2 + 4)nL + L (f: the larger per-pair count of the two variants) for every n = 1..64, L = 1..8 "
@@ -330,20 +351,25 @@ def _abstract_global():
     rng = np.random.default_rng(7)
 
     def linear_case(c):
+        # what isomat computes (spm_forward, the layer's code) is compared with the paper's forward (2)-(4) written out
+        # by loops, and its linearity is read off isomat's output: a layer that is not the paper's, or not linear,
+        # fails here (issue 38 item 3: the check reads the code, not only the definition)
         n, L = c
         stages = []
         for e in range(L):
             perm = [int(v) for v in rng.permutation(n)]
             pairs = [(perm[2 * k], perm[2 * k + 1]) for k in range(n // 2)]
             stages.append((pairs, [tuple(sympy.symbols(f"s{e}_{k}_0:4")) for k in range(n // 2)]))
-        di, do = list(sympy.symbols(f"di0:{n}")), list(sympy.symbols(f"do0:{n}"))
+        di, do, bb = (list(sympy.symbols(f"{p}0:{n}")) for p in ("di", "do", "bb"))
         X, Y = (sympy.Matrix(sympy.symbols(f"{p}0:{n}")) for p in ("x", "y"))
-        f = lambda v: _eq1_pairwise_recursion(n, stages, di, do, [0] * n, list(v))  # noqa: E731  (b removed)
-        return sympy.expand(f(al * X + be * Y) - al * f(X) - be * f(Y)).is_zero_matrix
+
+        # isomat's forward on X (checked against (2)-(4), binding), Y and αX + βY in one batch; b removed
+        fx, fy, fxy = (y - sympy.Matrix(bb) for y in isomat_general_forward(n, stages, di, do, bb, X, Y, al * X + be * Y))
+        return sympy.expand(fxy - al * fx - be * fy).is_zero_matrix
 
     linear = exhaustive(linear_case, [(n, L) for n in range(2, 6) for L in (1, 2, 3)], method="symbolic",
-                        describe="x ↦ y − b from (2)-(4) with loop-built stages is linear: n = 2..5, L = 1..3, random pairings, "
-                                 "generic entries")
+                        describe="isomat's spm_forward equals (2)-(4) with loop-built stages, and x ↦ y − b is linear: "
+                                 "n = 2..5, L = 1..3, random pairings, generic entries")
     cost_cases = [(n, L) for n in range(1, 65) for L in range(1, 9)]
     from .sec5 import _pair_costs, _param_formula  # the §5 counts written out (no isomat)
 

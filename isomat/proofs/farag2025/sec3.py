@@ -35,7 +35,7 @@ def _pair_grad_claim(y1, y2, var, printed, params, fd_point):
     # the finite difference checks the printed formula (the statement itself, so it may fail with it: a wrong
     # printed formula is refuted by the SymPy trial); the isomat_* checks bind isomat's backward to it
     fd_note = dict(num.evidence, method=num.method, ok=num.ok, **({"counterexample": num.counterexample} if not num.ok else {}))
-    return decide(_builder_bound(sym, isomat_backward=_backward_binding("params" if var not in (x1, x2) else "x")),
+    return decide(sym, isomat_backward=_backward_binding("params" if var not in (x1, x2) else "x"),
                   printed_fd_check=fd_note, isomat_pair=_isomat_pair_grad(var, sympy.diff(Lf, var), th in params))
 
 
@@ -85,20 +85,20 @@ def _eq6():
 
 
 @claim("farag2025:eq7", quote="∂L/∂x1 = cos θ δ1 + sin θ δ2   (7)",
-       statement="With δ = ∂L/∂y, ∂L/∂x1 = Σ_k δ_k ∂y_k/∂x1 equals (7): proved by SymPy differentiation for all real θ, x1, x2, δ1, δ2 (generic symbols). Cross-check evidence: central finite difference at a float point (rtol 1e-6)." + _builder_note("spm_backward (and SPMKernel's backward)"),
+       statement="With δ = ∂L/∂y, ∂L/∂x1 = Σ_k δ_k ∂y_k/∂x1 equals (7): proved by SymPy differentiation for all real θ, x1, x2, δ1, δ2 (generic symbols). Cross-check evidence: central finite difference at a float point (rtol 1e-6)." + _builder_note("spm_backward"),
        methods=["symbolic", "numeric"])
 def _eq7():
     return _pair_grad_claim(_R_Y1, _R_Y2, x1, sympy.cos(th) * d1 + sympy.sin(th) * d2, _R_PARAMS, _R_POINT)
 
 
 @claim("farag2025:eq8", quote="∂L/∂x2 = −sin θ δ1 + cos θ δ2   (8)",
-       statement="As eq7 for x2: proved for all real θ, x1, x2, δ1, δ2 (SymPy); FD cross-check." + _builder_note("spm_backward (and SPMKernel's backward)"), methods=["symbolic", "numeric"])
+       statement="As eq7 for x2: proved for all real θ, x1, x2, δ1, δ2 (SymPy); FD cross-check." + _builder_note("spm_backward"), methods=["symbolic", "numeric"])
 def _eq8():
     return _pair_grad_claim(_R_Y1, _R_Y2, x2, -sympy.sin(th) * d1 + sympy.cos(th) * d2, _R_PARAMS, _R_POINT)
 
 
 @claim("farag2025:eq9", quote="∂L/∂θ = δ1(−sin θ x1 − cos θ x2) + δ2(cos θ x1 − sin θ x2)   (9)",
-       statement="As eq7 for θ: proved for all real θ, x1, x2, δ1, δ2 (SymPy); FD cross-check." + _builder_note("spm_backward (and SPMKernel's backward)"), methods=["symbolic", "numeric"])
+       statement="As eq7 for θ: proved for all real θ, x1, x2, δ1, δ2 (SymPy); FD cross-check." + _builder_note("spm_backward"), methods=["symbolic", "numeric"])
 def _eq9():
     pr = d1 * (-sympy.sin(th) * x1 - sympy.cos(th) * x2) + d2 * (sympy.cos(th) * x1 - sympy.sin(th) * x2)
     return _pair_grad_claim(_R_Y1, _R_Y2, th, pr, _R_PARAMS, _R_POINT)
@@ -106,13 +106,13 @@ def _eq9():
 
 @claim("farag2025:sec3.1",
        quote="Since M(θ) is orthogonal, it preserves the Euclidean norm, i.e., ‖y‖2 = ‖x‖2",
-       statement="M(θ)^T M(θ) = I and y1² + y2² − x1² − x2² = 0 with y from (5)-(6): proved for all real θ, x1, x2 (SymPy, generic symbols)." + _builder_note("stage_matrix (its entries' places)"), methods=["symbolic"])
+       statement="M(θ)^T M(θ) = I and y1² + y2² − x1² − x2² = 0 with y from (5)-(6): proved for all real θ, x1, x2 (SymPy, generic symbols)." + _builder_note("stage_matrix", strength="exhaustive"), methods=["symbolic"])
 def _sec3_1():
     M = sympy.Matrix([[sympy.cos(th), -sympy.sin(th)], [sympy.sin(th), sympy.cos(th)]])
     fa = "for all real θ, x1, x2 (generic SymPy symbols)"
-    return decide(_builder_bound(all_of(symbolic_zero(M.T * M - sympy.eye(2), describe="M^T M - I", for_all=fa),
+    return decide(all_of(symbolic_zero(M.T * M - sympy.eye(2), describe="M^T M - I", for_all=fa),
                                         symbolic_zero(_R_Y1**2 + _R_Y2**2 - x1**2 - x2**2, describe="‖y‖² − ‖x‖²", for_all=fa)),
-                                 isomat_stages=_stage_binding("rotation")),
+                                 isomat_stages=_stage_binding("rotation"),
                   isomat_block=_isomat_block("rotation"))
 
 
@@ -128,17 +128,17 @@ def _isomat_block(variant):
 
 
 @claim("farag2025:sec3.2", quote="This variant subsumes the rotation case",
-       statement="The general block with (a, b, c, d) = (cos θ, −sin θ, sin θ, cos θ) gives (5)-(6) and its entry gradients (14) chain to (9): dL/dθ = −sinθ·∂a − cosθ·∂b + cosθ·∂c − sinθ·∂d; proved for all real θ, x1, x2, δ1, δ2 (SymPy)." + _builder_note("stage_matrix (its entries' places)"),
+       statement="The general block with (a, b, c, d) = (cos θ, −sin θ, sin θ, cos θ) gives (5)-(6) and its entry gradients (14) chain to (9): dL/dθ = −sinθ·∂a − cosθ·∂b + cosθ·∂c − sinθ·∂d; proved for all real θ, x1, x2, δ1, δ2 (SymPy)." + _builder_note("stage_matrix", strength="exhaustive"),
        methods=["symbolic"])
 def _sec3_2():
     sub = {a_: sympy.cos(th), b_: -sympy.sin(th), c_: sympy.sin(th), d_: sympy.cos(th)}
     ga, gb, gc, gd = d1 * x1, d1 * x2, d2 * x1, d2 * x2
     chain = ga * -sympy.sin(th) + gb * -sympy.cos(th) + gc * sympy.cos(th) + gd * -sympy.sin(th)
     pr9 = d1 * (-sympy.sin(th) * x1 - sympy.cos(th) * x2) + d2 * (sympy.cos(th) * x1 - sympy.sin(th) * x2)
-    return decide(_builder_bound(all_of(symbolic_zero(_G_Y1.subs(sub) - _R_Y1, describe="(10) at rotation vs (5)", for_all=FORALL_ROT),
+    return decide(all_of(symbolic_zero(_G_Y1.subs(sub) - _R_Y1, describe="(10) at rotation vs (5)", for_all=FORALL_ROT),
                          symbolic_zero(_G_Y2.subs(sub) - _R_Y2, describe="(11) at rotation vs (6)", for_all=FORALL_ROT),
                          symbolic_zero(chain - pr9, describe="(14) chained through the rotation vs (9)", for_all=FORALL_ROT)),
-                                 isomat_stages=all_of(_stage_binding("rotation"), _stage_binding("general"))),
+                                 isomat_stages=_stage_binding("rotation"), isomat_general_stages=_stage_binding("general"),
                   isomat_rotation=_isomat_block("rotation"), isomat_general=_isomat_block("general"))
 
 
@@ -161,12 +161,12 @@ def _eq11():
     return _general_entry(1, _G_Y2, "11")
 
 
-@claim("farag2025:eq12", quote="∂L/∂x1 = a δ1 + c δ2   (12)", statement="As eq7 for the general block: proved for all real a, b, c, d, x1, x2, δ1, δ2 (SymPy); FD cross-check." + _builder_note("spm_backward (and SPMKernel's backward)"), methods=["symbolic", "numeric"])
+@claim("farag2025:eq12", quote="∂L/∂x1 = a δ1 + c δ2   (12)", statement="As eq7 for the general block: proved for all real a, b, c, d, x1, x2, δ1, δ2 (SymPy); FD cross-check." + _builder_note("spm_backward"), methods=["symbolic", "numeric"])
 def _eq12():
     return _pair_grad_claim(_G_Y1, _G_Y2, x1, a_ * d1 + c_ * d2, _G_PARAMS, _G_POINT)
 
 
-@claim("farag2025:eq13", quote="∂L/∂x2 = b δ1 + d δ2   (13)", statement="As eq7 for the general block: proved for all real a, b, c, d, x1, x2, δ1, δ2 (SymPy); FD cross-check." + _builder_note("spm_backward (and SPMKernel's backward)"), methods=["symbolic", "numeric"])
+@claim("farag2025:eq13", quote="∂L/∂x2 = b δ1 + d δ2   (13)", statement="As eq7 for the general block: proved for all real a, b, c, d, x1, x2, δ1, δ2 (SymPy); FD cross-check." + _builder_note("spm_backward"), methods=["symbolic", "numeric"])
 def _eq13():
     return _pair_grad_claim(_G_Y1, _G_Y2, x2, b_ * d1 + d_ * d2, _G_PARAMS, _G_POINT)
 
@@ -175,7 +175,7 @@ for _v, _pr in (("a", d1 * x1), ("b", d1 * x2), ("c", d2 * x1), ("d", d2 * x2)):
     def _mk(v=_v, pr=_pr):
         return lambda: _pair_grad_claim(_G_Y1, _G_Y2, {"a": a_, "b": b_, "c": c_, "d": d_}[v], pr, _G_PARAMS, _G_POINT)
     claim(f"farag2025:eq14/{_v}", quote=f"∂L/∂{_v} = {sympy.sstr(_pr).replace('delta', 'δ')}   (14)",
-          statement=f"∂L/∂{_v} for L = δ1 y1 + δ2 y2 (δ = ∂L/∂y, chain rule): proved by SymPy differentiation for all real a, b, c, d, x1, x2, δ1, δ2; central FD (rtol 1e-6) as cross-check evidence." + _builder_note("spm_backward (and SPMKernel's backward)"), methods=["symbolic", "numeric"])(_mk())
+          statement=f"∂L/∂{_v} for L = δ1 y1 + δ2 y2 (δ = ∂L/∂y, chain rule): proved by SymPy differentiation for all real a, b, c, d, x1, x2, δ1, δ2; central FD (rtol 1e-6) as cross-check evidence." + _builder_note("spm_backward"), methods=["symbolic", "numeric"])(_mk())
 
 
 

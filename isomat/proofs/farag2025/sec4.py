@@ -63,8 +63,8 @@ def _layer_grad(key, extra=None):
                        rtol=1e-6, atol=1e-7)
     bind = _backward_binding(key)
     if extra is None:  # no printed formula to prove: isomat's backward, exact at the sizes built
-        return decide(_builder_bound(all_of(*trials), isomat_backward=bind), fd_check=fd)
-    return decide(_builder_bound(extra(), isomat_backward=bind), isomat_symbolic=all_of(*trials), fd_check=fd)
+        return decide(all_of(*trials), isomat_backward=bind, fd_check=fd)
+    return decide(extra(), isomat_backward=bind, isomat_symbolic=all_of(*trials), fd_check=fd)
 
 
 def _indexed_grad(loss_terms, wrt, printed, describe):
@@ -146,7 +146,7 @@ for _id, _key, _q in (
             "dense loop-built stages for every n = 1..8, L = 1..max(3, 2⌈log2 n⌉), both variants, and random (n, L) = (37, 4), (64, 6), "
             "(101, 3) (error relative to 1 + max |reference| <= 1e-11)"
             + (" (the input gradient passes through (15), every B_ℓ^T and (18))." if _key == "x" else ".")
-            + _builder_note("spm_backward (and SPMKernel's backward)")
+            + _builder_note("spm_backward")
         ),
         methods=["symbolic", "numeric"],
     )(_mkl())
@@ -164,7 +164,7 @@ for _id, _key, _q in (
         "independent M^T g_b (M from loop-built stages), and the bias gradient equals Σ_b g_b (rtol 1e-12); "
         "Hypothesis over n 1..9, L 1..4, batch 1..6, both variants. The per-example gradients themselves are "
         "checked against SymPy and finite differences in eq15-eq19, sec4.2."
-        + _builder_note("spm_backward (and SPMKernel's backward)")
+        + _builder_note("spm_backward")
     ),
     methods=["symbolic", "property", "numeric"],
 )
@@ -201,7 +201,7 @@ def _sec4():
                     _entry_zero(loss.diff(c), G.T * sympy.OneMatrix(Bs, 1), describe="∂L/∂c vs G^T 1 = Σ_b g_b", for_all=fa,
                                 sizes=[Bs]),
                     _entry_zero(loss.diff(X), G * M, describe="∂L/∂X vs G M (row b: M^T g_b)", for_all=fa, sizes=[_N]))
-    return decide(_builder_bound(proofs, isomat_backward=_backward_binding("x", "params", "d_in", "d_out", "bias")),
+    return decide(proofs, isomat_backward=_backward_binding("x", "params", "d_in", "d_out", "bias"),
                   isomat_batch=cross)
 
 

@@ -222,8 +222,7 @@ def _attn_claim(which):
         printed = _attn_direct(which)
         extra = {}
         if which == "sec7.3":  # SPM_O^T is isomat's spm_backward: a builder no proved rule computes
-            extra = {"isomat_spm_transpose": _sec7_3_isomat()}
-            printed = _builder_bound(printed, isomat_backward=_backward_binding("x"))
+            extra = {"isomat_spm_transpose": _sec7_3_isomat(), "isomat_backward": _backward_binding("x")}
         return decide(printed, isomat_attention_backward=_chain_trial(), **extra)
     return run
 
@@ -266,7 +265,7 @@ for _id, _q, _what in (
             "differentiation of ⟨G_Y, Y⟩ for T = d = 2 in symbolic X (rational G_Y and block entries; both sides "
             "exact expressions evaluated to 60 digits at a rational X, rtol 1e-13), and central finite differences "
             "for ∂L/∂X and ∂L/∂θ_Q (T = 4, d = 6, d_h = 3, rtol 1e-6)."
-            + (_builder_note("spm_backward (and SPMKernel's backward)") if _id == "sec7.3" else "")
+            + (_builder_note("spm_backward") if _id == "sec7.3" else "")
         ),
         methods=["symbolic", "exact", "numeric"],
     )(_attn_claim(_id))

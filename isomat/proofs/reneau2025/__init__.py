@@ -28,4 +28,5 @@ from .sec3 import *  # noqa: F401,F403
 from .sec4_2 import *  # noqa: F401,F403
 from .tables import *  # noqa: F401,F403
 from .text import *  # noqa: F401,F403
+from .properties import *  # noqa: F401,F403
 from . import _common  # noqa: F401

@@ -25,9 +25,12 @@ from ..engine import (
     compare_printed,
     decide,
     exhaustive,
+    jsonable,
     not_checkable,
+    printed_checks,
     property_search,
     symbolic_zero,
+    threshold_reading,
 )
 
 

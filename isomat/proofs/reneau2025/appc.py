@@ -148,7 +148,7 @@ def _memory_bound_proof() -> Trial:
             hyps = [x >= 1 for x in D + H] + [(d <= h) if grow else (d >= h) for d, h in zip(D, H)]
             goal = z3.And(*[sz <= z3.If(Df >= Hf, Df, Hf) for o in ("outer", "inner") for sz in _alg1_sizes(D, H, o)])
             what = "D_k <= H_k" if grow else "D_k >= H_k"
-            trials.append(prove(goal, assuming=hyps,
+            trials.append(prove(goal, assuming=hyps, sizes=D + H,
                                 for_all=f"N = {N}, all D_k, H_k >= 1 with {what} for every k, both orders").trial(
                 f"every intermediate of Algorithm 1 (Π_{{j≤k}} H_j Π_{{j>k}} D_j, or the N..1 order's) <= max(ΠD_k, ΠH_k)"))
     return _bounded(all_of(*trials), "N = 1, 2, 3 modes (each N proved for all D_k, H_k >= 1 by Z3)")

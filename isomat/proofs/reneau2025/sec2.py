@@ -544,7 +544,7 @@ def _appa_proof() -> Trial:
         describe="R(A ⊗ B + E_00)[r, c] = vec(A)[r] vec(B)[c] + [r = c = 0]: a sum of two outer products (rank <= 2)"))
     u0, ur, v0, vc = z3.Reals("u0 ur v0 vc")
     minor = (u0 * v0 + 1) * (ur * vc) - (u0 * vc) * (ur * v0)
-    trials.append(prove(z3.And(minor == ur * vc, z3.Implies(z3.And(ur != 0, vc != 0), minor != 0)),
+    trials.append(prove(z3.And(minor == ur * vc, z3.Implies(z3.And(ur != 0, vc != 0), minor != 0)), sizes=(),
                         for_all="all reals u0 = vec(A)_0, ur = vec(A)_r, v0 = vec(B)_0, vc = vec(B)_c (r, c >= 1)").trial(
         "the 2×2 minor of vec(A)vec(B)ᵀ + e_0e_0ᵀ at rows {0, r}, columns {0, c} is vec(A)_r vec(B)_c, nonzero when both "
         "are: rank 2 whenever A and B each have a nonzero entry off position 0 of vec (e.g. nonzero entries, neither "

@@ -11,7 +11,8 @@ which identifies the set of taps exactly (as a symbolic kernel would), at intege
 
 The claims are split by section (ids unchanged): ``sec4_2`` (§4.1-4.2), ``sec4_3`` (§4.3, Theorem 4.2,
 §4.5, §8), ``thm4_1`` (Theorem 4.1, Appendix A.1), ``sec4_4`` (§4.4, Theorem 4.3, Appendix A.3),
-``sec5_7`` (§5-7, tables); shared helpers in ``_common``.
+``sec5_7`` (§5-7, tables), ``properties`` (the properties the abstract, §1, §5, §9 and Assumption 4.2 attribute to
+the constructions as a whole); shared helpers in ``_common``.
 """
 
-from . import sec4_2, sec4_3, thm4_1, sec4_4, sec5_7  # noqa: F401  (registration order = ledger order)
+from . import sec4_2, sec4_3, thm4_1, sec4_4, sec5_7, properties  # noqa: F401  (registration order = ledger order)

@@ -10,9 +10,10 @@ option and boundary of the builder is run against direct loops written from the 
 builder's size thresholds (blocking, threading, int32/int64 indices) are set small
 (:func:`isomat.algebra.conv._paths_at_small_sizes`) so that every path runs at small sizes.
 
-The checks pass or fail as :class:`~isomat.proofs.engine.Trial` objects; a claim binds them
-(:func:`bound`), so a builder that disagrees makes the claim an ``error``, and the claim's headline
-strength is the weaker of its proof and the builder's check.
+Each check is an :func:`~isomat.proofs.engine.builder_check` (none of these builders is derived from its
+proved rule): a claim passes it to ``decide`` as a keyword, so a builder that disagrees makes the claim an
+``error``, and the claim's headline strength is the weaker of its proof and the check's exact part
+(exhaustive to the stated bound); the statement says so with :func:`~isomat.proofs.engine.builder_note`.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ import itertools
 import numpy as np
 
 from ...algebra._backend import to_numpy
-from ...errors import CheckError
-from ..engine import Trial, all_of, device_cached, exhaustive, require
+from ..engine import builder_check, builder_note, device_cached, exhaustive  # noqa: F401  (builder_note: the sections')
 
 _SEED = 20261129
 
@@ -47,49 +47,9 @@ RNN_BOUND = ("rnn_matrix checked exhaustively to M, N, T <= 3, at 8 random sizes
              "(every stored entry against V^(t−s)U, nnz per row, row sums)")
 ATTENTION_BOUND = ("linear_attention_matrix checked symbolically to T, d, d_v <= 2, at 8 random integer instances "
                    "T in [3, 64], and at T = 64 (every stored entry, nnz per row, row sums)")
-
-
-#: each registered builder check (kept alive here, so its id stays its own) -> the conjunction of its exhaustive parts
-_EXHAUSTIVE_PART: dict[int, tuple[Trial, Trial]] = {}
-
-
-def checked(*parts: Trial) -> Trial:
-    """A builder's binding check: the conjunction of its parts (exhaustive to a bound, random above it, at the
-    sizes users run), registered with the conjunction of its exhaustive parts, which is what :func:`bound`
-    conjoins with a proof."""
-    full = all_of(*parts)
-    if full.ok:
-        ex = [t for t in parts if t.strength == "exhaustive"]
-        if not ex:
-            raise CheckError("a builder check needs an exhaustive part (a stated bound up to which it is exact)")
-        _EXHAUSTIVE_PART[id(full)] = (full, all_of(*ex) if len(ex) > 1 else ex[0])
-    return full
-
 ZHU_ROWS_BOUND = "zhu_conv_rows checked exhaustively to m, n <= 6 (s <= 4) and at 20 random sizes m, n in [7, 500]"
 MAIN_TEXT_BOUND = ("zhu_rnn_main_text checked symbolically against the printed formula by loops (scalars, m <= 5; "
                    "M×M matrices, M, m <= 3)")
-
-
-def builder_note(*bounds: str) -> str:
-    """The sentence a claim's statement ends with when its headline rests on a builder check (issue 36)."""
-    return (" Headline strength exhaustive, not proved: the rule is proved for all sizes, but isomat's builder is not "
-            "derived from it; " + "; ".join(bounds) + ".")
-
-
-def bound(statement: Trial, **builder_checks: Trial) -> Trial:
-    """The trial that decides a claim about a builder: the statement's own trial (a proof about the rule)
-    conjoined with the builders' checks, so the headline strength is the weaker of the two. A builder is
-    checked exhaustively up to a stated bound, and beyond it on random instances and at the sizes users run;
-    the statement it supports is "the builder equals the rule up to the bound" (``exhaustive``), so a check
-    made by :func:`checked` enters with its exhaustive parts, any other as it is -- and the random and
-    large-size parts stay binding beside the verdict (the claim passes the same checks to ``decide``).
-
-    A failing builder check is never part of a verdict about the paper: it raises
-    :class:`~isomat.errors.CheckError` naming the check (the claim becomes an ``error``), as ``decide`` and
-    ``require`` do, before any conjunction."""
-    require(**builder_checks)
-    parts = [_EXHAUSTIVE_PART.get(id(t), (None, t))[1] for t in builder_checks.values()]
-    return all_of(statement, *parts) if parts else statement
 
 
 # ---------------------------------------------------------------------------------------------
@@ -145,6 +105,15 @@ def _sample(n: int):
     if n <= RULE_SAMPLE:
         return slice(None)
     return np.sort(np.random.default_rng(_SEED + n).choice(n, RULE_SAMPLE, replace=False))
+
+
+def _seeded_check(builder, ok, seed, small, draw, describe, users, describe_users):
+    """The builder check of ``builder``: ``ok`` on every case of ``small``, on 8 cases ``draw(rng, i)`` of a NumPy
+    generator seeded ``seed``, and at the sizes users run; ``describe`` is (small, random) with ``{seed}``."""
+    rng = np.random.default_rng(seed)
+    rand = [draw(rng, i) for i in range(8)]
+    return builder_check(*_cases(small, rand, describe[0], describe[1].format(seed=seed), ok, users, describe_users),
+                         derived_from_rule=False, builder=builder)
 
 
 def _cases(small, random_cases, describe_small, describe_random, ok, users=None, describe_users=None):
@@ -324,7 +293,7 @@ def conv_builder_check(field: str = "numpy"):
                for geo in ((3, 4, 2, 3, (1, 1), (1, 1), (1, 1)), (5, 3, 3, 1, (2, 1), (1, 0), (2, 1)))]
     paths = [(ci, co, g, H, W, 3, 2, (s, s), (1, 1), (1, 1), 0, co * _conv_out(H, 3, s, 1, 1, 1) * _conv_out(W, 2, s, 1, 1, 1))
              for (ci, co, g) in ((1, 1, 1), (4, 2, 2)) for (H, W) in ((5, 7), (9, 4)) for s in (1, 2)]
-    return checked(*_cases(small, rand, "conv_matrix == conv2d_tap entry by entry, nnz per row, row and column sums: "
+    return builder_check(*_cases(small, rand, "conv_matrix == conv2d_tap entry by entry, nnz per row, row and column sums: "
                           "H, W <= 4, KH, KW <= 3, stride <= 2, padding <= 1, dilation <= 2",
                           f"the same, 12 random geometries (seed {_SEED}) H, W in [5, 64], KH, KW <= 5, stride <= 3, "
                           "padding <= 2, dilation <= 2", ok, users,
@@ -336,7 +305,8 @@ def conv_builder_check(field: str = "numpy"):
                                       "(stride, padding, dilation 1 and 2), csr / csc / coo and stacked row blocks"),
                   exhaustive(functools.partial(_conv_paths_ok, field=field), paths,
                              describe="the same with the blocking, threading and int64 thresholds set small "
-                                      "(conv._paths_at_small_sizes: 8-entry blocks, 2 workers, int64 indices)"))
+                                      "(conv._paths_at_small_sizes: 8-entry blocks, 2 workers, int64 indices)"),
+                         derived_from_rule=False, builder="conv_matrix")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -402,13 +372,14 @@ def zhu_conv_builder_check(field: str = "numpy"):
         m, n = (int(x) for x in rng.integers(6, 65, 2))
         rand.append((m, n, int(rng.integers(1, min(m, n, 7) + 1)), int(rng.integers(1, 8))))
     users = [(256, 256, 3, 1), (300, 177, 5, 3)]
-    return checked(*_cases(small, rand, "zhu_conv_matrix == zhu_conv_tap entry by entry, nnz per row, row sums: "
+    return builder_check(*_cases(small, rand, "zhu_conv_matrix == zhu_conv_tap entry by entry, nnz per row, row sums: "
                           "m, n <= 5, r <= min(m, n), s <= 3",
                           f"the same, 12 random sizes (seed {_SEED + 1}) m, n in [6, 64], r <= 7, s <= 7", ok, users,
                           "the same at 256² (r = 3) and 300×177 (r = 5, s = 3)"),
                   exhaustive(functools.partial(_zhu_overflow_ok, field=field),
                              [(m, n, r, s) for m in range(2, 5) for n in range(2, 5) for r in (1, 2) for s in (1, 2, 3)],
-                             describe="overflow='extend' and 'raise' against the printed pattern by loops, m, n <= 4"))
+                             describe="overflow='extend' and 'raise' against the printed pattern by loops, m, n <= 4"),
+                         derived_from_rule=False, builder="zhu_conv_matrix")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -462,10 +433,11 @@ def pool_builder_check(field: str = "numpy"):
         m, n = (p * int(x) for x in rng.integers(1, 65, 2))
         if max(m, n) > 8:  # just above the exhaustive bound
             rand.append((m, n, p))
-    return checked(*_cases(small, rand, "zhu_pool_matrix (both flattenings) == printed formula / patch_major_pixel, "
+    return builder_check(*_cases(small, rand, "zhu_pool_matrix (both flattenings) == printed formula / patch_major_pixel, "
                           "nnz per row, row and column sums: p <= 4, p | m, n <= 8",
                           f"the same, 8 random sizes (seed {_SEED + 2}) p <= 5, m, n > 8 with up to 64 windows a side",
-                          ok, [(1024, 1024, 2), (256, 256, 4)], "the same at 1024² (p = 2) and 256² (p = 4)"))
+                          ok, [(1024, 1024, 2), (256, 256, 4)], "the same at 1024² (p = 2) and 256² (p = 4)"),
+                         derived_from_rule=False, builder="zhu_pool_matrix")
 
 
 def _avg_axis(n, k, s, p, ceil_mode):
@@ -566,7 +538,7 @@ def avgpool_builder_check(field: str = "numpy"):
                for s in (1, 2) for p in range(k // 2 + 1) for cm in (False, True) for cip in (False, True)
                for div in (None, 3, -2) if (div is None or cip) and min(m, n) + 2 * p >= k]
     users = [(0, 1024, 1024, 2, 2, 0, False, True, None), (2, 255, 253, 3, 2, 1, True, False, None)]
-    return checked(*_cases(small, rand, "avgpool_matrix == 1/k² on conv2d_tap's taps: m, n <= 6, k <= 3, s <= 3",
+    return builder_check(*_cases(small, rand, "avgpool_matrix == 1/k² on conv2d_tap's taps: m, n <= 6, k <= 3, s <= 3",
                           f"the same, 8 random sizes (seed {_SEED + 4}) m, n in [7, 64], k, s <= 5", ok, users,
                           "at 1024² (k = s = 2) and 2 channels of 255×253 (k = 3, s = 2, padding 1, ceil_mode, "
                           "count_include_pad=False): every stored entry, nnz per row, column sums"),
@@ -576,7 +548,8 @@ def avgpool_builder_check(field: str = "numpy"):
                   exhaustive(_avgpool_spellings_ok, AVGPOOL_SPELLINGS,
                              describe="avgpool_matrix given an int window with ndim=2, a 1-d input (int window) and in "
                                       "the exact field, against the same loops, and pool_output_shape against their "
-                                      f"output counts: {AVGPOOL_SPELLINGS}"))
+                                      f"output counts: {AVGPOOL_SPELLINGS}"),
+                         derived_from_rule=False, builder="avgpool_matrix")
 
 
 #: (spelling, m, n, k, s, p, ceil_mode, count_include_pad) of the window spellings and field the options above leave out
@@ -649,15 +622,14 @@ def _rnn_ok(c, field="numpy") -> bool:
 def rnn_builder_check(field: str = "numpy"):
     """isomat.algebra.rnn_matrix against the block rule (t, s) = V^(t−s)U for s <= t, 0 above (exact integer
     powers): see :data:`RNN_BOUND`."""
-    ok = functools.partial(_rnn_ok, field=field)
-    small = sorted([(M, N, T, 100 * M + 10 * N + T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)],
-                   key=lambda c: (sum(c[:3]), c))
-    rng = np.random.default_rng(_SEED + 3)
-    rand = [(int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(4, 41)), 7 + i) for i in range(8)]
-    return checked(*_cases(small, rand, "rnn_matrix == blocks V^(t−s)U entry by entry, nnz per row, row sums: "
-                          "M, N, T <= 3, integer U, V",
-                          f"the same, 8 random sizes (seed {_SEED + 3}) M, N <= 5, T in [4, 40]", ok,
-                          [(3, 2, 256, 5)], "the same at T = 256 (M = 3, N = 2)"))
+    return _seeded_check(
+        "rnn_matrix", functools.partial(_rnn_ok, field=field), _SEED + 3,
+        sorted([(M, N, T, 100 * M + 10 * N + T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)],
+               key=lambda c: (sum(c[:3]), c)),
+        lambda rng, i: (int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(4, 41)), 7 + i),
+        ("rnn_matrix == blocks V^(t−s)U entry by entry, nnz per row, row sums: M, N, T <= 3, integer U, V",
+         "the same, 8 random sizes (seed {seed}) M, N <= 5, T in [4, 40]"),
+        [(3, 2, 256, 5)], "the same at T = 256 (M = 3, N = 2)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -697,11 +669,9 @@ def _attention_ok(c, field="numpy") -> bool:
 def attention_builder_check(field: str = "numpy"):
     """isomat.algebra.linear_attention_matrix against the entry rule at integer weights: every T, d, d_v <= 2,
     8 random instances T in [3, 64], and T = 64 (see :data:`ATTENTION_BOUND`)."""
-    ok = functools.partial(_attention_ok, field=field)
-    small = [(T, d, dv, 11 * T + 3 * d + dv) for T, d, dv in itertools.product((1, 2), repeat=3)]
-    rng = np.random.default_rng(_SEED + 6)
-    rand = [(int(rng.integers(3, 65)), int(rng.integers(1, 4)), int(rng.integers(1, 4)), 50 + j) for j in range(8)]
-    return checked(*_cases(small, rand, "linear_attention_matrix == entry rule at integer weights, nnz per row, row "
-                          "sums: T, d, d_v <= 2",
-                          f"the same, 8 random instances (seed {_SEED + 6}) T in [3, 64], d, d_v <= 3", ok,
-                          [(64, 2, 2, 99)], "the same at T = 64, d = d_v = 2"))
+    return _seeded_check("linear_attention_matrix", functools.partial(_attention_ok, field=field), _SEED + 6,
+                         [(T, d, dv, 11 * T + 3 * d + dv) for T, d, dv in itertools.product((1, 2), repeat=3)],
+                         lambda rng, j: (int(rng.integers(3, 65)), int(rng.integers(1, 4)), int(rng.integers(1, 4)), 50 + j),
+                         ("linear_attention_matrix == entry rule at integer weights, nnz per row, row sums: T, d, d_v <= 2",
+                          "the same, 8 random instances (seed {seed}) T in [3, 64], d, d_v <= 3"),
+                         [(64, 2, 2, 99)], "the same at T = 64, d = d_v = 2")

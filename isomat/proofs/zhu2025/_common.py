@@ -12,7 +12,7 @@ import sympy
 from ...errors import CheckError
 from .. import prover
 from ...algebra._backend import to_numpy
-from ..engine import all_of, device_cached, exhaustive
+from ..engine import all_of, builder_check, device_cached, exhaustive
 from ..prover import fdiv, fmod
 
 BASE = 1000
@@ -178,7 +178,7 @@ def _sym(name, r, c, commutative=True):
 # ---------------------------------------------------------------------------------------------
 # binding checks: isomat's builders against the entry rules the claims prove
 # ---------------------------------------------------------------------------------------------
-# Each returns one Trial (exhaustive up to a stated bound, then seeded random larger sizes); a claim
+# Each returns one engine.builder_check (exhaustive up to a stated bound, then seeded random larger sizes); a claim
 # passes it to ``decide`` as a keyword, so a builder that disagrees with the proved rule makes the
 # claim an error -- the proof certifies the rule, this check ties the rule to the code users run.
 # Cached per process and per field (functools caches of isomat are cleared by the mutation suite). The float builds
@@ -193,12 +193,10 @@ def _host(M) -> np.ndarray:
 
 
 # The builders' binding checks (exhaustive, random from just above the bound, and at the sizes users run,
-# every option and size-threshold path) live in _builders; ``bound`` conjoins a claim's proof with them.
+# every option and size-threshold path) live in _builders, each an engine.builder_check that a claim passes to decide.
 from ._builders import (  # noqa: E402, F401  (re-exported to the sections)
     attention_builder_check,
     avgpool_builder_check,
-    bound,
-    checked,
     conv_builder_check,
     pool_builder_check,
     rnn_builder_check,
@@ -223,6 +221,6 @@ def zhu_rows_check():
     for _ in range(20):
         m, n = int(rng.integers(7, 501)), int(rng.integers(7, 501))
         large.append((m, n, int(rng.integers(1, min(m, n) + 1)), int(rng.integers(1, 50))))
-    return checked(exhaustive(ok, small, describe="zhu_conv_rows == printed P: m, n <= 6, r <= min(m, n), s <= 4"),
+    return builder_check(exhaustive(ok, small, describe="zhu_conv_rows == printed P: m, n <= 6, r <= min(m, n), s <= 4"),
                   exhaustive(ok, large, describe=f"the same, 20 random sizes (seed {_RANDOM_SEED + 5}) up to 500",
-                             strength="sampled"))
+                             strength="sampled"), derived_from_rule=False, builder="zhu_conv_rows")

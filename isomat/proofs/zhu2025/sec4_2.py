@@ -13,6 +13,7 @@ from ...algebra import conv as _conv, pool as _pool
 from ...algebra._backend import as_values, to_numpy
 from .. import prover
 from ..engine import Reading, by_readings, all_of, claim, compare_printed, decide, exhaustive, float_backend, require
+from ...errors import CheckError
 from ..prover import fdiv, FLATTEN_DIV_MOD, fmod, ints
 from ._common import (
     _colmajor_pixel,
@@ -29,7 +30,6 @@ from ._common import (
     naive_maxpool,
     naive_wconv,
     avgpool_builder_check,
-    bound,
     conv_builder_check,
     pool_builder_check,
     zhu_conv_builder_check,
@@ -142,42 +142,58 @@ def _p_formula():
     return decide(
         exhaustive(fits, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3", witness=witness),
         correction=("P = ⌊(L − 1 − max N_0)/s⌋ + 1 (the number of flat window starts ps with ps + max N_0 ≤ L − 1); "
-                    "the printed P is one too many whenever s divides L − max N_0", bound(proof, builder_vs_rule=zhu_rows_check())),
+                    "the printed P is one too many whenever s divides L − max N_0", proof),
         correction_crosscheck=(exhaustive(corrected, _zhu_cases(), describe="m, n <= 4, r <= min(m, n), s <= 3")),
         builder_vs_rule=zhu_rows_check(),
     )
 
 
+#: the §4.2.1 display of W_conv as printed, read row by row: the zeros before each shown row's first kernel entry (rows
+#: 0, 1, 2: "k_11 ...", "0 k_11 ...", "0 0 k_11 ...") and the zeros after the last row's last entry k_mn (none: it
+#: ends the row); the first row ends in "0 0 ⋯ 0" (some zeros)
+WCONV_DISPLAY = {"leading zeros of rows 0, 1, 2": (0, 1, 2), "trailing zeros of the last row": 0}
+
+
+def _display_rows(m: int, n: int, r: int, display=None) -> int:
+    """The number of rows of the §4.2.1 display, read from the display itself (:data:`WCONV_DISPLAY`): row p starts
+    ``lead[0] + p·step`` columns in (``step`` the display's shift from row to row), and the rows go on until the last
+    one has ``trailing`` zeros after its last kernel entry, at column max N_0 + offset (N_0 of §4.2.1)."""
+    display = WCONV_DISPLAY if display is None else display
+    lead, trailing = display["leading zeros of rows 0, 1, 2"], display["trailing zeros of the last row"]
+    steps = {b - a for a, b in itertools.pairwise(lead)}
+    if len(steps) != 1 or min(steps) < 1:
+        raise CheckError(f"the display's rows are not evenly shifted: leading zeros {lead}")
+    step, L = steps.pop(), m * n
+    last_offset = L - 1 - trailing - max(i * n + j for i in range(r) for j in range(r))
+    rows, offset = 0, lead[0]
+    while offset <= last_offset:  # row by row, as a reader counts them down the display
+        rows, offset = rows + 1, offset + step
+    return rows
+
+
 @claim(
     "zhu2025:sec4.2.1/display-vs-p",
     quote="P = ⌊(L − max N_0)/s⌋ + 1 ... [display:] 0 0 0 ⋯ k_11 k_12 ⋯ k_1n 0 0 ⋯ 0 k_21 ⋯ k_mn",
-    statement="The §4.2.1 display of W_conv (stride 1: each row is the previous one shifted one column right, and the "
-              "last row ends in the last column L − 1) has as many rows as §4.2.1's P counts. Counting the display's "
-              "rows by a loop (shift row 0's nonzero columns N_0 until the last reaches L − 1) gives L − max N_0 rows, "
-              "which is P = ⌊(L − 1 − max N_0)/s⌋ + 1 at s = 1: the display agrees with P once P's off-by-one is "
-              "corrected. That off-by-one (the printed formula counts L − max N_0 + 1 rows, the last one overflowing "
-              "to column L) is one finding, recorded and counted in sec4.2.1/p-formula, not here. Every image "
-              "m, n ≤ 4 with kernel 2 ≤ r ≤ min(m, n).",
+    statement="The §4.2.1 display of W_conv has as many rows as §4.2.1's P counts. Read from the display as printed "
+              "(transcribed in WCONV_DISPLAY): rows 0, 1, 2 start after 0, 1, 2 zeros (a shift of one column per row: "
+              "stride 1), and the last row ends in its last kernel entry with no zero after it (its last nonzero is "
+              "column L − 1); counting rows down the display gives L − max N_0 rows. The reference is P written out "
+              "from the formula, corrected for its off-by-one (P = ⌊(L − 1 − max N_0)/s⌋ + 1 at s = 1; proved in "
+              "sec4.2.1/p-formula): they agree. The printed formula counts L − max N_0 + 1 rows, one more than the "
+              "display on every case (the same off-by-one: one finding, recorded and counted in sec4.2.1/p-formula, "
+              "not here). Every image m, n ≤ 4 with kernel 2 ≤ r ≤ min(m, n).",
     methods=["recompute"],
 )
 def _display_vs_p():
     cases = [(m, n, r) for m in range(2, 5) for n in range(2, 5) for r in range(2, min(m, n) + 1)]
-
-    def display_rows(c):
-        m, n, r = c
-        L, cols, rows = m * n, [i * n + j for i in range(r) for j in range(r)], 0
-        while max(cols) + rows <= L - 1:
-            rows += 1
-        return rows
-
     # the corrected P of sec4.2.1/p-formula (proved there), written out at s = 1
     corrected = {f"P at m={m}, n={n}, r={r}": (m * n - 1 - ((r - 1) * n + r - 1)) // 1 + 1 for m, n, r in cases}
-    display = {f"P at m={m}, n={n}, r={r}": display_rows((m, n, r)) for m, n, r in cases}
+    display = {f"P at m={m}, n={n}, r={r}": _display_rows(m, n, r) for m, n, r in cases}
     printed_formula = {k: (m * n - ((r - 1) * n + r - 1)) // 1 + 1 for k, (m, n, r) in zip(corrected, cases)}
-    return compare_printed(display, corrected, kind="inconsistent", stride=1,
-                           note="'printed' is the display's row count, 'correct' the corrected P of sec4.2.1/p-formula; "
-                                "the printed P is one more on every case (its off-by-one, counted in "
-                                "sec4.2.1/p-formula)",
+    return compare_printed(display, corrected, kind="inconsistent", stride=1, display_as_read=WCONV_DISPLAY,
+                           note="'printed' is the display's row count (read from WCONV_DISPLAY), 'correct' the "
+                                "corrected P of sec4.2.1/p-formula; the printed P is one more on every case (its "
+                                "off-by-one, counted in sec4.2.1/p-formula)",
                            printed_p_minus_display_rows=sorted({printed_formula[k] - display[k] for k in display}))
 
 
@@ -209,7 +225,8 @@ def _wconv_display():
         "row 0: number of nonzeros": len(nz),
     }
     return compare_printed(printed, recomputed, kind="misprint", instance={"m": m, "n": n, "r": r},
-                           row0_from_definition=[str(v) for v in row0])
+                           row0_from_definition=[str(v) for v in row0],
+                           recomputed_by="naive_wconv (row 0 by a loop over N_0 from §4.2.1's definition)")
 
 
 @claim(
@@ -246,7 +263,7 @@ def _upper():
                 sizes=[m, n, r, s], for_all=fa + ", columns c >= 0",
                 describe="isomat's entry rule zhu_conv_tap (tested equal to zhu_conv_matrix in tests/test_conv.py): a "
                          "nonzero entry (p, c) has c >= p")]
-    return decide(bound(_settle(proof, lambda: t), builder_vs_rule=zhu_conv_builder_check(float_backend())), exhaustive_crosscheck=t,
+    return decide(_settle(proof, lambda: t), exhaustive_crosscheck=t,
                   construction=exhaustive(same_as_isomat, _zhu_cases(), describe="isomat zhu_conv_matrix == loop build, "
                                           "generic kernel"),
                   builder_vs_rule=zhu_conv_builder_check(float_backend()))
@@ -309,8 +326,7 @@ def _equals_conv():
         correction=("Standard valid convolution with 2-d stride s is a row selection of W_conv: output (i, j) is row "
                     "p = i·n + j (window start s(in + j)); the other rows of W_conv are windows that wrap across "
                     "image rows, or (s > 1) start off the 2-d stride grid, and are no convolution output",
-                    bound(_row_selection_proof(lambda: corr_x), builder_vs_rule=zhu_conv_builder_check(float_backend()),
-                          conv_builder_vs_rule=conv_builder_check(float_backend()))),
+                    _row_selection_proof(lambda: corr_x)),
         correction_crosscheck=corr_x,
         builder_vs_rule=zhu_conv_builder_check(float_backend()),
         conv_builder_vs_rule=conv_builder_check(float_backend()),
@@ -373,7 +389,9 @@ def _data2matrix():
     recomputed = {"series (§4.1.1: rows, then transposed)": [T, d], "text (§4.1.1: rows, then transposed)": [n, d]}
     return compare_printed(printed, recomputed, kind="inconsistent", sizes={"T": T, "n": n, "d": d},
                            versus="§4.1.2's T×d and n×d (and §4.3's X ∈ R^{m×n} with one step per row)",
-                           displayed_series_and_text="n×n")
+                           displayed_series_and_text="n×n",
+                           # §4.1.1's procedure (rows, then transposed) on NumPy shapes against §4.1.2's printed shapes
+                           recomputed_by="NumPy's transpose of the row layout §4.1.1 describes")
 
 
 @claim(
@@ -437,7 +455,7 @@ def _bijective():
                 "the entry rule conv2d_tap (every tap is the tap of an entry of row 0), with the named axiom that "
                 "nonzero matrices of disjoint supports are independent; cross-check: rank of the unit-kernel matrices "
                 "by direct loops, m, n <= 4.",
-                decide(bound(_settle(every_tap, lambda: kx), builder_vs_rule=conv_builder_check(float_backend())), exhaustive_crosscheck=kx,
+                decide(_settle(every_tap, lambda: kx), exhaustive_crosscheck=kx,
                        builder_vs_rule=conv_builder_check(float_backend()))),
         Reading("literal: X ↦ W_cnn vec X", "X ↦ W_cnn vec X is a bijection of R^{mn}.",
                 decide(literal, w_pool_4x4_p2_rank_vs_L=[pool_rank, 16])),
@@ -491,7 +509,7 @@ def _upper_padded():
     ex = exhaustive(upper, valid, describe="H, W <= 4, r <= min(H, W), padding 0, stride <= 3")
     return by_readings(
         Reading("valid convolution (§4.2.1)", "The convolution §4.2.1 constructs (no padding): W[row, c] = 0 for c < row.",
-                decide(bound(_settle(proof, lambda: ex), builder_vs_rule=conv_builder_check(float_backend())), exhaustive_crosscheck=ex,
+                decide(_settle(proof, lambda: ex), exhaustive_crosscheck=ex,
                        builder_vs_rule=conv_builder_check(float_backend()))),
         Reading("padded convolution (Theorem 4.1, Assumption 4.3)", "With the zero padding ⌊K/2⌋ of Theorem 4.1 the "
                 "convolution matrix is upper-triangular: it is not (a tap lands below the diagonal).", decide(pad)),
@@ -599,7 +617,7 @@ def _pool_q():
                     fallback=lambda: ex)
     return by_readings(
         Reading("windows tile the image (p | m, p | n)", "The rows are non-overlapping p×p windows covering every "
-                "pixel once: Q = L/p² windows.", decide(bound(proof, builder_vs_rule=pool_builder_check(float_backend())), exhaustive_crosscheck=ex,
+                "pixel once: Q = L/p² windows.", decide(proof, exhaustive_crosscheck=ex,
                                                         builder_vs_rule=pool_builder_check(float_backend()),
                                                         general_count=floor)),
         Reading("only p² | L", "Q = L/p² whenever it is an integer.", decide(weak)),
@@ -670,7 +688,7 @@ def _pool_display():
                 describe="every column whose pixel is in window (0, 0) lies in run k = ⌊col/n⌋ < p of the display",
                 lemmas=[prover.DIV_MOD_RECOMPOSE.at(col, n)]),
     ]
-    pooling = decide(bound(_settle(steps, lambda: pooling_x), builder_vs_rule=avgpool_builder_check(float_backend())), crosscheck=pooling_x,
+    pooling = decide(_settle(steps, lambda: pooling_x), crosscheck=pooling_x,
                      builder_vs_rule=avgpool_builder_check(float_backend()))
     printed = {"row 0 has more than one run of 1/p^2": 1}
     recomputed = {"row 0 has more than one run of 1/p^2": int(any(runs(formula_row0(c)) > 1 for c in cases))}
@@ -752,7 +770,7 @@ def _pool_index():
                 lemmas=[FLATTEN_DIV_MOD.at(q, a * p + b, p * p), FLATTEN_DIV_MOD.at(I, J, nb), FLATTEN_DIV_MOD.at(a, b, p),
                         FLATTEN_DIV_MOD.at(nb, 0, p)]),
     ]
-    corrected = bound(_settle(steps, lambda: corr_x), builder_vs_rule=pool_builder_check(float_backend()))
+    corrected = _settle(steps, lambda: corr_x)
     return decide(
         exhaustive(printed_by_loops, cases, describe="m, n <= 6, p in {2,3}, p | m, p | n",
                    witness=lambda c: {"row_0_columns_printed": list(range(c[2] ** 2)),
@@ -812,7 +830,7 @@ def _pool_isomorphism():
     return by_readings(
         Reading("same map", "W_pool vec X is average pooling of X: proved (Z3) for all p >= 1 and m, n multiples of p "
                 "(row q of the display holds 1/p² on exactly the p² pixels of window q); cross-check by loops on unit "
-                "images, m, n <= 6.", decide(bound(same_map, builder_vs_rule=avgpool_builder_check(float_backend())), crosscheck=same_x,
+                "images, m, n <= 6.", decide(same_map, crosscheck=same_x,
                                                  builder_vs_rule=avgpool_builder_check(float_backend()))),
         Reading("literal: bijection", "X ↦ W_pool vec X is a bijection of R^L.", decide(literal)),
     )

@@ -12,13 +12,12 @@ from ...algebra import conv as _conv, rnn as _rnn
 from ...algebra._backend import to_numpy
 from ...errors import CheckError
 from .. import prover
-from ..engine import (Outcome, Reading, all_of, by_readings, claim, decide, device_cached, exhaustive, exists,
+from ..engine import (Outcome, Reading, all_of, builder_check, by_readings, claim, decide, device_cached, exhaustive, exists,
                       float_backend, require)
 from ..prover import ints
 from ._common import (
     _flat,
     _proved,
-    bound,
     rnn_builder_check,
     _settle,
     _sym,
@@ -173,8 +172,9 @@ def _main_text_builder_check():
         return (mine - _main_text_w_rnn(Wxh, Whh, m)).expand().is_zero_matrix
 
     cases = [(0, m) for m in range(1, 6)] + [(M, m) for M in range(1, 4) for m in range(1, 4)]
-    return exhaustive(ok, cases, describe="isomat zhu_rnn_main_text == printed formula by loops: scalars, m <= 5; "
-                      "M×M matrices (M = 0 marks scalars), M, m <= 3", method="symbolic")
+    return builder_check(exhaustive(ok, cases, describe="isomat zhu_rnn_main_text == printed formula by loops: scalars, "
+                                    "m <= 5; M×M matrices (M = 0 marks scalars), M, m <= 3", method="symbolic"),
+                         derived_from_rule=False, builder="zhu_rnn_main_text")
 
 
 def _rnn_cases():
@@ -212,7 +212,7 @@ def _rnn_scalar():
         "row t of W_rnn X with the printed entries W_xh W_hh^(t−s) (s <= t), 0 above, equals h_t of the recurrence, for "
         "every number of steps m and every column of X", commuting_input_map=True), lambda: t)
     main_text = _main_text_builder_check()
-    return decide(bound(proof, builder_vs_formula=main_text), exhaustive_crosscheck=t, builder_vs_formula=main_text)
+    return decide(proof, exhaustive_crosscheck=t, builder_vs_formula=main_text)
 
 
 def _row_recurrence(M, N, T):
@@ -307,7 +307,7 @@ def _rnn_order():
         "row-vector layout: with U: x ↦ x W_xh and V: h ↦ h W_hh (linear maps acting on the right), the printed "
         "X[j, :] W_xh W_hh^(i−j) is V^(i−j)(U(x_j)), and block row i of the unrolled map is h_i^T"), lambda: row_x)
     main_text = _main_text_builder_check()
-    row = decide(bound(row_proof, builder_vs_formula=main_text), exhaustive_crosscheck=row_x, builder_vs_formula=main_text)
+    row = decide(row_proof, exhaustive_crosscheck=row_x, builder_vs_formula=main_text)
     printed_row = decide(
         exhaustive(lambda c: _row_layout_printed_order(*c), rcases, describe="hidden M, input N <= 3, steps <= 3, "
                    "symbolic, the factors in the printed order",
@@ -366,7 +366,7 @@ def _rnn_shapes():
         exhaustive(defined, _rnn_cases(), describe="M, N <= 3, 2 steps",
                    witness=lambda c: {"W_xh_shape": [c[0], c[1]], "W_hh_shape": [c[0], c[0]]}),
         correction=("For N ≠ M the blocks must be W_hh^{i−j} W_xh (M×N): W_RNN is (mM)×(mN), acts on the stacked "
-                    "inputs, and H has M (not n) columns", bound(proof, builder_vs_rule=rnn_builder_check(float_backend()))),
+                    "inputs, and H has M (not n) columns", proof),
         correction_crosscheck=corr_x,
         builder_vs_rule=rnn_builder_check(float_backend()),
     )
@@ -427,7 +427,7 @@ def _rnn_block():
     proof = _settle(lambda: [_rnn_block_proof("block row t of the displayed W_RNN (blocks V^(t−s)U for s <= t, 0 above) "
                                               "times the stacked X is h_t, for every T"),
                              _rnn_shape_proof()], lambda: t)
-    return decide(bound(proof, builder_vs_rule=rnn_builder_check(float_backend())), exhaustive_crosscheck=t,
+    return decide(proof, exhaustive_crosscheck=t,
                   construction=exhaustive(isomat_same, cases, describe="isomat rnn_matrix == block build, symbolic U, V"),
                   builder_vs_rule=rnn_builder_check(float_backend()))
 
@@ -508,8 +508,7 @@ def _rnn_strict():
                       describe="M, N, T <= 3, symbolic", method="symbolic")
     return decide(t, correction=("W_RNN is block lower-triangular, not strictly: blocks (t, s) vanish for s > t, the "
                                  "diagonal blocks are U; and it is not block-banded: block (T−1, 0) = V^{T−1}U is "
-                                 "nonzero for generic V", bound(_settle(_block_lower_proof, lambda: corr),
-                                                                builder_vs_rule=rnn_builder_check(float_backend()))),
+                                 "nonzero for generic V", _settle(_block_lower_proof, lambda: corr)),
                   correction_crosscheck=corr, builder_vs_rule=rnn_builder_check(float_backend()))
 
 

@@ -10,7 +10,8 @@ import z3
 
 from ...algebra import conv as _conv
 from .. import prover
-from ..engine import Reading, all_of, by_readings, claim, compare_printed, decide, exhaustive, float_backend, require
+from ..engine import (Reading, all_of, builder_check, by_readings, claim, compare_printed, decide, exhaustive, float_backend,
+                      require)
 from ..prover import FLATTEN_DIV_MOD, fmod, ints, ite
 from ._common import (
     _dense,
@@ -21,8 +22,6 @@ from ._common import (
     _sizes,
     _symbolic_kernel,
     a1_matrix,
-    bound as bound_to,
-    checked,
     conv_builder_check,
     naive_conv_matrix,
 )
@@ -104,7 +103,7 @@ def _thm41_forward():
                        describe="every nonzero entry of conv2d_tap is one A.1 prints: its tap is (p + b, q + b) with "
                                 "p = u' − u, q = v' − v and |p|, |q| <= b",
                        lemmas=[FLATTEN_DIV_MOD.at(u, v, W), FLATTEN_DIV_MOD.at(u1, v1, W)])
-    return decide(bound_to(_settle(lambda: [forward(), backward()], lambda: ex), builder_vs_rule=conv_builder_check(float_backend())),
+    return decide(_settle(lambda: [forward(), backward()], lambda: ex),
                   exhaustive_crosscheck=ex, builder_vs_rule=conv_builder_check(float_backend()))
 
 
@@ -171,8 +170,7 @@ def _half_bandwidth():
                                       "W": naive_conv_matrix(c[0], c[1], _symbolic_kernel(c[2], c[2]), pad=(c[2] // 2,) * 2)}),
         correction=("The half-bandwidth is min(b, H−1)·W + min(b, W−1) ≤ bW + b (A.1's bound, attained when "
                     "H, W > b), not b: a band of width b in the row-major vec cannot reach the pixel above",
-                    bound_to(_settle(lambda: [bound(), attained()], lambda: corr_x),
-                             builder_vs_rule=conv_builder_check(float_backend()))),
+                    _settle(lambda: [bound(), attained()], lambda: corr_x)),
         correction_crosscheck=corr_x,
         builder_vs_rule=conv_builder_check(float_backend()),
     )
@@ -216,7 +214,20 @@ def _converse():
         return {"banded_matrix": B, "b": b, "K": K}
 
     return decide(exhaustive(spans, _admissible(_thm41_cases(3)), describe="H, W <= 3 with H, W >= K, K in {1, 3}",
-                             witness=witness))
+                             witness=witness), confirm=_converse_by_counting)
+
+
+def _converse_by_counting(cx):
+    """Independent reference of converse's counterexample (issue 36 item 6): a dimension count by loops, no rank and
+    no convolution matrix built. Every K×K convolution matrix is Σ k_ab C_ab over the K² unit kernels, so they span
+    at most K² dimensions; the matrices with W_ij = 0 for |i − j| > b span one dimension per band position. More band
+    positions than K² at the counterexample: some banded matrix is no convolution matrix."""
+    H, W, K = cx["case"]
+    N, b = H * W, K // 2
+    band = sum(1 for i in range(N) for j in range(N) if abs(i - j) <= b)
+    return exhaustive(lambda _: band > K * K, [(H, W, K)], method="exact",
+                      describe=f"band positions of the {N}×{N} matrices with |i − j| <= {b} ({band}) exceed the K² = "
+                               f"{K * K} dimensions the convolution matrices span (counted by loops)")
 
 
 @claim(
@@ -252,7 +263,23 @@ def _converse_neighborhood():
         r, cc, a, z = next(p for p in pairs(c) if abs(p[2][0] - p[3][0]) > b or abs(p[2][1] - p[3][1]) > b)
         return {"r": r, "c": cc, "(u, v)": list(a), "(u', v')": list(z)}
 
-    return decide(exhaustive(ok, cases, describe="H, W <= 5 with H, W >= 2b + 1, b in {1, 2}", witness=witness))
+    return decide(exhaustive(ok, cases, describe="H, W <= 5 with H, W >= 2b + 1, b in {1, 2}", witness=witness),
+                  confirm=_neighborhood_forward_map)
+
+
+def _neighborhood_forward_map(cx):
+    """Independent reference of converse-neighborhood's counterexample: the witness pixels put through A.1's forward
+    map r = (u−1)W + v (the check inverted it with divmod): the flat indices are within b, the pixels are not."""
+    H, W, b = cx["case"]
+    (u, v), (u2, v2) = cx["(u, v)"], cx["(u', v')"]
+
+    def far_apart(_):
+        inside = 1 <= u <= H and 1 <= u2 <= H and 1 <= v <= W and 1 <= v2 <= W
+        r, c = (u - 1) * W + v, (u2 - 1) * W + v2
+        return inside and (r, c) == (cx["r"], cx["c"]) and abs(r - c) <= b and max(abs(u - u2), abs(v - v2)) > b
+
+    return exhaustive(far_apart, [tuple(cx["case"])], method="exact",
+                      describe="the witness pixels by A.1's forward map r = (u−1)W + v: |r − c| <= b, yet more than b apart")
 
 
 @claim(
@@ -266,7 +293,7 @@ def _converse_indexing():
     H, W = 2, 3
     printed = {f"c(u'={u}, v'={v})": (u + 1) * W + v for u in range(1, H + 1) for v in range(1, W + 1)}
     recomputed = {f"c(u'={u}, v'={v})": (u - 1) * W + v for u in range(1, H + 1) for v in range(1, W + 1)}
-    return compare_printed(printed, recomputed, kind="misprint", grid=[H, W])
+    return compare_printed(printed, recomputed, kind="misprint", grid=[H, W], from_printed=True)
 
 
 @claim(
@@ -340,10 +367,11 @@ def _circular():
 
     rng = np.random.default_rng(20250605)
     large = [(int(rng.integers(4, 13)), int(rng.integers(4, 13)), int(2 * rng.integers(1, 3) + 1)) for _ in range(6)]
-    builder = checked(exhaustive(isomat_circular, _thm41_cases(4), describe="isomat conv_matrix(boundary='circular') == "
+    builder = builder_check(exhaustive(isomat_circular, _thm41_cases(4), describe="isomat conv_matrix(boundary='circular') == "
                                 "Σ k_pq C_H^p ⊗ C_W^q: H, W <= 4, K in {1, 3}"),
                      exhaustive(isomat_circular, large, describe="the same, 6 random sizes (seed 20250605), H, W in "
-                                "[4, 12], K in {3, 5}", strength="sampled"))
+                                "[4, 12], K in {3, 5}", strength="sampled"),
+                            derived_from_rule=False, builder="conv_matrix(boundary='circular')")
     cases = _admissible(_thm41_cases(4))
     small = _thm41_cases(3)
     corr_x = exhaustive(corrected, small, describe="H, W <= 3, K in {1, 3}, also vs isomat conv_matrix(boundary='circular')")
@@ -375,8 +403,7 @@ def _circular():
         correction=("Circular padding gives W = Σ_{p,q} k_{p,q} C_H^p ⊗ C_W^q (C_n the n×n cyclic shift): block-"
                     "circulant with circulant blocks, banded only cyclically; "
                     "it equals the zero-padded matrix only when no tap wraps",
-                    bound_to(_settle(proof, lambda: corr_x), builder_vs_rule=builder,
-                             conv_builder_vs_rule=conv_builder_check(float_backend()))),
+                    _settle(proof, lambda: corr_x)),
         correction_crosscheck=corr_x,
         builder_vs_rule=builder,
         conv_builder_vs_rule=conv_builder_check(float_backend()),
@@ -439,9 +466,11 @@ def _one_to_one_trial(fallback, build=None):
     "zhu2025:thm4.1/one-to-one",
     quote="Under Assumptions 4.1–4.3, there exists a one-to-one linear mapping C : R^{H×W} → R^M ... such that "
           "C(X) = W vec X, and this linear mapping reproduces exactly the effect of a K×K convolution",
-    statement="Two readings, both under Assumption 4.2 (each row covers 'exactly one local patch of size K×K in the "
-              "original H×W grid', so H, W >= K). Correspondence (headline; A.1's 'one-to-one correspondence' between "
-              "kernels and matrices): kernel ↦ W (padding ⌊K/2⌋) is one-to-one -- proved (Z3) for every H, W > ⌊K/2⌋, "
+    statement="Under Assumption 4.2 (each row covers 'exactly one local patch of size K×K in the original H×W grid', "
+              "so H, W >= K). As printed, the one-to-one linear mapping is C(X) = W vec X on images: refuted (below, "
+              "'Literal'). Corrected to A.1's 'one-to-one correspondence' between kernels and matrices (issue 38 item "
+              "2: that reading changes what is one-to-one, so it is a correction, verified, not a reading of the "
+              "printed map): kernel ↦ W (padding ⌊K/2⌋) is one-to-one -- proved (Z3) for every H, W > ⌊K/2⌋, "
               "which covers every admissible H, W >= K, on the entry rule conv2d_tap (every tap (a, c) is the tap of "
               "some entry; axiom: matrices with disjoint nonempty supports are linearly independent -- each entry holds "
               "one tap, so the map is one-to-one iff every unit kernel maps to a nonzero matrix); cross-check: the rank "
@@ -502,18 +531,16 @@ def _one_to_one():
 
     every = _one_to_one_trial(lambda: corr_x, build=lambda: proof_steps()[0])
     outside = _settle(lambda: proof_steps()[1:], lambda: iff)
-    corr = decide(bound_to(every, **checks), exhaustive_crosscheck=corr_x, beyond_assumption_4_2=outside,
-                  beyond_assumption_4_2_crosscheck=iff, **checks)
-    literal = decide(exhaustive(injective, cases, describe="admissible H, W <= 3 (H, W >= K), K in {1,3}, nonzero 0/1 "
-                                "kernels",
-                                witness=lambda c: {"kernel": kern(c),
-                                                   "W": naive_conv_matrix(c[0], c[1], kern(c), pad=(c[2] // 2,) * 2)}),
-                     shift_kernel_singular_every_size=shift)
-    return by_readings(
-        Reading("kernel-matrix correspondence (A.1)", "kernel ↦ W is one-to-one (A.1's 'one-to-one correspondence') on "
-                "every image Assumption 4.2 admits (H, W >= K).", corr),
-        Reading("literal: X ↦ W vec X", "For every nonzero kernel the map X ↦ W vec X is one-to-one.", literal),
-    )
+    literal = exhaustive(injective, cases, describe="admissible H, W <= 3 (H, W >= K), K in {1,3}, nonzero 0/1 kernels",
+                         witness=lambda c: {"kernel": kern(c),
+                                            "W": naive_conv_matrix(c[0], c[1], kern(c), pad=(c[2] // 2,) * 2)})
+    # issue 38 item 2: the theorem's 'one-to-one linear mapping C(X) = W vec X' is the map on images, which a shift
+    # kernel makes singular; A.1's kernel-to-matrix correspondence is what holds -- a correction, not a reading
+    return decide(literal, correction=(
+        "one-to-one is the correspondence kernel ↦ W (A.1: 'a one-to-one correspondence between K × K convolutions "
+        "... and banded matrices W'), on every image Assumption 4.2 admits (H, W >= K), not the map X ↦ W vec X",
+        every), shift_kernel_singular_every_size=shift, exhaustive_crosscheck=corr_x,
+        beyond_assumption_4_2=outside, beyond_assumption_4_2_crosscheck=iff, **checks)
 
 
 @claim(
@@ -546,4 +573,19 @@ def _thm41_attention():
 
     return decide(exhaustive(linear, cases, describe="T, d <= 2, X in {-1,0,1}^{T x d}, W = I",
                              witness=lambda c: {"Z(X)": Z(sympy.Matrix(c[0], c[1], list(c[2])), c[1]),
-                                                "Z(2X)": Z(2 * sympy.Matrix(c[0], c[1], list(c[2])), c[1])}))
+                                                "Z(2X)": Z(2 * sympy.Matrix(c[0], c[1], list(c[2])), c[1])}),
+                  confirm=_attention_by_loops)
+
+
+def _attention_by_loops(cx):
+    """Independent reference of thm4.1/attention's counterexample: Z = (XW_q)(XW_k)^T(XW_v) with W = I by integer
+    loops (no SymPy), Z(2X) ≠ 2Z(X)."""
+    T, d, v = cx["case"]
+
+    def Z(s):
+        X = [[s * v[t * d + e] for e in range(d)] for t in range(T)]
+        G = [[sum(X[a][e] * X[b][e] for e in range(d)) for b in range(T)] for a in range(T)]
+        return [[sum(G[a][b] * X[b][e] for b in range(T)) for e in range(d)] for a in range(T)]
+
+    return exhaustive(lambda _: Z(2) != [[2 * z for z in row] for row in Z(1)], [(T, d)], method="exact",
+                      describe="Z(2X) ≠ 2 Z(X) at the counterexample's X, by integer loops")
