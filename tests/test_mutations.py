@@ -105,3 +105,26 @@ def test_applied_patches_every_binding_and_restores():
     with mt.applied(m):
         assert conv.conv_matrix is not original and alg.conv_matrix is conv.conv_matrix
     assert conv.conv_matrix is original and alg.conv_matrix is original
+
+
+def test_shared_factories_change_only_what_they_name():
+    """tests/mutants/factories.py: the one "scale this result" / "one too high" / "one index off" every paper's
+    mutants use (issue 41 item 3): the part named, on the inputs named, and nothing else."""
+    from .mutants.factories import argument_plus_one, plus_one, scaled
+
+    grads = scaled(2, part="x")(lambda n: {"x": n, "b": n})
+    assert grads(3) == {"x": 6, "b": 3}
+    pair = plus_one(part=0)(lambda n: (n, n))
+    assert pair(3) == (4, 3) and isinstance(pair(3), tuple)
+    only_odd = scaled(10, when=lambda n: n % 2 == 1)(lambda n: n)
+    assert [only_odd(n) for n in range(4)] == [0, 10, 2, 30]
+    with pytest.raises(TypeError, match="part='x' of a int result"):
+        scaled(part="x")(lambda n: n)(1)
+
+    def rule(row, col, *, stride=1):
+        return (row, col, stride)
+    assert argument_plus_one("col")(rule)(1, 2) == (1, 3, 1)
+    assert argument_plus_one("col")(rule)(row=1, col=2) == (1, 3, 1)
+    assert argument_plus_one("stride")(rule)(1, 2) == (1, 2, 2)
+    with pytest.raises(ValueError, match="has no argument 'k'"):
+        argument_plus_one("k")(rule)

@@ -14,7 +14,9 @@ and prints the score; ``docs/guide/mutants.md`` is the documented list, generate
 
     .venv/bin/python -m tests.mutants --markdown > docs/guide/mutants.md
 
-A new proved claim comes with its mutant.
+A new proved claim comes with its mutant. The defects every paper makes the same way -- a result scaled, a count one
+too high, a rule read one index off, on some inputs only -- come from the shared factories of
+``tests/mutants/factories.py`` (``scaled``, ``plus_one``, ``argument_plus_one``, ``changed``).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import Mutant
+from .factories import scaled
 
 
 def _swap_wrong_radix(swap_matrix):
@@ -76,14 +77,6 @@ def _swap_row_wrong_radix(swap_row):
     return broken
 
 
-def _scaled(factor):
-    def mutate(build):
-        def broken(*args, **kwargs):
-            return build(*args, **kwargs) * factor
-        return broken
-    return mutate
-
-
 def _scaled_operator(projection_operator):
     """Π's values scaled inside projection_operator (the audit's escape)."""
     def broken(m, n, *, backend="numpy"):
@@ -105,34 +98,18 @@ def _overlap_off_by_one(projection_overlap):
     return broken
 
 
-def _transposed_weighted_bridge(bridge_weighted):
-    def broken(n, p, **kwargs):
-        W = bridge_weighted(n, p, **kwargs)
-        return W * 2 if n != p else W
-    return broken
+def _sizes_differ(n, p, **kwargs):
+    return n != p
 
 
-def _dk_stp_wrong(dk_stp):
-    def broken(A, B, *args, **kwargs):
-        out = dk_stp(A, B, *args, **kwargs)
-        return out * 2 if getattr(A, "shape", (0, 0))[1] != getattr(B, "shape", (0, 0))[0] else out
-    return broken
+def _inner_sizes_differ(A, B, *args, **kwargs):
+    """A's columns and B's rows differ (the STP's nontrivial case)."""
+    return getattr(A, "shape", (0, 0))[1] != getattr(B, "shape", (0, 0))[0]
 
 
-def _bridge_wrong(bridge):
-    def broken(n, p, **kwargs):
-        W = bridge(n, p, **kwargs)
-        return W * 2 if n != p else W
-    return broken
-
-
-def _project_dropped(project):
-    """project() (matrix-free Π^m_n x, used by nominal_add) scales the result when m ≠ n."""
-    def broken(x, n):
-        out = project(x, n)
-        rows = x.shape[0] if hasattr(x, "shape") else len(x)
-        return out * 2 if rows != n else out
-    return broken
+def _resized(x, n):
+    """project(x, n) changes the length (m ≠ n)."""
+    return (x.shape[0] if hasattr(x, "shape") else len(x)) != n
 
 
 def _block_count_wrong(pi_count):
@@ -161,16 +138,8 @@ def _block_count_wrong(pi_count):
     return broken
 
 
-def _dist_v_scaled(dist_v):
-    return lambda x, y: 2 * dist_v(x, y) if getattr(x, "shape", (0,))[0] != getattr(y, "shape", (0,))[0] else dist_v(x, y)
-
-
-def _sta_swapped(sta):
-    """STA (14) with the operands' roles mixed: x ⊗ 1_{t/m} + x ⊗ 1_{t/m} when the sizes differ."""
-    def broken(x, y):
-        out = sta(x, y)
-        return out * 2 if getattr(x, "shape", (0,))[0] != getattr(y, "shape", (0,))[0] else out
-    return broken
+def _lengths_differ(x, y):
+    return getattr(x, "shape", (0,))[0] != getattr(y, "shape", (0,))[0]
 
 
 def _power_row_shifted(power_reducing_row):
@@ -184,14 +153,6 @@ def _retriever_entry_ignores_after(retriever_entry):
     def broken(r, c, size, after):
         from isomat._types import fmod
         return fmod(c, size) == r
-    return broken
-
-
-def _dk_weighted_unnormalized(dk_stp_weighted):
-    """A ⋉_w B without the 1/(t/p) weight when the inner sizes differ: columns no longer sum to 1."""
-    def broken(A, B):
-        out = dk_stp_weighted(A, B)
-        return out * 2 if A.shape[1] != B.shape[0] else out
     return broken
 
 
@@ -221,28 +182,12 @@ def _stp_columns_swapped(stp):
     return broken
 
 
-def _softmax_unnormalized(softmax_rows):
-    """Row-wise exp without the division by the row sum for rows of length > 1."""
-    def broken(E):
-        out = softmax_rows(E)
-        return out * 2 if getattr(E, "shape", (0, 0))[1] > 1 else out
-    return broken
-
-
 def _zero_padding_transposed(zero_padding_linear):
     """Algorithm 5.1 with W^q transposed (reads the left-top block the wrong way round)."""
     def broken(W, X, out_dims):
         import sympy
         Wt = W.T if hasattr(W, "T") else sympy.Matrix(W).T
         return zero_padding_linear(Wt, X, out_dims)
-    return broken
-
-
-def _nominal_add_scaled(hv_nominal_add):
-    """Nominal addition of hypervectors doubled when s ≠ t."""
-    def broken(X, Y, r):
-        out = hv_nominal_add(X, Y, r)
-        return out * 2 if len(X) != len(Y) else out
     return broken
 
 
@@ -312,24 +257,24 @@ MUTANTS = [
     Mutant("projection_operator-scaled", "builder", "isomat.algebra.projection:projection_operator", _scaled_operator,
            _PI + ("cheng2025:prop2.12/eq26", "cheng2025:rem5.4/i", "cheng2025:beyond/unpad"),
            "Π^m_n's values doubled inside projection_operator"),
-    Mutant("project-scaled", "builder", "isomat.algebra.projection:project", _project_dropped,
+    Mutant("project-scaled", "builder", "isomat.algebra.projection:project", scaled(when=_resized),
            ("cheng2025:prop2.12", "cheng2025:def2.11", "cheng2025:eq104"),
            "the matrix-free Π^m_n x (behind nominal_add) doubled when m ≠ n"),
-    Mutant("dk_stp-scaled", "builder", "isomat.algebra.stp:dk_stp", _dk_stp_wrong,
+    Mutant("dk_stp-scaled", "builder", "isomat.algebra.stp:dk_stp", scaled(when=_inner_sizes_differ),
            ("cheng2025:def2.1/eq13",), "the DK-STP doubled when the inner sizes differ"),
-    Mutant("bridge-scaled", "builder", "isomat.algebra.stp:bridge", _bridge_wrong,
+    Mutant("bridge-scaled", "builder", "isomat.algebra.stp:bridge", scaled(when=_sizes_differ),
            ("cheng2025:prop2.7",), "the bridge Ψ_{n×p} doubled when n ≠ p"),
-    Mutant("bridge_weighted-scaled", "builder", "isomat.algebra.stp:bridge_weighted", _transposed_weighted_bridge,
+    Mutant("bridge_weighted-scaled", "builder", "isomat.algebra.stp:bridge_weighted", scaled(when=_sizes_differ),
            ("cheng2025:prop4.8",), "the weighted bridge Ψ^w doubled when n ≠ p"),
-    Mutant("dist_v-scaled", "builder", "isomat.algebra.stp:dist_v", _dist_v_scaled,
+    Mutant("dist_v-scaled", "builder", "isomat.algebra.stp:dist_v", scaled(when=_lengths_differ),
            ("cheng2025:def2.9",), "d_V doubled when the lengths differ"),
-    Mutant("sta-scaled", "builder", "isomat.algebra.stp:sta", _sta_swapped,
+    Mutant("sta-scaled", "builder", "isomat.algebra.stp:sta", scaled(when=_lengths_differ),
            ("cheng2025:def2.3/sta",), "the STA (14) doubled when the lengths differ"),
     Mutant("power_reducing_row-shifted", "entry rule", "isomat.algebra.stp:power_reducing_row", _power_row_shifted,
            ("cheng2025:beyond/power-reducing-dummy",), "M_{r,k} built from an entry rule that puts column c's 1 in row ck + c + 1"),
     Mutant("retriever_entry-ignores-after", "entry rule", "isomat.algebra.stp:retriever_entry", _retriever_entry_ignores_after,
            ("cheng2025:beyond/power-reducing-dummy",), "the retriever's entry rule reads c mod n_i instead of (c div after) mod n_i"),
-    Mutant("dk_stp_weighted-unnormalized", "builder", "isomat.algebra.stp:dk_stp_weighted", _dk_weighted_unnormalized,
+    Mutant("dk_stp_weighted-unnormalized", "builder", "isomat.algebra.stp:dk_stp_weighted", scaled(when=_inner_sizes_differ),
            ("cheng2025:prop4.9",), "A ⋉_w B doubled when the inner sizes differ"),
     Mutant("diamond-transposed", "builder", "isomat.algebra.hyper:diamond", _diamond_transposed,
            ("cheng2025:prop4.14", "cheng2025:eq82"), "A ⋄ X computed with Aᵀ"),
@@ -337,11 +282,11 @@ MUTANTS = [
            ("cheng2025:prop4.10",), "the Kronecker reference of (64) with its factors swapped"),
     Mutant("stp-columns-swapped", "builder", "isomat.algebra.stp:stp", _stp_columns_swapped,
            ("cheng2025:eq46",), "x ⋉ y of two columns computed as y ⋉ x"),
-    Mutant("softmax_rows-unnormalized", "builder", "isomat.algebra.hyper:softmax_rows", _softmax_unnormalized,
+    Mutant("softmax_rows-unnormalized", "builder", "isomat.algebra.hyper:softmax_rows", scaled(when=lambda E: getattr(E, "shape", (0, 0))[1] > 1),
            ("cheng2025:ex4.5",), "softmax rows doubled (not divided by their sum)"),
     Mutant("zero_padding_linear-transposed", "builder", "isomat.algebra.hyper:zero_padding_linear", _zero_padding_transposed,
            ("cheng2025:alg5.1",), "Algorithm 5.1 applied with W^q transposed"),
-    Mutant("hv_nominal_add-scaled", "builder", "isomat.algebra.hyper:hv_nominal_add", _nominal_add_scaled,
+    Mutant("hv_nominal_add-scaled", "builder", "isomat.algebra.hyper:hv_nominal_add", scaled(when=lambda X, Y, r: len(X) != len(Y)),
            ("cheng2025:def4.11",), "X +_r Y doubled when s ≠ t"),
     Mutant("project_pad-zero-padding", "builder", "isomat.algebra.hyper:project_pad", _project_pad_zero,
            ("cheng2025:eq76",), "step 1 of Def. 4.13 (project-padding) done by zero-padding"),

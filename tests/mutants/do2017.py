@@ -4,6 +4,7 @@ and the builders and cells the claims check against their references."""
 from __future__ import annotations
 
 from . import Mutant
+from .factories import argument_plus_one, plus_one, scaled
 
 _LAYER_CLAIMS = ("do2017:eq3", "do2017:eq6", "do2017:eq8", "do2017:sec2.3/lstm", "do2017:eq19", "do2017:fig3",
                  "do2017:beyond/eq5-vector-form")
@@ -23,12 +24,6 @@ def _swap_input_entry(entry):
     return broken
 
 
-def _doubled(f):
-    def broken(*args, **kwargs):
-        return 2 * f(*args, **kwargs)
-    return broken
-
-
 def _renorm_one_sided(entry):
     def broken(a_ij, same, s_i, s_j):
         return entry(a_ij, same, s_i, s_i)  # s_i (A_ij + δ_ij) s_i: not symmetric
@@ -39,21 +34,6 @@ def _attention_wrong_feature(entry):
     def broken(row, col, N, n, d, order="C"):
         k, i, l, j, match = entry(row, col, N, n, d, order)
         return k, l, i, j, match  # Λ(k)[l, i] instead of Λ(k)[i, l]
-    return broken
-
-
-def _count_plus_one(count):
-    def broken(*args, **kwargs):
-        return count(*args, **kwargs) + 1
-    return broken
-
-
-def _first_of_pair_doubled(cell):
-    def broken(*args, **kwargs):
-        out = cell(*args, **kwargs)
-        if isinstance(out, tuple):
-            return (2 * out[0], *out[1:])
-        return 2 * out
     return broken
 
 
@@ -70,11 +50,6 @@ def _read_weights_unsigned(hypothesis):
 def _skip_form_previous_state(skip_form):
     """Rt ⊙ Ht−1 + Zt ⊙ Ht−1: the skip form with H̃t replaced by Ht−1 (the misprint of §2.2's highway update)."""
     return lambda h_prev, h_tilde, r, z: skip_form(h_prev, h_prev, r, z)
-
-
-def _identity_shifted(identity_entry):
-    """I[x, y] = [x = y + 1]: the ones one row below the diagonal (a shift matrix, not the identity)."""
-    return lambda x, y: identity_entry(x, y + 1)
 
 
 def _softmax_unnormalized(softmax_weight):
@@ -173,25 +148,25 @@ MUTANTS = [
     Mutant("matrix_layer_entry-input-transposed", "entry rule", "isomat.algebra.matrix_layer:matrix_layer_entry",
            _swap_input_entry, _LAYER_CLAIMS, "the weight's column read as input entry (j, i) instead of (i, j)"),
     Mutant("mean_aggregation_entry-doubled", "entry rule", "isomat.algebra.graph:mean_aggregation_entry",
-           _doubled, ("do2017:eq11",), "Ã_ij = 2 A_ij / D_ii: rows sum to 2"),
+           scaled(), ("do2017:eq11",), "Ã_ij = 2 A_ij / D_ii: rows sum to 2"),
     Mutant("renormalized_adjacency_entry-one-sided", "entry rule", "isomat.algebra.graph:renormalized_adjacency_entry",
            _renorm_one_sided, ("do2017:eq19",), "s_i (A_ij + δ_ij) s_i: the renormalized adjacency is not symmetric"),
     Mutant("multi_attention_entry-transposed", "entry rule", "isomat.algebra.graph:multi_attention_entry",
            _attention_wrong_feature, ("do2017:eq13",), "row i of H̃ reads Λ(k)[l, i] instead of Λ(k)[i, l]"),
     Mutant("matrix_layer_parameter_count-plus-one", "builder", "isomat.algebra.matrix_layer:matrix_layer_parameter_count",
-           _count_plus_one, ("do2017:abstract/parameters", "do2017:sec2.3/ratio"), "one parameter too many"),
-    Mutant("chebyshev_filter-doubled", "builder", "isomat.algebra.graph:chebyshev_filter", _doubled,
+           plus_one(), ("do2017:abstract/parameters", "do2017:sec2.3/ratio"), "one parameter too many"),
+    Mutant("chebyshev_filter-doubled", "builder", "isomat.algebra.graph:chebyshev_filter", scaled(),
            ("do2017:eq16", "do2017:eq17", "do2017:eq18"), "the Chebyshev filter matrix scaled by 2"),
-    Mutant("spectral_filter-doubled", "builder", "isomat.algebra.graph:spectral_filter", _doubled,
+    Mutant("spectral_filter-doubled", "builder", "isomat.algebra.graph:spectral_filter", scaled(),
            ("do2017:eq14",), "the spectral filter U g(Λ) Uᵀ scaled by 2"),
     Mutant("matrix_lstm_cell-hidden-doubled", "builder", "isomat.algebra.matrix_layer:matrix_lstm_cell",
-           _first_of_pair_doubled, ("do2017:sec2.3/lstm",), "the matrix LSTM's hidden state scaled by 2"),
+           scaled(2, part=0), ("do2017:sec2.3/lstm",), "the matrix LSTM's hidden state scaled by 2"),
     Mutant("matrix_gru_cell-doubled", "builder", "isomat.algebra.matrix_layer:matrix_gru_cell",
-           _first_of_pair_doubled, ("do2017:appa/gru",), "the matrix GRU's new state scaled by 2"),
+           scaled(), ("do2017:appa/gru",), "the matrix GRU's new state scaled by 2"),
     Mutant("matrix_highway-doubled", "builder", "isomat.algebra.matrix_layer:matrix_highway",
-           _first_of_pair_doubled, ("do2017:sec2.2/highway",), "the matrix highway layer's output scaled by 2"),
+           scaled(), ("do2017:sec2.2/highway",), "the matrix highway layer's output scaled by 2"),
     Mutant("dense_product_muls-plus-one", "entry rule", "isomat.proofs.do2017.appb:dense_product_muls",
-           lambda f: (lambda n, i, j: f(n, i, j) + 1), ("do2017:appb/complexity",),
+           plus_one(), ("do2017:appb/complexity",),
            "a dense product counted with one multiplication too many (the cost model of the O(|V|²) proof)"),
     Mutant("convex-read-weights-unsigned", "hypothesis", "isomat.proofs.do2017.sec2:_convex_read_hypothesis",
            _read_weights_unsigned, ("do2017:eq4",),
@@ -199,7 +174,7 @@ MUTANTS = [
     Mutant("resnet-skip-form-previous-state", "axiom", "isomat.proofs.do2017.sec2:skip_form",
            _skip_form_previous_state, ("do2017:sec2.2/resnet",),
            "§2.2's skip form written Rt ⊙ Ht−1 + Zt ⊙ Ht−1 (H̃t replaced by Ht−1, as in the highway misprint)"),
-    Mutant("identity-entry-shifted", "entry rule", "isomat.proofs.do2017.sec3:identity_entry", _identity_shifted,
+    Mutant("identity-entry-shifted", "entry rule", "isomat.proofs.do2017.sec3:identity_entry", argument_plus_one("y"),
            ("do2017:eq12",), "the identity Up = Uq = I_|V| of eq. (12) read with its ones one row below the diagonal"),
     Mutant("softmax-weight-unnormalized", "entry rule", "isomat.proofs.do2017.sec3:softmax_weight",
            _softmax_unnormalized, ("do2017:sec3.1/attention",),

@@ -4,6 +4,7 @@ the definitions the proofs rest on, each broken in one way."""
 from __future__ import annotations
 
 from . import Mutant
+from .factories import plus_one, scaled
 
 _BACKWARD = ("farag2025:eq15", "farag2025:eq16", "farag2025:eq17", "farag2025:eq18", "farag2025:eq19",
              "farag2025:sec4.2", "farag2025:sec4")
@@ -43,16 +44,6 @@ def _partner_off_by_level(partner):
     return lambda i, P: partner(i, 2 * P)  # pairs i with i XOR 2^(l+1)
 
 
-def _backward_key(key, how):
-    def mutate(spm_backward):
-        def broken(*args, **kwargs):
-            g = dict(spm_backward(*args, **kwargs))
-            g[key] = how(g[key])
-            return g
-        return broken
-    return mutate
-
-
 def _forward_bias_dropped(spm_forward):
     def broken(layer, X, *, return_cache=False):
         out = spm_forward(layer, X, return_cache=return_cache)
@@ -65,22 +56,6 @@ def _forward_bias_dropped(spm_forward):
 def _param_count_no_depth(param_count):
     from isomat._types import fdiv, fmod
     return lambda n, L, p, s: p * fdiv(n, 2) + 3 * n + s * L * fmod(n, 2)  # the L stages counted once
-
-
-def _gru_gate_gradient(spm_gru_backward):
-    def broken(maps, cache, g_h):
-        out = dict(spm_gru_backward(maps, cache, g_h))
-        out["x"] = out["x"] * 1.01
-        return out
-    return broken
-
-
-def _attention_scaled(spm_attention_backward):
-    def broken(maps, cache, G_Y):
-        out = dict(spm_attention_backward(maps, cache, G_Y))
-        out["X"] = out["X"] * 2
-        return out
-    return broken
 
 
 def _gram_axiom_symmetric(proof):
@@ -146,34 +121,34 @@ MUTANTS = [
     Mutant("butterfly-partner-wrong-level", "entry rule", "isomat.algebra.spm:butterfly_partner", _partner_off_by_level,
            ("farag2025:sec2.1",), "the butterfly partner at level ℓ is i XOR 2^(ℓ+1)"),
     Mutant("spm-backward-bias-doubled", "backward pass", "isomat.algebra.spm:spm_backward",
-           _backward_key("bias", lambda v: 2 * v), ("farag2025:eq16", "farag2025:sec4"),
+           scaled(2, part="bias"), ("farag2025:eq16", "farag2025:sec4"),
            "spm_backward's bias gradient doubled"),
     Mutant("spm-backward-input-gradient-scaled", "backward pass", "isomat.algebra.spm:spm_backward",
-           _backward_key("x", lambda v: v * 1.001),
+           scaled(1.001, part="x"),
            ("farag2025:eq15", "farag2025:eq18", "farag2025:sec4", "farag2025:sec7.3", "farag2025:eq7", "farag2025:eq8",
             "farag2025:eq12", "farag2025:eq13"),
            "spm_backward's input gradient off by 0.1%"),
     Mutant("spm-backward-params-sign", "backward pass", "isomat.algebra.spm:spm_backward",
-           _backward_key("params", lambda v: -v),
+           scaled(-1, part="params"),
            ("farag2025:sec4.2", "farag2025:sec4", "farag2025:eq9", "farag2025:eq14/a", "farag2025:eq14/b",
             "farag2025:eq14/c", "farag2025:eq14/d"),
            "spm_backward's stage-parameter gradients with the wrong sign"),
     Mutant("spm-backward-d-out-gradient", "backward pass", "isomat.algebra.spm:spm_backward",
-           _backward_key("d_out", lambda v: v + 1), ("farag2025:eq17", "farag2025:sec4"),
+           plus_one(part="d_out"), ("farag2025:eq17", "farag2025:sec4"),
            "spm_backward's output-diagonal gradient shifted by one"),
     Mutant("spm-backward-d-in-gradient", "backward pass", "isomat.algebra.spm:spm_backward",
-           _backward_key("d_in", lambda v: 0 * v), ("farag2025:eq19", "farag2025:sec4"),
+           scaled(0, part="d_in"), ("farag2025:eq19", "farag2025:sec4"),
            "spm_backward's input-diagonal gradient zeroed"),
     Mutant("spm-forward-bias-dropped", "builder", "isomat.algebra.spm:spm_forward", _forward_bias_dropped,
            ("farag2025:eq1", "farag2025:sec8.4/stages"), "spm_forward forgets the bias b of eq. (4)"),
     Mutant("spm-param-count-without-depth", "entry rule", "isomat.algebra.spm:param_count", _param_count_no_depth,
            ("farag2025:sec5/params", "farag2025:sec5/ratio"), "param_count counts the stage parameters once, not L times"),
-    Mutant("spm-gru-backward-input", "backward pass", "isomat.algebra.spm:spm_gru_backward", _gru_gate_gradient,
+    Mutant("spm-gru-backward-input", "backward pass", "isomat.algebra.spm:spm_gru_backward", scaled(1.01, part="x"),
            ("farag2025:eq24", "farag2025:eq25", "farag2025:eq26", "farag2025:sec6.3", "farag2025:eq27",
             "farag2025:eq28", "farag2025:sec6.3/g-r", "farag2025:sec6.4"),
            "the SPM-GRU backward's ∂L/∂x_t off by 1%"),
     Mutant("spm-attention-backward-input", "backward pass", "isomat.algebra.spm:spm_attention_backward",
-           _attention_scaled,
+           scaled(2, part="X"),
            ("farag2025:eq36", "farag2025:eq37", "farag2025:eq38", "farag2025:eq39", "farag2025:sec7.3",
             "farag2025:sec7.4", "farag2025:sec7.4/jacobian"),
            "the SPM-attention backward's ∂L/∂X doubled"),

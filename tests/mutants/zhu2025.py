@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import Mutant
+from .factories import argument_plus_one, changed, plus_one, scaled
 
 _CONV_RULE_CLAIMS = ("zhu2025:thm4.1/forward", "zhu2025:thm4.1/half-bandwidth", "zhu2025:thm4.1/one-to-one",
                      "zhu2025:sec4.2/upper-triangular", "zhu2025:sec4.2.1/bijective",
@@ -34,25 +35,6 @@ def _reverse_kernel(zhu_conv_matrix):
     return broken
 
 
-def _scaled(builder, factor=2):
-    def broken(*args, **kwargs):
-        return builder(*args, **kwargs) * factor
-    return broken
-
-
-def _column_plus_one(rule):
-    """An entry rule read one column off (runs on ints, NumPy arrays and Z3 terms alike)."""
-    def broken(row, col, *args, **kwargs):
-        return rule(row, col + 1, *args, **kwargs)
-    return broken
-
-
-def _zhu_tap_stride_off(zhu_conv_tap):
-    def broken(p, c, n, r, s):
-        return zhu_conv_tap(p, c, n, r, s + 1)
-    return broken
-
-
 def _pixel_transposed_window(patch_major_pixel):
     """Pixels inside each window listed column by column instead of row by row."""
     from isomat._types import fdiv, fmod
@@ -61,12 +43,6 @@ def _pixel_transposed_window(patch_major_pixel):
         w, t = fdiv(k, p * p), fmod(k, p * p)
         nb = fdiv(n, p)
         return (p * fdiv(w, nb) + fmod(t, p)) * n + p * fmod(w, nb) + fdiv(t, p)
-    return broken
-
-
-def _plus_one(f):
-    def broken(*args, **kwargs):
-        return f(*args, **kwargs) + 1
     return broken
 
 
@@ -113,15 +89,12 @@ def _one_entry_doubled(A):
     return A
 
 
+
+
 def _wrong_above(size_of, limit):
     """A builder that is right up to ``limit`` and wrong (one entry doubled) above it -- the defect only a check
     at larger sizes sees."""
-    def mutate(builder):
-        def broken(*args, **kwargs):
-            A = builder(*args, **kwargs)
-            return _one_entry_doubled(A) if size_of(*args, **kwargs) > limit else A
-        return broken
-    return mutate
+    return changed(_one_entry_doubled, when=lambda *args, **kwargs: size_of(*args, **kwargs) > limit)
 
 
 def _conv_pixels(input_shape, *args, **kwargs):
@@ -222,39 +195,39 @@ MUTANTS = [
     Mutant("conv_matrix-columns-shifted", "builder", "isomat.algebra.conv:conv_matrix", _shift_columns,
            _CONV_RULE_CLAIMS + ("zhu2025:thm4.1/circular", "zhu2025:sec8/nonlinearity"),
            "every column index of the convolution matrix shifted by one (cyclically)"),
-    Mutant("conv_matrix-values-doubled", "builder", "isomat.algebra.conv:conv_matrix", _scaled,
+    Mutant("conv_matrix-values-doubled", "builder", "isomat.algebra.conv:conv_matrix", scaled(),
            _CONV_RULE_CLAIMS + ("zhu2025:thm4.1/circular",), "every entry of the convolution matrix doubled"),
     Mutant("zhu_conv_matrix-kernel-reversed", "builder", "isomat.algebra.conv:zhu_conv_matrix", _reverse_kernel,
            ("zhu2025:sec4.2.1/upper-triangular", "zhu2025:sec4.2.1/equals-convolution"),
            "W_conv of §4.2.1 built from the kernel flipped in both axes"),
-    Mutant("zhu_conv_rows-one-more", "builder", "isomat.algebra.conv:zhu_conv_rows", _plus_one,
+    Mutant("zhu_conv_rows-one-more", "builder", "isomat.algebra.conv:zhu_conv_rows", plus_one(),
            ("zhu2025:sec4.2.1/p-formula", "zhu2025:sec4.2.1/upper-triangular", "zhu2025:sec4.2.1/equals-convolution"),
            "the printed P of §4.2.1 one row too many"),
-    Mutant("conv2d_tap-column-off-by-one", "entry rule", "isomat.algebra.conv:conv2d_tap", _column_plus_one,
+    Mutant("conv2d_tap-column-off-by-one", "entry rule", "isomat.algebra.conv:conv2d_tap", argument_plus_one("col"),
            _CONV_RULE_CLAIMS + ("zhu2025:sec4.2.2/isomorphism", "zhu2025:sec4.2.2/display"),
            "the convolution's entry rule read one column to the right"),
-    Mutant("zhu_conv_tap-stride-off", "entry rule", "isomat.algebra.conv:zhu_conv_tap", _zhu_tap_stride_off,
+    Mutant("zhu_conv_tap-stride-off", "entry rule", "isomat.algebra.conv:zhu_conv_tap", argument_plus_one("s"),
            ("zhu2025:sec4.2.1/upper-triangular", "zhu2025:sec4.2.1/equals-convolution"),
            "W_conv's entry rule with stride s + 1"),
     Mutant("patch_major_pixel-window-transposed", "entry rule", "isomat.algebra.pool:patch_major_pixel",
            _pixel_transposed_window, ("zhu2025:sec4.2.2/index-formula",),
            "the patch-major entry rule lists each window's pixels column by column"),
-    Mutant("zhu_pool_matrix-values-doubled", "builder", "isomat.algebra.pool:zhu_pool_matrix", _scaled,
+    Mutant("zhu_pool_matrix-values-doubled", "builder", "isomat.algebra.pool:zhu_pool_matrix", scaled(),
            ("zhu2025:sec4.2.2/index-formula", "zhu2025:sec4.2.2/q"), "W_pool's entries 2/p² instead of 1/p²"),
-    Mutant("avgpool_matrix-values-doubled", "builder", "isomat.algebra.pool:avgpool_matrix", _scaled,
+    Mutant("avgpool_matrix-values-doubled", "builder", "isomat.algebra.pool:avgpool_matrix", scaled(),
            ("zhu2025:sec4.2.2/isomorphism", "zhu2025:sec4.2.2/display"), "average pooling's entries doubled"),
     Mutant("rnn_matrix-V-transposed", "builder", "isomat.algebra.rnn:rnn_matrix", _rnn_transposed_V,
            _RNN_CLAIMS, "W_RNN built with V^T for V"),
-    Mutant("zhu_rnn_main_text-values-doubled", "builder", "isomat.algebra.rnn:zhu_rnn_main_text", _scaled,
+    Mutant("zhu_rnn_main_text-values-doubled", "builder", "isomat.algebra.rnn:zhu_rnn_main_text", scaled(),
            ("zhu2025:sec4.3/scalar", "zhu2025:sec4.3/main-text-order"),
            "the main text's W_rnn built with every block doubled"),
     Mutant("pool-window-offsets-unbounded", "hypothesis", "isomat.proofs.zhu2025.sec4_2:_window_hypotheses",
            _window_offsets_unbounded, ("zhu2025:sec4.2.2/index-formula", "zhu2025:sec4.2.2/isomorphism"),
            "the pooling proofs' hypotheses without the window offset bounds a, b < p"),
-    Mutant("zhu_w_sa-values-doubled", "builder", "isomat.algebra.attention:zhu_w_sa", _scaled, ("zhu2025:thm4.3/w-sa",),
+    Mutant("zhu_w_sa-values-doubled", "builder", "isomat.algebra.attention:zhu_w_sa", scaled(), ("zhu2025:thm4.3/w-sa",),
            "A.3's W_SA built with every entry doubled"),
     Mutant("linear_attention_matrix-values-doubled", "builder", "isomat.algebra.attention:linear_attention_matrix",
-           _scaled, ("zhu2025:beyond/attention-cubic-form",), "the cubic attention operator with every entry doubled"),
+           scaled(), ("zhu2025:beyond/attention-cubic-form",), "the cubic attention operator with every entry doubled"),
     Mutant("rowmajor-pixel-is-colmajor", "entry rule", "isomat.proofs.zhu2025._common:_rowmajor_pixel",
            _colmajor_as_rowmajor, ("zhu2025:sec4.1.2/row-major",),
            "Data2Matrix's row-major position rule replaced by the column-major one"),

@@ -88,6 +88,7 @@ def _exact_exhaustive(pred, cases, describe, witness=None):
         "for every m, q ∈ {1, 2} and n, p ∈ [1, 5] (100 shapes: coprime, divisible and general n, p); "
         "likewise stp_right against (I_{t/n} ⊗ A)(I_{t/p} ⊗ B). Binding, at the sizes users run: stp against (12) "
         "built with scipy.sparse.kron, exactly on seeded integers, at ten listed shapes with inner sizes to 10^3 "
+        "(the operands dense, scipy.sparse and isomat SparseOperators in turn) "
         "(stp is computed by Chinese-remainder re-indexing, not from a proved rule: the strength is exhaustive at "
         "the sizes checked)."
     ),
@@ -120,10 +121,26 @@ def _stp_large():
         A, B = rng.integers(-3, 4, size=(m, n)), rng.integers(-3, 4, size=(p, q))
         t = math.lcm(n, p)
         ref = (sp.kron(sp.csr_array(A), sp.eye(t // n, dtype=np.int64)) @ sp.kron(sp.csr_array(B), sp.eye(t // p, dtype=np.int64)))
-        got = np.asarray(_stp_mod.stp(A, B))
+        got = np.asarray(_stp_mod.stp(*_stp_input_forms(A, B, STP_LARGE.index(c))))
         return got.shape == ref.shape and np.array_equal(got, ref.toarray())
 
-    return _exact_exhaustive(ok, STP_LARGE, f"stp vs (12) by scipy.sparse.kron at (m, n, p, q) in {STP_LARGE}")
+    return _exact_exhaustive(ok, STP_LARGE, f"stp vs (12) by scipy.sparse.kron at (m, n, p, q) in {STP_LARGE}; the "
+                                            "operands given dense, as scipy.sparse arrays and as isomat SparseOperators "
+                                            "in turn")
+
+
+def _stp_input_forms(A: np.ndarray, B: np.ndarray, k: int):
+    """The k-th case's operands as users pass them, in turn: NumPy arrays; A a scipy.sparse CSR array and B an isomat
+    SparseOperator; the other way round."""
+    import scipy.sparse as sp
+
+    from ...algebra._operator import as_operator
+
+    if k % 3 == 0:
+        return A, B
+    if k % 3 == 1:
+        return sp.csr_array(A), as_operator(B)
+    return as_operator(A), sp.csr_array(B)
 
 
 @claim(

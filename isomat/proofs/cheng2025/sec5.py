@@ -406,7 +406,8 @@ def _float_hv(dims, seed):
         "and the softmax denominators agree term by term (induction on the number of keys); Q, K and e^x uninterpreted. "
         "Binding check, exact on the scores: Q ⊙_w K = QKᵀ/√n and Q ⊙ K = QKᵀ/n (isomat hv_inner_weighted / hv_inner, "
         "generic (symbolic) Q, K, so for all values), all s, n in [1, 4]. Cross-check (one integer instance per size, float, not counted in the strength): the attention "
-        "matrices agree with softmax(QKᵀ/√n) from torch scaled_dot_product_attention (V = I_s), tol 1e-12."
+        "matrices agree with softmax(QKᵀ/√n) from torch scaled_dot_product_attention (V = I_s), tol 1e-12, and the "
+        "unweighted ones (attention_scores(weighted=False), (94)) with softmax(QKᵀ/n) from it (Q/√n for Q)."
     ),
     methods=["exact", "exhaustive", "numeric", "symbolic"],
     hypotheses=_SIZES,
@@ -424,11 +425,19 @@ def _rem55():
         Q, K = _rand(s, n, sum(c)), _rand(s, n, sum(c) + 1)
         Qf, Kf = np.array(Q.tolist(), dtype=float), np.array(K.tolist(), dtype=float)
         A = _hyper.attention_scores([_dev(q) for q in Qf], [_dev(k) for k in Kf])
-        return _close(A, _sdpa(Qf, Kf, np.eye(s)))
+        return _close(A, _sdpa(Qf, Kf, np.eye(s))) and _unweighted_scores_close(Qf, Kf)
 
     checks = require(exhaustive_crosscheck=_exact_exhaustive(ok, _dims(2, 4), "s, n in [1, 4]"),
                      numeric_crosscheck=_num_exhaustive(num, _dims(2, 4), "s, n in [1, 4]"))
     return decide(_textbook(_rem55_proof(), "kron-entry"), **checks)
+
+
+def _unweighted_scores_close(Qf, Kf) -> bool:
+    """(94)-(95): isomat's attention_scores(weighted=False) = softmax(Q ⊙ K) against torch's
+    scaled_dot_product_attention of Q/√n and K (scores QKᵀ/n), V = I_s, tol 1e-12."""
+    s, n = Qf.shape
+    A = _hyper.attention_scores([_dev(q) for q in Qf], [_dev(k) for k in Kf], weighted=False)
+    return _close(A, _sdpa(Qf / np.sqrt(n), Kf, np.eye(s)))
 
 
 def _rem55_proof():

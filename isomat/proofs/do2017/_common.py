@@ -419,10 +419,20 @@ def _renormalized_adjacency_large_check(field: str = "numpy") -> Trial:
         rule = renormalized_adjacency_entry(A, np.eye(n, dtype=bool), s[:, None], s[None, :])
         loop = np.array([[(A[i, j] + (i == j)) / np.sqrt((A[i].sum() + 1) * (A[j].sum() + 1)) for j in range(n)]
                          for i in range(n)])
-        return _close(Ah, rule) and _close(Ah, loop)
+        return _close(Ah, rule) and _close(Ah, loop) and _in_nodelist_order(g, loop, field)
 
     return _graph_large("renormalized_adjacency against renormalized_adjacency_entry (s_i(A_ij + δ_ij)s_j, numpy) "
-                        "and a direct loop over (i, j)", test, field)
+                        "and a direct loop over (i, j); given a nodelist (the nodes in a seeded random order), the "
+                        "loop's rows and columns in that order", test, field)
+
+
+def _in_nodelist_order(g, loop: np.ndarray, field: str) -> bool:
+    """renormalized_adjacency(g, nodelist=perm) is ``loop`` (built in g.nodes order) with its rows and columns taken
+    in the order of ``perm``, a seeded permutation of the nodes."""
+    nodes = list(g.nodes)
+    p = np.random.default_rng(len(nodes)).permutation(len(nodes))
+    got = _dense_np(G_ops.renormalized_adjacency(g, nodelist=[nodes[k] for k in p], **_in_field(field)))
+    return _close(got, loop[np.ix_(p, p)])
 
 
 @device_cached

@@ -35,7 +35,10 @@ ALG1_SHAPES = sorted(
         "Cross-checks in evidence, not part of the verdict: exact random integers for N ≤ 3, D_k, H_k ≤ 3 "
         "(Hypothesis); float64 at larger shapes up to N = 4 (Kronecker form and isomat.ndlinear_apply vs "
         "np.tensordot mode products, rtol 1e-10, built in the runner's float field). Binding: isomat's kron_operator "
-        "against Kronecker products written as plain loops for 2 to 4 factors (exhaustive at the stated shapes)."
+        "against Kronecker products written as plain loops for 2 to 4 factors (exhaustive at the stated shapes), and "
+        "isomat.ndlinear_apply's exact path (a sympy.Array input, symbolic weights, the first mode without a bias, "
+        "and no bias at all) "
+        "against Algorithm 1 written as loops, both orders, at three shapes with N = 2 and 3."
     ),
     methods=["symbolic", "exhaustive", "exact", "property", "numeric"],
 )
@@ -81,7 +84,34 @@ def _alg1():
     step = _step_is_kron_proof()
     return decide(sym, step_is_kronecker_for_all_sizes=step,
                   property_crosscheck=prop,
-                  float_crosscheck=floats, kron_operator_binds=kron_binds())
+                  float_crosscheck=floats, kron_operator_binds=kron_binds(), exact_apply_binds=_alg1_exact_apply())
+
+
+#: (D, H) of the exact ndlinear_apply check: N = 2 and 3, so a mode without a bias can precede one with it
+ALG1_EXACT_APPLY = [((2, 1), (1, 2)), ((1, 2), (2, 2)), ((2, 1, 2), (1, 2, 2))]
+
+
+def _alg1_exact_apply() -> Trial:
+    """isomat.ndlinear_apply on its exact path (the input a sympy.Array, symbolic weights and biases, the first
+    mode without a bias; and without any bias) against Algorithm 1 written as loops (:func:`algorithm1`, no isomat
+    code), both orders."""
+    def ok(case):
+        D, H = case
+        Wp, bs = _sym_layer(D, H, tag="a")
+        bs = [None, *bs[1:]]  # biases only from the second mode on
+        X = np.array(sympy.symbols(f"xa0:{2 * math.prod(D)}"), dtype=object).reshape(2, *D)
+        for order, biases in (("outer", bs), ("inner", bs), ("outer", None)):
+            ref = algorithm1(X, Wp, biases or [None] * len(Wp), order)
+            got = _nd.ndlinear_apply(sympy.Array(X.tolist()), [sympy.Matrix(W.T.tolist()) for W in Wp],
+                                     None if biases is None else [None if b is None else list(b) for b in biases],
+                                     order, backend="sympy")
+            if got.shape != ref.shape or not all(sympy.expand(g - r) == 0 for g, r in zip(got.reshape(-1), ref.reshape(-1))):
+                return False
+        return True
+
+    return exhaustive(ok, ALG1_EXACT_APPLY, method="symbolic",
+                      describe=f"isomat.ndlinear_apply (exact: sympy.Array input, symbolic weights, no bias on mode 1) vs "
+                               f"Algorithm 1 as loops, both orders, (D, H) in {ALG1_EXACT_APPLY}")
 
 
 ALG1_FLOAT_SHAPES = [((7,), (5,)), ((2, 3), (4, 1)), ((3, 4, 5), (2, 6, 3)), ((2, 3, 2, 3), (3, 2, 1, 2))]
@@ -621,7 +651,11 @@ def _kron_entry_every_n_proof() -> Trial:
         "kron_entry, so it is not derived from the proved rule: it is checked against Kronecker products written as "
         "plain loops (every list of 2 factors with sides in [1, 3] and of 3 and 4 factors with sides in [1, 2], and "
         "larger lists of 2 to 4 factors with equal shapes among them), a disagreement being an error, and the "
-        "headline strength is that check's (exhaustive at those shapes), not the proof's."
+        "headline strength is that check's (exhaustive at those shapes), not the proof's. Binding at the edges: "
+        "kronecker_factors recovers factors of the stated shapes from the zero matrix (three shape lists with "
+        "non-square rearrangements), refuses A ⊗ B + e_0 e_0ᵀ naming the rank 2 a loop rearrangement has, and on "
+        "float input (dense, scipy.sparse, SparseOperator) recovers three factors whose np.kron product is W (tol "
+        "1e-12); kron_rearrange equals the loop rearrangement (float and exact)."
     ),
     methods=["symbolic", "exact", "property"],
 )
@@ -665,7 +699,71 @@ def _appa():
                              max_examples=40)
     proof, three_factors = _appa_proof()
     return decide(proof, three_factor_tucker_form=three_factors, property_crosscheck=sample,
-                  kron_operator_binds=kron_binds())
+                  kron_operator_binds=kron_binds(), kronecker_factors_edges=_kronecker_factors_edges(naive_R))
+
+
+#: factor shapes of the zero-matrix recovery: rearrangements that are not square at every split
+APPA_ZERO_SHAPES = [[(1, 2), (2, 1)], [(2, 1), (1, 3)], [(2, 3), (1, 2), (2, 1)]]
+
+
+def _kronecker_factors_edges(naive_R) -> Trial:
+    """isomat.kronecker_factors at the two edges of (i)/(iii): the zero matrix (rank 0: a Kronecker product, whose
+    exact factors must still have the stated shapes; compared by sympy.kronecker_product) and a product with entry
+    (0, 0) changed by 1 (refused, the refusal naming the rank that ``naive_R``, a loop rearrangement, has); and on the
+    float path (three factors, dense, scipy.sparse and SparseOperator input) against np.kron, with kron_rearrange
+    against ``naive_R``."""
+    import scipy.sparse as sp
+
+    from ...algebra._operator import as_operator
+    from ...algebra.kron import kron_rearrange
+
+    def zero_ok(shapes):
+        W = sympy.zeros(math.prod(m for m, _ in shapes), math.prod(n for _, n in shapes))
+        got = kronecker_factors(W, shapes)
+        K = got[0]
+        for F in got[1:]:
+            K = sympy.kronecker_product(K, F)
+        return [tuple(F.shape) for F in got] == [tuple(s) for s in shapes] and K == W
+
+    def perturbed_ok(seed):
+        rng = np.random.default_rng(seed)
+        A, B = (sympy.Matrix(rng.choice([-3, -2, -1, 1, 2, 3], size=s).tolist()) for s in ((2, 2), (2, 3)))
+        W = sympy.Matrix(sympy.kronecker_product(A, B))
+        W[0, 0] += 1
+        rank = naive_R(W, (2, 2), (2, 3)).rank()
+        try:
+            kronecker_factors(W, [(2, 2), (2, 3)])
+        except ValueError as exc:
+            return rank == 2 and f"rank {rank} > 1" in str(exc)
+        return False
+
+    def float_ok(seed):
+        rng = np.random.default_rng(seed)
+        shapes = [(2, 1), (1, 3), (2, 2)]
+        Fs = [rng.uniform(0.5, 2.0, size=s) * rng.choice([-1.0, 1.0], size=s) for s in shapes]
+        W = np.kron(np.kron(Fs[0], Fs[1]), Fs[2])
+        for given in (W, sp.csr_array(W), as_operator(W)):
+            got = kronecker_factors(given, shapes)
+            if [tuple(F.shape) for F in got] != shapes or not np.allclose(np.kron(np.kron(got[0], got[1]), got[2]), W,
+                                                                           rtol=1e-12, atol=1e-12):
+                return False
+        sa, sb = (2, 1), (W.shape[0] // 2, W.shape[1])
+        R_loops = np.array(naive_R(W, sa, sb).tolist(), dtype=float)
+        Wx = sympy.Matrix(rng.integers(-3, 4, size=W.shape).tolist())
+        return (np.array_equal(np.asarray(kron_rearrange(W, sa, sb), dtype=float), R_loops)
+                and kron_rearrange(Wx, sa, sb) == naive_R(Wx, sa, sb))
+
+    return all_of(
+        exhaustive(float_ok, [0, 1], method="numeric",
+                   describe="kronecker_factors of a float F_1 ⊗ F_2 ⊗ F_3 (2×1, 1×3, 2×2, seeds 0, 1) given as a NumPy "
+                            "array, a scipy.sparse array and an isomat SparseOperator: factors of the stated shapes whose "
+                            "np.kron product is W (tol 1e-12); kron_rearrange of it (float) and of an exact integer W "
+                            "equal to the loop rearrangement"),
+        exhaustive(zero_ok, APPA_ZERO_SHAPES, method="exact",
+                   describe=f"kronecker_factors of the zero matrix: factors of the stated shapes, product 0, shapes {APPA_ZERO_SHAPES}"),
+        exhaustive(perturbed_ok, [0, 1], method="exact",
+                   describe="kronecker_factors refuses A ⊗ B + e_0 e_0ᵀ (A 2×2, B 2×3, nonzero integers, seeds 0, 1), "
+                            "naming the loop rearrangement's rank 2"))
 
 
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]

@@ -40,8 +40,9 @@ POOL_BOUND = ("zhu_pool_matrix checked exhaustively to m, n <= 8 (p <= 4), at 8 
               "column)")
 AVGPOOL_BOUND = ("avgpool_matrix checked exhaustively to m, n <= 6 (k, s <= 3), at 8 random sizes m, n in [7, 64], "
                  "against direct loops of torch's definition for every padding, ceil_mode, count_include_pad, "
-                 "divisor_override and channels, and at 1024² (k = 2; with padding, ceil_mode and count_include_pad=False at "
-                 "2×255×253): every stored entry, nnz per row and per column")
+                 "divisor_override and channels (and an int window with ndim, a 1-d input, the exact field), and at 1024² (k = 2; "
+                 "with padding, ceil_mode and count_include_pad=False at 2×255×253): every stored entry, nnz per row and per "
+                 "column")
 RNN_BOUND = ("rnn_matrix checked exhaustively to M, N, T <= 3, at 8 random sizes T in [4, 40], and at T = 256 "
              "(every stored entry against V^(t−s)U, nnz per row, row sums)")
 ATTENTION_BOUND = ("linear_attention_matrix checked symbolically to T, d, d_v <= 2, at 8 random integer instances "
@@ -544,7 +545,48 @@ def avgpool_builder_check(field: str = "numpy"):
                   exhaustive(ok, options, describe="avgpool_matrix == torch's definition by loops: 5×4, and 2 channels "
                              "of 3×5, k in {2, 3}, s <= 2, every padding <= k/2, ceil_mode, count_include_pad, "
                              "divisor_override in {None, 3, -2}"),
+                  exhaustive(_avgpool_spellings_ok, AVGPOOL_SPELLINGS,
+                             describe="avgpool_matrix given an int window with ndim=2, a 1-d input (int window) and in "
+                                      "the exact field, against the same loops, and pool_output_shape against their "
+                                      f"output counts: {AVGPOOL_SPELLINGS}"),
                          derived_from_rule=False, builder="avgpool_matrix")
+
+
+#: (spelling, m, n, k, s, p, ceil_mode, count_include_pad) of the window spellings and field the options above leave out
+AVGPOOL_SPELLINGS = [("int-window", 5, 4, 2, 2, 1, True, False), ("int-window", 3, 6, 3, 1, 0, False, True),
+                     ("1-d", 1, 7, 3, 2, 0, True, False), ("1-d", 1, 5, 2, 1, 0, False, True),
+                     ("exact", 5, 4, 2, 2, 1, True, False), ("exact", 4, 5, 3, 2, 1, False, False)]
+
+
+def _avgpool_spellings_ok(c) -> bool:
+    """avgpool_matrix with an int window and ndim=2, with a 1-d input shape (an int window, read as one spatial
+    axis: the row 1 × n of :func:`_avgpool_ref`), or in the exact field (SymPy Rationals, compared one by one with
+    1/q of the loops), against :func:`_avgpool_ref` (torch's definition by direct loops); and pool_output_shape,
+    with and without a channel axis, against the output counts of :func:`_avg_axis`."""
+    import sympy
+
+    from ...algebra import pool as _pool
+
+    how, m, n, k, s, p, cm, cip = c
+    if how == "1-d":
+        A = _pool.avgpool_matrix((n,), k, stride=s, padding=p, ceil_mode=cm, count_include_pad=cip)
+        O, st, en, a, b = _avg_axis(n, k, s, p, cm)
+        ref = np.zeros((O, n))
+        for i in range(O):
+            ref[i, a[i]:b[i]] = 1.0 / ((en[i] - st[i]) if cip else (b[i] - a[i]))
+        return np.array_equal(_dense(A), ref) and _pool.pool_output_shape((n,), k, stride=s, padding=p, ceil_mode=cm) == (O,)
+    ref = _avgpool_ref(1, m, n, k, s, p, cm, cip, None)
+    if how == "int-window":
+        outs = (_avg_axis(m, k, s, p, cm)[0], _avg_axis(n, k, s, p, cm)[0])
+        shapes_ok = (_pool.pool_output_shape((m, n), k, stride=s, padding=p, ceil_mode=cm, ndim=2) == outs
+                     and _pool.pool_output_shape((2, m, n), (k, k), stride=s, padding=p, ceil_mode=cm) == (2, *outs))
+        return shapes_ok and np.array_equal(_dense(_pool.avgpool_matrix((m, n), k, stride=s, padding=p, ceil_mode=cm,
+                                                                        count_include_pad=cip, ndim=2)), ref)
+    E = sympy.Matrix(_pool.avgpool_matrix((m, n), (k, k), stride=(s, s), padding=p, ceil_mode=cm,
+                                          count_include_pad=cip, backend="sympy"))
+    return E.shape == ref.shape and all(isinstance(v, sympy.Rational) and (v == 0 or float(v) == ref[i, j])
+                                        and (v != 0) == (ref[i, j] != 0)
+                                        for (i, j), v in np.ndenumerate(np.array(E.tolist(), dtype=object)))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -239,7 +239,14 @@ def _cubic_case(c):
     x = list(X.reshape(T * d, 1))
     lifted = sympy.Matrix([a * b * e for a in x for b in x for e in x])
     direct = (X * Wq) * (X * Wk).T * (X * Wv)
-    return (W3 * lifted - direct.reshape(T * d, 1)).expand().is_zero_matrix
+    return (W3 * lifted - direct.reshape(T * d, 1)).expand().is_zero_matrix and _lift3_binds(X, lifted)
+
+
+def _lift3_binds(X, lifted) -> bool:
+    """isomat.lift3 (x ⊗ x ⊗ x, the input the cubic form acts on) equals ``lifted``, the triple products listed
+    with plain loops, given x as a column, as a row and as a flat list of the entries of vec X (row-major)."""
+    x = list(X.reshape(X.rows * X.cols, 1))
+    return all(list(_att.lift3(v)) == list(lifted) for v in (sympy.Matrix(x), sympy.Matrix([x]), np.array(x, dtype=object)))
 
 
 @claim(
@@ -254,7 +261,8 @@ def _cubic_case(c):
               "recursive axioms, six inductions), equals Σ_i (Σ_b X_{kb} Σ_e G_{b,e} X_{ie})(Σ_f X_{if} (W_v)_{fc}), "
               "G = W_q W_k^T and X, W_v uninterpreted. Binding: linear_attention_matrix equals the matrix built from "
               "that entry rule (T, d, d_v <= 2), and 𝒲 (x ⊗ x ⊗ x) equals (XW_q)(XW_k)^T(XW_v) with symbolic generic "
-              "weights and X, T, d <= 2."
+              "weights and X, T, d <= 2, x ⊗ x ⊗ x listed by loops and equal to isomat.lift3's (x a column, a row, a "
+              "flat array)."
               + builder_note(ATTENTION_BOUND),
     methods=["symbolic", "exhaustive"],
 )
