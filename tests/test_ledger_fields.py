@@ -283,7 +283,9 @@ def _printed_tables(fn):
         g = f.__globals__
         for name in _names(f.__code__):
             v = g.get(name)
-            if name.isupper() and isinstance(v, dict) and v:
+            # a transcription lives in a paper's module; the engine's own upper-case dicts are no printed table
+            in_paper = g.get("__name__", "").split(".")[2:3] in ([p] for p in engine.PAPERS)
+            if name.isupper() and isinstance(v, dict) and v and in_paper:
                 found.add((id(g), name))
                 _GLOBALS[id(g)] = g
             elif callable(v) and getattr(v, "__module__", "").startswith("isomat.proofs"):
@@ -306,7 +308,6 @@ def test_no_results_check_passes_a_wrong_printed_table():
     of them, and every other claim's record must change (it reads the table). The claims that read no table (not
     checkable, or a printed value written inline) are out of scope; the constructions are the mutation suite's."""
     claims = _loaded(*engine.PAPERS)
-    t0 = time.perf_counter()
     checked, blind = [], []
     for cid, c in claims.items():
         if c.methods != ("recompute",):
@@ -336,27 +337,8 @@ def test_no_results_check_passes_a_wrong_printed_table():
             blind.append(cid)
     assert len(checked) >= 40, checked
     assert not blind, f"results checks that a wrong printed table does not move: {blind}"
-    assert time.perf_counter() - t0 < 60
 
 
-#: one cheap deliberate defect per paper (tests/mutants): a wrong builder (farag2025's cheapest is an axiom of its cost
-#: proof; its wrong layer is test_farag_linearity_readings_read_isomat_s_layer above)
-_SAMPLE_MUTANTS = ("zhu_w_sa-no-zero-entries", "matrix_lstm_cell-hidden-doubled", "attention-core-cost-halved",
-                   "bridge-scaled", "lora_param_count-plus-one")
-
-
-def test_a_sample_of_constructions_made_wrong_moves_every_claim_they_certify():
-    """The ledger-wide counterpart for constructions, on a sample (the whole set is the mutation suite's,
-    tests/test_mutations.py): each claim that certifies a defective builder or axiom gives another verdict, strength
-    or set of proof obligations."""
-    from tests import mutants as mt
-
-    old = prover.set_recheck(False)
-    try:
-        for name in _SAMPLE_MUTANTS:
-            _, before, after = mt.trial(name)
-            assert all(v[0] != "error" for v in before.values()), (name, before)
-            unmoved = [cid for cid in before if after[cid] == before[cid]]
-            assert not unmoved, (name, unmoved)
-    finally:
-        prover.set_recheck(old)
+# The ledger-wide counterpart for constructions is the mutation suite (tests/test_mutations.py): every mutant of a
+# builder, rule, axiom or backward pass must move every claim that certifies it, and every proved claim has a mutant
+# (test_every_proved_claim_has_a_mutant) -- a sample of those mutants run here again would add time, not a check.

@@ -463,6 +463,10 @@ def _check_input(x: torch.Tensor, values: torch.Tensor) -> None:
 
 
 def _check_kernel(kernel: Any) -> str:
+    # a string first: `in` on an array would compare elementwise (and raise NumPy's own error)
+    if not isinstance(kernel, str):
+        raise TypeError(f"kernel must be one of {', '.join(map(repr, TWIN_KERNELS))}, got {type(kernel).__name__} "
+                        f"{kernel!r:.80}")
     if kernel not in TWIN_KERNELS:
         raise ValueError(f"kernel must be one of {', '.join(map(repr, TWIN_KERNELS))}, got {kernel!r}")
     return kernel

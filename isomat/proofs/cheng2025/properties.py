@@ -124,6 +124,8 @@ def _trilinear_qkv() -> Trial:
         "supported: (1)'s arguments are the tokens x^1, ..., x^s, and Q, K, V are all computed from them."
     ),
     methods=["exhaustive", "exact", "symbolic", "numeric"],
+    hypotheses=("s >= 1 tokens of width >= 1 (eq. (1))",
+                lambda c: c[0] >= 1 and c[1] >= 1),
 )
 def _eq1_multilinear():
     def reading(softmax: bool):

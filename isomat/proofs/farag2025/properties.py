@@ -275,6 +275,8 @@ def gru_same(c) -> bool:
         "the GRU's backward recursion (24)-(28) is unchanged; this is also the 'functional form' half."
     ),
     methods=["symbolic", "exhaustive", "exact"],
+    hypotheses=("n a power of two >= 2 features, L >= 1 stages (§2's SPM)",
+                lambda c: c[0] >= 2 and c[0] & (c[0] - 1) == 0 and c[1] >= 1),
 )
 def _sec6_training_dynamics():
     traj = exhaustive(one_step_same, [(2, 1), (4, 1), (4, 2)], describe="one gradient step, SPM vs dense, general "
@@ -332,12 +334,15 @@ def jacobian_rank(n: int, L: int, seed: int = 22) -> int:
         "Expressive power = the dimension of the set of n×n matrices an L-stage SPM represents (general variant, "
         "butterfly schedule, both diagonals): the rank of the Jacobian of θ ↦ D_out B_L ⋯ B_1 D_in at a random "
         "integer point (exact rank, each column exact as M is linear in each parameter; the generic rank with "
-        "probability 1, so sampled), n = 4, L = 1..4, and n = 8, L = 1..3. Readings of 'increases'. (a) Never "
+        "probability 1, so sampled; an exact check -- the rank of the Jacobian over symbolic parameters -- is "
+        "infeasible here: it is read at one random point instead), n = 4, L = 1..4, and n = 8, L = 1..3. Readings of 'increases'. (a) Never "
         "decreases: the dimension is non-decreasing in L (an identity stage embeds L stages in L + 1). (b) Strictly, "
         "at every depth: it fails once the class fills all n² dimensions -- for n = 4 at L = 3 (16 = n²), so L = 4 "
         "adds nothing."
     ),
     methods=["exact", "exhaustive"],
+    hypotheses=("n a power of two >= 2 features, depths L >= 1 (§2.2)",
+                lambda c: all(n >= 2 and n & (n - 1) == 0 and L >= 1 for n, L in c)),
 )
 def _sec22_expressive():
     ranks = {(n, L): jacobian_rank(n, L) for n, Ls in ((4, range(1, 5)), (8, range(1, 4))) for L in Ls}
@@ -442,6 +447,8 @@ def dense_saved_read(n: int) -> int:
         "weights nL/2 + 3n): SPM's weights and activations together exceed the dense layer's."
     ),
     methods=["exhaustive", "exact"],
+    hypotheses=("positive sizes: n features, L stages (§5), or §9.3's byte counts",
+                lambda c: all(isinstance(v, int) and v >= 1 for v in c)),
 )
 def _sec5_memory():
     def weights_ok(c):
@@ -534,6 +541,8 @@ def gradient_gain(n: int, L: int, variant: str) -> Fraction:
         "block structure itself (a pair's gradient reads only its two coordinates) and is not checked apart."
     ),
     methods=["exhaustive", "exact"],
+    hypotheses=("L >= 1 stages (§6.4)",
+                lambda c: isinstance(c, int) and c >= 1),
 )
 def _sec64_gradient_flow():
     counts = {L: backward_multiplications(8, L) for L in range(1, 7)}
@@ -594,6 +603,8 @@ def attention_multiplications(T: int, d: int, *, spm: bool = True) -> int:
         "dimension alone. The dense layer's count (d² per projection) is recorded beside."
     ),
     methods=["exhaustive", "exact"],
+    hypotheses=("widths a power of two >= 2 (§7.2)",
+                lambda c: all(v >= 2 and v & (v - 1) == 0 for v in c)),
 )
 def _sec72_near_linear():
     ds = (4, 8, 16, 32)

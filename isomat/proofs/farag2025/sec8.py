@@ -235,7 +235,8 @@ def _sec8_2_dim():
         "(exact; a lower bound of the generic rank, equal to it with probability 1) satisfies nL/2 ≤ r ≤ nL/2 + 2n "
         "(number of angles plus diagonals), i.e. within Θ(nL)'s bounds at these five points; ranks are recorded. "
         "Strength sampled (issue 38 item 2): Θ(nL) is a statement about every n and L, and five sizes with random "
-        "points are neither exhaustive nor a proof of it."
+        "points are neither exhaustive nor a proof of it; an exact check is infeasible: an asymptotic bound over every n "
+        "and L has no finite exact test, and the generic rank is read at random points."
     ),
     methods=["exact"],
 )

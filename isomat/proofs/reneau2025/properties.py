@@ -276,6 +276,8 @@ def _ndlinear_binding():
         "models (what they learn): needs the training runs; not checkable."
     ),
     methods=["exact", "exhaustive"],
+    hypotheses=("input and output modes of size >= 1 (NdLinear, §3)",
+                lambda c: all(v >= 1 for part in c for v in part)),
 )
 def _sec1_representational_power():
     dims = {f"{D}->{H}": {"ndlinear": ndlinear_dimension(D, H), "dense": int(np.prod(D)) * int(np.prod(H)),

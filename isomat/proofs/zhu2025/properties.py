@@ -350,6 +350,8 @@ def _a42_padded_rows_ok(c) -> bool:
         "(thm4.1/half-bandwidth)."
     ),
     methods=["exhaustive", "exact", "recompute"],
+    hypotheses=("an H×W image and a K×K kernel with K odd and H, W >= K (Assumption 4.2's patches fit the image)",
+                lambda c: c[2] % 2 == 1 and c[0] >= c[2] and c[1] >= c[2]),
 )
 def _assumption42():
     key = "a row inside the band |i − j| <= (K − 1)/2 holds a full K×K patch"

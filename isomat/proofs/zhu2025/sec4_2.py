@@ -194,7 +194,9 @@ def _display_vs_p():
                            note="'printed' is the display's row count (read from WCONV_DISPLAY), 'correct' the "
                                 "corrected P of sec4.2.1/p-formula; the printed P is one more on every case (its "
                                 "off-by-one, counted in sec4.2.1/p-formula)",
-                           printed_p_minus_display_rows=sorted({printed_formula[k] - display[k] for k in display}))
+                           printed_p_minus_display_rows=sorted({printed_formula[k] - display[k] for k in display}),
+                           recomputed_by="the display's rows as transcribed and the corrected P written out above "
+                                         "(integer arithmetic in this claim; no isomat builder)")
 
 
 @claim(
