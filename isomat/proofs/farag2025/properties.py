@@ -112,6 +112,8 @@ def _log_squared_by_sequences(cx) -> Trial:
         "(breadth-first search over every schedule, n = 2, 4, 8)."
     ),
     methods=["exhaustive", "exact"],
+    hypotheses=("a constant c >= 1 of the O((log n)²) bound, n = 2^k >= 2 features built from pairwise 2×2 blocks (§2)",
+                lambda c: isinstance(c, int) and c >= 1),
 )
 def _sec11_log_squared():
     lower = exhaustive(lambda n: min_blocks(n, every_output=False) == n - 1, range(2, 6),

@@ -215,6 +215,8 @@ def _parameters_trial() -> Trial:
         "isomat's conv_matrix and rnn_matrix are bound to the loop references."
     ),
     methods=["symbolic", "exhaustive", "exact"],
+    hypotheses=("layers of positive sizes: s >= 1 tokens of width d >= 1 (attention), T, M, N >= 1 (RNN), an H×W image and a K×K kernel (convolution); the parameter search over small integer weights",
+                lambda c: isinstance(c, (list, tuple)) and (all(isinstance(v, str) for v in c) or all(isinstance(v, int) and v >= 1 for v in c))),
 )
 def _abstract_isomorphism():
     linear = all_of(conv_linear(), rnn_linear(), attention_linear())
@@ -280,6 +282,8 @@ def _conv_relu_after() -> Trial:
         "Sparsity is not what fails: the convolution's matrix has at most K² nonzeros a row."
     ),
     methods=["exhaustive", "exact", "symbolic"],
+    hypotheses=("layers of positive sizes (T, M, N >= 1 for the RNN, s, d >= 1 for attention, an H×W image for the convolution), inputs of matching length",
+                lambda c: all(isinstance(v, int) and v >= 1 for v in c[:2])),
 )
 def _sec5_substitute():
     bindings = dict(conv_matrix_vs_loops=conv_matrix_binding(), rnn_matrix_vs_loops=rnn_matrix_binding())
@@ -495,6 +499,8 @@ def _low_rank_by_scipy(cases) -> Trial:
         "supported: the sentence names low-rank factorization among them)."
     ),
     methods=["exhaustive", "exact"],
+    hypotheses=("an H×W image, H, W >= K, and a K×K kernel, K = 3 (§5 applies the techniques to the convolution matrix)",
+                lambda c: c[0] >= c[2] and c[1] >= c[2] and c[2] == 3),
 )
 def _sec5_expressivity():
     cases = [(H, W, 3) for H in (3, 4) for W in (3, 4)]
