@@ -118,9 +118,14 @@ def _quiet_worker() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["ISOMAT_RECHECK"] = "0"
+    from isomat import proofs
     from isomat.proofs import prover
 
     prover.set_recheck(False)
+    # every paper's claims imported before any mutant: a module first imported while a mutant is in force binds
+    # the broken function at its import (``from ...algebra.spm import spm_backward``), keeps it after the mutant
+    # is undone, and makes a later trial in this worker depend on which mutants ran before it
+    proofs.load()
 
 
 def baseline(cid: str) -> tuple[str, tuple[str, str | None, tuple[str, ...]]]:
