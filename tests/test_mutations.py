@@ -95,6 +95,28 @@ def test_documented_list_is_current():
         "regenerate: .venv/bin/python -m tests.mutants --markdown > docs/guide/mutants.md")
 
 
+def test_applied_undoes_bindings_made_while_in_force():
+    # a module first imported under a mutant binds the broken function at its import; the mutant's end undoes that
+    # too (else a later trial in the same worker ran with a leftover defect: farag2025:eq17/eq19 once survived so)
+    import sys
+    import types
+
+    import isomat.algebra.conv as conv
+
+    original = conv.conv_matrix
+    m = mt.Mutant("probe", "builder", "isomat.algebra.conv:conv_matrix", lambda f: (lambda *a, **k: None),
+                  ("zhu2025:thm4.1/forward",), "returns None")
+    late = types.ModuleType("isomat._late_import_probe")
+    try:
+        with mt.applied(m):
+            sys.modules[late.__name__] = late
+            late.conv_matrix = conv.conv_matrix  # what `from isomat.algebra.conv import conv_matrix` binds now
+            assert late.conv_matrix is not original
+        assert late.conv_matrix is original and conv.conv_matrix is original
+    finally:
+        sys.modules.pop(late.__name__, None)
+
+
 def test_applied_patches_every_binding_and_restores():
     import isomat.algebra as alg
     import isomat.algebra.conv as conv

@@ -89,6 +89,14 @@ def applied(m: Mutant) -> Iterator[None]:
     finally:
         for mod, key in patched:
             setattr(mod, key, original)
+        # a module first imported while the mutant was in force bound the broken object at its import (``from
+        # ...algebra.spm import spm_backward``): undo those bindings too, or a later trial in this process would
+        # depend on which mutants ran before it
+        for name, mod in list(sys.modules.items()):
+            if mod is not None and (name == "isomat" or name.startswith("isomat.")):
+                for key, value in list(vars(mod).items()):
+                    if value is broken:
+                        setattr(mod, key, original)
         clear_caches()
 
 
@@ -97,15 +105,14 @@ def run_claims(ids: tuple[str, ...]) -> dict[str, tuple[str, str | None, tuple[s
     digests of every proof discharged in the record's evidence) count because a headline capped by a
     builder's check no longer shows a lost proof in its strength: the record still says what was proved."""
     from isomat import proofs
-    from isomat.proofs.engine import REGISTRY, _obligations, run_claim
+    from isomat.proofs.engine import REGISTRY, run_claim
 
     proofs.load(sorted({cid.split(":", 1)[0] for cid in ids}))
     out = {}
     for cid in ids:
         if cid not in REGISTRY:
             raise AssertionError(f"no claim {cid!r}")
-        rec = run_claim(REGISTRY[cid])
-        out[cid] = (rec["verdict"], rec["strength"], tuple(sorted(_obligations(rec.get("evidence")))))
+        out[cid] = signature(run_claim(REGISTRY[cid]))
     return out
 
 
@@ -118,14 +125,9 @@ def _quiet_worker() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["ISOMAT_RECHECK"] = "0"
-    from isomat import proofs
     from isomat.proofs import prover
 
     prover.set_recheck(False)
-    # every paper's claims imported before any mutant: a module first imported while a mutant is in force binds
-    # the broken function at its import (``from ...algebra.spm import spm_backward``), keeps it after the mutant
-    # is undone, and makes a later trial in this worker depend on which mutants ran before it
-    proofs.load()
 
 
 def baseline(cid: str) -> tuple[str, tuple[str, str | None, tuple[str, ...]]]:
