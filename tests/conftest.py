@@ -150,21 +150,8 @@ def float_field(request):
     yield from _field_fixture(request)
 
 
-@pytest.fixture(scope="session")
-def verify_json_run():
-    """One in-process ``isomat verify --json`` of the whole ledger, shared by every test that needs the
-    whole ledger's records (tests/test_cli.py, tests/test_docs.py and the per-paper claim tests).
-
-    The ledger was run up to nine times per session (a full ``verify --json``, one ``proofs.run`` per
-    paper, a ``verify --paper reneau2025 --json``); the records are the same computation each time
-    (checks are seeded and independent; ``proofs.run`` promises the records of worker processes equal
-    the in-process ones, which tests/test_engine.py checks). ``proofs.run`` is only observed here (the
-    call goes through unchanged) to keep its report's records as Python objects beside the JSON text.
-
-    Attributes: ``code``, ``text`` (stdout), ``data`` (the parsed JSON), ``err`` (stderr) and
-    ``records`` (the report's records, as ``proofs.run`` returned them). Use :func:`paper_records`
-    for a copy of one paper's records.
-    """
+def _verify_json_run() -> SimpleNamespace:
+    """One in-process ``isomat verify --json`` of the whole ledger (see :func:`verify_json_run`)."""
     import io
     import json
 
@@ -191,6 +178,43 @@ def verify_json_run():
                            records=reports[0]["claims"])
 
 
+@pytest.fixture(scope="session")
+def verify_json_run(request, tmp_path_factory):
+    """One in-process ``isomat verify --json`` of the whole ledger, shared by every test that needs the
+    whole ledger's records (tests/test_cli.py, tests/test_docs.py and the per-paper claim tests).
+
+    The ledger was run up to nine times per session (a full ``verify --json``, one ``proofs.run`` per
+    paper, a ``verify --paper reneau2025 --json``); the records are the same computation each time
+    (checks are seeded and independent; ``proofs.run`` promises the records of worker processes equal
+    the in-process ones, which tests/test_engine.py checks). ``proofs.run`` is only observed here (the
+    call goes through unchanged) to keep its report's records as Python objects beside the JSON text.
+
+    Under pytest-xdist (the README's ``-n``) the run is made once per session, not once per worker: the
+    first worker that needs it computes it under a lock in the session's shared temporary folder and
+    pickles it there; the others wait on the lock and read it (the same computation each time, as above).
+
+    Attributes: ``code``, ``text`` (stdout), ``data`` (the parsed JSON), ``err`` (stderr) and
+    ``records`` (the report's records, as ``proofs.run`` returned them). Use :func:`paper_records`
+    for a copy of one paper's records.
+    """
+    if not hasattr(request.config, "workerinput"):  # no xdist worker: this process is the whole session
+        return _verify_json_run()
+    import fcntl
+    import pickle
+
+    shared = tmp_path_factory.getbasetemp().parent  # one folder per session, shared by its workers
+    target = shared / "verify_json_run.pickle"
+    with open(shared / "verify_json_run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # held while the first worker computes; released at the block's end
+        if target.is_file():
+            return pickle.loads(target.read_bytes())
+        run = _verify_json_run()
+        partial = target.with_suffix(".partial")
+        partial.write_bytes(pickle.dumps(run))
+        partial.replace(target)
+        return run
+
+
 def paper_records(run, paper: str, *, same_proof_as: bool = True) -> list[dict]:
     """A deep copy of ``paper``'s records from :func:`verify_json_run`, as ``proofs.run([paper])`` gives
     them: the paper's claims, in its order, with ``same_proof_as`` computed again (against the whole
@@ -206,10 +230,28 @@ def paper_records(run, paper: str, *, same_proof_as: bool = True) -> list[dict]:
     return records
 
 
+#: the mutation suite's score as xdist workers reported it (the controller runs no test itself)
+_WORKER_SCORES: dict[str, bool] = {}
+
+
+def pytest_sessionfinish(session):
+    """An xdist worker hands the mutation suite's score to the controller (``workeroutput``)."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    score = getattr(sys.modules.get("tests.test_mutations"), "SCORE", None)
+    if workeroutput is not None and score:
+        workeroutput["mutation_score"] = dict(score)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """xdist's controller: collect what a finished worker reported."""
+    _WORKER_SCORES.update(getattr(node, "workeroutput", {}).get("mutation_score", {}))
+
+
 def pytest_terminal_summary(terminalreporter):
     """The mutation suite's score (tests/test_mutations.py), when it ran."""
     module = sys.modules.get("tests.test_mutations")
-    score = getattr(module, "SCORE", None) if module is not None else None
+    score = (getattr(module, "SCORE", None) if module is not None else None) or _WORKER_SCORES
     if score:
         killed = sum(score.values())
         terminalreporter.write_line(f"mutation score: {killed}/{len(score)} mutants killed"
