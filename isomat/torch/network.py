@@ -271,6 +271,18 @@ class MaxPoolNode(_OneInput):
             table = self.__dict__["_table"] = (cols, None if all(m is None for _, m in blocks) else np.concatenate(masks))
         return table
 
+    def _disjoint(self) -> bool:
+        """Whether no input entry lies in two windows (then the entries windows choose are distinct); cached."""
+        if "_disjoint_windows" not in self.__dict__:
+            if self.adaptive is not None:
+                disjoint = False
+            else:
+                cols, mask = self._window_table()
+                taken = cols if mask is None else cols[mask]
+                disjoint = bool(np.unique(taken).size == taken.size)
+            self.__dict__["_disjoint_windows"] = disjoint
+        return self.__dict__["_disjoint_windows"]
+
 
 Node = InputNode | AffineNode | ActivationNode | MaxPoolNode
 #: a max pool's selection at one sample (MaxPoolNode.pick): the input entry each output reads, or S(z)
@@ -536,7 +548,7 @@ def _unpool(node: MaxPoolNode, pick: Pick, g: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray((pick.T @ np.ascontiguousarray(g.T)).T)
     n = math.prod(node.input_shape)
     out = np.zeros((g.shape[0], n))
-    if pick.size == 0 or np.bincount(pick, minlength=n).max() <= 1:
+    if node._disjoint() or pick.size == 0 or np.bincount(pick, minlength=n).max() <= 1:
         out[:, pick] = g
     else:
         np.add.at(out, (slice(None), pick), g)
@@ -547,14 +559,11 @@ def _dense_to_csr(D: np.ndarray) -> sp.csr_array:
     """The nonzero entries of a dense 2-d array as a canonical CSR array (built directly: no COO pass)."""
     m, n = D.shape
     idx = np.int32 if max(n, D.size) < 2**31 else np.int64
-    if np.count_nonzero(D) == D.size:  # every entry (a classifier's Jacobian, as a rule): no search
-        J = sp.csr_array((D.ravel().copy(), np.tile(np.arange(n, dtype=idx), m), np.arange(0, m * n + 1, n, dtype=idx)),
-                         shape=D.shape)
-    else:
-        rows, cols = np.nonzero(D)  # row-major: rows ascending, columns ascending within a row
-        indptr = np.zeros(m + 1, dtype=idx)
-        np.cumsum(np.bincount(rows, minlength=m), out=indptr[1:])
-        J = sp.csr_array((D[rows, cols], cols.astype(idx), indptr), shape=D.shape)
+    mask = D != 0
+    flat = np.flatnonzero(mask)  # row-major: rows ascending, columns ascending within a row
+    indptr = np.zeros(m + 1, dtype=idx)
+    np.cumsum(np.count_nonzero(mask, axis=1), out=indptr[1:])
+    J = sp.csr_array((D.ravel()[flat], (flat % n).astype(idx), indptr), shape=D.shape)
     J.has_canonical_format = True
     return J
 
@@ -668,11 +677,12 @@ class Network:
         X, _ = self._batch(x)
         N = X.shape[0]
         vals: dict[str, np.ndarray] = {}
+        widest = max((n for n in self.nodes.values() if isinstance(n, AffineNode)), key=lambda n: n.size, default=None)
         for node in self.nodes.values():
             if isinstance(node, InputNode):
                 vals[node.name] = X
                 continue
-            if isinstance(node, AffineNode):
+            if isinstance(node, AffineNode) and node is widest:  # the largest value checked: every one fits
                 check_bytes("Network.forward", 8 * N * node.size, f"node {node.name!r}'s values for {N} samples")
             if isinstance(node, MaxPoolNode) and selections is not None and N == 1:
                 pick = selections[node.name] = node.pick(vals[node.input][0])
