@@ -67,7 +67,9 @@ class ConvForm:
         conv = (F.conv1d, F.conv2d, F.conv3d)[self.d - 1]
         x = torch.from_numpy(np.ascontiguousarray(X, dtype=np.float64)).reshape((X.shape[0],) + self.in_shape)
         y = conv(x, torch.from_numpy(self.kernel), None, self.stride, self.padding, self.dilation, self.groups)
-        return y.reshape(X.shape[0], -1).numpy()
+        # copied into NumPy's own buffer: a network's values are kept, and memory measured by tracemalloc
+        # (benchmarks/networks.py) sees NumPy's allocations, not torch's
+        return y.reshape(X.shape[0], -1).numpy().copy()
 
     def rmatmul(self, G: np.ndarray) -> np.ndarray:
         """``G W`` for rows ``G`` ``(k, prod(out_shape))``: torch's input gradient of the convolution."""
