@@ -95,7 +95,7 @@ def form_agrees(form: ConvForm, W: sp.csr_array, seed: int = 0) -> bool:
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((1, W.shape[1]))
     g = rng.standard_normal((1, W.shape[0]))
-    A = abs(W)
+    A = sp.csr_array((np.abs(W.data), W.indices, W.indptr), shape=W.shape)  # |W| on W's own index arrays
     ok_x = np.all(np.abs(form.apply(x)[0] - W @ x[0]) <= PROBE_RTOL * (A @ np.abs(x[0])) + 1e-300)
     ok_g = np.all(np.abs(form.rmatmul(g)[0] - W.T @ g[0]) <= PROBE_RTOL * (A.T @ np.abs(g[0])) + 1e-300)
     return bool(ok_x and ok_g)
