@@ -104,7 +104,7 @@ def test_auto_takes_the_cheaper_estimate():
     with pytest.raises(ValueError, match="order"):
         lenet.jacobian(x, order="sideways")
     assert lenet._order(x, "auto")[0] == "reverse"
-    J = lenet.jacobian(x)  # the reverse order caches the factors' transposes on the nodes: still deep-copyable
+    J = lenet.jacobian(x)  # the reverse order caches dense copies and probed forms on the nodes: still deep-copyable
     assert (copy.deepcopy(lenet).jacobian(x) != J).nnz == 0
     # at least as many outputs as inputs (and more than the dense-row bound): forward, for memory, whatever
     # the cost estimate says (the reverse order's sparse rows outgrow the result)
