@@ -16,9 +16,12 @@ Four legs, one run, every output checked against torch before anything is timed:
    here, so it is timed 3 times (``--jac-repeats``) and isomat 3 times per jacrev call.
 2b. ``local_affine`` against ``jacrev`` on two classifiers with 10 outputs, LeNet-5 (max pooling) and a
    VGG-style net (``isomat.testing.models.VGGSmall``: conv-BN-ReLU x2, pool, x2 stages, widths 16 and 32,
-   then two linear layers) at 32x32, float64: the chain is multiplied in reverse order (``order="auto"``).
+   then two linear layers) at 32x32, float64: the chain is multiplied in reverse order (``order="auto"``),
+   each factor by its cheapest exact form (``isomat/torch/_products.py``: a convolution's kernel through
+   torch's transposed convolution, a linear layer's dense copy, a batch norm's diagonal).
    Check: ``J`` equals jacrev's. Target: jacrev time / local_affine time >= 1; isomat's peak against the
-   sparse J's bytes is printed (the factors' products in between included).
+   sparse J's bytes is printed (the factors' products in between included; ``tracemalloc`` does not see
+   the buffers torch allocates for the transposed convolutions' results, so this peak leaves those out).
 3. The sparse twin (``to_sparse_model``) forward + backward against the native model's, CPU,
    LeNet-5 and the VGG-style net, batch 64, float32 and float64, with both kernels: ``"auto"`` (the
    default: each layer's cheapest exact form -- torch's convolution on the tied weights, one GEMM for
@@ -341,6 +344,9 @@ def leg_classifiers(run: Run, quick: bool, repeats: int) -> None:
         fs = run.value(f"sparse J bytes, {label}", sparse_bytes(la.J), "B", nnz=int(la.J.nnz))
         fp = run.value(f"isomat local_affine peak (tracemalloc), {label}", peak, "B", stat="peak of one call")
         run.ratio(f"isomat peak / sparse J bytes, {label} (the factors' products in between included)", fp, fs)
+    run.notes.append("2b: isomat's peak is tracemalloc's, which does not see the buffers torch allocates for the "
+                     "transposed convolutions' results (each n_out x a layer's input size, float64; the forward "
+                     "convolutions' values are copied into NumPy's buffers and counted)")
 
 
 # -- leg 3: the sparse twin's forward + backward --------------------------------------------------

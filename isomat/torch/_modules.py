@@ -251,6 +251,24 @@ def _conv(module: nn.Module, d: int, shape: tuple[int, ...]) -> tuple[Any, np.nd
     return W, _bias(module, out)
 
 
+def conv_form(module: nn.Module, shape: tuple[int, ...]) -> Any:
+    """The :class:`~isomat.torch._products.ConvForm` of a convolution module (``nn.Conv1d/2d/3d``, or a
+    functional layer's proxy) on one sample of ``shape``, or ``None`` where it has none (a padding
+    mode other than zeros, a padding given as a string, complex weights): the kernel its matrix is
+    built from (:func:`_conv`), kept for the fast products of a network's local maps."""
+    from ._products import ConvForm
+
+    d = _CONV.get(type(module))
+    w = getattr(module, "weight", None)
+    if d is None or module.padding_mode != "zeros" or isinstance(module.padding, str) or w is None or w.is_complex():
+        return None
+    out = conv_output_shape(shape, tuple(w.shape), stride=module.stride, padding=module.padding,
+                            dilation=module.dilation, groups=module.groups)
+    return ConvForm(d, np.ascontiguousarray(_np(w)), _tuple("stride", module.stride, d, module),
+                    _tuple("padding", module.padding, d, module), _tuple("dilation", module.dilation, d, module),
+                    int(module.groups), tuple(shape), tuple(int(v) for v in out))
+
+
 def _conv_transpose(module: nn.Module, d: int, shape: tuple[int, ...]) -> tuple[Any, np.ndarray]:
     _need_shape(module, shape, d + 1, "(C_in, " + ", ".join(f"n{i + 1}" for i in range(d)) + ")")
     if shape[0] != module.in_channels:

@@ -32,7 +32,8 @@ class AmaxNode(MaxPoolNode):
 
     ties: str = "split"
 
-    def selection(self, z: np.ndarray) -> sp.csr_array:
+    def pick(self, z: np.ndarray) -> sp.csr_array:  # type: ignore[override]
+        """``S(z)`` itself (MaxPoolNode.pick's sparse form: not one entry per row at ties)."""
         x = np.asarray(z, dtype=np.float64).reshape(-1)
         R = self.window[-1]
         rows = x.reshape(-1, R)

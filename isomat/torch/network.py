@@ -44,7 +44,7 @@ from .._config import get_memory_limit
 from ..algebra._operator import check_bytes, check_size, estimate_bytes
 from ..algebra.conv import _blocks
 from ..algebra.pool import _window_plan
-from . import _exact
+from . import _exact, _products
 
 __all__ = ["ActivationNode", "AffineNode", "AffineSegment", "evaluate_node", "InputNode", "LocalAffine", "MaxPoolNode", "Network",
            "Region", "PIECEWISE_LINEAR", "SMOOTH"]
@@ -63,43 +63,6 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 #: classifier's 10 rows are dense after the first layer back; sparse-times-sparse products would
 #: pay index bookkeeping for every one of their entries)
 _DENSE_REVERSE_ROWS = 64
-
-
-def _torch_csr(parts: tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]) -> Any:
-    """A float64 torch CSR tensor over the NumPy arrays ``(indptr, indices, data, shape)`` (no copy)."""
-    import warnings
-
-    import torch
-
-    indptr, indices, data, shape = parts
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "Sparse CSR tensor support is in beta state"
-        return torch.sparse_csr_tensor(torch.from_numpy(indptr), torch.from_numpy(indices), torch.from_numpy(data),
-                                       size=shape, check_invariants=False)
-
-
-#: the reverse order's dense products slice W's rows where at most this share of dF/dv's rows is alive
-_SLICE_ALIVE = 0.5
-
-
-def _rows_times(g: np.ndarray, W: sp.csr_array, node: "AffineNode", k: int) -> np.ndarray:
-    """``(g^T W)^T = W^T g`` for a dense transposed ``g`` (``W``'s rows by n_out), through ``g``'s
-    nonzero rows only: ``W[alive]^T g[alive]`` where few are alive, else torch's product with the
-    cached transpose of ``W`` (``node._transposed(k)``; SciPy's product where torch is not installed: a
-    Network read back needs no torch)."""
-    d = node._diagonal(k)
-    if d is not None:  # a diagonal factor (an eval batch norm's scale): rows scaled
-        return g * d.reshape(-1, 1)
-    alive = np.flatnonzero(g.any(axis=1))
-    if alive.size == 0:
-        return np.zeros((W.shape[1], g.shape[1]))
-    if alive.size <= _SLICE_ALIVE * W.shape[0]:
-        return np.asarray(W[alive].T @ np.ascontiguousarray(g[alive]))
-    try:
-        import torch
-    except ImportError:  # a Network read back without torch (read_network): SciPy's product
-        return np.asarray(W.T @ g)
-    return torch.sparse.mm(node._transposed(k), torch.from_numpy(np.ascontiguousarray(g))).numpy()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,6 +119,7 @@ class AffineNode:
     module: str | None = None
     exact: Callable[[], tuple[list[Any], Any]] | None = field(default=None, repr=False)
     reads: tuple[str, ...] = ()  # model parameters it uses as constants (x * self.gamma): the twin cannot train them
+    form: _products.ConvForm | None = field(default=None, repr=False)  # a convolution's kernel (fast products)
 
     @property
     def size(self) -> int:
@@ -176,16 +140,42 @@ class AffineNode:
             cache[k] = np.asarray(W.data, dtype=np.float64).copy() if diag else None
         return cache[k]
 
-    def _transposed(self, k: int) -> Any:
-        """``weights[k]`` transposed, as a torch CSR tensor (the reverse order's dense products) over
-        NumPy arrays made on first use and kept (plain arrays: the node still copies and pickles)."""
-        cache = self.__dict__.setdefault("_weights_T", {})
+    def _dense(self, k: int) -> np.ndarray | None:
+        """``weights[k]`` as a dense array where it stores at least half of its entries (a linear
+        layer's), else ``None`` (cached: the reverse order's BLAS products)."""
+        cache = self.__dict__.setdefault("_dense_weights", {})
         if k not in cache:
-            Mt = sp.csr_array(self.weights[k].T)
-            Mt.sort_indices()
-            cache[k] = (Mt.indptr.astype(np.int64), Mt.indices.astype(np.int64),
-                        np.ascontiguousarray(Mt.data, dtype=np.float64), Mt.shape)
-        return _torch_csr(cache[k])
+            W = self.weights[k]
+            cells = W.shape[0] * W.shape[1]
+            full = W.nnz >= _products.DENSE_SHARE * cells and 8 * cells <= _products.DENSE_MAX_BYTES \
+                and self._diagonal(k) is None
+            cache[k] = W.toarray() if full else None
+        return cache[k]
+
+    def _form(self) -> _products.ConvForm | None:
+        """The node's convolution form, once :func:`~._products.form_agrees` has found it computes the
+        node's one matrix (cached; ``None`` without a form, or where it does not agree)."""
+        if "_form_ok" not in self.__dict__:
+            ok = self.form is not None and len(self.weights) == 1 and _products.form_agrees(self.form, self.weights[0])
+            self.__dict__["_form_ok"] = ok
+        return self.form if self.__dict__["_form_ok"] else None
+
+    def rows_times(self, k: int, G: np.ndarray) -> np.ndarray:
+        """``G W_k`` for dense rows ``G`` ``(n, size)``, which it may overwrite (:func:`._products.dense_rows_times`)."""
+        return _products.dense_rows_times(G, self.weights[k], self._dense(k), self._diagonal(k),
+                                          self._form() if len(self.weights) == 1 else None)
+
+    def apply(self, X: np.ndarray, k: int = 0) -> np.ndarray:
+        """``(W_k X^T)^T`` for samples ``X`` ``(N, n_k)``: through the node's convolution form or dense
+        copy where it has one, else the CSR product."""
+        form = self._form() if len(self.weights) == 1 else None
+        if form is not None:
+            return form.apply(X)
+        d = self._diagonal(k)
+        if d is not None:
+            return X * d
+        D = self._dense(k)
+        return X @ D.T if D is not None else np.asarray((self.weights[k] @ X.T).T)
 
     def exact_maps(self) -> tuple[list[_exact.ExactMatrix], _exact.ExactMatrix | None]:
         """The exact weights and bias as sparse DomainMatrices."""
@@ -240,6 +230,11 @@ class MaxPoolNode(_OneInput):
 
     def selection(self, z: np.ndarray) -> sp.csr_array:
         """``S(z)`` for one flattened sample ``z`` of this node's input."""
+        return self.selection_matrix(self.pick(z))
+
+    def pick(self, z: np.ndarray) -> np.ndarray | sp.csr_array:
+        """The selection at one flattened sample ``z``: the input entry each output reads (an int vector),
+        or, for adaptive pooling, ``S(z)`` itself."""
         x = np.asarray(z, dtype=np.float64).reshape(self.input_shape)
         if self.adaptive is not None:
             from ._layout import adaptive_maxpool_selection
@@ -254,9 +249,14 @@ class MaxPoolNode(_OneInput):
             v = x.reshape(-1)[cols]
         else:  # a padded tap's column is out of the image: read entry 0 there, then -inf
             v = np.where(mask, x.reshape(-1)[np.where(mask, cols, 0)], -np.inf)
-        n_out = cols.shape[0]
-        chosen = cols[np.arange(n_out), np.argmax(v, axis=1)]
-        return sp.csr_array((np.ones(n_out), chosen, np.arange(n_out + 1)), shape=(n_out, math.prod(self.input_shape)))
+        return cols[np.arange(cols.shape[0]), np.argmax(v, axis=1)]
+
+    def selection_matrix(self, pick: np.ndarray | sp.csr_array) -> sp.csr_array:
+        """``S(z)`` from :meth:`pick`'s result."""
+        if sp.issparse(pick):
+            return pick
+        n_out = pick.shape[0]
+        return sp.csr_array((np.ones(n_out), pick, np.arange(n_out + 1)), shape=(n_out, math.prod(self.input_shape)))
 
     def _window_table(self) -> tuple[np.ndarray, np.ndarray | None]:
         """Every window's input positions, ``(n_out, taps)``, and where they fall in the image (``None``:
@@ -271,8 +271,22 @@ class MaxPoolNode(_OneInput):
             table = self.__dict__["_table"] = (cols, None if all(m is None for _, m in blocks) else np.concatenate(masks))
         return table
 
+    def _disjoint(self) -> bool:
+        """Whether no input entry lies in two windows (then the entries windows choose are distinct); cached."""
+        if "_disjoint_windows" not in self.__dict__:
+            if self.adaptive is not None:
+                disjoint = False
+            else:
+                cols, mask = self._window_table()
+                taken = cols if mask is None else cols[mask]
+                disjoint = bool(np.unique(taken).size == taken.size)
+            self.__dict__["_disjoint_windows"] = disjoint
+        return self.__dict__["_disjoint_windows"]
+
 
 Node = InputNode | AffineNode | ActivationNode | MaxPoolNode
+#: a max pool's selection at one sample (MaxPoolNode.pick): the input entry each output reads, or S(z)
+Pick = np.ndarray | sp.csr_array
 
 
 # ---------------------------------------------------------------------------------------------
@@ -340,10 +354,11 @@ def activation_derivative(node: ActivationNode, z: np.ndarray) -> np.ndarray:
     raise AssertionError(fn)  # pragma: no cover
 
 
-def _piece(node: ActivationNode, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Slope and offset of the linear piece at ``z`` (piecewise-linear activations): y = s z + e."""
+def _piece(node: ActivationNode, z: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Slope and offset of the linear piece at ``z`` (piecewise-linear activations): y = s z + e
+    (``e`` ``None`` where every piece passes through 0: ReLU, LeakyReLU, PReLU, abs)."""
     s = activation_derivative(node, z)
-    e = np.zeros_like(z, dtype=np.float64)
+    e = None
     if node.fn == "hardtanh":
         lo, hi = node.params["lo"], node.params["hi"]
         e = np.where(z <= lo, lo, np.where(z >= hi, hi, 0.0)).astype(np.float64)
@@ -526,6 +541,33 @@ def _row_scale(d: np.ndarray, J: sp.csr_array, *, in_place: bool = False) -> sp.
     return out
 
 
+def _unpool(node: MaxPoolNode, pick: Pick, g: np.ndarray) -> np.ndarray:
+    """``g S`` for dense rows ``g`` and a max pool's selection (:meth:`MaxPoolNode.pick`): each column of
+    ``g`` moved to the input entry its window chose (added where overlapping windows choose alike)."""
+    if sp.issparse(pick):
+        return np.ascontiguousarray((pick.T @ np.ascontiguousarray(g.T)).T)
+    n = math.prod(node.input_shape)
+    out = np.zeros((g.shape[0], n))
+    if node._disjoint() or pick.size == 0 or np.bincount(pick, minlength=n).max() <= 1:
+        out[:, pick] = g
+    else:
+        np.add.at(out, (slice(None), pick), g)
+    return out
+
+
+def _dense_to_csr(D: np.ndarray) -> sp.csr_array:
+    """The nonzero entries of a dense 2-d array as a canonical CSR array (built directly: no COO pass)."""
+    m, n = D.shape
+    idx = np.int32 if max(n, D.size) < 2**31 else np.int64
+    mask = D != 0
+    flat = np.flatnonzero(mask)  # row-major: rows ascending, columns ascending within a row
+    indptr = np.zeros(m + 1, dtype=idx)
+    np.cumsum(np.count_nonzero(mask, axis=1), out=indptr[1:])
+    J = sp.csr_array((D.ravel()[flat], (flat % n).astype(idx), indptr), shape=D.shape)
+    J.has_canonical_format = True
+    return J
+
+
 class Network:
     """A DAG of exact sparse affine maps and nonlinearities on one flattened sample.
 
@@ -630,20 +672,22 @@ class Network:
         """Every node's value (``(N, size)`` arrays) for a sample or batch ``x``."""
         return self._values(x)
 
-    def _values(self, x: Any, selections: dict[str, sp.csr_array] | None = None) -> dict[str, np.ndarray]:
+    def _values(self, x: Any, selections: dict[str, Pick] | None = None) -> dict[str, np.ndarray]:
         """:meth:`values`; for one sample, each max pool's selection is also kept in ``selections``."""
         X, _ = self._batch(x)
         N = X.shape[0]
         vals: dict[str, np.ndarray] = {}
+        widest = max((n for n in self.nodes.values() if isinstance(n, AffineNode)), key=lambda n: n.size, default=None)
         for node in self.nodes.values():
             if isinstance(node, InputNode):
                 vals[node.name] = X
                 continue
-            if isinstance(node, AffineNode):
+            if isinstance(node, AffineNode) and node is widest:  # the largest value checked: every one fits
                 check_bytes("Network.forward", 8 * N * node.size, f"node {node.name!r}'s values for {N} samples")
             if isinstance(node, MaxPoolNode) and selections is not None and N == 1:
-                S = selections[node.name] = node.selection(vals[node.input][0])
-                vals[node.name] = (S @ vals[node.input][0]).reshape(1, -1)
+                pick = selections[node.name] = node.pick(vals[node.input][0])
+                z = vals[node.input][0]
+                vals[node.name] = (pick @ z if sp.issparse(pick) else z[pick]).reshape(1, -1)
                 continue
             vals[node.name] = evaluate_node(node, [vals[i] for i in node.inputs])
         return vals
@@ -754,8 +798,26 @@ class Network:
         return self._chain_costs(self.values(self._sample(x).reshape(self.input_shape)))
 
     def _chain_costs(self, vals: dict[str, np.ndarray]) -> dict[str, float]:
+        static_f, weights, cost_r = self._static_costs()
+        cost_f = static_f
+        for name, w in weights.items():
+            node = self.nodes[name]
+            z = vals[node.input][0]
+            alive = np.count_nonzero(activation_derivative(node, z)) / z.size if z.size else 0.0
+            cost_f += w * max(alive, 1e-3)
+        return {"forward": cost_f, "reverse": cost_r}
+
+    def _static_costs(self) -> tuple[float, dict[str, float], float]:
+        """The parts of :meth:`chain_costs` that do not depend on ``x`` (cached): the forward order's cost
+        of its affine and max-pool products, each activation's weight (its size times its input's
+        propagated density: the cost of scaling its rows, times the share alive at ``x``), and the
+        reverse order's cost."""
+        cached = self.__dict__.get("_static_cost_cache")
+        if cached is not None:
+            return cached
         n_in, n_out = self.n_in, self.n_out
         fwd: dict[str, float] = {}
+        weights: dict[str, float] = {}
         cost_f = 0.0
         for node in self.nodes.values():
             if isinstance(node, InputNode):
@@ -767,9 +829,8 @@ class Network:
                     d += W.nnz / max(W.shape[0], 1) * fwd[i]
                 fwd[node.name] = min(float(n_in), d)
             elif isinstance(node, ActivationNode):
-                alive = float(np.mean(activation_derivative(node, vals[node.input][0]) != 0)) if node.size else 0.0
                 fwd[node.name] = fwd[node.input]
-                cost_f += node.size * fwd[node.input] * max(alive, 1e-3)
+                weights[node.name] = node.size * fwd[node.input]
             else:
                 fwd[node.name] = fwd[node.input]
                 cost_f += node.size * fwd[node.input]
@@ -789,25 +850,29 @@ class Network:
             else:
                 cost_r += node.size * g
                 rev[node.input] = min(float(n_out), rev.get(node.input, 0.0) + g * node.size / max(math.prod(node.input_shape), 1))
-        return {"forward": cost_f, "reverse": cost_r}
+        cached = self.__dict__["_static_cost_cache"] = (cost_f, weights, cost_r)
+        return cached
 
-    def _order(self, x: Any, order: str) -> tuple[str, tuple[dict[str, np.ndarray], dict[str, sp.csr_array]] | None]:
+    def _order(self, x: Any, order: str) -> tuple[str, tuple[dict[str, np.ndarray], dict[str, Pick]] | None]:
         """The order to multiply in, and (when it had to compute them) the nodes' values and max-pool
         selections at ``x``."""
         order = _validate.choice("order", order, ("auto", "forward", "reverse"))
         if order != "auto":
             return order, None
-        selections: dict[str, sp.csr_array] = {}
+        selections: dict[str, Pick] = {}
         vals = self._values(self._sample(x).reshape(self.input_shape), selections)
         if self.n_out > _DENSE_REVERSE_ROWS and self.n_out >= self.n_in:
             # memory first: with at least as many outputs as inputs, the reverse order's sparse dF/dv (one row
             # per output) outgrows the result (a 3->16->16 conv stack at 32x32: 6.1x the sparse J, against
             # 1.75x in forward order, which skips the rows a ReLU zeroes), though its products may cost less
             return "forward", (vals, selections)
+        static_f, _, cost_r = self._static_costs()
+        if cost_r < static_f:  # the forward order costs at least its products: no need to weigh the activations
+            return "reverse", (vals, selections)
         costs = self._chain_costs(vals)
         return ("reverse" if costs["reverse"] < costs["forward"] else "forward"), (vals, selections)
 
-    def _reverse(self, x: Any, known: tuple[dict[str, np.ndarray], dict[str, sp.csr_array]] | None = None
+    def _reverse(self, x: Any, known: tuple[dict[str, np.ndarray], dict[str, Pick]] | None = None
                  ) -> tuple[sp.csr_array, np.ndarray | None]:
         """``(J, c)`` at ``x`` in reverse order: ``G = ∂f/∂v`` from the output back to the input
         (float64), and the offset ``c`` by the adjoint (``sum_v (∂f/∂v) e_v`` over the constants
@@ -815,22 +880,22 @@ class Network:
         and max-pool selections at ``x``, when :meth:`_order` has computed them."""
         X = self._sample(x)
         if known is None:
-            selections: dict[str, sp.csr_array] = {}
+            selections: dict[str, Pick] = {}
             vals = self._values(X.reshape(self.input_shape), selections)
         else:
             vals, selections = known
         n_out = self.n_out
 
-        def selection(node: MaxPoolNode) -> sp.csr_array:  # each max pool's selection at x, made once
+        def selection(node: MaxPoolNode) -> Pick:  # each max pool's selection at x, made once
             if node.name not in selections:
-                selections[node.name] = node.selection(vals[node.input][0])
+                selections[node.name] = node.pick(vals[node.input][0])
             return selections[node.name]
 
-        # few outputs (a classifier): each dF/dv is held dense and transposed, the node's size by n_out
-        # (NumPy); a factor acts on it through the rows of dF/dv that are not zero (those a ReLU or a
-        # max pool's selection kept; W's rows sliced, a sparse-times-dense product), or, where most rows
-        # are alive, through torch's CSR product with the factor's transpose (made once per factor and
-        # kept; about twice scipy's speed). Otherwise every dF/dv is a sparse scipy matrix.
+        # few outputs (a classifier): each dF/dv is held as dense rows, n_out by the node's size (NumPy); a
+        # factor acts on them by the cheapest exact form of its product (AffineNode.rows_times: a convolution's
+        # transposed convolution, a dense copy's BLAS product, a diagonal's scaling, or the CSR rows that dF/dv
+        # does not zero -- those a ReLU or a max pool's selection kept). Otherwise every dF/dv is a sparse
+        # scipy matrix.
         widest = max(n.size for n in self.nodes.values())
         dense = n_out <= _DENSE_REVERSE_ROWS
         if dense:
@@ -843,13 +908,15 @@ class Network:
         def give(name: str, term: Any) -> None:
             if name not in G:
                 G[name] = term
+            elif dense:
+                G[name] += term  # every dense term is made here, so this sum is its own
             else:
-                G[name] = G[name] + term if dense else sp.csr_array(G[name] + term)
+                G[name] = sp.csr_array(G[name] + term)
 
         def offset(g: Any, e: np.ndarray | None) -> None:
             nonlocal c
             if e is not None and np.any(e != 0):
-                t = np.asarray(g.T @ e).reshape(-1) if dense else np.asarray(g @ e).reshape(-1)
+                t = np.asarray(g @ e).reshape(-1)
                 c = t if c is None else c + t
 
         for node in reversed(list(self.nodes.values())):
@@ -860,29 +927,36 @@ class Network:
                 continue
             if isinstance(node, AffineNode):
                 offset(g, node.bias)
+                last = len(node.weights) - 1
                 for k, (W, i) in enumerate(zip(node.weights, node.inputs)):
-                    give(i, _rows_times(g, W, node, k) if dense else
+                    # rows_times may overwrite its rows (a diagonal scales them in place): the last factor
+                    # takes g itself, the others a copy
+                    give(i, node.rows_times(k, g if k == last else g.copy()) if dense else
                          _spmm(g, W, f"local map at node {node.name!r} (reverse order)"))
             elif isinstance(node, ActivationNode):
                 z = vals[node.input][0]
                 s_, e = _piece(node, z) if node.fn in PIECEWISE_LINEAR else (activation_derivative(node, z), None)
                 offset(g, e)
                 if dense:
-                    give(node.input, g * np.asarray(s_, dtype=np.float64).reshape(-1, 1))
+                    g *= s_
+                    give(node.input, g)
                 else:
                     t = sp.csr_array(g.multiply(s_.reshape(1, -1)).tocsr())
                     t.eliminate_zeros()
                     give(node.input, t)
             else:
-                S = selection(node)
-                give(node.input, np.asarray(S.T @ g) if dense else _spmm(g, S, f"local map at node {node.name!r} "
-                                                                               f"(reverse order)"))
+                pick = selection(node)
+                give(node.input, _unpool(node, pick, g) if dense else _spmm(g, node.selection_matrix(pick),
+                                                                            f"local map at node {node.name!r} "
+                                                                          f"(reverse order)"))
             g = None
         inputs = [n.name for n in self.nodes.values() if isinstance(n, InputNode)]
         J = G.get(inputs[0])
-        if dense and J is not None:
-            J = J.T
-        J = sp.csr_array((n_out, self.n_in), dtype=np.float64) if J is None else sp.csr_array(J)
+        if J is None:
+            return sp.csr_array((n_out, self.n_in), dtype=np.float64), c
+        if dense:
+            return _dense_to_csr(J), c
+        J = sp.csr_array(J)
         J.sum_duplicates()
         J.eliminate_zeros()
         J.sort_indices()
@@ -1108,9 +1182,11 @@ class Network:
 def evaluate_node(node: Node, inputs: list[np.ndarray]) -> np.ndarray:
     """One node's value on a batch (rows = samples) from its inputs' values (same order)."""
     if isinstance(node, AffineNode):
-        y = np.zeros((inputs[0].shape[0] if inputs else 1, node.size))
-        for W, v in zip(node.weights, inputs):
-            y += np.asarray((W @ v.T).T)
+        y = None
+        for k, v in enumerate(inputs):
+            t = node.apply(v, k)
+            y = t if y is None else y + t
+        y = np.zeros((1, node.size)) if y is None else y  # apply's results are fresh arrays: the sum is this node's own
         if node.bias is not None:
             y += node.bias
         return y

@@ -66,7 +66,8 @@ from torch.nn.utils import parametrize as _parametrize
 from .. import _validate
 from ..algebra._operator import check_bytes
 from . import _layout
-from ._modules import _AVG, _CONV, _CONVT, _MAX, LinearRNN, _is_ndlinear, _pool_args, _shape, _tuple, from_module
+from ._modules import (_AVG, _CONV, _CONVT, _MAX, LinearRNN, _is_ndlinear, _pool_args, _shape, _tuple, conv_form,
+                       from_module)
 from ._forms import LayerNode, _containers, _depends_on_parameter, _EinsumSpec, _weight_norm_hook
 from ._selection import AmaxNode
 from .network import ActivationNode, AffineNode, InputNode, MaxPoolNode, Network, evaluate_node
@@ -243,7 +244,7 @@ class _Builder(fx.Interpreter):
 
     def affine(self, result: torch.Tensor, kind: str, inputs: list[_Ref], weights: list[Any], bias: Any = None, *,
                exact: Callable[[], tuple[list[Any], Any]] | None = None, module: str | None = None,
-               proxy: Any = None, live: tuple = ()) -> _Ref:
+               proxy: Any = None, live: tuple = (), form: Any = None) -> _Ref:
         shape = self.sample_shape(result)
         ws = tuple(_canonical(W) for W in weights)
         for W, r in zip(ws, inputs):
@@ -255,10 +256,10 @@ class _Builder(fx.Interpreter):
         args = (self.fresh(self.current.name), tuple(r.node for r in inputs), tuple(r.shape for r in inputs), ws, b,
                 shape, self.where())
         if proxy is not None:  # the twin reads this layer's tensors from the model (LayerNode.live)
-            node: AffineNode = LayerNode(*args, kind=kind, module=None, exact=exact, reads=tuple(self.reads), proxy=proxy,
-                                         live=live)
+            node: AffineNode = LayerNode(*args, kind=kind, module=None, exact=exact, reads=tuple(self.reads), form=form,
+                                         proxy=proxy, live=live)
         else:
-            node = AffineNode(*args, kind=kind, module=module, exact=exact, reads=tuple(self.reads))
+            node = AffineNode(*args, kind=kind, module=module, exact=exact, reads=tuple(self.reads), form=form)
         return self.add_node(node, result)
 
     def alias(self, result: torch.Tensor, src: _Ref) -> _Ref:
@@ -541,6 +542,7 @@ class _Builder(fx.Interpreter):
             return self.batchnorm(proxy, type(proxy), src, x, result, None, proxy=proxy, live=tuple(live))
         W, bias = from_module(proxy, src.shape, dtype=np.float64)
         return self.affine(result, family, [src], [W], bias, exact=_module_exact(proxy, src.shape), proxy=proxy,
+                           form=conv_form(proxy, src.shape),
                            live=tuple(live))
 
     def matmul(self, a: Any, b: Any, result: Any) -> _Ref:
@@ -670,7 +672,8 @@ class _Builder(fx.Interpreter):
             W, b = from_module(mod, src.shape, dtype=np.float64)
             exact = _module_exact(mod, src.shape)
             family = "conv" if kind in _CONV else ("conv_transpose" if kind in _CONVT else "avgpool")
-            return self.affine(result, family, [src], [W], b, exact=exact, module=path, **twin)
+            return self.affine(result, family, [src], [W], b, exact=exact, module=path, form=conv_form(mod, src.shape),
+                               **twin)
         if kind is nn.Linear:
             W, b = from_module(mod, src.shape, dtype=np.float64)
             return self.affine(result, "linear", [src], [W], b, exact=_module_exact(mod, src.shape), module=path, **twin)
