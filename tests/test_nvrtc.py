@@ -68,6 +68,27 @@ def test_every_registered_kernel_compiles_under_nvrtc(name, arch):
     assert result == 0, f"NVRTC rejected {name} for {arch}:\n{log}"
 
 
+def _benchmark_sources() -> dict[str, str]:
+    """The RawKernel sources the device benchmarks compile themselves (``benchmarks/kernel_variants.py``'s
+    ``SOURCES``): they run on the lent device too, so NVRTC sees them here first."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "kernel_variants.py"
+    spec = importlib.util.spec_from_file_location("_kernel_variants_for_nvrtc", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return dict(mod.SOURCES)
+
+
+@pytest.mark.parametrize("name", sorted(_benchmark_sources()))
+def test_every_benchmark_kernel_compiles_under_nvrtc(name):
+    source = _benchmark_sources()[name]
+    assert f'extern "C" __global__ void {name}(' in " ".join(source.split()).replace("( ", "("), name
+    result, log = nvrtc_compile(source, name, "sm_90")
+    assert result == 0, f"NVRTC rejected {name} for sm_90:\n{log}"
+
+
 BAD = {
     "a host header": '#include <cstdio>\nextern "C" __global__ void k(float* y) { printf("%f", y[0]); }',
     "a syntax error": 'extern "C" __global__ void k(float* y) { y[0] = ; }',

@@ -40,6 +40,15 @@ def _check_dtype(a: _np.ndarray) -> _np.ndarray:
     return a
 
 
+class MemoryPointer:
+    """``cupy.cuda.MemoryPointer`` reduced to its address, ``ptr`` (an int)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr = int(ptr)
+
+
 class ndarray:  # noqa: N801 - CuPy's name
     """Device array stand-in: holds a NumPy array, reachable only through ``get()``."""
 
@@ -97,6 +106,8 @@ class ndarray:  # noqa: N801 - CuPy's name
     real = property(lambda self: _wrap(self._a.real))
     imag = property(lambda self: _wrap(self._a.imag))
     flags = property(lambda self: self._a.flags)
+    # cupy.cuda.MemoryPointer: its device address (`.ptr`), what alignment checks read
+    data = property(lambda self: MemoryPointer(self._a.ctypes.data))
 
     def __getattr__(self, name: str) -> Any:
         if name not in _METHODS:
@@ -737,6 +748,11 @@ static dim3 blockDim, gridDim;
 #define __forceinline__ inline
 #define __restrict__ __restrict
 #define __ldg(p) (*(p))
+// CUDA's built-in vector types (vector_types.h, which NVRTC provides without an include), aligned as
+// there: a vector load needs 16-byte-aligned addresses on a device
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) double2 { double x, y; };
 """
 _RAW_DRIVER = r"""
 extern "C" void standin_sizes(size_t* out) { SIZES }
