@@ -167,15 +167,29 @@ def test_the_recipe_runs_dry_on_the_standin(monkeypatch, tmp_path):
         pytest.skip("no bash")
     env = dict(os.environ, OUT=str(tmp_path / "out"), PYTHON=sys.executable, WHEELS=str(tmp_path / "no-wheels"),
                CUPY_CACHE_DIR=str(tmp_path / "cache" / "cupy"), DEVCACHE=str(tmp_path / "no-cache"),
-               PYTHONPATH=os.pathsep.join(map(str, [STANDIN, ROOT])), BUDGET="120")
+               PYTHONPATH=os.pathsep.join(map(str, [STANDIN, ROOT])), BUDGET="120", VARIANTS_S="0")
     proc = subprocess.run(["bash", str(ROOT / "benchmarks" / "device_run.sh"), "--only", "diagonal,bench", "--quick"],
                           capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     out = tmp_path / "out"
     assert {p.name for p in out.iterdir()} >= {"checklist.json", "checklist-gpu.json", "log", "cupy_cache.tgz"}
     summary = json.loads((out / "checklist.json").read_text())
-    assert summary["status"] == "passed" and summary["budget_s"] == 120
+    assert summary["status"] == "passed" and summary["budget_s"] == 120 and summary["strict"] is True
     assert "PASS  bench" in (out / "log").read_text()
+    assert "device_wheels: z3 import" in proc.stdout  # --only diagonal,bench: the Dask stack is not asked for
+
+
+def test_the_recipe_names_the_wheels_to_download(monkeypatch, capsys):
+    spec = importlib.util.spec_from_file_location("device_wheels", ROOT / "benchmarks" / "device_wheels.py")
+    dw = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dw)
+    monkeypatch.setitem(dw.REQUIREMENTS, "dask", ("dask", "isomat_no_such_module_tblib"))
+    assert dw.main(["--only", "dask"]) == dw.EXIT_MISSING == 3
+    err = capsys.readouterr().err
+    assert "isomat_no_such_module_tblib: import isomat_no_such_module_tblib: ModuleNotFoundError" in err
+    assert "pip download --only-binary=:all:" in err and "-d .whl dask distributed isomat_no_such_module_tblib z3-solver" in err
+    capsys.readouterr()
+    assert dw.main(["--skip", "dask"]) == 0  # the dask check left out: z3 alone is asked for
 
 
 def test_run_as_a_script_the_benchmarks_folder_shadows_nothing(tmp_path):
