@@ -18,6 +18,7 @@ import platform
 import pytest
 
 import isomat.algebra  # noqa: F401 - imports every module that registers a kernel
+import isomat.algebra._spm_fused  # noqa: F401 - the fused SPM kernels (not imported by the package)
 from isomat.gpu import raw_kernel_sources
 
 ARCHES = ("sm_90", "sm_80")  # Hopper (the lent H100/H200), Ampere
@@ -56,7 +57,8 @@ def test_the_kernels_are_registered():
     assert {"isomat_dia_blocks_matvec_f32", "isomat_dia_blocks_matvec_f64", "isomat_dia_blocks_rmatvec_f32",
             "isomat_dia_blocks_rmatvec_f64", "isomat_dia_blocks_matvec_chunks_f32", "isomat_dia_blocks_sum_chunks_f32", "isomat_dia_blocks_sum_chunks_f64",
             "isomat_spm_stage_forward_f32", "isomat_spm_stage_forward_f64",
-            "isomat_spm_stage_backward_f32", "isomat_spm_stage_backward_f64"} <= names
+            "isomat_spm_stage_backward_f32", "isomat_spm_stage_backward_f64", "isomat_spm_fused_forward_f32",
+            "isomat_spm_fused_forward_f64", "isomat_spm_fused_backward_f32", "isomat_spm_fused_backward_f64"} <= names
 
 
 @pytest.mark.parametrize("arch", ARCHES)

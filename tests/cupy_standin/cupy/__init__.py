@@ -601,7 +601,9 @@ class RawKernel:
     NotImplementedError: a sequential emulation cannot show their races.
     """
 
-    _UNSUPPORTED = ("__shared__", "__syncthreads", "atomic", "__shfl", "cooperative_groups", "__ballot")
+    _UNSUPPORTED = ("atomic", "__shfl", "cooperative_groups", "__ballot")
+    #: a block's shared memory without opting in (cudaFuncSetAttribute): 48 KiB on every device since sm_20
+    SHARED_LIMIT = 48 * 1024
 
     def __init__(self, code: str, name: str, options: tuple = (), backend: str = "nvrtc", *,
                  translate_cucomplex: bool = False, enable_cooperative_groups: bool = False,
@@ -635,6 +637,13 @@ class RawKernel:
         for word in self._UNSUPPORTED:
             if word in self.code:
                 raise NotImplementedError(f"the cupy stand-in runs kernels one thread at a time and cannot emulate {word!r}")
+        code = self.code
+        # kernels whose threads meet (__syncthreads, __shared__ memory) run a block's threads at once, one
+        # host thread each, meeting at a barrier; the dynamic shared array becomes the block's buffer
+        self._threaded = "__syncthreads" in code or "__shared__" in code
+        for decl in re.finditer(r"extern\s+__shared__\s+(?:__align__\(\s*\d+\s*\)\s+)?([\w\s]+?)\s+(\w+)\s*\[\s*\]\s*;",
+                                code):
+            code = code.replace(decl.group(0), f"\n#define {decl.group(2)} (({decl.group(1)}*)standin_dynamic_shared)\n")
         m = re.search(r'extern\s+"C"\s+__global__\s+void\s+' + re.escape(self.name) + r"\s*\(([^)]*)\)", self.code)
         if m is None:  # cuModuleGetFunction fails: CUDA_ERROR_NOT_FOUND
             raise RuntimeError(f"CUDA_ERROR_NOT_FOUND: named symbol not found ({self.name!r}: no extern \"C\" __global__ "
@@ -644,7 +653,7 @@ class RawKernel:
         self._params = types_
         call = ", ".join(f"*({t}*)args[{i}]" for i, t in enumerate(types_))
         sizes = "".join(f"out[{i}] = sizeof({t}); " for i, t in enumerate(types_))
-        source = (_RAW_PRELUDE + "\n#line 1\n" + self.code + "\n" + _RAW_DRIVER.replace("KERNEL", self.name)
+        source = (_RAW_PRELUDE + "\n#line 1\n" + code + "\n" + _RAW_DRIVER.replace("KERNEL", self.name)
                   .replace("CALL", call).replace("SIZES", sizes))
         cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
         if cxx is None:
@@ -667,7 +676,7 @@ class RawKernel:
             src = os.path.join(cache, f"{key}.cpp")
             with open(src, "w") as f:
                 f.write(source)
-            proc = subprocess.run([cxx, "-std=c++17", "-O2", "-shared", "-fPIC", "-w", src, "-o", lib + ".tmp"],
+            proc = subprocess.run([cxx, "-std=c++17", "-O2", "-shared", "-fPIC", "-pthread", "-w", src, "-o", lib + ".tmp"],
                                   capture_output=True, text=True)
             if proc.returncode:  # NVRTC's CompileException carries the log the same way
                 raise RuntimeError(f"compilation of {self.name!r} failed:\n{proc.stderr}")
@@ -689,6 +698,9 @@ class RawKernel:
         b = tuple(int(v) for v in (block + (1, 1))[:3])
         if builtins.min(g + b) < 1 or b[0] * b[1] * b[2] > 1024 or b[2] > 64:
             raise RuntimeError(f"CUDA_ERROR_INVALID_VALUE: invalid argument (grid {g}, block {b})")
+        if not isinstance(shared_mem, int) or not 0 <= shared_mem <= self.SHARED_LIMIT:
+            raise RuntimeError(f"CUDA_ERROR_INVALID_VALUE: invalid argument (shared_mem {shared_mem!r}: at most "
+                               f"{self.SHARED_LIMIT} bytes without cudaFuncSetAttribute)")
         if self._lib is None:
             self._compile()
         args = tuple(args)
@@ -727,7 +739,8 @@ class RawKernel:
                                 f"'{self._params[i]}' ({self._sizes[i]} bytes); a device would misread it")
             keep.append(slot)
             ptrs[i] = ctypes.addressof(slot) if isinstance(slot, ctypes.c_void_p) else slot.ctypes.data
-        self._lib.standin_launch(*[ctypes.c_uint(v) for v in g + b], ptrs)
+        self._lib.standin_launch(*[ctypes.c_uint(v) for v in g + b], ptrs, ctypes.c_size_t(shared_mem),
+                                 ctypes.c_int(int(self._threaded)))
 
     @property
     def attributes(self) -> dict:
@@ -738,10 +751,37 @@ _RAW_CACHE: dict[str, str] = {}
 _RAW_PRELUDE = r"""
 #include <cstddef>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
 struct uint3 { unsigned int x, y, z; };
 struct dim3 { unsigned int x, y, z; };
-static uint3 threadIdx, blockIdx;
+static thread_local uint3 threadIdx;  /* each of a block's threads its own (threaded kernels) */
+static uint3 blockIdx;
 static dim3 blockDim, gridDim;
+/* a block's threads meet here; a thread that never arrives (a __syncthreads in divergent code, which a
+   device leaves undefined) ends the process with the reason rather than hanging it */
+static std::mutex standin_mutex;
+static std::condition_variable standin_cv;
+static unsigned standin_waiting = 0, standin_generation = 0, standin_block_threads = 1;
+static void standin_syncthreads() {
+  std::unique_lock<std::mutex> lock(standin_mutex);
+  const unsigned gen = standin_generation;
+  if (++standin_waiting == standin_block_threads) { standin_waiting = 0; ++standin_generation; standin_cv.notify_all(); return; }
+  if (!standin_cv.wait_for(lock, std::chrono::seconds(60), [&] { return standin_generation != gen; })) {
+    std::fprintf(stderr, "cupy stand-in: __syncthreads() not reached by every thread of the block in 60 s\n");
+    std::abort();
+  }
+}
+static unsigned char* standin_dynamic_shared = nullptr;
+#define __syncthreads() standin_syncthreads()
+#define __shared__ static
+#define __align__(n) alignas(n)
 #define __global__
 #define __device__
 #define __host__
@@ -757,14 +797,30 @@ struct alignas(16) double2 { double x, y; };
 _RAW_DRIVER = r"""
 extern "C" void standin_sizes(size_t* out) { SIZES }
 extern "C" void standin_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                               void** args) {
+                               void** args, size_t shared_bytes, int threaded) {
   gridDim = {gx, gy, gz}; blockDim = {bx, by, bz};
+  /* shared memory starts undefined on a device: here all bits set (NaN for floats), so a read before
+     a write shows */
+  std::vector<unsigned char> shared(shared_bytes + 16);
   for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) {
     blockIdx = {x, y, z};
-    for (unsigned tz = 0; tz < bz; ++tz) for (unsigned ty = 0; ty < by; ++ty) for (unsigned tx = 0; tx < bx; ++tx) {
-      threadIdx = {tx, ty, tz};
-      KERNEL(CALL);
+    if (!threaded) {
+      for (unsigned tz = 0; tz < bz; ++tz) for (unsigned ty = 0; ty < by; ++ty) for (unsigned tx = 0; tx < bx; ++tx) {
+        threadIdx = {tx, ty, tz};
+        KERNEL(CALL);
+      }
+      continue;
     }
+    std::memset(shared.data(), 0xff, shared.size());
+    standin_dynamic_shared = shared.data() + (16 - reinterpret_cast<size_t>(shared.data()) % 16) % 16;
+    standin_block_threads = bx * by * bz;
+    standin_waiting = 0;
+    std::vector<std::thread> team;
+    team.reserve(standin_block_threads);
+    for (unsigned tz = 0; tz < bz; ++tz) for (unsigned ty = 0; ty < by; ++ty) for (unsigned tx = 0; tx < bx; ++tx) {
+      team.emplace_back([=] { threadIdx = {tx, ty, tz}; KERNEL(CALL); });
+    }
+    for (auto& t : team) t.join();
   }
 }
 """
