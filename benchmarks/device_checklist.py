@@ -5,6 +5,7 @@ index, which wheels to carry and where the kernel cache goes: ``benchmarks/READM
 
     python benchmarks/device_checklist.py [--json PATH] [--budget SECONDS] [--allow-skip]
                                           [--only NAMES] [--skip NAMES] [--verify-paper PAPER] [--quick]
+                                          [--strict] [--bench-floor FRACTION]
 
 Checks, in order (``--only`` / ``--skip`` take comma-separated names):
 
@@ -15,8 +16,10 @@ Checks, in order (``--only`` / ``--skip`` take comma-separated names):
     every construction family built in the cupy field against the same build in NumPy (one line
     per family; the result must be device data and agree to 1e-12).
 ``diagonal``
-    a small multi-channel conv through ``diagonal_blocks`` on the device against its CSR product
-    and against the host: matvec and rmatvec, float32 (tolerance 1e-5 relative) and float64 (1e-12).
+    small multi-channel convs through ``diagonal_blocks`` on the device against the host's CSR
+    product and the device's: matvec and rmatvec, float32 (tolerance 1e-5 relative) and float64
+    (1e-12), at input channel counts on both sides of the chunked kernel's threshold, partial
+    chunks included (:data:`DIAGONAL_CHANNELS`).
 ``memory``
     the device memory pool's peak for builds of ~10^7 stored entries of the scalable families
     (conv, avgpool, swap, kron), per stored entry, against the device guard's estimate.
@@ -47,6 +50,12 @@ the minimum the checks after it need; a check that does not fit in what is left 
 time", a subprocess check gets what is left as its timeout. The JSON (default
 ``benchmarks/results/device_checklist.json``) is rewritten after every check, so a run cut short
 keeps what it did.
+
+``--strict`` (the recipe's): a check skipped for time fails; ``bench`` fails any product whose
+bandwidth is below ``--bench-floor`` (default :data:`DEFAULT_BENCH_FLOOR`, 0.5; with ``--quick``,
+whose sizes time overheads, only when given) of the device copy measured in the same run;
+``verify`` fails unless every claim whose check compares float products (:func:`float_claims`:
+its CPU record lists the ``numeric`` method) reached the device in this run, and says how many did.
 
 Each check prints one line, ``PASS``, ``FAIL`` or ``SKIP``, its name and the detail or reason. The
 exit status is 1 when any check fails, else 0. Without a usable CUDA device nothing else runs: it

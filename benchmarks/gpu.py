@@ -28,7 +28,12 @@ device-to-device copy measured in the same run. The legs (``--legs`` picks some)
     events) beside the CPU build of the same matrix (all CPU threads, wall clock).
 ``spm``
     SPM (farag2025) forward and backward, float32 end to end, n = 1024 ... 8192, batch 256, against
-    the dense layer on cuBLAS (``X @ W``; backward ``G @ W.T`` and ``X.T @ G``), same run.
+    the dense layer on cuBLAS (``X @ W``; backward ``G @ W.T`` and ``X.T @ G``), same run: the
+    per-stage kernels and the fused ones (``isomat/algebra/_spm_fused.py``, all L stages in one
+    launch; its backward includes the forward that keeps each stage's input). Both are first
+    compared with the CPU field's ``spm_forward`` / ``spm_backward`` in float64 (1e-4 of the largest
+    magnitude). Target (issue 42): fused forward + backward >= 1x dense at n = 1024, faster at
+    every n >= 2048.
 
 ``--quick`` runs the legs at small sizes: its figures time overheads (launches, descriptor setup),
 and are not bandwidth figures -- the JSON says so. With ``--json`` the result is written after
@@ -393,6 +398,7 @@ def build_leg(cp: Any, size: int, build_repeats: int) -> tuple[list, list, list,
 
 def spm_leg(cp: Any, sizes: tuple[int, ...], batch: int, repeats: int) -> tuple[list, list, list, list]:
     """SPM forward and backward (float32) against the dense layer on cuBLAS, at each n."""
+    from isomat.algebra._spm_fused import fused_unsupported, spm_backward_fused, spm_forward_fused
     from isomat.algebra.spm import butterfly_pairings, spm_backward, spm_forward, spm_layer
 
     figs, ratios, notes, mismatches = [], [], [], []
@@ -413,6 +419,14 @@ def spm_leg(cp: Any, sizes: tuple[int, ...], batch: int, repeats: int) -> tuple[
         mismatches += spm_against_host(f"spm leg, n={n}", layer, X, G, y, grads, 1e-4)
         t_f = _event_median(cp, lambda: spm_forward(layer, X), repeats, warmup=2)
         t_b = _event_median(cp, lambda: spm_backward(layer, X, G), repeats, warmup=1)
+        fused = fused_unsupported(layer, X) is None
+        if fused:  # all L stages in one launch (isomat/algebra/_spm_fused.py), checked before it is timed
+            mismatches += spm_against_host(f"spm leg (fused), n={n}", layer, X, G, spm_forward_fused(layer, X),
+                                           spm_backward_fused(layer, X, G), 1e-4)
+            t_ff = _event_median(cp, lambda: spm_forward_fused(layer, X), repeats, warmup=2)
+            t_fb = _event_median(cp, lambda: spm_backward_fused(layer, X, G), repeats, warmup=1)
+        else:
+            notes.append(f"n={n}: no fused SPM: {fused_unsupported(layer, X)}")
         kw = dict(n=n, batch=batch, L=L, dtype=str(y.dtype), timer="CUDA events")
         f_mm = figure(f"dense forward X @ W (cuBLAS), n={n}", t_mm, "s", repeats=repeats, **kw)
         f_mmb = figure(f"dense backward G @ W.T and X.T @ G (cuBLAS), n={n}", t_mm_b, "s", repeats=repeats, **kw)
@@ -421,6 +435,20 @@ def spm_leg(cp: Any, sizes: tuple[int, ...], batch: int, repeats: int) -> tuple[
         figs += [f_mm, f_mmb, f_f, f_b]
         ratios += [ratio(f"speedup of SPM forward over dense, n={n}", f_mm, f_f),
                    ratio(f"speedup of SPM backward over dense, n={n}", f_mmb, f_b)]
+        if fused:
+            f_ff = figure(f"SPM fused forward (one launch), n={n}", t_ff, "s", repeats=repeats, **kw)
+            f_fb = figure(f"SPM fused backward (forward with cache + one backward launch), n={n}", t_fb, "s",
+                          repeats=repeats, **kw)
+            f_dense = figure(f"dense forward + backward (cuBLAS), n={n}", t_mm + t_mm_b, "s", stat="sum of medians", **kw)
+            f_both = figure(f"SPM fused forward + backward, n={n}", t_ff + t_fb, "s", stat="sum of medians", **kw)
+            figs += [f_ff, f_fb, f_dense, f_both]
+            r_both = ratio(f"speedup of SPM fused forward + backward over dense, n={n}", f_dense, f_both)
+            ratios += [ratio(f"speedup of SPM fused forward over dense, n={n}", f_mm, f_ff),
+                       ratio(f"speedup of SPM fused backward over dense, n={n}", f_mmb, f_fb), r_both]
+            want = 1.0 if n >= 1024 else None  # issue 42: >= 1x at n = 1024, faster at every n >= 2048
+            if want is not None:
+                notes.append(f"n={n}: SPM fused forward + backward {r_both['value']:.2f}x dense: target "
+                             f"{'> 1' if n >= 2048 else '>= 1'}x {'met' if r_both['value'] >= want else 'not met'}")
         dtypes = {str(y.dtype)} | {str(v.dtype) for v in grads.values() if hasattr(v, "dtype")}
         if dtypes != {"float32"}:
             notes.append(f"n={n}: SPM computed in {sorted(dtypes)}, not float32 alone: the comparison is not like for like")
