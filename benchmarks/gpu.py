@@ -569,7 +569,8 @@ def main(argv: list[str] | None = None) -> int:
     result = run(size=args.size or (1024 if q else 8192), n=1024 if q else 4096, repeats=args.repeats or (3 if q else 9),
                  build_repeats=2 if q else 3, channels=8 if q else 64, channel_size=64 if q else 256,
                  large_size=64 if q else 512, build_size=256 if q else 4096,
-                 spm_sizes=(256, 1024) if q else (1024, 2048, 4096, 8192), legs=legs, quick=q, json_path=args.json)
+                 spm_sizes=(256, 1024) if q else (1024, 2048, 4096, 8192), batch=16 if q else 256, legs=legs, quick=q,
+                 json_path=args.json)
     write_result(args.json, result)
     for m in result.get("mismatches", []):
         print(f"MISMATCH: {m}", file=sys.stderr)

@@ -30,8 +30,13 @@ from .spm import SPM, _device_dtype, _device_index, _device_operands, _xp
 
 #: shared memory a block may use without cudaFuncSetAttribute (all CUDA devices since compute 2.0)
 SHARED_LIMIT = 48 * 1024
-#: threads per block: a block's threads stride over the row's pairs
+#: threads per block at most: a block's threads stride over the row's pairs
 THREADS = 256
+
+
+def _threads(n: int) -> int:
+    """Threads of a block for rows of ``n``: one per pair up to :data:`THREADS`, whole warps."""
+    return max(32, min(THREADS, -(-(n // 2) // 32) * 32))
 
 # Coefficients of pair p of the stage (eq. 5-6 rotation, eq. 10-11 entries).
 _COEFFS = r"""
@@ -183,7 +188,7 @@ def _launch_forward(cp: Any, layer: SPM, Xc: Any, dt: np.dtype, rows: int, keep:
     vec = [cp.ascontiguousarray(cp.asarray(v), dtype=dt) for v in (layer.d_in, layer.d_out, layer.bias)]
     if rows:
         i64 = np.int64
-        _kernel(cp, dt, "forward")((min(rows, 1 << 16),), (THREADS,),
+        _kernel(cp, dt, "forward")((min(rows, 1 << 16),), (_threads(n),),
                                    (Xc, Y, cache, pairs, params, *vec, i64(rows), i64(n), i64(L),
                                     i64(layer.variant == "rotation")), shared_mem=n * dt.itemsize)
     return Y, cache
@@ -235,7 +240,7 @@ def spm_backward_fused(layer: SPM, X: Any, G: Any) -> dict[str, Any]:
         pairs, _ = _device_index(cp, layer)
         params, _ = _device_operands(cp, layer, dt)
         i64 = np.int64
-        _kernel(cp, dt, "backward")((blocks,), (THREADS,),
+        _kernel(cp, dt, "backward")((blocks,), (_threads(n),),
                                     (cache, Gc, gz0, contrib, pairs, params, cp.ascontiguousarray(cp.asarray(layer.d_out), dtype=dt),
                                      i64(rows), i64(n), i64(L), i64(layer.variant == "rotation")),
                                     shared_mem=n * dt.itemsize)
