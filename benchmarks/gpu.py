@@ -240,13 +240,19 @@ def _conv_diagonals(cp: Any, channels: int, size: int, dtype: Any, seed: int = 3
     return D, kernel
 
 
-def _sampled_rows(kernel: np.ndarray, x: np.ndarray, size: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows' values of the 3x3 'same' cross-correlation, summed directly on the host in float64
-    (torch's conv2d), and the sums of the terms' magnitudes (the scale of float32 rounding)."""
-    c_in = kernel.shape[1]
-    img = np.zeros((c_in, size + 2, size + 2))
-    img[:, 1:-1, 1:-1] = x.reshape(c_in, size, size)
+def _sampled_rows(kernel: np.ndarray, v: np.ndarray, size: int, rows: np.ndarray, *,
+                  transpose: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Entries ``rows`` of :math:`A v` (or :math:`A^{\mathsf T} v`) for the 3x3 'same' cross-correlation
+    with ``kernel`` (C_out, C_in, 3, 3), summed directly on the host in float64 (torch's conv2d), and the
+    sums of the terms' magnitudes (the scale of float32 rounding). The transpose is the cross-correlation
+    with the channels swapped and the taps flipped: input (ci, a, b) collects ``kernel[o, ci, ty, tx] *
+    v[o, a - ty + 1, b - tx + 1]``."""
     k64 = kernel.astype(np.float64)
+    if transpose:
+        k64 = k64.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1]
+    c_in = k64.shape[1]
+    img = np.zeros((c_in, size + 2, size + 2))
+    img[:, 1:-1, 1:-1] = v.reshape(c_in, size, size)
     vals, scale = np.empty(rows.size), np.empty(rows.size)
     for n, r in enumerate(rows):
         o, rem = divmod(int(r), size * size)
@@ -256,32 +262,15 @@ def _sampled_rows(kernel: np.ndarray, x: np.ndarray, size: int, rows: np.ndarray
     return vals, scale
 
 
-def _sampled_cols(kernel: np.ndarray, y: np.ndarray, size: int, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Entries ``cols`` of :math:`A^{\mathsf T} y` for the 3x3 'same' cross-correlation, summed directly on
-    the host in float64: input (ci, a, b) collects ``kernel[o, ci, ty, tx] * y[o, a - ty + 1, b - tx + 1]``
-    (zero outside the image), and the sums of the terms' magnitudes."""
-    c_out, c_in = kernel.shape[:2]
-    g = np.zeros((c_out, size + 2, size + 2))
-    g[:, 1:-1, 1:-1] = y.reshape(c_out, size, size)
-    k64 = kernel.astype(np.float64)
-    vals, scale = np.empty(cols.size), np.empty(cols.size)
-    for n, c in enumerate(cols):
-        ci, rem = divmod(int(c), size * size)
-        a, b = divmod(rem, size)
-        terms = k64[:, ci] * g[:, a:a + 3, b:b + 3][:, ::-1, ::-1]  # g[o, a+2-ty, b+2-tx] = y[o, a-ty+1, b-tx+1]
-        vals[n], scale[n] = terms.sum(), np.abs(terms).sum()
-    return vals, scale
-
-
 def _check_sampled_rows(what: str, kernel: np.ndarray, v: np.ndarray, out: Any, size: int, rtol: float, *,
                         transpose: bool = False, samples: int = 48, seed: int = 11) -> list[str]:
     """Sampled entries of a device product ``out`` (``A v``, or ``A^T v`` with ``transpose``) against the
-    host's direct sums (:func:`_sampled_rows` / :func:`_sampled_cols`), the corners and far ends included:
+    host's direct sums (:func:`_sampled_rows`), the corners and far ends included:
     the mismatches, each within ``rtol`` of the sum of its terms' magnitudes or listed."""
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, out.shape[0], samples)
     rows[:4] = [0, size - 1, size * size - 1, out.shape[0] - 1]
-    want, scale = (_sampled_cols if transpose else _sampled_rows)(kernel, v, size, rows)
+    want, scale = _sampled_rows(kernel, v, size, rows, transpose=transpose)
     got = out[require_cupy().asarray(rows)].get().astype(np.float64)
     bad = np.flatnonzero(np.abs(got - want) > rtol * scale + 1e-300)
     if not bad.size:
