@@ -676,7 +676,7 @@ class RawKernel:
             src = os.path.join(cache, f"{key}.cpp")
             with open(src, "w") as f:
                 f.write(source)
-            proc = subprocess.run([cxx, "-std=c++17", "-O2", "-shared", "-fPIC", "-pthread", "-w", src, "-o", lib + ".tmp"],
+            proc = subprocess.run([cxx, "-std=c++17", "-O2", "-shared", "-fPIC", "-w", src, "-o", lib + ".tmp"],
                                   capture_output=True, text=True)
             if proc.returncode:  # NVRTC's CompileException carries the log the same way
                 raise RuntimeError(f"compilation of {self.name!r} failed:\n{proc.stderr}")
@@ -751,33 +751,37 @@ _RAW_CACHE: dict[str, str] = {}
 _RAW_PRELUDE = r"""
 #include <cstddef>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <vector>
+#include <ucontext.h>
 struct uint3 { unsigned int x, y, z; };
 struct dim3 { unsigned int x, y, z; };
-static thread_local uint3 threadIdx;  /* each of a block's threads its own (threaded kernels) */
-static uint3 blockIdx;
+static uint3 threadIdx, blockIdx;
 static dim3 blockDim, gridDim;
-/* a block's threads meet here; a thread that never arrives (a __syncthreads in divergent code, which a
-   device leaves undefined) ends the process with the reason rather than hanging it */
-static std::mutex standin_mutex;
-static std::condition_variable standin_cv;
-static unsigned standin_waiting = 0, standin_generation = 0, standin_block_threads = 1;
-static void standin_syncthreads() {
-  std::unique_lock<std::mutex> lock(standin_mutex);
-  const unsigned gen = standin_generation;
-  if (++standin_waiting == standin_block_threads) { standin_waiting = 0; ++standin_generation; standin_cv.notify_all(); return; }
-  if (!standin_cv.wait_for(lock, std::chrono::seconds(60), [&] { return standin_generation != gen; })) {
-    std::fprintf(stderr, "cupy stand-in: __syncthreads() not reached by every thread of the block in 60 s\n");
-    std::abort();
+/* Kernels whose threads meet (__syncthreads, __shared__) run a block's threads as coroutines, each on
+   its own stack: a thread that reaches __syncthreads() hands over to the next unfinished one, round
+   robin, so no thread passes a barrier before every thread of the block has reached it (a finished
+   thread counts as arrived, as on Volta and later). */
+static std::vector<ucontext_t> standin_ctx;
+static std::vector<uint3> standin_tid;
+static std::vector<char> standin_finished;
+static ucontext_t standin_main;
+static unsigned standin_current = 0, standin_left = 0;
+static void standin_switch_from(unsigned me) {
+  const unsigned n = (unsigned)standin_ctx.size();
+  unsigned next = me;
+  for (unsigned step = 1; step <= n; ++step) {
+    const unsigned k = (me + step) % n;
+    if (!standin_finished[k]) { next = k; break; }
   }
+  if (standin_finished[me] && next == me) { setcontext(&standin_main); }  /* the block is done */
+  if (next == me) return;  /* the others have finished: carry on */
+  standin_current = next;
+  threadIdx = standin_tid[next];
+  swapcontext(&standin_ctx[me], &standin_ctx[next]);
+  threadIdx = standin_tid[me];
 }
+static void standin_syncthreads() { standin_switch_from(standin_current); }
 static unsigned char* standin_dynamic_shared = nullptr;
 #define __syncthreads() standin_syncthreads()
 #define __shared__ static
@@ -796,12 +800,23 @@ struct alignas(16) double2 { double x, y; };
 """
 _RAW_DRIVER = r"""
 extern "C" void standin_sizes(size_t* out) { SIZES }
+static void** standin_args = nullptr;
+static void standin_entry() {
+  void** args = standin_args;
+  KERNEL(CALL);
+  standin_finished[standin_current] = 1;
+  standin_switch_from(standin_current);
+}
 extern "C" void standin_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                                void** args, size_t shared_bytes, int threaded) {
   gridDim = {gx, gy, gz}; blockDim = {bx, by, bz};
-  /* shared memory starts undefined on a device: here all bits set (NaN for floats), so a read before
-     a write shows */
+  const size_t stack = 1 << 16;
+  const unsigned n = bx * by * bz;
+  /* shared memory starts undefined on a device: here all bits set (NaN for floats), so a read before a
+     write shows */
   std::vector<unsigned char> shared(shared_bytes + 16);
+  std::vector<char> stacks(threaded ? (size_t)n * stack : 0);
+  standin_args = args;
   for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) {
     blockIdx = {x, y, z};
     if (!threaded) {
@@ -813,14 +828,21 @@ extern "C" void standin_launch(unsigned gx, unsigned gy, unsigned gz, unsigned b
     }
     std::memset(shared.data(), 0xff, shared.size());
     standin_dynamic_shared = shared.data() + (16 - reinterpret_cast<size_t>(shared.data()) % 16) % 16;
-    standin_block_threads = bx * by * bz;
-    standin_waiting = 0;
-    std::vector<std::thread> team;
-    team.reserve(standin_block_threads);
-    for (unsigned tz = 0; tz < bz; ++tz) for (unsigned ty = 0; ty < by; ++ty) for (unsigned tx = 0; tx < bx; ++tx) {
-      team.emplace_back([=] { threadIdx = {tx, ty, tz}; KERNEL(CALL); });
+    standin_ctx.assign(n, ucontext_t());
+    standin_tid.assign(n, uint3());
+    standin_finished.assign(n, 0);
+    unsigned k = 0;
+    for (unsigned tz = 0; tz < bz; ++tz) for (unsigned ty = 0; ty < by; ++ty) for (unsigned tx = 0; tx < bx; ++tx, ++k) {
+      standin_tid[k] = {tx, ty, tz};
+      getcontext(&standin_ctx[k]);
+      standin_ctx[k].uc_stack.ss_sp = stacks.data() + (size_t)k * stack;
+      standin_ctx[k].uc_stack.ss_size = stack;
+      standin_ctx[k].uc_link = &standin_main;
+      makecontext(&standin_ctx[k], standin_entry, 0);
     }
-    for (auto& t : team) t.join();
+    standin_current = 0;
+    threadIdx = standin_tid[0];
+    swapcontext(&standin_main, &standin_ctx[0]);
   }
 }
 """
