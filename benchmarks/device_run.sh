@@ -15,7 +15,7 @@
 #    (.devcache/cupy_cache.tgz) is unpacked there first, so a second run compiles nothing it compiled before.
 # 4. benchmarks/kernel_variants.py (the diagonal-block product variants, each checked against CSR
 #    before it is timed) writes $OUT/kernel-variants.json, killed at $VARIANTS_S seconds (0: not run).
-# 5. The checklist runs --strict (a check skipped for time fails, bench holds every product to 0.5 of
+# 5. The checklist runs --strict (a check skipped for time fails, bench holds every product to 0.4 of
 #    the copy, verify wants every float claim on the device), writes $OUT/checklist.json after every
 #    check, benchmarks/gpu.py's JSON beside it ($OUT/checklist-gpu.json) and the log to $OUT/log; the
 #    kernel cache is packed into $OUT/cupy_cache.tgz.

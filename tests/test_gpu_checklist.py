@@ -273,9 +273,9 @@ def test_strict_bench_fails_below_the_floor_of_the_copy(cupy_standin_module, mon
     code = dc.main(["--json", str(tmp_path / "s.json"), "--only", "bench", "--strict"], out=out)
     summary = json.loads((tmp_path / "s.json").read_text())
     bench = summary["checks"][1]
-    assert summary["bench_floor"] == dc.DEFAULT_BENCH_FLOOR == 0.5
+    assert summary["bench_floor"] == dc.DEFAULT_BENCH_FLOOR == 0.4
     if fails:  # 0.25 of the copy
-        assert code == 1 and bench["status"] == "FAIL" and "below 0.5 of the copy" in bench["detail"], out.getvalue()
+        assert code == 1 and bench["status"] == "FAIL" and "below 0.4 of the copy" in bench["detail"], out.getvalue()
         assert "diagonal-block product bandwidth / device copy bandwidth: 0.250" in bench["detail"]
     else:  # 0.83 of the copy
         assert code == 0 and "lowest 0.833" in bench["detail"], out.getvalue()
