@@ -28,7 +28,12 @@ device-to-device copy measured in the same run. The legs (``--legs`` picks some)
     events) beside the CPU build of the same matrix (all CPU threads, wall clock).
 ``spm``
     SPM (farag2025) forward and backward, float32 end to end, n = 1024 ... 8192, batch 256, against
-    the dense layer on cuBLAS (``X @ W``; backward ``G @ W.T`` and ``X.T @ G``), same run.
+    the dense layer on cuBLAS (``X @ W``; backward ``G @ W.T`` and ``X.T @ G``), same run: the
+    per-stage kernels and the fused ones (``isomat/algebra/_spm_fused.py``, all L stages in one
+    launch; its backward includes the forward that keeps each stage's input). Both are first
+    compared with the CPU field's ``spm_forward`` / ``spm_backward`` in float64 (1e-4 of the largest
+    magnitude). Target (issue 42): fused forward + backward >= 1x dense at n = 1024, faster at
+    every n >= 2048.
 
 ``--quick`` runs the legs at small sizes: its figures time overheads (launches, descriptor setup),
 and are not bandwidth figures -- the JSON says so. With ``--json`` the result is written after
@@ -114,10 +119,15 @@ def _conv_csr(cp: Any, size: int) -> Any:
     from isomat.algebra._operator import estimate_bytes
     from isomat.algebra.conv import conv_matrix
 
-    kernel = cp.random.default_rng(0).standard_normal((3, 3))
     n = size * size
     with _roomy(estimate_bytes(9 * n, n)):
-        return conv_matrix((size, size), kernel, padding="same", backend="cupy", format="csr")
+        return conv_matrix((size, size), _conv_kernel(cp), padding="same", backend="cupy", format="csr")
+
+
+def _conv_kernel(cp: Any) -> Any:
+    """The 3x3 kernel (on the device) of :func:`_conv_csr`'s matrices; ``.get().reshape(1, 1, 3, 3)``
+    is what the host's direct sums of sampled rows use."""
+    return cp.random.default_rng(0).standard_normal((3, 3))
 
 
 def conv_leg(cp: Any, size: int, repeats: int, build_repeats: int, copy: dict) -> tuple[list, list, list, list]:
@@ -137,6 +147,7 @@ def conv_leg(cp: Any, size: int, repeats: int, build_repeats: int, copy: dict) -
     n = size * size
     x = cp.random.default_rng(1).standard_normal(n)
     y = A @ x
+    mismatches = _check_sampled_rows("conv leg (CSR build and SpMV)", _conv_kernel(cp).get().reshape(1, 1, 3, 3), x.get(), y, size, 1e-12)
     t = _event_median(cp, lambda: A @ x, repeats, warmup=2)
     moved = (A.nnz * (A.data.dtype.itemsize + A.indices.dtype.itemsize) + (n + 1) * A.indptr.dtype.itemsize
              + n * x.dtype.itemsize + n * y.dtype.itemsize)
@@ -178,7 +189,7 @@ def conv_leg(cp: Any, size: int, repeats: int, build_repeats: int, copy: dict) -
         r = ratio("SpMV bandwidth / theoretical peak", f_bw, f_th)
         ratios.append(r)
         notes.append(f"target >= 50% of peak: {'met' if r['value'] >= 0.5 else 'not met'} ({r['value']:.1%})")
-    return figs, ratios, notes, []
+    return figs, ratios, notes, mismatches
 
 
 def diagonal_leg(cp: Any, size: int, repeats: int, copy: dict) -> tuple[list, list, list, list]:
@@ -192,6 +203,7 @@ def diagonal_leg(cp: Any, size: int, repeats: int, copy: dict) -> tuple[list, li
     x = cp.random.default_rng(1).standard_normal(n)
     y_csr, y_dia = A @ x, D @ x  # first calls: cuSPARSE setup, NVRTC compile of the kernel
     diff = float(cp.abs(y_dia - y_csr).max()) / max(float(cp.abs(y_csr).max()), 1e-300)
+    mismatches = _check_sampled_rows("diagonal leg (diagonal-block product)", _conv_kernel(cp).get().reshape(1, 1, 3, 3), x.get(), y_dia, size, 1e-12)
     t_csr = _event_median(cp, lambda: A @ x, repeats)
     t_dia = _event_median(cp, lambda: D @ x, repeats)
     vb = x.dtype.itemsize
@@ -208,7 +220,6 @@ def diagonal_leg(cp: Any, size: int, repeats: int, copy: dict) -> tuple[list, li
                     timer="CUDA events")
     f_diff = figure("max |diagonal product - CSR product| / max |CSR product|", diff, "1", stat="single")
     notes = [f"the diagonal storage reads {dia_bytes / csr_bytes:.2f} of the CSR bytes"]
-    mismatches = []
     if not diff <= 1e-12:
         mismatches.append(f"diagonal leg: the diagonal-block product DIFFERS from the CSR product (relative {diff:.3g})")
     return ([f_csr, f_dia, f_csr_bw, f_dia_bw, f_conv, f_diff],
@@ -229,13 +240,19 @@ def _conv_diagonals(cp: Any, channels: int, size: int, dtype: Any, seed: int = 3
     return D, kernel
 
 
-def _sampled_rows(kernel: np.ndarray, x: np.ndarray, size: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows' values of the 3x3 'same' cross-correlation, summed directly on the host in float64
-    (torch's conv2d), and the sums of the terms' magnitudes (the scale of float32 rounding)."""
-    c_in = kernel.shape[1]
-    img = np.zeros((c_in, size + 2, size + 2))
-    img[:, 1:-1, 1:-1] = x.reshape(c_in, size, size)
+def _sampled_rows(kernel: np.ndarray, v: np.ndarray, size: int, rows: np.ndarray, *,
+                  transpose: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Entries ``rows`` of :math:`A v` (or :math:`A^{\mathsf T} v`) for the 3x3 'same' cross-correlation
+    with ``kernel`` (C_out, C_in, 3, 3), summed directly on the host in float64 (torch's conv2d), and the
+    sums of the terms' magnitudes (the scale of float32 rounding). The transpose is the cross-correlation
+    with the channels swapped and the taps flipped: input (ci, a, b) collects ``kernel[o, ci, ty, tx] *
+    v[o, a - ty + 1, b - tx + 1]``."""
     k64 = kernel.astype(np.float64)
+    if transpose:
+        k64 = k64.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1]
+    c_in = k64.shape[1]
+    img = np.zeros((c_in, size + 2, size + 2))
+    img[:, 1:-1, 1:-1] = v.reshape(c_in, size, size)
     vals, scale = np.empty(rows.size), np.empty(rows.size)
     for n, r in enumerate(rows):
         o, rem = divmod(int(r), size * size)
@@ -243,6 +260,24 @@ def _sampled_rows(kernel: np.ndarray, x: np.ndarray, size: int, rows: np.ndarray
         terms = k64[o] * img[:, yy:yy + 3, xx:xx + 3]
         vals[n], scale[n] = terms.sum(), np.abs(terms).sum()
     return vals, scale
+
+
+def _check_sampled_rows(what: str, kernel: np.ndarray, v: np.ndarray, out: Any, size: int, rtol: float, *,
+                        transpose: bool = False, samples: int = 48, seed: int = 11) -> list[str]:
+    """Sampled entries of a device product ``out`` (``A v``, or ``A^T v`` with ``transpose``) against the
+    host's direct sums (:func:`_sampled_rows`), the corners and far ends included:
+    the mismatches, each within ``rtol`` of the sum of its terms' magnitudes or listed."""
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, out.shape[0], samples)
+    rows[:4] = [0, size - 1, size * size - 1, out.shape[0] - 1]
+    want, scale = _sampled_rows(kernel, v, size, rows, transpose=transpose)
+    got = out[require_cupy().asarray(rows)].get().astype(np.float64)
+    bad = np.flatnonzero(np.abs(got - want) > rtol * scale + 1e-300)
+    if not bad.size:
+        return []
+    i = bad[0]
+    return [f"{what}: {bad.size} of {rows.size} sampled entries differ from the host's direct sum, e.g. entry "
+            f"{int(rows[i])}: {got[i]!r} vs {want[i]!r}"]
 
 
 def channels_leg(cp: Any, channels: int, size: int, repeats: int, copy: dict) -> tuple[list, list, list, list]:
@@ -256,6 +291,7 @@ def channels_leg(cp: Any, channels: int, size: int, repeats: int, copy: dict) ->
         n = D.shape[1]
         x = cp.asarray(np.random.default_rng(4).standard_normal(n).astype(dtype))
         y = D @ x
+        xt = D.rmatvec(y)
         t_mv = _event_median(cp, lambda: D @ x, repeats)
         t_rmv = _event_median(cp, lambda: D.rmatvec(y), repeats)
 
@@ -275,16 +311,11 @@ def channels_leg(cp: Any, channels: int, size: int, repeats: int, copy: dict) ->
                             f_rbw, copy)]
         notes.append(f"{name}: target >= 80% of the copy bandwidth: {'met' if r['value'] >= 0.8 else 'not met'} "
                      f"({r['value']:.1%}; one product moves {moved / 1e9:.3g} GB)")
-        # a few rows against the direct sum: the timing is of a right product
-        rows = np.random.default_rng(5).integers(0, D.shape[0], 16)
-        want, scale = _sampled_rows(kernel, x.get(), size, rows)
-        got = y[cp.asarray(rows)].get().astype(np.float64)
-        tol = (1e-5 if dtype == np.float32 else 1e-13) * scale + 1e-30
-        bad = np.flatnonzero(np.abs(got - want) > tol)
-        if bad.size:
-            mismatches.append(f"channels leg ({name}): {bad.size} of {rows.size} sampled rows differ from the direct sum, "
-                              f"e.g. row {int(rows[bad[0]])}: {got[bad[0]]!r} vs {want[bad[0]]!r}")
-        del D, x, y
+        # sampled rows of A x and columns of A^T y against the host's direct sums: the timings are of right products
+        rtol = 1e-5 if dtype == np.float32 else 1e-13
+        mismatches += _check_sampled_rows(f"channels leg ({name}, A x)", kernel, x.get(), y, size, rtol)
+        mismatches += _check_sampled_rows(f"channels leg ({name}, A^T y)", kernel, y.get(), xt, size, rtol, transpose=True)
+        del D, x, y, xt
         cp.get_default_memory_pool().free_all_blocks()
     if nnz is not None and nnz >= 2**31:
         notes.append(f"CSR not built: {nnz:,} stored entries is past 2**31, which CuPy <= 14.2's CSR corrupts "
@@ -356,9 +387,10 @@ def build_leg(cp: Any, size: int, build_repeats: int) -> tuple[list, list, list,
 
 def spm_leg(cp: Any, sizes: tuple[int, ...], batch: int, repeats: int) -> tuple[list, list, list, list]:
     """SPM forward and backward (float32) against the dense layer on cuBLAS, at each n."""
+    from isomat.algebra._spm_fused import fused_unsupported, spm_backward_fused, spm_forward_fused
     from isomat.algebra.spm import butterfly_pairings, spm_backward, spm_forward, spm_layer
 
-    figs, ratios, notes = [], [], []
+    figs, ratios, notes, mismatches = [], [], [], []
     for n in sizes:
         rng = cp.random.default_rng(2)
         X = rng.standard_normal((batch, n), dtype=cp.float32)
@@ -373,8 +405,17 @@ def spm_leg(cp: Any, sizes: tuple[int, ...], batch: int, repeats: int) -> tuple[
                           bias=zeros, backend="cupy")
         y = spm_forward(layer, X)
         grads = spm_backward(layer, X, G)
+        mismatches += spm_against_host(f"spm leg, n={n}", layer, X, G, y, grads, 1e-4)
         t_f = _event_median(cp, lambda: spm_forward(layer, X), repeats, warmup=2)
         t_b = _event_median(cp, lambda: spm_backward(layer, X, G), repeats, warmup=1)
+        fused = fused_unsupported(layer, X) is None
+        if fused:  # all L stages in one launch (isomat/algebra/_spm_fused.py), checked before it is timed
+            mismatches += spm_against_host(f"spm leg (fused), n={n}", layer, X, G, spm_forward_fused(layer, X),
+                                           spm_backward_fused(layer, X, G), 1e-4)
+            t_ff = _event_median(cp, lambda: spm_forward_fused(layer, X), repeats, warmup=2)
+            t_fb = _event_median(cp, lambda: spm_backward_fused(layer, X, G), repeats, warmup=1)
+        else:
+            notes.append(f"n={n}: no fused SPM: {fused_unsupported(layer, X)}")
         kw = dict(n=n, batch=batch, L=L, dtype=str(y.dtype), timer="CUDA events")
         f_mm = figure(f"dense forward X @ W (cuBLAS), n={n}", t_mm, "s", repeats=repeats, **kw)
         f_mmb = figure(f"dense backward G @ W.T and X.T @ G (cuBLAS), n={n}", t_mm_b, "s", repeats=repeats, **kw)
@@ -383,11 +424,53 @@ def spm_leg(cp: Any, sizes: tuple[int, ...], batch: int, repeats: int) -> tuple[
         figs += [f_mm, f_mmb, f_f, f_b]
         ratios += [ratio(f"speedup of SPM forward over dense, n={n}", f_mm, f_f),
                    ratio(f"speedup of SPM backward over dense, n={n}", f_mmb, f_b)]
+        if fused:
+            f_ff = figure(f"SPM fused forward (one launch), n={n}", t_ff, "s", repeats=repeats, **kw)
+            f_fb = figure(f"SPM fused backward (forward with cache + one backward launch), n={n}", t_fb, "s",
+                          repeats=repeats, **kw)
+            f_dense = figure(f"dense forward + backward (cuBLAS), n={n}", t_mm + t_mm_b, "s", stat="sum of medians", **kw)
+            f_both = figure(f"SPM fused forward + backward, n={n}", t_ff + t_fb, "s", stat="sum of medians", **kw)
+            figs += [f_ff, f_fb, f_dense, f_both]
+            r_both = ratio(f"speedup of SPM fused forward + backward over dense, n={n}", f_dense, f_both)
+            ratios += [ratio(f"speedup of SPM fused forward over dense, n={n}", f_mm, f_ff),
+                       ratio(f"speedup of SPM fused backward over dense, n={n}", f_mmb, f_fb), r_both]
+            want = 1.0 if n >= 1024 else None  # issue 42: >= 1x at n = 1024, faster at every n >= 2048
+            if want is not None:
+                notes.append(f"n={n}: SPM fused forward + backward {r_both['value']:.2f}x dense: target "
+                             f"{'> 1' if n >= 2048 else '>= 1'}x {'met' if r_both['value'] >= want else 'not met'}")
         dtypes = {str(y.dtype)} | {str(v.dtype) for v in grads.values() if hasattr(v, "dtype")}
         if dtypes != {"float32"}:
             notes.append(f"n={n}: SPM computed in {sorted(dtypes)}, not float32 alone: the comparison is not like for like")
         del X, G, W, layer, y, grads
-    return figs, ratios, notes, []
+    return figs, ratios, notes, mismatches
+
+
+def spm_against_host(what: str, layer: Any, X: Any, G: Any, y: Any, grads: dict, rtol: float) -> list[str]:
+    """The device's SPM forward ``y`` and backward ``grads`` against the CPU field's
+    ``spm_forward`` / ``spm_backward`` of the same layer in float64 (the numpy field's array code,
+    which shares no kernel with the device): each within ``rtol`` of its reference's largest
+    magnitude, else a mismatch."""
+    from isomat.algebra.spm import spm_backward, spm_forward, spm_layer
+    from isomat.gpu import to_cpu
+
+    host = spm_layer(layer.n, list(layer.pairs), to_cpu(layer.params), variant=layer.variant, d_in=to_cpu(layer.d_in),
+                     d_out=to_cpu(layer.d_out), bias=to_cpu(layer.bias), odd=layer.odd,
+                     odd_scale=None if layer.odd_scale is None else to_cpu(layer.odd_scale), backend="numpy")
+    Xh, Gh = X.get().astype(np.float64), G.get().astype(np.float64)
+    ref = {"forward": spm_forward(host, Xh)}
+    ref.update(spm_backward(host, Xh, Gh))
+    got = {"forward": y, **grads}
+    out = []
+    for key, want in ref.items():
+        if not hasattr(want, "shape") or key not in got or got[key] is None:
+            continue
+        have = got[key].get() if hasattr(got[key], "get") else np.asarray(got[key])
+        want = np.asarray(want, dtype=np.float64)
+        err = float(np.abs(have.astype(np.float64) - want).max(initial=0.0)) / max(float(np.abs(want).max(initial=0.0)), 1e-30)
+        if not err <= rtol:
+            out.append(f"{what}: {key} differs from the CPU spm_{'forward' if key == 'forward' else 'backward'} "
+                       f"(relative {err:.3g} > {rtol})")
+    return out
 
 
 def run(*, size: int = 8192, n: int = 4096, batch: int = 256, repeats: int = 9, build_repeats: int = 3,
@@ -475,7 +558,8 @@ def main(argv: list[str] | None = None) -> int:
     result = run(size=args.size or (1024 if q else 8192), n=1024 if q else 4096, repeats=args.repeats or (3 if q else 9),
                  build_repeats=2 if q else 3, channels=8 if q else 64, channel_size=64 if q else 256,
                  large_size=64 if q else 512, build_size=256 if q else 4096,
-                 spm_sizes=(256, 1024) if q else (1024, 2048, 4096, 8192), legs=legs, quick=q, json_path=args.json)
+                 spm_sizes=(256, 1024) if q else (1024, 2048, 4096, 8192), batch=16 if q else 256, legs=legs, quick=q,
+                 json_path=args.json)
     write_result(args.json, result)
     for m in result.get("mismatches", []):
         print(f"MISMATCH: {m}", file=sys.stderr)

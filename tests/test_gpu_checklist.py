@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from .conftest import GPU_OK, GPU_REASON
@@ -166,15 +167,29 @@ def test_the_recipe_runs_dry_on_the_standin(monkeypatch, tmp_path):
         pytest.skip("no bash")
     env = dict(os.environ, OUT=str(tmp_path / "out"), PYTHON=sys.executable, WHEELS=str(tmp_path / "no-wheels"),
                CUPY_CACHE_DIR=str(tmp_path / "cache" / "cupy"), DEVCACHE=str(tmp_path / "no-cache"),
-               PYTHONPATH=os.pathsep.join(map(str, [STANDIN, ROOT])), BUDGET="120")
+               PYTHONPATH=os.pathsep.join(map(str, [STANDIN, ROOT])), BUDGET="120", VARIANTS_S="0")
     proc = subprocess.run(["bash", str(ROOT / "benchmarks" / "device_run.sh"), "--only", "diagonal,bench", "--quick"],
                           capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     out = tmp_path / "out"
     assert {p.name for p in out.iterdir()} >= {"checklist.json", "checklist-gpu.json", "log", "cupy_cache.tgz"}
     summary = json.loads((out / "checklist.json").read_text())
-    assert summary["status"] == "passed" and summary["budget_s"] == 120
+    assert summary["status"] == "passed" and summary["budget_s"] == 120 and summary["strict"] is True
     assert "PASS  bench" in (out / "log").read_text()
+    assert "device_wheels: z3 import" in proc.stdout  # --only diagonal,bench: the Dask stack is not asked for
+
+
+def test_the_recipe_names_the_wheels_to_download(monkeypatch, capsys):
+    spec = importlib.util.spec_from_file_location("device_wheels", ROOT / "benchmarks" / "device_wheels.py")
+    dw = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dw)
+    monkeypatch.setitem(dw.REQUIREMENTS, "dask", ("dask", "isomat_no_such_module_tblib"))
+    assert dw.main(["--only", "dask"]) == dw.EXIT_MISSING == 3
+    err = capsys.readouterr().err
+    assert "isomat_no_such_module_tblib: import isomat_no_such_module_tblib: ModuleNotFoundError" in err
+    assert "pip download --only-binary=:all:" in err and "-d .whl dask distributed isomat_no_such_module_tblib z3-solver" in err
+    capsys.readouterr()
+    assert dw.main(["--skip", "dask"]) == 0  # the dask check left out: z3 alone is asked for
 
 
 def test_run_as_a_script_the_benchmarks_folder_shadows_nothing(tmp_path):
@@ -197,3 +212,88 @@ def test_dask_with_device_gpu_through_the_standin(cupy_standin_module, tmp_path)
     code = dc.main(["--json", str(tmp_path / "s.json"), "--only", "dask"], out=out)
     assert code == 0, out.getvalue()
     assert "PASS  dask" in out.getvalue()
+
+
+# -- --strict (issue 42): each strict failure fires --------------------------------------------------
+@pytest.mark.standin
+def test_strict_fails_a_check_skipped_for_time(cupy_standin_module, tmp_path):
+    dc = _script()
+    out = io.StringIO()
+    code = dc.main(["--json", str(tmp_path / "s.json"), "--only", "diagonal,int64", "--budget", "1", "--strict"],
+                   out=out)
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert code == 1 and summary["failed"] == ["diagonal", "int64"], out.getvalue()
+    assert all("--strict" in c["detail"] for c in summary["checks"][1:])
+
+
+@pytest.mark.standin
+def test_strict_diagonal_reaches_the_partial_chunk(cupy_standin_module, monkeypatch, tmp_path):
+    # a chunk sum that drops the last (partial) chunk: invisible at 3 input channels (one chunk, the
+    # one-sum kernel) and at 16 float32 / 8 float64 (one full chunk); the check's 17 / 9 channels catch it
+    import isomat.algebra.diagonal as dg
+
+    real = dg._device_kernel
+
+    def dropping(cp, dtype, kind):
+        kernel = real(cp, dtype, kind)
+        if kind != "sum_chunks":
+            return kernel
+        return lambda grid, block, args: kernel(grid, block, args[:3] + (np.int64(int(args[3]) - 1),))
+
+    monkeypatch.setattr(dg, "_device_kernel", dropping)
+    dc = _script()
+    out = io.StringIO()
+    code = dc.main(["--json", str(tmp_path / "s.json"), "--only", "diagonal", "--strict"], out=out)
+    detail = json.loads((tmp_path / "s.json").read_text())["checks"][1]["detail"]
+    assert code == 1 and "float32 matvec, 17 input channels, differs from the host CSR" in detail, out.getvalue()
+
+
+def _fake_bench(dc, copy_s: float, product_s: float):
+    """``benchmarks/gpu.py``'s JSON written by the bench's own figure/ratio arithmetic with injected
+    timings: a copy of 1 GB in ``copy_s`` and a product moving 1 GB in ``product_s``."""
+    from isomat.bench import figure, ratio
+
+    def run(argv, timeout):
+        copy = figure("device copy bandwidth", 1e9 / copy_s, "B/s")
+        bw = figure("diagonal-block product effective bandwidth", 1e9 / product_s, "B/s")
+        path = Path(argv[argv.index("--json") + 1])
+        path.write_text(json.dumps({"figures": [copy, bw], "errors": [], "mismatches": [], "legs": {"diagonal": {}},
+                                    "ratios": [ratio("diagonal-block product bandwidth / device copy bandwidth", bw, copy)]}))
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    return run
+
+
+@pytest.mark.standin
+@pytest.mark.parametrize("product_s, fails", [(4e-3, True), (1.2e-3, False)])
+def test_strict_bench_fails_below_the_floor_of_the_copy(cupy_standin_module, monkeypatch, tmp_path, product_s, fails):
+    dc = _script()
+    monkeypatch.setattr(dc, "_subprocess", _fake_bench(dc, 1e-3, product_s))
+    out = io.StringIO()
+    code = dc.main(["--json", str(tmp_path / "s.json"), "--only", "bench", "--strict"], out=out)
+    summary = json.loads((tmp_path / "s.json").read_text())
+    bench = summary["checks"][1]
+    assert summary["bench_floor"] == dc.DEFAULT_BENCH_FLOOR == 0.4
+    if fails:  # 0.25 of the copy
+        assert code == 1 and bench["status"] == "FAIL" and "below 0.4 of the copy" in bench["detail"], out.getvalue()
+        assert "diagonal-block product bandwidth / device copy bandwidth: 0.250" in bench["detail"]
+    else:  # 0.83 of the copy
+        assert code == 0 and "lowest 0.833" in bench["detail"], out.getvalue()
+
+
+def test_strict_verify_requires_device_work_for_every_float_claim():
+    dc = _script()
+    cpu = {"claims": [{"id": "p:a", "verdict": "holds", "methods": ["numeric"]},
+                      {"id": "p:b", "verdict": "holds", "methods": ["exact", "numeric"]},
+                      {"id": "p:c", "verdict": "holds", "methods": ["symbolic"]}]}
+    assert dc.float_claims(cpu) == ["p:a", "p:b"]
+    gpu = {"backend": "cupy", "claims": cpu["claims"], "device_claims": ["p:a"], "device_reused_claims": []}
+    rec: dict = {}
+    assert "of the 2 claims whose checks compare float products, 1 ran on the device" in dc.compare_verify(cpu, gpu, rec)
+    with pytest.raises(AssertionError, match="1 of the 2 float claims did not reach the device: p:b"):
+        dc.compare_verify(cpu, gpu, rec, strict=True)
+    assert rec["float_claims"]["not_on_device"] == ["p:b"]
+    gpu["device_reused_claims"] = ["p:b"]  # a device result an earlier claim of the run computed
+    assert "1 rest on device results of this run, 0 did not reach it" in dc.compare_verify(cpu, gpu, rec, strict=True)
+    with pytest.raises(AssertionError, match="no device claims"):
+        dc.compare_verify(cpu, {k: v for k, v in gpu.items() if k != "device_claims"}, {}, strict=True)

@@ -18,6 +18,7 @@ import platform
 import pytest
 
 import isomat.algebra  # noqa: F401 - imports every module that registers a kernel
+import isomat.algebra._spm_fused  # noqa: F401 - the fused SPM kernels (not imported by the package)
 from isomat.gpu import raw_kernel_sources
 
 ARCHES = ("sm_90", "sm_80")  # Hopper (the lent H100/H200), Ampere
@@ -56,7 +57,8 @@ def test_the_kernels_are_registered():
     assert {"isomat_dia_blocks_matvec_f32", "isomat_dia_blocks_matvec_f64", "isomat_dia_blocks_rmatvec_f32",
             "isomat_dia_blocks_rmatvec_f64", "isomat_dia_blocks_matvec_chunks_f32", "isomat_dia_blocks_sum_chunks_f32", "isomat_dia_blocks_sum_chunks_f64",
             "isomat_spm_stage_forward_f32", "isomat_spm_stage_forward_f64",
-            "isomat_spm_stage_backward_f32", "isomat_spm_stage_backward_f64"} <= names
+            "isomat_spm_stage_backward_f32", "isomat_spm_stage_backward_f64", "isomat_spm_fused_forward_f32",
+            "isomat_spm_fused_forward_f64", "isomat_spm_fused_backward_f32", "isomat_spm_fused_backward_f64"} <= names
 
 
 @pytest.mark.parametrize("arch", ARCHES)
@@ -66,6 +68,27 @@ def test_every_registered_kernel_compiles_under_nvrtc(name, arch):
     assert f'extern "C" __global__ void {name}(' in " ".join(source.split()).replace("( ", "("), name
     result, log = nvrtc_compile(source, name, arch)
     assert result == 0, f"NVRTC rejected {name} for {arch}:\n{log}"
+
+
+def _benchmark_sources() -> dict[str, str]:
+    """The RawKernel sources the device benchmarks compile themselves (``benchmarks/kernel_variants.py``'s
+    ``SOURCES``): they run on the lent device too, so NVRTC sees them here first."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "kernel_variants.py"
+    spec = importlib.util.spec_from_file_location("_kernel_variants_for_nvrtc", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return dict(mod.SOURCES)
+
+
+@pytest.mark.parametrize("name", sorted(_benchmark_sources()))
+def test_every_benchmark_kernel_compiles_under_nvrtc(name):
+    source = _benchmark_sources()[name]
+    assert f'extern "C" __global__ void {name}(' in " ".join(source.split()).replace("( ", "("), name
+    result, log = nvrtc_compile(source, name, "sm_90")
+    assert result == 0, f"NVRTC rejected {name} for sm_90:\n{log}"
 
 
 BAD = {

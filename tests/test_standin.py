@@ -289,7 +289,26 @@ def test_raw_kernel_refuses_what_cupy_or_the_device_refuses(cupy_standin_module)
         k((1,), (4,), (x, y, 1.0))
     with pytest.raises(RuntimeError, match="named symbol not found"):
         cp.RawKernel(_SAXPY, "daxpy")((1,), (1,), (x, y, 1.0, 4))
-    shared = 'extern "C" __global__ void f(double* y) { __shared__ double s[32]; y[0] = s[0]; }'
-    with pytest.raises(NotImplementedError, match="__shared__"):
-        cp.RawKernel(shared, "f")((1,), (1,), (y,))
+    atomic = 'extern "C" __global__ void f(double* y) { atomicAdd(y, 1.0); }'
+    with pytest.raises(NotImplementedError, match="atomic"):
+        cp.RawKernel(atomic, "f")((1,), (1,), (y,))
     np.testing.assert_array_equal(y.get(), np.ones(4))  # nothing above ran the kernel
+
+
+_ROTATE = '''extern "C" __global__ void rot(const double* x, double* y, double* before) {
+  extern __shared__ double s[];
+  const unsigned t = threadIdx.x, n = blockDim.x;
+  before[blockIdx.x * n + t] = s[t];  /* shared memory starts undefined: NaN here */
+  s[t] = x[blockIdx.x * n + t];
+  __syncthreads();
+  y[blockIdx.x * n + t] = s[(t + 1) % n];  /* written by the next thread: only after the barrier */
+}'''
+
+
+def test_raw_kernel_threads_of_a_block_meet_at_syncthreads(cupy_standin_module):
+    cp = cupy_standin_module
+    x = cp.arange(12, dtype=cp.float64)
+    y, before = cp.zeros(12), cp.zeros(12)
+    cp.RawKernel(_ROTATE, "rot")((3,), (4,), (x, y, before), shared_mem=4 * 8)
+    np.testing.assert_array_equal(y.get(), np.roll(np.arange(12.0).reshape(3, 4), -1, axis=1).ravel())
+    assert np.isnan(before.get()).all()

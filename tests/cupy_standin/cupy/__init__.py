@@ -40,6 +40,15 @@ def _check_dtype(a: _np.ndarray) -> _np.ndarray:
     return a
 
 
+class MemoryPointer:
+    """``cupy.cuda.MemoryPointer`` reduced to its address, ``ptr`` (an int)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr = int(ptr)
+
+
 class ndarray:  # noqa: N801 - CuPy's name
     """Device array stand-in: holds a NumPy array, reachable only through ``get()``."""
 
@@ -97,6 +106,8 @@ class ndarray:  # noqa: N801 - CuPy's name
     real = property(lambda self: _wrap(self._a.real))
     imag = property(lambda self: _wrap(self._a.imag))
     flags = property(lambda self: self._a.flags)
+    # cupy.cuda.MemoryPointer: its device address (`.ptr`), what alignment checks read
+    data = property(lambda self: MemoryPointer(self._a.ctypes.data))
 
     def __getattr__(self, name: str) -> Any:
         if name not in _METHODS:
@@ -590,7 +601,9 @@ class RawKernel:
     NotImplementedError: a sequential emulation cannot show their races.
     """
 
-    _UNSUPPORTED = ("__shared__", "__syncthreads", "atomic", "__shfl", "cooperative_groups", "__ballot")
+    _UNSUPPORTED = ("atomic", "__shfl", "cooperative_groups", "__ballot")
+    #: a block's shared memory without opting in (cudaFuncSetAttribute): 48 KiB on every device since sm_20
+    SHARED_LIMIT = 48 * 1024
 
     def __init__(self, code: str, name: str, options: tuple = (), backend: str = "nvrtc", *,
                  translate_cucomplex: bool = False, enable_cooperative_groups: bool = False,
@@ -624,6 +637,13 @@ class RawKernel:
         for word in self._UNSUPPORTED:
             if word in self.code:
                 raise NotImplementedError(f"the cupy stand-in runs kernels one thread at a time and cannot emulate {word!r}")
+        code = self.code
+        # kernels whose threads meet (__syncthreads, __shared__ memory) run a block's threads at once, one
+        # host thread each, meeting at a barrier; the dynamic shared array becomes the block's buffer
+        self._threaded = "__syncthreads" in code or "__shared__" in code
+        for decl in re.finditer(r"extern\s+__shared__\s+(?:__align__\(\s*\d+\s*\)\s+)?([\w\s]+?)\s+(\w+)\s*\[\s*\]\s*;",
+                                code):
+            code = code.replace(decl.group(0), f"\n#define {decl.group(2)} (({decl.group(1)}*)standin_dynamic_shared)\n")
         m = re.search(r'extern\s+"C"\s+__global__\s+void\s+' + re.escape(self.name) + r"\s*\(([^)]*)\)", self.code)
         if m is None:  # cuModuleGetFunction fails: CUDA_ERROR_NOT_FOUND
             raise RuntimeError(f"CUDA_ERROR_NOT_FOUND: named symbol not found ({self.name!r}: no extern \"C\" __global__ "
@@ -633,7 +653,7 @@ class RawKernel:
         self._params = types_
         call = ", ".join(f"*({t}*)args[{i}]" for i, t in enumerate(types_))
         sizes = "".join(f"out[{i}] = sizeof({t}); " for i, t in enumerate(types_))
-        source = (_RAW_PRELUDE + "\n#line 1\n" + self.code + "\n" + _RAW_DRIVER.replace("KERNEL", self.name)
+        source = (_RAW_PRELUDE + "\n#line 1\n" + code + "\n" + _RAW_DRIVER.replace("KERNEL", self.name)
                   .replace("CALL", call).replace("SIZES", sizes))
         cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
         if cxx is None:
@@ -678,6 +698,9 @@ class RawKernel:
         b = tuple(int(v) for v in (block + (1, 1))[:3])
         if builtins.min(g + b) < 1 or b[0] * b[1] * b[2] > 1024 or b[2] > 64:
             raise RuntimeError(f"CUDA_ERROR_INVALID_VALUE: invalid argument (grid {g}, block {b})")
+        if not isinstance(shared_mem, int) or not 0 <= shared_mem <= self.SHARED_LIMIT:
+            raise RuntimeError(f"CUDA_ERROR_INVALID_VALUE: invalid argument (shared_mem {shared_mem!r}: at most "
+                               f"{self.SHARED_LIMIT} bytes without cudaFuncSetAttribute)")
         if self._lib is None:
             self._compile()
         args = tuple(args)
@@ -716,7 +739,8 @@ class RawKernel:
                                 f"'{self._params[i]}' ({self._sizes[i]} bytes); a device would misread it")
             keep.append(slot)
             ptrs[i] = ctypes.addressof(slot) if isinstance(slot, ctypes.c_void_p) else slot.ctypes.data
-        self._lib.standin_launch(*[ctypes.c_uint(v) for v in g + b], ptrs)
+        self._lib.standin_launch(*[ctypes.c_uint(v) for v in g + b], ptrs, ctypes.c_size_t(shared_mem),
+                                 ctypes.c_int(int(self._threaded)))
 
     @property
     def attributes(self) -> dict:
@@ -727,28 +751,98 @@ _RAW_CACHE: dict[str, str] = {}
 _RAW_PRELUDE = r"""
 #include <cstddef>
 #include <cmath>
+#include <cstring>
+#include <vector>
+#include <ucontext.h>
 struct uint3 { unsigned int x, y, z; };
 struct dim3 { unsigned int x, y, z; };
 static uint3 threadIdx, blockIdx;
 static dim3 blockDim, gridDim;
+/* Kernels whose threads meet (__syncthreads, __shared__) run a block's threads as coroutines, each on
+   its own stack: a thread that reaches __syncthreads() hands over to the next unfinished one, round
+   robin, so no thread passes a barrier before every thread of the block has reached it (a finished
+   thread counts as arrived, as on Volta and later). */
+static std::vector<ucontext_t> standin_ctx;
+static std::vector<uint3> standin_tid;
+static std::vector<char> standin_finished;
+static ucontext_t standin_main;
+static unsigned standin_current = 0, standin_left = 0;
+static void standin_switch_from(unsigned me) {
+  const unsigned n = (unsigned)standin_ctx.size();
+  unsigned next = me;
+  for (unsigned step = 1; step <= n; ++step) {
+    const unsigned k = (me + step) % n;
+    if (!standin_finished[k]) { next = k; break; }
+  }
+  if (standin_finished[me] && next == me) { setcontext(&standin_main); }  /* the block is done */
+  if (next == me) return;  /* the others have finished: carry on */
+  standin_current = next;
+  threadIdx = standin_tid[next];
+  swapcontext(&standin_ctx[me], &standin_ctx[next]);
+  threadIdx = standin_tid[me];
+}
+static void standin_syncthreads() { standin_switch_from(standin_current); }
+static unsigned char* standin_dynamic_shared = nullptr;
+#define __syncthreads() standin_syncthreads()
+#define __shared__ static
+#define __align__(n) alignas(n)
 #define __global__
 #define __device__
 #define __host__
 #define __forceinline__ inline
 #define __restrict__ __restrict
 #define __ldg(p) (*(p))
+// CUDA's built-in vector types (vector_types.h, which NVRTC provides without an include), aligned as
+// there: a vector load needs 16-byte-aligned addresses on a device
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) double2 { double x, y; };
 """
 _RAW_DRIVER = r"""
 extern "C" void standin_sizes(size_t* out) { SIZES }
+static void** standin_args = nullptr;
+static void standin_entry() {
+  void** args = standin_args;
+  KERNEL(CALL);
+  standin_finished[standin_current] = 1;
+  standin_switch_from(standin_current);
+}
 extern "C" void standin_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                               void** args) {
+                               void** args, size_t shared_bytes, int threaded) {
   gridDim = {gx, gy, gz}; blockDim = {bx, by, bz};
+  const size_t stack = 1 << 16;
+  const unsigned n = bx * by * bz;
+  /* shared memory starts undefined on a device: here all bits set (NaN for floats), so a read before a
+     write shows */
+  std::vector<unsigned char> shared(shared_bytes + 16);
+  std::vector<char> stacks(threaded ? (size_t)n * stack : 0);
+  standin_args = args;
   for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) {
     blockIdx = {x, y, z};
-    for (unsigned tz = 0; tz < bz; ++tz) for (unsigned ty = 0; ty < by; ++ty) for (unsigned tx = 0; tx < bx; ++tx) {
-      threadIdx = {tx, ty, tz};
-      KERNEL(CALL);
+    if (!threaded) {
+      for (unsigned tz = 0; tz < bz; ++tz) for (unsigned ty = 0; ty < by; ++ty) for (unsigned tx = 0; tx < bx; ++tx) {
+        threadIdx = {tx, ty, tz};
+        KERNEL(CALL);
+      }
+      continue;
     }
+    std::memset(shared.data(), 0xff, shared.size());
+    standin_dynamic_shared = shared.data() + (16 - reinterpret_cast<size_t>(shared.data()) % 16) % 16;
+    standin_ctx.assign(n, ucontext_t());
+    standin_tid.assign(n, uint3());
+    standin_finished.assign(n, 0);
+    unsigned k = 0;
+    for (unsigned tz = 0; tz < bz; ++tz) for (unsigned ty = 0; ty < by; ++ty) for (unsigned tx = 0; tx < bx; ++tx, ++k) {
+      standin_tid[k] = {tx, ty, tz};
+      getcontext(&standin_ctx[k]);
+      standin_ctx[k].uc_stack.ss_sp = stacks.data() + (size_t)k * stack;
+      standin_ctx[k].uc_stack.ss_size = stack;
+      standin_ctx[k].uc_link = &standin_main;
+      makecontext(&standin_ctx[k], standin_entry, 0);
+    }
+    standin_current = 0;
+    threadIdx = standin_tid[0];
+    swapcontext(&standin_main, &standin_ctx[0]);
   }
 }
 """
