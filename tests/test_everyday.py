@@ -225,6 +225,34 @@ def test_a_plain_script_runs_claims_in_forked_workers_with_tracebacks(tmp_path):
     assert len(rows) == 3 and len({row.index(" holds " if " holds " in row else " error ") for row in rows}) == 1
 
 
+def test_a_papers_claim_runs_in_a_copy_of_the_command_process(monkeypatch):
+    """``isomat verify --claim ID`` imports the paper once: its worker is a copy of the command's process
+    (``fork_here``), no fresh interpreter; the copy is still stopped at the claim's time limit and the run
+    goes on."""
+    import time
+
+    from isomat import proofs
+    from isomat.proofs import _runner, engine
+
+    if not _runner.may_fork_here():
+        pytest.skip("this process cannot be forked here (not Linux, or other threads run)")
+    (c,) = [c for c in proofs.load(["zhu2025"]) if c.id == "zhu2025:sec4.2.1/display-vs-p"]
+
+    def no_interpreter(*args, **kwargs):
+        raise AssertionError("a fresh interpreter was started")
+
+    monkeypatch.setattr(subprocess, "Popen", no_interpreter)
+    (rec,) = proofs.run(claims=[c], claim_timeout=120, fork_here=True)["claims"]
+    assert rec["verdict"] == proofs.expected_verdicts("zhu2025")[c.id] and rec["id"] == c.id
+    # the copy holds what this process holds (a check made slow here is slow there), and the limit ends it
+    real = engine.run_claim
+    monkeypatch.setattr(engine, "run_claim", lambda claim: time.sleep(60) or real(claim))
+    t0 = time.monotonic()
+    (rec,) = proofs.run(claims=[c], claim_timeout=1, fork_here=True)["claims"]
+    assert rec["verdict"] == "error" and "timed out after 1 s" in rec["error"], rec
+    assert time.monotonic() - t0 < 30
+
+
 def test_verify_api_refuses_what_it_cannot_run():
     import isomat
 
@@ -299,3 +327,22 @@ def test_strategies_draw_values_through_hypothesis_so_they_shrink():
     cfg = find(pool_layers(dims=(1,), max_channels=2, max_extra=1), lambda c: c.input().min() < 0, settings=quick)
     assert sorted(cfg.input().ravel())[0] == -0.125 and np.count_nonzero(cfg.input()) == 1
     assert "input_values=(-0.125,)" in repr(cfg)  # the failing example is printed with its values
+
+
+def test_sparse_matrices_and_torch_models_shrink_to_a_minimal_value():
+    """Their values are drawn through Hypothesis (no seed behind them): a property that fails on a negative
+    entry shrinks to the smallest matrix with one entry of -1/8, and to a one-layer model whose only
+    nonzero drawn value is -1/8."""
+    from hypothesis import find, settings
+
+    from isomat.testing.strategies import sparse_matrices, torch_models
+
+    quick = settings(max_examples=50, database=None)
+    A = find(sparse_matrices(max_rows=4, max_cols=4), lambda A: (A.toarray().real < 0).any(), settings=quick)
+    assert A.shape == (1, 1) and A.toarray().tolist() == [[-0.125]]
+    pytest.importorskip("torch")
+    spec = find(torch_models(max_layers=2, max_channels=1, max_side=2, kinds=("conv", "bn", "relu"), head=False),
+                lambda s: min(s.values, default=0) < 0, settings=quick)
+    assert len(spec.layers) == 1 and sorted(spec.values)[0] == -0.125 and sum(map(bool, spec.values)) == 1, spec
+    model = spec.build()  # the drawn values are the model's (scaled exactly: see ModelSpec.build)
+    assert len(spec.values) == sum(t.numel() for _, _, t in spec.parameters(model)) == spec.value_count()
