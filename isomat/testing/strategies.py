@@ -13,10 +13,11 @@ Each strategy draws a small frozen dataclass that knows how to build the layer w
         assert W.shape == (cfg.n_out, cfg.n_in)
 
 Every size is bounded by a parameter (defaults keep one example well under a millisecond to
-build). The values of kernels, inputs and float operands are drawn through Hypothesis (small
-multiples of 1/8, so every sum and product of a test's size is exact in float32 and float64), so a
-failing example shrinks to simple values and is reproduced by its printed configuration alone.
-Configurations still carry a ``seed`` for tests that draw further data of their own.
+build). The values of kernels, inputs, float operands, sparse matrices, SPM parameters and torch
+models' parameters are drawn through Hypothesis (small multiples of 1/8, so every sum and product of
+a test's size is exact in float32 and float64), so a failing example shrinks to simple values and
+is reproduced by its printed configuration alone. Configurations still carry a ``seed`` for tests
+that draw further data of their own (and, with ``values=False``, for values made from it instead).
 
 Requires Hypothesis (the ``test`` extra: ``pip install 'isomat[test]'``).
 """
@@ -975,6 +976,11 @@ class SPMConfig:
     schedule : {"butterfly", "random"}
     odd : {"pass", "scale"}
     seed : int
+        ``random_spm``'s seed: the random schedule's pairings, and the parameters when no ``values``
+        were drawn.
+    values : tuple of float or None
+        The parameters, drawn through Hypothesis (see :meth:`value_count`, :meth:`build`); ``None``:
+        ``random_spm``'s, from ``seed``.
     """
 
     n: int
@@ -983,34 +989,62 @@ class SPMConfig:
     schedule: str
     odd: str
     seed: int
+    values: tuple[float, ...] | None = None
 
     def kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`~isomat.algebra.spm.random_spm` after ``n`` and ``L``."""
         return dict(variant=self.variant, schedule=self.schedule, odd=self.odd, seed=self.seed)
 
-    def build(self, dtype: Any = np.float64, diagonals: bool = True) -> SPM:
-        """The layer: ``random_spm(n, L, **kwargs())``."""
-        from ..algebra.spm import random_spm
+    def value_count(self) -> int:
+        """How many values :attr:`values` holds: the stages' parameters (an angle, or four block entries,
+        per pair), ``d_in``, ``d_out`` and the bias (``n`` each), and with ``odd="scale"`` one scale per stage."""
+        per_pair = 1 if self.variant == "rotation" else 4
+        return self.L * (self.n // 2) * per_pair + 3 * self.n + (self.L if self.odd == "scale" else 0)
 
-        return random_spm(self.n, self.L, dtype=dtype, diagonals=diagonals, **self.kwargs())
+    def build(self, dtype: Any = np.float64, diagonals: bool = True) -> SPM:
+        """The layer: ``random_spm(n, L, **kwargs())``, or, with drawn :attr:`values`, the same schedule with
+        those values (exact binary fractions v): angles v, block entries v/2, diagonals 1 + v/8, bias v/8,
+        odd scales 1 + v/8. ``diagonals=False``: no diagonals nor bias (identity and zero)."""
+        from ..algebra.spm import random_spm, spm_layer
+
+        if self.values is None:
+            return random_spm(self.n, self.L, dtype=dtype, diagonals=diagonals, **self.kwargs())
+        if len(self.values) != self.value_count():
+            raise ValueError(f"values holds {len(self.values)} entries; this configuration takes {self.value_count()}")
+        v = np.asarray(self.values, dtype=np.float64)
+        m, L, n = self.n // 2, self.L, self.n
+        k = L * m * (1 if self.variant == "rotation" else 4)
+        params = v[:k].reshape((L, m) if self.variant == "rotation" else (L, m, 4))
+        params = params if self.variant == "rotation" else params / 2
+        kw: dict[str, Any] = {}
+        if diagonals:
+            kw = dict(d_in=1 + v[k:k + n] / 8, d_out=1 + v[k + n:k + 2 * n] / 8, bias=v[k + 2 * n:k + 3 * n] / 8)
+        if self.odd == "scale":
+            kw["odd_scale"] = 1 + v[k + 3 * n:] / 8
+        # the pairings random_spm would take: its "random" schedule is seeded with seed + 1
+        return spm_layer(n, self.schedule, params.astype(dtype), variant=self.variant, odd=self.odd,
+                         seed=self.seed + 1, **{key: np.asarray(val, dtype) for key, val in kw.items()})
 
 
 @st.composite
 def spm_configs(draw: Any, *, max_n: int = 12, max_L: int = 5, powers_of_two: bool = False,
                 variants: Sequence[str] = ("rotation", "general"), schedules: Sequence[str] = ("butterfly", "random"),
-                odd_modes: Sequence[str] = ("pass", "scale"), max_seed: int = 10**6) -> SPMConfig:
+                odd_modes: Sequence[str] = ("pass", "scale"), max_seed: int = 10**6, values: bool = True) -> SPMConfig:
     """SPM configurations (:class:`SPMConfig`): ``n`` in ``[1, max_n]`` (or powers of two up to
     ``max_n`` when ``powers_of_two``), ``L`` in ``[1, max_L]`` (any L: stages wrap around the
-    butterfly levels), both variants, schedules and odd modes."""
+    butterfly levels), both variants, schedules and odd modes. ``values`` (default): the parameters are
+    drawn through Hypothesis (:attr:`SPMConfig.values`), so a failing layer shrinks to simpler numbers;
+    ``False``: ``random_spm``'s from the drawn seed."""
     if powers_of_two:
         n = 2 ** draw(st.integers(0, max(0, int(math.log2(max_n)))))
     else:
         n = draw(st.integers(1, max_n))
     L = draw(st.integers(1, max_L))
-    return SPMConfig(n, L, draw(st.sampled_from(tuple(variants))), draw(st.sampled_from(tuple(schedules))),
-                     draw(st.sampled_from(tuple(odd_modes))), draw(st.integers(0, max_seed)))
+    cfg = SPMConfig(n, L, draw(st.sampled_from(tuple(variants))), draw(st.sampled_from(tuple(schedules))),
+                    draw(st.sampled_from(tuple(odd_modes))), draw(st.integers(0, max_seed)))
+    return replace(cfg, values=draw(_values(cfg.value_count()))) if values else cfg
 
 
 def spm_layers(**kwargs: Any) -> st.SearchStrategy[SPM]:
-    """Float SPM layers: :func:`spm_configs` (same keyword arguments) built with ``random_spm``."""
+    """Float SPM layers: :func:`spm_configs` (same keyword arguments) built (:meth:`SPMConfig.build`)."""
     return spm_configs(**kwargs).map(lambda c: c.build())
