@@ -329,17 +329,20 @@ def test_strategies_draw_values_through_hypothesis_so_they_shrink():
     assert "input_values=(-0.125,)" in repr(cfg)  # the failing example is printed with its values
 
 
-def test_sparse_matrices_and_torch_models_shrink_to_a_minimal_value():
+def test_sparse_matrices_spm_configs_and_torch_models_shrink_to_a_minimal_value():
     """Their values are drawn through Hypothesis (no seed behind them): a property that fails on a negative
-    entry shrinks to the smallest matrix with one entry of -1/8, and to a one-layer model whose only
-    nonzero drawn value is -1/8."""
+    entry shrinks to the smallest matrix with one entry of -1/8, to the one-feature SPM layer whose last
+    value (its bias) is the only nonzero one, -1/8, and to a one-layer model whose only nonzero drawn value
+    is -1/8."""
     from hypothesis import find, settings
 
-    from isomat.testing.strategies import sparse_matrices, torch_models
+    from isomat.testing.strategies import sparse_matrices, spm_configs, torch_models
 
     quick = settings(max_examples=50, database=None)
     A = find(sparse_matrices(max_rows=4, max_cols=4), lambda A: (A.toarray().real < 0).any(), settings=quick)
     assert A.shape == (1, 1) and A.toarray().tolist() == [[-0.125]]
+    cfg = find(spm_configs(max_n=4, max_L=2), lambda c: min(c.values) < 0, settings=quick)
+    assert (cfg.n, cfg.L) == (1, 1) and cfg.values == (0.0, 0.0, -0.125) and cfg.build().bias[0] == -0.125 / 8
     pytest.importorskip("torch")
     spec = find(torch_models(max_layers=2, max_channels=1, max_side=2, kinds=("conv", "bn", "relu"), head=False),
                 lambda s: min(s.values, default=0) < 0, settings=quick)
