@@ -46,7 +46,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import engine
 
@@ -554,6 +554,37 @@ def _exit_note(out_path: str, code: int) -> None:
         os.replace(tmp, out_path + ".exit")
 
 
+def _forked_worker(setup: Callable[[], None], cmd_fd: int, msg_fd: int, config: Mapping[str, Any], out_path: str,
+                   tag: str, parent: int | None = None) -> NoReturn:
+    """The life of a worker forked from a template or from the runner (never returns): ``setup`` (its pipes
+    where it reads them), then what a fresh worker has -- a session of its own, its output on
+    ``out_path``, its tag, the parent-death signal (``parent``: the runner, which must still be there),
+    the subreaper -- and it serves its claims. An exception escaping it is its exit status 1, said on its
+    output file, as an interpreter's would be."""
+    code = 1
+    try:
+        setup()
+        os.setsid()
+        out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.close(out)
+        os.environ[TAG_VARIABLE] = tag  # what its checks start carries its own tag
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if parent is not None and os.getppid() != parent:
+            os._exit(1)  # the runner was gone before that was set
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+        _serve(cmd_fd, msg_fd, {**config, "out_path": out_path})
+        code = 0
+    except BaseException:  # noqa: BLE001 -- said on its output file, as an interpreter would
+        with contextlib.suppress(BaseException):
+            import traceback
+
+            traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
 def _serve_forks(cmd_fd: int, msg_fd: int, config: Mapping[str, Any]) -> None:
     """The template: its claims file imported (and nothing run), it forks one worker per request on its
     control socket. A request is ``{"tag", "out_path"}`` with the new worker's two pipe ends attached; the
@@ -597,30 +628,15 @@ def _serve_forks(cmd_fd: int, msg_fd: int, config: Mapping[str, Any]) -> None:
             os._exit(1)
         pid = os.fork()
         if pid == 0:  # the new worker
-            code = 1  # (an exception escaping the worker is its exit status 1, as a fresh interpreter's)
-            try:
+
+            def take_pipes(fds: list[int] = fds) -> None:
                 ctl.close()
-                os.setsid()
                 os.dup2(fds[0], cmd_fd)
                 os.dup2(fds[1], msg_fd)
                 for fd in fds:
                     os.close(fd)
-                out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-                os.dup2(out, 1)
-                os.dup2(out, 2)
-                os.close(out)
-                os.environ[TAG_VARIABLE] = tag  # what its checks start carries its own tag
-                _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-                _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-                _serve(cmd_fd, msg_fd, {**config, "out_path": out_path, "template": False})
-                code = 0
-            except BaseException:  # noqa: BLE001 -- said on its output file, as an interpreter would
-                with contextlib.suppress(BaseException):
-                    import traceback
 
-                    traceback.print_exc()
-            finally:
-                os._exit(code)
+            _forked_worker(take_pipes, cmd_fd, msg_fd, {**config, "template": False}, out_path, tag)
         for fd in fds:
             os.close(fd)
         children[pid] = out_path
@@ -710,38 +726,21 @@ def _fork_here(config: Mapping[str, Any], tag: str, out_path: str, cmd_r: int, m
     pid = os.fork()
     if pid:
         return _Child(pid)
-    code = 1  # (an exception escaping the worker is its exit status 1, as a fresh interpreter's)
-    try:
+
+    def detach() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to answer
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the command's handler would raise in the check)
-        os.setsid()
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
-        out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        os.dup2(out, 1)
-        os.dup2(out, 2)
-        os.close(out)
         for name in os.listdir("/proc/self/fd"):
             fd = int(name)
             if fd > 2 and fd not in (cmd_r, msg_w):
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        os.environ[TAG_VARIABLE] = tag  # what its checks start carries its own tag
-        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:
-            os._exit(1)  # the runner was gone before that was set
-        _prctl(_PR_SET_CHILD_SUBREAPER, 1)
         _configure(config)
-        _serve(cmd_r, msg_w, {**config, "out_path": out_path})
-        code = 0
-    except BaseException:  # noqa: BLE001 -- said on its output file, as an interpreter would
-        with contextlib.suppress(BaseException):
-            import traceback
 
-            traceback.print_exc()
-    finally:
-        os._exit(code)
+    _forked_worker(detach, cmd_r, msg_w, config, out_path, tag, parent)
 
 
 #: the command a worker runs: the runner's import path first (as multiprocessing's spawn does)
