@@ -657,11 +657,14 @@ class _Forked:
                     self.returncode = int(fh.read())
         return self.returncode
 
+    def _lost(self) -> bool:
+        """Gone without a note: its template died first, and no status will come."""
+        return not os.path.exists(f"/proc/{self.pid}")
+
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
         while self.poll() is None:
-            # (gone without a note: its template died first, and no status will come)
-            if deadline is not None and time.monotonic() > deadline or not os.path.exists(f"/proc/{self.pid}"):
+            if deadline is not None and time.monotonic() > deadline or self._lost():
                 raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
             time.sleep(0.01)
         assert self.returncode is not None
@@ -683,9 +686,8 @@ def may_fork_here() -> bool:
     return fork_workers() and threading.active_count() == 1
 
 
-class _Child:
-    """The process handle of a worker forked from the runner (``poll``/``wait``/``kill`` as
-    ``subprocess.Popen``'s): the runner is its parent and waits for it."""
+class _Child(_Forked):
+    """The process handle of a worker forked from the runner: the runner is its parent and waits for it."""
 
     def __init__(self, pid: int) -> None:
         self.pid, self.returncode = pid, None
@@ -701,17 +703,8 @@ class _Child:
                     self.returncode = os.waitstatus_to_exitcode(status)
         return self.returncode
 
-    def wait(self, timeout: float | None = None) -> int:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
-            if deadline is not None and time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
-            time.sleep(0.005)
-        assert self.returncode is not None
-        return self.returncode
-
-    def kill(self) -> None:
-        os.kill(self.pid, signal.SIGKILL)
+    def _lost(self) -> bool:
+        return False  # (its status comes from waitpid, in poll)
 
 
 def _fork_here(config: Mapping[str, Any], tag: str, out_path: str, cmd_r: int, msg_w: int) -> _Child:
