@@ -225,32 +225,36 @@ def test_a_plain_script_runs_claims_in_forked_workers_with_tracebacks(tmp_path):
     assert len(rows) == 3 and len({row.index(" holds " if " holds " in row else " error ") for row in rows}) == 1
 
 
-def test_a_papers_claim_runs_in_a_copy_of_the_command_process(monkeypatch):
+def test_a_papers_claim_runs_in_a_copy_of_the_command_process():
     """``isomat verify --claim ID`` imports the paper once: its worker is a copy of the command's process
     (``fork_here``), no fresh interpreter; the copy is still stopped at the claim's time limit and the run
-    goes on."""
-    import time
+    goes on. (In a process of its own: a thread another test left running here would rightly forbid the fork.)"""
+    out = _python("""
+        import json, subprocess, time
+        from isomat import proofs
+        from isomat.proofs import _runner, engine
 
-    from isomat import proofs
-    from isomat.proofs import _runner, engine
+        (c,) = [c for c in proofs.load(["zhu2025"]) if c.id == "zhu2025:sec4.2.1/display-vs-p"]
 
-    if not _runner.may_fork_here():
-        pytest.skip("this process cannot be forked here (not Linux, or other threads run)")
-    (c,) = [c for c in proofs.load(["zhu2025"]) if c.id == "zhu2025:sec4.2.1/display-vs-p"]
+        def no_interpreter(*args, **kwargs):
+            raise AssertionError("a fresh interpreter was started")
 
-    def no_interpreter(*args, **kwargs):
-        raise AssertionError("a fresh interpreter was started")
-
-    monkeypatch.setattr(subprocess, "Popen", no_interpreter)
-    (rec,) = proofs.run(claims=[c], claim_timeout=120, fork_here=True)["claims"]
-    assert rec["verdict"] == proofs.expected_verdicts("zhu2025")[c.id] and rec["id"] == c.id
-    # the copy holds what this process holds (a check made slow here is slow there), and the limit ends it
-    real = engine.run_claim
-    monkeypatch.setattr(engine, "run_claim", lambda claim: time.sleep(60) or real(claim))
-    t0 = time.monotonic()
-    (rec,) = proofs.run(claims=[c], claim_timeout=1, fork_here=True)["claims"]
-    assert rec["verdict"] == "error" and "timed out after 1 s" in rec["error"], rec
-    assert time.monotonic() - t0 < 30
+        subprocess.Popen = no_interpreter
+        (good,) = proofs.run(claims=[c], claim_timeout=120, fork_here=True)["claims"]
+        # the copy holds what this process holds (a check made slow here is slow there); the limit ends it
+        real = engine.run_claim
+        engine.run_claim = lambda claim: time.sleep(60) or real(claim)
+        t0 = time.monotonic()
+        (slow,) = proofs.run(claims=[c], claim_timeout=1, fork_here=True)["claims"]
+        print(json.dumps([_runner.may_fork_here(), proofs.expected_verdicts("zhu2025")[c.id], good, slow,
+                          time.monotonic() - t0]))
+    """)
+    assert out.returncode == 0, out.stderr
+    could, expected, good, slow, seconds = json.loads(out.stdout)
+    assert could, "a process of one thread on Linux may fork"
+    assert good["verdict"] == expected and good["id"] == "zhu2025:sec4.2.1/display-vs-p"
+    assert slow["verdict"] == "error" and "timed out after 1 s" in slow["error"], slow
+    assert seconds < 30
 
 
 def test_verify_api_refuses_what_it_cannot_run():
