@@ -446,7 +446,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.claim and not args.json:
         try:
             report = proofs.run(claims=chosen, backend=args.backend, export_smt=args.export_smt, claim_timeout=timeout,
-                                fork_here=args.program)
+                                fork_here=getattr(args, "program", False))
         except proofs.WorkerStartError as exc:
             print(f"isomat verify: {' '.join(str(exc).split())}"[:2000], file=err)
             return 2
@@ -479,10 +479,10 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     jobs = args.jobs if args.jobs is not None else proofs.default_jobs(args.backend)
     try:
         report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
-                             export_smt=args.export_smt, claim_timeout=timeout, fork_here=args.program)
+                             export_smt=args.export_smt, claim_timeout=timeout, fork_here=getattr(args, "program", False))
                   if chosen is not None
                   else proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
-                                  export_smt=args.export_smt, claim_timeout=timeout, fork_here=args.program))
+                                  export_smt=args.export_smt, claim_timeout=timeout, fork_here=getattr(args, "program", False)))
     except proofs.WorkerStartError as exc:  # a claims file that imports here but not in a worker: one line
         if show_progress:
             print(file=err)
