@@ -441,12 +441,14 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(f"isomat verify: --write-expected: refusing to record verdicts of the five papers' claims "
                   f"({', '.join(ours[:3])}{', ...' if len(ours) > 3 else ''}) without --include-papers", file=err)
             return 2
+    # run as the program, the papers' workers are copies of this process (see _main)
+    fork_here = getattr(args, "program", False)
     timeout = (proofs.DEFAULT_CLAIM_TIMEOUT if args.claim_timeout is None
                else None if args.claim_timeout == 0 else args.claim_timeout)
     if args.claim and not args.json:
         try:
             report = proofs.run(claims=chosen, backend=args.backend, export_smt=args.export_smt, claim_timeout=timeout,
-                                fork_here=getattr(args, "program", False))
+                                fork_here=fork_here)
         except proofs.WorkerStartError as exc:
             print(f"isomat verify: {' '.join(str(exc).split())}"[:2000], file=err)
             return 2
@@ -479,10 +481,10 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     jobs = args.jobs if args.jobs is not None else proofs.default_jobs(args.backend)
     try:
         report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
-                             export_smt=args.export_smt, claim_timeout=timeout, fork_here=getattr(args, "program", False))
+                             export_smt=args.export_smt, claim_timeout=timeout, fork_here=fork_here)
                   if chosen is not None
                   else proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
-                                  export_smt=args.export_smt, claim_timeout=timeout, fork_here=getattr(args, "program", False)))
+                                  export_smt=args.export_smt, claim_timeout=timeout, fork_here=fork_here))
     except proofs.WorkerStartError as exc:  # a claims file that imports here but not in a worker: one line
         if show_progress:
             print(file=err)

@@ -419,7 +419,8 @@ def main(argv: list[str] | None = None) -> int:
         counts[r["result"]] = counts.get(r["result"], 0) + 1
         extra = f"  ({r['reason']})" if r.get("reason") else ""
         print(f"{r['result']:8s} {r['seconds']:8.3f}s  {Path(r['file']).name}{extra}")
-    version = getattr(_cvc5_module(), "__version__", None) if args.solver == "cvc5" else __import__("z3").get_version_string()
+    version = (getattr(_cvc5_module(), "__version__", None) if args.solver == "cvc5"
+               else __import__("z3").get_version_string())
     print(f"{args.solver} {version}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + f" of {len(files)}")
     return 1 if counts.get("sat") or counts.get("refused") or counts.get("error") else 0
 
