@@ -441,11 +441,14 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(f"isomat verify: --write-expected: refusing to record verdicts of the five papers' claims "
                   f"({', '.join(ours[:3])}{', ...' if len(ours) > 3 else ''}) without --include-papers", file=err)
             return 2
+    # run as the program, the papers' workers are copies of this process (see _main)
+    fork_here = getattr(args, "program", False)
     timeout = (proofs.DEFAULT_CLAIM_TIMEOUT if args.claim_timeout is None
                else None if args.claim_timeout == 0 else args.claim_timeout)
     if args.claim and not args.json:
         try:
-            report = proofs.run(claims=chosen, backend=args.backend, export_smt=args.export_smt, claim_timeout=timeout)
+            report = proofs.run(claims=chosen, backend=args.backend, export_smt=args.export_smt, claim_timeout=timeout,
+                                fork_here=fork_here)
         except proofs.WorkerStartError as exc:
             print(f"isomat verify: {' '.join(str(exc).split())}"[:2000], file=err)
             return 2
@@ -478,10 +481,10 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     jobs = args.jobs if args.jobs is not None else proofs.default_jobs(args.backend)
     try:
         report = (proofs.run(claims=chosen, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
-                             export_smt=args.export_smt, claim_timeout=timeout)
+                             export_smt=args.export_smt, claim_timeout=timeout, fork_here=fork_here)
                   if chosen is not None
                   else proofs.run(papers, backend=args.backend, on_start=on_start, on_record=on_record, jobs=jobs,
-                                  export_smt=args.export_smt, claim_timeout=timeout))
+                                  export_smt=args.export_smt, claim_timeout=timeout, fork_here=fork_here))
     except proofs.WorkerStartError as exc:  # a claims file that imports here but not in a worker: one line
         if show_progress:
             print(file=err)
@@ -1025,6 +1028,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
 
 
 def _main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    # run as the program (``isomat``, ``python -m isomat``): this process holds nothing but what the
+    # command imports, so verify's workers may be copies of it (proofs.run's fork_here); a caller's
+    # process (cli.main from Python, a test) is never copied
+    program = argv is None and out is None and err is None
     err = err or sys.stderr
     command = "isomat"
     try:
@@ -1034,6 +1041,7 @@ def _main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: 
             # (building the parser imports the construction families: an interrupt may come that early)
             args = build_parser(named or "none").parse_args(argv)
             command = f"isomat {args.command}"
+            args.program = program
             try:  # a bad ISOMAT_MEMORY_LIMIT is one line before any work, not an error in every claim
                 from ._config import environment_limit
 

@@ -225,6 +225,38 @@ def test_a_plain_script_runs_claims_in_forked_workers_with_tracebacks(tmp_path):
     assert len(rows) == 3 and len({row.index(" holds " if " holds " in row else " error ") for row in rows}) == 1
 
 
+def test_a_papers_claim_runs_in_a_copy_of_the_command_process():
+    """``isomat verify --claim ID`` imports the paper once: its worker is a copy of the command's process
+    (``fork_here``), no fresh interpreter; the copy is still stopped at the claim's time limit and the run
+    goes on. (In a process of its own: a thread another test left running here would rightly forbid the fork.)"""
+    out = _python("""
+        import json, subprocess, time
+        from isomat import proofs
+        from isomat.proofs import _runner, engine
+
+        (c,) = [c for c in proofs.load(["zhu2025"]) if c.id == "zhu2025:sec4.2.1/display-vs-p"]
+
+        def no_interpreter(*args, **kwargs):
+            raise AssertionError("a fresh interpreter was started")
+
+        subprocess.Popen = no_interpreter
+        (good,) = proofs.run(claims=[c], claim_timeout=120, fork_here=True)["claims"]
+        # the copy holds what this process holds (a check made slow here is slow there); the limit ends it
+        real = engine.run_claim
+        engine.run_claim = lambda claim: time.sleep(60) or real(claim)
+        t0 = time.monotonic()
+        (slow,) = proofs.run(claims=[c], claim_timeout=1, fork_here=True)["claims"]
+        print(json.dumps([_runner.may_fork_here(), proofs.expected_verdicts("zhu2025")[c.id], good, slow,
+                          time.monotonic() - t0]))
+    """)
+    assert out.returncode == 0, out.stderr
+    could, expected, good, slow, seconds = json.loads(out.stdout)
+    assert could, "a process of one thread on Linux may fork"
+    assert good["verdict"] == expected and good["id"] == "zhu2025:sec4.2.1/display-vs-p"
+    assert slow["verdict"] == "error" and "timed out after 1 s" in slow["error"], slow
+    assert seconds < 30
+
+
 def test_verify_api_refuses_what_it_cannot_run():
     import isomat
 
@@ -299,3 +331,25 @@ def test_strategies_draw_values_through_hypothesis_so_they_shrink():
     cfg = find(pool_layers(dims=(1,), max_channels=2, max_extra=1), lambda c: c.input().min() < 0, settings=quick)
     assert sorted(cfg.input().ravel())[0] == -0.125 and np.count_nonzero(cfg.input()) == 1
     assert "input_values=(-0.125,)" in repr(cfg)  # the failing example is printed with its values
+
+
+def test_sparse_matrices_spm_configs_and_torch_models_shrink_to_a_minimal_value():
+    """Their values are drawn through Hypothesis (no seed behind them): a property that fails on a negative
+    entry shrinks to the smallest matrix with one entry of -1/8, to the one-feature SPM layer whose last
+    value (its bias) is the only nonzero one, -1/8, and to a one-layer model whose only nonzero drawn value
+    is -1/8."""
+    from hypothesis import find, settings
+
+    from isomat.testing.strategies import sparse_matrices, spm_configs, torch_models
+
+    quick = settings(max_examples=50, database=None)
+    A = find(sparse_matrices(max_rows=4, max_cols=4), lambda A: (A.toarray().real < 0).any(), settings=quick)
+    assert A.shape == (1, 1) and A.toarray().tolist() == [[-0.125]]
+    cfg = find(spm_configs(max_n=4, max_L=2), lambda c: min(c.values) < 0, settings=quick)
+    assert (cfg.n, cfg.L) == (1, 1) and cfg.values == (0.0, 0.0, -0.125) and cfg.build().bias[0] == -0.125 / 8
+    pytest.importorskip("torch")
+    spec = find(torch_models(max_layers=2, max_channels=1, max_side=2, kinds=("conv", "bn", "relu"), head=False),
+                lambda s: min(s.values, default=0) < 0, settings=quick)
+    assert len(spec.layers) == 1 and sorted(spec.values)[0] == -0.125 and sum(map(bool, spec.values)) == 1, spec
+    model = spec.build()  # the drawn values are the model's (scaled exactly: see ModelSpec.build)
+    assert len(spec.values) == sum(t.numel() for _, _, t in spec.parameters(model)) == spec.value_count()

@@ -77,6 +77,7 @@ def run(
     jobs: int = 1,
     export_smt: str | Path | None = None,
     claim_timeout: float | None = None,
+    fork_here: bool = False,
 ) -> dict[str, Any]:
     """Run the ledger (or the given ``claims``) and return the report: records, total seconds,
     and the differences from the expected verdicts of the five papers (claims of other sources
@@ -111,7 +112,14 @@ def run(
     stopped.
 
     ``export_smt`` is a directory: every Z3 proof obligation of the run is written there as one
-    SMT-LIB 2 file (see :mod:`isomat.proofs.recheck`), by whichever process discharges it."""
+    SMT-LIB 2 file (see :mod:`isomat.proofs.recheck`), by whichever process discharges it.
+
+    ``fork_here`` (for a process that imported the claims' modules and did nothing else, as the ``isomat``
+    command): the papers' workers are copies of this process (forked: one import in all; Linux, a
+    process of one thread) rather than fresh interpreters that import the papers' modules again; a
+    user's claims still run in copies of a template that imported their file itself. Leave it off in a
+    process that holds state of its own (a notebook, a script that patched anything): a copy would
+    inherit it."""
     if claims is not None and papers is not None:
         raise ValueError("give papers or claims, not both")
     jobs = _validate.positive_int("jobs", jobs)
@@ -160,7 +168,8 @@ def run(
                 from .._config import get_memory_limit
 
                 config = {"backend": backend, "export_smt": export, "memory_limit": get_memory_limit()}
-                run_in_workers(claims, workers, config, claim_timeout, emit, announce, DEFAULT_CLAIM_TIMEOUT)
+                run_in_workers(claims, workers, config, claim_timeout, emit, announce, DEFAULT_CLAIM_TIMEOUT,
+                               fork_here=fork_here)
             else:
                 for i in range(len(claims)):
                     announce(i)

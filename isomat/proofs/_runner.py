@@ -46,7 +46,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import engine
 
@@ -435,7 +435,8 @@ def _read_output(path: str) -> str:
     return data.decode("utf-8", "replace")
 
 
-def _start_claims(config: Mapping[str, Any]) -> None:
+def _configure(config: Mapping[str, Any]) -> None:
+    """A worker's settings: the float backend, the caller's memory bound, the SMT-LIB export."""
     from . import smt as recheck
 
     engine._float_backend.set(config["backend"])
@@ -445,6 +446,10 @@ def _start_claims(config: Mapping[str, Any]) -> None:
         set_memory_limit(config["memory_limit"])
     # before the claims' modules are imported, so the lemmas they prove (the library, on first use) are written too
     recheck.export_to(config.get("export_smt"))
+
+
+def _start_claims(config: Mapping[str, Any]) -> None:
+    _configure(config)
     for src in config["sources"]:
         if src.endswith(".py"):
             engine.load_file(src)
@@ -549,6 +554,37 @@ def _exit_note(out_path: str, code: int) -> None:
         os.replace(tmp, out_path + ".exit")
 
 
+def _forked_worker(setup: Callable[[], None], cmd_fd: int, msg_fd: int, config: Mapping[str, Any], out_path: str,
+                   tag: str, parent: int | None = None) -> NoReturn:
+    """The life of a worker forked from a template or from the runner (never returns): ``setup`` (its pipes
+    where it reads them), then what a fresh worker has -- a session of its own, its output on
+    ``out_path``, its tag, the parent-death signal (``parent``: the runner, which must still be there),
+    the subreaper -- and it serves its claims. An exception escaping it is its exit status 1, said on its
+    output file, as an interpreter's would be."""
+    code = 1
+    try:
+        setup()
+        os.setsid()
+        out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.close(out)
+        os.environ[TAG_VARIABLE] = tag  # what its checks start carries its own tag
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if parent is not None and os.getppid() != parent:
+            os._exit(1)  # the runner was gone before that was set
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+        _serve(cmd_fd, msg_fd, {**config, "out_path": out_path})
+        code = 0
+    except BaseException:  # noqa: BLE001 -- said on its output file, as an interpreter would
+        with contextlib.suppress(BaseException):
+            import traceback
+
+            traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
 def _serve_forks(cmd_fd: int, msg_fd: int, config: Mapping[str, Any]) -> None:
     """The template: its claims file imported (and nothing run), it forks one worker per request on its
     control socket. A request is ``{"tag", "out_path"}`` with the new worker's two pipe ends attached; the
@@ -592,30 +628,15 @@ def _serve_forks(cmd_fd: int, msg_fd: int, config: Mapping[str, Any]) -> None:
             os._exit(1)
         pid = os.fork()
         if pid == 0:  # the new worker
-            code = 1  # (an exception escaping the worker is its exit status 1, as a fresh interpreter's)
-            try:
+
+            def take_pipes(fds: list[int] = fds) -> None:
                 ctl.close()
-                os.setsid()
                 os.dup2(fds[0], cmd_fd)
                 os.dup2(fds[1], msg_fd)
                 for fd in fds:
                     os.close(fd)
-                out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-                os.dup2(out, 1)
-                os.dup2(out, 2)
-                os.close(out)
-                os.environ[TAG_VARIABLE] = tag  # what its checks start carries its own tag
-                _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-                _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-                _serve(cmd_fd, msg_fd, {**config, "out_path": out_path, "template": False})
-                code = 0
-            except BaseException:  # noqa: BLE001 -- said on its output file, as an interpreter would
-                with contextlib.suppress(BaseException):
-                    import traceback
 
-                    traceback.print_exc()
-            finally:
-                os._exit(code)
+            _forked_worker(take_pipes, cmd_fd, msg_fd, {**config, "template": False}, out_path, tag)
         for fd in fds:
             os.close(fd)
         children[pid] = out_path
@@ -636,11 +657,14 @@ class _Forked:
                     self.returncode = int(fh.read())
         return self.returncode
 
+    def _lost(self) -> bool:
+        """Gone without a note: its template died first, and no status will come."""
+        return not os.path.exists(f"/proc/{self.pid}")
+
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
         while self.poll() is None:
-            # (gone without a note: its template died first, and no status will come)
-            if deadline is not None and time.monotonic() > deadline or not os.path.exists(f"/proc/{self.pid}"):
+            if deadline is not None and time.monotonic() > deadline or self._lost():
                 raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
             time.sleep(0.01)
         assert self.returncode is not None
@@ -648,6 +672,68 @@ class _Forked:
 
     def kill(self) -> None:
         os.kill(self.pid, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------------------------------------
+# Workers forked from the runner itself (issue 40: ``isomat verify --claim ID`` without a second import)
+# ---------------------------------------------------------------------------------------------
+def may_fork_here() -> bool:
+    """Whether a worker may be a copy of this very process: :func:`fork_workers` allows forking, and this
+    process runs its main thread alone (a process with other threads is not forked: a lock one of them
+    holds would stay locked in the copy)."""
+    import threading
+
+    return fork_workers() and threading.active_count() == 1
+
+
+class _Child(_Forked):
+    """The process handle of a worker forked from the runner: the runner is its parent and waits for it."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.returncode = pid, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # (reaped elsewhere: its status is lost)
+                self.returncode = -int(signal.SIGKILL)
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def _lost(self) -> bool:
+        return False  # (its status comes from waitpid, in poll)
+
+
+def _fork_here(config: Mapping[str, Any], tag: str, out_path: str, cmd_r: int, msg_w: int) -> _Child:
+    """A worker that is a copy of this process (see :func:`run_in_workers`'s ``fork_here``): set up as a
+    fresh worker is -- its own session, standard input on ``/dev/null``, output on ``out_path``, no
+    descriptor but its two pipes (as ``Popen(close_fds=True)``: no other worker's pipe), its tag, the
+    parent-death signal, the subreaper -- with the claims this process declared, imported nothing again."""
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        with contextlib.suppress(Exception):
+            stream.flush()  # type: ignore[union-attr]  (nothing buffered here is written twice)
+    parent = os.getpid()
+    pid = os.fork()
+    if pid:
+        return _Child(pid)
+
+    def detach() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to answer
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the command's handler would raise in the check)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        for name in os.listdir("/proc/self/fd"):
+            fd = int(name)
+            if fd > 2 and fd not in (cmd_r, msg_w):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        _configure(config)
+
+    _forked_worker(detach, cmd_r, msg_w, config, out_path, tag, parent)
 
 
 #: the command a worker runs: the runner's import path first (as multiprocessing's spawn does)
@@ -662,7 +748,7 @@ class Worker:
     template itself."""
 
     def __init__(self, config: dict[str, Any], tag: str, out_path: str, trusted: bool, target: int | None,
-                 template: Worker | None = None, ctl: Any = None) -> None:
+                 template: Worker | None = None, ctl: Any = None, here: bool = False) -> None:
         self.tag, self.out_path, self.trusted, self.target = tag, out_path, trusted, target
         self.ctl = None
         cmd_r, cmd_w = os.pipe()
@@ -670,6 +756,8 @@ class Worker:
         try:
             if template is not None:
                 self.proc: Any = template.fork(tag, out_path, cmd_r, msg_w)
+            elif here:
+                self.proc = _fork_here(config, tag, out_path, cmd_r, msg_w)
             else:
                 env = dict(os.environ)
                 env[TAG_VARIABLE] = tag
@@ -693,7 +781,7 @@ class Worker:
         self.since = 0.0
         self.answered = 0
         self.declared: dict[str, Any] = {}
-        if template is None:
+        if template is None and not here:
             if ctl is not None:  # the template holds its end now; the runner keeps its own
                 config = {**config, "template": True, "ctl_fd": ctl[1].fileno()}
                 ctl[1].close()
@@ -774,12 +862,21 @@ def claim_source(c: engine.Claim) -> str | None:
 
 def run_in_workers(claims: list[engine.Claim], jobs: int, config: dict[str, Any], claim_timeout: float | None,
                    emit: Callable[[int, dict[str, Any] | None], None], announce: Callable[[int], None],
-                   default_timeout: float) -> None:
+                   default_timeout: float, fork_here: bool = False) -> None:
     """Run ``claims`` in at most ``jobs`` workers; ``announce(i)`` and ``emit(i, record or None)`` are
     called in the claims' order (None: no worker declares the claim the same way; run it here). The
     papers' claims share workers that import only the papers' modules; each other claim has a worker
     of its own, which imports only its source. A claim over ``claim_timeout``, whose worker dies or
-    sends what is not its record, is an error record; the run goes on."""
+    sends what is not its record, is an error record; the run goes on.
+
+    ``fork_here``: the caller's process imported the papers' claims modules and nothing else, and ran no
+    claim (the ``isomat`` command does): the papers' workers are then copies of it (:func:`may_fork_here`),
+    as a fresh interpreter that imported those modules would be, without the interpreter's start and the
+    second import (issue 40: ``isomat verify --claim ID`` in one import). The papers' modules are the
+    package's own code, imported the same way everywhere; a user's claims file is not (it may do
+    something else in a worker, ``ISOMAT_WORKER`` set): its claims run in copies of its template, which
+    imported it itself, as without ``fork_here``. Once a claim ran here, or where forking is not
+    allowed, the papers' workers are fresh interpreters."""
     import shutil
     import tempfile
     from multiprocessing.connection import wait
@@ -795,6 +892,7 @@ def run_in_workers(claims: list[engine.Claim], jobs: int, config: dict[str, Any]
     workers: list[Worker] = []
     count = [0]
     templates: dict[str, Worker] = {}  # a user's claims file imported once, forked per claim (issue 40)
+    clean = [fork_here]  # this process may still be copied: it ran no claim
 
     def template_for(source: str) -> Worker:
         """The template process of ``source``, started and ready (its import failing is the run's error)."""
@@ -837,7 +935,10 @@ def run_in_workers(claims: list[engine.Claim], jobs: int, config: dict[str, Any]
         srcs = trusted_sources if target is None else [sources[target]]
         tag, out = f"{run_tag}.{count[0]}", os.path.join(tmp, f"worker-{count[0]}.out")
         w = None
-        if target is not None and fork_workers():
+        if target is None and clean[0] and may_fork_here():
+            # a papers' worker that is a copy of this process, which imported their modules and ran nothing
+            w = Worker({**config, "sources": srcs}, tag, out, True, None, here=True)
+        elif target is not None and fork_workers():
             # a fresh process of its own, forked from the file's template: no interpreter start, no import
             with contextlib.suppress(OSError):
                 w = Worker({}, tag, out, False, target, template=template_for(str(sources[target])))
@@ -892,7 +993,9 @@ def run_in_workers(claims: list[engine.Claim], jobs: int, config: dict[str, Any]
                 announce(nxt)
                 announced = nxt
             if nxt in results:
-                emit(nxt, results.pop(nxt))
+                rec = results.pop(nxt)
+                clean[0] = clean[0] and rec is not None  # (None: the claim runs here; no copy of this process after it)
+                emit(nxt, rec)
                 nxt += 1
                 continue
             # a user's claim's worker answers once; a papers' worker with nothing left to do makes room

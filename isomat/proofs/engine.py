@@ -42,8 +42,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..errors import CheckError
 from . import smt as _recheck
 
@@ -131,11 +129,14 @@ def jsonable(x: Any) -> Any:
     """Exact, JSON-serializable form: Rationals as "p/q" strings, matrices as nested lists."""
     if isinstance(x, (bool, type(None), str)):
         return x
-    if isinstance(x, (int, np.integer)):
+    # NumPy is not imported with the engine (``import isomat.proofs.prover`` stays cheap, issue 40); no
+    # NumPy object exists before NumPy is imported, so its types are looked up only where it is loaded
+    np = sys.modules.get("numpy")
+    if isinstance(x, int) or (np is not None and isinstance(x, np.integer)):
         return int(x)
     if isinstance(x, Fraction):
         return str(x) if x.denominator != 1 else int(x.numerator)
-    if isinstance(x, (float, np.floating)):
+    if isinstance(x, float) or (np is not None and isinstance(x, np.floating)):
         f = float(x)
         # JSON has no NaN or infinity: they are written as the strings "NaN", "Infinity", "-Infinity"
         return f if math.isfinite(f) else ("NaN" if f != f else ("Infinity" if f > 0 else "-Infinity"))
@@ -146,14 +147,16 @@ def jsonable(x: Any) -> Any:
         if x.is_Integer:
             return int(x)
         return str(x)
-    if isinstance(x, np.ndarray):
+    if np is not None and isinstance(x, np.ndarray):
         return [jsonable(v) for v in x.tolist()] if x.ndim else jsonable(x.item())
     if isinstance(x, Mapping):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return [jsonable(v) for v in x]
     if hasattr(x, "toarray"):
-        return jsonable(np.asarray(x.toarray()))
+        import numpy
+
+        return jsonable(numpy.asarray(x.toarray()))
     return str(x)
 
 
@@ -501,6 +504,8 @@ def exact_equal(a: Any, b: Any, *, describe: str, strength: str = "exhaustive") 
 
 def numeric_close(a: Any, b: Any, *, describe: str, rtol: float = 1e-10, atol: float = 1e-12) -> Trial:
     """float64 comparison with the stated tolerances (method ``numeric``)."""
+    import numpy as np
+
     from ..algebra._backend import to_numpy  # device arrays come back with .get()
 
     A = to_numpy(a.toarray() if hasattr(a, "toarray") else a).astype(np.complex128)
@@ -1005,7 +1010,8 @@ def printed_checks(checks: Mapping[str, Any], *, kind: str = "inconsistent", **e
     """
     if not isinstance(checks, Mapping) or not checks:
         raise ValueError(f"checks must be a non-empty mapping of comparisons to bools, got {checks!r}")
-    bad = {k: v for k, v in checks.items() if not isinstance(v, (bool, np.bool_))}
+    np = sys.modules.get("numpy")  # (no NumPy bool exists before NumPy is imported)
+    bad = {k: v for k, v in checks.items() if not (isinstance(v, bool) or (np is not None and isinstance(v, np.bool_)))}
     if bad:
         raise TypeError(f"each check is a bool computed from the printed numbers, got {jsonable(bad)!r}")
     return compare_printed({str(k): True for k in checks}, {str(k): bool(v) for k, v in checks.items()}, kind=kind,

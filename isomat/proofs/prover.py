@@ -101,7 +101,6 @@ __all__ = [
 ]
 
 Z3_VERSION = z3.get_version_string()
-CVC5_VERSION = recheck.CVC5_VERSION
 TOOL = f"z3 {Z3_VERSION}"
 #: default work budget of one proof, in Z3 resource units (deterministic; about 2-4 s of solver
 #: time on a 2-core machine). A proof that needs more is ``unknown``.
@@ -1140,9 +1139,11 @@ def _lemma_library() -> dict[str, Lemma]:
 
 def __getattr__(name: str) -> Any:
     """The library's lemmas (``DIV_MOD_RECOMPOSE`` ..., ``FLATTENING_LEMMAS``: every one, for
-    ``prove(..., lemmas=FLATTENING_LEMMAS)``), made on first use."""
+    ``prove(..., lemmas=FLATTENING_LEMMAS)``), made on first use; ``CVC5_VERSION``."""
     if name in _LIBRARY_NAMES:
         return _lemma_library()[name]
+    if name == "CVC5_VERSION":  # cvc5 is imported on first use (see isomat.proofs.smt)
+        return recheck.CVC5_VERSION
     if name == "FLATTENING_LEMMAS":
         return tuple(_lemma_library().values())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

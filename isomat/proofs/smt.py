@@ -52,16 +52,27 @@ from typing import Any
 
 from ..errors import CheckError, ProofTimeout
 
-try:  # cvc5 is a runtime dependency; without it nothing is re-checked and every proof says so
-    import cvc5 as _cvc5
-except ImportError:  # pragma: no cover - exercised only in a broken install
-    _cvc5 = None
+
+def _cvc5_module() -> Any:
+    """cvc5's Python module, or None where it is not installed (then nothing is re-checked and every
+    proof says so). Imported on first use, not with this module: importing cvc5 costs about 0.1 s of
+    CPU, which ``import isomat.proofs.prover`` (issue 40's everyday loop) does not pay until a proof
+    is re-checked."""
+    if not _CVC5:
+        try:  # cvc5 is a runtime dependency
+            import cvc5
+        except ImportError:  # pragma: no cover - exercised only in a broken install
+            cvc5 = None
+        _CVC5.append(cvc5)
+    return _CVC5[0]
+
+
+_CVC5: list[Any] = []  # [cvc5 module or None] once imported
 
 __all__ = ["CVC5_OPTIONS", "CVC5_VERSION", "DEFAULT_CVC5_RLIMIT", "DEFAULT_CVC5_TIMEOUT_S", "agreement",
            "cvc5_check", "digest", "export_to", "main", "recheck_paths", "sanitize", "script",
            "z3_check"]
 
-CVC5_VERSION = getattr(_cvc5, "__version__", None) if _cvc5 is not None else None
 #: cvc5's deterministic work budget for one obligation (``rlimit-per``, cvc5 resource units).
 #: An obligation cvc5 cannot close within it is ``unknown`` (the proof stands on Z3 alone, marked
 #: single-solver). Measured on the ledger's 211 obligations: 100k confirms 169 (about 0.2 s each,
@@ -120,7 +131,8 @@ def cvc5_check(text: str, *, rlimit: int = DEFAULT_CVC5_RLIMIT, timeout_s: float
     "unknown", "reason"?: ..., "seconds"}``; a parse error is ``unknown`` with the parser's message
     (nothing confirmed, nothing refuted). Running into the wall-clock safety net raises
     :class:`~isomat.errors.ProofTimeout`."""
-    out: dict[str, Any] = {"name": "cvc5", "version": CVC5_VERSION}
+    _cvc5 = _cvc5_module()
+    out: dict[str, Any] = {"name": "cvc5", "version": getattr(_cvc5, "__version__", None)}
     if _cvc5 is None:
         return {**out, "result": "unknown", "reason": "cvc5 is not installed"}
     t0 = time.perf_counter()
@@ -407,6 +419,14 @@ def main(argv: list[str] | None = None) -> int:
         counts[r["result"]] = counts.get(r["result"], 0) + 1
         extra = f"  ({r['reason']})" if r.get("reason") else ""
         print(f"{r['result']:8s} {r['seconds']:8.3f}s  {Path(r['file']).name}{extra}")
-    version = CVC5_VERSION if args.solver == "cvc5" else __import__("z3").get_version_string()
+    version = (getattr(_cvc5_module(), "__version__", None) if args.solver == "cvc5"
+               else __import__("z3").get_version_string())
     print(f"{args.solver} {version}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + f" of {len(files)}")
     return 1 if counts.get("sat") or counts.get("refused") or counts.get("error") else 0
+
+
+def __getattr__(name: str) -> Any:
+    """``CVC5_VERSION``: cvc5's version, or None where it is not installed (cvc5 is imported on first use)."""
+    if name == "CVC5_VERSION":
+        return getattr(_cvc5_module(), "__version__", None)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,10 +13,11 @@ Each strategy draws a small frozen dataclass that knows how to build the layer w
         assert W.shape == (cfg.n_out, cfg.n_in)
 
 Every size is bounded by a parameter (defaults keep one example well under a millisecond to
-build). The values of kernels, inputs and float operands are drawn through Hypothesis (small
-multiples of 1/8, so every sum and product of a test's size is exact in float32 and float64), so a
-failing example shrinks to simple values and is reproduced by its printed configuration alone.
-Configurations still carry a ``seed`` for tests that draw further data of their own.
+build). The values of kernels, inputs, float operands, sparse matrices, SPM parameters and torch
+models' parameters are drawn through Hypothesis (small multiples of 1/8, so every sum and product of
+a test's size is exact in float32 and float64), so a failing example shrinks to simple values and
+is reproduced by its printed configuration alone. Configurations still carry a ``seed`` for tests
+that draw further data of their own (and, with ``values=False``, for values made from it instead).
 
 Requires Hypothesis (the ``test`` extra: ``pip install 'isomat[test]'``).
 """
@@ -24,7 +25,7 @@ Requires Hypothesis (the ``test`` extra: ``pip install 'isomat[test]'``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 try:
@@ -493,12 +494,45 @@ _SMOOTH_LAYERS = ("tanh", "sigmoid", "gelu", "silu")
 class ModelSpec:
     """A random image model: ``layers`` in order on a ``(C, H, W)`` sample, then an optional
     flatten + linear head with ``head`` outputs. ``build()`` makes the eval-mode torch model
-    (float64 by default; batch norms with random running statistics), seeded by ``seed``."""
+    (float64 by default; batch norms with running statistics of their own).
+
+    Attributes
+    ----------
+    input_shape : (C, H, W)
+    layers : tuple of (kind, arguments)
+        Kinds from :data:`MODEL_LAYERS`.
+    head : int or None
+        Outputs of the flatten + linear head (None: no head).
+    seed : int
+        torch's seed for the parameters when no ``values`` were drawn (and for data a test draws itself).
+    values : tuple of float or None
+        Every parameter's entries and each batch norm's running mean and variance, in the order of
+        :meth:`parameters`, drawn through Hypothesis (multiples of 1/8 in [-2, 2], scaled per kind: see
+        :meth:`build`); ``None``: torch's initialisation from ``seed``.
+    """
 
     input_shape: tuple[int, int, int]
     layers: tuple[tuple[str, tuple[int, ...]], ...]
     head: int | None
     seed: int
+    values: tuple[float, ...] | None = None
+
+    @staticmethod
+    def parameters(model: "torch.nn.Module") -> list[tuple[str, Any, "torch.Tensor"]]:
+        """``(name, module, tensor)`` of every tensor :attr:`values` sets, in its order: each module's own
+        parameters, and a batch norm's ``running_mean`` and ``running_var`` after them."""
+        from torch import nn
+
+        out = []
+        for mod in model.modules():
+            out += [(name, mod, t) for name, t in mod.named_parameters(recurse=False)]
+            if isinstance(mod, nn.BatchNorm2d):
+                out += [("running_mean", mod, mod.running_mean), ("running_var", mod, mod.running_var)]
+        return out
+
+    def value_count(self) -> int:
+        """How many values :attr:`values` holds for this model (its parameters and running statistics)."""
+        return sum(int(t.numel()) for _, _, t in self.parameters(replace(self, values=None).build()))
 
     @property
     def piecewise_linear(self) -> bool:
@@ -583,14 +617,43 @@ class ModelSpec:
         if self.head is not None:  # materialise the lazy head on one sample's worth of input
             with torch.no_grad():
                 model(torch.zeros((1,) + self.input_shape))
-        model = model.eval()
-        return model.to(dtype if dtype is not None else torch.float64)
+        model = model.eval().to(dtype if dtype is not None else torch.float64)
+        if self.values is not None:
+            self._set_values(model)
+        return model
+
+    def _set_values(self, model: "torch.nn.Module") -> None:
+        """Set the drawn :attr:`values` (exact binary fractions, so any float dtype holds them exactly):
+        a convolution's or the head's weight v/8 (a small gain per layer), a batch norm's weight and
+        running variance 1 + v/4 (in [0.5, 1.5]: positive), every other entry (biases, running means,
+        PReLU slopes) v/2."""
+        import torch
+        from torch import nn
+
+        vals = np.asarray(self.values, dtype=np.float64)
+        k = 0
+        with torch.no_grad():
+            for name, mod, t in self.parameters(model):
+                chunk = vals[k:k + t.numel()]
+                k += t.numel()
+                if len(chunk) != t.numel():
+                    break
+                if isinstance(mod, nn.BatchNorm2d) and name in ("weight", "running_var"):
+                    chunk = 1 + chunk / 4
+                elif name == "weight" and isinstance(mod, (nn.Conv2d, nn.Linear)):
+                    chunk = chunk / 8
+                else:
+                    chunk = chunk / 2
+                t.copy_(torch.as_tensor(chunk.reshape(tuple(t.shape)), dtype=t.dtype))
+        if k != len(vals):
+            raise ValueError(f"values holds {len(vals)} entries; this model's parameters and running statistics "
+                             f"take {self.value_count()}")
 
 
 @st.composite
 def torch_models(draw: Any, *, max_layers: int = 5, max_channels: int = 3, max_side: int = 8,
                  kinds: Sequence[str] = MODEL_LAYERS, head: bool | None = None,
-                 piecewise_linear: bool = False) -> ModelSpec:
+                 piecewise_linear: bool = False, values: bool = True) -> ModelSpec:
     """Random eval-mode image models (:class:`ModelSpec`) composed of the layers
     :func:`isomat.torch.from_model` supports: convolutions (stride, padding), batch norm,
     activations, average/max/adaptive pooling, upsampling, padding, residual additions and skip
@@ -598,6 +661,9 @@ def torch_models(draw: Any, *, max_layers: int = 5, max_channels: int = 3, max_s
     model is valid; sides stay between 1 and ``2 max_side``.
 
     ``piecewise_linear=True`` draws no smooth activation (for ``local_affine``/``region``).
+    ``values`` (default): every parameter and running statistic is drawn through Hypothesis
+    (:attr:`ModelSpec.values`), so a failing model shrinks to simpler layers and simpler numbers;
+    ``False``: torch initialises them from the drawn ``seed`` (cheaper; nothing of them shrinks).
     """
     kinds = tuple(k for k in kinds if not (piecewise_linear and k in _SMOOTH_LAYERS))
     c = draw(st.integers(1, max_channels))
@@ -647,7 +713,8 @@ def torch_models(draw: Any, *, max_layers: int = 5, max_channels: int = 3, max_s
         else:
             layers.append((kind, ()))
     with_head = draw(st.booleans()) if head is None else head
-    return ModelSpec(shape, tuple(layers), draw(st.integers(1, 4)) if with_head else None, draw(_SEEDS))
+    spec = ModelSpec(shape, tuple(layers), draw(st.integers(1, 4)) if with_head else None, draw(_SEEDS))
+    return replace(spec, values=draw(_values(spec.value_count()))) if values else spec
 
 
 # ---------------------------------------------------------------------------------------------
@@ -721,15 +788,34 @@ def float_matrices(shape: Any = None, *, max_rows: int = 4, max_cols: int = 4, d
 @st.composite
 def sparse_matrices(draw: Any, *, max_rows: int = 50, max_cols: int = 50, dtypes: Sequence[Any] = (
         np.float64, np.float32, np.complex128), formats: Sequence[str] = ("csr",), empty: bool = True) -> sp.sparray:
-    """SciPy sparse arrays of any shape up to ``max_rows`` x ``max_cols``, density in [0, 1]
-    (empty rows and columns included; ``empty=False`` keeps at least one entry)."""
+    """SciPy sparse arrays of any shape up to ``max_rows`` x ``max_cols``, from empty to full (empty
+    rows and columns included; ``empty=False`` keeps at least one entry).
+
+    Every value and where it is stored are drawn through Hypothesis (values are small multiples of 1/8,
+    real and imaginary parts alike), so a failing matrix shrinks: towards fewer entries and simpler
+    values. A matrix is ``"sparse"`` (the drawn entries on zeros), ``"rows"`` (drawn rows full of one
+    drawn value, about half of them, and the drawn entries) or ``"full"`` (every row so).
+    """
     import scipy.sparse as sp
+    from hypothesis.extra.numpy import arrays
 
     m, n = draw(st.integers(1, max_rows)), draw(st.integers(1, max_cols))
-    density = draw(st.floats(0.0 if empty else 1.0 / (m * n), 1.0))
-    dtype = draw(st.sampled_from(tuple(dtypes)))
+    dtype = np.dtype(draw(st.sampled_from(tuple(dtypes))))
     fmt = draw(st.sampled_from(tuple(formats)))
-    return sp.random_array((m, n), density=density, format=fmt, rng=np.random.default_rng(draw(_SEEDS)), dtype=dtype)
+    value = st.builds(complex, _VALUE, _VALUE) if dtype.kind == "c" else _VALUE
+    mode = draw(st.sampled_from(("sparse", "rows", "full")))  # (shrinks to "sparse")
+    A = np.zeros((m, n), dtype)
+    if mode != "sparse":
+        full = np.ones(m, bool) if mode == "full" else np.array(draw(st.lists(st.booleans(), min_size=m, max_size=m)))
+        A[full] = draw(value)
+    # the drawn entries: NumPy's array strategy draws a few and fills the rest (NaN: none drawn there)
+    entries = draw(arrays(dtype, (m, n), elements=value, fill=st.just(np.nan)))
+    drawn = ~np.isnan(entries)
+    A[drawn] = entries[drawn]
+    if not empty and not A.any():
+        i, j = draw(st.integers(0, m - 1)), draw(st.integers(0, n - 1))
+        A[i, j] = draw(value.filter(bool))
+    return sp.coo_array(A).asformat(fmt)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -890,6 +976,11 @@ class SPMConfig:
     schedule : {"butterfly", "random"}
     odd : {"pass", "scale"}
     seed : int
+        ``random_spm``'s seed: the random schedule's pairings, and the parameters when no ``values``
+        were drawn.
+    values : tuple of float or None
+        The parameters, drawn through Hypothesis (see :meth:`value_count`, :meth:`build`); ``None``:
+        ``random_spm``'s, from ``seed``.
     """
 
     n: int
@@ -898,34 +989,62 @@ class SPMConfig:
     schedule: str
     odd: str
     seed: int
+    values: tuple[float, ...] | None = None
 
     def kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`~isomat.algebra.spm.random_spm` after ``n`` and ``L``."""
         return dict(variant=self.variant, schedule=self.schedule, odd=self.odd, seed=self.seed)
 
-    def build(self, dtype: Any = np.float64, diagonals: bool = True) -> SPM:
-        """The layer: ``random_spm(n, L, **kwargs())``."""
-        from ..algebra.spm import random_spm
+    def value_count(self) -> int:
+        """How many values :attr:`values` holds: the stages' parameters (an angle, or four block entries,
+        per pair), ``d_in``, ``d_out`` and the bias (``n`` each), and with ``odd="scale"`` one scale per stage."""
+        per_pair = 1 if self.variant == "rotation" else 4
+        return self.L * (self.n // 2) * per_pair + 3 * self.n + (self.L if self.odd == "scale" else 0)
 
-        return random_spm(self.n, self.L, dtype=dtype, diagonals=diagonals, **self.kwargs())
+    def build(self, dtype: Any = np.float64, diagonals: bool = True) -> SPM:
+        """The layer: ``random_spm(n, L, **kwargs())``, or, with drawn :attr:`values`, the same schedule with
+        those values (exact binary fractions v): angles v, block entries v/2, diagonals 1 + v/8, bias v/8,
+        odd scales 1 + v/8. ``diagonals=False``: no diagonals nor bias (identity and zero)."""
+        from ..algebra.spm import random_spm, spm_layer
+
+        if self.values is None:
+            return random_spm(self.n, self.L, dtype=dtype, diagonals=diagonals, **self.kwargs())
+        if len(self.values) != self.value_count():
+            raise ValueError(f"values holds {len(self.values)} entries; this configuration takes {self.value_count()}")
+        v = np.asarray(self.values, dtype=np.float64)
+        m, L, n = self.n // 2, self.L, self.n
+        k = L * m * (1 if self.variant == "rotation" else 4)
+        params = v[:k].reshape((L, m) if self.variant == "rotation" else (L, m, 4))
+        params = params if self.variant == "rotation" else params / 2
+        kw: dict[str, Any] = {}
+        if diagonals:
+            kw = dict(d_in=1 + v[k:k + n] / 8, d_out=1 + v[k + n:k + 2 * n] / 8, bias=v[k + 2 * n:k + 3 * n] / 8)
+        if self.odd == "scale":
+            kw["odd_scale"] = 1 + v[k + 3 * n:] / 8
+        # the pairings random_spm would take: its "random" schedule is seeded with seed + 1
+        return spm_layer(n, self.schedule, params.astype(dtype), variant=self.variant, odd=self.odd,
+                         seed=self.seed + 1, **{key: np.asarray(val, dtype) for key, val in kw.items()})
 
 
 @st.composite
 def spm_configs(draw: Any, *, max_n: int = 12, max_L: int = 5, powers_of_two: bool = False,
                 variants: Sequence[str] = ("rotation", "general"), schedules: Sequence[str] = ("butterfly", "random"),
-                odd_modes: Sequence[str] = ("pass", "scale"), max_seed: int = 10**6) -> SPMConfig:
+                odd_modes: Sequence[str] = ("pass", "scale"), max_seed: int = 10**6, values: bool = True) -> SPMConfig:
     """SPM configurations (:class:`SPMConfig`): ``n`` in ``[1, max_n]`` (or powers of two up to
     ``max_n`` when ``powers_of_two``), ``L`` in ``[1, max_L]`` (any L: stages wrap around the
-    butterfly levels), both variants, schedules and odd modes."""
+    butterfly levels), both variants, schedules and odd modes. ``values`` (default): the parameters are
+    drawn through Hypothesis (:attr:`SPMConfig.values`), so a failing layer shrinks to simpler numbers;
+    ``False``: ``random_spm``'s from the drawn seed."""
     if powers_of_two:
         n = 2 ** draw(st.integers(0, max(0, int(math.log2(max_n)))))
     else:
         n = draw(st.integers(1, max_n))
     L = draw(st.integers(1, max_L))
-    return SPMConfig(n, L, draw(st.sampled_from(tuple(variants))), draw(st.sampled_from(tuple(schedules))),
-                     draw(st.sampled_from(tuple(odd_modes))), draw(st.integers(0, max_seed)))
+    cfg = SPMConfig(n, L, draw(st.sampled_from(tuple(variants))), draw(st.sampled_from(tuple(schedules))),
+                    draw(st.sampled_from(tuple(odd_modes))), draw(st.integers(0, max_seed)))
+    return replace(cfg, values=draw(_values(cfg.value_count()))) if values else cfg
 
 
 def spm_layers(**kwargs: Any) -> st.SearchStrategy[SPM]:
-    """Float SPM layers: :func:`spm_configs` (same keyword arguments) built with ``random_spm``."""
+    """Float SPM layers: :func:`spm_configs` (same keyword arguments) built (:meth:`SPMConfig.build`)."""
     return spm_configs(**kwargs).map(lambda c: c.build())
