@@ -21,8 +21,8 @@ test suite's business (``tests/test_guards_everywhere.py``), and no claim passes
 string mutations of a literal that spells one of the function's parameter names (``_as_dense(x, "x",
 ...)``, ``_validate.positive("n", n)``): it is the label of that argument in an error message. The run
 prints how many mutations each rule left out. Nor are mutations inside a memory-bound check
-(``check_size``, ``check_bytes``, ``_check_device``): they change what is refused above the bound, and no
-claim builds near it.
+(``check_size``, ``check_bytes``, ``_check_device``, stp's ``_check_dense``): they change what is refused
+above the bound, and no claim builds near it.
 
 **Kill rule.** The claims of a function are those of ``tools/certifies.json`` (the claims whose run
 executes it, measured by ``python -m tools.claim_coverage --write-map``). A mutant is *killed* when one of
@@ -181,7 +181,7 @@ def generate(module: str, function: str) -> list[Mutant]:
 
 
 #: the memory-bound refusals (isomat._config): what is refused above the bound, never a layer's values
-MEMORY_BOUND_CALLS = {"check_size", "check_bytes", "_check_device"}
+MEMORY_BOUND_CALLS = {"check_size", "check_bytes", "_check_device", "_check_dense"}  # _check_dense: stp's check_size
 
 
 def _called_name(call: Any) -> str:
