@@ -90,7 +90,7 @@ def _exact_exhaustive(pred, cases, describe, witness=None):
         "integer array (either way round) the product is exact and equals (12) (m = q = 2, n, p in [1, 5]). "
         "Binding, at the sizes users run: stp against (12) "
         "built with scipy.sparse.kron, exactly on seeded integers, at ten listed shapes with inner sizes to 10^3 "
-        "(the operands dense, scipy.sparse and isomat SparseOperators in turn) "
+        "(the operands dense -- a one-column B as a 1-d array --, scipy.sparse and isomat SparseOperators in turn) "
         "(stp is computed by Chinese-remainder re-indexing, not from a proved rule: the strength is exhaustive at "
         "the sizes checked)."
     ),
@@ -143,14 +143,14 @@ def _stp_large():
 
 
 def _stp_input_forms(A: np.ndarray, B: np.ndarray, k: int):
-    """The k-th case's operands as users pass them, in turn: NumPy arrays; A a scipy.sparse CSR array and B an isomat
-    SparseOperator; the other way round."""
+    """The k-th case's operands as users pass them, in turn: NumPy arrays (a one-column B as a 1-d array, which stp
+    reads as a column vector); A a scipy.sparse CSR array and B an isomat SparseOperator; the other way round."""
     import scipy.sparse as sp
 
     from ...algebra._operator import as_operator
 
     if k % 3 == 0:
-        return A, B
+        return A, (B[:, 0] if B.shape[1] == 1 else B)
     if k % 3 == 1:
         return sp.csr_array(A), as_operator(B)
     return as_operator(A), sp.csr_array(B)
