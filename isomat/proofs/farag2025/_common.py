@@ -611,8 +611,9 @@ def _user_size_bad_run() -> tuple[tuple[str, str, tuple, float], ...]:
                     bad.append((what, k, case, float("inf")))
                 else:
                     compare(what, k, got[k], want[k])
-        # stage matrices: every stored entry of the last stage against the stage written out
-        for ell in {L - 1}:
+        # stage matrices: every stored entry of every stage (the last only above n = 2048, to keep the loops cheap)
+        # against the stage written out -- a stage ℓ < L - 1 reads its own slice of the parameters and odd scales
+        for ell in (range(L) if n <= 2048 else [L - 1]):
             S = stage_matrix(lay, ell, format="coo") if float_backend() == "numpy" else stage_matrix(lay, ell)
             S = S.tocoo() if hasattr(S, "tocoo") else S
             S.sum_duplicates()  # one entry per (row, col), sorted
