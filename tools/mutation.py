@@ -21,8 +21,8 @@ test suite's business (``tests/test_guards_everywhere.py``), and no claim passes
 string mutations of a literal that spells one of the function's parameter names (``_as_dense(x, "x",
 ...)``, ``_validate.positive("n", n)``): it is the label of that argument in an error message. The run
 prints how many mutations each rule left out. Nor are mutations inside a memory-bound check
-(``check_size``, ``check_bytes``, ``_check_device``, stp's ``_check_dense``): they change what is refused
-above the bound, and no claim builds near it.
+(``check_size``, ``check_bytes``, ``_check_device``): they change what is refused above the bound, and no
+claim builds near it.
 
 **Kill rule.** The claims of a function are those of ``tools/certifies.json`` (the claims whose run
 executes it, measured by ``python -m tools.claim_coverage --write-map``). A mutant is *killed* when one of
@@ -181,7 +181,7 @@ def generate(module: str, function: str) -> list[Mutant]:
 
 
 #: the memory-bound refusals (isomat._config): what is refused above the bound, never a layer's values
-MEMORY_BOUND_CALLS = {"check_size", "check_bytes", "_check_device", "_check_dense"}  # _check_dense: stp's check_size
+MEMORY_BOUND_CALLS = {"check_size", "check_bytes", "_check_device"}
 
 
 def _called_name(call: Any) -> str:
@@ -242,6 +242,15 @@ def load_equivalent(path: Path = EQUIVALENT_PATH) -> dict[str, str]:
     if bad:
         raise ValueError(f"{path}: every equivalent mutant needs a reason, these have none: {bad}")
     return data
+
+
+def sample(mutants: list[Mutant], n: int, seed: int, equivalent: dict[str, str]) -> list[Mutant]:
+    """A seeded sample of ``n`` mutants (all of them when fewer), drawn from those not on the reviewed equivalent
+    list. A listed equivalent survives every claim by its review, so in a sample it would cost the run of all its
+    claims (a survivor runs every one) and could only fail as "listed, yet killed": whether each listed mutant is
+    still equivalent is the full per-module run's business, which reports the listed mutants it kills."""
+    pool = [m for m in mutants if m.key not in equivalent]
+    return pool if n >= len(pool) else random.Random(seed).sample(pool, n)
 
 
 # --- running ---------------------------------------------------------------------------------------------
@@ -487,8 +496,8 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             ap.error(f"--function: no mutant of {sorted(unknown)} in the chosen modules")
         mutants = [m for m in mutants if m.function in names]
-    if args.sample is not None and args.sample < len(mutants):
-        mutants = sorted(random.Random(args.seed).sample(mutants, args.sample), key=lambda m: (m.module, m.line, m.key))
+    if args.sample is not None:
+        mutants = sorted(sample(mutants, args.sample, args.seed, load_equivalent()), key=lambda m: (m.module, m.line, m.key))
     left_out = ", ".join(f"{n} {why}" for why, n in sorted(SKIPPED.items())) or "none"
     if args.list:
         for m in mutants:
