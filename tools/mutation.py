@@ -244,15 +244,6 @@ def load_equivalent(path: Path = EQUIVALENT_PATH) -> dict[str, str]:
     return data
 
 
-def sample(mutants: list[Mutant], n: int, seed: int, equivalent: dict[str, str]) -> list[Mutant]:
-    """A seeded sample of ``n`` mutants (all of them when fewer), drawn from those not on the reviewed equivalent
-    list. A listed equivalent survives every claim by its review, so in a sample it would cost the run of all its
-    claims (a survivor runs every one) and could only fail as "listed, yet killed": whether each listed mutant is
-    still equivalent is the full per-module run's business, which reports the listed mutants it kills."""
-    pool = [m for m in mutants if m.key not in equivalent]
-    return pool if n >= len(pool) else random.Random(seed).sample(pool, n)
-
-
 # --- running ---------------------------------------------------------------------------------------------
 
 
@@ -496,8 +487,8 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             ap.error(f"--function: no mutant of {sorted(unknown)} in the chosen modules")
         mutants = [m for m in mutants if m.function in names]
-    if args.sample is not None:
-        mutants = sorted(sample(mutants, args.sample, args.seed, load_equivalent()), key=lambda m: (m.module, m.line, m.key))
+    if args.sample is not None and args.sample < len(mutants):
+        mutants = sorted(random.Random(args.seed).sample(mutants, args.sample), key=lambda m: (m.module, m.line, m.key))
     left_out = ", ".join(f"{n} {why}" for why, n in sorted(SKIPPED.items())) or "none"
     if args.list:
         for m in mutants:
