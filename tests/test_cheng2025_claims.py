@@ -302,6 +302,13 @@ _WRONG_CONSTRUCTIONS = [
      lambda orig: lambda xs, *a, **k: orig([2 * x for x in xs], *a, **k)),
     ("cheng2025:eq46", "isomat.algebra.stp", "stp",
      lambda orig: lambda A, B, *a, **k: orig(B, A, *a, **k)),
+    # issue 36 item 5 (mutation survivors): the field read from A alone (a NumPy A with an exact B gives floats); the
+    # defaults (bridge in the exact field)
+    ("cheng2025:beyond/stp-formula", "isomat.algebra.stp", "stp",
+     lambda orig: lambda A, B: (lambda R: __import__("numpy").asarray(R.tolist(), dtype=float)
+                                if type(A).__module__ == "numpy" else R)(orig(A, B))),
+    ("cheng2025:prop2.7", "isomat.algebra.stp", "bridge",
+     lambda orig: lambda n, p, *, backend="sympy", format="csr": orig(n, p, backend=backend, format=format)),
 ]
 
 
@@ -316,6 +323,20 @@ def test_checks_are_not_self_comparisons(monkeypatch, cid, module, name, wrong):
     mod = importlib.import_module(module)
     monkeypatch.setattr(mod, name, wrong(getattr(mod, name)))
     assert run_claim(REGISTRY[cid])["verdict"] == "error", cid
+
+
+def test_swap_binding_checks_the_defaults(monkeypatch):
+    """Issue 36 item 5 (a mutation survivor): swap_matrix(n) is W[n, n]; one that read it as W[n, 1] passed every
+    check that gave both sizes. The binding (uncached: _swap_csr_ok) now calls it with its defaults."""
+    import importlib
+
+    from isomat.proofs.cheng2025 import _common as C
+
+    S = importlib.import_module("isomat.algebra.stp")
+    orig = S.swap_matrix
+    assert C._swap_csr_ok((8, 8))
+    monkeypatch.setattr(S, "swap_matrix", lambda m, n=None, **k: orig(m, 1 if n is None else n, **k))
+    assert not C._swap_csr_ok((8, 8))
 
 
 def test_results_statements_of_abstract_intro_conclusion(ledger):

@@ -290,6 +290,29 @@ def test_backward_binding_catches_a_doubled_bias_gradient(monkeypatch):
         C._user_size_bad.cache_clear()  # computed with the broken backward: not to be reused
 
 
+def test_gru_and_attention_bindings_check_every_map_gradient(monkeypatch):
+    """Issue 36 item 5 (mutation survivors): the GRU and attention backward bindings compare every gradient they return
+    -- each map's params, diagonals and bias too -- with the chain rule through dense loop-built maps, so a wrong
+    gradient of a map that no finite-difference check reads (W_z's d_in, K's params) makes them fail."""
+    from isomat.proofs.farag2025 import sec6, sec7
+
+    assert sec6._gru_full_trial().ok and sec7._attention_fd().ok
+    gru, attn = sec6.spm_gru_backward, sec7.spm_attention_backward
+
+    def gru_broken(*a, **k):
+        out = gru(*a, **k)
+        return {**out, "Wz": {**out["Wz"], "d_in": out["Wz"]["d_in"] * (1 + 1e-6)}}
+
+    def attn_broken(*a, **k):
+        out = attn(*a, **k)
+        return {**out, "K": {**out["K"], "params": out["K"]["params"] * (1 + 1e-6)}}
+
+    monkeypatch.setattr(sec6, "spm_gru_backward", gru_broken)
+    monkeypatch.setattr(sec7, "spm_attention_backward", attn_broken)
+    assert not sec6._gru_full_trial().ok
+    assert not sec7._attention_fd().ok
+
+
 def test_user_size_binding_catches_builders_wrong_only_beyond_the_old_range(monkeypatch):
     """Issue 36: a forward wrong only for n > 101, one wrong only for L > 6 and a backward wrong only for n > 101
     passed every check that stopped at n = 101, L = 6; the user-size check (n up to 8192, L up to 2⌈log2 n⌉,

@@ -521,7 +521,8 @@ def _swap_csr_ok(mn, field: str = "numpy") -> bool:
     """swap_matrix(m, n) in ``field`` from its CSR arrays, vectorized, against the definition written directly (column
     k = i n + j, i = k div n, j = k mod n, holds its one 1 in row j m + i; no isomat code): one entry per row and per
     column, all 1, at the defined positions; W (x ⊗ y) = y ⊗ x with np.kron on seeded random integer x, y; every
-    format (and the exact field for m n <= 64) gives the same matrix at OPTION_SIZES."""
+    format, the defaults (backend and format omitted; n omitted when m = n) and the exact field (for m n <= 64) give
+    the same matrix at OPTION_SIZES."""
     _stp = importlib.import_module("isomat.algebra.stp")
     m, n = mn
     N = m * n
@@ -544,6 +545,13 @@ def _swap_csr_ok(mn, field: str = "numpy") -> bool:
         Q = host_csr(_stp.swap_matrix(m, n, backend=field, format=fmt))
         if not (np.array_equal(Q.indptr, indptr) and np.array_equal(Q.indices, cols)):
             return False
+    if mn in OPTION_SIZES:  # the defaults: the NumPy field, CSR, and W[n] = W[n, n] when n is omitted
+        import scipy.sparse as sp
+
+        for D in (_stp.swap_matrix(m, n),) + ((_stp.swap_matrix(m),) if m == n else ()):
+            if not (sp.issparse(D) and D.format == "csr" and np.array_equal(D.indptr, indptr)
+                    and np.array_equal(D.indices, cols) and np.all(D.data == 1)):
+                return False
     if mn in OPTION_SIZES and N <= 64:
         E = _stp.swap_matrix(m, n, backend="sympy")
         if any(E[int(r), int(c)] != 1 for r, c in zip(defined_row, k)) or sum(1 for v in E.values() if v != 0) != N:
@@ -566,7 +574,7 @@ def _swap_binds_in(field: str):
     B = EXHAUSTIVE_TO
     large = [(m, n) for m, n in _sizes_above(9, 24, B + 1, LARGE_TO) if m * n <= 10**5] + SWAP_LARGE
     return _builder_checked(lambda mn: _swap_csr_ok(mn, field), list(itertools.product(range(1, B + 1), repeat=2)),
-                            f"swap_matrix(m, n) (CSR arrays; every format and the exact field at {sorted(OPTION_SIZES)}) vs the definition "
+                            f"swap_matrix(m, n) (CSR arrays; every format, the defaults and the exact field at {sorted(OPTION_SIZES)}) vs the definition "
                             f"(row j m + i for column i n + j) and np.kron, all 1 <= m, n <= {B}",
                             large, f"seeded log-uniform random (m, n) in [{B + 1}, {LARGE_TO}]^2 with m n <= 1e5, and {SWAP_LARGE}")
 

@@ -86,9 +86,11 @@ def _exact_exhaustive(pred, cases, describe, witness=None):
         "isomat.algebra.stp (Chinese-remainder re-indexing, no Kronecker factor formed) equals the "
         "printed formula (12) built from the Kronecker definition, exactly, on generic (symbolic) matrices "
         "for every m, q ∈ {1, 2} and n, p ∈ [1, 5] (100 shapes: coprime, divisible and general n, p); "
-        "likewise stp_right against (I_{t/n} ⊗ A)(I_{t/p} ⊗ B). Binding, at the sizes users run: stp against (12) "
+        "likewise stp_right against (I_{t/n} ⊗ A)(I_{t/p} ⊗ B); with one operand exact and the other a NumPy "
+        "integer array (either way round) the product is exact and equals (12) (m = q = 2, n, p in [1, 5]). "
+        "Binding, at the sizes users run: stp against (12) "
         "built with scipy.sparse.kron, exactly on seeded integers, at ten listed shapes with inner sizes to 10^3 "
-        "(the operands dense, scipy.sparse and isomat SparseOperators in turn) "
+        "(the operands dense -- a one-column B as a 1-d array --, scipy.sparse and isomat SparseOperators in turn) "
         "(stp is computed by Chinese-remainder re-indexing, not from a proved rule: the strength is exhaustive at "
         "the sizes checked)."
     ),
@@ -100,8 +102,19 @@ def _stp_formula():
         A, B = _grand(m, n, sum(c)), _grand(p, q, 7 * sum(c) + 1)
         return _stp_mod.stp(A, B) == naive_stp(A, B) and _stp_mod.stp_right(A, B) == naive_stp_right(A, B)
 
+    def mixed(c):  # one operand exact, the other a NumPy integer array: the product is exact (the field of both)
+        m, n, p, q = c
+        A, B = _rand(m, n, sum(c)), _rand(p, q, sum(c) + 1)
+        want = naive_stp(A, B)
+        An, Bn = np.array(A.tolist(), dtype=np.int64), np.array(B.tolist(), dtype=np.int64)
+        got = (_stp_mod.stp(An, B), _stp_mod.stp(A, Bn))
+        return all(isinstance(g, sympy.MatrixBase) and g == want for g in got)
+
     cases = sorted(itertools.product((1, 2), range(1, 6), range(1, 6), (1, 2)), key=lambda c: (sum(c), c))
-    return decide(_exact_exhaustive(ok, cases, "m, q in {1, 2}; n, p in [1, 5]; integer entries in [-3, 3]"),
+    return decide(all_of(_exact_exhaustive(ok, cases, "m, q in {1, 2}; n, p in [1, 5]; integer entries in [-3, 3]"),
+                         _exact_exhaustive(mixed, [c for c in cases if c[0] == c[3] == 2],
+                                           "one operand a sympy.Matrix, the other a NumPy int64 array (either way "
+                                           "round): an exact sympy.Matrix equal to (12), m = q = 2, n, p in [1, 5]")),
                   stp_at_user_sizes=builder_check(_stp_large(), derived_from_rule=False, builder="stp"))
 
 
@@ -130,14 +143,14 @@ def _stp_large():
 
 
 def _stp_input_forms(A: np.ndarray, B: np.ndarray, k: int):
-    """The k-th case's operands as users pass them, in turn: NumPy arrays; A a scipy.sparse CSR array and B an isomat
-    SparseOperator; the other way round."""
+    """The k-th case's operands as users pass them, in turn: NumPy arrays (a one-column B as a 1-d array, which stp
+    reads as a column vector); A a scipy.sparse CSR array and B an isomat SparseOperator; the other way round."""
     import scipy.sparse as sp
 
     from ...algebra._operator import as_operator
 
     if k % 3 == 0:
-        return A, B
+        return A, (B[:, 0] if B.shape[1] == 1 else B)
     if k % 3 == 1:
         return sp.csr_array(A), as_operator(B)
     return as_operator(A), sp.csr_array(B)
@@ -212,6 +225,17 @@ def _stp_assoc():
 
     return decide(property_search(ok, dims, describe="A m×n, B p×q, C r×s; all dims in [1, 6]", max_examples=60),
                   confirm=reference)
+
+
+def _csr_float_equals(M, want: sympy.Matrix) -> bool:
+    """M is what a builder gives with its default backend and format (a scipy.sparse CSR array, float64) and its
+    entries equal ``want``'s (exact rationals of small denominators, so exact in float64 when they are dyadic,
+    else to 1e-15)."""
+    import scipy.sparse as sp
+
+    ref = np.array(want.tolist(), dtype=float)
+    return (sp.issparse(M) and M.format == "csr" and M.dtype == np.float64 and M.shape == ref.shape
+            and np.allclose(M.toarray(), ref, rtol=1e-15, atol=0))
 
 
 def _plain(M: sympy.Matrix) -> list[list[int]]:
@@ -752,7 +776,8 @@ def _prop27():
         Psi = _kron(sympy.eye(n), _ones(t // n).T) * _kron(sympy.eye(p), _ones(t // p))
         A, B = _grand(m, n, 1), _grand(p, q, 2)
         return (Psi.shape == (n, p) and _same(A * Psi * B, naive_dk(A, B))
-                and sympy.Matrix(_stp_mod.bridge(n, p, backend="sympy")) == Psi)
+                and sympy.Matrix(_stp_mod.bridge(n, p, backend="sympy")) == Psi
+                and _csr_float_equals(_stp_mod.bridge(n, p), Psi))  # the defaults: NumPy field, CSR
 
     return decide(printed, correction=(
         "Ψ_{n×p} = (I_n ⊗ 1ᵀ_{t/n})(I_p ⊗ 1_{t/p}) ∈ M_{n×p} (= (t/n)·Π^p_n), and then M ⋉_DK N = M Ψ_{n×p} N",

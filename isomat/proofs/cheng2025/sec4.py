@@ -231,7 +231,8 @@ def _prop48():
         t = math.lcm(n, p)
         Pw = sympy.Rational(p, t) * _kron(sympy.eye(n), _ones(t // n).T) * _kron(sympy.eye(p), _ones(t // p))
         A, B = _rand(m, n, sum(c)), _rand(p, q, sum(c) + 1)
-        return A * Pw * B == naive_dk(A, B, True) and sympy.Matrix(_stp_mod.bridge_weighted(n, p, backend="sympy")) == Pw
+        return (A * Pw * B == naive_dk(A, B, True) and sympy.Matrix(_stp_mod.bridge_weighted(n, p, backend="sympy")) == Pw
+                and _csr_float_equals(_stp_mod.bridge_weighted(n, p), Pw))  # the defaults: NumPy field, CSR
 
     return decide(_textbook(_prop48_proof(), "matmul-associative", "matmul-bilinear"),
                   exhaustive_crosscheck=_exact_exhaustive(ok, _dims(4, 3), "m, n, p, q in [1, 3]"),

@@ -262,18 +262,37 @@ def _forward_binding_cached(key: str):
         ref = X @ M.T + b
         fwd = np.allclose(to_numpy(spm_forward(lay, _dev(X))), ref, rtol=1e-12, atol=1e-12)
         mat = np.allclose(_dense(layer_matrix(lay)), M, rtol=1e-12, atol=1e-12)
-        return bool(fwd and mat)
+        return bool(fwd and mat and _input_classes_ok(lay, X, M, b))
 
     cases = [(n, L, 10 * n + L) for n in range(1, 9) for L in range(1, _small_depth(n) + 1)]
     # sampled, though it runs every size of the range: each size is decided on one random float layer (rtol 1e-12)
     small = exhaustive(ok, cases, describe="isomat's spm_forward and layer_matrix vs D_out B_L⋯B_1 D_in x + b from "
                        "loop-built stages (_naive_dense), every n = 1..8, every L = 1..max(3, 2⌈log2 n⌉), random "
-                       "pairings and values, rtol 1e-12", strength="sampled")
+                       "pairings and values, rtol 1e-12; a 1-d example, and (host field) integer and object-dtype "
+                       "batches read as float64", strength="sampled")
     rnd = exhaustive(ok, [(n, L, 1000 + s) for s, (n, L) in enumerate(LARGE)], strength="sampled",
                      describe=f"the same at seeded random (n, L) in {list(LARGE)}")
     # where users run it: n up to 8192, L up to 2⌈log2 n⌉, against stage-by-stage loops (no dense matrices)
     user = _user_size_binding("y").with_evidence(field=key)  # isomat's forward and layer matrix ran in this field (the cache is per field)
     return builder_check(small, rnd, user, derived_from_rule=False, builder="spm_forward, layer_matrix")
+
+
+def _input_classes_ok(lay, X, M, b) -> bool:
+    """The inputs users pass beside a float batch, against the layer written out (x ↦ M x + b, M from loop-built
+    stages): one example as a 1-d array (the result 1-d); and on the host field an integer batch and an object
+    array of Python floats, each read as float64 (the result float64)."""
+    ref = X @ M.T + b
+    one = to_numpy(spm_forward(lay, _dev(X[0])))
+    if one.shape != ref[0].shape or not np.allclose(one, ref[0], rtol=1e-12, atol=1e-12):
+        return False
+    if float_backend() != "numpy":
+        return True
+    Xi = np.rint(4 * X).astype(np.int64)  # integers in about [-12, 12]
+    for Xin, want in ((Xi, Xi @ M.T + b), (X.astype(object), ref)):
+        got = spm_forward(lay, Xin)
+        if got.dtype != np.float64 or got.shape != want.shape or not np.allclose(got, want, rtol=1e-12, atol=1e-11):
+            return False
+    return True
 
 
 def _forward_binding():
@@ -315,6 +334,26 @@ def _reference_grads(lay, X, G) -> dict[str, np.ndarray]:
     if sc is not None and lay.n % 2:
         out["odd_scale"] = gsc
     return out
+
+
+def grads_match(got: dict, want: dict, describe: str, *, rtol: float = 1e-10, atol: float = 1e-12) -> Trial:
+    """Binding: a gradient dict of isomat (one level of nested per-map dicts allowed) has exactly the keys of the
+    reference ``want`` and every array agrees (:func:`numeric_close` on them all, in key order)."""
+    def flat(d, pre=""):
+        out = {}
+        for k, v in d.items():
+            out.update(flat(v, f"{pre}{k}.") if isinstance(v, dict) else {f"{pre}{k}": v})
+        return out
+
+    g, w = flat(got), flat(want)
+    if set(g) != set(w) or any(np.shape(to_numpy(g[k])) != np.shape(w[k]) for k in w):
+        return Trial(False, "numeric", {"compared": describe},
+                     {"isomat_keys": sorted(g), "reference_keys": sorted(w),
+                      "shapes": {k: [list(np.shape(to_numpy(g[k]))), list(np.shape(w[k]))] for k in sorted(set(g) & set(w))}})
+    keys = sorted(w)
+    return numeric_close(np.concatenate([np.ravel(to_numpy(g[k])) for k in keys]),
+                         np.concatenate([np.ravel(w[k]) for k in keys]), describe=describe + f" (keys {keys})",
+                         rtol=rtol, atol=atol)
 
 
 @device_cached
@@ -383,12 +422,14 @@ def _max_depth(n: int) -> int:
 #: (n, L, variant, schedule, odd, batch shape) fixed at the sizes users run: the widest power of two with the
 #: deepest L (rotation + butterfly is SPMKernel's fused path; general + random its gather path), an odd width
 #: (the unpaired coordinate, learned scale, butterfly pairing of a width that is not a power of two, a 3-D batch),
-#: and n = 1024 with three rows (SPMKernel's fused path split over two threads in one-row chunks). One row at the
+#: and n = 1024 with three rows (SPMKernel's fused path split over two threads in one-row chunks); and one example
+#: as a 1-d array (no batch axis: nothing summed) at an odd width with rotations and a learned scale. One row at the
 #: widest sizes keeps the loops cheap; summing over the batch is checked on the sweep (two rows) and above.
 USER_CASES = ((USER_N, _max_depth(USER_N), "rotation", "butterfly", "pass", (1,)),
               (USER_N, _max_depth(USER_N), "general", "random", "pass", (1,)),
               (USER_N - 1, _max_depth(USER_N - 1), "general", "butterfly", "scale", (1, 1)),
-              (1024, _max_depth(1024), "rotation", "butterfly", "pass", (3,)))
+              (1024, _max_depth(1024), "rotation", "butterfly", "pass", (3,)),
+              (257, _max_depth(257), "rotation", "random", "scale", ()))
 #: seed of the random sweep of sizes n in [9, USER_N] (log-uniform), L in [1, 2⌈log2 n⌉]
 SWEEP_SEED, SWEEP_CASES = 8192, 8
 
@@ -556,14 +597,23 @@ def _user_size_bad_run() -> tuple[tuple[str, str, tuple, float], ...]:
                 bad.append((what, key_, case, err))
 
         compare("spm_forward", "y", spm_forward(lay, _dev(X)), want["y"])
-        got = spm_backward(lay, _dev(X), _dev(G))
-        for k in sorted(set(got) | set(want) - {"y"}):
-            if k not in got or k not in want:
-                bad.append(("spm_backward", k, case, float("inf")))
-            else:
-                compare("spm_backward", k, got[k], want[k])
-        # stage matrices: every stored entry of the last stage against the stage written out
-        for ell in {L - 1}:
+        # and as training runs it: the forward's cache of z_0..z_L (its last against the loops' z_L) passed back
+        Yc, cache = spm_forward(lay, _dev(X), return_cache=True)
+        compare("spm_forward(return_cache)", "y", Yc, want["y"])
+        if len(cache) != L + 1:
+            bad.append(("spm_forward(return_cache)", "y", case, float("inf")))
+        else:
+            compare("spm_forward(return_cache): its z_L", "y", cache[-1], np.array(zL, dtype=float).reshape(shape + (n,)))
+        for what, got in (("spm_backward", spm_backward(lay, _dev(X), _dev(G))),
+                          ("spm_backward(cache)", spm_backward(lay, _dev(X), _dev(G), cache=cache))):
+            for k in sorted(set(got) | set(want) - {"y"}):
+                if k not in got or k not in want:
+                    bad.append((what, k, case, float("inf")))
+                else:
+                    compare(what, k, got[k], want[k])
+        # stage matrices: every stored entry of the first and the last stage against the stage written out (a stage
+        # ℓ < L - 1 reads its own slice of the parameters and odd scales; the loops stay cheap)
+        for ell in sorted({0, L - 1}):
             S = stage_matrix(lay, ell, format="coo") if float_backend() == "numpy" else stage_matrix(lay, ell)
             S = S.tocoo() if hasattr(S, "tocoo") else S
             S.sum_duplicates()  # one entry per (row, col), sorted
@@ -611,7 +661,8 @@ def _user_size_binding(*keys: str) -> Trial:
     :func:`_loop_backward`); exact for the general variant (integer values), rtol 1e-10 of the largest
     reference value for rotations."""
     bad = [b for b in _user_size_bad(float_backend()) if b[1] in keys or b[0] == "stage_matrix"]
-    ev = {"compared": f"isomat {', '.join(keys)} (spm_forward, spm_backward, SPMKernel where it runs) and the stage "
+    ev = {"compared": f"isomat {', '.join(keys)} (spm_forward, spm_backward with and without the forward's cache, "
+                      "SPMKernel where it runs) and the stage "
                       "matrices vs stage-by-stage loops over the pairs, written from eq. (2)-(19)",
           "cases": _user_size_text(), "tolerance": "exact (general: integer values); rotation: 1e-10·(1 + max|ref|)",
           "field": float_backend()}

@@ -201,7 +201,8 @@ def _sec4():
                     _entry_zero(loss.diff(c), G.T * sympy.OneMatrix(Bs, 1), describe="∂L/∂c vs G^T 1 = Σ_b g_b", for_all=fa,
                                 sizes=[Bs]),
                     _entry_zero(loss.diff(X), G * M, describe="∂L/∂X vs G M (row b: M^T g_b)", for_all=fa, sizes=[_N]))
-    return decide(proofs, isomat_backward=_backward_binding("x", "params", "d_in", "d_out", "bias"),
+    # every gradient spm_backward returns, the odd-n scale's too (no printed equation binds it: issue 36 item 5)
+    return decide(proofs, isomat_backward=_backward_binding("x", "params", "d_in", "d_out", "bias", "odd_scale"),
                   isomat_batch=cross)
 
 
