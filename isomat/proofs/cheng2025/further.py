@@ -275,6 +275,7 @@ def _ex45_proof():
     total = sympy.Sum(sympy.exp(x[k]), (k, 0, n - 1))
     sums = symbolic_zero(sympy.Sum(sympy.exp(x[k]) / total, (k, 0, n - 1)) - 1, sizes=[n],
                          for_all="for every length n >= 1 and every real x ∈ R^n (symbolic n)",
+                         domain={"n": "integer >= 1", "x": "real"},
                          describe="Σ_{k<n} e^{x_k} / Σ_{l<n} e^{x_l} = 1: every column of softmax(X)ᵀ sums to 1")
     I, R = z3.IntSort(), z3.RealSort()
     E, S = z3.Function("exp_x", I, R), z3.Function("ExpPrefixSum", I, R)

@@ -288,10 +288,12 @@ def _matrix_identity(difference, describe: str, for_all: str) -> Trial:
 
 
 def _scalar(expr, describe: str) -> Trial:
-    """An elementwise (⊙) identity proved on generic real scalars: each entry of any r×c matrices."""
+    """An elementwise (⊙) identity proved on generic real scalars: each entry of any r×c matrices (the for_all states
+    every symbol real: one declared with a narrower domain, positive say, is refused by symbolic_zero)."""
     return symbolic_zero(expr, describe=describe,
                          for_all="every real value of each symbol; as the operations are elementwise (⊙, scalar "
-                                 "functions), for every entry of matrices of every size r×c >= 1×1")
+                                 "functions), for every entry of matrices of every size r×c >= 1×1",
+                         domain={str(s): "real" for s in sympy.sympify(expr).free_symbols})
 
 
 
