@@ -1586,7 +1586,7 @@ def _check_hypotheses(c: Claim, outcome: Outcome) -> None:
 __all__ = [
     "CONFIRMED_PAPERS", "CONFIRMED_VERDICTS", "DERIVED", "FROM_PRINTED", "BuilderCheck", "builder_check", "builder_note",
     "confirmation_problem", "require_confirmation",
-    "FAVOURABLE", "METHODS", "OUTPUT_LIMIT", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
+    "DOMAINS", "FAVOURABLE", "METHODS", "OUTPUT_LIMIT", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
     "Claim", "FrozenEvidence", "Hypotheses", "Outcome", "Reading", "Trial",
     "all_of", "by_readings", "capped_output", "claim", "compare_printed", "decide", "error_record", "exact_equal",
     "exhaustive", "exists",
