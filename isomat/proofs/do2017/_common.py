@@ -263,18 +263,23 @@ def _layer_builder_check(field: str = "numpy") -> Trial:
     t = exhaustive(ok, cases, describe="matrix_layer / matrix_layer2 against matrix_layer_entry, both orders, "
                    "r', c', r_k, c_k <= 3 and 3 seeded shapes with sides 4..9, one and two input blocks", method="exact")
     small = [s for s in shapes if max(s[0] + s[1]) <= 2] + shapes[-3:]
-    forms = ("array", "csr", "operator", "lists")
-    bias = exhaustive(lambda c: _layer_bias_ok(c, field), [(s, o, two, forms[k % 4]) for k, (s, o, two) in enumerate(
-        (s, o, two) for s in small for o in "CF" for two in (False, True))], method="exact",
-        describe="matrix_layer / matrix_layer2 with a bias B (a dense array, SciPy CSR, a SparseOperator in turn; U, V "
-                 "as nested lists in the fourth): bias = vec(B) in the order and the layer applied to integer P_k equals "
-                 "Σ U_kᵀ P_k V_k + B computed with NumPy, both orders, r', c', r_k, c_k <= 2 and the 3 seeded shapes")
+    forms = ("array", "csr", "operator", "lists", "exact-bias", "exact-weights")
+    combos = [(o, two) for o in "CF" for two in (False, True)]  # two of the four per shape, every form in turn
+    bias_cases = [(sh, *combos[(i + h) % 4], forms[(2 * i + h // 2) % len(forms)])
+                  for i, sh in enumerate(small) for h in (0, 2)]
+    bias = exhaustive(lambda c: _layer_bias_ok(c, field), bias_cases, method="exact",
+        describe="matrix_layer / matrix_layer2 with a bias B, in turn a dense array, SciPy CSR, a SparseOperator, with "
+                 "U, V as nested lists, an exact SymPy B of halves beside float U, V and no backend (the field is the "
+                 "exact one), SymPy U, V with the float backend: bias = vec(B) in the order and the layer applied to "
+                 "integer P_k equals Σ U_kᵀ P_k V_k + B computed with NumPy (SymPy for the exact field); every "
+                 "r', c', r_k, c_k <= 2 and the 3 seeded shapes, each with two of (order C/F × one/two blocks)")
     return all_of(t, bias).with_evidence(field=field)
 
 
 def _layer_bias_ok(case, field: str) -> bool:
     """One bias case of :func:`_layer_builder_check`: the layer with B (in the case's form) applied to integer inputs
-    against the direct Σ U_kᵀ P_k V_k + B (NumPy matrix products, exact on integers), and its bias against vec(B)."""
+    against the direct Σ U_kᵀ P_k V_k + B (NumPy matrix products, exact on integers; SymPy's for the exact field), its
+    bias against vec(B), and its field against the one the inputs and backend name."""
     import scipy.sparse as sp
 
     from ...algebra._operator import as_operator
@@ -284,13 +289,22 @@ def _layer_bias_ok(case, field: str) -> bool:
     if two:
         blocks.append((rng.integers(-4, 5, (c, rp)).astype(float), rng.integers(-4, 5, (r, cp)).astype(float)))
     B = rng.integers(-4, 5, (rp, cp)).astype(float)
-    Bin = {"csr": sp.csr_array(B), "operator": as_operator(B, field=field)}.get(form, as_values(B, field))
-    mats = [m.tolist() if form == "lists" else as_values(m, field) for blk in blocks for m in blk]
-    layer = (matrix_layer2 if two else matrix_layer)(*mats, Bin, order=order, backend=field)
     Ps = [rng.integers(-4, 5, (u.shape[0], v.shape[0])).astype(float) for u, v in blocks]
+    build = matrix_layer2 if two else matrix_layer
+    if form == "exact-bias":  # float U, V and an exact B, no backend: the inputs' field is the exact one
+        Bx = sympy.Matrix(rp, cp, lambda i, j: sympy.Rational(int(B[i, j]), 2))
+        layer = build(*[m for blk in blocks for m in blk], Bx, order=order)
+        want = sum((sympy.Matrix(u).T * sympy.Matrix(P) * sympy.Matrix(v) for (u, v), P in zip(blocks, Ps)),
+                   sympy.zeros(rp, cp)) + Bx
+        return (layer.field == "sympy" and list(layer.bias) == list(Bx if order == "C" else Bx.T)
+                and sympy.Matrix(layer(*[sympy.Matrix(P) for P in Ps])) == want)
+    Bin = {"csr": sp.csr_array(B), "operator": as_operator(B, field=field)}.get(form, as_values(B, field))
+    conv = {"lists": lambda m: m.tolist(), "exact-weights": lambda m: sympy.Matrix(m.astype(int).tolist())}
+    mats = [conv.get(form, lambda m: as_values(m, field))(m) for blk in blocks for m in blk]
+    layer = build(*mats, Bin, order=order, backend=field)
     want = sum(u.T @ P @ v for (u, v), P in zip(blocks, Ps)) + B
     got = np.asarray(to_numpy(layer(*[as_values(P, field) for P in Ps])), dtype=float)
-    return (np.array_equal(np.asarray(to_numpy(layer.bias), dtype=float), B.reshape(-1, order=order))
+    return (layer.field == field and np.array_equal(np.asarray(to_numpy(layer.bias), dtype=float), B.reshape(-1, order=order))
             and got.shape == want.shape and np.array_equal(got, want))
 
 
