@@ -571,10 +571,18 @@ def _def4_11():
         if not (iso - M).expand().is_zero_matrix:
             raise CheckError(f"isomat's hv_nominal_add disagrees with (66) at {c}")
         reduces = len(X) != len(Y) or (M - eq65(X, Y, r)).expand().is_zero_matrix
+        if r == 2:  # one side exact (symbolic), the other float NumPy (integer-valued): the field is the exact one
+            Xn, Yn = ([sympy.Matrix([7 * i + j + 1 for j in range(n)]) for i, n in enumerate(d)] for d in (dx, dy))
+            for A, B, An, Bn in ((X, [np.array(list(v), dtype=float) for v in Yn], X, Yn),
+                                 ([np.array(list(v), dtype=float) for v in Xn], Y, Xn, Y)):
+                got = _hyper.hv_nominal_add(A, B, r)
+                if not isinstance(got, sympy.MatrixBase) or not (got - eq66(An, Bn, r)).expand().is_zero_matrix:
+                    raise CheckError(f"isomat's hv_nominal_add of an exact and a float hypervector is not exact (66) at {c}")
         return M.shape == (k, r) and reduces
 
     return decide(_def411_proof(),
-                  exhaustive_crosscheck=_exact_exhaustive(ok, cases, "s, t in [1, 3], mixed dimensions, r in [1, 3]"))
+                  exhaustive_crosscheck=_exact_exhaustive(ok, cases, "s, t in [1, 3], mixed dimensions, r in [1, 3]; at "
+                                                          "r = 2 also an exact X with a float Y and the reverse"))
 
 
 def _def411_proof():
