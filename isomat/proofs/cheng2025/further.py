@@ -259,7 +259,16 @@ def _ex45():
         S = _hyper.softmax_rows(sympy.Matrix(s, n0, lambda i, j: sympy.Symbol(f"x_{i}_{j}", real=True))).T
         return S.shape == (n0, s) and all(v.is_positive for v in S) and all(sympy.simplify(sum(S[:, j]) - 1) == 0 for j in range(s))
 
-    return decide(_ex45_proof(), exhaustive_crosscheck=_exact_exhaustive(ok, _dims(2, 3), "s, n0 in [1, 3]"))
+    def float_ok(rows):  # float rows of far apart scales: each row shifted by its own maximum, never overflowing
+        got = np.asarray(to_numpy(_hyper.softmax_rows(_backend.as_values(np.array(rows, dtype=float), float_backend()))))
+        want = [[1 / sum(math.exp(v - x) for v in row) for x in row] for row in rows]  # e^x / Σ e^v without e^v
+        return got.shape == (len(rows), len(rows[0])) and bool(np.allclose(got, want, rtol=1e-12, atol=0))
+
+    big = [[[0.0, 1.0, 2.0], [1000.0, 1001.0, 999.0], [-1000.0, -998.0, -1001.0]], [[800.0, 800.0]], [[-800.0, -795.0]]]
+    return decide(_ex45_proof(), exhaustive_crosscheck=_exact_exhaustive(ok, _dims(2, 3), "s, n0 in [1, 3]"),
+                  float_rows=exhaustive(float_ok, big, method="numeric", describe=(
+                      "isomat's softmax_rows in the run's float field on rows of far apart scales (entries to ±1000, differences within a row small: "
+                      "e^x alone overflows) vs 1 / Σ_l e^{x_l − x_j} with math.exp, rtol 1e-12")))
 
 
 def _ex45_proof():
