@@ -432,3 +432,21 @@ def test_builders_compute_their_entries_with_the_proved_rules(monkeypatch):
     monkeypatch.setattr(graph, "renormalized_adjacency_entry", lambda a, same, si, sj: 3 * si * (a + same) * sj)
     assert np.allclose(graph.mean_aggregation(g).toarray(), 2 * A1)
     assert np.allclose(graph.renormalized_adjacency(g).toarray(), 3 * R1)
+
+
+def test_layer_bias_check_catches_a_dropped_bias_and_a_wrong_field(monkeypatch):
+    """The bias cases of _layer_builder_check: a layer that drops B, or that ignores an exact B when resolving its
+    field, fails them (each case a few ms)."""
+    import sympy
+
+    from isomat.proofs.do2017 import _common as c
+
+    case = (((2, 1), (2, 2)), "F", True, "csr")
+    exact = (((1, 2), (2, 1)), "C", False, "exact-bias")
+    assert c._layer_bias_ok(case, "numpy") and c._layer_bias_ok(exact, "numpy")
+    real2 = c.matrix_layer2
+    monkeypatch.setattr(c, "matrix_layer2", lambda Up, Vp, Uq, Vq, B=None, **kw: real2(Up, Vp, Uq, Vq, **kw))
+    assert not c._layer_bias_ok(case, "numpy")
+    real = c.matrix_layer
+    monkeypatch.setattr(c, "matrix_layer", lambda U, V, B, **kw: real(U, V, sympy.Matrix(B).evalf(), **kw))
+    assert not c._layer_bias_ok(exact, "numpy")

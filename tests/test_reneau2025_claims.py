@@ -317,3 +317,25 @@ def test_appa_kron_entry_every_n_proved(records):
     assert rec["evidence"]["three_factor_tucker_form"]["ok"]
 
 
+
+
+def test_kron_check_reaches_the_field_and_the_memory_bound(monkeypatch):
+    """kron_operator's check fails when the builder ignores the inputs' exact field or skips the memory bound of a
+    single factor (three factors, equal shapes)."""
+    import importlib
+
+    import numpy as np
+
+    from isomat.proofs.reneau2025 import _common as c
+
+    K = importlib.import_module("isomat.algebra.kron")  # the module (isomat.algebra.kron is also the function)
+
+    Fs = c._kron_factors(((2, 1), (2, 1), (2, 1)), 5, False)
+    assert c._kron_fields_ok(Fs, "numpy") and c._kron_bound_ok(3)
+    real = K.kron_operator
+    monkeypatch.setattr(K, "kron_operator", lambda *f, backend=None: real(
+        *[np.array(x.tolist(), dtype=float) if hasattr(x, "tolist") else x for x in f], backend=backend))
+    assert not c._kron_fields_ok(Fs, "numpy")
+    monkeypatch.setattr(K, "kron_operator", lambda *f, backend=None: real(*f, backend=backend) if len(f) > 1 else
+                        K.as_operator(f[0]))
+    assert not c._kron_bound_ok(3)

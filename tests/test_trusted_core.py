@@ -173,16 +173,46 @@ def test_a_proved_trial_needs_a_certified_proof():
 def test_symbolic_zero_records_the_domain_sympy_used():
     x, y = sympy.symbols("x y", positive=True)
     diff = sympy.log(x * y) - sympy.log(x) - sympy.log(y)
-    t = engine.symbolic_zero(diff, describe="log(xy) = log x + log y", for_all="all real x, y")
+    t = engine.symbolic_zero(diff, describe="log(xy) = log x + log y", for_all="all real x, y > 0",
+                             domain={"x": "real > 0", "y": "real > 0"})
     # the identity holds only because x and y were declared positive: the record says so
     assert t.strength == "proved"
     assert t.evidence["assumptions"] == {"x": ["positive"], "y": ["positive"]}
-    assert t.evidence["for_all"].endswith("SymPy domain: x positive, y positive")
+    assert t.evidence["for_all"] == "all real x, y > 0; domain: x real > 0, y real > 0"
     u, v = sympy.symbols("u v")
     plain = engine.symbolic_zero((u + 1) ** 2 - u**2 - 2 * u - 1, describe="square", for_all="all u")
     assert plain.evidence["assumptions"] == {} and plain.evidence["for_all"] == "all u"
     # without the assumption SymPy does not reach zero: no proof
     assert not engine.symbolic_zero(sympy.log(u * v) - sympy.log(u) - sympy.log(v), describe="log", for_all="all u, v").ok
+
+
+def test_symbolic_zero_refuses_a_for_all_its_symbols_assumptions_narrow():
+    """Issue 36 item 3: SymPy reaches zero with the symbols' assumptions; a for_all that does not state them (or
+    states a domain that does not imply them) would call proved what holds only on the narrower domain."""
+    n = sympy.Symbol("n", positive=True)
+    diff = sympy.Abs(n, evaluate=False) - n  # zero only for n >= 0: positive=True does the work
+    with pytest.raises(CheckError, match=r"symbol n is declared positive .*'for all integers n'"):
+        engine.symbolic_zero(diff, describe="|n| = n", for_all="for all integers n")
+    with pytest.raises(CheckError, match=r"symbol n is declared positive .*'for all integers n' states n integer, "
+                                         r"which does not imply positive"):
+        engine.symbolic_zero(diff, describe="|n| = n", for_all="for all integers n", domain={"n": "integer"})
+    # an Indexed entry x[k] of a real IndexedBase answers to the domain of its base x
+    k, m = sympy.Symbol("k", integer=True), sympy.Symbol("m", integer=True, nonnegative=True)
+    xs = sympy.IndexedBase("x", real=True)
+    with pytest.raises(CheckError, match="symbol x is declared"):
+        engine.symbolic_zero(sympy.im(xs[k], evaluate=False), describe="Im x_k", for_all="all k, x", domain={"k": "integer"})
+    ok = engine.symbolic_zero(sympy.im(xs[k], evaluate=False), describe="Im x_k", for_all="all k, x", domain={"k": "integer", "x": "real"})
+    assert ok.strength == "proved" and ok.evidence["for_all"] == "all k, x; domain: k integer, x real"
+    # a stated domain narrower than the assumptions is a true (weaker) statement; the record carries it
+    t = engine.symbolic_zero(diff, describe="|n| = n", for_all="for all n >= 1", domain={"n": "integer >= 1"})
+    assert t.strength == "proved" and t.evidence["for_all"] == "for all n >= 1; domain: n integer >= 1"
+    with pytest.raises(CheckError, match="symbol m is declared integer, nonnegative"):
+        engine.symbolic_zero(m - sympy.Abs(m, evaluate=False), describe="|m| = m", for_all="every m", domain={"m": "real >= 0"})
+    assert engine.symbolic_zero(m - sympy.Abs(m, evaluate=False), describe="|m| = m", for_all="every m", domain={"m": "integer >= 0"}).ok
+    with pytest.raises(ValueError, match=r"domain\['n'\] must be one of"):
+        engine.symbolic_zero(diff, describe="|n| = n", for_all="for all n", domain={"n": "positive"})
+    with pytest.raises(ValueError, match="give for_all too"):
+        engine.symbolic_zero(diff, describe="|n| = n", domain={"n": "real > 0"})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -394,22 +394,67 @@ def property_search(
     return Trial(False, "property", {"strategy": describe, "examples": count, "shrunk": True}, cx)
 
 
-def _symbol_assumptions(expr: Any) -> dict[str, list[str]]:
-    """The SymPy assumptions each free symbol of ``expr`` was declared with (``{"x": ["positive"]}``;
-    symbols declared with none are left out), as stated at declaration (not the facts derived from them)."""
-    out: dict[str, list[str]] = {}
+def _declared_facts(expr: Any) -> dict[Any, dict[str, bool]]:
+    """The SymPy assumptions each free symbol of ``expr`` was declared with (``{x: {"positive": True}}``;
+    symbols declared with none are left out), as stated at declaration (not the facts derived from them; an
+    object that keeps no declaration, an ``Indexed`` entry of a declared ``IndexedBase``, gives its facts)."""
+    out: dict[Any, dict[str, bool]] = {}
     for sym in sorted(sympy.sympify(expr).free_symbols, key=str):
         declared = getattr(sym, "_assumptions_orig", None)
         if declared is None:
-            declared = {k: v for k, v in sym.assumptions0.items() if k != "commutative"}
-        facts = [k if v else f"not {k}" for k, v in sorted(declared.items()) if k != "commutative" and v is not None]
+            declared = sym.assumptions0
+        facts = {k: bool(v) for k, v in sorted(declared.items()) if k != "commutative" and v is not None}
         if facts:
-            out[str(sym)] = facts
+            out[sym] = facts
     return out
 
 
+def _symbol_assumptions(expr: Any) -> dict[str, list[str]]:
+    """:func:`_declared_facts` as the evidence records them (``{"x": ["positive"], "y": ["not zero"]}``)."""
+    return {str(sym): [k if v else f"not {k}" for k, v in facts.items()] for sym, facts in _declared_facts(expr).items()}
+
+
+#: The domains a proof by :func:`symbolic_zero` may state for a symbol (its ``domain`` argument), each as the SymPy
+#: assumptions a symbol of exactly that domain is declared with. A symbol the difference was built from with
+#: assumptions (``positive=True``) narrows what "for all" means: the proof is refused unless the stated domain
+#: implies every one of them (SymPy's own inference decides, on a fresh symbol of the stated domain).
+DOMAINS: dict[str, dict[str, bool]] = {
+    "real": {"real": True},
+    "real > 0": {"positive": True},
+    "real >= 0": {"nonnegative": True},
+    "integer": {"integer": True},
+    "integer >= 0": {"integer": True, "nonnegative": True},
+    "integer >= 1": {"integer": True, "positive": True},
+}
+
+
+def _stated_domain(difference: Any, for_all: str, domain: Mapping[str, str]) -> dict[str, str]:
+    """The domain ``for_all`` states for each free symbol of ``difference`` (the entries of ``domain`` naming one),
+    after refusing a ``for_all`` that the symbols' SymPy assumptions narrow: every assumption a symbol was declared
+    with must follow from the domain stated for it (issue 36 item 3: ``for_all="for all integers n"`` over an ``n``
+    declared ``positive=True`` proves nothing about n <= 0, so it is refused, not recorded as proved)."""
+    free = {str(x) for x in sympy.sympify(difference).free_symbols}
+    for sym, facts in _declared_facts(difference).items():
+        name = str(sym)
+        if name not in domain and isinstance(sym, sympy.Indexed):  # x[k]: the domain of its base x
+            name = str(sym.base.label)
+            free.add(name)
+        said = [k if v else f"not {k}" for k, v in facts.items()]
+        if name not in domain:
+            raise CheckError(f"symbolic_zero: symbol {name} is declared {', '.join(said)} (SymPy assumptions), which "
+                             f"narrows for_all {for_all!r}; state its domain (domain={{{name!r}: ...}}, one of "
+                             f"{sorted(DOMAINS)}) or build the difference from a symbol without assumptions")
+        probe = sympy.Dummy(name, **DOMAINS[domain[name]])
+        unmet = [k if v else f"not {k}" for k, v in facts.items() if getattr(probe, f"is_{k}") is not v]
+        if unmet:
+            raise CheckError(f"symbolic_zero: symbol {name} is declared {', '.join(said)} (SymPy assumptions), but "
+                             f"for_all {for_all!r} states {name} {domain[name]}, which does not imply "
+                             f"{', '.join(unmet)}: the proof would hold on a narrower domain than stated")
+    return {name: phrase for name, phrase in sorted(domain.items()) if name in free}
+
+
 def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None,
-                  sizes: Sequence[Any] = ()) -> Trial:
+                  sizes: Sequence[Any] = (), domain: Mapping[str, str] | None = None) -> Trial:
     """Passes when ``difference`` (a SymPy expression or matrix) simplifies to zero.
 
     ``for_all`` says what the symbols range over when the identity involves no size (generic
@@ -423,16 +468,25 @@ def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None,
     The domain of a SymPy proof is the one its symbols were declared on: ``simplify`` may use
     ``positive=True`` or ``integer=True`` to reach zero (``sqrt(x**2) - x`` is zero only for
     ``x >= 0``). So the words of ``for_all`` are never taken for the quantification on their own:
-    the assumptions of every free symbol are recorded (``evidence["assumptions"]``) and the recorded
-    ``for_all`` ends with them (``"...; SymPy domain: x positive, n integer"``) -- the record states
-    the domain the identity was proved on, whether or not the caller's text mentioned it. (An
-    assumption SymPy already used when the difference was *built* -- ``sqrt(x**2)`` of a positive
-    ``x`` is ``x`` at once -- leaves no symbol behind to record: build differences from symbols
-    declared with the domain the claim states.) The proof is certified here (it is the only maker
-    of a proved trial besides the prover).
+    ``domain`` maps a symbol's name to the domain the statement quantifies it over (one of
+    :data:`DOMAINS`: ``"real"``, ``"real > 0"``, ``"real >= 0"``, ``"integer"``, ``"integer >= 0"``,
+    ``"integer >= 1"``), and a proof over a free symbol declared with assumptions that its stated
+    domain does not imply -- or that it states no domain for -- is refused (:class:`CheckError`
+    naming the symbol, its assumptions and ``for_all``). The recorded ``for_all`` ends with the
+    domain stated for the difference's free symbols (``"...; domain: n integer >= 1, x real"``) and
+    the assumptions of every free symbol are recorded (``evidence["assumptions"]``). (An assumption
+    SymPy already used when the difference was *built* -- ``sqrt(x**2)`` of a positive ``x`` is
+    ``x`` at once -- leaves no symbol behind to check: build differences from symbols declared with
+    the domain the claim states.) The proof is certified here (it is the only maker of a proved
+    trial besides the prover).
     """
     strength = "proved" if for_all else "exhaustive"
     size_names = [str(x) for x in sizes]
+    if domain and not for_all:
+        raise ValueError("domain states what a proof quantifies over: give for_all too")
+    for name, phrase in (domain or {}).items():
+        if phrase not in DOMAINS:
+            raise ValueError(f"domain[{name!r}] must be one of {sorted(DOMAINS)}, got {phrase!r}")
     if size_names:
         if not for_all:
             raise ValueError("sizes are recorded for a proof: give for_all too")
@@ -440,32 +494,29 @@ def symbolic_zero(difference: Any, *, describe: str, for_all: str | None = None,
         missing = [x for x in size_names if x not in free]
         if missing:
             raise ValueError(f"sizes {missing} are not free symbols of the difference (free: {sorted(free)})")
-    extra: dict[str, Any] = {}
-    if for_all:
-        assumptions = _symbol_assumptions(difference)
-        stated = for_all
-        if assumptions:
-            stated += "; SymPy domain: " + ", ".join(f"{k} {' and '.join(v)}" for k, v in assumptions.items())
-        extra = {"for_all": stated, "sizes": size_names, "tool": f"sympy {sympy.__version__} (simplify of the difference)",
-                 "obligation": _sympy_digest((describe, difference)), "assumptions": assumptions}
-    proof = None
     if isinstance(difference, sympy.MatrixBase):
         residual = difference.applyfunc(lambda e: sympy.simplify(sympy.expand(e)))
         bad = [(i, j, residual[i, j]) for i in range(residual.rows) for j in range(residual.cols) if residual[i, j] != 0]
-        size = f"{difference.rows}x{difference.cols}"
+        evidence = {"compared": describe, "size": f"{difference.rows}x{difference.cols}"}
         if bad:
             i, j, v = bad[0]
-            return Trial(False, "symbolic", {"compared": describe, "size": size},
-                         {"entry": [i, j], "residual": str(v), "nonzero_entries": len(bad)})
-        if for_all:
-            proof = _sympy_certificate(extra)
-        return Trial(True, "symbolic", {"compared": describe, "size": size, **extra}, strength=strength, proof=proof)
-    residual = sympy.simplify(sympy.expand(difference))
-    if residual != 0:
-        return Trial(False, "symbolic", {"compared": describe}, {"residual": str(residual)})
-    if for_all:
-        proof = _sympy_certificate(extra)
-    return Trial(True, "symbolic", {"compared": describe, **extra}, strength=strength, proof=proof)
+            return Trial(False, "symbolic", evidence, {"entry": [i, j], "residual": str(v), "nonzero_entries": len(bad)})
+    else:
+        residual = sympy.simplify(sympy.expand(difference))
+        evidence = {"compared": describe}
+        if residual != 0:
+            return Trial(False, "symbolic", evidence, {"residual": str(residual)})
+    if not for_all:
+        return Trial(True, "symbolic", evidence, strength=strength)
+    # a proof: what it quantifies over is the stated for_all, checked against the symbols' assumptions first (a
+    # nonzero residual above is a counterexample on the declared domain, so on any wider one: no check needed)
+    stated_domain = _stated_domain(difference, for_all, domain or {})
+    stated = for_all
+    if stated_domain:
+        stated += "; domain: " + ", ".join(f"{k} {v}" for k, v in stated_domain.items())
+    extra = {"for_all": stated, "sizes": size_names, "tool": f"sympy {sympy.__version__} (simplify of the difference)",
+             "obligation": _sympy_digest((describe, difference)), "assumptions": _symbol_assumptions(difference)}
+    return Trial(True, "symbolic", {**evidence, **extra}, strength=strength, proof=_sympy_certificate(extra))
 
 
 def _sympy_certificate(extra: Mapping[str, Any]) -> _SympyIdentity:
@@ -1541,7 +1592,7 @@ def _check_hypotheses(c: Claim, outcome: Outcome) -> None:
 __all__ = [
     "CONFIRMED_PAPERS", "CONFIRMED_VERDICTS", "DERIVED", "FROM_PRINTED", "BuilderCheck", "builder_check", "builder_note",
     "confirmation_problem", "require_confirmation",
-    "FAVOURABLE", "METHODS", "OUTPUT_LIMIT", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
+    "DOMAINS", "FAVOURABLE", "METHODS", "OUTPUT_LIMIT", "PAPERS", "REGISTRY", "STRENGTHS", "VERDICTS",
     "Claim", "FrozenEvidence", "Hypotheses", "Outcome", "Reading", "Trial",
     "all_of", "by_readings", "capped_output", "claim", "compare_printed", "decide", "error_record", "exact_equal",
     "exhaustive", "exists",

@@ -259,7 +259,16 @@ def _ex45():
         S = _hyper.softmax_rows(sympy.Matrix(s, n0, lambda i, j: sympy.Symbol(f"x_{i}_{j}", real=True))).T
         return S.shape == (n0, s) and all(v.is_positive for v in S) and all(sympy.simplify(sum(S[:, j]) - 1) == 0 for j in range(s))
 
-    return decide(_ex45_proof(), exhaustive_crosscheck=_exact_exhaustive(ok, _dims(2, 3), "s, n0 in [1, 3]"))
+    def float_ok(rows):  # float rows of far apart scales: each row shifted by its own maximum, never overflowing
+        got = np.asarray(to_numpy(_hyper.softmax_rows(_backend.as_values(np.array(rows, dtype=float), float_backend()))))
+        want = [[1 / sum(math.exp(v - x) for v in row) for x in row] for row in rows]  # e^x / Σ e^v without e^v
+        return got.shape == (len(rows), len(rows[0])) and bool(np.allclose(got, want, rtol=1e-12, atol=0))
+
+    big = [[[0.0, 1.0, 2.0], [1000.0, 1001.0, 999.0], [-1000.0, -998.0, -1001.0]], [[800.0, 800.0]], [[-800.0, -795.0]]]
+    return decide(_ex45_proof(), exhaustive_crosscheck=_exact_exhaustive(ok, _dims(2, 3), "s, n0 in [1, 3]"),
+                  float_rows=exhaustive(float_ok, big, method="numeric", describe=(
+                      "isomat's softmax_rows in the run's float field on rows of far apart scales (entries to ±1000, differences within a row small: "
+                      "e^x alone overflows) vs 1 / Σ_l e^{x_l − x_j} with math.exp, rtol 1e-12")))
 
 
 def _ex45_proof():
@@ -275,6 +284,7 @@ def _ex45_proof():
     total = sympy.Sum(sympy.exp(x[k]), (k, 0, n - 1))
     sums = symbolic_zero(sympy.Sum(sympy.exp(x[k]) / total, (k, 0, n - 1)) - 1, sizes=[n],
                          for_all="for every length n >= 1 and every real x ∈ R^n (symbolic n)",
+                         domain={"n": "integer >= 1", "x": "real"},
                          describe="Σ_{k<n} e^{x_k} / Σ_{l<n} e^{x_l} = 1: every column of softmax(X)ᵀ sums to 1")
     I, R = z3.IntSort(), z3.RealSort()
     E, S = z3.Function("exp_x", I, R), z3.Function("ExpPrefixSum", I, R)
@@ -570,10 +580,18 @@ def _def4_11():
         if not (iso - M).expand().is_zero_matrix:
             raise CheckError(f"isomat's hv_nominal_add disagrees with (66) at {c}")
         reduces = len(X) != len(Y) or (M - eq65(X, Y, r)).expand().is_zero_matrix
+        if r == 2:  # one side exact (symbolic), the other float NumPy (integer-valued): the field is the exact one
+            Xn, Yn = ([sympy.Matrix([7 * i + j + 1 for j in range(n)]) for i, n in enumerate(d)] for d in (dx, dy))
+            for A, B, An, Bn in ((X, [np.array(list(v), dtype=float) for v in Yn], X, Yn),
+                                 ([np.array(list(v), dtype=float) for v in Xn], Y, Xn, Y)):
+                got = _hyper.hv_nominal_add(A, B, r)
+                if not isinstance(got, sympy.MatrixBase) or not (got - eq66(An, Bn, r)).expand().is_zero_matrix:
+                    raise CheckError(f"isomat's hv_nominal_add of an exact and a float hypervector is not exact (66) at {c}")
         return M.shape == (k, r) and reduces
 
     return decide(_def411_proof(),
-                  exhaustive_crosscheck=_exact_exhaustive(ok, cases, "s, t in [1, 3], mixed dimensions, r in [1, 3]"))
+                  exhaustive_crosscheck=_exact_exhaustive(ok, cases, "s, t in [1, 3], mixed dimensions, r in [1, 3]; at "
+                                                          "r = 2 also an exact X with a float Y and the reverse"))
 
 
 def _def411_proof():

@@ -262,7 +262,50 @@ def _layer_builder_check(field: str = "numpy") -> Trial:
     cases = [(s, o, two) for s in shapes for o in "CF" for two in (False, True)]
     t = exhaustive(ok, cases, describe="matrix_layer / matrix_layer2 against matrix_layer_entry, both orders, "
                    "r', c', r_k, c_k <= 3 and 3 seeded shapes with sides 4..9, one and two input blocks", method="exact")
-    return t.with_evidence(field=field)
+    small = [s for s in shapes if max(s[0] + s[1]) <= 2] + shapes[-3:]
+    forms = ("array", "csr", "operator", "lists", "exact-bias", "exact-weights")
+    combos = [(o, two) for o in "CF" for two in (False, True)]  # two of the four per shape, every form in turn
+    bias_cases = [(sh, *combos[(i + h) % 4], forms[(2 * i + h // 2) % len(forms)])
+                  for i, sh in enumerate(small) for h in (0, 2)]
+    bias = exhaustive(lambda c: _layer_bias_ok(c, field), bias_cases, method="exact",
+        describe="matrix_layer / matrix_layer2 with a bias B, in turn a dense array, SciPy CSR, a SparseOperator, with "
+                 "U, V as nested lists, an exact SymPy B of halves beside float U, V and no backend (the field is the "
+                 "exact one), SymPy U, V with the float backend: bias = vec(B) in the order and the layer applied to "
+                 "integer P_k equals Σ U_kᵀ P_k V_k + B computed with NumPy (SymPy for the exact field); every "
+                 "r', c', r_k, c_k <= 2 and the 3 seeded shapes, each with two of (order C/F × one/two blocks)")
+    return all_of(t, bias).with_evidence(field=field)
+
+
+def _layer_bias_ok(case, field: str) -> bool:
+    """One bias case of :func:`_layer_builder_check`: the layer with B (in the case's form) applied to integer inputs
+    against the direct Σ U_kᵀ P_k V_k + B (NumPy matrix products, exact on integers; SymPy's for the exact field), its
+    bias against vec(B), and its field against the one the inputs and backend name."""
+    import scipy.sparse as sp
+
+    from ...algebra._operator import as_operator
+    ((r, c), (rp, cp)), order, two, form = case
+    rng = np.random.default_rng(r * 1000 + c * 100 + rp * 10 + cp + 7 * two)
+    blocks = [(rng.integers(-4, 5, (r, rp)).astype(float), rng.integers(-4, 5, (c, cp)).astype(float))]
+    if two:
+        blocks.append((rng.integers(-4, 5, (c, rp)).astype(float), rng.integers(-4, 5, (r, cp)).astype(float)))
+    B = rng.integers(-4, 5, (rp, cp)).astype(float)
+    Ps = [rng.integers(-4, 5, (u.shape[0], v.shape[0])).astype(float) for u, v in blocks]
+    build = matrix_layer2 if two else matrix_layer
+    if form == "exact-bias":  # float U, V and an exact B, no backend: the inputs' field is the exact one
+        Bx = sympy.Matrix(rp, cp, lambda i, j: sympy.Rational(int(B[i, j]), 2))
+        layer = build(*[m for blk in blocks for m in blk], Bx, order=order)
+        want = sum((sympy.Matrix(u).T * sympy.Matrix(P) * sympy.Matrix(v) for (u, v), P in zip(blocks, Ps)),
+                   sympy.zeros(rp, cp)) + Bx
+        return (layer.field == "sympy" and list(layer.bias) == list(Bx if order == "C" else Bx.T)
+                and sympy.Matrix(layer(*[sympy.Matrix(P) for P in Ps])) == want)
+    Bin = {"csr": sp.csr_array(B), "operator": as_operator(B, field=field)}.get(form, as_values(B, field))
+    conv = {"lists": lambda m: m.tolist(), "exact-weights": lambda m: sympy.Matrix(m.astype(int).tolist())}
+    mats = [conv.get(form, lambda m: as_values(m, field))(m) for blk in blocks for m in blk]
+    layer = build(*mats, Bin, order=order, backend=field)
+    want = sum(u.T @ P @ v for (u, v), P in zip(blocks, Ps)) + B
+    got = np.asarray(to_numpy(layer(*[as_values(P, field) for P in Ps])), dtype=float)
+    return (layer.field == field and np.array_equal(np.asarray(to_numpy(layer.bias), dtype=float), B.reshape(-1, order=order))
+            and got.shape == want.shape and np.array_equal(got, want))
 
 
 def _layer_trial(orders: str, nblocks: int, *, sigma: bool = False) -> Trial:
@@ -288,10 +331,12 @@ def _matrix_identity(difference, describe: str, for_all: str) -> Trial:
 
 
 def _scalar(expr, describe: str) -> Trial:
-    """An elementwise (⊙) identity proved on generic real scalars: each entry of any r×c matrices."""
+    """An elementwise (⊙) identity proved on generic real scalars: each entry of any r×c matrices (the for_all states
+    every symbol real: one declared with a narrower domain, positive say, is refused by symbolic_zero)."""
     return symbolic_zero(expr, describe=describe,
                          for_all="every real value of each symbol; as the operations are elementwise (⊙, scalar "
-                                 "functions), for every entry of matrices of every size r×c >= 1×1")
+                                 "functions), for every entry of matrices of every size r×c >= 1×1",
+                         domain={str(s): "real" for s in sympy.sympify(expr).free_symbols})
 
 
 
@@ -487,6 +532,8 @@ def _mat2_np(P, Q, t):
 def _cells_large_check() -> Trial:
     """matrix_rnn_cell / matrix_lstm_cell / matrix_gru_cell / matrix_highway at seeded larger shapes against
     the cell equations built from mat1/mat2 by direct loops over the output entries."""
+    import scipy.sparse as sp
+
     rng = np.random.default_rng(_LARGE_SEED + 7)
     a, b, h1, h2, o1, o2 = 24, 30, 20, 28, 22, 26
 
@@ -504,7 +551,7 @@ def _cells_large_check() -> Trial:
 
     def lstm():
         th = {g: th2() for g in "ifoc"}
-        Hm, Cm = matrix_lstm_cell(X, H, C0, th)
+        Hm, Cm = matrix_lstm_cell(sp.csr_array(X), H, C0, th)  # a SciPy sparse input: densified by the cell
         I, F, O = (sg(_mat2_np(X, H, th[g])) for g in "ifo")  # noqa: E741
         Cr = F * C0 + I * tanh(_mat2_np(X, H, th["c"]))
         return _close(Cm, Cr) and _close(Hm, O * tanh(Cr))
@@ -512,20 +559,22 @@ def _cells_large_check() -> Trial:
     def gru():
         th = {g: th2() for g in "zrh"}
         Z, R = sg(_mat2_np(X, H, th["z"])), sg(_mat2_np(X, H, th["r"]))
-        return _close(matrix_gru_cell(X, H, th), (1 - Z) * H + Z * tanh(_mat2_np(X, R * H, th["h"])))
+        return _close(matrix_gru_cell(X.tolist(), H, th),  # nested lists: read as an array by the cell
+                      (1 - Z) * H + Z * tanh(_mat2_np(X, R * H, th["h"])))
 
     def highway():
         tz = (rng.standard_normal((h1, h1)) / 5, rng.standard_normal((h2, h2)) / 5, rng.standard_normal((h1, h2)))
         th = (rng.standard_normal((h1, h1)) / 5, rng.standard_normal((h2, h2)) / 5, rng.standard_normal((h1, h2)))
         Z = sg(_mat1_np(H, tz))
-        return _close(matrix_highway(H, tz, th), (1 - Z) * H + Z * tanh(_mat1_np(H, th)))
+        return _close(matrix_highway(sp.csr_array(H), tz, th), (1 - Z) * H + Z * tanh(_mat1_np(H, th)))
 
     cells = {"matrix_rnn_cell": rnn, "matrix_lstm_cell": lstm, "matrix_gru_cell": gru, "matrix_highway": highway}
     return exhaustive(lambda name: cells[name](), list(cells), method="numeric", strength="sampled", describe=(
         f"matrix_rnn_cell, matrix_lstm_cell, matrix_gru_cell (corrected update) and matrix_highway at X {a}×{b}, "
         f"H, C {h1}×{h2}, output {o1}×{o2} (numpy seed {_LARGE_SEED + 7}, normal entries, weights scaled 1/5) "
         "against the cell equations with mat1/mat2 = Σ_(i,j) U[i,a]P[i,j]V[j,b] + B by a direct loop over the "
-        "output rows, float64, rtol 1e-12"))
+        "output rows, float64, rtol 1e-12 (the LSTM's X and the highway's H given as SciPy CSR, the GRU's X as "
+        "nested lists)"))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -151,7 +151,7 @@ def _appb_complexity():
     proof = symbolic_zero(sympy.Add(dense, diagonal, dense, -(2 * n**2 + n), evaluate=False), sizes=[n],
                           describe="Σ_i Σ_j 1 (Uᵀx) + Σ_i 1 (g(Λ)y) + Σ_i Σ_j 1 (Uz) − (2|V|² + |V|)",
                           for_all="every |V| = n >= 1 (one multiplication per term a_ij y_j of a dense product, one per "
-                                  "entry of the diagonal product)")
+                                  "entry of the diagonal product)", domain={"n": "integer >= 1"})
     return by_readings(
         Reading("given U (the paper's own accounting)",
                 "with U known, evaluating U g(Λ) Uᵀx takes 2|V|² + |V| multiplications: O(|V|²) -- proved for every "

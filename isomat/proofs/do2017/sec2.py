@@ -577,14 +577,18 @@ def _sec23_ratio():
     structural = sum(i[0] * o[0] + i[1] * o[1] for i, o in maps) + sum(x * y for x, y in biases)
     vec_structural = sum(x * y for x, y in ((n, k), (k, k), (k, m))) + k + m  # dense maps x→h, h→h, h→y; two biases
     fa = "all positive real a, b, h, p, q, n, k, m (the layer sizes, as symbols)"
+    fa_domain = {str(s): "real > 0" for s in (a, b, h, p, q, n, k, m)}
     t = all_of(
         symbolic_zero(sympy.Add(mat, -structural, evaluate=False), describe="printed-form count (a + b)h + 3h² + hp + hq + pq vs Σ over the maps "
-                                                "of |U| + |V| plus the biases", for_all=fa, sizes=[a, b, h, p, q]),
+                                                "of |U| + |V| plus the biases", for_all=fa, sizes=[a, b, h, p, q],
+                      domain=fa_domain),
         symbolic_zero(sympy.Add(vec, -vec_structural, evaluate=False), describe="vector RNN count vs Σ over its dense maps and biases",
-                      for_all=fa, sizes=[n, k, m]),
-        symbolic_zero(sympy.Integer(deg) - 2, describe="total degree of the matrix-RNN parameter count", for_all=fa),
-        symbolic_zero(lim_mat - 3, describe="lim_{h→∞} parameters / h² (matrix memory)", for_all=fa),
-        symbolic_zero(lim_vec - 1, describe="lim_{k→∞} (parameters / k) / k (vector memory ratio grows like k)", for_all=fa),
+                      for_all=fa, sizes=[n, k, m], domain=fa_domain),
+        symbolic_zero(sympy.Integer(deg) - 2, describe="total degree of the matrix-RNN parameter count", for_all=fa,
+                      domain=fa_domain),
+        symbolic_zero(lim_mat - 3, describe="lim_{h→∞} parameters / h² (matrix memory)", for_all=fa, domain=fa_domain),
+        symbolic_zero(lim_vec - 1, describe="lim_{k→∞} (parameters / k) / k (vector memory ratio grows like k)", for_all=fa,
+                      domain=fa_domain),
     )
     bounded = bool(rect_limit.is_finite)
     rect = Trial(bounded, "symbolic",

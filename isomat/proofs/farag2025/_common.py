@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -706,13 +707,20 @@ _T, _D, _N = sympy.symbols("T d n", integer=True, positive=True)
 _P, _Q = sympy.symbols("p q", integer=True, nonnegative=True)
 
 
-def _entry_zero(lhs: Any, rhs: Any, describe: str, for_all: str, sizes: Any = ()) -> Trial:
+#: the domains of the sizes T, d, n (every ``for_all`` of :func:`_entry_zero` states them >= 1) and of the generic
+#: entry's indices p, q (engine.symbolic_zero refuses a proof over a symbol whose assumptions its for_all leaves out)
+_ENTRY_DOMAIN = {"T": "integer >= 1", "d": "integer >= 1", "n": "integer >= 1", "p": "integer >= 0", "q": "integer >= 0"}
+
+
+def _entry_zero(lhs: Any, rhs: Any, describe: str, for_all: str, sizes: Any = (),
+                domain: Mapping[str, str] | None = None) -> Trial:
     """A matrix-expression identity lhs = rhs with symbolic dimensions, as its generic entry [p, q]
     (p, q symbolic indices): SymPy's matrix calculus reduces lhs[p, q] − rhs[p, q] to 0 when it holds for
     all sizes. The two entries are subtracted unevaluated, so the obligation recorded is the identity as
-    stated (its sums run over the symbolic sizes named in ``sizes``), not a 0 SymPy found before the check."""
+    stated (its sums run over the symbolic sizes named in ``sizes``), not a 0 SymPy found before the check.
+    ``domain``: that of the caller's own symbols (a batch size B, a scale d_h), beside :data:`_ENTRY_DOMAIN`."""
     return symbolic_zero(sympy.Add(_canonical(lhs[_P, _Q]), -_canonical(rhs[_P, _Q]), evaluate=False), describe=describe,
-                         for_all=for_all, sizes=sizes)
+                         for_all=for_all, sizes=sizes, domain={**_ENTRY_DOMAIN, **(domain or {})})
 
 
 def _canonical(e: Any) -> Any:

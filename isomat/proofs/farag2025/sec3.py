@@ -12,6 +12,8 @@ from ._common import *  # noqa: F401,F403  (shared references, imports and helpe
 #: what the per-pair identities of §3 quantify over (generic real symbols, no size involved)
 FORALL_ROT = "for all real θ, x1, x2, δ1, δ2 (generic SymPy symbols; one 2×2 block, no size involved)"
 FORALL_GEN = "for all real a, b, c, d, x1, x2, δ1, δ2 (generic SymPy symbols; one 2×2 block, no size involved)"
+#: the domain both state for the symbols (engine.symbolic_zero checks it implies the symbols' assumptions)
+PAIR_DOMAIN = {str(v): "real" for v in (th, x1, x2, d1, d2, a_, b_, c_, d_)}
 
 
 def _pair_grad_claim(y1, y2, var, printed, params, fd_point):
@@ -21,7 +23,7 @@ def _pair_grad_claim(y1, y2, var, printed, params, fd_point):
     Lf = d1 * y1 + d2 * y2
     for_all = FORALL_ROT if th in params else FORALL_GEN
     sym = symbolic_zero(sympy.diff(Lf, var) - printed, describe=f"dL/d{var} vs SymPy diff, generic symbols",
-                        for_all=for_all)
+                        for_all=for_all, domain=PAIR_DOMAIN)
     f = sympy.lambdify([*params], Lf, "numpy")
     g = sympy.lambdify([*params], printed, "numpy")
     vals = np.array(fd_point, dtype=float)
@@ -110,8 +112,9 @@ def _eq9():
 def _sec3_1():
     M = sympy.Matrix([[sympy.cos(th), -sympy.sin(th)], [sympy.sin(th), sympy.cos(th)]])
     fa = "for all real θ, x1, x2 (generic SymPy symbols)"
-    return decide(all_of(symbolic_zero(M.T * M - sympy.eye(2), describe="M^T M - I", for_all=fa),
-                                        symbolic_zero(_R_Y1**2 + _R_Y2**2 - x1**2 - x2**2, describe="‖y‖² − ‖x‖²", for_all=fa)),
+    return decide(all_of(symbolic_zero(M.T * M - sympy.eye(2), describe="M^T M - I", for_all=fa, domain=PAIR_DOMAIN),
+                                        symbolic_zero(_R_Y1**2 + _R_Y2**2 - x1**2 - x2**2, describe="‖y‖² − ‖x‖²", for_all=fa,
+                                                       domain=PAIR_DOMAIN)),
                                  isomat_stages=_stage_binding("rotation"),
                   isomat_block=_isomat_block("rotation"))
 
@@ -135,9 +138,12 @@ def _sec3_2():
     ga, gb, gc, gd = d1 * x1, d1 * x2, d2 * x1, d2 * x2
     chain = ga * -sympy.sin(th) + gb * -sympy.cos(th) + gc * sympy.cos(th) + gd * -sympy.sin(th)
     pr9 = d1 * (-sympy.sin(th) * x1 - sympy.cos(th) * x2) + d2 * (sympy.cos(th) * x1 - sympy.sin(th) * x2)
-    return decide(all_of(symbolic_zero(_G_Y1.subs(sub) - _R_Y1, describe="(10) at rotation vs (5)", for_all=FORALL_ROT),
-                         symbolic_zero(_G_Y2.subs(sub) - _R_Y2, describe="(11) at rotation vs (6)", for_all=FORALL_ROT),
-                         symbolic_zero(chain - pr9, describe="(14) chained through the rotation vs (9)", for_all=FORALL_ROT)),
+    return decide(all_of(symbolic_zero(_G_Y1.subs(sub) - _R_Y1, describe="(10) at rotation vs (5)", for_all=FORALL_ROT,
+                                       domain=PAIR_DOMAIN),
+                         symbolic_zero(_G_Y2.subs(sub) - _R_Y2, describe="(11) at rotation vs (6)", for_all=FORALL_ROT,
+                                       domain=PAIR_DOMAIN),
+                         symbolic_zero(chain - pr9, describe="(14) chained through the rotation vs (9)", for_all=FORALL_ROT,
+                                       domain=PAIR_DOMAIN)),
                                  isomat_stages=_stage_binding("rotation"), isomat_general_stages=_stage_binding("general"),
                   isomat_rotation=_isomat_block("rotation"), isomat_general=_isomat_block("general"))
 

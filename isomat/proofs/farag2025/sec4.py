@@ -76,7 +76,8 @@ def _indexed_grad(loss_terms, wrt, printed, describe):
     want = sympy.Piecewise((printed(k), k <= _N - 1), (0, True))
     return symbolic_zero(sympy.Add(got, -want, evaluate=False), describe=describe, sizes=[_N],
                          for_all="for all n >= 1, every k >= 0 (the printed value for k < n, 0 beyond) and real entries "
-                                 "of every vector (SymPy, Sum over a symbolic range of n coordinates; D = diag(d) so D^T = D)")
+                                 "of every vector (SymPy, Sum over a symbolic range of n coordinates; D = diag(d) so D^T = D)",
+                         domain={"n": "integer >= 1", "k": "integer >= 0"})
 
 
 _g, _z, _bv, _do, _x, _h, _di = (sympy.IndexedBase(v) for v in ("g", "z", "b", "d_out", "x", "h", "d_in"))
@@ -197,9 +198,10 @@ def _sec4():
     loss = sympy.Trace(G.T * (X * M.T + sympy.OneMatrix(Bs, 1) * c.T))
     fa = ("for all batch sizes B >= 1, widths n >= 1, M ∈ R^{n×n} (the SPM matrix; its parameters enter only through "
           "M, so by the chain rule their gradients are sums too), c ∈ R^n, X, G ∈ R^{B×n} (SymPy matrix calculus)")
-    proofs = all_of(_entry_zero(loss.diff(M), G.T * X, describe="∂L/∂M vs G^T X = Σ_b g_b x_b^T", for_all=fa, sizes=[Bs]),
+    proofs = all_of(_entry_zero(loss.diff(M), G.T * X, describe="∂L/∂M vs G^T X = Σ_b g_b x_b^T", for_all=fa, sizes=[Bs],
+                                domain={"B": "integer >= 1"}),
                     _entry_zero(loss.diff(c), G.T * sympy.OneMatrix(Bs, 1), describe="∂L/∂c vs G^T 1 = Σ_b g_b", for_all=fa,
-                                sizes=[Bs]),
+                                sizes=[Bs], domain={"B": "integer >= 1"}),
                     _entry_zero(loss.diff(X), G * M, describe="∂L/∂X vs G M (row b: M^T g_b)", for_all=fa, sizes=[_N]))
     # every gradient spm_backward returns, the odd-n scale's too (no printed equation binds it: issue 36 item 5)
     return decide(proofs, isomat_backward=_backward_binding("x", "params", "d_in", "d_out", "bias", "odd_scale"),

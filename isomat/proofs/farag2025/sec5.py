@@ -56,7 +56,7 @@ def _sec5_params():
     closed = symbolic_zero(counted.doit() - (pp * L * m + 3 * (2 * m + r) + sg * r * L),
                            describe="Σ_ℓ (Σ_pairs p + σ r) + Σ_coordinates 3 vs p L⌊n/2⌋ + 3n + σ L (n mod 2)",
                            for_all="for all m, L, p, σ >= 0 and r (n = 2m + r, r = n mod 2) (SymPy, sums over symbolic ranges)",
-                           sizes=[m, L])
+                           sizes=[m, L], domain={str(x): "integer >= 0" for x in (m, L, r, pp, sg)})
     # (b) Θ(nL): L(n−1)/2 <= count <= 4nL + 3n + L for all n, L >= 1 (Z3, with m = n div 2, r = n mod 2)
     n_, L_, p_, s_ = prover.ints("n L p s")
     cnt = param_count(n_, L_, p_, s_)  # isomat's own count (SPM.n_params is this function)
@@ -131,7 +131,8 @@ def _sec5_time():
         proofs.append(symbolic_zero(
             sympy.Matrix([fwd.doit() - (Ls * m * f + Ls * r + 3 * (2 * m + r)), bwd.doit() - (Ls * m * g + 2 * Ls * r + 4 * (2 * m + r))]),
             describe=f"{v}: Σ over L stages of (⌊n/2⌋ pairs × per-pair ops + odd scale) + per-coordinate ops vs the closed totals",
-            for_all="for all m, L >= 0 and r (n = 2m + r, r = n mod 2) (SymPy, sums over symbolic ranges)", sizes=[m, Ls]))
+            for_all="for all m, L >= 0 and r (n = 2m + r, r = n mod 2) (SymPy, sums over symbolic ranges)", sizes=[m, Ls],
+            domain={str(x): "integer >= 0" for x in (m, Ls, r)}))
         F = max(f, g)
         tot_f = _forward_ops(n_, L_, f)
         tot_b = L_ * prover.fdiv(n_, 2) * g + 2 * L_ * prover.fmod(n_, 2) + 4 * n_
@@ -173,7 +174,7 @@ def _sec5_ratio():
                        describe="even n 2..256, L 1..⌈log2 n⌉")
     ns, Ls = sympy.symbols("n L", positive=True)
     ident = symbolic_zero(ns**2 / (2 * ns * Ls + 2 * ns) - ns / (2 * (Ls + 1)), describe="n²/(2nL + 2n) vs n/(2(L+1))",
-                          for_all="for all real n, L > 0 (SymPy)", sizes=[ns, Ls])
+                          for_all="for all real n, L > 0 (SymPy)", sizes=[ns, Ls], domain={"n": "real > 0", "L": "real > 0"})
     n_, L_, m_ = prover.ints("n L m")
     d1_, d2_ = 2 * n_ * L_ + 2 * n_, L_ * m_ + 3 * n_  # general multiplies; rotation parameters (n = 2m)
     # the rotation count is isomat's own (SPM.n_params is param_count): L m + 3n for n = 2m

@@ -127,21 +127,24 @@ def _gru_scalar_claim(which):
     fa = ("for all real s_t, q_t, a_t, z_t, h̃_t, h_{t−1}, g (generic SymPy symbols, one coordinate; (23), σ and tanh "
           "act coordinatewise, so the identity holds in every coordinate for every n)")
     s, q, a = sympy.symbols("s q a", real=True)
+    g = sympy.Symbol("g", real=True)
+    dom = {str(x): "real" for x in (_GZ, _ZT, _HT, _HP, _GH, s, q, a, g)}  # fa: every symbol real
     z, r, htl = 1 / (1 + sympy.exp(-s)), 1 / (1 + sympy.exp(-q)), sympy.tanh(a)
     hp = _HP
     h = (1 - _ZT) * hp + _ZT * _HT  # (23) with z, h̃ as independent variables
     if which == "eq24":
-        return symbolic_zero(_GH * sympy.diff(h, _ZT) - _GH * (_HT - hp), describe="g_h ∂h/∂z vs (24)", for_all=fa)
+        return symbolic_zero(_GH * sympy.diff(h, _ZT) - _GH * (_HT - hp), describe="g_h ∂h/∂z vs (24)", for_all=fa,
+                             domain=dom)
     if which == "eq25":
-        return symbolic_zero(_GH * sympy.diff(h, _HT) - _GH * _ZT, describe="g_h ∂h/∂h̃ vs (25)", for_all=fa)
+        return symbolic_zero(_GH * sympy.diff(h, _HT) - _GH * _ZT, describe="g_h ∂h/∂h̃ vs (25)", for_all=fa, domain=dom)
     if which == "eq26":
-        return symbolic_zero(_GH * sympy.diff(h, hp) - _GH * (1 - _ZT), describe="direct ∂h/∂h_{t-1} vs (26)", for_all=fa)
-    g = sympy.Symbol("g", real=True)
+        return symbolic_zero(_GH * sympy.diff(h, hp) - _GH * (1 - _ZT), describe="direct ∂h/∂h_{t-1} vs (26)", for_all=fa,
+                             domain=dom)
     if which == "eq27":
-        return symbolic_zero(g * sympy.diff(z, s) - g * z * (1 - z), describe="g_z σ'(s) vs (27)", for_all=fa)
+        return symbolic_zero(g * sympy.diff(z, s) - g * z * (1 - z), describe="g_z σ'(s) vs (27)", for_all=fa, domain=dom)
     if which == "eq28":
-        return symbolic_zero(g * sympy.diff(r, q) - g * r * (1 - r), describe="g_r σ'(q) vs (28)", for_all=fa)
-    return symbolic_zero(g * sympy.diff(htl, a) - g * (1 - htl**2), describe="g_h̃ tanh'(a) vs printed", for_all=fa)
+        return symbolic_zero(g * sympy.diff(r, q) - g * r * (1 - r), describe="g_r σ'(q) vs (28)", for_all=fa, domain=dom)
+    return symbolic_zero(g * sympy.diff(htl, a) - g * (1 - htl**2), describe="g_h̃ tanh'(a) vs printed", for_all=fa, domain=dom)
 
 
 def _gru_full_trial():

@@ -205,7 +205,7 @@ def _attn_direct(which):
         return _entry_zero(loss.diff(wrt), _ATTN_PRINTED[which](GS, Q, K, dh), sizes=[_T],
                            describe=f"∂⟨G_S, QK^T/√d_h⟩/∂{'Q' if which == 'eq38' else 'K'} vs printed ({which[2:]}), symbolic T, d",
                            for_all="for all T, d >= 1, d_h > 0 and every Q, K ∈ R^{T×d}, G_S ∈ R^{T×T} (SymPy matrix "
-                                   "calculus, symbolic dimensions)")
+                                   "calculus, symbolic dimensions)", domain={"d_h": "real > 0"})
     if which == "sec7.4":
         # one row t of S (softmax is row-wise): a = softmax(s) ∈ R^n, L = Σ_i g_i a_i; ∂L/∂s_k for 0 <= k < n,
         # with n = k + 1 + m (m >= 0) so that k is in range
@@ -220,7 +220,8 @@ def _attn_direct(which):
         return symbolic_zero(got - printed, describe="∂⟨g, softmax(s)⟩/∂s_k vs componentwise form, symbolic row length n",
                              for_all="for all n >= 1, 0 <= k < n and real s, g ∈ R^n, the row length written n = k + 1 + m "
                                      "with m >= 0 the coordinates after k (one row of S; softmax is row-wise, so every T) "
-                                     "(SymPy, Sum over a symbolic range)", sizes=[m])
+                                     "(SymPy, Sum over a symbolic range)", sizes=[m],
+                             domain={"k": "integer >= 0", "m": "integer >= 0"})
     # sec7.3: Y = SPM_O(H) row-wise = H M^T + 1 b^T  =>  G_H = G_Y M (SPM_O^T applied to each row of G_Y)
     H, GY, M = sympy.MatrixSymbol("H", _T, _N), sympy.MatrixSymbol("G_Y", _T, _N), sympy.MatrixSymbol("M", _N, _N)
     bvec = sympy.MatrixSymbol("b", _N, 1)
@@ -330,7 +331,8 @@ def _sec7_4j():
     entry = symbolic_zero(J - (a(i) * (sympy.KroneckerDelta(i, k) - a(k))).subs(_N, k + 1 + m),
                           describe="∂a_i/∂s_k vs (diag(a) − a a^T)_{ik} = a_i(δ_ik − a_k)",
                           for_all="for all n >= 1, 0 <= i, k < n and real s ∈ R^n, the row length written n = k + 1 + m "
-                                  "with m >= 0 (SymPy, Sum over a symbolic range)", sizes=[m])
+                                  "with m >= 0 (SymPy, Sum over a symbolic range)", sizes=[m],
+                          domain={"i": "integer >= 0", "k": "integer >= 0", "m": "integer >= 0"})
     return decide(all_of(entry, _attn_direct("sec7.4")), small_k=cross, isomat_attention_backward=_chain_trial())
 
 

@@ -131,7 +131,26 @@ def _kron_ok(case, field: str = "numpy") -> bool:
                 return False
         if sympy.Matrix(kron(*[sympy.Matrix(F) for F in Fs], backend="sympy")) != sympy.Matrix(loops_kron(Fs)):
             return False
+        return math.prod(h * w for h, w in shapes) > 81 or _kron_fields_ok(Fs, field)
     return True
+
+
+def _kron_fields_ok(Fs, field: str) -> bool:
+    """kron_operator's field: SymPy factors and no backend give the exact field (the inputs' field, half-integer
+    entries kept exact), SymPy factors with a float backend and float factors with backend="sympy" are converted
+    before the product -- each equal to loops_kron of the same entries."""
+    from ...algebra.kron import kron_operator
+    from ..cheng2025._common import host_csr
+    halves = [[[sympy.Rational(v, 2) for v in row] for row in F] for F in Fs]
+    exact = sympy.Matrix(loops_kron(halves))
+    K = kron_operator(*[sympy.Matrix(F) for F in halves])
+    if K.field != "sympy" or sympy.Matrix(K.todense()) != exact:
+        return False
+    F = kron_operator(*[sympy.Matrix(F) for F in halves], backend=field)
+    if F.field != field or not np.array_equal(host_csr(F).toarray(), np.array(exact.tolist(), dtype=float)):
+        return False
+    E = kron_operator(*[np.array(F, dtype=float) / 2 for F in Fs], backend="sympy")
+    return E.field == "sympy" and sympy.Matrix(E.todense()) == exact
 
 
 def _kron_large_ok(case, field: str = "numpy") -> bool:
@@ -161,6 +180,28 @@ def _kron_large_ok(case, field: str = "numpy") -> bool:
                 and np.array_equal(np.asarray(K.sum(axis=1)).ravel(), np.array(row_sums, dtype=float)))
 
 
+def _kron_bound_ok(side: int) -> bool:
+    """kron_operator refuses a factor over the memory bound before gathering its entries, at SymPy's bytes an entry:
+    one exact side×side factor (every entry nonzero, so its stored entries are side²) is refused under a bound one
+    byte below its CSR estimate at SYMPY_VALUE_BYTES an entry (alone -- the result itself -- and as a factor of a
+    product), and built, equal to itself, one byte above it."""
+    from ..._config import memory_limit
+    from ...algebra._operator import SYMPY_VALUE_BYTES, SizeLimitError, estimate_bytes
+    from ...algebra.kron import kron_operator
+    F = sympy.Matrix(side, side, lambda i, j: sympy.Rational(i * side + j + 1, 3))
+    need = estimate_bytes(side * side, side, value_bytes=SYMPY_VALUE_BYTES)
+    for factors in ((F,), (F, sympy.ones(1, 1))):
+        with memory_limit(need - 1):
+            try:
+                kron_operator(*factors)
+                return False
+            except SizeLimitError:
+                pass
+    with memory_limit(need + 1):
+        K = kron_operator(F)
+    return sympy.Matrix(K.todense()) == F
+
+
 #: larger factor lists of the kron_operator check: 2 to 4 factors, equal shapes among them
 KRON_LARGE = [((40, 30), (25, 20)), ((16, 16), (16, 16)), ((7, 5), (7, 5), (7, 5)), ((9, 3), (4, 4), (3, 9)),
               ((5, 5), (5, 5), (5, 5), (5, 5)), ((2, 7), (6, 1), (3, 3), (2, 7)), ((100, 1), (1, 100))]
@@ -173,10 +214,16 @@ def _kron_binds_in(field: str) -> Trial:
                              describe="kron_operator vs loops_kron, exactly: every list of 2 factors with sides in "
                                       "[1, 3] and of 3 and 4 factors with sides in [1, 2], nonzero integer entries (and "
                                       "sparse ones for 2 and 3 factors) (SciPy and SparseOperator factors, the one-list form, csc/coo renders "
-                                      f"and the exact field at {sorted(KRON_OPTION_CASES)})"),
+                                      f"and the exact field at {sorted(KRON_OPTION_CASES)}; at those of at most 81 "
+                                      "entries also the field of SymPy factors without a backend, SymPy factors to "
+                                      "the float field and float factors to the exact one)"),
                   exhaustive(lambda c: _kron_large_ok(c, field), KRON_LARGE, method="exact",
                              describe=f"kron_operator at {KRON_LARGE}: 400 seeded random entries vs loops_kron's digit "
-                                      "rule and every row sum exactly"))
+                                      "rule and every row sum exactly"),
+                  exhaustive(_kron_bound_ok, (1, 3), method="exact",
+                             describe="kron_operator's memory bound on one exact side×side factor, side 1 and 3: "
+                                      "refused 1 byte under its estimate at SymPy's bytes an entry, alone and in a "
+                                      "product, built 1 byte over it"))
 
 
 def kron_binds():

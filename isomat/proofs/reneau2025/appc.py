@@ -170,7 +170,8 @@ def _appc_init():
     a = xavier_bound(D, H)
     var = sympy.integrate(x**2 / (2 * a), (x, -a, a))
     return decide(symbolic_zero(sympy.Add(var, -2 / (D + H), evaluate=False), describe="variance of Uni(-a, a), a = sqrt(6/(D+H)), minus 2/(D+H)",
-                                for_all="all real D, H > 0 (fan-in and fan-out as positive SymPy symbols)", sizes=[D, H]))
+                                for_all="all real D, H > 0 (fan-in and fan-out as positive SymPy symbols)", sizes=[D, H],
+                                domain={"D": "real > 0", "H": "real > 0"}))
 
 
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]

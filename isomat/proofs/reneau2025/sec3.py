@@ -56,11 +56,12 @@ def _sec3_1():
     proof = all_of(
         symbolic_zero(sympy.Add(counted, -printed_nd, evaluate=False), describe="Σ_k (#{(d,h)} + #{h}) counted over the modes' nn.Linear "
                       "shapes (H_k, D_k) minus the printed Σ_k (D_k H_k + H_k)",
-                      for_all="all N >= 1 and all D_k, H_k >= 1 (N, D_k, H_k SymPy symbols)", sizes=[N, Dk, Hk]),
+                      for_all="all N >= 1 and all D_k, H_k >= 1 (N, D_k, H_k SymPy symbols)", sizes=[N, Dk, Hk],
+                      domain={"N": "integer >= 1"}),
         symbolic_zero(sympy.Add(counted_dense, -(Df * Hf + Hf), evaluate=False), describe="#{(r,c)} + #{r} of the dense (H_flat, D_flat) layer "
                       "minus the printed D_flat H_flat + H_flat",
                       for_all="all N >= 1 and all D_k, H_k >= 1 (D_flat = Π D_k, H_flat = Π H_k symbolic)",
-                      sizes=[N, Dk, Hk]))
+                      sizes=[N, Dk, Hk], domain={"N": "integer >= 1"}))
     return decide(proof, exhaustive_crosscheck=t)
 
 
@@ -207,9 +208,10 @@ def _eq1_proof() -> Trial:
         Df, Hf = sympy.Mul(*D), sympy.Mul(*H)
         dense_muls = sympy.summation(1, (r, 0, B - 1), (h, 0, Hf - 1), (d, 0, Df - 1))
         for_all = f"N = {N}, all B, D_k, H_k >= 1 (SymPy symbols)"
-        trials.append(symbolic_zero(2 * muls - printed, for_all=for_all,
+        domain = {str(x): "integer >= 1" for x in (B, *D, *H)}
+        trials.append(symbolic_zero(2 * muls - printed, for_all=for_all, domain=domain,
                                     describe=f"N = {N}: 2 × (loop iterations of Algorithm 1's products) minus eq. (1)"))
-        trials.append(symbolic_zero(2 * dense_muls - 2 * B * Df * Hf, for_all=for_all,
+        trials.append(symbolic_zero(2 * dense_muls - 2 * B * Df * Hf, for_all=for_all, domain=domain,
                                     describe=f"N = {N}: 2 × (loop iterations of the dense product) minus 2B ΠD_k ΠH_k"))
     return _bounded(all_of(*trials), "N = 1..4 modes (each N proved for all B, D_k, H_k >= 1)")
 
@@ -236,7 +238,8 @@ def _eq1_all_n_proof() -> Trial:
     dense_muls = sympy.summation(1, (r, 0, Bs - 1), (h, 0, Hf - 1), (d, 0, Df - 1))
     dense = symbolic_zero(sympy.Add(2 * dense_muls, -2 * Bs * Df * Hf, evaluate=False),
                           describe="2 × (loop iterations of the dense (B × ΠD_k) @ (ΠD_k × ΠH_k) product) minus 2B ΠD_k ΠH_k",
-                          for_all="all N >= 1, B >= 1 and D_k, H_k >= 1 (N, B, D_k, H_k SymPy symbols)", sizes=[Nn, Bs, Dk, Hk])
+                          for_all="all N >= 1, B >= 1 and D_k, H_k >= 1 (N, B, D_k, H_k SymPy symbols)", sizes=[Nn, Bs, Dk, Hk],
+                          domain={"N": "integer >= 1", "B": "integer >= 1"})
     return all_of(t, dense)
 
 
@@ -291,6 +294,8 @@ def _eq1_example():
 # ---------------------------------------------------------------------------------------------
 EQUAL_MODE_CASES = [(N, D) for N in (1, 2, 3, 4) for D in (1, 2, 3, 4)]
 EQUAL_MODE_FOR_ALL = "every number of modes N >= 1 and every mode size D >= 1 (N, D SymPy symbols; D_k = H_k = D)"
+#: the domain EQUAL_MODE_FOR_ALL (and its batch B >= 1) states, as engine.symbolic_zero checks it
+EQUAL_MODE_DOMAIN = {"N": "integer >= 1", "D": "integer >= 1", "B": "integer >= 1"}
 
 
 def _equal_mode_symbols():
@@ -331,9 +336,11 @@ def _sec3_1_dense_equal():
     w, b = linear_params(Df, Df)
     proof = all_of(
         symbolic_zero(sympy.Add(w.doit(), -D ** (2 * N), evaluate=False), describe="weights of the dense nn.Linear(ΠD, ΠD), "
-                      "counted over its (H_flat, D_flat) structure, minus D^{2N}", for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D]),
+                      "counted over its (H_flat, D_flat) structure, minus D^{2N}", for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D],
+                      domain=EQUAL_MODE_DOMAIN),
         symbolic_zero(sympy.Add(b.doit(), -D ** N, evaluate=False), describe="biases of the dense nn.Linear(ΠD, ΠD) minus D^N",
-                      for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D]))
+                      for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D],
+                      domain=EQUAL_MODE_DOMAIN))
     return decide(proof, **binding)
 
 
@@ -363,9 +370,11 @@ def _sec3_1_nd_equal():
     proof = all_of(
         symbolic_zero(sympy.Add(sympy.Sum(w, (k, 1, N)).doit(), -N * D ** 2, evaluate=False),
                       describe="Σ_{k=1}^N weights of mode k's nn.Linear(D, D), counted over its structure, minus N·D²",
-                      for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D]),
+                      for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D],
+                      domain=EQUAL_MODE_DOMAIN),
         symbolic_zero(sympy.Add(sympy.Sum(b, (k, 1, N)).doit(), -N * D, evaluate=False),
-                      describe="Σ_{k=1}^N biases of mode k's nn.Linear(D, D) minus N·D", for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D]))
+                      describe="Σ_{k=1}^N biases of mode k's nn.Linear(D, D) minus N·D", for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D],
+                      domain=EQUAL_MODE_DOMAIN))
     return decide(proof, **binding)
 
 
@@ -393,10 +402,12 @@ def _eq1_dense_equal():
     proof = all_of(
         symbolic_zero(sympy.Add(2 * matmul_muls(B, Df, Df), -2 * B * D ** (2 * N), evaluate=False),
                       describe="2 × loop iterations of the dense (B × ΠD) @ (ΠD × ΠD) product minus 2B·D^{2N}",
-                      for_all=f"{EQUAL_MODE_FOR_ALL}, every batch B >= 1", sizes=[N, D, B]),
+                      for_all=f"{EQUAL_MODE_FOR_ALL}, every batch B >= 1", sizes=[N, D, B],
+                      domain=EQUAL_MODE_DOMAIN),
         symbolic_zero(sympy.Add((2 * B * Df * Df).doit(), -2 * B * D ** (2 * N), evaluate=False),
                       describe="the paper's 2B·ΠD_k·ΠH_k at D_k = H_k = D minus 2B·D^{2N}",
-                      for_all=f"{EQUAL_MODE_FOR_ALL}, every batch B >= 1", sizes=[N, D, B]))
+                      for_all=f"{EQUAL_MODE_FOR_ALL}, every batch B >= 1", sizes=[N, D, B],
+                      domain=EQUAL_MODE_DOMAIN))
     return decide(proof, **binding)
 
 
@@ -429,17 +440,21 @@ def _eq1_nd_equal():
         symbolic_zero(sympy.Add((alg1_step_size(Df, D, D) / D).doit(), -Df.doit(), evaluate=False),
                       describe="induction step on Algorithm 1's steps: an intermediate of T = D^N entries is followed by "
                                "one of alg1_step_size(T, D, D)/D entries, minus D^N (base: the input has ΠD = D^N)",
-                      for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D]),
+                      for_all=EQUAL_MODE_FOR_ALL, sizes=[N, D],
+                      domain=EQUAL_MODE_DOMAIN),
         symbolic_zero(sympy.Add(step.doit(), -B * alg1_step_muls(Df, D, D).doit(), evaluate=False),
                       describe="loop iterations of one step's (B·D^N/D × D) @ (D × D) product minus B·alg1_step_muls(D^N, D, D)",
-                      for_all=for_all, sizes=[N, D, B]),
+                      for_all=for_all, sizes=[N, D, B],
+                      domain=EQUAL_MODE_DOMAIN),
         symbolic_zero(sympy.Add(2 * sympy.Sum(step, (k, 1, N)).doit(), -2 * B * N * D ** (N + 1), evaluate=False),
                       describe="2 × Σ_{k=1}^N loop iterations of step k's product minus 2B·N·D^{N+1}",
-                      for_all=for_all, sizes=[N, D, B]),
+                      for_all=for_all, sizes=[N, D, B],
+                      domain=EQUAL_MODE_DOMAIN),
         symbolic_zero(sympy.Add((2 * B * sympy.Sum(sympy.Product(D, (j, 1, k - 1)) * sympy.Product(D, (j, k + 1, N)) * D * D,
                                                    (k, 1, N))).doit(), -2 * B * N * D ** (N + 1), evaluate=False),
                       describe="eq. (1) as printed, 2B Σ_k (Π_{j<k} H_j)(Π_{j>k} D_j) D_k H_k at D_j = H_j = D, minus "
-                               "2B·N·D^{N+1}", for_all=for_all, sizes=[N, D, B]))
+                               "2B·N·D^{N+1}", for_all=for_all, sizes=[N, D, B],
+                      domain=EQUAL_MODE_DOMAIN))
     return decide(proof, **binding)
 
 
