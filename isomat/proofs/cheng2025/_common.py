@@ -483,8 +483,15 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
             return False
     if mn in OPTION_SIZES and m * n <= 64:
         E = _exact(m, n)
-        if any(E[i, j] != sympy.Rational(int(v), m) for i, j, v in
-               ((i, j, projection_overlap(i, j, m, n)) for i in range(n) for j in range(m))):
+        rule = sympy.Matrix(n, m, lambda i, j: sympy.Rational(int(projection_overlap(i, j, m, n)), m))
+        if any(E[i, j] != rule[i, j] for i in range(n) for j in range(m)):
+            return False
+        # project in the exact field: two columns (summed over the overlap pieces) and one column (the prefix
+        # sums), against the rule's matrix times x, exactly
+        X = sympy.Matrix(rng.integers(-9, 10, size=(m, 2)).tolist())
+        got2, got1 = projection_module.project(X, n), projection_module.project(X[:, 0], n)
+        if not (isinstance(got2, sympy.MatrixBase) and got2.shape == (n, 2) and got2 == rule * X
+                and isinstance(got1, sympy.MatrixBase) and got1.shape == (n, 1) and got1 == rule * X[:, 0]):
             return False
     x = rng.integers(-9, 10, size=(m, 2)).astype(float)
     xd = _backend.as_values(x, field, name="x")
@@ -492,7 +499,10 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
     np.add.at(Px, rows, data[:, None] * x[cols])
     px = to_numpy(projection_module.project(xd, n))
     px0 = to_numpy(projection_module.project(xd[:, 0], n))
-    return bool(np.allclose(px, Px, rtol=1e-12, atol=1e-12) and np.allclose(px0, Px[:, 0], rtol=1e-12, atol=1e-12))
+    px1 = to_numpy(projection_module.project(xd[:, :1], n))  # an m x 1 matrix stays a matrix: n x 1
+    return bool(np.allclose(px, Px, rtol=1e-12, atol=1e-12) and px0.shape == (n,)
+                and np.allclose(px0, Px[:, 0], rtol=1e-12, atol=1e-12) and px1.shape == (n, 1)
+                and np.allclose(px1, Px[:, :1], rtol=1e-12, atol=1e-12))
 
 
 #: m, n of the projection check beyond the random ones: the largest sizes, coprime, divisible, one side 1, above 1000
