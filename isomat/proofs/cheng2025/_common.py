@@ -457,7 +457,7 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
     from the CSR arrays equal the rule; at OPTION_SIZES every format and the exact field (m n <= 64) give the same matrix; and the
     matrix-free project() applies it (rtol 1e-12)."""
     m, n = mn
-    P = projection(m, n, backend=field)
+    P = projection(m, n) if field == "numpy" else projection(m, n, backend=field)  # the default field is NumPy's
     if P.shape != (n, m):
         return False
     indptr, cols, data = to_numpy(P.indptr).astype(np.int64), to_numpy(P.indices).astype(np.int64), to_numpy(P.data)
@@ -479,6 +479,10 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
     ref = (indptr, cols, data)
     for fmt in (("csc", "coo", "operator") if mn in OPTION_SIZES else ()):
         Q = host_csr(projection(m, n, backend=field, format=fmt))
+        if not all(np.array_equal(a, b) for a, b in zip((Q.indptr, Q.indices, Q.data), ref)):
+            return False
+    if mn in OPTION_SIZES and field == "numpy":  # projection_operator called directly, its field left to its default
+        Q = host_csr(projection_module.projection_operator(m, n))
         if not all(np.array_equal(a, b) for a, b in zip((Q.indptr, Q.indices, Q.data), ref)):
             return False
     if mn in OPTION_SIZES and m * n <= 64:

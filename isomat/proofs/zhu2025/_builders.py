@@ -318,10 +318,28 @@ def _conv_diagonal_ok(c, field="numpy") -> bool:
     if any(t % 2 for t in total):  # "same" puts the odd one on the high side: a geometry the loops do not take
         return False
     ref = _conv_ref(C_in, C_out, groups, spatial, ktaps, (1,) * d, lo, dl, boundary, K)
-    A = _conv.conv_matrix((C_in,) + tuple(spatial), K.astype(dtype), padding="same", dilation=dl, groups=groups,
-                          boundary=boundary, rows=rows, format="diagonal", backend=field)
+    try:
+        A = _conv.conv_matrix((C_in,) + tuple(spatial), K.astype(dtype), padding="same", dilation=dl, groups=groups,
+                              boundary=boundary, rows=rows, format="diagonal", backend=field)
+    except ValueError:
+        # refused as not banded: grouped layers (their zero blocks are stored too, twice the entries or more)
+        # and wrapped ones (the wrapped taps are diagonals of their own)
+        return groups > 1 or boundary != "zero"
+    if groups > 1 or boundary != "zero":
+        return False
     r0, r1 = (0, ref.shape[0]) if rows is None else rows
-    return bool(np.array_equal(to_numpy(A.toarray()), ref[r0:r1]))
+    if not np.array_equal(to_numpy(A.toarray()), ref[r0:r1]):
+        return False
+    if rows is None and all(k <= n for k, n in zip(ktaps, spatial)):
+        # built from the kernel, the storage is all it holds: its values, one per (output channel, input
+        # channel, tap, pixel), fit the memory bound that the CSR matrix the other route builds would pass
+        from ..._config import memory_limit
+
+        with memory_limit(C_out * C_in * math.prod(ktaps) * math.prod(spatial) * np.dtype(dtype).itemsize):
+            B = _conv.conv_matrix((C_in,) + tuple(spatial), K.astype(dtype), padding="same", dilation=dl,
+                                  format="diagonal", backend=field)
+        return bool(np.array_equal(to_numpy(B.toarray()), ref))
+    return True
 
 
 def _dense(A) -> np.ndarray:
@@ -375,13 +393,14 @@ def conv_builder_check(field: str = "numpy"):
                                               (1, 1, 1, (3, 4, 3), (2, 3, 2), (1, 2, 1), (1, 1, 1), (1, 1, 2)),
                                               (2, 2, 2, (3, 3, 4), (2, 2, 3), (2, 1, 1), (1, 0, 1), (1, 1, 1)))]
     # format="diagonal": from the kernel (float64, float32; 2-d and 3-d) and through the CSR matrix (a row block,
-    # a kernel wider than the image: two taps on one block diagonal); groups and wrapped boundaries store too many
-    # zeros at these sizes (diagonal_blocks refuses them), and the CSR they would go through is checked above
+    # a kernel wider than the image: two taps on one block diagonal); a grouped or wrapped layer is refused
     diagonal = [(2, 3, 1, (6, 7), (3, 3), (1, 1), "zero", np.float64, None),
                 (1, 2, 1, (4, 5, 4), (3, 1, 3), (1, 1, 1), "zero", np.float32, None),
                 (2, 2, 1, (7, 6), (3, 3), (2, 1), "zero", np.float64, None),
                 (2, 2, 1, (6, 6), (3, 3), (1, 1), "zero", np.float64, (36, 72)),
-                (1, 1, 1, (8, 3), (3, 5), (1, 1), "zero", np.float64, None)]
+                (1, 1, 1, (8, 3), (3, 5), (1, 1), "zero", np.float64, None),
+                (2, 2, 1, (6, 6), (3, 3), (1, 1), "circular", np.float64, None),
+                (2, 2, 2, (6, 6), (3, 3), (1, 1), "zero", np.float64, None)]
     paths = [(ci, co, g, H, W, 3, 2, (s, s), (1, 1), (1, 1), 0, co * _conv_out(H, 3, s, 1, 1, 1) * _conv_out(W, 2, s, 1, 1, 1))
              for (ci, co, g) in ((1, 1, 1), (4, 2, 2)) for (H, W) in ((5, 7), (9, 4)) for s in (1, 2)]
     paths += [c for c in nd if c[-1] in ("zero", "circular")]
@@ -400,7 +419,7 @@ def conv_builder_check(field: str = "numpy"):
                   exhaustive(functools.partial(_conv_diagonal_ok, field=field), diagonal,
                              describe="conv_matrix(format='diagonal') == direct loops, padding 'same': built from the "
                                       "kernel (float64 / float32, 2-d and 3-d, dilation 2) and through the CSR matrix "
-                                      "(a row block, a kernel wider than the image)"),
+                                      "(a row block, a kernel wider than the image); a grouped and a circular layer refused"),
                   exhaustive(functools.partial(_conv_paths_ok, field=field), paths,
                              describe="the same with the blocking, threading and int64 thresholds set small "
                                       "(conv._paths_at_small_sizes: 8-entry blocks, 2 workers, int64 indices)"),
@@ -453,8 +472,9 @@ def _zhu_overflow_ok(c, field="numpy") -> bool:
         return False
     try:
         R = _conv.zhu_conv_matrix((m, n), K, s, overflow="raise", backend=field)
-    except ValueError:
-        return width > L
+    except ValueError as e:  # refused: it names the first row that reaches past L, and that column
+        first = min(p for p, cc, _ in entries if cc >= L)
+        return width > L and f"row p = {first} " in str(e) and f"column {width - 1} >= L = {L}" in str(e)
     return width == L and np.array_equal(_dense(R), ref)
 
 
