@@ -254,7 +254,7 @@ _SPELLING = {"zero": ("padding_mode", "zeros"), "reflect": ("padding_mode", "ref
 def _conv_option_ok(c, field="numpy") -> bool:
     """conv_matrix with a boundary (spelled as in :data:`_SPELLING`), channels and groups, in 1, 2 or 3
     dimensions, in every sparse format and as row blocks (a (start, stop) pair, a list, slices, empty
-    blocks), equal to the direct loops of the definition (values small integers: exact); its shape
+    blocks; an array pair refused), equal to the direct loops of the definition (values small integers: exact); its shape
     against conv_output_shape; and at one geometry per dimension the exact field from a float kernel
     (backend="sympy": every entry an exact rational) and two threads."""
     import sympy
@@ -280,6 +280,17 @@ def _conv_option_ok(c, field="numpy") -> bool:
         if tuple(A.shape) != ref.shape or not np.array_equal(_dense(A), ref):
             return False
     R = ref.shape[0]
+    if field == "numpy":
+        # the NumPy CSR is filled in place: the build holds its CSR arrays (a float64 and an int32 index per entry
+        # read, before wrapped duplicates are summed; an int32 row pointer) and an int64 count per row, no COO
+        # staging -- it fits a memory bound of exactly that
+        from ..._config import memory_limit
+
+        reads = np.count_nonzero(ref) if boundary in ("zero", "zeros") else R * (C_in // groups) * math.prod(ktaps)
+        with memory_limit(reads * 12 + (R + 1) * 4 + 8 * R):
+            A = _conv.conv_matrix(shape_in, Kb, backend=field, **kw)
+        if not np.array_equal(_dense(A), ref):
+            return False
     half = R // 2
     blocks = (((0, half), (0, half)), (slice(half, None), (half, R)), ([half, half], (half, half)),
               (slice(half, half - 1), (half, half)))
@@ -287,6 +298,11 @@ def _conv_option_ok(c, field="numpy") -> bool:
         B = _conv.conv_matrix(shape_in, Kb, rows=rows, backend=field, **kw)
         if tuple(B.shape) != (r1 - r0, ref.shape[1]) or not np.array_equal(_dense(B), ref[r0:r1]):
             return False
+    try:  # a pair that is no tuple, list or slice is refused, not read as (start, stop)
+        _conv.conv_matrix(shape_in, Kb, rows=np.array([0, half]), backend=field, **kw)
+        return False
+    except TypeError:
+        pass
     if l == (1,) * len(spatial) and boundary == "zero" and field != "cupy":
         exact = np.vectorize(sympy.Integer, otypes=[object])(Kb.astype(np.int64))
         # a float kernel asked for the exact field, and an exact kernel with the field left to it
