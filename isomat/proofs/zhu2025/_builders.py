@@ -31,8 +31,8 @@ _SEED = 20261129
 
 #: what the binding statements say about each builder (the claims' statements quote them)
 CONV_BOUND = ("conv_matrix checked exhaustively to H, W <= 4, at 12 random geometries H, W in [5, 64], every "
-              "boundary, groups, channels, formats and row blocks, its blocking / threading / int64 paths forced at "
-              "small sizes, and at the sizes users run (2048² single-channel and 64→64 at 56², 3×3, row blocks: "
+              "boundary, groups, channels, 1-d and 3-d layers, formats (the diagonal storage too), the exact field and "
+              "row blocks, its blocking / threading / int64 / memory paths forced at small sizes, and at the sizes users run (2048² single-channel and 64→64 at 56², 3×3, row blocks: "
               "every stored entry against the rule, nnz per row, row and column sums)")
 ZHU_CONV_BOUND = ("zhu_conv_matrix checked exhaustively to m, n <= 5, at 12 random sizes m, n in [6, 64], every "
                   "overflow mode, and at 256² and 300×177 (every stored entry against the rule, nnz per row, row sums)")
@@ -285,12 +285,26 @@ def _conv_option_ok(c, field="numpy") -> bool:
         # read, before wrapped duplicates are summed; an int32 row pointer) and an int64 count per row, no COO
         # staging -- it fits a memory bound of exactly that
         from ..._config import memory_limit
+        from ...algebra._operator import value_bytes
+        from ...errors import SizeLimitError
 
         reads = np.count_nonzero(ref) if boundary in ("zero", "zeros") else R * (C_in // groups) * math.prod(ktaps)
         with memory_limit(reads * 12 + (R + 1) * 4 + 8 * R):
             A = _conv.conv_matrix(shape_in, Kb, backend=field, **kw)
-        if not np.array_equal(_dense(A), ref):
-            return False
+            if not np.array_equal(_dense(A), ref):
+                return False
+            try:  # COO triplets are staged on the way to the other formats: refused at that bound
+                _conv.conv_matrix(shape_in, Kb, format="coo", backend=field, **kw)
+                return False
+            except SizeLimitError:
+                pass
+        # so is the exact field (it stages too) at the bound of its direct CSR, a SymPy value charged value_bytes("sympy")
+        with memory_limit(reads * (value_bytes("sympy") + 4) + (R + 1) * 4 + 8 * R):
+            try:
+                _conv.conv_matrix(shape_in, np.vectorize(sympy.Integer, otypes=[object])(Kb.astype(np.int64)), **kw)
+                return False
+            except SizeLimitError:
+                pass
     half = R // 2
     blocks = (((0, half), (0, half)), (slice(half, None), (half, R)), ([half, half], (half, half)),
               (slice(half, half - 1), (half, half)))
