@@ -485,6 +485,22 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
         Q = host_csr(projection_module.projection_operator(m, n))
         if not all(np.array_equal(a, b) for a, b in zip((Q.indptr, Q.indices, Q.data), ref)):
             return False
+        # the memory bound is held against the n + m - gcd entries it builds: the CSR (a float64 and an int32 index
+        # each, an int32 row pointer), three staged COO triplet sets (int64 row and column, float64 value) and an int64
+        # count per row -- it fits that bound and is refused one byte below it
+        from ..._config import memory_limit
+        from ...errors import SizeLimitError
+
+        nnz = n + m - math.gcd(m, n)
+        need = nnz * 12 + (n + 1) * 4 + 3 * nnz * 24 + 8 * n
+        with memory_limit(need):
+            projection(m, n)
+        try:
+            with memory_limit(need - 1):
+                projection(m, n)
+            return False
+        except SizeLimitError:
+            pass
     if mn in OPTION_SIZES and m * n <= 64:
         E = _exact(m, n)
         rule = sympy.Matrix(n, m, lambda i, j: sympy.Rational(int(projection_overlap(i, j, m, n)), m))

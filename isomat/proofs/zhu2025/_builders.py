@@ -279,6 +279,16 @@ def _conv_option_ok(c, field="numpy") -> bool:
         A = _conv.conv_matrix(shape_in, Kb, format=fmt, backend=field, **kw)
         if tuple(A.shape) != ref.shape or not np.array_equal(_dense(A), ref):
             return False
+        if getattr(A, "format", "operator") != fmt:  # the format asked for (a SparseOperator has none)
+            return False
+        if fmt == "csr" and field == "numpy":
+            # well formed (row pointer, columns in range, sorted and distinct where flagged so), the wrapped
+            # duplicates summed (the kernel's entries are positive: one stored entry per nonzero), int32 indices
+            # (int64 when the check forces them: conv._paths_at_small_sizes)
+            wide = np.dtype(np.int64 if _conv._WIDE_INDICES else np.int32)
+            if (_csr(A, ref.shape) is None or A.nnz != np.count_nonzero(ref)
+                    or A.indices.dtype != wide or A.indptr.dtype != wide):
+                return False
     R = ref.shape[0]
     if field == "numpy":
         # the NumPy CSR is filled in place: the build holds its CSR arrays (a float64 and an int32 index per entry
