@@ -522,6 +522,8 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
     px1 = to_numpy(projection_module.project(xd[:, :1], n))  # an m x 1 matrix stays a matrix: n x 1
     if to_numpy(projection_module.project(xd[:, :0], n)).shape != (n, 0):  # no columns: none projected
         return False
+    if not all(v.dtype == np.float64 for v in (px, px0, px1)):  # float in, float64 out (not an object array)
+        return False
     return bool(np.allclose(px, Px, rtol=1e-12, atol=1e-12) and px0.shape == (n,)
                 and np.allclose(px0, Px[:, 0], rtol=1e-12, atol=1e-12) and px1.shape == (n, 1)
                 and np.allclose(px1, Px[:, :1], rtol=1e-12, atol=1e-12))
