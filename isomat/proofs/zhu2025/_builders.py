@@ -510,12 +510,39 @@ def _zhu_overflow_ok(c, field="numpy") -> bool:
         ref[p, cc] += w
     if not np.array_equal(_dense(_conv.zhu_conv_matrix((m, n), K, s, overflow="extend", backend=field)), ref):
         return False
+    if field != "cupy" and s == 1:
+        import sympy
+
+        # the exact field: from a float kernel asked for it, and from an exact kernel with the field (and the
+        # stride, the overflow mode) left to their defaults; every entry an exact integer of the printed pattern
+        exact = sympy.Matrix(K.astype(np.int64).tolist())
+        for E in (_conv.zhu_conv_matrix((m, n), K, backend="sympy"), _conv.zhu_conv_matrix((m, n), exact)):
+            D = np.array(sympy.Matrix(E).tolist(), dtype=object)
+            if D.shape != (P, L) or not all(isinstance(v, sympy.Integer) and v == int(ref[i]) for i, v in np.ndenumerate(D)):
+                return False
     try:
         R = _conv.zhu_conv_matrix((m, n), K, s, overflow="raise", backend=field)
     except ValueError as e:  # refused: it names the first row that reaches past L, and that column
         first = min(p for p, cc, _ in entries if cc >= L)
         return width > L and f"row p = {first} " in str(e) and f"column {width - 1} >= L = {L}" in str(e)
     return width == L and np.array_equal(_dense(R), ref)
+
+
+#: (image_shape, kernel shape, the word the refusal names) of inputs zhu_conv_matrix refuses with a ValueError
+ZHU_REFUSED = [((4, 4), (2, 3), "square"), ((4, 4, 1), (2, 2), "image_shape"), ((2, 5), (3, 3), "min(m, n)")]
+
+
+def _zhu_refused_ok(c, field="numpy") -> bool:
+    """zhu_conv_matrix refuses a non-square kernel, an image_shape that is not (m, n) and a kernel wider than the
+    image with a ValueError that names what is wrong (§4.2.1 defines W_conv for an r x r kernel, r <= min(m, n))."""
+    from ...algebra import conv as _conv
+
+    shape, kshape, word = c
+    try:
+        _conv.zhu_conv_matrix(shape, np.ones(kshape), backend=field)
+    except ValueError as e:
+        return word in str(e)
+    return False
 
 
 @device_cached
@@ -536,7 +563,11 @@ def zhu_conv_builder_check(field: str = "numpy"):
                           "the same at 256² (r = 3) and 300×177 (r = 5, s = 3)"),
                   exhaustive(functools.partial(_zhu_overflow_ok, field=field),
                              [(m, n, r, s) for m in range(2, 5) for n in range(2, 5) for r in (1, 2) for s in (1, 2, 3)],
-                             describe="overflow='extend' and 'raise' against the printed pattern by loops, m, n <= 4"),
+                             describe="overflow='extend' and 'raise' against the printed pattern by loops, m, n <= 4 "
+                                      "(stride 1: the exact field from a float kernel, and from an exact one with the "
+                                      "defaults)"),
+                  exhaustive(functools.partial(_zhu_refused_ok, field=field), ZHU_REFUSED,
+                             describe=f"zhu_conv_matrix refuses, naming why: {ZHU_REFUSED}"),
                          derived_from_rule=False, builder="zhu_conv_matrix")
 
 
