@@ -322,6 +322,8 @@ def _conv_option_ok(c, field="numpy") -> bool:
         B = _conv.conv_matrix(shape_in, Kb, rows=rows, backend=field, **kw)
         if tuple(B.shape) != (r1 - r0, ref.shape[1]) or not np.array_equal(_dense(B), ref[r0:r1]):
             return False
+        if field == "numpy" and _csr(B, B.shape) is None:  # a well-formed CSR, the empty blocks too
+            return False
     try:  # a pair that is no tuple, list or slice is refused, not read as (start, stop)
         _conv.conv_matrix(shape_in, Kb, rows=np.array([0, half]), backend=field, **kw)
         return False
