@@ -530,18 +530,24 @@ def _zhu_overflow_ok(c, field="numpy") -> bool:
     return width == L and np.array_equal(_dense(R), ref)
 
 
-#: (image_shape, kernel shape, the word the refusal names) of inputs zhu_conv_matrix refuses with a ValueError
-ZHU_REFUSED = [((4, 4), (2, 3), "square"), ((4, 4, 1), (2, 2), "image_shape"), ((2, 5), (3, 3), "min(m, n)")]
+#: (function, image_shape, kernel shape, the word the refusal names) of inputs refused with a ValueError
+ZHU_REFUSED = [("zhu_conv_matrix", (4, 4), (2, 3), "square"), ("zhu_conv_matrix", (4, 4, 1), (2, 2), "image_shape"),
+               ("zhu_conv_matrix", (2, 5), (3, 3), "min(m, n)"), ("zhu_offsets", (4, 4, 1), (2, 2), "image_shape"),
+               ("zhu_conv_rows", (4, 4, 1), (2, 2), "image_shape")]
 
 
 def _zhu_refused_ok(c, field="numpy") -> bool:
     """zhu_conv_matrix refuses a non-square kernel, an image_shape that is not (m, n) and a kernel wider than the
-    image with a ValueError that names what is wrong (§4.2.1 defines W_conv for an r x r kernel, r <= min(m, n))."""
+    image, and zhu_offsets / zhu_conv_rows an image_shape that is not (m, n), with a ValueError that names what is
+    wrong (§4.2.1 defines W_conv for an m x n image and an r x r kernel, r <= min(m, n))."""
     from ...algebra import conv as _conv
 
-    shape, kshape, word = c
+    fn, shape, kshape, word = c
     try:
-        _conv.zhu_conv_matrix(shape, np.ones(kshape), backend=field)
+        if fn == "zhu_conv_matrix":
+            _conv.zhu_conv_matrix(shape, np.ones(kshape), backend=field)
+        else:
+            getattr(_conv, fn)(shape, kshape[0])
     except ValueError as e:
         return word in str(e)
     return False
