@@ -478,6 +478,12 @@ def _zhu_ok(c, field="numpy") -> bool:
     m, n, r, s = c
     L = m * n
     P = (L - ((r - 1) * n + r - 1)) // s + 1  # the printed P, written out here
+    # N_0 = {i n + j | 0 <= i, j < r} in increasing order, and the printed P (the stride left to its default of 1)
+    N0 = sorted(i * n + j for i in range(r) for j in range(r))
+    if not np.array_equal(_conv.zhu_offsets((m, n), r), N0):
+        return False
+    if _conv.zhu_conv_rows((m, n), r, s) != P or (s == 1 and _conv.zhu_conv_rows((m, n), r) != P):
+        return False
     K = np.arange(1, r * r + 1, dtype=np.float64).reshape(r, r)
     got = _csr(_conv.zhu_conv_matrix((m, n), K, s, backend=field), (P, L))
     if got is None:
