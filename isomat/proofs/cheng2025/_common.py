@@ -457,7 +457,7 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
     from the CSR arrays equal the rule; at OPTION_SIZES every format and the exact field (m n <= 64) give the same matrix; and the
     matrix-free project() applies it (rtol 1e-12)."""
     m, n = mn
-    P = projection(m, n, backend=field)
+    P = projection(m, n) if field == "numpy" else projection(m, n, backend=field)  # the default field is NumPy's
     if P.shape != (n, m):
         return False
     indptr, cols, data = to_numpy(P.indptr).astype(np.int64), to_numpy(P.indices).astype(np.int64), to_numpy(P.data)
@@ -481,10 +481,37 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
         Q = host_csr(projection(m, n, backend=field, format=fmt))
         if not all(np.array_equal(a, b) for a, b in zip((Q.indptr, Q.indices, Q.data), ref)):
             return False
+    if mn in OPTION_SIZES and field == "numpy":  # projection_operator called directly, its field left to its default
+        Q = host_csr(projection_module.projection_operator(m, n))
+        if not all(np.array_equal(a, b) for a, b in zip((Q.indptr, Q.indices, Q.data), ref)):
+            return False
+        # the memory bound is held against the n + m - gcd entries it builds: the CSR (a float64 and an int32 index
+        # each, an int32 row pointer), three staged COO triplet sets (int64 row and column, float64 value) and an int64
+        # count per row -- it fits that bound and is refused one byte below it
+        from ..._config import memory_limit
+        from ...errors import SizeLimitError
+
+        nnz = n + m - math.gcd(m, n)
+        need = nnz * 12 + (n + 1) * 4 + 3 * nnz * 24 + 8 * n
+        with memory_limit(need):
+            projection(m, n)
+        try:
+            with memory_limit(need - 1):
+                projection(m, n)
+            return False
+        except SizeLimitError:
+            pass
     if mn in OPTION_SIZES and m * n <= 64:
         E = _exact(m, n)
-        if any(E[i, j] != sympy.Rational(int(v), m) for i, j, v in
-               ((i, j, projection_overlap(i, j, m, n)) for i in range(n) for j in range(m))):
+        rule = sympy.Matrix(n, m, lambda i, j: sympy.Rational(int(projection_overlap(i, j, m, n)), m))
+        if any(E[i, j] != rule[i, j] for i in range(n) for j in range(m)):
+            return False
+        # project in the exact field: two columns (summed over the overlap pieces) and one column (the prefix
+        # sums), against the rule's matrix times x, exactly
+        X = sympy.Matrix(rng.integers(-9, 10, size=(m, 2)).tolist())
+        got2, got1 = projection_module.project(X, n), projection_module.project(X[:, 0], n)
+        if not (isinstance(got2, sympy.MatrixBase) and got2.shape == (n, 2) and got2 == rule * X
+                and isinstance(got1, sympy.MatrixBase) and got1.shape == (n, 1) and got1 == rule * X[:, 0]):
             return False
     x = rng.integers(-9, 10, size=(m, 2)).astype(float)
     xd = _backend.as_values(x, field, name="x")
@@ -492,7 +519,14 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
     np.add.at(Px, rows, data[:, None] * x[cols])
     px = to_numpy(projection_module.project(xd, n))
     px0 = to_numpy(projection_module.project(xd[:, 0], n))
-    return bool(np.allclose(px, Px, rtol=1e-12, atol=1e-12) and np.allclose(px0, Px[:, 0], rtol=1e-12, atol=1e-12))
+    px1 = to_numpy(projection_module.project(xd[:, :1], n))  # an m x 1 matrix stays a matrix: n x 1
+    if to_numpy(projection_module.project(xd[:, :0], n)).shape != (n, 0):  # no columns: none projected
+        return False
+    if not all(v.dtype == np.float64 for v in (px, px0, px1)):  # float in, float64 out (not an object array)
+        return False
+    return bool(np.allclose(px, Px, rtol=1e-12, atol=1e-12) and px0.shape == (n,)
+                and np.allclose(px0, Px[:, 0], rtol=1e-12, atol=1e-12) and px1.shape == (n, 1)
+                and np.allclose(px1, Px[:, :1], rtol=1e-12, atol=1e-12))
 
 
 #: m, n of the projection check beyond the random ones: the largest sizes, coprime, divisible, one side 1, above 1000

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 
 import numpy as np
 
@@ -30,8 +31,8 @@ _SEED = 20261129
 
 #: what the binding statements say about each builder (the claims' statements quote them)
 CONV_BOUND = ("conv_matrix checked exhaustively to H, W <= 4, at 12 random geometries H, W in [5, 64], every "
-              "boundary, groups, channels, formats and row blocks, its blocking / threading / int64 paths forced at "
-              "small sizes, and at the sizes users run (2048² single-channel and 64→64 at 56², 3×3, row blocks: "
+              "boundary, groups, channels, 1-d and 3-d layers, formats (the diagonal storage too), the exact field and "
+              "row blocks, its blocking / threading / int64 / memory paths forced at small sizes, and at the sizes users run (2048² single-channel and 64→64 at 56², 3×3, row blocks: "
               "every stored entry against the rule, nnz per row, row and column sums)")
 ZHU_CONV_BOUND = ("zhu_conv_matrix checked exhaustively to m, n <= 5, at 12 random sizes m, n in [6, 64], every "
                   "overflow mode, and at 256² and 300×177 (every stored entry against the rule, nnz per row, row sums)")
@@ -155,8 +156,15 @@ def _conv_block_ok(c, field="numpy") -> bool:
     O1, O2 = _conv_out(H, KH, s[0], l[0], l[0], d[0]), _conv_out(W, KW, s[1], l[1], l[1], d[1])
     single = C_in == C_out == 1
     shape_in = (H, W) if single else (C_in, H, W)
-    A = _conv.conv_matrix(shape_in, K[0, 0] if single else K, stride=s, padding=l, dilation=d, groups=groups,
-                          rows=(r0, r1), backend=field)
+    # options at their defaults are left out (stride 1, padding 0, dilation 1, groups 1, every row): the
+    # defaults are run too
+    kw = {k: v for k, v, default in (("stride", s, (1, 1)), ("padding", l, (0, 0)), ("dilation", d, (1, 1)),
+                                     ("groups", groups, 1), ("rows", (r0, r1), (0, C_out * O1 * O2))) if v != default}
+    A = _conv.conv_matrix(shape_in, K[0, 0] if single else K, backend=field, **kw)
+    kw.pop("rows", None)
+    if _conv.conv_output_shape(shape_in, K.shape[2:] if single else K.shape, **kw) != ((O1, O2) if single
+                                                                                     else (C_out, O1, O2)):
+        return False
     got = _csr(A, (r1 - r0, C_in * H * W))
     if got is None:
         return False
@@ -201,11 +209,12 @@ def _conv_valid(H, W, KH, KW, l, d):
     return H + 2 * l[0] - d[0] * (KH - 1) >= 1 and W + 2 * l[1] - d[1] * (KW - 1) >= 1
 
 
-def _boundary_ref(C_in, C_out, groups, H, W, KH, KW, s, l, d, boundary, K):
-    """Dense matrix of the convolution with ``boundary`` by direct loops over output, channel and tap
-    (torch's padding_mode: zeros read 0, circular wraps, reflect mirrors without the edge, replicate clamps)."""
+def _conv_ref(C_in, C_out, groups, spatial, ktaps, s, l, d, boundary, K):
+    """Dense matrix of the N-d convolution with ``boundary`` by direct loops over output channel, output
+    position, input channel of the group and tap (torch's padding_mode: zeros read 0, circular wraps, reflect
+    mirrors without the edge, replicate clamps); ``K`` is (C_out, C_in / groups, *ktaps)."""
     cpg, opg = C_in // groups, C_out // groups
-    O1, O2 = _conv_out(H, KH, s[0], l[0], l[0], d[0]), _conv_out(W, KW, s[1], l[1], l[1], d[1])
+    out = tuple(_conv_out(n, k, si, li, li, di) for n, k, si, li, di in zip(spatial, ktaps, s, l, d))
 
     def where(i, n):
         if 0 <= i < n:
@@ -220,40 +229,165 @@ def _boundary_ref(C_in, C_out, groups, H, W, KH, KW, s, l, d, boundary, K):
             i = -i if i < 0 else 2 * (n - 1) - i
         return i
 
-    M = np.zeros((C_out * O1 * O2, C_in * H * W))
+    n_sp, n_out = math.prod(spatial), math.prod(out)
+    M = np.zeros((C_out * n_out, C_in * n_sp))
     for co in range(C_out):
-        for o1 in range(O1):
-            for o2 in range(O2):
-                for q in range(cpg):
-                    ci = (co // opg) * cpg + q
-                    for a in range(KH):
-                        for b in range(KW):
-                            u, v = where(o1 * s[0] - l[0] + a * d[0], H), where(o2 * s[1] - l[1] + b * d[1], W)
-                            if u is not None and v is not None:
-                                M[(co * O1 + o1) * O2 + o2, ci * H * W + u * W + v] += K[co, q, a, b]
+        for r, o in enumerate(itertools.product(*(range(x) for x in out))):
+            for q in range(cpg):
+                ci = (co // opg) * cpg + q
+                for t in itertools.product(*(range(k) for k in ktaps)):
+                    at = [where(oi * si - li + ti * di, n) for oi, si, li, ti, di, n in zip(o, s, l, t, d, spatial)]
+                    if None not in at:
+                        col = 0
+                        for a, n in zip(at, spatial):  # row-major position of the read pixel
+                            col = col * n + a
+                        M[co * n_out + r, ci * n_sp + col] += K[(co, q) + t]
     return M
 
 
+#: how each boundary is spelled to conv_matrix in the option checks: torch's padding_mode, isomat's boundary=, and
+#: torch's "zeros" given as boundary= (every spelling the builder accepts is run)
+_SPELLING = {"zero": ("padding_mode", "zeros"), "reflect": ("padding_mode", "reflect"),
+             "circular": ("boundary", "circular"), "replicate": ("boundary", "replicate"), "zeros": ("boundary", "zeros")}
+
+
 def _conv_option_ok(c, field="numpy") -> bool:
-    """conv_matrix with every boundary, channels and groups, in every format and as stacked row blocks,
-    equal to the direct loops of the definition (values small integers: exact)."""
+    """conv_matrix with a boundary (spelled as in :data:`_SPELLING`), channels and groups, in 1, 2 or 3
+    dimensions, in every sparse format and as row blocks (a (start, stop) pair, a list, slices, empty
+    blocks; an array pair refused), equal to the direct loops of the definition (values small integers: exact); its shape
+    against conv_output_shape; and at one geometry per dimension the exact field from a float kernel
+    (backend="sympy": every entry an exact rational) and two threads."""
+    import sympy
+
     from ...algebra import conv as _conv
 
-    C_in, C_out, groups, H, W, KH, KW, s, l, d, boundary = c
-    K = _conv_values(C_out, C_in // groups, KH, KW)
-    ref = _boundary_ref(C_in, C_out, groups, H, W, KH, KW, s, l, d, boundary, K)
-    kw = dict(stride=s, padding=l, dilation=d, groups=groups, padding_mode={"zero": "zeros"}.get(boundary, boundary),
-              backend=field)
-    for fmt in ("csr", "csc", "coo"):
-        A = _conv.conv_matrix((C_in, H, W), K, format=fmt, **kw)
+    C_in, C_out, groups, spatial, ktaps, s, l, d, boundary = c
+    K = np.arange(1, C_out * (C_in // groups) * math.prod(ktaps) + 1, dtype=np.float64).reshape(
+        (C_out, C_in // groups) + tuple(ktaps))
+    ref = _conv_ref(C_in, C_out, groups, spatial, ktaps, s, l, d, "zero" if boundary == "zeros" else boundary, K)
+    out = tuple(_conv_out(n, k, si, li, li, di) for n, k, si, li, di in zip(spatial, ktaps, s, l, d))
+    single = C_in == C_out == 1 and len(spatial) != 2  # 1-d and 3-d single channel: kernel (k..), input (n..)
+    shape_in, Kb = (tuple(spatial), K[0, 0]) if single else ((C_in,) + tuple(spatial), K)
+    how, name = _SPELLING[boundary]
+    kw = {"stride": s, "padding": l, "dilation": d, how: name}
+    if groups != 1:
+        kw["groups"] = groups
+    want = out if single else (C_out,) + out
+    if _conv.conv_output_shape(shape_in, Kb.shape, stride=s, padding=l, dilation=d, groups=groups) != want:
+        return False
+    for fmt in ("csr", "csc", "coo", "operator"):
+        A = _conv.conv_matrix(shape_in, Kb, format=fmt, backend=field, **kw)
         if tuple(A.shape) != ref.shape or not np.array_equal(_dense(A), ref):
             return False
-    half = ref.shape[0] // 2
-    blocks = [_conv.conv_matrix((C_in, H, W), K, rows=rr, **kw) for rr in ((0, half), (half, ref.shape[0]))]
-    return all(np.array_equal(_dense(B), ref[rr[0]:rr[1]]) for B, rr in zip(blocks, ((0, half), (half, ref.shape[0]))))
+        if getattr(A, "format", "operator") != fmt:  # the format asked for (a SparseOperator has none)
+            return False
+        if fmt == "csr" and field == "numpy":
+            # well formed (row pointer, columns in range, sorted and distinct where flagged so), the wrapped
+            # duplicates summed (the kernel's entries are positive: one stored entry per nonzero), int32 indices
+            # (int64 when the check forces them: conv._paths_at_small_sizes)
+            wide = np.dtype(np.int64 if _conv._WIDE_INDICES else np.int32)
+            if (_csr(A, ref.shape) is None or A.nnz != np.count_nonzero(ref)
+                    or A.indices.dtype != wide or A.indptr.dtype != wide):
+                return False
+    R = ref.shape[0]
+    if field == "numpy":
+        # the NumPy CSR is filled in place: the build holds its CSR arrays (a float64 and an int32 index per entry
+        # read, before wrapped duplicates are summed; an int32 row pointer) and an int64 count per row, no COO
+        # staging -- it fits a memory bound of exactly that
+        from ..._config import memory_limit
+        from ...algebra._operator import value_bytes
+        from ...errors import SizeLimitError
+
+        reads = np.count_nonzero(ref) if boundary in ("zero", "zeros") else R * (C_in // groups) * math.prod(ktaps)
+        with memory_limit(reads * 12 + (R + 1) * 4 + 8 * R):
+            A = _conv.conv_matrix(shape_in, Kb, backend=field, **kw)
+            if not np.array_equal(_dense(A), ref):
+                return False
+            try:  # COO triplets are staged on the way to the other formats: refused at that bound
+                _conv.conv_matrix(shape_in, Kb, format="coo", backend=field, **kw)
+                return False
+            except SizeLimitError:
+                pass
+        # so is the exact field (it stages too) at the bound of its direct CSR, a SymPy value charged value_bytes("sympy")
+        with memory_limit(reads * (value_bytes("sympy") + 4) + (R + 1) * 4 + 8 * R):
+            try:
+                _conv.conv_matrix(shape_in, np.vectorize(sympy.Integer, otypes=[object])(Kb.astype(np.int64)), **kw)
+                return False
+            except SizeLimitError:
+                pass
+    half = R // 2
+    blocks = (((0, half), (0, half)), (slice(half, None), (half, R)), ([half, half], (half, half)),
+              (slice(half, half - 1), (half, half)))
+    for rows, (r0, r1) in blocks:  # the slice block through the COO route (a block below the top, staged)
+        B = _conv.conv_matrix(shape_in, Kb, rows=rows, backend=field, format="coo" if isinstance(rows, slice) else "csr",
+                              **kw)
+        if tuple(B.shape) != (r1 - r0, ref.shape[1]) or not np.array_equal(_dense(B), ref[r0:r1]):
+            return False
+        if field == "numpy" and _csr(B, B.shape) is None:  # a well-formed CSR, the empty blocks too
+            return False
+    try:  # a pair that is no tuple, list or slice is refused, not read as (start, stop)
+        _conv.conv_matrix(shape_in, Kb, rows=np.array([0, half]), backend=field, **kw)
+        return False
+    except TypeError:
+        pass
+    if l == (1,) * len(spatial) and boundary == "zero" and field != "cupy":
+        exact = np.vectorize(sympy.Integer, otypes=[object])(Kb.astype(np.int64))
+        # a float kernel asked for the exact field, and an exact kernel with the field left to it
+        for E in (_conv.conv_matrix(shape_in, Kb, backend="sympy", threads=2, **kw), _conv.conv_matrix(shape_in, exact, **kw)):
+            D = np.array(sympy.Matrix(E).tolist(), dtype=object)
+            if D.shape != ref.shape or not all(isinstance(v, sympy.Rational) and v == int(ref[i])
+                                               for i, v in np.ndenumerate(D)):
+                return False
+        try:  # the diagonal storage holds floats: an exact kernel is refused (a ValueError naming the field)
+            _conv.conv_matrix(shape_in, exact, format="diagonal", **kw)
+            return False
+        except ValueError:
+            pass
+    return True
+
+
+def _conv_diagonal_ok(c, field="numpy") -> bool:
+    """format="diagonal" (the block-diagonal storage) against the direct loops: stride 1, padding "same";
+    built straight from the kernel (ungrouped, zero boundary, whole, float32/float64) or through the CSR
+    matrix (groups, another boundary, a row block, a kernel wider than the image)."""
+    from ...algebra import conv as _conv
+
+    C_in, C_out, groups, spatial, ktaps, dl, boundary, dtype, rows = c
+    d = len(spatial)
+    K = np.arange(1, C_out * (C_in // groups) * math.prod(ktaps) + 1, dtype=np.float64).reshape(
+        (C_out, C_in // groups) + tuple(ktaps))
+    total = [di * (k - 1) for di, k in zip(dl, ktaps)]
+    lo = tuple(t // 2 for t in total)
+    if any(t % 2 for t in total):  # "same" puts the odd one on the high side: a geometry the loops do not take
+        return False
+    ref = _conv_ref(C_in, C_out, groups, spatial, ktaps, (1,) * d, lo, dl, boundary, K)
+    try:
+        A = _conv.conv_matrix((C_in,) + tuple(spatial), K.astype(dtype), padding="same", dilation=dl, groups=groups,
+                              boundary=boundary, rows=rows, format="diagonal", backend=field)
+    except ValueError:
+        # refused as not banded: grouped layers (their zero blocks are stored too, twice the entries or more)
+        # and wrapped ones (the wrapped taps are diagonals of their own)
+        return groups > 1 or boundary != "zero"
+    if groups > 1 or boundary != "zero":
+        return False
+    r0, r1 = (0, ref.shape[0]) if rows is None else rows
+    if not np.array_equal(to_numpy(A.toarray()), ref[r0:r1]):
+        return False
+    if rows is None and all(k <= n for k, n in zip(ktaps, spatial)):
+        # built from the kernel, the storage is all it holds: its values, one per (output channel, input
+        # channel, tap, pixel), fit the memory bound that the CSR matrix the other route builds would pass
+        from ..._config import memory_limit
+
+        with memory_limit(C_out * C_in * math.prod(ktaps) * math.prod(spatial) * np.dtype(dtype).itemsize):
+            B = _conv.conv_matrix((C_in,) + tuple(spatial), K.astype(dtype), padding="same", dilation=dl,
+                                  format="diagonal", backend=field)
+        return bool(np.array_equal(to_numpy(B.toarray()), ref))
+    return True
 
 
 def _dense(A) -> np.ndarray:
+    if hasattr(A, "todense") and not hasattr(A, "toarray"):  # a SparseOperator
+        A = A.todense()
     return np.asarray(to_numpy(A.toarray() if hasattr(A, "toarray") else A))
 
 
@@ -263,7 +397,11 @@ def _conv_paths_ok(c, field="numpy") -> bool:
     from ...algebra import conv as _conv
 
     with _conv._paths_at_small_sizes():
-        return _conv_block_ok(c, field) and _conv_option_ok(c[:10] + ("zero",), field)
+        if len(c) == 9:  # an N-d option case
+            return _conv_option_ok(c, field)
+        C_in, C_out, groups, H, W, KH, KW, s, l, d = c[:10]
+        return _conv_block_ok(c, field) and _conv_option_ok((C_in, C_out, groups, (H, W), (KH, KW), s, l, d, "zero"),
+                                                            field)
 
 
 @device_cached
@@ -290,19 +428,41 @@ def conv_builder_check(field: str = "numpy"):
     # every boundary with each channel layout, on two geometries (stride, padding and dilation 1 and 2)
     options = [(ci, co, g) + geo + (bd,) for bd in ("zero", "circular", "reflect", "replicate")
                for (ci, co, g) in ((1, 1, 1), (2, 4, 2), (3, 2, 1))
-               for geo in ((3, 4, 2, 3, (1, 1), (1, 1), (1, 1)), (5, 3, 3, 1, (2, 1), (1, 0), (2, 1)))]
+               for geo in (((3, 4), (2, 3), (1, 1), (1, 1), (1, 1)), ((5, 3), (3, 1), (2, 1), (1, 0), (2, 1)))]
+    options += [(1, 1, 1, (5, 4), (2, 2), (1, 1), (0, 0), (1, 1), "zeros")]  # torch's "zeros" given as boundary=
+    # 1-d and 3-d: one axis (a single validity mask) and three (masks combined over the middle axes)
+    nd = [(ci, co, g, sp, k, s, l, d, bd) for bd in ("zero", "circular", "reflect", "replicate")
+          for (ci, co, g, sp, k, s, l, d) in ((1, 1, 1, (7,), (3,), (2,), (1,), (1,)), (2, 4, 2, (6,), (2,), (1,), (1,), (2,)),
+                                              (1, 1, 1, (3, 4, 3), (2, 3, 2), (1, 2, 1), (1, 1, 1), (1, 1, 2)),
+                                              (2, 2, 2, (3, 3, 4), (2, 2, 3), (2, 1, 1), (1, 0, 1), (1, 1, 1)))]
+    # format="diagonal": from the kernel (float64, float32; 2-d and 3-d) and through the CSR matrix (a row block,
+    # a kernel wider than the image: two taps on one block diagonal); a grouped or wrapped layer is refused
+    diagonal = [(2, 3, 1, (6, 7), (3, 3), (1, 1), "zero", np.float64, None),
+                (1, 2, 1, (4, 5, 4), (3, 1, 3), (1, 1, 1), "zero", np.float32, None),
+                (2, 2, 1, (7, 6), (3, 3), (2, 1), "zero", np.float64, None),
+                (2, 2, 1, (6, 6), (3, 3), (1, 1), "zero", np.float64, (36, 72)),
+                (1, 1, 1, (8, 3), (3, 5), (1, 1), "zero", np.float64, None),
+                (2, 2, 1, (6, 6), (3, 3), (1, 1), "circular", np.float64, None),
+                (2, 2, 2, (6, 6), (3, 3), (1, 1), "zero", np.float64, None)]
     paths = [(ci, co, g, H, W, 3, 2, (s, s), (1, 1), (1, 1), 0, co * _conv_out(H, 3, s, 1, 1, 1) * _conv_out(W, 2, s, 1, 1, 1))
              for (ci, co, g) in ((1, 1, 1), (4, 2, 2)) for (H, W) in ((5, 7), (9, 4)) for s in (1, 2)]
+    paths += [c for c in nd if c[-1] in ("zero", "circular")]
     return builder_check(*_cases(small, rand, "conv_matrix == conv2d_tap entry by entry, nnz per row, row and column sums: "
                           "H, W <= 4, KH, KW <= 3, stride <= 2, padding <= 1, dilation <= 2",
                           f"the same, 12 random geometries (seed {_SEED}) H, W in [5, 64], KH, KW <= 5, stride <= 3, "
                           "padding <= 2, dilation <= 2", ok, users,
                           "the same at the sizes users run, 3x3 padding 1: 2048² single-channel and 64→64 at 56², "
                           "output rows at the top, middle and bottom (rows= of conv_matrix)"),
-                  exhaustive(functools.partial(_conv_option_ok, field=field), options,
+                  exhaustive(functools.partial(_conv_option_ok, field=field), options + nd,
                              describe="conv_matrix == direct loops for every boundary (zeros, circular, reflect, "
-                                      "replicate) with 1 → 1, 2 → 4 (groups 2) and 3 → 2 channels, two geometries "
-                                      "(stride, padding, dilation 1 and 2), csr / csc / coo and stacked row blocks"),
+                                      "replicate; as padding_mode= and boundary=) with 1 → 1, 2 → 4 (groups 2) and "
+                                      "3 → 2 channels, two 2-d geometries (stride, padding, dilation 1 and 2) and "
+                                      "two 1-d and two 3-d ones, csr / csc / coo / operator, row blocks (pairs, "
+                                      "slices, empty), conv_output_shape, and the exact field from a float kernel"),
+                  exhaustive(functools.partial(_conv_diagonal_ok, field=field), diagonal,
+                             describe="conv_matrix(format='diagonal') == direct loops, padding 'same': built from the "
+                                      "kernel (float64 / float32, 2-d and 3-d, dilation 2) and through the CSR matrix "
+                                      "(a row block, a kernel wider than the image); a grouped and a circular layer refused"),
                   exhaustive(functools.partial(_conv_paths_ok, field=field), paths,
                              describe="the same with the blocking, threading and int64 thresholds set small "
                                       "(conv._paths_at_small_sizes: 8-entry blocks, 2 workers, int64 indices)"),
@@ -318,6 +478,12 @@ def _zhu_ok(c, field="numpy") -> bool:
     m, n, r, s = c
     L = m * n
     P = (L - ((r - 1) * n + r - 1)) // s + 1  # the printed P, written out here
+    # N_0 = {i n + j | 0 <= i, j < r} in increasing order, and the printed P (the stride left to its default of 1)
+    N0 = sorted(i * n + j for i in range(r) for j in range(r))
+    if not np.array_equal(_conv.zhu_offsets((m, n), r), N0):
+        return False
+    if _conv.zhu_conv_rows((m, n), r, s) != P or (s == 1 and _conv.zhu_conv_rows((m, n), r) != P):
+        return False
     K = np.arange(1, r * r + 1, dtype=np.float64).reshape(r, r)
     got = _csr(_conv.zhu_conv_matrix((m, n), K, s, backend=field), (P, L))
     if got is None:
@@ -353,11 +519,45 @@ def _zhu_overflow_ok(c, field="numpy") -> bool:
         ref[p, cc] += w
     if not np.array_equal(_dense(_conv.zhu_conv_matrix((m, n), K, s, overflow="extend", backend=field)), ref):
         return False
+    if field != "cupy" and s == 1:
+        import sympy
+
+        # the exact field: from a float kernel asked for it, and from an exact kernel with the field (and the
+        # stride, the overflow mode) left to their defaults; every entry an exact integer of the printed pattern
+        exact = sympy.Matrix(K.astype(np.int64).tolist())
+        for E in (_conv.zhu_conv_matrix((m, n), K, backend="sympy"), _conv.zhu_conv_matrix((m, n), exact)):
+            D = np.array(sympy.Matrix(E).tolist(), dtype=object)
+            if D.shape != (P, L) or not all(isinstance(v, sympy.Integer) and v == int(ref[i]) for i, v in np.ndenumerate(D)):
+                return False
     try:
         R = _conv.zhu_conv_matrix((m, n), K, s, overflow="raise", backend=field)
-    except ValueError:
-        return width > L
+    except ValueError as e:  # refused: it names the first row that reaches past L, and that column
+        first = min(p for p, cc, _ in entries if cc >= L)
+        return width > L and f"row p = {first} " in str(e) and f"column {width - 1} >= L = {L}" in str(e)
     return width == L and np.array_equal(_dense(R), ref)
+
+
+#: (function, image_shape, kernel shape, the word the refusal names) of inputs refused with a ValueError
+ZHU_REFUSED = [("zhu_conv_matrix", (4, 4), (2, 3), "square"), ("zhu_conv_matrix", (4, 4, 1), (2, 2), "image_shape"),
+               ("zhu_conv_matrix", (2, 5), (3, 3), "min(m, n)"), ("zhu_offsets", (4, 4, 1), (2, 2), "image_shape"),
+               ("zhu_conv_rows", (4, 4, 1), (2, 2), "image_shape")]
+
+
+def _zhu_refused_ok(c, field="numpy") -> bool:
+    """zhu_conv_matrix refuses a non-square kernel, an image_shape that is not (m, n) and a kernel wider than the
+    image, and zhu_offsets / zhu_conv_rows an image_shape that is not (m, n), with a ValueError that names what is
+    wrong (§4.2.1 defines W_conv for an m x n image and an r x r kernel, r <= min(m, n))."""
+    from ...algebra import conv as _conv
+
+    fn, shape, kshape, word = c
+    try:
+        if fn == "zhu_conv_matrix":
+            _conv.zhu_conv_matrix(shape, np.ones(kshape), backend=field)
+        else:
+            getattr(_conv, fn)(shape, kshape[0])
+    except ValueError as e:
+        return word in str(e)
+    return False
 
 
 @device_cached
@@ -378,7 +578,11 @@ def zhu_conv_builder_check(field: str = "numpy"):
                           "the same at 256² (r = 3) and 300×177 (r = 5, s = 3)"),
                   exhaustive(functools.partial(_zhu_overflow_ok, field=field),
                              [(m, n, r, s) for m in range(2, 5) for n in range(2, 5) for r in (1, 2) for s in (1, 2, 3)],
-                             describe="overflow='extend' and 'raise' against the printed pattern by loops, m, n <= 4"),
+                             describe="overflow='extend' and 'raise' against the printed pattern by loops, m, n <= 4 "
+                                      "(stride 1: the exact field from a float kernel, and from an exact one with the "
+                                      "defaults)"),
+                  exhaustive(functools.partial(_zhu_refused_ok, field=field), ZHU_REFUSED,
+                             describe=f"zhu_conv_matrix refuses, naming why: {ZHU_REFUSED}"),
                          derived_from_rule=False, builder="zhu_conv_matrix")
 
 
