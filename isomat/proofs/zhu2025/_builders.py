@@ -44,12 +44,15 @@ AVGPOOL_BOUND = ("avgpool_matrix checked exhaustively to m, n <= 6 (k, s <= 3), 
                  "with padding, ceil_mode and count_include_pad=False at 2×255×253): every stored entry, nnz per row and per "
                  "column")
 RNN_BOUND = ("rnn_matrix checked exhaustively to M, N, T <= 3, at 8 random sizes T in [4, 40], and at T = 256 "
-             "(every stored entry against V^(t−s)U, nnz per row, row sums)")
+             "(every stored entry against V^(t−s)U, nnz per row, row sums), with a non-square U in every field "
+             "spelling, scalar weights and its refusals")
 ATTENTION_BOUND = ("linear_attention_matrix checked symbolically to T, d, d_v <= 2, at 8 random integer instances "
-                   "T in [3, 64], and at T = 64 (every stored entry, nnz per row, row sums)")
+                   "T in [3, 64], and at T = 64 (every stored entry, nnz per row, row sums), with d_k != d in every "
+                   "field spelling, and its memory bound")
 ZHU_ROWS_BOUND = "zhu_conv_rows checked exhaustively to m, n <= 6 (s <= 4) and at 20 random sizes m, n in [7, 500]"
 MAIN_TEXT_BOUND = ("zhu_rnn_main_text checked symbolically against the printed formula by loops (scalars, m <= 5; "
-                   "M×M matrices, M, m <= 3)")
+                   "M×M matrices, M, m <= 3), with a non-square W_xh in every field spelling, numbers as weights, its "
+                   "memory bound and its refusals")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -622,7 +625,7 @@ def _rnn_ok(c, field="numpy") -> bool:
 def rnn_builder_check(field: str = "numpy"):
     """isomat.algebra.rnn_matrix against the block rule (t, s) = V^(t−s)U for s <= t, 0 above (exact integer
     powers): see :data:`RNN_BOUND`."""
-    return _seeded_check(
+    check = _seeded_check(
         "rnn_matrix", functools.partial(_rnn_ok, field=field), _SEED + 3,
         sorted([(M, N, T, 100 * M + 10 * N + T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)],
                key=lambda c: (sum(c[:3]), c)),
@@ -630,6 +633,7 @@ def rnn_builder_check(field: str = "numpy"):
         ("rnn_matrix == blocks V^(t−s)U entry by entry, nnz per row, row sums: M, N, T <= 3, integer U, V",
          "the same, 8 random sizes (seed {seed}) M, N <= 5, T in [4, 40]"),
         [(3, 2, 256, 5)], "the same at T = 256 (M = 3, N = 2)")
+    return builder_check(*check.parts, rnn_extra_check(RNN_EXTRA), derived_from_rule=False, builder="rnn_matrix")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -669,9 +673,246 @@ def _attention_ok(c, field="numpy") -> bool:
 def attention_builder_check(field: str = "numpy"):
     """isomat.algebra.linear_attention_matrix against the entry rule at integer weights: every T, d, d_v <= 2,
     8 random instances T in [3, 64], and T = 64 (see :data:`ATTENTION_BOUND`)."""
-    return _seeded_check("linear_attention_matrix", functools.partial(_attention_ok, field=field), _SEED + 6,
-                         [(T, d, dv, 11 * T + 3 * d + dv) for T, d, dv in itertools.product((1, 2), repeat=3)],
-                         lambda rng, j: (int(rng.integers(3, 65)), int(rng.integers(1, 4)), int(rng.integers(1, 4)), 50 + j),
-                         ("linear_attention_matrix == entry rule at integer weights, nnz per row, row sums: T, d, d_v <= 2",
-                          "the same, 8 random instances (seed {seed}) T in [3, 64], d, d_v <= 3"),
-                         [(64, 2, 2, 99)], "the same at T = 64, d = d_v = 2")
+    check = _seeded_check("linear_attention_matrix", functools.partial(_attention_ok, field=field), _SEED + 6,
+                          [(T, d, dv, 11 * T + 3 * d + dv) for T, d, dv in itertools.product((1, 2), repeat=3)],
+                          lambda rng, j: (int(rng.integers(3, 65)), int(rng.integers(1, 4)), int(rng.integers(1, 4)), 50 + j),
+                          ("linear_attention_matrix == entry rule at integer weights, nnz per row, row sums: T, d, d_v <= 2",
+                           "the same, 8 random instances (seed {seed}) T in [3, 64], d, d_v <= 3"),
+                          [(64, 2, 2, 99)], "the same at T = 64, d = d_v = 2")
+    extra = exhaustive(_attention_extra_ok, ATTENTION_EXTRA,
+                       describe="linear_attention_matrix with d_k = 3 != d = 2 (T = 2) == 𝒲 by loops in every field "
+                                "spelling (floats, backend='sympy', backend='numpy' on exact weights, one exact weight in "
+                                "each position); charged for exactly T²d³d_v stored entries against the memory bound; a "
+                                "1-d weight refused; lift3 refusing a 2×2 matrix, a 3-d array, a scalar, an empty vector")
+    return builder_check(*check.parts, extra, derived_from_rule=False, builder="linear_attention_matrix")
+
+
+# ---------------------------------------------------------------------------------------------
+# every builder: the field it builds in, the inputs it refuses, the memory bound it is charged
+# ---------------------------------------------------------------------------------------------
+def _refused(call, error=ValueError, name: str | None = None) -> bool:
+    """True when ``call()`` raises ``error`` (bad input refused as documented) with a message that begins with the
+    argument's ``name`` (the project's rule: a refusal names the argument); another exception propagates (the claim
+    is then an error), and a result means the input was taken."""
+    try:
+        call()
+    except error as exc:
+        return name is None or str(exc).startswith(name + " ") or str(exc).startswith(name + ":")
+    return False
+
+
+def _bound_exact(build, nnz: int, n_rows: int, field: str = "numpy", staging: bool = True) -> bool:
+    """``build()`` is charged for exactly ``nnz`` stored entries in ``n_rows`` rows against the memory bound: it
+    builds under a bound of exactly the bytes :func:`~isomat.algebra._operator.estimate_bytes` gives for them, and
+    is refused (SizeLimitError) one byte below (nnz counted here from the definition, not read from the builder)."""
+    from ... import memory_limit
+    from ...algebra._operator import estimate_bytes, value_bytes
+    from ...errors import SizeLimitError
+
+    need = estimate_bytes(nnz, n_rows, value_bytes=value_bytes(field), staging=staging)
+    with memory_limit(need):
+        build()
+    with memory_limit(need - 1):
+        return _refused(build, SizeLimitError)
+
+
+def _field_of_result(A) -> str:
+    """``sympy`` for an exact (SymPy) result, ``numpy`` for a SciPy one."""
+    import sympy
+
+    return "sympy" if isinstance(A, sympy.MatrixBase) else "numpy" if hasattr(A, "tocsr") else type(A).__name__
+
+
+def _same_exact(A, ref) -> bool:
+    """``A`` (SymPy or SciPy) equals the integer matrix ``ref`` (nested lists or an object array) entry by entry,
+    in its own field: SymPy Integers, or float64 values that are those integers."""
+    import sympy
+
+    ref = np.array(ref, dtype=object)
+    if tuple(A.shape) != ref.shape:
+        return False
+    if _field_of_result(A) == "sympy":
+        return sympy.Matrix(A) == sympy.Matrix(ref.tolist())
+    return np.array_equal(_dense(A), ref.astype(np.float64))
+
+
+def _field_spellings(k: int):
+    """(field wanted, backend=, which inputs are exact) for a builder of ``k`` matrix inputs: the backend given
+    overrides the inputs' field either way; without it, one exact (SymPy) input among NumPy ones makes the result
+    exact, in every position."""
+    return [("numpy", None, ()), ("sympy", "sympy", ()), ("numpy", "numpy", tuple(range(k)))] + \
+        [("sympy", None, (i,)) for i in range(k)]
+
+
+def _fields_ok(build, mats, ref) -> bool:
+    """``build(*weights, backend=...)`` in every spelling of :func:`_field_spellings` (``mats``: integer nested
+    lists, given as float64 arrays or as SymPy matrices) equals ``ref`` in the field the spelling asks for."""
+    import sympy
+
+    for want, backend, exact in _field_spellings(len(mats)):
+        ws = [sympy.Matrix(W) if i in exact else np.array(W, dtype=np.float64) for i, W in enumerate(mats)]
+        A = build(*ws, backend=backend)
+        if _field_of_result(A) != want or not _same_exact(A, ref):
+            return False
+    return True
+
+
+# the cubic attention operator and A.3's W_SA
+_ATT_W = ([[1, -2, 0], [2, 1, -1]], [[0, 1, 2], [-1, 1, 1]], [[1, 2], [3, -1]])  # Wq, Wk: d × d_k = 2 × 3; Wv: 2 × 2
+
+
+def _attention_loops(T, Wq, Wk, Wv):
+    """𝒲 by loops from its definition: 𝒲_{(k,c),((k,b),(i,e),(i,f))} = (W_q W_k^T)_{b,e} (W_v)_{f,c} (integers)."""
+    d, dk, dv = len(Wq), len(Wq[0]), len(Wv[0])
+    n = T * d
+    G = [[sum(Wq[b][a] * Wk[e][a] for a in range(dk)) for e in range(d)] for b in range(d)]
+    W = [[0] * n ** 3 for _ in range(T * dv)]
+    for k, c, b, i, e, f in itertools.product(range(T), range(dv), range(d), range(T), range(d), range(d)):
+        W[k * dv + c][((k * d + b) * n + i * d + e) * n + i * d + f] = G[b][e] * Wv[f][c]
+    return W
+
+
+def _attention_extra_ok(what) -> bool:
+    """linear_attention_matrix with d_k != d (rectangular W_q, W_k) in every field spelling, its memory bound,
+    a 1-d weight refused; lift3 refusing what is no vector."""
+    from ...algebra import attention as _att
+
+    T = 2
+    if what == "fields":
+        return _fields_ok(lambda *w, backend: _att.linear_attention_matrix(T, *w, backend=backend), _ATT_W,
+                          _attention_loops(T, *_ATT_W))
+    if what == "bound":
+        d, dv = len(_ATT_W[0]), len(_ATT_W[2][0])
+        ws = [np.array(W, dtype=np.float64) for W in _ATT_W]
+        return _bound_exact(lambda: _att.linear_attention_matrix(T, *ws), T * T * d ** 3 * dv, T * dv)
+    if what == "refusals":  # each refusal names its argument
+        v, Wv = np.array([1.0, 2.0]), np.ones((2, 2))
+        return (_refused(lambda: _att.linear_attention_matrix(T, v, v, Wv), name="Wq")
+                and _refused(lambda: _att.linear_attention_matrix(T, Wv, v, Wv), name="Wk")
+                and _refused(lambda: _att.linear_attention_matrix(T, Wv, Wv, v), name="Wv")
+                and _refused(lambda: _att.linear_attention_matrix(T, [["a"]], Wv, Wv), TypeError, name="Wq")
+                and _refused(lambda: _att.linear_attention_matrix(0, Wv, Wv, Wv), name="T")
+                and _refused(lambda: _att.lift3(np.array(["a"])), TypeError, name="x")
+                and all(_refused(lambda x=x: _att.lift3(x), name="x") for x in (np.ones((2, 2)), np.ones((1, 1, 2)),
+                                                                               np.array(3.0), np.zeros(0))))
+    raise ValueError(what)
+
+
+ATTENTION_EXTRA = ("fields", "bound", "refusals")
+
+
+def _w_sa_loops(Q, K, V):
+    """A.3's [W_SA]_{m,(i,j)} = [W_V]_{m,j} [W_K]_{j,i} [W_Q]_{m,i} by loops (integers, column iN + j)."""
+    M, N = len(Q), len(Q[0])
+    return [[V[m][j] * K[j][i] * Q[m][i] for i in range(N) for j in range(N)] for m in range(M)]
+
+
+_WSA_W = ([[1, -2], [2, 3], [-1, 1]], [[2, 1], [-3, 1], [1, 4]], [[1, 5], [-2, 1], [3, -1]])  # M = 3, N = 2
+
+
+def _w_sa_ok(what) -> bool:
+    """zhu_w_sa in every field spelling (the float field included) against the loops, and refusing W_K or W_V of
+    another shape than W_Q and N > M (the printed formula undefined)."""
+    from ...algebra import attention as _att
+
+    if what == "fields":
+        return _fields_ok(lambda *w, backend: _att.zhu_w_sa(*w, backend=backend), _WSA_W, _w_sa_loops(*_WSA_W))
+    Q, K, V = (np.array(W, dtype=np.float64) for W in _WSA_W)
+    wide, v = np.ones((3, 4)), np.ones(2)
+    return (_refused(lambda: _att.zhu_w_sa(Q, np.ones((4, 2)), V), name="W_Q, W_K, W_V")
+            and _refused(lambda: _att.zhu_w_sa(Q, K, np.ones((4, 2))), name="W_Q, W_K, W_V")
+            and _refused(lambda: _att.zhu_w_sa(wide, wide, wide), name="[W_K]_(j,i)")
+            and all(_refused(lambda a=a: _att.zhu_w_sa(*a), name=n) for a, n in (((v, K, V), "W_Q"), ((Q, v, V), "W_K"),
+                                                                               ((Q, K, v), "W_V"))))
+
+
+@device_cached
+def w_sa_fields_check():
+    """isomat.algebra.zhu_w_sa in the float field and every field spelling against A.3's formula by loops, and its
+    refusals (see :func:`_w_sa_ok`): a plain binding check (the claims that use it blame the paper, and their
+    strength is their own counterexample's)."""
+    return exhaustive(_w_sa_ok, ["fields", "refusals"],
+                      describe="zhu_w_sa == A.3's formula by loops, M = 3, N = 2, integer weights, in every field "
+                               "spelling (floats, backend='sympy', backend='numpy' on exact weights, one exact weight in "
+                               "each position); W_K or W_V of another shape than W_Q and N > M refused")
+
+
+# W_RNN and §4.3's main-text W_rnn
+def _block_loops(blocks, T):
+    """The block lower-triangular matrix with block (t, s) = blocks[t − s] for s <= t, 0 above (integer loops)."""
+    r, c = len(blocks[0]), len(blocks[0][0])
+    W = [[0] * (T * c) for _ in range(T * r)]
+    for t in range(T):
+        for s in range(t + 1):
+            for a in range(r):
+                for b in range(c):
+                    W[t * r + a][s * c + b] = blocks[t - s][a][b]
+    return W
+
+
+def _mul(X, Y):
+    return [[sum(X[i][k] * Y[k][j] for k in range(len(Y))) for j in range(len(Y[0]))] for i in range(len(X))]
+
+
+_RNN_U, _RNN_V = [[1, -2, 0], [2, 1, 3]], [[1, 2], [-1, 1]]  # U: M × N = 2 × 3, V: 2 × 2
+_MT_XH, _MT_HH = [[1, -1, 2], [0, 2, 1]], [[1, 0, 2], [1, -1, 0], [0, 1, 1]]  # W_xh: 2 × 3, W_hh: 3 × 3
+
+
+def _rnn_extra_ok(what) -> bool:
+    """rnn_matrix (blocks V^(t−s)U) and zhu_rnn_main_text (blocks W_xh W_hh^(i−j), as printed) with non-square
+    input maps against loops, in every field spelling; scalar weights; the memory bound; their refusals."""
+    from ...algebra import rnn as _rnn
+
+    T = 3
+    if what == "rnn-fields":
+        powers = [_RNN_U]
+        for _ in range(1, T):
+            powers.append(_mul(_RNN_V, powers[-1]))
+        return _fields_ok(lambda U, V, backend: _rnn.rnn_matrix(U, V, T, backend=backend), (_RNN_U, _RNN_V),
+                          _block_loops(powers, T))
+    if what == "main-text-fields":
+        blocks, P = [_MT_XH], [[int(i == j) for j in range(3)] for i in range(3)]
+        for _ in range(1, T):
+            P = _mul(P, _MT_HH)
+            blocks.append(_mul(_MT_XH, P))
+        return _fields_ok(lambda A, B, backend: _rnn.zhu_rnn_main_text(A, B, T, backend=backend), (_MT_XH, _MT_HH),
+                          _block_loops(blocks, T))
+    if what == "rnn-scalars":  # a number is a 1 × 1 matrix: blocks 3 · 2^k
+        return _same_exact(_rnn.rnn_matrix(3.0, 2.0, 4), _block_loops([[[3 * 2 ** k]] for k in range(4)], 4))
+    if what == "main-text-scalars":  # blocks 2 · 3^k
+        return _same_exact(_rnn.zhu_rnn_main_text(2, 3, 4), _block_loops([[[2 * 3 ** k]] for k in range(4)], 4))
+    if what == "bound":  # the block assembly charged for exactly m(m + 1)/2 blocks of 2 × 3
+        A, B = np.array(_MT_XH, dtype=np.float64), np.array(_MT_HH, dtype=np.float64)
+        return _bound_exact(lambda: _rnn.zhu_rnn_main_text(A, B, T), T * (T + 1) // 2 * 6, T * 2)
+    U, V, A, B = (np.array(W, dtype=np.float64) for W in (_RNN_U, _RNN_V, _MT_XH, _MT_HH))
+    if what == "rnn-refusals":  # each refusal names its argument
+        bad_weights = (np.ones((2, 2, 2)), np.zeros((0, 2)), np.array([[1.0, np.nan], [0.0, 1.0]]))
+        return (_refused(lambda: _rnn.rnn_matrix(U, U, T), name="V")
+                and _refused(lambda: _rnn.rnn_matrix(U, np.ones((3, 3)), T), name="V")
+                and all(_refused(lambda W=W: _rnn.rnn_matrix(U, W, T), name="V") for W in bad_weights)
+                and all(_refused(lambda W=W: _rnn.rnn_matrix(W, V, T), name="U") for W in bad_weights)
+                and _refused(lambda: _rnn.rnn_matrix(True, 1.0, T), TypeError, name="U")
+                and _refused(lambda: _rnn.rnn_matrix(U, V, 0), name="steps"))
+    if what == "main-text-refusals":
+        # m = 1 needs no product W_xh W_hh: mismatched shapes are taken there (the result is W_xh), refused from m = 2;
+        # W_hh must be square for every m
+        return (_refused(lambda: _rnn.zhu_rnn_main_text(A, np.ones((3, 2)), 1), name="W_hh")
+                and _refused(lambda: _rnn.zhu_rnn_main_text(np.ones((2, 2, 2)), B, T), name="W_xh")
+                and _refused(lambda: _rnn.zhu_rnn_main_text(A, np.ones((2, 2)), 2), name="W_xh W_hh^(i-j)")
+                and _refused(lambda: _rnn.zhu_rnn_main_text(A, B, 0), name="m")
+                and _same_exact(_rnn.zhu_rnn_main_text(A, np.ones((2, 2)), 1), _MT_XH))
+    raise ValueError(what)
+
+
+RNN_EXTRA = ("rnn-fields", "rnn-scalars", "rnn-refusals")
+MAIN_TEXT_EXTRA = ("main-text-fields", "main-text-scalars", "bound", "main-text-refusals")
+
+
+def rnn_extra_check(cases=RNN_EXTRA):
+    """The parts of :func:`_rnn_extra_ok` named in ``cases`` (one exhaustive trial)."""
+    return exhaustive(_rnn_extra_ok, list(cases),
+                      describe="rnn_matrix / zhu_rnn_main_text with non-square input maps (U 2×3, W_xh 2×3 with W_hh 3×3, "
+                               "T = 3) == loops in every field spelling (floats, backend='sympy', backend='numpy' on exact "
+                               "weights, one exact weight in each position), scalar weights, the assembly charged for "
+                               "exactly m(m+1)/2 blocks against the memory bound, and the refusals (V not M×M, 3-d, empty, "
+                               f"NaN or bool weights, W_hh not square, W_xh W_hh undefined from m = 2): {', '.join(cases)}")
