@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 
 import numpy as np
 
@@ -37,12 +38,13 @@ ZHU_CONV_BOUND = ("zhu_conv_matrix checked exhaustively to m, n <= 5, at 12 rand
                   "overflow mode, and at 256² and 300×177 (every stored entry against the rule, nnz per row, row sums)")
 POOL_BOUND = ("zhu_pool_matrix checked exhaustively to m, n <= 8 (p <= 4), at 8 random sizes p <= 5 with 3 to 64 "
               "windows a side, and at 1024² (p = 2) and 256² (p = 4) (both flattenings: every stored entry, nnz per row and per "
-              "column)")
+              "column), with its defaults, every format and the exact field")
 AVGPOOL_BOUND = ("avgpool_matrix checked exhaustively to m, n <= 6 (k, s <= 3), at 8 random sizes m, n in [7, 64], "
                  "against direct loops of torch's definition for every padding, ceil_mode, count_include_pad, "
                  "divisor_override and channels (and an int window with ndim, a 1-d input, the exact field), and at 1024² (k = 2; "
                  "with padding, ceil_mode and count_include_pad=False at 2×255×253): every stored entry, nnz per row and per "
-                 "column")
+                 "column); its defaults, every format, its memory bound and refusals, and pool_output_shape against torch's "
+                 "output-size formula with dilation and ceil_mode")
 RNN_BOUND = ("rnn_matrix checked exhaustively to M, N, T <= 3, at 8 random sizes T in [4, 40], and at T = 256 "
              "(every stored entry against V^(t−s)U, nnz per row, row sums), with a non-square U in every field "
              "spelling, scalar weights and its refusals")
@@ -440,7 +442,7 @@ def pool_builder_check(field: str = "numpy"):
                           "nnz per row, row and column sums: p <= 4, p | m, n <= 8",
                           f"the same, 8 random sizes (seed {_SEED + 2}) p <= 5, m, n > 8 with up to 64 windows a side",
                           ok, [(1024, 1024, 2), (256, 256, 4)], "the same at 1024² (p = 2) and 256² (p = 4)"),
-                         derived_from_rule=False, builder="zhu_pool_matrix")
+                         pool_extra_check(ZHU_POOL_EXTRA), derived_from_rule=False, builder="zhu_pool_matrix")
 
 
 def _avg_axis(n, k, s, p, ceil_mode):
@@ -552,7 +554,7 @@ def avgpool_builder_check(field: str = "numpy"):
                              describe="avgpool_matrix given an int window with ndim=2, a 1-d input (int window) and in "
                                       "the exact field, against the same loops, and pool_output_shape against their "
                                       f"output counts: {AVGPOOL_SPELLINGS}"),
-                         derived_from_rule=False, builder="avgpool_matrix")
+                         pool_extra_check(AVGPOOL_EXTRA), derived_from_rule=False, builder="avgpool_matrix")
 
 
 #: (spelling, m, n, k, s, p, ceil_mode, count_include_pad) of the window spellings and field the options above leave out
@@ -697,7 +699,7 @@ def _refused(call, error=ValueError, name: str | None = None) -> bool:
     try:
         call()
     except error as exc:
-        return name is None or str(exc).startswith(name + " ") or str(exc).startswith(name + ":")
+        return name is None or re.match(re.escape(name) + r"(?!\w)", str(exc)) is not None
     return False
 
 
@@ -916,3 +918,116 @@ def rnn_extra_check(cases=RNN_EXTRA):
                                "weights, one exact weight in each position), scalar weights, the assembly charged for "
                                "exactly m(m+1)/2 blocks against the memory bound, and the refusals (V not M×M, 3-d, empty, "
                                f"NaN or bool weights, W_hh not square, W_xh W_hh undefined from m = 2): {', '.join(cases)}")
+
+
+# average pooling and §4.2.2's W_pool: defaults, formats, the exact field, output shapes, the bound, refusals
+def _torch_pool_out(n, k, s, p, dl, ceil_mode):
+    """torch's pooling output size along one axis (the formula of its max_pool / avg_pool documentation):
+    ⌊ or ⌈(n + 2p − dl(k − 1) − 1)/s⌉ + 1, less one when ceil_mode's last window would start past n + p."""
+    span = n + 2 * p - dl * (k - 1) - 1
+    out = -(-span // s) + 1 if ceil_mode else span // s + 1
+    return out - 1 if ceil_mode and (out - 1) * s >= n + p else out
+
+
+def _dense_any(A):
+    """Dense float64 array of a SciPy result or of a SparseOperator (``format='operator'``)."""
+    return _dense(A.to_scipy("csr") if hasattr(A, "to_scipy") else A)
+
+
+def _pool_extra_ok(what) -> bool:
+    """avgpool_matrix / zhu_pool_matrix / pool_output_shape: what the claims' other checks pass explicitly, or
+    never, against torch's definition by loops (:func:`_avgpool_ref`) and the printed formula."""
+    import sympy
+
+    from ...algebra import pool as _pool
+
+    if what == "avgpool-defaults":  # stride = window, padding 0, ceil_mode False, count_include_pad True
+        return (np.array_equal(_dense(_pool.avgpool_matrix((5, 5), (2, 2))), _avgpool_ref(1, 5, 5, 2, 2, 0, False, True, None))
+                and np.array_equal(_dense(_pool.avgpool_matrix((5, 4), (3, 3), stride=(2, 2), padding=1, ceil_mode=True)),
+                                   _avgpool_ref(1, 5, 4, 3, 2, 1, True, True, None)))
+    if what == "avgpool-formats":  # uniform, clipped and divisor_override paths, every format and the exact field
+        for kw, ref in ((dict(), (0, False, True, None)), (dict(padding=1, ceil_mode=True, count_include_pad=False),
+                                                        (1, True, False, None)),
+                        (dict(padding=1, ceil_mode=True, count_include_pad=False, divisor_override=3), (1, True, False, 3))):
+            R = _avgpool_ref(2, 5, 4, 3, 2, *ref)
+            for fmt in ("csr", "csc", "coo", "operator"):
+                if not np.array_equal(_dense_any(_pool.avgpool_matrix((2, 5, 4), (3, 3), stride=2, format=fmt, **kw)), R):
+                    return False
+            E = np.array(sympy.Matrix(_pool.avgpool_matrix((2, 5, 4), (3, 3), stride=2, backend="sympy", **kw)).tolist(),
+                         dtype=object)
+            if not all(isinstance(v, sympy.Rational) and (v == 0) == (R[i, j] == 0) and (v == 0 or float(v) == R[i, j])
+                       for (i, j), v in np.ndenumerate(E)):
+                return False
+        return True
+    if what == "avgpool-bound":  # charged for exactly the stored entries (COO staging where it stages)
+        ok = True
+        for kw, staged in ((dict(), False), (dict(format="coo"), True), (dict(padding=1, ceil_mode=True), True)):
+            p, cm = kw.get("padding", 0), kw.get("ceil_mode", False)
+            nnz = int(np.count_nonzero(_avgpool_ref(2, 5, 4, 3, 2, p, cm, True, None)))
+            O = _torch_pool_out(5, 3, 2, p, 1, cm) * _torch_pool_out(4, 3, 2, p, 1, cm)
+            ok = ok and _bound_exact(lambda kw=kw: _pool.avgpool_matrix((2, 5, 4), (3, 3), stride=2, **kw), nnz, 2 * O,
+                                     staging=staged)
+        return ok
+    if what == "output-shapes":  # every (n, k, s, p, dilation, ceil_mode) of a small grid, 1-d, 2-d and with channels
+        for n, k, s, dl, cm in itertools.product((3, 4, 7), (1, 2, 3), (1, 2, 3), (1, 2), (False, True)):
+            for p in range(k // 2 + 1):
+                if dl * (k - 1) + 1 <= n + 2 * p and _pool.pool_output_shape(
+                        (n,), k, stride=s, padding=p, dilation=dl, ceil_mode=cm) != (_torch_pool_out(n, k, s, p, dl, cm),):
+                    return False
+        for n, k, cm in itertools.product((4, 7), (2, 3), (False, True)):  # two axes: int and tuple window, channels
+            o, o2 = _torch_pool_out(n, k, 2, 1, 2, cm), _torch_pool_out(n + 1, k, 2, 1, 2, cm)
+            if (_pool.pool_output_shape((2, n, n + 1), k, stride=2, padding=1, dilation=2, ceil_mode=cm, ndim=2) != (2, o, o2)
+                    or _pool.pool_output_shape((n, n + 1), (k, k), stride=(2, 2), padding=(1, 1), dilation=(2, 2),
+                                               ceil_mode=cm) != (o, o2)):
+                return False
+        return _pool.pool_output_shape((5, 7), (3, 3)) == (1, 2) and _pool.pool_output_shape((6, 6), 2, ndim=2) == (3, 3)
+    if what == "avgpool-refusals":  # each naming its argument
+        A = functools.partial(_pool.avgpool_matrix, (5, 5))
+        return all(_refused(call, err, name) for call, err, name in (
+            (lambda: A((2, 2), ndim=0), ValueError, "ndim"), (lambda: A((2, 2), ndim=3), ValueError, "ndim"),
+            (lambda: _pool.avgpool_matrix((3, 5, 5), 2), ValueError, "window"),
+            (lambda: _pool.avgpool_matrix((2, 3, 5, 5), (2, 2)), ValueError, "input_shape"),
+            (lambda: A((0, 2)), ValueError, "window"), (lambda: A((2, 2), stride=0), ValueError, "stride"),
+            (lambda: A((2, 2), padding=-1), ValueError, "padding"), (lambda: A((2, 2), padding=2), ValueError, "padding"),
+            (lambda: A((6, 2)), ValueError, "window"), (lambda: A((2, 2), ceil_mode=1), TypeError, "ceil_mode"),
+            (lambda: A((2, 2), count_include_pad=1), TypeError, "count_include_pad"),
+            (lambda: A((2, 2), divisor_override=0), ValueError, "divisor_override"),
+            (lambda: A((2, 2), divisor_override=1.5), TypeError, "divisor_override"),
+            (lambda: A((2, 2), backend="bogus"), ValueError, "backend"), (lambda: A((2, 2), format="bogus"), ValueError, "format"),
+            (lambda: _pool.pool_output_shape((5, 5), (3, 3), dilation=3), ValueError, "window"),
+            (lambda: _pool.pool_output_shape((5, 5), (2, 2), dilation=0), ValueError, "dilation")))
+    if what == "zhu-pool-spellings":  # defaults, every format, the exact field, both flattenings; refusals
+        for flat in ("row-major", "patch-major"):
+            ref = [[0] * 24 for _ in range(6)]
+            for q, r in itertools.product(range(6), range(4)):
+                k = q * 4 + r
+                col = k if flat == "row-major" else (2 * (k // 4 // 3) + (k % 4) // 2) * 6 + 2 * (k // 4 % 3) + k % 2
+                ref[q][col] = 1
+            R = np.array(ref, dtype=np.float64) / 4
+            for fmt in ("csr", "csc", "coo", "operator"):
+                if not np.array_equal(_dense_any(_pool.zhu_pool_matrix((4, 6), 2, flattening=flat, format=fmt)), R):
+                    return False
+            if sympy.Matrix(_pool.zhu_pool_matrix((4, 6), 2, flattening=flat, backend="sympy")) != sympy.Matrix(ref) / 4:
+                return False
+        return (np.array_equal(_dense(_pool.zhu_pool_matrix((4, 6), 2)), _dense(_pool.zhu_pool_matrix((4, 6), 2, flattening="row-major")))
+                and _refused(lambda: _pool.zhu_pool_matrix((4, 6), 0), ValueError, "p")
+                and _refused(lambda: _pool.zhu_pool_matrix((4, 6), 4), ValueError, "Q = L / p^2")
+                and _refused(lambda: _pool.zhu_pool_matrix((4, 6), 2, flattening="bogus"), ValueError, "flattening")
+                and _refused(lambda: _pool.patch_major_order((4, 6), 4), ValueError, "p")
+                and _refused(lambda: _pool.patch_major_order((4, 6), 0), ValueError, "p"))
+    raise ValueError(what)
+
+
+AVGPOOL_EXTRA = ("avgpool-defaults", "avgpool-formats", "avgpool-bound", "output-shapes", "avgpool-refusals")
+ZHU_POOL_EXTRA = ("zhu-pool-spellings",)
+
+
+def pool_extra_check(cases):
+    """The parts of :func:`_pool_extra_ok` named in ``cases`` (one exhaustive trial)."""
+    return exhaustive(_pool_extra_ok, list(cases),
+                      describe="avgpool_matrix with its defaults, in csr / csc / coo / operator and the exact field on the "
+                               "uniform, clipped and divisor_override paths, charged for exactly its stored entries "
+                               "against the memory bound, its refusals naming the argument; pool_output_shape against "
+                               "torch's output-size formula (n in {3, 4, 7}, k, s <= 3, every padding, dilation 1, 2, ceil_mode, "
+                               "1-d, 2-d, channels); zhu_pool_matrix's defaults, formats and exact field for both "
+                               f"flattenings (4×6, p = 2) against the printed formula, and its refusals: {', '.join(cases)}")
