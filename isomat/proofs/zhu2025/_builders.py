@@ -703,10 +703,11 @@ def _refused(call, error=ValueError, name: str | None = None) -> bool:
     return False
 
 
-def _bound_exact(build, nnz: int, n_rows: int, field: str = "numpy", staging: bool = True) -> bool:
+def _bound_exact(build, nnz: int, n_rows: int, field: str = "numpy", staging: bool = True, name: str | None = None) -> bool:
     """``build()`` is charged for exactly ``nnz`` stored entries in ``n_rows`` rows against the memory bound: it
     builds under a bound of exactly the bytes :func:`~isomat.algebra._operator.estimate_bytes` gives for them, and
-    is refused (SizeLimitError) one byte below (nnz counted here from the definition, not read from the builder)."""
+    is refused (SizeLimitError, its message beginning with ``name`` when given: the builder that refuses) one byte
+    below (nnz counted here from the definition, not read from the builder)."""
     from ... import memory_limit
     from ...algebra._operator import estimate_bytes, value_bytes
     from ...errors import SizeLimitError
@@ -715,7 +716,7 @@ def _bound_exact(build, nnz: int, n_rows: int, field: str = "numpy", staging: bo
     with memory_limit(need):
         build()
     with memory_limit(need - 1):
-        return _refused(build, SizeLimitError)
+        return _refused(build, SizeLimitError, name)
 
 
 def _field_of_result(A) -> str:
@@ -786,7 +787,8 @@ def _attention_extra_ok(what) -> bool:
     if what == "bound":
         d, dv = len(_ATT_W[0]), len(_ATT_W[2][0])
         ws = [np.array(W, dtype=np.float64) for W in _ATT_W]
-        return _bound_exact(lambda: _att.linear_attention_matrix(T, *ws), T * T * d ** 3 * dv, T * dv)
+        return _bound_exact(lambda: _att.linear_attention_matrix(T, *ws), T * T * d ** 3 * dv, T * dv,
+                            name="linear_attention_matrix")
     if what == "refusals":  # each refusal names its argument
         v, Wv = np.array([1.0, 2.0]), np.ones((2, 2))
         return (_refused(lambda: _att.linear_attention_matrix(T, v, v, Wv), name="Wq")
@@ -961,12 +963,14 @@ def _pool_extra_ok(what) -> bool:
         return True
     if what == "avgpool-bound":  # charged for exactly the stored entries (COO staging where it stages)
         ok = True
+        # the clipped path (ceil_mode here) stages its build as an operator: refused by that build, whose message
+        # names conv_matrix (the shared fill), so only the uniform paths' refusals are held to avgpool_matrix's name
         for kw, staged in ((dict(), False), (dict(format="coo"), True), (dict(padding=1, ceil_mode=True), True)):
             p, cm = kw.get("padding", 0), kw.get("ceil_mode", False)
             nnz = int(np.count_nonzero(_avgpool_ref(2, 5, 4, 3, 2, p, cm, True, None)))
             O = _torch_pool_out(5, 3, 2, p, 1, cm) * _torch_pool_out(4, 3, 2, p, 1, cm)
             ok = ok and _bound_exact(lambda kw=kw: _pool.avgpool_matrix((2, 5, 4), (3, 3), stride=2, **kw), nnz, 2 * O,
-                                     staging=staged)
+                                     staging=staged, name=None if kw.get("ceil_mode") else "avgpool_matrix")
         return ok
     if what == "output-shapes":  # every (n, k, s, p, dilation, ceil_mode) of a small grid, 1-d, 2-d and with channels
         for n, k, s, dl, cm in itertools.product((3, 4, 7), (1, 2, 3), (1, 2, 3), (1, 2), (False, True)):
@@ -987,6 +991,7 @@ def _pool_extra_ok(what) -> bool:
             (lambda: A((2, 2), ndim=0), ValueError, "ndim"), (lambda: A((2, 2), ndim=3), ValueError, "ndim"),
             (lambda: _pool.avgpool_matrix((3, 5, 5), 2), ValueError, "window"),
             (lambda: _pool.avgpool_matrix((2, 3, 5, 5), (2, 2)), ValueError, "input_shape"),
+            (lambda: _pool.avgpool_matrix((5, 0), (2, 2)), ValueError, "input_shape"),
             (lambda: A((0, 2)), ValueError, "window"), (lambda: A((2, 2), stride=0), ValueError, "stride"),
             (lambda: A((2, 2), padding=-1), ValueError, "padding"), (lambda: A((2, 2), padding=2), ValueError, "padding"),
             (lambda: A((6, 2)), ValueError, "window"), (lambda: A((2, 2), ceil_mode=1), TypeError, "ceil_mode"),
