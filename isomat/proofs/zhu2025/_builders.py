@@ -795,6 +795,8 @@ def _attention_extra_ok(what) -> bool:
                 and _refused(lambda: _att.linear_attention_matrix(T, Wv, v, Wv), name="Wk")
                 and _refused(lambda: _att.linear_attention_matrix(T, Wv, Wv, v), name="Wv")
                 and _refused(lambda: _att.linear_attention_matrix(T, [["a"]], Wv, Wv), TypeError, name="Wq")
+                and _refused(lambda: _att.linear_attention_matrix(T, np.ones((2, 3)), Wv, Wv), name="Wk")
+                and _refused(lambda: _att.linear_attention_matrix(T, Wv, Wv, np.ones((3, 2))), name="Wv")
                 and _refused(lambda: _att.linear_attention_matrix(0, Wv, Wv, Wv), name="T")
                 and _refused(lambda: _att.lift3(np.array(["a"])), TypeError, name="x")
                 and all(_refused(lambda x=x: _att.lift3(x), name="x") for x in (np.ones((2, 2)), np.ones((1, 1, 2)),
