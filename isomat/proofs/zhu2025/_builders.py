@@ -904,6 +904,7 @@ def _rnn_extra_ok(what) -> bool:
         # W_hh must be square for every m
         return (_refused(lambda: _rnn.zhu_rnn_main_text(A, np.ones((3, 2)), 1), name="W_hh")
                 and _refused(lambda: _rnn.zhu_rnn_main_text(np.ones((2, 2, 2)), B, T), name="W_xh")
+                and _refused(lambda: _rnn.zhu_rnn_main_text(A, np.ones((3, 3, 3)), T), name="W_hh")
                 and _refused(lambda: _rnn.zhu_rnn_main_text(A, np.ones((2, 2)), 2), name="W_xh W_hh^(i-j)")
                 and _refused(lambda: _rnn.zhu_rnn_main_text(A, B, 0), name="m")
                 and _same_exact(_rnn.zhu_rnn_main_text(A, np.ones((2, 2)), 1), _MT_XH))
