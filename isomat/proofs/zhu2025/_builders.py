@@ -898,6 +898,8 @@ def _rnn_extra_ok(what) -> bool:
                 and all(_refused(lambda W=W: _rnn.rnn_matrix(U, W, T), name="V") for W in bad_weights)
                 and all(_refused(lambda W=W: _rnn.rnn_matrix(W, V, T), name="U") for W in bad_weights)
                 and _refused(lambda: _rnn.rnn_matrix(True, 1.0, T), TypeError, name="U")
+                and _refused(lambda: _rnn.rnn_matrix([["a"]], V, T), TypeError, name="U")
+                and _refused(lambda: _rnn.rnn_matrix(U, [["a", "b"], ["c", "d"]], T, backend="sympy"), TypeError, name="V")
                 and _refused(lambda: _rnn.rnn_matrix(U, V, 0), name="steps"))
     if what == "main-text-refusals":
         # m = 1 needs no product W_xh W_hh: mismatched shapes are taken there (the result is W_xh), refused from m = 2;
