@@ -970,12 +970,13 @@ def _pool_extra_ok(what) -> bool:
         ok = True
         # the clipped path (ceil_mode here) stages its build as an operator: refused by that build, whose message
         # names conv_matrix (the shared fill), so only the uniform paths' refusals are held to avgpool_matrix's name
-        for kw, staged in ((dict(), False), (dict(format="coo"), True), (dict(padding=1, ceil_mode=True), True)):
+        for kw, staged in ((dict(), False), (dict(format="coo"), True), (dict(backend="sympy"), True),
+                           (dict(padding=1, ceil_mode=True), True)):
             p, cm = kw.get("padding", 0), kw.get("ceil_mode", False)
             nnz = int(np.count_nonzero(_avgpool_ref(2, 5, 4, 3, 2, p, cm, True, None)))
             O = _torch_pool_out(5, 3, 2, p, 1, cm) * _torch_pool_out(4, 3, 2, p, 1, cm)
             ok = ok and _bound_exact(lambda kw=kw: _pool.avgpool_matrix((2, 5, 4), (3, 3), stride=2, **kw), nnz, 2 * O,
-                                     staging=staged, name=None if kw.get("ceil_mode") else "avgpool_matrix")
+                                     kw.get("backend", "numpy"), staged, None if kw.get("ceil_mode") else "avgpool_matrix")
         return ok
     if what == "output-shapes":  # every (n, k, s, p, dilation, ceil_mode) of a small grid, 1-d, 2-d and with channels
         for n, k, s, dl, cm in itertools.product((3, 4, 7), (1, 2, 3), (1, 2, 3), (1, 2), (False, True)):
