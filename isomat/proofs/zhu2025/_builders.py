@@ -965,7 +965,9 @@ def _pool_extra_ok(what) -> bool:
             if not all(isinstance(v, sympy.Rational) and (v == 0) == (R[i, j] == 0) and (v == 0 or float(v) == R[i, j])
                        for (i, j), v in np.ndenumerate(E)):
                 return False
-        return True
+        # three channels: the per-channel window values must come from the one (1, K) row of ones, for every channel
+        return np.array_equal(_dense(_pool.avgpool_matrix((3, 4, 4), (2, 2), divisor_override=3)),
+                              _avgpool_ref(3, 4, 4, 2, 2, 0, False, True, 3))
     if what == "avgpool-bound":  # charged for exactly the stored entries (COO staging where it stages)
         ok = True
         # the clipped path (ceil_mode here) stages its build as an operator: refused by that build, whose message
