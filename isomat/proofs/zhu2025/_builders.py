@@ -966,14 +966,17 @@ def _pool_extra_ok(what) -> bool:
                        for (i, j), v in np.ndenumerate(E)):
                 return False
         # three channels: the per-channel window values must come from the one (1, K) row of ones, for every channel
-        return np.array_equal(_dense(_pool.avgpool_matrix((3, 4, 4), (2, 2), divisor_override=3)),
-                              _avgpool_ref(3, 4, 4, 2, 2, 0, False, True, 3))
+        # and on every path (uniform, clipped, divisor_override)
+        return all(np.array_equal(_dense(_pool.avgpool_matrix((3, 5, 4), (2, 2), padding=p, ceil_mode=cm,
+                                                              count_include_pad=cip, divisor_override=div)),
+                                  _avgpool_ref(3, 5, 4, 2, 2, p, cm, cip, div))
+                   for p, cm, cip, div in ((0, False, True, None), (1, True, False, None), (0, False, True, 3)))
     if what == "avgpool-bound":  # charged for exactly the stored entries (COO staging where it stages)
         ok = True
         # the clipped path (ceil_mode here) stages its build as an operator: refused by that build, whose message
         # names conv_matrix (the shared fill), so only the uniform paths' refusals are held to avgpool_matrix's name
         for kw, staged in ((dict(), False), (dict(format="coo"), True), (dict(backend="sympy"), True),
-                           (dict(padding=1, ceil_mode=True), True)):
+                           (dict(padding=1, ceil_mode=True), True), (dict(padding=1, ceil_mode=True, backend="sympy"), True)):
             p, cm = kw.get("padding", 0), kw.get("ceil_mode", False)
             nnz = int(np.count_nonzero(_avgpool_ref(2, 5, 4, 3, 2, p, cm, True, None)))
             O = _torch_pool_out(5, 3, 2, p, 1, cm) * _torch_pool_out(4, 3, 2, p, 1, cm)
@@ -1027,7 +1030,9 @@ def _pool_extra_ok(what) -> bool:
                 and _refused(lambda: _pool.zhu_pool_matrix((4, 6), 4), ValueError, "Q = L / p^2")
                 and _refused(lambda: _pool.zhu_pool_matrix((4, 6), 2, flattening="bogus"), ValueError, "flattening")
                 and _refused(lambda: _pool.patch_major_order((4, 6), 4), ValueError, "p")
-                and _refused(lambda: _pool.patch_major_order((4, 6), 0), ValueError, "p"))
+                and _refused(lambda: _pool.patch_major_order((4, 6), 0), ValueError, "p")
+                and all(_refused(lambda f=f, sh=sh: f(sh, 2), ValueError, "image_shape")
+                        for f in (_pool.zhu_pool_matrix, _pool.patch_major_order) for sh in ((2, 4, 6), (4,))))
     raise ValueError(what)
 
 
