@@ -1011,6 +1011,7 @@ def _pool_extra_ok(what) -> bool:
             (lambda: A((2, 2), divisor_override=1.5), TypeError, "divisor_override"),
             (lambda: A((2, 2), backend="bogus"), ValueError, "backend"), (lambda: A((2, 2), format="bogus"), ValueError, "format"),
             (lambda: _pool.pool_output_shape((5, 5), (3, 3), dilation=3), ValueError, "window"),
+            (lambda: _pool.pool_output_shape((2, 2), (3, 3), padding=1, dilation=2), ValueError, "window"),
             (lambda: _pool.pool_output_shape((5, 5), (2, 2), dilation=0), ValueError, "dilation")))
     if what == "zhu-pool-spellings":  # defaults, every format, the exact field, both flattenings; refusals
         for flat in ("row-major", "patch-major"):
