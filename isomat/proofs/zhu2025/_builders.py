@@ -1004,6 +1004,7 @@ def _pool_extra_ok(what) -> bool:
             (lambda: _pool.avgpool_matrix((2, 3, 5, 5), (2, 2)), ValueError, "input_shape"),
             (lambda: _pool.avgpool_matrix((5, 0), (2, 2)), ValueError, "input_shape"),
             (lambda: A((0, 2)), ValueError, "window"), (lambda: A((2, 2), stride=0), ValueError, "stride"),
+            (lambda: A((2, 2), stride=0, ceil_mode=True), ValueError, "stride"),
             (lambda: A((2, 2), padding=-1), ValueError, "padding"), (lambda: A((2, 2), padding=2), ValueError, "padding"),
             (lambda: A((6, 2)), ValueError, "window"), (lambda: A((2, 2), ceil_mode=1), TypeError, "ceil_mode"),
             (lambda: A((2, 2), count_include_pad=1), TypeError, "count_include_pad"),
