@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import re
 
 import numpy as np
 
@@ -38,19 +39,23 @@ ZHU_CONV_BOUND = ("zhu_conv_matrix checked exhaustively to m, n <= 5, at 12 rand
                   "overflow mode, and at 256² and 300×177 (every stored entry against the rule, nnz per row, row sums)")
 POOL_BOUND = ("zhu_pool_matrix checked exhaustively to m, n <= 8 (p <= 4), at 8 random sizes p <= 5 with 3 to 64 "
               "windows a side, and at 1024² (p = 2) and 256² (p = 4) (both flattenings: every stored entry, nnz per row and per "
-              "column)")
+              "column), with its defaults, every format and the exact field")
 AVGPOOL_BOUND = ("avgpool_matrix checked exhaustively to m, n <= 6 (k, s <= 3), at 8 random sizes m, n in [7, 64], "
                  "against direct loops of torch's definition for every padding, ceil_mode, count_include_pad, "
                  "divisor_override and channels (and an int window with ndim, a 1-d input, the exact field), and at 1024² (k = 2; "
                  "with padding, ceil_mode and count_include_pad=False at 2×255×253): every stored entry, nnz per row and per "
-                 "column")
+                 "column); its defaults, every format, its memory bound and refusals, and pool_output_shape against torch's "
+                 "output-size formula with dilation and ceil_mode")
 RNN_BOUND = ("rnn_matrix checked exhaustively to M, N, T <= 3, at 8 random sizes T in [4, 40], and at T = 256 "
-             "(every stored entry against V^(t−s)U, nnz per row, row sums)")
+             "(every stored entry against V^(t−s)U, nnz per row, row sums), with a non-square U in every field "
+             "spelling, scalar weights and its refusals")
 ATTENTION_BOUND = ("linear_attention_matrix checked symbolically to T, d, d_v <= 2, at 8 random integer instances "
-                   "T in [3, 64], and at T = 64 (every stored entry, nnz per row, row sums)")
+                   "T in [3, 64], and at T = 64 (every stored entry, nnz per row, row sums), with d_k != d in every "
+                   "field spelling, and its memory bound")
 ZHU_ROWS_BOUND = "zhu_conv_rows checked exhaustively to m, n <= 6 (s <= 4) and at 20 random sizes m, n in [7, 500]"
 MAIN_TEXT_BOUND = ("zhu_rnn_main_text checked symbolically against the printed formula by loops (scalars, m <= 5; "
-                   "M×M matrices, M, m <= 3)")
+                   "M×M matrices, M, m <= 3), with a non-square W_xh in every field spelling, numbers as weights, its "
+                   "memory bound and its refusals")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -641,7 +646,7 @@ def pool_builder_check(field: str = "numpy"):
                           "nnz per row, row and column sums: p <= 4, p | m, n <= 8",
                           f"the same, 8 random sizes (seed {_SEED + 2}) p <= 5, m, n > 8 with up to 64 windows a side",
                           ok, [(1024, 1024, 2), (256, 256, 4)], "the same at 1024² (p = 2) and 256² (p = 4)"),
-                         derived_from_rule=False, builder="zhu_pool_matrix")
+                         pool_extra_check(ZHU_POOL_EXTRA), derived_from_rule=False, builder="zhu_pool_matrix")
 
 
 def _avg_axis(n, k, s, p, ceil_mode):
@@ -753,7 +758,7 @@ def avgpool_builder_check(field: str = "numpy"):
                              describe="avgpool_matrix given an int window with ndim=2, a 1-d input (int window) and in "
                                       "the exact field, against the same loops, and pool_output_shape against their "
                                       f"output counts: {AVGPOOL_SPELLINGS}"),
-                         derived_from_rule=False, builder="avgpool_matrix")
+                         pool_extra_check(AVGPOOL_EXTRA), derived_from_rule=False, builder="avgpool_matrix")
 
 
 #: (spelling, m, n, k, s, p, ceil_mode, count_include_pad) of the window spellings and field the options above leave out
@@ -826,7 +831,7 @@ def _rnn_ok(c, field="numpy") -> bool:
 def rnn_builder_check(field: str = "numpy"):
     """isomat.algebra.rnn_matrix against the block rule (t, s) = V^(t−s)U for s <= t, 0 above (exact integer
     powers): see :data:`RNN_BOUND`."""
-    return _seeded_check(
+    check = _seeded_check(
         "rnn_matrix", functools.partial(_rnn_ok, field=field), _SEED + 3,
         sorted([(M, N, T, 100 * M + 10 * N + T) for M in range(1, 4) for N in range(1, 4) for T in range(1, 4)],
                key=lambda c: (sum(c[:3]), c)),
@@ -834,6 +839,7 @@ def rnn_builder_check(field: str = "numpy"):
         ("rnn_matrix == blocks V^(t−s)U entry by entry, nnz per row, row sums: M, N, T <= 3, integer U, V",
          "the same, 8 random sizes (seed {seed}) M, N <= 5, T in [4, 40]"),
         [(3, 2, 256, 5)], "the same at T = 256 (M = 3, N = 2)")
+    return builder_check(*check.parts, rnn_extra_check(RNN_EXTRA), derived_from_rule=False, builder="rnn_matrix")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -873,9 +879,379 @@ def _attention_ok(c, field="numpy") -> bool:
 def attention_builder_check(field: str = "numpy"):
     """isomat.algebra.linear_attention_matrix against the entry rule at integer weights: every T, d, d_v <= 2,
     8 random instances T in [3, 64], and T = 64 (see :data:`ATTENTION_BOUND`)."""
-    return _seeded_check("linear_attention_matrix", functools.partial(_attention_ok, field=field), _SEED + 6,
-                         [(T, d, dv, 11 * T + 3 * d + dv) for T, d, dv in itertools.product((1, 2), repeat=3)],
-                         lambda rng, j: (int(rng.integers(3, 65)), int(rng.integers(1, 4)), int(rng.integers(1, 4)), 50 + j),
-                         ("linear_attention_matrix == entry rule at integer weights, nnz per row, row sums: T, d, d_v <= 2",
-                          "the same, 8 random instances (seed {seed}) T in [3, 64], d, d_v <= 3"),
-                         [(64, 2, 2, 99)], "the same at T = 64, d = d_v = 2")
+    check = _seeded_check("linear_attention_matrix", functools.partial(_attention_ok, field=field), _SEED + 6,
+                          [(T, d, dv, 11 * T + 3 * d + dv) for T, d, dv in itertools.product((1, 2), repeat=3)],
+                          lambda rng, j: (int(rng.integers(3, 65)), int(rng.integers(1, 4)), int(rng.integers(1, 4)), 50 + j),
+                          ("linear_attention_matrix == entry rule at integer weights, nnz per row, row sums: T, d, d_v <= 2",
+                           "the same, 8 random instances (seed {seed}) T in [3, 64], d, d_v <= 3"),
+                          [(64, 2, 2, 99)], "the same at T = 64, d = d_v = 2")
+    extra = exhaustive(_attention_extra_ok, ATTENTION_EXTRA,
+                       describe="linear_attention_matrix with d_k = 3 != d = 2 (T = 2) == 𝒲 by loops in every field "
+                                "spelling (floats, backend='sympy', backend='numpy' on exact weights, one exact weight in "
+                                "each position); charged for exactly T²d³d_v stored entries against the memory bound; a "
+                                "1-d weight refused; lift3 refusing a 2×2 matrix, a 3-d array, a scalar, an empty vector")
+    return builder_check(*check.parts, extra, derived_from_rule=False, builder="linear_attention_matrix")
+
+
+# ---------------------------------------------------------------------------------------------
+# every builder: the field it builds in, the inputs it refuses, the memory bound it is charged
+# ---------------------------------------------------------------------------------------------
+def _refused(call, error=ValueError, name: str | None = None) -> bool:
+    """True when ``call()`` raises ``error`` (bad input refused as documented) with a message that begins with the
+    argument's ``name`` (the project's rule: a refusal names the argument); another exception propagates (the claim
+    is then an error), and a result means the input was taken."""
+    try:
+        call()
+    except error as exc:
+        return name is None or re.match(re.escape(name) + r"(?!\w)", str(exc)) is not None
+    return False
+
+
+def _bound_exact(build, nnz: int, n_rows: int, field: str = "numpy", staging: bool = True, name: str | None = None) -> bool:
+    """``build()`` is charged for exactly ``nnz`` stored entries in ``n_rows`` rows against the memory bound: it
+    builds under a bound of exactly the bytes :func:`~isomat.algebra._operator.estimate_bytes` gives for them, and
+    is refused (SizeLimitError, its message beginning with ``name`` when given: the builder that refuses) one byte
+    below (nnz counted here from the definition, not read from the builder)."""
+    from ... import memory_limit
+    from ...algebra._operator import estimate_bytes, value_bytes
+    from ...errors import SizeLimitError
+
+    need = estimate_bytes(nnz, n_rows, value_bytes=value_bytes(field), staging=staging)
+    with memory_limit(need):
+        build()
+    with memory_limit(need - 1):
+        return _refused(build, SizeLimitError, name)
+
+
+def _field_of_result(A) -> str:
+    """``sympy`` for an exact (SymPy) result, ``numpy`` for a SciPy one."""
+    import sympy
+
+    return "sympy" if isinstance(A, sympy.MatrixBase) else "numpy" if hasattr(A, "tocsr") else type(A).__name__
+
+
+def _same_exact(A, ref) -> bool:
+    """``A`` (SymPy or SciPy) equals the integer matrix ``ref`` (nested lists or an object array) entry by entry,
+    in its own field: SymPy Integers, or float64 values that are those integers."""
+    import sympy
+
+    ref = np.array(ref, dtype=object)
+    if tuple(A.shape) != ref.shape:
+        return False
+    if _field_of_result(A) == "sympy":
+        return sympy.Matrix(A) == sympy.Matrix(ref.tolist())
+    return np.array_equal(_dense(A), ref.astype(np.float64))
+
+
+def _field_spellings(k: int):
+    """(field wanted, backend=, which inputs are exact) for a builder of ``k`` matrix inputs: the backend given
+    overrides the inputs' field either way; without it, one exact (SymPy) input among NumPy ones makes the result
+    exact, in every position."""
+    return [("numpy", None, ()), ("sympy", "sympy", ()), ("numpy", "numpy", tuple(range(k)))] + \
+        [("sympy", None, (i,)) for i in range(k)]
+
+
+def _fields_ok(build, mats, ref) -> bool:
+    """``build(*weights, backend=...)`` in every spelling of :func:`_field_spellings` (``mats``: integer nested
+    lists, given as float64 arrays or as SymPy matrices) equals ``ref`` in the field the spelling asks for."""
+    import sympy
+
+    for want, backend, exact in _field_spellings(len(mats)):
+        ws = [sympy.Matrix(W) if i in exact else np.array(W, dtype=np.float64) for i, W in enumerate(mats)]
+        A = build(*ws, backend=backend)
+        if _field_of_result(A) != want or not _same_exact(A, ref):
+            return False
+    return True
+
+
+# the cubic attention operator and A.3's W_SA
+_ATT_W = ([[1, -2, 0], [2, 1, -1]], [[0, 1, 2], [-1, 1, 1]], [[1, 2], [3, -1]])  # Wq, Wk: d × d_k = 2 × 3; Wv: 2 × 2
+
+
+def _attention_loops(T, Wq, Wk, Wv):
+    """𝒲 by loops from its definition: 𝒲_{(k,c),((k,b),(i,e),(i,f))} = (W_q W_k^T)_{b,e} (W_v)_{f,c} (integers)."""
+    d, dk, dv = len(Wq), len(Wq[0]), len(Wv[0])
+    n = T * d
+    G = [[sum(Wq[b][a] * Wk[e][a] for a in range(dk)) for e in range(d)] for b in range(d)]
+    W = [[0] * n ** 3 for _ in range(T * dv)]
+    for k, c, b, i, e, f in itertools.product(range(T), range(dv), range(d), range(T), range(d), range(d)):
+        W[k * dv + c][((k * d + b) * n + i * d + e) * n + i * d + f] = G[b][e] * Wv[f][c]
+    return W
+
+
+def _attention_extra_ok(what) -> bool:
+    """linear_attention_matrix with d_k != d (rectangular W_q, W_k) in every field spelling, its memory bound,
+    a 1-d weight refused; lift3 refusing what is no vector."""
+    from ...algebra import attention as _att
+
+    T = 2
+    if what == "fields":
+        return _fields_ok(lambda *w, backend: _att.linear_attention_matrix(T, *w, backend=backend), _ATT_W,
+                          _attention_loops(T, *_ATT_W))
+    if what == "bound":
+        d, dv = len(_ATT_W[0]), len(_ATT_W[2][0])
+        ws = [np.array(W, dtype=np.float64) for W in _ATT_W]
+        return _bound_exact(lambda: _att.linear_attention_matrix(T, *ws), T * T * d ** 3 * dv, T * dv,
+                            name="linear_attention_matrix")
+    if what == "refusals":  # each refusal names its argument
+        v, Wv = np.array([1.0, 2.0]), np.ones((2, 2))
+        return (_refused(lambda: _att.linear_attention_matrix(T, v, v, Wv), name="Wq")
+                and _refused(lambda: _att.linear_attention_matrix(T, Wv, v, Wv), name="Wk")
+                and _refused(lambda: _att.linear_attention_matrix(T, Wv, Wv, v), name="Wv")
+                and _refused(lambda: _att.linear_attention_matrix(T, [["a"]], Wv, Wv), TypeError, name="Wq")
+                and _refused(lambda: _att.linear_attention_matrix(T, np.ones((2, 3)), Wv, Wv), name="Wk")
+                and _refused(lambda: _att.linear_attention_matrix(T, Wv, Wv, np.ones((3, 2))), name="Wv")
+                and _refused(lambda: _att.linear_attention_matrix(0, Wv, Wv, Wv), name="T")
+                and _refused(lambda: _att.lift3(np.array(["a"])), TypeError, name="x")
+                and all(_refused(lambda x=x: _att.lift3(x), name="x") for x in (np.ones((2, 2)), np.ones((1, 1, 2)),
+                                                                               np.array(3.0), np.zeros(0))))
+    raise ValueError(what)
+
+
+ATTENTION_EXTRA = ("fields", "bound", "refusals")
+
+
+def _w_sa_loops(Q, K, V):
+    """A.3's [W_SA]_{m,(i,j)} = [W_V]_{m,j} [W_K]_{j,i} [W_Q]_{m,i} by loops (integers, column iN + j)."""
+    M, N = len(Q), len(Q[0])
+    return [[V[m][j] * K[j][i] * Q[m][i] for i in range(N) for j in range(N)] for m in range(M)]
+
+
+_WSA_W = ([[1, -2], [2, 3], [-1, 1]], [[2, 1], [-3, 1], [1, 4]], [[1, 5], [-2, 1], [3, -1]])  # M = 3, N = 2
+
+
+def _w_sa_ok(what) -> bool:
+    """zhu_w_sa in every field spelling (the float field included) against the loops, and refusing W_K or W_V of
+    another shape than W_Q and N > M (the printed formula undefined)."""
+    from ...algebra import attention as _att
+
+    if what == "fields":
+        return _fields_ok(lambda *w, backend: _att.zhu_w_sa(*w, backend=backend), _WSA_W, _w_sa_loops(*_WSA_W))
+    Q, K, V = (np.array(W, dtype=np.float64) for W in _WSA_W)
+    wide, v = np.ones((3, 4)), np.ones(2)
+    return (_refused(lambda: _att.zhu_w_sa(Q, np.ones((4, 2)), V), name="W_Q, W_K, W_V")
+            and _refused(lambda: _att.zhu_w_sa(Q, K, np.ones((4, 2))), name="W_Q, W_K, W_V")
+            and _refused(lambda: _att.zhu_w_sa(wide, wide, wide), name="[W_K]_(j,i)")
+            and all(_refused(lambda a=a: _att.zhu_w_sa(*a), name=n) for a, n in (((v, K, V), "W_Q"), ((Q, v, V), "W_K"),
+                                                                               ((Q, K, v), "W_V"))))
+
+
+@device_cached
+def w_sa_fields_check():
+    """isomat.algebra.zhu_w_sa in the float field and every field spelling against A.3's formula by loops, and its
+    refusals (see :func:`_w_sa_ok`): a plain binding check (the claims that use it blame the paper, and their
+    strength is their own counterexample's)."""
+    return exhaustive(_w_sa_ok, ["fields", "refusals"],
+                      describe="zhu_w_sa == A.3's formula by loops, M = 3, N = 2, integer weights, in every field "
+                               "spelling (floats, backend='sympy', backend='numpy' on exact weights, one exact weight in "
+                               "each position); W_K or W_V of another shape than W_Q and N > M refused")
+
+
+# W_RNN and §4.3's main-text W_rnn
+def _block_loops(blocks, T):
+    """The block lower-triangular matrix with block (t, s) = blocks[t − s] for s <= t, 0 above (integer loops)."""
+    r, c = len(blocks[0]), len(blocks[0][0])
+    W = [[0] * (T * c) for _ in range(T * r)]
+    for t in range(T):
+        for s in range(t + 1):
+            for a in range(r):
+                for b in range(c):
+                    W[t * r + a][s * c + b] = blocks[t - s][a][b]
+    return W
+
+
+def _mul(X, Y):
+    return [[sum(X[i][k] * Y[k][j] for k in range(len(Y))) for j in range(len(Y[0]))] for i in range(len(X))]
+
+
+_RNN_U, _RNN_V = [[1, -2, 0], [2, 1, 3]], [[1, 2], [-1, 1]]  # U: M × N = 2 × 3, V: 2 × 2
+_MT_XH, _MT_HH = [[1, -1, 2], [0, 2, 1]], [[1, 0, 2], [1, -1, 0], [0, 1, 1]]  # W_xh: 2 × 3, W_hh: 3 × 3
+
+
+def _rnn_extra_ok(what) -> bool:
+    """rnn_matrix (blocks V^(t−s)U) and zhu_rnn_main_text (blocks W_xh W_hh^(i−j), as printed) with non-square
+    input maps against loops, in every field spelling; scalar weights; the memory bound; their refusals."""
+    from ...algebra import rnn as _rnn
+
+    T = 3
+    if what == "rnn-fields":
+        powers = [_RNN_U]
+        for _ in range(1, T):
+            powers.append(_mul(_RNN_V, powers[-1]))
+        return _fields_ok(lambda U, V, backend: _rnn.rnn_matrix(U, V, T, backend=backend), (_RNN_U, _RNN_V),
+                          _block_loops(powers, T))
+    if what == "main-text-fields":
+        blocks, P = [_MT_XH], [[int(i == j) for j in range(3)] for i in range(3)]
+        for _ in range(1, T):
+            P = _mul(P, _MT_HH)
+            blocks.append(_mul(_MT_XH, P))
+        return _fields_ok(lambda A, B, backend: _rnn.zhu_rnn_main_text(A, B, T, backend=backend), (_MT_XH, _MT_HH),
+                          _block_loops(blocks, T))
+    if what == "rnn-scalars":  # a number is a 1 × 1 matrix: blocks 3 · 2^k
+        return _same_exact(_rnn.rnn_matrix(3.0, 2.0, 4), _block_loops([[[3 * 2 ** k]] for k in range(4)], 4))
+    if what == "main-text-scalars":  # blocks 2 · 3^k
+        return _same_exact(_rnn.zhu_rnn_main_text(2, 3, 4), _block_loops([[[2 * 3 ** k]] for k in range(4)], 4))
+    if what == "bound":  # the block assembly charged for exactly m(m + 1)/2 blocks of 2 × 3
+        A, B = np.array(_MT_XH, dtype=np.float64), np.array(_MT_HH, dtype=np.float64)
+        return _bound_exact(lambda: _rnn.zhu_rnn_main_text(A, B, T), T * (T + 1) // 2 * 6, T * 2)
+    U, V, A, B = (np.array(W, dtype=np.float64) for W in (_RNN_U, _RNN_V, _MT_XH, _MT_HH))
+    if what == "rnn-refusals":  # each refusal names its argument
+        bad_weights = (np.ones((2, 2, 2)), np.zeros((0, 2)), np.array([[1.0, np.nan], [0.0, 1.0]]))
+        return (_refused(lambda: _rnn.rnn_matrix(U, U, T), name="V")
+                and _refused(lambda: _rnn.rnn_matrix(U, np.ones((3, 3)), T), name="V")
+                and all(_refused(lambda W=W: _rnn.rnn_matrix(U, W, T), name="V") for W in bad_weights)
+                and all(_refused(lambda W=W: _rnn.rnn_matrix(W, V, T), name="U") for W in bad_weights)
+                and _refused(lambda: _rnn.rnn_matrix(True, 1.0, T), TypeError, name="U")
+                and _refused(lambda: _rnn.rnn_matrix([["a"]], V, T), TypeError, name="U")
+                and _refused(lambda: _rnn.rnn_matrix(U, [["a", "b"], ["c", "d"]], T, backend="sympy"), TypeError, name="V")
+                and _refused(lambda: _rnn.rnn_matrix(U, V, 0), name="steps"))
+    if what == "main-text-refusals":
+        # m = 1 needs no product W_xh W_hh: mismatched shapes are taken there (the result is W_xh), refused from m = 2;
+        # W_hh must be square for every m
+        return (_refused(lambda: _rnn.zhu_rnn_main_text(A, np.ones((3, 2)), 1), name="W_hh")
+                and _refused(lambda: _rnn.zhu_rnn_main_text(np.ones((2, 2, 2)), B, T), name="W_xh")
+                and _refused(lambda: _rnn.zhu_rnn_main_text(A, np.ones((3, 3, 3)), T), name="W_hh")
+                and _refused(lambda: _rnn.zhu_rnn_main_text(A, np.ones((2, 2)), 2), name="W_xh W_hh^(i-j)")
+                and _refused(lambda: _rnn.zhu_rnn_main_text(A, B, 0), name="m")
+                and _same_exact(_rnn.zhu_rnn_main_text(A, np.ones((2, 2)), 1), _MT_XH))
+    raise ValueError(what)
+
+
+RNN_EXTRA = ("rnn-fields", "rnn-scalars", "rnn-refusals")
+MAIN_TEXT_EXTRA = ("main-text-fields", "main-text-scalars", "bound", "main-text-refusals")
+
+
+def rnn_extra_check(cases=RNN_EXTRA):
+    """The parts of :func:`_rnn_extra_ok` named in ``cases`` (one exhaustive trial)."""
+    return exhaustive(_rnn_extra_ok, list(cases),
+                      describe="rnn_matrix / zhu_rnn_main_text with non-square input maps (U 2×3, W_xh 2×3 with W_hh 3×3, "
+                               "T = 3) == loops in every field spelling (floats, backend='sympy', backend='numpy' on exact "
+                               "weights, one exact weight in each position), scalar weights, the assembly charged for "
+                               "exactly m(m+1)/2 blocks against the memory bound, and the refusals (V not M×M, 3-d, empty, "
+                               f"NaN or bool weights, W_hh not square, W_xh W_hh undefined from m = 2): {', '.join(cases)}")
+
+
+# average pooling and §4.2.2's W_pool: defaults, formats, the exact field, output shapes, the bound, refusals
+def _torch_pool_out(n, k, s, p, dl, ceil_mode):
+    """torch's pooling output size along one axis (the formula of its max_pool / avg_pool documentation):
+    ⌊ or ⌈(n + 2p − dl(k − 1) − 1)/s⌉ + 1, less one when ceil_mode's last window would start past n + p."""
+    span = n + 2 * p - dl * (k - 1) - 1
+    out = -(-span // s) + 1 if ceil_mode else span // s + 1
+    return out - 1 if ceil_mode and (out - 1) * s >= n + p else out
+
+
+def _dense_any(A):
+    """Dense float64 array of a SciPy result or of a SparseOperator (``format='operator'``)."""
+    return _dense(A.to_scipy("csr") if hasattr(A, "to_scipy") else A)
+
+
+def _pool_extra_ok(what) -> bool:
+    """avgpool_matrix / zhu_pool_matrix / pool_output_shape: what the claims' other checks pass explicitly, or
+    never, against torch's definition by loops (:func:`_avgpool_ref`) and the printed formula."""
+    import sympy
+
+    from ...algebra import pool as _pool
+
+    if what == "avgpool-defaults":  # stride = window, padding 0, ceil_mode False, count_include_pad True
+        return (np.array_equal(_dense(_pool.avgpool_matrix((5, 5), (2, 2))), _avgpool_ref(1, 5, 5, 2, 2, 0, False, True, None))
+                and np.array_equal(_dense(_pool.avgpool_matrix((5, 4), (3, 3), stride=(2, 2), padding=1, ceil_mode=True)),
+                                   _avgpool_ref(1, 5, 4, 3, 2, 1, True, True, None)))
+    if what == "avgpool-formats":  # uniform, clipped and divisor_override paths, every format and the exact field
+        for kw, ref in ((dict(), (0, False, True, None)), (dict(padding=1, ceil_mode=True, count_include_pad=False),
+                                                        (1, True, False, None)),
+                        (dict(padding=1, ceil_mode=True, count_include_pad=False, divisor_override=3), (1, True, False, 3))):
+            R = _avgpool_ref(2, 5, 4, 3, 2, *ref)
+            for fmt in ("csr", "csc", "coo", "operator"):
+                if not np.array_equal(_dense_any(_pool.avgpool_matrix((2, 5, 4), (3, 3), stride=2, format=fmt, **kw)), R):
+                    return False
+            E = np.array(sympy.Matrix(_pool.avgpool_matrix((2, 5, 4), (3, 3), stride=2, backend="sympy", **kw)).tolist(),
+                         dtype=object)
+            if not all(isinstance(v, sympy.Rational) and (v == 0) == (R[i, j] == 0) and (v == 0 or float(v) == R[i, j])
+                       for (i, j), v in np.ndenumerate(E)):
+                return False
+        # three channels: the per-channel window values must come from the one (1, K) row of ones, for every channel
+        # and on every path (uniform, clipped, divisor_override)
+        return all(np.array_equal(_dense(_pool.avgpool_matrix((3, 5, 4), (2, 2), padding=p, ceil_mode=cm,
+                                                              count_include_pad=cip, divisor_override=div)),
+                                  _avgpool_ref(3, 5, 4, 2, 2, p, cm, cip, div))
+                   for p, cm, cip, div in ((0, False, True, None), (1, True, False, None), (0, False, True, 3)))
+    if what == "avgpool-bound":  # charged for exactly the stored entries (COO staging where it stages)
+        ok = True
+        # the clipped path (ceil_mode here) stages its build as an operator: refused by that build, whose message
+        # names conv_matrix (the shared fill), so only the uniform paths' refusals are held to avgpool_matrix's name
+        for kw, staged in ((dict(), False), (dict(format="coo"), True), (dict(backend="sympy"), True),
+                           (dict(padding=1, ceil_mode=True), True), (dict(padding=1, ceil_mode=True, backend="sympy"), True)):
+            p, cm = kw.get("padding", 0), kw.get("ceil_mode", False)
+            nnz = int(np.count_nonzero(_avgpool_ref(2, 5, 4, 3, 2, p, cm, True, None)))
+            O = _torch_pool_out(5, 3, 2, p, 1, cm) * _torch_pool_out(4, 3, 2, p, 1, cm)
+            ok = ok and _bound_exact(lambda kw=kw: _pool.avgpool_matrix((2, 5, 4), (3, 3), stride=2, **kw), nnz, 2 * O,
+                                     kw.get("backend", "numpy"), staged, None if kw.get("ceil_mode") else "avgpool_matrix")
+        return ok
+    if what == "output-shapes":  # every (n, k, s, p, dilation, ceil_mode) of a small grid, 1-d, 2-d and with channels
+        for n, k, s, dl, cm in itertools.product((3, 4, 7), (1, 2, 3), (1, 2, 3), (1, 2), (False, True)):
+            for p in range(k // 2 + 1):
+                if dl * (k - 1) + 1 <= n + 2 * p and _pool.pool_output_shape(
+                        (n,), k, stride=s, padding=p, dilation=dl, ceil_mode=cm) != (_torch_pool_out(n, k, s, p, dl, cm),):
+                    return False
+        for n, k, cm in itertools.product((4, 7), (2, 3), (False, True)):  # two axes: int and tuple window, channels
+            o, o2 = _torch_pool_out(n, k, 2, 1, 2, cm), _torch_pool_out(n + 1, k, 2, 1, 2, cm)
+            if (_pool.pool_output_shape((2, n, n + 1), k, stride=2, padding=1, dilation=2, ceil_mode=cm, ndim=2) != (2, o, o2)
+                    or _pool.pool_output_shape((n, n + 1), (k, k), stride=(2, 2), padding=(1, 1), dilation=(2, 2),
+                                               ceil_mode=cm) != (o, o2)):
+                return False
+        return _pool.pool_output_shape((5, 7), (3, 3)) == (1, 2) and _pool.pool_output_shape((6, 6), 2, ndim=2) == (3, 3)
+    if what == "avgpool-refusals":  # each naming its argument
+        A = functools.partial(_pool.avgpool_matrix, (5, 5))
+        return all(_refused(call, err, name) for call, err, name in (
+            (lambda: A((2, 2), ndim=0), ValueError, "ndim"), (lambda: A((2, 2), ndim=3), ValueError, "ndim"),
+            (lambda: _pool.avgpool_matrix((3, 5, 5), 2), ValueError, "window"),
+            (lambda: _pool.avgpool_matrix((2, 3, 5, 5), (2, 2)), ValueError, "input_shape"),
+            (lambda: _pool.avgpool_matrix((5, 0), (2, 2)), ValueError, "input_shape"),
+            (lambda: A((0, 2)), ValueError, "window"), (lambda: A((2, 2), stride=0), ValueError, "stride"),
+            (lambda: A((2, 2), stride=0, ceil_mode=True), ValueError, "stride"),
+            (lambda: A((2, 2), padding=-1), ValueError, "padding"), (lambda: A((2, 2), padding=2), ValueError, "padding"),
+            (lambda: A((6, 2)), ValueError, "window"), (lambda: A((2, 2), ceil_mode=1), TypeError, "ceil_mode"),
+            (lambda: A((2, 2), count_include_pad=1), TypeError, "count_include_pad"),
+            (lambda: A((2, 2), divisor_override=0), ValueError, "divisor_override"),
+            (lambda: A((2, 2), divisor_override=1.5), TypeError, "divisor_override"),
+            (lambda: A((2, 2), backend="bogus"), ValueError, "backend"), (lambda: A((2, 2), format="bogus"), ValueError, "format"),
+            (lambda: _pool.pool_output_shape((5, 5), (3, 3), dilation=3), ValueError, "window"),
+            (lambda: _pool.pool_output_shape((2, 2), (3, 3), padding=1, dilation=2), ValueError, "window"),
+            (lambda: _pool.pool_output_shape((5, 5), (2, 2), dilation=0), ValueError, "dilation")))
+    if what == "zhu-pool-spellings":  # defaults, every format, the exact field, both flattenings; refusals
+        for flat in ("row-major", "patch-major"):
+            ref = [[0] * 24 for _ in range(6)]
+            for q, r in itertools.product(range(6), range(4)):
+                k = q * 4 + r
+                col = k if flat == "row-major" else (2 * (k // 4 // 3) + (k % 4) // 2) * 6 + 2 * (k // 4 % 3) + k % 2
+                ref[q][col] = 1
+            R = np.array(ref, dtype=np.float64) / 4
+            for fmt in ("csr", "csc", "coo", "operator"):
+                if not np.array_equal(_dense_any(_pool.zhu_pool_matrix((4, 6), 2, flattening=flat, format=fmt)), R):
+                    return False
+            if sympy.Matrix(_pool.zhu_pool_matrix((4, 6), 2, flattening=flat, backend="sympy")) != sympy.Matrix(ref) / 4:
+                return False
+        return (np.array_equal(_dense(_pool.zhu_pool_matrix((4, 6), 2)), _dense(_pool.zhu_pool_matrix((4, 6), 2, flattening="row-major")))
+                and _refused(lambda: _pool.zhu_pool_matrix((4, 6), 0), ValueError, "p")
+                and _refused(lambda: _pool.zhu_pool_matrix((4, 6), 4), ValueError, "Q = L / p^2")
+                and _refused(lambda: _pool.zhu_pool_matrix((4, 6), 2, flattening="bogus"), ValueError, "flattening")
+                and _refused(lambda: _pool.patch_major_order((4, 6), 4), ValueError, "p")
+                and _refused(lambda: _pool.patch_major_order((4, 6), 0), ValueError, "p")
+                and all(_refused(lambda f=f, sh=sh: f(sh, 2), ValueError, "image_shape")
+                        for f in (_pool.zhu_pool_matrix, _pool.patch_major_order) for sh in ((2, 4, 6), (4,))))
+    raise ValueError(what)
+
+
+AVGPOOL_EXTRA = ("avgpool-defaults", "avgpool-formats", "avgpool-bound", "output-shapes", "avgpool-refusals")
+ZHU_POOL_EXTRA = ("zhu-pool-spellings",)
+
+
+def pool_extra_check(cases):
+    """The parts of :func:`_pool_extra_ok` named in ``cases`` (one exhaustive trial)."""
+    return exhaustive(_pool_extra_ok, list(cases),
+                      describe="avgpool_matrix with its defaults, in csr / csc / coo / operator and the exact field on the "
+                               "uniform, clipped and divisor_override paths, charged for exactly its stored entries "
+                               "against the memory bound, its refusals naming the argument; pool_output_shape against "
+                               "torch's output-size formula (n in {3, 4, 7}, k, s <= 3, every padding, dilation 1, 2, ceil_mode, "
+                               "1-d, 2-d, channels); zhu_pool_matrix's defaults, formats and exact field for both "
+                               f"flattenings (4×6, p = 2) against the printed formula, and its refusals: {', '.join(cases)}")

@@ -25,7 +25,7 @@ from ._common import (
     naive_conv_matrix,
     naive_rnn,
 )
-from ._builders import MAIN_TEXT_BOUND, RNN_BOUND, builder_note
+from ._builders import MAIN_TEXT_BOUND, MAIN_TEXT_EXTRA, RNN_BOUND, builder_note, rnn_extra_check
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,7 +174,7 @@ def _main_text_builder_check():
     cases = [(0, m) for m in range(1, 6)] + [(M, m) for M in range(1, 4) for m in range(1, 4)]
     return builder_check(exhaustive(ok, cases, describe="isomat zhu_rnn_main_text == printed formula by loops: scalars, "
                                     "m <= 5; M×M matrices (M = 0 marks scalars), M, m <= 3", method="symbolic"),
-                         derived_from_rule=False, builder="zhu_rnn_main_text")
+                         rnn_extra_check(MAIN_TEXT_EXTRA), derived_from_rule=False, builder="zhu_rnn_main_text")
 
 
 def _rnn_cases():

@@ -19,7 +19,7 @@ from ._common import (
     attention_not_homogeneous_numpy,
     _sym,
 )
-from ._builders import ATTENTION_BOUND, builder_note
+from ._builders import ATTENTION_BOUND, builder_note, w_sa_fields_check
 
 
 # ---------------------------------------------------------------------------------------------
@@ -490,7 +490,7 @@ def _sparsity():
         lambda cw: (sympy.Matrix(_att.zhu_w_sa(*cw[1])) - _w_sa_by_loops(*cw[1])).expand().is_zero_matrix,
         [(c, generic(c)) for c in cases] + [(c, diagonal(c)) for c in ((2, 2), (3, 3))],
         describe="isomat zhu_w_sa == the printed formula by loops: 2 <= N <= M <= 3 symbolic, M = N in {2, 3} diagonal",
-        method="symbolic"))
+        method="symbolic"), builder_fields=w_sa_fields_check())
 
     def has_offpatch_zero(c):
         M, N = c
