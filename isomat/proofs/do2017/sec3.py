@@ -9,6 +9,7 @@ from ._common import (  # noqa: F401
     _mean_aggregation_large_check,
     float_backend,
     _multi_attention_large_check,
+    _multi_attention_int64_check,
     Outcome,
     Reading,
     by_readings,
@@ -178,7 +179,8 @@ def _eq12():
 )
 def _eq13():
     # seeded larger instances (binding), settled before the proofs
-    large = require(builder_vs_entry_rule_large=_multi_attention_large_check(float_backend()))
+    large = require(builder_vs_entry_rule_large=_multi_attention_large_check(float_backend()),
+                    exact_field_and_default_order_bind=_multi_attention_int64_check())
     dims = st.tuples(st.integers(1, 4), st.integers(1, 3), st.integers(1, 3), st.sampled_from("CF"))
     draws = dims.flatmap(lambda s: st.tuples(st.just(s), st.lists(_int_matrix(s[0], s[0]), min_size=s[2], max_size=s[2]),
                                              _int_matrix(s[0], s[1])))
