@@ -169,8 +169,9 @@ def _cases(directed: bool, field: str) -> list[tuple[str, str, dict, Any]]:
         kw = {"theta": [complex(t) for t in CHEB_COMPLEX], "kind": kinds[-1], "isolated": "zero", "lambda_max": 2.5}
         cases.append(("chebyshev_filter", f"chebyshev_filter kind={kinds[-1]} complex theta", kw,
                       (f"laplacian/{kinds[-1]}", "complex", CHEB_COMPLEX)))
-        cases += [("spectral_filter", f"spectral_filter kind={k}", {"g": SPECTRAL, "kind": k, "isolated": "zero"},
-                   (f"laplacian/{k}", "spectral")) for k in ("combinatorial", "symmetric")]
+        cases += [("spectral_filter", f"spectral_filter kind={k}", {"g": SPECTRAL, "kind": k, "isolated": "zero",
+                                                                    "format": fmt},
+                   (f"laplacian/{k}", "spectral")) for k, fmt in (("combinatorial", "operator"), ("symmetric", "coo"))]
     return cases
 
 
@@ -285,7 +286,7 @@ def graph_options_bad(field: str = "numpy") -> tuple:
             exact = f == "sympy"
             where = f"{'directed' if directed else 'undirected'} weighted graph {nodes}, nodelist {nodelist}, field {f}"
             for idx, (op, label, kw, key) in enumerate(_cases(directed, f)):
-                fmt = FORMATS[idx % len(FORMATS)]
+                fmt = kw.get("format", FORMATS[idx % len(FORMATS)])
                 vkey = key if isinstance(key, str) or key[1] in ("eig", "spectral", "complex") else (key[0], sympy.nsimplify(key[1]), key[2])
                 if vkey not in wants:
                     wants[vkey] = _want(ref, key)

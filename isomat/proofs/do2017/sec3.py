@@ -173,7 +173,9 @@ def _eq12():
         "(i, kd + j) of H̃; the row's stored entries are exactly the columns of H[l, j], each l < |V| once, "
         "with weight Λ(k)[i, l]; so (M vec H)[row] = Σ_l Λ(k)[i, l] H[l, j] = H̃[i, kd + j]. Cross-check: "
         "exact, on Hypothesis-drawn integer attention matrices and H (|V| ≤ 4, d ≤ 3, n ≤ 3), compared "
-        "with sympy row_join of the products."
+        "with sympy row_join of the products. Binding: multi_attention against multi_attention_entry on seeded larger "
+        "graphs (float), and in the exact field from int64 attention matrices with entries near 2^60 (products exact, "
+        "C and F); the entry rule's default order is 'C'."
     ),
     methods=["symbolic", "exact", "property"],
 )
