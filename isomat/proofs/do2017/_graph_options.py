@@ -50,7 +50,7 @@ WEIGHTED_GRAPHS = (
 CHEB_UNDIRECTED = (("combinatorial", 4, 0), ("symmetric", 3, 1), ("random-walk", 2, 1), ("symmetric", 1, 0))
 CHEB_DIRECTED = (("random-walk", 4, 1), ("combinatorial", 2, 0), ("random-walk", 1, 1), ("combinatorial", 3, 1))
 CHEB_THETAS = {1: (F(3, 2),), 2: (F(1, 2), F(-1)), 3: (F(1, 2), F(-1), F(2)), 4: (F(1), F(1, 3), F(-2), F(3, 4))}
-CHEB_LAMBDAS = {"sympy": (sympy.Rational(5, 2), 3), "numpy": (2.5, "eig")}
+CHEB_LAMBDAS = {"sympy": (sympy.Rational(5, 2), 1), "numpy": (2.5, "eig")}
 CHEB_COMPLEX = (0.5 + 1j, -1.0, 0.25j)  # θ of the complex filter (float field, lambda_max 2.5)
 SPECTRAL = lambda lam: 1 - 2 * lam + 3 * lam ** 2  # noqa: E731  (g(λ), so U g(Λ) Uᵀ = I − 2L + 3L²)
 
