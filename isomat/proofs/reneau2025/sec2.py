@@ -85,7 +85,8 @@ def _alg1():
     return decide(sym, step_is_kronecker_for_all_sizes=step,
                   property_crosscheck=prop,
                   float_crosscheck=floats, kron_operator_binds=kron_binds(), exact_apply_binds=_alg1_exact_apply(),
-                  apply_inputs_bind=_alg1_apply_inputs(), apply_memory_bound_binds=_alg1_memory_bound())
+                  apply_inputs_bind=_alg1_apply_inputs(), apply_memory_bound_binds=_alg1_memory_bound(),
+                  bad_arguments_refused=_alg1_refusals())
 
 
 #: (D, H) of the exact ndlinear_apply check: N = 2 and 3, so a mode without a bias can precede one with it
@@ -154,6 +155,44 @@ def _alg1_apply_inputs() -> Trial:
                                f"vs Algorithm 1 as loops on Python ints, both orders, batch axes (2,), () and (1, 2); ndlinear_matrix(backend="
                                f"'sympy') K vec(x) + β on each sample; "
                                f"(D, H) in {ALG1_INT_SHAPES}")
+
+
+def _alg1_refusals() -> Trial:
+    """isomat.ndlinear_apply and ndlinear_matrix refuse each bad argument with the exception their docstrings and the
+    project's conventions name (TypeError for a wrong kind of value, ValueError for a wrong shape or choice)."""
+    W = [np.ones((2, 3)), np.ones((3, 2))]
+    X = np.ones((1, 3, 2))
+    bad_args = [  # (what, weights, biases, order, X, exception)
+        ("weights as one 3-d array (no sequence)", np.ones((2, 2, 2)), None, "outer", np.ones((1, 2, 2)), TypeError),
+        ("weights as a string", "ab", None, "outer", X, TypeError),
+        ("no weights", [], None, "outer", X, TypeError),
+        ("a weight that is a number", [np.ones((2, 3)), 2.0], None, "outer", X, TypeError),
+        ("a weight that is a vector", [np.ones((2, 3)), np.ones(3)], None, "outer", X, ValueError),
+        ("biases as one 2-d array (no sequence)", W, np.ones((2, 2)), "outer", X, TypeError),
+        ("biases as a string", W, "ab", "outer", X, TypeError),
+        ("one bias for two modes", W, [np.ones(2)], "outer", X, ValueError),
+        ("a bias of the wrong length", W, [np.ones(2), np.ones(2)], "outer", X, ValueError),
+        ("an unknown order", W, None, "sideways", X, ValueError),
+    ]
+    failures = []
+    for what, ws, bs, order, x, exc in bad_args:
+        for name, call in (("ndlinear_apply", lambda: _nd.ndlinear_apply(x, ws, bs, order)),
+                           ("ndlinear_matrix", lambda: _nd.ndlinear_matrix(ws, bs, order))):
+            try:
+                call()
+                failures.append(f"{name} took {what}")
+            except exc:
+                pass
+            except Exception as e:  # noqa: BLE001  (another exception is a defect too: name it)
+                failures.append(f"{name}, {what}: {type(e).__name__}, not {exc.__name__}")
+    try:
+        _nd.ndlinear_apply(np.ones((1, 2, 3)), W)
+        failures.append("ndlinear_apply took X of shape (1, 2, 3) for D = (3, 2)")
+    except ValueError:
+        pass
+    return Trial(not failures, "exact", {"compared": f"ndlinear_apply and ndlinear_matrix on {len(bad_args)} bad arguments "
+                                                     "(weights, biases, order) and ndlinear_apply on an X of the wrong shape"},
+                 {"failures": failures} if failures else None)
 
 
 #: (batch, D, H, order) of the memory-bound check: the largest intermediate first, last and in the middle
