@@ -118,6 +118,23 @@ def _alg1_exact_apply() -> Trial:
                                f"expanded polynomial of the reference's")
 
 
+class _TensorLike:
+    """What isomat reads off a torch tensor (``detach().cpu().numpy()``), around a NumPy array; torch itself is not
+    imported (loading it takes seconds)."""
+
+    def __init__(self, a: np.ndarray):
+        self._a = a
+
+    def detach(self) -> "_TensorLike":
+        return self
+
+    def cpu(self) -> "_TensorLike":
+        return self
+
+    def numpy(self) -> np.ndarray:
+        return self._a
+
+
 #: (D, H) of the integer-input check: N = 1, 2, 3, the output modes larger or smaller than the input ones
 ALG1_INT_SHAPES = [((3,), (2,)), ((2, 3), (3, 2)), ((2, 1, 2), (1, 3, 2))]
 _BIG = 2**40  # entries near 2^40: products near 2^80, beyond float64's 53-bit significand
@@ -127,7 +144,8 @@ def _alg1_apply_inputs() -> Trial:
     """isomat.ndlinear_apply with ``backend="sympy"`` on NumPy int64 input, weights and biases (entries near 2^40, so a
     float64 computation would round the products): exactly Algorithm 1 as loops on Python ints, both orders, the
     input with one batch axis, with none (a single sample) and with two; and ndlinear_matrix's K vec(x) + β from the
-    same arrays (``backend="sympy"``) on each sample."""
+    same arrays (``backend="sympy"``) on each sample. And the float path on torch-tensor-like input, weights and
+    biases (small integers, so float64 is exact)."""
     def ok(case):
         D, H = case
         rng = np.random.default_rng(2025 + len(D))
@@ -142,6 +160,14 @@ def _alg1_apply_inputs() -> Trial:
                 want = ref[0] if lead == () else ref.reshape(*lead, *H)
                 if got.shape != want.shape or any(g != int(w) for g, w in zip(got.reshape(-1), want.reshape(-1))):
                     return False
+            # torch tensors in (read through detach().cpu().numpy()), float64 with small integers: exact
+            Ws_, bs_ = [W % 7 - 3 for W in Wp], [b % 5 - 2 for b in bs]
+            Xs = X % 9 - 4
+            ref_s = algorithm1(Xs.astype(object), [W.astype(object) for W in Ws_], [b.astype(object) for b in bs_], order)
+            got = _nd.ndlinear_apply(_TensorLike(Xs.astype(float)), [_TensorLike(W.T.astype(float)) for W in Ws_],
+                                     [_TensorLike(b.astype(float)) for b in bs_], order)
+            if got.shape != ref_s.shape or not np.array_equal(got, ref_s.astype(float)):
+                return False
             # the flattened layer from the same int64 arrays: K vec(x) + β is Algorithm 1 on each sample, exactly
             K, beta = _nd.ndlinear_matrix([W.T for W in Wp], bs, order, backend="sympy")
             for i in range(2):
@@ -153,7 +179,7 @@ def _alg1_apply_inputs() -> Trial:
     return exhaustive(ok, ALG1_INT_SHAPES, method="exact",
                       describe=f"isomat.ndlinear_apply(backend='sympy') on int64 input, weights, biases (|entries| < 2^40) "
                                f"vs Algorithm 1 as loops on Python ints, both orders, batch axes (2,), () and (1, 2); ndlinear_matrix(backend="
-                               f"'sympy') K vec(x) + β on each sample; "
+                               f"'sympy') K vec(x) + β on each sample; float64 from tensor-like inputs (small integers); "
                                f"(D, H) in {ALG1_INT_SHAPES}")
 
 
