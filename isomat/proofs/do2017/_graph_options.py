@@ -50,7 +50,7 @@ WEIGHTED_GRAPHS = (
 CHEB_UNDIRECTED = (("combinatorial", 4, 0), ("symmetric", 3, 1), ("random-walk", 2, 1), ("symmetric", 1, 0))
 CHEB_DIRECTED = (("random-walk", 4, 1), ("combinatorial", 2, 0), ("random-walk", 1, 1), ("combinatorial", 3, 1))
 CHEB_THETAS = {1: (F(3, 2),), 2: (F(1, 2), F(-1)), 3: (F(1, 2), F(-1), F(2)), 4: (F(1), F(1, 3), F(-2), F(3, 4))}
-CHEB_LAMBDAS = {"sympy": (sympy.Rational(5, 2), 1), "numpy": (2.5, "eig")}
+CHEB_LAMBDAS = {"exact": (sympy.Rational(5, 2), 1), "float": (2.5, "eig")}
 CHEB_COMPLEX = (0.5 + 1j, -1.0, 0.25j)  # θ of the complex filter (float field, lambda_max 2.5)
 SPECTRAL = lambda lam: 1 - 2 * lam + 3 * lam ** 2  # noqa: E731  (g(λ), so U g(Λ) Uᵀ = I − 2L + 3L²)
 
@@ -159,7 +159,7 @@ def _cases(directed: bool, field: str) -> list[tuple[str, str, dict, Any]]:
         cases += [(f"laplacian/{k}", f"laplacian kind={k} isolated={iso}", {"kind": k, "isolated": iso},
                    f"laplacian/{k}") for k in kinds]
     for k, K, which in CHEB_DIRECTED if directed else CHEB_UNDIRECTED:
-        theta, lam = CHEB_THETAS[K], CHEB_LAMBDAS[field][which]
+        theta, lam = CHEB_THETAS[K], CHEB_LAMBDAS["exact" if exact else "float"][which]
         # exact: a list of SymPy rationals; float: a NumPy array (a sequence only by its __len__)
         th = [sympy.Rational(t.numerator, t.denominator) for t in theta] if exact else np.array([float(t) for t in theta])
         kw = {"theta": th, "kind": k, "isolated": "zero", "lambda_max": None if lam == "eig" else lam}
