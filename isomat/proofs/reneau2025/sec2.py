@@ -145,7 +145,8 @@ def _alg1_apply_inputs() -> Trial:
     float64 computation would round the products): exactly Algorithm 1 as loops on Python ints, both orders, the
     input with one batch axis, with none (a single sample) and with two; and ndlinear_matrix's K vec(x) + β from the
     same arrays (``backend="sympy"``) on each sample. And the float path on torch-tensor-like input, weights and
-    biases (small integers, so float64 is exact)."""
+    biases (small integers, so float64 is exact); SymPy rational weights with no backend (the exact field, inferred);
+    weights as nested lists of ints."""
     def ok(case):
         D, H = case
         rng = np.random.default_rng(2025 + len(D))
@@ -168,6 +169,18 @@ def _alg1_apply_inputs() -> Trial:
                                      [_TensorLike(b.astype(float)) for b in bs_], order)
             if got.shape != ref_s.shape or not np.array_equal(got, ref_s.astype(float)):
                 return False
+            # exact weights (SymPy rationals) and biases as nested lists, no backend: the exact field, from the values
+            Wq = [sympy.Matrix(W.T.tolist()) / 3 for W in Ws_]
+            thirds = [np.array([[sympy.Rational(int(v), 3) for v in row] for row in W.tolist()], dtype=object) for W in Ws_]
+            ref_q = algorithm1(Xs.astype(object), thirds, [b.astype(object) for b in bs_], order)
+            got = _nd.ndlinear_apply(Xs.tolist(), Wq, [b.tolist() for b in bs_], order)
+            if got.shape != ref_q.shape or any(g != w for g, w in zip(got.reshape(-1), ref_q.reshape(-1))):
+                return False
+            # weights as nested lists of Python ints (the float field)
+            got = _nd.ndlinear_apply(Xs, [W.T.tolist() for W in Ws_], None, order)
+            ref_l = algorithm1(Xs.astype(object), [W.astype(object) for W in Ws_], [None] * len(Ws_), order)
+            if got.shape != ref_l.shape or not np.array_equal(got, ref_l.astype(float)):
+                return False
             # the flattened layer from the same int64 arrays: K vec(x) + β is Algorithm 1 on each sample, exactly
             K, beta = _nd.ndlinear_matrix([W.T for W in Wp], bs, order, backend="sympy")
             for i in range(2):
@@ -180,6 +193,7 @@ def _alg1_apply_inputs() -> Trial:
                       describe=f"isomat.ndlinear_apply(backend='sympy') on int64 input, weights, biases (|entries| < 2^40) "
                                f"vs Algorithm 1 as loops on Python ints, both orders, batch axes (2,), () and (1, 2); ndlinear_matrix(backend="
                                f"'sympy') K vec(x) + β on each sample; float64 from tensor-like inputs (small integers); "
+                               f"SymPy rational weights without a backend (exact); nested-list weights; "
                                f"(D, H) in {ALG1_INT_SHAPES}")
 
 
@@ -193,6 +207,7 @@ def _alg1_refusals() -> Trial:
         ("weights as a string", "ab", None, "outer", X, TypeError),
         ("no weights", [], None, "outer", X, TypeError),
         ("a weight that is a number", [np.ones((2, 3)), 2.0], None, "outer", X, TypeError),
+        ("a weight that is a 0-d array", [np.ones((2, 3)), np.array(2.0)], None, "outer", X, TypeError),
         ("a weight that is a vector", [np.ones((2, 3)), np.ones(3)], None, "outer", X, ValueError),
         ("biases as one 2-d array (no sequence)", W, np.ones((2, 2)), "outer", X, TypeError),
         ("biases as a string", W, "ab", "outer", X, TypeError),
