@@ -2,7 +2,8 @@
 
 The binding of ``_common._graph_binding`` builds every operator with ``weight=None``, the default node order and
 mostly in the float field. Here the same operators are built on weighted graphs -- non-integer weights (exact
-fractions in the exact field), an edge without the weight attribute (weight 1), a self-loop, a node of degree 0,
+fractions in the exact field), an edge without the weight attribute (weight 1), a self-loop, a node of degree 0 (with
+no edge, or with signed weights summing to 0),
 string node labels, an undirected and a directed graph -- with a ``nodelist`` that is not ``G``'s node order, in
 the exact field (``backend="sympy"``) and in the float field, with every option: ``isolated`` 'zero' and 'raise',
 every Laplacian ``kind``, Chebyshev filters with K = 1..4 coefficients (complex ones too) and ``lambda_max`` given
@@ -43,6 +44,9 @@ WEIGHTED_GRAPHS = (
      (("x", "y", F(2, 3)), ("y", "x", F(1, 4)), ("y", "y", F(3, 2)), ("y", "z", F(5, 2)), ("x", "z", None)),
      ("w", "z", "y", "x")),  # z and w: no successors (degree 0)
     (True, ("u", "v"), (("u", "v", F(7, 5)), ("v", "u", F(1, 3)), ("u", "u", F(1, 6))), ("v", "u")),
+    # signed weights: m's row sums to 0 with two stored entries (D^-1 is the pseudo-inverse's 0 there, not 1/0)
+    (True, ("m", "n", "o"), (("m", "n", F(2)), ("m", "o", F(-2)), ("n", "o", F(1, 2)), ("o", "m", None)),
+     ("o", "m", "n")),
 )
 #: the Chebyshev filters built per graph: (kind, K, which lambda_max) -- K = 1 (θ_0 only), 2 (no recursion), 3 and 4
 #: (the recursion, once and twice); lambda_max per field: a SymPy rational or a Python int (exact), a float or
