@@ -485,6 +485,11 @@ def _multi_attention_int64_check() -> Trial:
         M = sympy.Matrix(G_ops.multi_attention(Ls, d, order=o, backend="sympy"))
         got = M * sympy.Matrix(H.reshape(-1, order=o).tolist())
         ok = ok and list(got) == [int(v) for v in ref.reshape(-1, order=o)]
+    try:  # the attentions as one stacked array (no sequence of matrices): refused
+        G_ops.multi_attention(np.stack(Ls), d)
+        ok = False
+    except TypeError:
+        pass
     # the default order is C: multi_attention and its entry rule called without it
     M = sympy.Matrix(G_ops.multi_attention(Ls, d, backend="sympy"))
     ok = ok and list(M * sympy.Matrix(H.reshape(-1).tolist())) == [int(v) for v in ref.reshape(-1)]
@@ -493,7 +498,8 @@ def _multi_attention_int64_check() -> Trial:
                                                           multi_attention_entry(rows, cols, N, n, d, "C")))
     return Trial(ok, "exact", {"compared": "multi_attention(backend='sympy') of int64 Λ (|entries| < 2^60, numpy seed "
                                            f"{_LARGE_SEED + 13}, |V| = {N}, n = {n}, d = {d}) times vec H vs vec [Λ(k)H] on "
-                                           "Python ints, orders C, F and the default (C); multi_attention_entry's default order vs 'C'"})
+                                           "Python ints, orders C, F and the default (C); multi_attention_entry's default order vs 'C'; a "
+                                           "stacked array of attentions refused (TypeError)"})
 
 
 def _mat1_np(P, t):
