@@ -175,6 +175,10 @@ def test_directed_graphs():
             fn(g)
     with pytest.raises(ValueError, match="symmetric adjacency"):
         laplacian(g, "symmetric")
+    # D - A of a directed graph is not symmetric: eigh would read its lower triangle as the whole matrix
+    for kind in ("combinatorial", "symmetric"):
+        with pytest.raises(ValueError, match="symmetric adjacency.*directed"):
+            spectral_filter(g, np.exp, kind=kind)
     np.testing.assert_allclose(mean_aggregation(g).toarray(), [[0, .5, .5], [0, 0, 1], [1, 0, 0]])
     sink = nx.DiGraph([(0, 1)])
     with pytest.raises(ValueError, match=r"without successors.*\[1\]"):

@@ -364,7 +364,8 @@ def spectral_filter(G: Any, g: Callable[[Any], Any], *, kind: str = "symmetric",
     r"""The spectral filter :math:`U g(\Lambda) U^{\mathsf T}` of do2017 eq. (14), :math:`L = U\Lambda U^{\mathsf T}`.
 
     Needs the orthogonal eigendecomposition of a symmetric :math:`L` (``kind`` "symmetric" or
-    "combinatorial" of an undirected graph), computed with ``eigh`` in float64 (NumPy or CuPy).
+    "combinatorial" of an undirected graph; a directed graph is refused with a ``ValueError``), computed
+    with ``eigh`` in float64 (NumPy or CuPy).
     ``g`` maps the eigenvalue array to the filter response, elementwise. The result is dense in
     general (all :math:`n^2` entries are stored). Not available in the exact field (``ValueError``):
     use :func:`chebyshev_filter`, which is exact for polynomial filters.
@@ -377,6 +378,9 @@ def spectral_filter(G: Any, g: Callable[[Any], Any], *, kind: str = "symmetric",
         raise TypeError(f"g must be a callable on the eigenvalue array, got {type(g).__name__}")
     kind = _validate.choice("kind", kind, ("symmetric", "combinatorial"))
     L: Any = laplacian(G, kind, nodelist=nodelist, weight=weight, isolated=isolated, backend=field, format="csr")
+    # eigh reads one triangle of L: the combinatorial Laplacian D - A of a directed graph is not symmetric, and
+    # would be read as another matrix (laplacian refuses a directed G only for kind="symmetric")
+    _undirected(G.is_directed(), f"spectral_filter(kind={kind!r})")
     n = L.shape[0]
     check_size("spectral_filter", (n, n), n * n, field=field)
     xp = _backend.array_module(field)

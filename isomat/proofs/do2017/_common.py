@@ -27,6 +27,7 @@ from ...algebra.matrix_layer import (
 )
 from ...algebra.graph import mean_aggregation_entry, multi_attention_entry, renormalized_adjacency_entry
 from ...algebra.matrix_layer import matrix_layer_entry
+from ._graph_options import WEIGHTED_GRAPHS, graph_options_bad
 from ...errors import CheckError
 from .. import prover
 from ..prover import FLATTENING_LEMMAS, fdiv, fmod, ints
@@ -515,6 +516,37 @@ def _multi_attention_large_check(field: str = "numpy") -> Trial:
                         "against multi_attention_entry (numpy) and vec [Λ(1)H, Λ(2)H]", test, field)
 
 
+def _multi_attention_int64_check() -> Trial:
+    """multi_attention(backend="sympy") of NumPy int64 attention matrices with entries near 2^60 (float64 would round
+    them) against vec [Λ(1)H, Λ(2)H] on Python ints, orders C and F; and multi_attention_entry with its default order
+    equal to order "C"."""
+    rng = np.random.default_rng(_LARGE_SEED + 13)
+    N, n, d = 3, 2, 2
+    Ls = [rng.integers(-2**60, 2**60, (N, N)) for _ in range(n)]
+    H = rng.integers(-9, 10, (N, d))
+    ref = np.hstack([L.astype(object) @ H.astype(object) for L in Ls])
+    ok = True
+    for o in "CF":
+        M = sympy.Matrix(G_ops.multi_attention(Ls, d, order=o, backend="sympy"))
+        got = M * sympy.Matrix(H.reshape(-1, order=o).tolist())
+        ok = ok and list(got) == [int(v) for v in ref.reshape(-1, order=o)]
+    try:  # the attentions as one stacked array (no sequence of matrices): refused
+        G_ops.multi_attention(np.stack(Ls), d)
+        ok = False
+    except TypeError:
+        pass
+    # the default order is C: multi_attention and its entry rule called without it
+    M = sympy.Matrix(G_ops.multi_attention(Ls, d, backend="sympy"))
+    ok = ok and list(M * sympy.Matrix(H.reshape(-1).tolist())) == [int(v) for v in ref.reshape(-1)]
+    rows, cols = np.meshgrid(np.arange(N * n * d), np.arange(N * d), indexing="ij")
+    ok = ok and all(np.array_equal(a, b) for a, b in zip(multi_attention_entry(rows, cols, N, n, d),
+                                                          multi_attention_entry(rows, cols, N, n, d, "C")))
+    return Trial(ok, "exact", {"compared": "multi_attention(backend='sympy') of int64 Λ (|entries| < 2^60, numpy seed "
+                                           f"{_LARGE_SEED + 13}, |V| = {N}, n = {n}, d = {d}) times vec H vs vec [Λ(k)H] on "
+                                           "Python ints, orders C, F and the default (C); multi_attention_entry's default order vs 'C'; a "
+                                           "stacked array of attentions refused (TypeError)"})
+
+
 def _mat1_np(P, t):
     """mat1 by a direct loop over the output entries: Σ_(i,j) U[i,a] P[i,j] V[j,b] + B[a,b]."""
     U, V, B = t[0], t[1], t[-1]
@@ -601,7 +633,9 @@ GRAPH_NOTE = (" Binding (issue 36): isomat's graph operators the claim uses are 
               "written out by loops over the edges on the graphs the checks above leave out -- every undirected graph "
               "on 1-3 nodes and directed graph on 1-2 nodes with self-loops and isolated nodes, 12 seeded random graphs "
               "on 3-8 nodes, multigraphs (refused) -- and on a 3000-node graph with self-loops and isolated nodes "
-              "(pattern, 200 sampled rows, row sums).")
+              "(pattern, 200 sampled rows, row sums); and on weighted graphs (non-integer weights, self-loops, nodes "
+              "of degree 0, directed and undirected) with a permuted nodelist, in the exact and the float field, with "
+              "every option (isolated, kind, Chebyshev K = 1..4 with lambda_max given or computed).")
 
 
 def _build(op: str, g: Any, field: str, isolated: str = "zero") -> Any:
@@ -829,12 +863,14 @@ def _graph_binding(*ops: str) -> Trial:
     every undirected graph with 1..3 nodes and every directed graph with 1..2 nodes, self-loops and isolated nodes
     included, 12 seeded random graphs with 3..8 nodes, multigraphs (refused with TypeError) and, at a user's size
     (3000 nodes, 9000 random edges, 30 self-loops, 20 isolated nodes, directed and undirected), the stored pattern,
-    200 sampled rows exactly / to 1e-12 and the row sums of D^-1 A."""
+    200 sampled rows exactly / to 1e-12 and the row sums of D^-1 A; and on the weighted graphs of
+    :func:`._graph_options.graph_options_bad` (non-integer weights, a permuted nodelist, every option, the exact and
+    the float field)."""
     for op in ops:
         if op not in GRAPH_OPS:
             raise CheckError(f"no graph operator {op!r} (one of {GRAPH_OPS})")
     field = float_backend()
-    bad = [b for b in _graph_hostile_bad(field) if b[0] in ops]
+    bad = [b for b in _graph_hostile_bad(field) + graph_options_bad(field) if b[0] in ops]
     ex, rnd = _hostile_graphs()
     ev = {"compared": f"isomat {', '.join(ops)} vs the operators written out from their definitions (loops over G's edges; "
                       "A_ij = 1 per edge i → j, undirected both ways, a self-loop once; D_ii = Σ_j A_ij; isolated='zero' "
@@ -842,7 +878,11 @@ def _graph_binding(*ops: str) -> Trial:
           "graphs": f"{len(ex)} graphs exhaustively (undirected 1..3 nodes, directed 1..2 nodes, self-loops and isolated "
                     f"nodes included), {len(rnd)} seeded random graphs with 3..8 nodes (numpy seed {_LARGE_SEED + 11}), "
                     f"a MultiGraph and a MultiDiGraph, and at {USER_GRAPH[0]} nodes / {USER_GRAPH[1]} random edges (seed "
-                    f"{USER_GRAPH[2]}, 30 self-loops, 20 isolated nodes) the pattern, 200 sampled rows and the row sums",
+                    f"{USER_GRAPH[2]}, 30 self-loops, 20 isolated nodes) the pattern, 200 sampled rows and the row sums; "
+                    f"{len(WEIGHTED_GRAPHS)} weighted graphs (non-integer weights, an edge without the attribute, "
+                    "self-loops, nodes of degree 0, directed and undirected, string labels) built with a permuted "
+                    "nodelist in the exact field (compared exactly) and the float field, isolated 'zero' and 'raise', "
+                    "every kind, Chebyshev K = 1..4 with lambda_max given or computed",
           "tolerance": "exact pattern; entries atol 1e-12 (float64)", "field": field}
     if bad:
         op, kind, what = bad[0]

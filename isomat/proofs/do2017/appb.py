@@ -79,7 +79,9 @@ CONNECTED = [g for g in ATLAS if g.number_of_nodes() >= 2 and nx.is_connected(g)
 )
 def _eq14():
     # every graph the spectral filter takes (self-loops, isolated nodes) and a user's size, before the proof
-    hostile = require(isomat_graph_operators=_graph_binding("spectral_filter", "laplacian/symmetric"))
+    # the spectral filter's two Laplacians (kind="symmetric", eq. 14's L, and kind="combinatorial", D - A)
+    hostile = require(isomat_graph_operators=_graph_binding("spectral_filter", "laplacian/symmetric",
+                                                            "laplacian/combinatorial"))
     i, j, n = ints("i j n")
     A, sc = _fn("A"), _fn("s", 1)
     delta = lambda x, y: z3.If(x == y, z3.RealVal(1), z3.RealVal(0))  # noqa: E731

@@ -9,6 +9,7 @@ from ._common import (  # noqa: F401
     _mean_aggregation_large_check,
     float_backend,
     _multi_attention_large_check,
+    _multi_attention_int64_check,
     Outcome,
     Reading,
     by_readings,
@@ -172,13 +173,16 @@ def _eq12():
         "(i, kd + j) of H̃; the row's stored entries are exactly the columns of H[l, j], each l < |V| once, "
         "with weight Λ(k)[i, l]; so (M vec H)[row] = Σ_l Λ(k)[i, l] H[l, j] = H̃[i, kd + j]. Cross-check: "
         "exact, on Hypothesis-drawn integer attention matrices and H (|V| ≤ 4, d ≤ 3, n ≤ 3), compared "
-        "with sympy row_join of the products."
+        "with sympy row_join of the products. Binding: multi_attention against multi_attention_entry on seeded larger "
+        "graphs (float), and in the exact field from int64 attention matrices with entries near 2^60 (products exact, "
+        "C and F); the entry rule's default order is 'C'."
     ),
     methods=["symbolic", "exact", "property"],
 )
 def _eq13():
     # seeded larger instances (binding), settled before the proofs
-    large = require(builder_vs_entry_rule_large=_multi_attention_large_check(float_backend()))
+    large = require(builder_vs_entry_rule_large=_multi_attention_large_check(float_backend()),
+                    exact_field_and_default_order_bind=_multi_attention_int64_check())
     dims = st.tuples(st.integers(1, 4), st.integers(1, 3), st.integers(1, 3), st.sampled_from("CF"))
     draws = dims.flatmap(lambda s: st.tuples(st.just(s), st.lists(_int_matrix(s[0], s[0]), min_size=s[2], max_size=s[2]),
                                              _int_matrix(s[0], s[1])))

@@ -251,14 +251,32 @@ def ndlinear_dimension(D, H, seed: int = 2503) -> int:
     return DomainMatrix([[ZZ(int(v)) for v in col] for col in cols], (len(cols), len(cols[0])), ZZ).rank()
 
 
+def _dense_of(M, fmt: str) -> np.ndarray:
+    """The dense matrix of ndlinear_matrix's ``K`` in ``fmt``: a SciPy matrix of that format, or (format "operator")
+    the stored (row, col, value) triplets summed into an array; None when ``K`` is not what ``fmt`` asks for."""
+    if fmt == "operator":
+        if not all(hasattr(M, a) for a in ("rows", "cols", "values", "shape")):
+            return None
+        out = np.zeros(M.shape)
+        np.add.at(out, (np.asarray(M.rows), np.asarray(M.cols)), np.asarray(M.values, dtype=float))
+        return out
+    return np.asarray(M.toarray()) if getattr(M, "format", None) == fmt else None
+
+
 def _ndlinear_binding():
-    """isomat's ndlinear_matrix (no bias) equals np.kron of the same factors, every case of MODE_CASES."""
+    """isomat's ndlinear_matrix (no bias) equals np.kron of the same factors, every case of MODE_CASES, rendered in
+    each format (csr, csc, coo, and the operator's triplets), the result in the format asked for."""
     def ok(c):
         D, H = c
         Ws = _factors(D, H, 7)
-        M = _nd.ndlinear_matrix([W.astype(float) for W in Ws])[0]
-        return bool(np.array_equal(np.asarray(M.toarray()), _kron_all(Ws).astype(float)))
-    return exhaustive(ok, MODE_CASES, describe="isomat ndlinear_matrix == np.kron of the factors", method="exact")
+        ref = _kron_all(Ws).astype(float)
+        for fmt in ("csr", "csc", "coo", "operator"):
+            M = _dense_of(_nd.ndlinear_matrix([W.astype(float) for W in Ws], format=fmt)[0], fmt)
+            if M is None or not np.array_equal(M, ref):
+                return False
+        return True
+    return exhaustive(ok, MODE_CASES, method="exact",
+                      describe="isomat ndlinear_matrix == np.kron of the factors, formats csr, csc, coo and operator")
 
 
 @claim(

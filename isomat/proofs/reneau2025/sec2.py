@@ -84,7 +84,9 @@ def _alg1():
     step = _step_is_kron_proof()
     return decide(sym, step_is_kronecker_for_all_sizes=step,
                   property_crosscheck=prop,
-                  float_crosscheck=floats, kron_operator_binds=kron_binds(), exact_apply_binds=_alg1_exact_apply())
+                  float_crosscheck=floats, kron_operator_binds=kron_binds(), exact_apply_binds=_alg1_exact_apply(),
+                  apply_inputs_bind=_alg1_apply_inputs(), apply_memory_bound_binds=_alg1_memory_bound(),
+                  bad_arguments_refused=_alg1_refusals())
 
 
 #: (D, H) of the exact ndlinear_apply check: N = 2 and 3, so a mode without a bias can precede one with it
@@ -105,13 +107,170 @@ def _alg1_exact_apply() -> Trial:
             got = _nd.ndlinear_apply(sympy.Array(X.tolist()), [sympy.Matrix(W.T.tolist()) for W in Wp],
                                      None if biases is None else [None if b is None else list(b) for b in biases],
                                      order, backend="sympy")
-            if got.shape != ref.shape or not all(sympy.expand(g - r) == 0 for g, r in zip(got.reshape(-1), ref.reshape(-1))):
+            # each entry is the expanded polynomial (as == compares them), equal to the reference's
+            if got.shape != ref.shape or not all(g == sympy.expand(r) for g, r in zip(got.reshape(-1), ref.reshape(-1))):
                 return False
         return True
 
     return exhaustive(ok, ALG1_EXACT_APPLY, method="symbolic",
                       describe=f"isomat.ndlinear_apply (exact: sympy.Array input, symbolic weights, no bias on mode 1) vs "
-                               f"Algorithm 1 as loops, both orders, (D, H) in {ALG1_EXACT_APPLY}")
+                               f"Algorithm 1 as loops, both orders, (D, H) in {ALG1_EXACT_APPLY}: every entry the "
+                               f"expanded polynomial of the reference's")
+
+
+class _TensorLike:
+    """What isomat reads off a torch tensor (``detach().cpu().numpy()``), around a NumPy array; torch itself is not
+    imported (loading it takes seconds)."""
+
+    def __init__(self, a: np.ndarray):
+        self._a = a
+
+    def detach(self) -> "_TensorLike":
+        return self
+
+    def cpu(self) -> "_TensorLike":
+        return self
+
+    def numpy(self) -> np.ndarray:
+        return self._a
+
+
+#: (D, H) of the integer-input check: N = 1, 2, 3, the output modes larger or smaller than the input ones
+ALG1_INT_SHAPES = [((3,), (2,)), ((2, 3), (3, 2)), ((2, 1, 2), (1, 3, 2))]
+_BIG = 2**40  # entries near 2^40: products near 2^80, beyond float64's 53-bit significand
+
+
+def _alg1_apply_inputs() -> Trial:
+    """isomat.ndlinear_apply with ``backend="sympy"`` on NumPy int64 input, weights and biases (entries near 2^40, so a
+    float64 computation would round the products): exactly Algorithm 1 as loops on Python ints, both orders, the
+    input with one batch axis, with none (a single sample) and with two; and ndlinear_matrix's K vec(x) + β from the
+    same arrays (``backend="sympy"``) on each sample. And the float path on torch-tensor-like input, weights and
+    biases (small integers, so float64 is exact); SymPy rational weights with no backend (the exact field, inferred);
+    weights as nested lists of ints."""
+    def ok(case):
+        D, H = case
+        rng = np.random.default_rng(2025 + len(D))
+        Wp = [rng.integers(-_BIG, _BIG, (d, h)) for d, h in zip(D, H)]  # the paper's W_k (D_k x H_k)
+        bs = [rng.integers(-_BIG, _BIG, h) for h in H]
+        X = rng.integers(-_BIG, _BIG, (2, *D))
+        for order in ("outer", "inner"):
+            ref = algorithm1(X.astype(object), [W.astype(object) for W in Wp], [b.astype(object) for b in bs], order)
+            for lead in ((2,), (), (1, 2)):
+                Xin = X[0] if lead == () else X.reshape(*lead, *D)
+                got = _nd.ndlinear_apply(Xin, [W.T for W in Wp], bs, order, backend="sympy")
+                want = ref[0] if lead == () else ref.reshape(*lead, *H)
+                if got.shape != want.shape or any(g != int(w) for g, w in zip(got.reshape(-1), want.reshape(-1))):
+                    return False
+            # torch tensors in (read through detach().cpu().numpy()), float64 with small integers: exact
+            Ws_, bs_ = [W % 7 - 3 for W in Wp], [b % 5 - 2 for b in bs]
+            Xs = X % 9 - 4
+            ref_s = algorithm1(Xs.astype(object), [W.astype(object) for W in Ws_], [b.astype(object) for b in bs_], order)
+            got = _nd.ndlinear_apply(_TensorLike(Xs.astype(float)), [_TensorLike(W.T.astype(float)) for W in Ws_],
+                                     [_TensorLike(b.astype(float)) for b in bs_], order)
+            if got.shape != ref_s.shape or not np.array_equal(got, ref_s.astype(float)):
+                return False
+            # exact weights (SymPy rationals) and biases as nested lists, no backend: the exact field, from the values
+            Wq = [sympy.Matrix(W.T.tolist()) / 3 for W in Ws_]
+            thirds = [np.array([[sympy.Rational(int(v), 3) for v in row] for row in W.tolist()], dtype=object) for W in Ws_]
+            ref_q = algorithm1(Xs.astype(object), thirds, [b.astype(object) for b in bs_], order)
+            got = _nd.ndlinear_apply(Xs.tolist(), Wq, [b.tolist() for b in bs_], order)
+            if got.shape != ref_q.shape or any(g != w for g, w in zip(got.reshape(-1), ref_q.reshape(-1))):
+                return False
+            # weights as nested lists of Python ints (the float field)
+            got = _nd.ndlinear_apply(Xs, [W.T.tolist() for W in Ws_], None, order)
+            ref_l = algorithm1(Xs.astype(object), [W.astype(object) for W in Ws_], [None] * len(Ws_), order)
+            if got.shape != ref_l.shape or not np.array_equal(got, ref_l.astype(float)):
+                return False
+            # the flattened layer from the same int64 arrays: K vec(x) + β is Algorithm 1 on each sample, exactly
+            K, beta = _nd.ndlinear_matrix([W.T for W in Wp], bs, order, backend="sympy")
+            for i in range(2):
+                flat = sympy.Matrix(K) * sympy.Matrix(X[i].reshape(-1).tolist()) + sympy.Matrix(beta)
+                if list(flat) != [int(w) for w in ref[i].reshape(-1)]:
+                    return False
+        return True
+
+    return exhaustive(ok, ALG1_INT_SHAPES, method="exact",
+                      describe=f"isomat.ndlinear_apply(backend='sympy') on int64 input, weights, biases (|entries| < 2^40) "
+                               f"vs Algorithm 1 as loops on Python ints, both orders, batch axes (2,), () and (1, 2); ndlinear_matrix(backend="
+                               f"'sympy') K vec(x) + β on each sample; float64 from tensor-like inputs (small integers); "
+                               f"SymPy rational weights without a backend (exact); nested-list weights; "
+                               f"(D, H) in {ALG1_INT_SHAPES}")
+
+
+def _alg1_refusals() -> Trial:
+    """isomat.ndlinear_apply and ndlinear_matrix refuse each bad argument with the exception their docstrings and the
+    project's conventions name (TypeError for a wrong kind of value, ValueError for a wrong shape or choice)."""
+    W = [np.ones((2, 3)), np.ones((3, 2))]
+    X = np.ones((1, 3, 2))
+    bad_args = [  # (what, weights, biases, order, X, exception)
+        ("weights as one 3-d array (no sequence)", np.ones((2, 2, 2)), None, "outer", np.ones((1, 2, 2)), TypeError),
+        ("weights as a string", "ab", None, "outer", X, TypeError),
+        ("no weights", [], None, "outer", X, TypeError),
+        ("a weight that is a number", [np.ones((2, 3)), 2.0], None, "outer", X, TypeError),
+        ("a weight that is a 0-d array", [np.ones((2, 3)), np.array(2.0)], None, "outer", X, TypeError),
+        ("a weight that is a vector", [np.ones((2, 3)), np.ones(3)], None, "outer", X, ValueError),
+        ("biases as one 2-d array (no sequence)", W, np.ones((2, 2)), "outer", X, TypeError),
+        ("biases as a string", W, "ab", "outer", X, TypeError),
+        ("one bias for two modes", W, [np.ones(2)], "outer", X, ValueError),
+        ("a bias of the wrong length", W, [np.ones(2), np.ones(2)], "outer", X, ValueError),
+        ("an unknown order", W, None, "sideways", X, ValueError),
+    ]
+    failures = []
+    for what, ws, bs, order, x, exc in bad_args:
+        for name, call in (("ndlinear_apply", lambda: _nd.ndlinear_apply(x, ws, bs, order)),
+                           ("ndlinear_matrix", lambda: _nd.ndlinear_matrix(ws, bs, order))):
+            try:
+                call()
+                failures.append(f"{name} took {what}")
+            except exc:
+                pass
+            except Exception as e:  # noqa: BLE001  (another exception is a defect too: name it)
+                failures.append(f"{name}, {what}: {type(e).__name__}, not {exc.__name__}")
+    try:
+        _nd.ndlinear_apply(np.ones((1, 2, 3)), W)
+        failures.append("ndlinear_apply took X of shape (1, 2, 3) for D = (3, 2)")
+    except ValueError:
+        pass
+    return Trial(not failures, "exact", {"compared": f"ndlinear_apply and ndlinear_matrix on {len(bad_args)} bad arguments "
+                                                     "(weights, biases, order) and ndlinear_apply on an X of the wrong shape"},
+                 {"failures": failures} if failures else None)
+
+
+#: (batch, D, H, order) of the memory-bound check: the largest intermediate first, last and in the middle
+ALG1_MEMORY_CASES = [(3, (2, 3), (4, 5), "outer"), (3, (2, 3), (4, 5), "inner"), (2, (5, 1), (1, 1), "inner"),
+                     (2, (1, 5), (1, 1), "outer"), (1, (2, 6, 2), (2, 1, 7), "outer"), (1, (2, 6, 2), (7, 1, 2), "inner")]
+
+
+def _alg1_memory_bound() -> Trial:
+    """isomat.ndlinear_apply (float64) refuses exactly above its documented bound, four arrays of its largest
+    intermediate: with the memory bound at 4 · 8 bytes · L it runs, one byte below it raises SizeLimitError, L the
+    batch times the largest tensor among Algorithm 1's steps (the input, then mode by mode in ``order``), counted by
+    a loop over the steps."""
+    from ... import memory_limit
+    from ...errors import SizeLimitError
+
+    def ok(case):
+        batch, D, H, order = case
+        sizes, cur = [math.prod(D)], list(D)
+        for k in (range(len(D)) if order == "outer" else reversed(range(len(D)))):
+            cur[k] = H[k]
+            sizes.append(math.prod(cur))
+        bound = 4 * 8 * batch * max(sizes)
+        X = np.ones((batch, *D))
+        Ws = [np.ones((h, d)) for d, h in zip(D, H)]
+        with memory_limit(bound):
+            _nd.ndlinear_apply(X, Ws, None, order, backend="numpy")
+        try:
+            with memory_limit(bound - 1):
+                _nd.ndlinear_apply(X, Ws, None, order, backend="numpy")
+        except SizeLimitError:
+            return True
+        return False
+
+    return exhaustive(ok, ALG1_MEMORY_CASES, method="exact",
+                      describe="isomat.ndlinear_apply (float64) runs with the memory bound at 4 · 8 B · L and is refused "
+                               "1 byte below, L = batch · the largest tensor of Algorithm 1's steps (a loop over them), "
+                               f"(batch, D, H, order) in {ALG1_MEMORY_CASES}")
 
 
 ALG1_FLOAT_SHAPES = [((7,), (5,)), ((2, 3), (4, 1)), ((3, 4, 5), (2, 6, 3)), ((2, 3, 2, 3), (3, 2, 1, 2))]

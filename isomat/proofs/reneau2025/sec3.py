@@ -179,15 +179,24 @@ def _flops_large() -> Trial:
         got = _nd.ndlinear_flops(D, H, B)
         if not (got["ndlinear"] == eq1 == steps and got["dense"] == 2 * B * math.prod(D) * math.prod(H)):
             bad.append({"D": D, "H": H, "B": B, "isomat": got, "eq1": eq1, "counted": steps})
+        got_1 = _nd.ndlinear_flops(D, H)  # the defaults: one sample, order outer
+        if got_1 != {"ndlinear": eq1 // B, "dense": 2 * math.prod(D) * math.prod(H)}:
+            bad.append({"D": D, "H": H, "B": "default (1)", "isomat": got_1, "eq1": eq1 // B})
         # run k = N..1 (transform_outer=False): the earlier and later modes swap roles
         eq1_in = 2 * B * sum(math.prod(D[:k]) * math.prod(H[k + 1:]) * D[k] * H[k] for k in range(N))
         steps_in = 2 * B * sum(rows * dk * hk for rows, dk, hk in _alg1_steps(D, H, "inner"))
         got_in = _nd.ndlinear_flops(D, H, B, order="inner")
         if not got_in["ndlinear"] == eq1_in == steps_in:
             bad.append({"D": D, "H": H, "B": B, "order": "inner", "isomat": got_in, "eq1": eq1_in, "counted": steps_in})
+    for count in (_nd.ndlinear_flops, _nd.ndlinear_param_count):  # one hidden size per input mode: else refused
+        try:
+            bad.append({"D": (2, 3), "H": (4,), "took": count.__name__, "isomat": count((2, 3), (4,))})
+        except ValueError:
+            pass
     return Trial(not bad, "exact", {"compared": "isomat.ndlinear_flops vs eq. (1) written out and the step bookkeeping, "
                                                  "3 seeded shapes, N in [3, 6], D_k, H_k in [1, 60], B in [1, 64], "
-                                                 "both orders (k = 1..N and N..1)"},
+                                                 "both orders (k = 1..N and N..1), and with the defaults (B = 1, outer); "
+                                                 "ndlinear_flops and ndlinear_param_count refuse D = (2, 3), H = (4,)"},
                  bad[0] if bad else None, strength="sampled")
 
 
