@@ -242,7 +242,7 @@ def _conv_diagonals(cp: Any, channels: int, size: int, dtype: Any, seed: int = 3
 
 def _sampled_rows(kernel: np.ndarray, v: np.ndarray, size: int, rows: np.ndarray, *,
                   transpose: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Entries ``rows`` of :math:`A v` (or :math:`A^{\mathsf T} v`) for the 3x3 'same' cross-correlation
+    r"""Entries ``rows`` of :math:`A v` (or :math:`A^{\mathsf T} v`) for the 3x3 'same' cross-correlation
     with ``kernel`` (C_out, C_in, 3, 3), summed directly on the host in float64 (torch's conv2d), and the
     sums of the terms' magnitudes (the scale of float32 rounding). The transpose is the cross-correlation
     with the channels swapped and the taps flipped: input (ci, a, b) collects ``kernel[o, ci, ty, tx] *

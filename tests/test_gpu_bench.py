@@ -8,23 +8,18 @@ stand (exit status 1).
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.standin
+from ._scripts import load_benchmark
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu.py"
+pytestmark = pytest.mark.standin
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("gpu_bench", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("gpu", "gpu_bench")
 
 
 #: every leg at sizes the stand-in runs in a second or two

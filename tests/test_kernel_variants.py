@@ -5,20 +5,15 @@ block rows is caught. (``tests/test_nvrtc.py`` compiles the same sources with th
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "kernel_variants.py"
+from ._scripts import load_benchmark
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("kernel_variants", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("kernel_variants", "kernel_variants")
 
 
 @pytest.mark.standin
