@@ -630,7 +630,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         del op
         in_shape, out_shape = fam.shapes(args, M.shape)
         skip = {"func", "command", "kind", "output", "format", "seed", "torch_layout", "memory_limit", "dtype",
-                "order", "force"}
+                "order", "force", "program"}  # program: how the CLI was entered (_main), not a layer parameter
         params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(vars(args).items())
                   if k not in skip and v is not None and not callable(v)}
         params.update(fam.describe(args))  # e.g. a kernel file's real channels and content hash
