@@ -271,7 +271,7 @@ def _layer_builder_check(field: str = "numpy") -> Trial:
     bias = exhaustive(lambda c: _layer_bias_ok(c, field), bias_cases, method="exact",
         describe="matrix_layer / matrix_layer2 with a bias B, in turn a dense array, SciPy CSR, a SparseOperator, with "
                  "U, V as nested lists, an exact SymPy B of halves beside float U, V and no backend (the field is the "
-                 "exact one), SymPy U, V with the float backend: bias = vec(B) in the order and the layer applied to "
+                 "exact one), SymPy U, V with the float backend (NumPy converts them; CuPy must refuse them): bias = vec(B) in the order and the layer applied to "
                  "integer P_k equals Σ U_kᵀ P_k V_k + B computed with NumPy (SymPy for the exact field); every "
                  "r', c', r_k, c_k <= 2 and the 3 seeded shapes, each with two of (order C/F × one/two blocks)")
     return all_of(t, bias).with_evidence(field=field)
@@ -302,6 +302,12 @@ def _layer_bias_ok(case, field: str) -> bool:
     Bin = {"csr": sp.csr_array(B), "operator": as_operator(B, field=field)}.get(form, as_values(B, field))
     conv = {"lists": lambda m: m.tolist(), "exact-weights": lambda m: sympy.Matrix(m.astype(int).tolist())}
     mats = [conv.get(form, lambda m: as_values(m, field))(m) for blk in blocks for m in blk]
+    if form == "exact-weights" and field == "cupy":  # SymPy weights on the device: refused, never silently converted
+        try:
+            build(*mats, Bin, order=order, backend=field)
+        except TypeError as exc:
+            return "cannot mix SymPy" in str(exc)
+        return False
     layer = build(*mats, Bin, order=order, backend=field)
     want = sum(u.T @ P @ v for (u, v), P in zip(blocks, Ps)) + B
     got = np.asarray(to_numpy(layer(*[as_values(P, field) for P in Ps])), dtype=float)
