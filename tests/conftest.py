@@ -230,6 +230,20 @@ def paper_records(run, paper: str, *, same_proof_as: bool = True) -> list[dict]:
     return records
 
 
+#: the files that take longest (measured with --durations: the mutation suite, the documentation site, the
+#: notebooks, CI's mutation sample, the wheel without extras, the GPU checklist through the stand-in), collected
+#: first: under pytest-xdist (README's ``-n auto --dist loadfile``) a worker takes a file at a time in collection
+#: order, so the long ones start at once and the short ones fill both workers' ends (with the long ones last, one
+#: worker ran the site build alone for two minutes while the other had finished)
+_LONGEST_FIRST = ("test_mutations.py", "test_docs_build.py", "test_notebooks.py", "test_mutation_tool.py",
+                  "test_packaging.py", "test_gpu_checklist.py", "test_bench_networks.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(_LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+
+
 #: the mutation suite's score as xdist workers reported it (the controller runs no test itself)
 _WORKER_SCORES: dict[str, bool] = {}
 

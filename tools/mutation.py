@@ -245,12 +245,15 @@ def load_equivalent(path: Path = EQUIVALENT_PATH) -> dict[str, str]:
 
 
 def sample(mutants: list[Mutant], n: int, seed: int, equivalent: dict[str, str]) -> list[Mutant]:
-    """A seeded sample of ``n`` mutants (all of them when fewer), drawn from those not on the reviewed equivalent
-    list. A listed equivalent survives every claim by its review, so in a sample it would cost the run of all its
-    claims (a survivor runs every one) and could only fail as "listed, yet killed": whether each listed mutant is
-    still equivalent is the full per-module run's business, which reports the listed mutants it kills."""
-    pool = [m for m in mutants if m.key not in equivalent]
-    return pool if n >= len(pool) else random.Random(seed).sample(pool, n)
+    """A seeded sample of ``n`` mutants not on the reviewed equivalent list (all of them when fewer): the first ``n``
+    of a seeded shuffle of every mutant, the listed ones passed over. The shuffle does not depend on the list, so
+    listing a mutant as equivalent replaces it alone (the next one of the shuffle comes in), never the whole sample.
+    A listed equivalent survives every claim by its review, so in a sample it would cost the run of all its claims
+    (a survivor runs every one) and could only fail as "listed, yet killed": whether each listed mutant is still
+    equivalent is the full per-module run's business, which reports the listed mutants it kills."""
+    order = list(mutants)
+    random.Random(seed).shuffle(order)
+    return [m for m in order if m.key not in equivalent][:n]
 
 
 # --- running ---------------------------------------------------------------------------------------------
