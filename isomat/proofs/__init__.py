@@ -167,7 +167,14 @@ def run(
             if workers > 1 or (workers == 1 and claim_timeout is not None):
                 from .._config import get_memory_limit
 
-                config = {"backend": backend, "export_smt": export, "memory_limit": get_memory_limit()}
+                from ..algebra import _threads
+
+                # the cores shared out: each worker's thread cap (isomat's pools and BLAS) is its share of
+                # isomat's cap, so that ``workers`` processes never run more threads than there are cores
+                # (2 workers with 2 OpenBLAS threads each on 2 cores: cheng2025's claims took 44.5 s in one
+                # worker, 32.4 s with one BLAS thread; the claims' matrices are small)
+                config = {"backend": backend, "export_smt": export, "memory_limit": get_memory_limit(),
+                          "threads": max(1, _threads.num_threads() // workers)}
                 run_in_workers(claims, workers, config, claim_timeout, emit, announce, DEFAULT_CLAIM_TIMEOUT,
                                fork_here=fork_here)
             else:

@@ -75,6 +75,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import re
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -116,6 +117,38 @@ DEFAULT_CVC5_RLIMIT = recheck.DEFAULT_CVC5_RLIMIT
 _RECHECK = [os.environ.get("ISOMAT_RECHECK", "1").strip().lower() not in ("0", "off", "false", "no")]
 #: the lemma being proved (names its exported obligation when no claim is running)
 _LEMMA: contextvars.ContextVar[str | None] = contextvars.ContextVar("isomat_lemma", default=None)
+
+
+#: proofs already made in this process, by the exact request (see :func:`remember_proofs`); None: off
+_MEMO: dict[str, tuple[tuple[Any, ...], "Proof"]] | None = None
+
+
+def remember_proofs(enabled: bool) -> None:
+    """Keep each proof this process makes and answer the very same request again with it (on in the
+    ledger's workers: claims of one section prove the same steps -- reneau2025's Algorithm 1 and §2.2
+    the same digit decodings -- and a claim's own repeated steps). A request is the same only with the
+    same goal and hypotheses (as SMT-LIB text, declarations included), the same lemma and axiom objects
+    offered, the same limits, sizes, wording and re-check setting; one with a candidate ``model`` is
+    never kept. Off (the default elsewhere): every call proves."""
+    global _MEMO
+    _MEMO = {} if enabled else None
+
+
+def _request_key(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], offered: Sequence[Any], axioms: Sequence[Any],
+                 **settings: Any) -> str:
+    import hashlib
+
+    s = z3.Solver()
+    for h in assuming:
+        s.add(h)
+    s.add(goal)
+    # Z3 names its let-bound subterms by their term ids (?x3181, $x3237), which differ between two builds of one
+    # goal: renamed in order of first appearance (a consistent renaming: the same statement, alpha-equivalent)
+    names: dict[str, str] = {}
+    text = re.sub(r"[?$]x\d+", lambda m: names.setdefault(m.group(0), f"{m.group(0)[0]}x{len(names)}"), s.to_smt2())
+    parts = [text, repr(sorted(settings.items())), _LEMMA.get() or "", str(_RECHECK[0]),
+             *(f"{type(x).__name__}:{getattr(x, 'name', '')}:{x.statement.sexpr()}" for x in (*offered, *axioms))]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def set_recheck(enabled: bool) -> bool:
@@ -670,6 +703,37 @@ def prove(
         in :attr:`Proof.hint`, what to try). A proof lists in ``solvers`` the solvers that agreed.
     """
     offered_all = list(lemmas)
+    memo_key = None
+    if _MEMO is not None and model is None:
+        assuming = list(assuming)
+        axioms = list(axioms)
+        memo_key = _request_key(goal, assuming, offered_all, axioms, for_all=for_all,
+                                minimize=None if minimize is None else [str(m) for m in minimize],
+                                sizes=None if sizes is None else [str(v) for v in sizes], rlimit=rlimit,
+                                timeout_s=timeout_s, antecedents=antecedents, cvc5_rlimit=cvc5_rlimit)
+        hit = _MEMO.get(memo_key)
+        # the very lemmas (an instance: of the very lemma, at the terms the key holds) and axioms offered (the
+        # entry holds them, so no other object takes their ids)
+        same = _offered_objects(offered_all, axioms)
+        if hit is not None and len(hit[0]) == len(same) and all(a is b for a, b in zip(hit[0], same)):
+            return hit[1]
+    proof = _prove(goal, for_all=for_all, assuming=assuming, offered_all=offered_all, axioms=axioms,
+                   minimize=minimize, sizes=sizes, rlimit=rlimit, timeout_s=timeout_s, antecedents=antecedents,
+                   cvc5_rlimit=cvc5_rlimit, model=model)
+    if memo_key is not None and _MEMO is not None:
+        _MEMO[memo_key] = (_offered_objects(offered_all, axioms), proof)
+    return proof
+
+
+def _offered_objects(offered: Sequence[Any], axioms: Sequence[Any]) -> tuple[Any, ...]:
+    return (*(x.lemma if isinstance(x, LemmaInstance) else x for x in offered), *axioms)
+
+
+def _prove(goal: z3.BoolRef, *, for_all: str, assuming: Iterable[z3.BoolRef], offered_all: list[Any],
+           axioms: Iterable[Axiom], minimize: Sequence[z3.ArithRef] | None, sizes: Sequence[Any] | None,
+           rlimit: int, timeout_s: float, antecedents: bool, cvc5_rlimit: int,
+           model: Mapping[Any, Any] | None) -> Proof:
+    """:func:`prove`'s work (``offered_all``: the lemmas and instances offered, as a list)."""
     # the trusted core: every lemma and instance must be the very object the prover made, unaltered;
     # the axioms behind each (transitively) are premises of this proof too
     inherited: list[Axiom] = []
@@ -778,10 +842,11 @@ def _guarded_divisors(exprs: Sequence[z3.ExprRef]) -> list[tuple[tuple[z3.BoolRe
             and not (z3.is_int_value(e.arg(1)) and e.arg(1).as_long() > 0)]
 
 
-def _stated_positive(facts: Iterable[z3.ExprRef]) -> set[str]:
+def _stated_positive(facts: Iterable[z3.ExprRef]) -> set[int]:
     """The terms that ``facts`` (conjunctions split) state positive outright: ``t >= c`` with ``c >=
-    1``, ``t > c`` with ``c >= 0`` (or the same written the other way round), as SMT-LIB text."""
-    out: set[str] = set()
+    1``, ``t > c`` with ``c >= 0`` (or the same written the other way round), by Z3 term id (terms are
+    hash-consed: one term, one id; the SMT-LIB text of each cost a tenth of the ledger's prover time)."""
+    out: set[int] = set()
     todo = list(facts)
     while todo:
         f = todo.pop()
@@ -790,15 +855,15 @@ def _stated_positive(facts: Iterable[z3.ExprRef]) -> set[str]:
         elif z3.is_app(f) and f.num_args() == 2 and (z3.is_ge(f) or z3.is_gt(f) or z3.is_le(f) or z3.is_lt(f)):
             big, small = (f.arg(0), f.arg(1)) if z3.is_ge(f) or z3.is_gt(f) else (f.arg(1), f.arg(0))
             if z3.is_int_value(small) and small.as_long() >= (0 if z3.is_gt(f) or z3.is_lt(f) else 1):
-                out.add(big.sexpr())
+                out.add(big.get_id())
     return out
 
 
-def _shown_positive(b: z3.ExprRef, known: set[str]) -> bool:
-    """``b`` is positive by sight: a positive numeral, a term in ``known``, or a sum or product of such."""
+def _shown_positive(b: z3.ExprRef, known: set[int]) -> bool:
+    """``b`` is positive by sight: a positive numeral, a term in ``known`` (ids), or a sum or product of such."""
     if z3.is_int_value(b):
         return b.as_long() > 0
-    if b.sexpr() in known:
+    if b.get_id() in known:
         return True
     return (z3.is_mul(b) or z3.is_add(b)) and all(_shown_positive(c, known) for c in b.children())
 
@@ -813,8 +878,15 @@ def _divisors_not_positive(goal: z3.BoolRef, assuming: Sequence[z3.BoolRef], axi
     # (the divisors that the hypotheses and guards show positive at sight -- a size stated >= 1, a
     # product or sum of such -- need no solver call)
     known = _stated_positive(assuming)
-    found = [(guards, b, term) for guards, b, term in _guarded_divisors([goal, *assuming])
-             if not _shown_positive(b, known | _stated_positive(guards))]
+    by_guards: dict[tuple[int, ...], set[int]] = {}  # (many divisors sit under one set of guards)
+
+    def shown(guards: tuple[z3.BoolRef, ...], b: z3.ExprRef) -> bool:
+        key = tuple(g.get_id() for g in guards)
+        if key not in by_guards:
+            by_guards[key] = known | _stated_positive(guards)
+        return _shown_positive(b, by_guards[key])
+
+    found = [(guards, b, term) for guards, b, term in _guarded_divisors([goal, *assuming]) if not shown(guards, b)]
     if not found:
         return None
     conditions = {}

@@ -3,6 +3,7 @@ differences) and helpers. References here share no code with :mod:`isomat.algebr
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping
@@ -863,11 +864,21 @@ def _min_depth(n, *, schedule=False):
     """Fewest stages over all schedules after which every output depends on every input (BFS over
     dependence bitmasks; the first stage is fixed WLOG by relabelling). With ``schedule``, also one
     optimal schedule (list of matchings)."""
+    d, done = _min_depth_search(n)
+    if not schedule:
+        return d
+    return d, [np.array(m, dtype=np.int64).reshape(-1, 2) for m in done]
+
+
+@functools.lru_cache(maxsize=None)
+def _min_depth_search(n):
+    """(fewest stages, one optimal schedule as a tuple of matchings) for :func:`_min_depth`: the search at n = 8
+    visits about a million states (a second), and three claims ask for it (one search per process)."""
     full = (1 << n) - 1
     ms = sorted({tuple(sorted(m)) for m in _matchings(range(n))})
     state = tuple(1 << i for i in range(n))
     if all(v == full for v in state):
-        return (0, []) if schedule else 0
+        return 0, ()
 
     def step(s, m):
         s2 = list(s)
@@ -883,10 +894,7 @@ def _min_depth(n, *, schedule=False):
             for m in ms:
                 nxt.setdefault(step(s, m), path + [m])
         level, d = nxt, d + 1
-    if not schedule:
-        return d
-    done = next(p for s, p in level.items() if all(v == full for v in s))
-    return d, [np.array(m, dtype=np.int64).reshape(-1, 2) for m in done]
+    return d, tuple(next(p for s, p in level.items() if all(v == full for v in s)))
 
 
 
