@@ -539,7 +539,7 @@ def test_paths_at_small_sizes_runs_every_threshold_path_and_restores():
     rng = np.random.default_rng(5)
     k = rng.integers(-3, 4, size=(4, 2, 3, 2)).astype(np.float64)
     default = conv_matrix((4, 9, 7), k, padding=1, groups=2, threads=1)
-    saved = (_conv._BLOCK_ENTRIES, _conv._DEVICE_BLOCK_ENTRIES, _conv._FORCE_THREADS, _conv._WIDE_INDICES)
+    saved = (_conv._BLOCK_ENTRIES, _conv._DEVICE_BLOCK_ENTRIES, _conv._FORCE_THREADS, _conv._INT32_MAX)
     seen = []
     real_blocks = _conv._blocks
 
@@ -555,7 +555,7 @@ def test_paths_at_small_sizes_runs_every_threshold_path_and_restores():
             small = conv_matrix((4, 9, 7), k, padding=1, groups=2, threads=1)
     finally:
         _conv._blocks = real_blocks
-    assert (_conv._BLOCK_ENTRIES, _conv._DEVICE_BLOCK_ENTRIES, _conv._FORCE_THREADS, _conv._WIDE_INDICES) == saved
+    assert (_conv._BLOCK_ENTRIES, _conv._DEVICE_BLOCK_ENTRIES, _conv._FORCE_THREADS, _conv._INT32_MAX) == saved
     assert _conv._index_dtype(10, 10) == np.int32
     assert len(seen) == 4 * 9  # one block per output line of each output channel
     assert (small != default).nnz == 0 and small.nnz == default.nnz

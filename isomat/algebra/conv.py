@@ -246,31 +246,34 @@ _BLOCK_ENTRIES = 1 << 17  # entries (before masking) generated per block: cache-
 # On the device a block is a handful of kernel launches and a synchronizing mask compaction, whatever
 # its size: cache-sized blocks made the 8192^2 build 4,600 blocks long (7.8 s on an H100, 2026-11-26).
 _DEVICE_BLOCK_ENTRIES = 1 << 24
-#: workers forced on the NumPy fill whatever the thread cap (0: the cap decides), and int64 indices
-#: forced where int32 would do: both set only by :func:`_paths_at_small_sizes`
+#: workers forced on the NumPy fill whatever the thread cap (0: the cap decides), set only by
+#: :func:`_paths_at_small_sizes`
 _FORCE_THREADS = 0
-_WIDE_INDICES = False
+#: the largest extent the builder stores in int32 indices (its columns, rows and stored entries all at most this:
+#: int32, else int64); a check sets it small (:func:`_paths_at_small_sizes`) so the int64 path runs at small sizes
+_INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 def _index_dtype(*extents: int) -> np.dtype:
-    """The builder's index dtype (int32 when every index fits), int64 under ``_WIDE_INDICES``."""
-    return np.dtype(np.int64) if _WIDE_INDICES else _backend.index_dtype(*extents)
+    """The builder's index dtype: int32 when every extent is at most :data:`_INT32_MAX`, else int64."""
+    return np.dtype(np.int32) if max((int(e) for e in extents), default=0) <= _INT32_MAX else np.dtype(np.int64)
 
 
 @contextlib.contextmanager
-def _paths_at_small_sizes(*, block_entries: int = 8, threads: int = 2, wide_indices: bool = True):
+def _paths_at_small_sizes(*, block_entries: int = 8, threads: int = 2, int32_max: int = 0):
     """Run the builder's size-dependent paths at small sizes, for a check (zhu2025's binding checks):
     blocks of ``block_entries`` entries (many blocks, several per output channel, on the host and the
-    device), the fill on ``threads`` workers whatever the thread cap, and int64 indices. Restored on exit.
+    device), the fill on ``threads`` workers whatever the thread cap, and int64 indices wherever an extent
+    (columns, output rows, stored entries) exceeds ``int32_max`` (0: always). Restored on exit.
     Not thread-safe: module state, for a check run in one thread."""
-    global _BLOCK_ENTRIES, _DEVICE_BLOCK_ENTRIES, _FORCE_THREADS, _WIDE_INDICES
-    saved = _BLOCK_ENTRIES, _DEVICE_BLOCK_ENTRIES, _FORCE_THREADS, _WIDE_INDICES
+    global _BLOCK_ENTRIES, _DEVICE_BLOCK_ENTRIES, _FORCE_THREADS, _INT32_MAX
+    saved = _BLOCK_ENTRIES, _DEVICE_BLOCK_ENTRIES, _FORCE_THREADS, _INT32_MAX
     _BLOCK_ENTRIES = _DEVICE_BLOCK_ENTRIES = block_entries
-    _FORCE_THREADS, _WIDE_INDICES = threads, wide_indices
+    _FORCE_THREADS, _INT32_MAX = threads, int32_max
     try:
         yield
     finally:
-        _BLOCK_ENTRIES, _DEVICE_BLOCK_ENTRIES, _FORCE_THREADS, _WIDE_INDICES = saved
+        _BLOCK_ENTRIES, _DEVICE_BLOCK_ENTRIES, _FORCE_THREADS, _INT32_MAX = saved
 
 
 def _counts(plan: _Plan, r0: int, r1: int, xp: Any) -> Any:
@@ -369,11 +372,14 @@ def _fill(plan: _Plan, kflat: Any, r0: int, r1: int, field: str, xp: Any, thread
     counts = _counts(plan, r0, r1, xp)
     R = r1 - r0
     total = int(counts.sum()) if R else 0
+    # one dtype for the row pointer and the columns (SciPy and CuPy keep them alike): int64 when the columns, the
+    # rows or the stored entries pass int32 (columns alone in int32 once made the row pointer of a layer with
+    # 2^31 entries wrap when it was cast to theirs)
     idt = _index_dtype(plan.n_in, plan.n_out, total)
     indptr = xp.zeros(R + 1, dtype=idt)
     if R:
         indptr[1:] = xp.cumsum(counts)
-    cols = xp.empty(total, dtype=_index_dtype(plan.n_in, plan.n_out))
+    cols = xp.empty(total, dtype=idt)
     vals = np.empty(total, dtype=object) if field == "sympy" else xp.empty(total, dtype=kflat.dtype)
     ip_host = _backend.to_numpy(indptr) if field == "cupy" else indptr
 
@@ -458,9 +464,9 @@ def _build(plan: _Plan, kflat: Any, rows: Any, field: str, format: str, threads:
         # rows in order, each row's columns increasing and distinct: the CSR as filled is canonical.
         # Through COO (int64 row ids, a lexsort in sum_duplicates) the build held 68.5 bytes an entry
         # at its peak on an H100, this path the CSR's own 12-16 plus a block's scratch.
-        return cupy_sparse().csr_matrix((vals, cols, indptr.astype(cols.dtype, copy=False)), shape=shape)
+        return cupy_sparse().csr_matrix((vals, cols, indptr), shape=shape)
     if field == "numpy" and format == "csr":
-        A = sp.csr_array((vals, cols, indptr.astype(cols.dtype, copy=False)), shape=shape, copy=False)
+        A = sp.csr_array((vals, cols, indptr), shape=shape, copy=False)
         if plan.boundary != "zero":
             # wrapped, mirrored or clamped taps may land on one column twice (and out of order): sum them
             A.has_sorted_indices = False

@@ -289,8 +289,8 @@ def _conv_option_ok(c, field="numpy") -> bool:
         if fmt == "csr" and field == "numpy":
             # well formed (row pointer, columns in range, sorted and distinct where flagged so), the wrapped
             # duplicates summed (the kernel's entries are positive: one stored entry per nonzero), int32 indices
-            # (int64 when the check forces them: conv._paths_at_small_sizes)
-            wide = np.dtype(np.int64 if _conv._WIDE_INDICES else np.int32)
+            # (int64 when the check sets the int32 limit to 0: conv._paths_at_small_sizes)
+            wide = np.dtype(np.int32 if _conv._INT32_MAX > 0 else np.int64)
             if (_csr(A, ref.shape) is None or A.nnz != np.count_nonzero(ref)
                     or A.indices.dtype != wide or A.indptr.dtype != wide):
                 return False
@@ -396,6 +396,38 @@ def _dense(A) -> np.ndarray:
     return np.asarray(to_numpy(A.toarray() if hasattr(A, "toarray") else A))
 
 
+#: (C_in, C_out, H, W, K, stride, padding, rows) of the index-width check: each makes one extent -- columns, output
+#: rows, stored entries -- the only one above an int32 limit set between them (see :func:`_conv_index_width_ok`)
+CONV_INDEX_WIDTH = [(1, 1, 9, 9, 1, 2, 0, None),   # 81 columns > 25 rows = 25 entries: the columns decide
+                    (1, 4, 5, 5, 3, 1, 1, (0, 2)),  # 100 rows (the layer's) > 25 columns > 12 entries (two rows)
+                    (1, 1, 5, 5, 3, 1, 1, None)]    # 169 entries > 25 rows = 25 columns: the entries decide
+
+
+def _conv_index_width_ok(c, field="numpy") -> bool:
+    """The builder's index dtype against its rule -- int64 exactly when the columns, the output rows or the stored
+    entries pass the int32 limit, int32 otherwise, the row pointer and the columns alike -- with the limit set
+    (conv._paths_at_small_sizes) just below and at the largest extent, so each extent's part in the choice runs at
+    a small size; the matrix equal to the direct loops each time."""
+    from ...algebra import conv as _conv
+
+    C_in, C_out, H, W, k, s, p, rows = c
+    K = np.arange(1, C_out * C_in * k * k + 1, dtype=np.float64).reshape(C_out, C_in, k, k)
+    ref = _conv_ref(C_in, C_out, 1, (H, W), (k, k), (s, s), (p, p), (1, 1), "zero", K)
+    r0, r1 = rows or (0, ref.shape[0])
+    ref = ref[r0:r1]
+    n_in, n_out, stored = C_in * H * W, C_out * _conv_out(H, k, s, p, p, 1) * _conv_out(W, k, s, p, p, 1), \
+        int(np.count_nonzero(ref))
+    top = max(n_in, n_out, stored)
+    for limit in (top - 1, top):
+        with _conv._paths_at_small_sizes(int32_max=limit):
+            A = _conv.conv_matrix((C_in, H, W), K, stride=s, padding=p, backend=field,
+                                  **({} if rows is None else {"rows": rows}))
+        want = np.dtype(np.int64 if top > limit else np.int32)
+        if A.indices.dtype != want or A.indptr.dtype != want or not np.array_equal(_dense(A), ref):
+            return False
+    return True
+
+
 def _conv_paths_ok(c, field="numpy") -> bool:
     """The same geometry with the builder's size thresholds set small: blocks of 8 entries, two workers,
     int64 indices -- against the rule, as at the default thresholds."""
@@ -471,6 +503,10 @@ def conv_builder_check(field: str = "numpy"):
                   exhaustive(functools.partial(_conv_paths_ok, field=field), paths,
                              describe="the same with the blocking, threading and int64 thresholds set small "
                                       "(conv._paths_at_small_sizes: 8-entry blocks, 2 workers, int64 indices)"),
+                  exhaustive(functools.partial(_conv_index_width_ok, field=field), CONV_INDEX_WIDTH,
+                             describe="the index dtype: int64 exactly when the columns, the output rows or the "
+                                      "stored entries pass the int32 limit (set just below and at the largest of "
+                                      "them, three layers where each in turn is the largest), else int32"),
                          derived_from_rule=False, builder="conv_matrix")
 
 
