@@ -393,7 +393,30 @@ def _conv_diagonal_ok(c, field="numpy") -> bool:
 def _dense(A) -> np.ndarray:
     if hasattr(A, "todense") and not hasattr(A, "toarray"):  # a SparseOperator
         A = A.todense()
+    if hasattr(A, "toarray"):
+        _well_formed(A)
     return np.asarray(to_numpy(A.toarray() if hasattr(A, "toarray") else A))
+
+
+def _well_formed(A) -> None:
+    """Raise ValueError unless the sparse result ``A``'s index arrays are in range (a row pointer from 0 to nnz,
+    nondecreasing; indices inside the shape): SciPy's and CuPy's ``toarray`` trust them, and a broken builder's
+    column past the last writes past the dense buffer (a crashed process, not a failed check)."""
+    fmt = getattr(A, "format", None)
+    R, C = (int(x) for x in A.shape)
+    if fmt in ("csr", "csc"):
+        major, minor = (R, C) if fmt == "csr" else (C, R)
+        ptr = np.asarray(to_numpy(A.indptr), dtype=np.int64)
+        idx = np.asarray(to_numpy(A.indices), dtype=np.int64)
+        ok = (ptr.shape == (major + 1,) and ptr[0] == 0 and ptr[-1] == idx.size == np.asarray(to_numpy(A.data)).size
+              and bool((np.diff(ptr) >= 0).all()) and (idx.size == 0 or (idx.min() >= 0 and idx.max() < minor)))
+    elif fmt == "coo":
+        r, c = (np.asarray(to_numpy(x), dtype=np.int64) for x in (A.row, A.col))
+        ok = r.shape == c.shape and (r.size == 0 or (r.min() >= 0 and r.max() < R and c.min() >= 0 and c.max() < C))
+    else:
+        ok = fmt is not None
+    if not ok:
+        raise ValueError(f"the builder returned a malformed {fmt} matrix of shape {(R, C)} (indices out of range)")
 
 
 #: (C_in, C_out, H, W, K, stride, padding, rows) of the index-width check: each makes one extent -- columns, output
@@ -423,7 +446,16 @@ def _conv_index_width_ok(c, field="numpy") -> bool:
             A = _conv.conv_matrix((C_in, H, W), K, stride=s, padding=p, backend=field,
                                   **({} if rows is None else {"rows": rows}))
         want = np.dtype(np.int64 if top > limit else np.int32)
-        if A.indices.dtype != want or A.indptr.dtype != want or not np.array_equal(_dense(A), ref):
+        if A.indices.dtype != want or A.indptr.dtype != want:
+            return False
+        # well formed before it is densified (SciPy writes a column index out of range past its buffer)
+        got = _csr(A, ref.shape)
+        if got is None:
+            return False
+        rows_, cols_, vals_ = got
+        dense = np.zeros(ref.shape)
+        dense[rows_, cols_] = vals_
+        if not np.array_equal(dense, ref):
             return False
     return True
 
