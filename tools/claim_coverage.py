@@ -21,8 +21,9 @@ Usage (from the repository root)::
 Prints one row per function (statements, branches, branch coverage, the missed branches as
 ``line->line``, the claims) and one per module; exits 1 when a certified function's branch coverage (its
 own and its helpers' branches) is below ``--threshold``. A *guard arc* is a branch into a ``raise``
-statement, or into a block of plain statements ending in one (bad input refused): no claim passes bad input (the test suite does), so the threshold is held
-against the branches without them unless ``--count-guards``; both figures are printed.
+statement, or into a block of plain statements ending in one (bad input refused): no claim passes bad input
+(the test suite does), so the threshold is held against the branches without them unless ``--count-guards``;
+both figures are printed.
 """
 
 from __future__ import annotations
