@@ -196,3 +196,20 @@ def test_claim_map_fits_the_scope_and_the_ledger(claim_map):
 def test_scope_refuses_an_unknown_module():
     with pytest.raises(ValueError, match="module must be one of .* got 'nosuch'"):
         certified.module_name("nosuch")
+
+
+def test_a_branch_into_a_block_that_only_refuses_is_a_guard_arc():
+    """claim_coverage leaves out guard arcs: a branch into a ``raise`` and, as much, into a block of plain statements
+    (the message's parts) ending in one; a block that branches or calls on before raising is no refusal."""
+    from tools.claim_coverage import _refusal_blocks
+
+    text = ["def f(x, y):",                                   # 1
+            "    if x:",                                      # 2
+            "        got = type(x).__name__",                 # 3: refusal block (ends in a raise)
+            "        raise ValueError(got)",                  # 4
+            "    if y:",                                      # 5
+            "        y = y + 1",                              # 6: no refusal (it goes on)
+            "        if y > 2:",                              # 7
+            "            raise ValueError(y)",                # 8
+            "    return y"]                                   # 9
+    assert _refusal_blocks(text) == {3, 8}

@@ -21,8 +21,9 @@ Usage (from the repository root)::
 Prints one row per function (statements, branches, branch coverage, the missed branches as
 ``line->line``, the claims) and one per module; exits 1 when a certified function's branch coverage (its
 own and its helpers' branches) is below ``--threshold``. A *guard arc* is a branch into a ``raise``
-statement (bad input refused): no claim passes bad input (the test suite does), so the threshold is held
-against the branches without them unless ``--count-guards``; both figures are printed.
+statement, or into a block of plain statements ending in one (bad input refused): no claim passes bad input
+(the test suite does), so the threshold is held against the branches without them unless ``--count-guards``;
+both figures are printed.
 """
 
 from __future__ import annotations
@@ -92,6 +93,22 @@ def measure(claim_ids: list[str], modules: list[str]) -> tuple[Any, dict[str, fl
     return cov, seconds, verdicts
 
 
+def _refusal_blocks(text: list[str]) -> set[int]:
+    """First lines of the blocks that only refuse: straight-line simple statements (the message's parts, assigned
+    before it) ending in a ``raise`` -- a branch into one is a guard arc as much as a branch into the ``raise``."""
+    import ast
+
+    simple = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Pass)
+    firsts: set[int] = set()
+    for node in ast.walk(ast.parse("\n".join(text))):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if (isinstance(block, list) and block and isinstance(block[-1], ast.Raise)
+                    and all(isinstance(st, simple) for st in block[:-1])):
+                firsts.add(block[0].lineno)
+    return firsts
+
+
 def per_function(cov: Any, modules: list[str]) -> dict[str, dict[str, Any]]:
     """"module:function" -> its statements, branches, coverage and the claims that ran it.
 
@@ -108,7 +125,7 @@ def per_function(cov: Any, modules: list[str]) -> dict[str, dict[str, Any]]:
         text = Path(filename).read_text(encoding="utf-8").splitlines()
         # a guard arc: a branch into a `raise` (bad input refused); no claim passes bad input, the test
         # suite does (tests/test_guards_everywhere.py), so coverage is also given without them
-        raising = {i + 1 for i, line in enumerate(text) if line.lstrip().startswith("raise ")}
+        raising = {i + 1 for i, line in enumerate(text) if line.lstrip().startswith("raise ")} | _refusal_blocks(text)
         for name in names:
             _, first, last = certified.span(m, name)
             body = range(first + 1, last + 1)

@@ -226,9 +226,7 @@ def _rearranged(arr: Any, sa: tuple[int, int], sb: tuple[int, int]) -> FieldArra
 def _exact_rank(R: np.ndarray) -> int:
     """Exact rank of an object array of SymPy numbers, refused past the work bounds above."""
     p, q = R.shape
-    k = min(p, q)
-    if k == 0:
-        return 0
+    k = min(p, q)  # >= 1: the callers' shapes are validated positive, so R is never empty
     rational = all(isinstance(x, sympy.Rational) for x in R.reshape(-1))
     bound = EXACT_RATIONAL_RANK_MAX if rational else EXACT_SYMBOLIC_RANK_MAX
     if k > bound:
@@ -246,10 +244,7 @@ def _exact_rank(R: np.ndarray) -> int:
 
 def _float_rank(R: Any, tol: float | None) -> int:
     xp = np if isinstance(R, np.ndarray) else _backend.array_module("cupy")
-    s = xp.linalg.svd(R, compute_uv=False)
-    if s.size == 0:
-        return 0
-    s = _backend.to_numpy(s)
+    s = _backend.to_numpy(xp.linalg.svd(R, compute_uv=False))  # R is never empty (positive shapes): s[0] exists
     cut = (tol if tol is not None else max(R.shape) * np.finfo(np.float64).eps) * float(s[0])
     return int(np.count_nonzero(s > cut))
 

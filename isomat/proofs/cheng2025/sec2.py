@@ -87,7 +87,9 @@ def _exact_exhaustive(pred, cases, describe, witness=None):
         "printed formula (12) built from the Kronecker definition, exactly, on generic (symbolic) matrices "
         "for every m, q ∈ {1, 2} and n, p ∈ [1, 5] (100 shapes: coprime, divisible and general n, p); "
         "likewise stp_right against (I_{t/n} ⊗ A)(I_{t/p} ⊗ B); with one operand exact and the other a NumPy "
-        "integer array (either way round) the product is exact and equals (12) (m = q = 2, n, p in [1, 5]). "
+        "integer array (either way round) the product is exact and equals (12) (m = q = 2, n, p in [1, 5]); with "
+        "NumPy operands of two dtypes (a complex operand with a real one either way round, complex64 with float32, "
+        "float32 with float32) the product has NumPy's promotion of the two dtypes and equals (12) built with np.kron. "
         "Binding, at the sizes users run: stp against (12) "
         "built with scipy.sparse.kron, exactly on seeded integers, at ten listed shapes with inner sizes to 10^3 "
         "(the operands dense -- a one-column B as a 1-d array --, scipy.sparse and isomat SparseOperators in turn) "
@@ -110,11 +112,30 @@ def _stp_formula():
         got = (_stp_mod.stp(An, B), _stp_mod.stp(A, Bn))
         return all(isinstance(g, sympy.MatrixBase) and g == want for g in got)
 
+    def dtypes(c):  # NumPy operands of two dtypes: the product has NumPy's promotion of both, values by np.kron
+        (m, n, p, q), da, db = c
+        rng = np.random.default_rng(m + n + p + q)
+        A, B = (rng.integers(-3, 4, size=sh) + 1j * rng.integers(-3, 4, size=sh) for sh in ((m, n), (p, q)))
+        A, B = (x if np.dtype(d).kind == "c" else x.real for x, d in ((A, da), (B, db)))
+        A, B = A.astype(da), B.astype(db)
+        t = math.lcm(n, p)
+        want = np.kron(A.astype(complex), np.eye(t // n)) @ np.kron(B.astype(complex), np.eye(t // p))
+        got = np.asarray(_stp_mod.stp(A, B))
+        return got.dtype == np.result_type(A.dtype, B.dtype) and np.array_equal(got.astype(complex), want)
+
     cases = sorted(itertools.product((1, 2), range(1, 6), range(1, 6), (1, 2)), key=lambda c: (sum(c), c))
+    dtype_cases = [((2, 3, 2, 2), np.complex128, np.float64), ((2, 2, 3, 1), np.float64, np.complex128),
+                   ((1, 2, 5, 2), np.complex64, np.float32), ((2, 4, 6, 2), np.complex128, np.float64),
+                   ((2, 3, 4, 2), np.float32, np.float32)]
     return decide(all_of(_exact_exhaustive(ok, cases, "m, q in {1, 2}; n, p in [1, 5]; integer entries in [-3, 3]"),
                          _exact_exhaustive(mixed, [c for c in cases if c[0] == c[3] == 2],
                                            "one operand a sympy.Matrix, the other a NumPy int64 array (either way "
-                                           "round): an exact sympy.Matrix equal to (12), m = q = 2, n, p in [1, 5]")),
+                                           "round): an exact sympy.Matrix equal to (12), m = q = 2, n, p in [1, 5]"),
+                         _exact_exhaustive(dtypes, dtype_cases,
+                                           "NumPy operands of two dtypes (complex A with real B and the reverse, "
+                                           "complex64 with float32, float32 with float32; gcd(n, p) = 1 and 2; "
+                                           "Gaussian-integer entries in [-3, 3]): the product's dtype is NumPy's "
+                                           "promotion of the two and its values equal (12) built with np.kron")),
                   stp_at_user_sizes=builder_check(_stp_large(), derived_from_rule=False, builder="stp"))
 
 

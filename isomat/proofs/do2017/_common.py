@@ -268,18 +268,21 @@ def _layer_builder_check(field: str = "numpy") -> Trial:
     combos = [(o, two) for o in "CF" for two in (False, True)]  # two of the four per shape, every form in turn
     bias_cases = [(sh, *combos[(i + h) % 4], forms[(2 * i + h // 2) % len(forms)])
                   for i, sh in enumerate(small) for h in (0, 2)]
+    bias_cases += [(small[1], "C", False, "no-bias"), (small[-1], "F", True, "no-bias")]  # built without B
     bias = exhaustive(lambda c: _layer_bias_ok(c, field), bias_cases, method="exact",
         describe="matrix_layer / matrix_layer2 with a bias B, in turn a dense array, SciPy CSR, a SparseOperator, with "
                  "U, V as nested lists, an exact SymPy B of halves beside float U, V and no backend (the field is the "
                  "exact one), SymPy U, V with the float backend (NumPy converts them; CuPy must refuse them): bias = vec(B) in the order and the layer applied to "
                  "integer P_k equals Σ U_kᵀ P_k V_k + B computed with NumPy (SymPy for the exact field); every "
-                 "r', c', r_k, c_k <= 2 and the 3 seeded shapes, each with two of (order C/F × one/two blocks)")
+                 "r', c', r_k, c_k <= 2 and the 3 seeded shapes, each with two of (order C/F × one/two blocks); and "
+                 "two layers built without B (one block order C, two blocks order F): bias None, the layer applied "
+                 "equals Σ U_kᵀ P_k V_k")
     return all_of(t, bias).with_evidence(field=field)
 
 
 def _layer_bias_ok(case, field: str) -> bool:
-    """One bias case of :func:`_layer_builder_check`: the layer with B (in the case's form) applied to integer inputs
-    against the direct Σ U_kᵀ P_k V_k + B (NumPy matrix products, exact on integers; SymPy's for the exact field), its
+    """One bias case of :func:`_layer_builder_check`: the layer with B (in the case's form; none for ``"no-bias"``)
+    applied to integer inputs against the direct Σ U_kᵀ P_k V_k + B (NumPy matrix products, exact on integers; SymPy's for the exact field), its
     bias against vec(B), and its field against the one the inputs and backend name."""
     import scipy.sparse as sp
 
@@ -299,6 +302,11 @@ def _layer_bias_ok(case, field: str) -> bool:
                    sympy.zeros(rp, cp)) + Bx
         return (layer.field == "sympy" and list(layer.bias) == list(Bx if order == "C" else Bx.T)
                 and sympy.Matrix(layer(*[sympy.Matrix(P) for P in Ps])) == want)
+    if form == "no-bias":  # built without B: its bias is None and applying it adds nothing
+        layer = build(*[as_values(m, field) for blk in blocks for m in blk], order=order, backend=field)
+        want = sum(u.T @ P @ v for (u, v), P in zip(blocks, Ps))
+        got = np.asarray(to_numpy(layer(*[as_values(P, field) for P in Ps])), dtype=float)
+        return layer.bias is None and layer.field == field and got.shape == want.shape and np.array_equal(got, want)
     Bin = {"csr": sp.csr_array(B), "operator": as_operator(B, field=field)}.get(form, as_values(B, field))
     conv = {"lists": lambda m: m.tolist(), "exact-weights": lambda m: sympy.Matrix(m.astype(int).tolist())}
     mats = [conv.get(form, lambda m: as_values(m, field))(m) for blk in blocks for m in blk]

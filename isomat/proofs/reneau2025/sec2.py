@@ -821,7 +821,10 @@ def _kron_entry_every_n_proof() -> Trial:
         "kronecker_factors recovers factors of the stated shapes from the zero matrix (three shape lists with "
         "non-square rearrangements), refuses A ⊗ B + e_0 e_0ᵀ naming the rank 2 a loop rearrangement has, and on "
         "float input (dense, scipy.sparse, SparseOperator) recovers three factors whose np.kron product is W (tol "
-        "1e-12); kron_rearrange equals the loop rearrangement (float and exact)."
+        "1e-12); kron_rearrange equals the loop rearrangement (float, a torch-tensor-like and exact input); "
+        "kronecker_rank of a symbolic W whose rearrangement is exactly at the exact-rank bound (EXACT_SYMBOLIC_RANK_MAX "
+        "a side) is SymPy's rank of the loop rearrangement (1 and 2), not a refusal; one past that bound an integer W is "
+        "still ranked (rank 2) and a symbolic one refused."
     ),
     methods=["symbolic", "exact", "property"],
 )
@@ -877,11 +880,14 @@ def _kronecker_factors_edges(naive_R) -> Trial:
     exact factors must still have the stated shapes; compared by sympy.kronecker_product) and a product with entry
     (0, 0) changed by 1 (refused, the refusal naming the rank that ``naive_R``, a loop rearrangement, has); and on the
     float path (three factors, dense, scipy.sparse and SparseOperator input) against np.kron, with kron_rearrange
-    against ``naive_R``."""
+    against ``naive_R`` (a NumPy array, a torch-tensor-like and an exact matrix in); and kronecker_rank of symbolic W
+    whose rearrangement is EXACT_SYMBOLIC_RANK_MAX a side (the largest exact symbolic rank isomat computes: the bound
+    itself is computed, not refused) against SymPy's rank of ``naive_R``; one past it, an integer W still ranked and a
+    symbolic one refused."""
     import scipy.sparse as sp
 
     from ...algebra._operator import as_operator
-    from ...algebra.kron import kron_rearrange
+    from ...algebra.kron import EXACT_SYMBOLIC_RANK_MAX, kron_rearrange, kronecker_rank
 
     def zero_ok(shapes):
         W = sympy.zeros(math.prod(m for m, _ in shapes), math.prod(n for _, n in shapes))
@@ -916,20 +922,51 @@ def _kronecker_factors_edges(naive_R) -> Trial:
         sa, sb = (2, 1), (W.shape[0] // 2, W.shape[1])
         R_loops = np.array(naive_R(W, sa, sb).tolist(), dtype=float)
         Wx = sympy.Matrix(rng.integers(-3, 4, size=W.shape).tolist())
-        return (np.array_equal(np.asarray(kron_rearrange(W, sa, sb), dtype=float), R_loops)
+        return (all(np.array_equal(np.asarray(kron_rearrange(given, sa, sb), dtype=float), R_loops)
+                    for given in (W, _TensorLike(W)))
                 and kron_rearrange(Wx, sa, sb) == naive_R(Wx, sa, sb))
+
+    def rank_at_bounds(case):
+        # W = A ⊗ B (A k×1, B 1×k, nonzero integers) times a symbol s, or plus s·E_00 (or E_00): rearrangement ranks 1
+        # and 2 (the 2×2 minor of (iii) is s·vec(A)_r·vec(B)_c). k is the exact symbolic bound (computed, not refused)
+        # or one past it: a rational W is still ranked there (its own bound is larger), a symbolic one is refused
+        k_past, entries, perturbed = case
+        k, s = EXACT_SYMBOLIC_RANK_MAX + k_past, sympy.Symbol("s")
+        rng = np.random.default_rng(k + perturbed)
+        A, B = (sympy.Matrix(rng.choice([-3, -2, -1, 1, 2, 3], size=sh).tolist()) for sh in ((k, 1), (1, k)))
+        W, e = sympy.Matrix(sympy.kronecker_product(A, B)), s if entries == "symbolic" else sympy.Integer(1)
+        if perturbed:
+            W[0, 0] += e
+        else:
+            W = e * W
+        if entries == "symbolic" and k_past:
+            try:
+                kronecker_rank(W, (k, 1), (1, k))
+            except ValueError as exc:
+                return "EXACT_SYMBOLIC_RANK_MAX" in str(exc)
+            return False
+        want = naive_R(W, (k, 1), (1, k)).rank()
+        return want == 1 + perturbed and kronecker_rank(W, (k, 1), (1, k)) == want
 
     return all_of(
         exhaustive(float_ok, [0, 1], method="numeric",
                    describe="kronecker_factors of a float F_1 ⊗ F_2 ⊗ F_3 (2×1, 1×3, 2×2, seeds 0, 1) given as a NumPy "
                             "array, a scipy.sparse array and an isomat SparseOperator: factors of the stated shapes whose "
-                            "np.kron product is W (tol 1e-12); kron_rearrange of it (float) and of an exact integer W "
-                            "equal to the loop rearrangement"),
+                            "np.kron product is W (tol 1e-12); kron_rearrange of it (float, a NumPy array and a "
+                            "torch-tensor-like) and of an exact integer W equal to the loop rearrangement"),
         exhaustive(zero_ok, APPA_ZERO_SHAPES, method="exact",
                    describe=f"kronecker_factors of the zero matrix: factors of the stated shapes, product 0, shapes {APPA_ZERO_SHAPES}"),
         exhaustive(perturbed_ok, [0, 1], method="exact",
                    describe="kronecker_factors refuses A ⊗ B + e_0 e_0ᵀ (A 2×2, B 2×3, nonzero integers, seeds 0, 1), "
-                            "naming the loop rearrangement's rank 2"))
+                            "naming the loop rearrangement's rank 2"),
+        exhaustive(rank_at_bounds, [(0, "symbolic", False), (0, "symbolic", True), (1, "rational", True),
+                                    (1, "symbolic", False)], method="exact",
+                   describe=f"kronecker_rank of s·(A ⊗ B) and of A ⊗ B + s·e_0 e_0ᵀ (s a symbol, A k×1, B 1×k, nonzero "
+                            f"integers) with the k×k rearrangement at the exact symbolic rank bound k = "
+                            f"EXACT_SYMBOLIC_RANK_MAX = {EXACT_SYMBOLIC_RANK_MAX} (ranked, not refused: 1 and 2), of the "
+                            f"integer A ⊗ B + e_0 e_0ᵀ one past it (still ranked, 2: the rational bound is larger) -- "
+                            "each SymPy's rank of the loop rearrangement -- and of s·(A ⊗ B) one past it (refused, "
+                            "naming EXACT_SYMBOLIC_RANK_MAX)"))
 
 
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]
