@@ -260,8 +260,8 @@ def _conv_option_ok(c, field="numpy") -> bool:
     """conv_matrix with a boundary (spelled as in :data:`_SPELLING`), channels and groups, in 1, 2 or 3
     dimensions, in every sparse format and as row blocks (a (start, stop) pair, a list, slices, empty
     blocks; an array pair refused), equal to the direct loops of the definition (values small integers: exact); its shape
-    against conv_output_shape; and at one geometry per dimension the exact field from a float kernel
-    (backend="sympy": every entry an exact rational) and two threads."""
+    against conv_output_shape; and at one geometry per dimension a float32 kernel (a float32 matrix) and the exact
+    field from a float kernel (backend="sympy": every entry an exact rational) and two threads."""
     import sympy
 
     from ...algebra import conv as _conv
@@ -335,6 +335,12 @@ def _conv_option_ok(c, field="numpy") -> bool:
         return False
     except TypeError:
         pass
+    if l == (1,) * len(spatial) and boundary == "zero" and field != "sympy":
+        # a float32 kernel gives a float32 matrix (the builder keeps the kernel's dtype), equal to the loops: the
+        # kernel's entries are small integers, exact in float32
+        F = _conv.conv_matrix(shape_in, Kb.astype(np.float32), backend=field, **kw)
+        if F.dtype != np.float32 or not np.array_equal(_dense(F), ref):
+            return False
     if l == (1,) * len(spatial) and boundary == "zero" and field != "cupy":
         exact = np.vectorize(sympy.Integer, otypes=[object])(Kb.astype(np.int64))
         # a float kernel asked for the exact field, and an exact kernel with the field left to it
@@ -527,7 +533,8 @@ def conv_builder_check(field: str = "numpy"):
                                       "replicate; as padding_mode= and boundary=) with 1 → 1, 2 → 4 (groups 2) and "
                                       "3 → 2 channels, two 2-d geometries (stride, padding, dilation 1 and 2) and "
                                       "two 1-d and two 3-d ones, csr / csc / coo / operator, row blocks (pairs, "
-                                      "slices, empty), conv_output_shape, and the exact field from a float kernel"),
+                                      "slices, empty), conv_output_shape, a float32 kernel (a float32 matrix) and the exact "
+                                      "field from a float kernel"),
                   exhaustive(functools.partial(_conv_diagonal_ok, field=field), diagonal,
                              describe="conv_matrix(format='diagonal') == direct loops, padding 'same': built from the "
                                       "kernel (float64 / float32, 2-d and 3-d, dilation 2) and through the CSR matrix "
