@@ -21,7 +21,7 @@ test suite's business (``tests/test_guards_everywhere.py``), and no claim passes
 string mutations of a literal that spells one of the function's parameter names (``_as_dense(x, "x",
 ...)``, ``_validate.positive("n", n)``): it is the label of that argument in an error message. The run
 prints how many mutations each rule left out. Nor are mutations inside a memory-bound check
-(``check_size``, ``check_bytes``, ``_check_device``): they change what is refused above the bound, and no
+(``check_size``, ``check_bytes``, ``_check_device``, and stp's ``_check_dense`` that only calls ``check_size``): they change what is refused above the bound, and no
 claim builds near it.
 
 **Kill rule.** The claims of a function are those of ``tools/certifies.json`` (the claims whose run
@@ -181,7 +181,8 @@ def generate(module: str, function: str) -> list[Mutant]:
 
 
 #: the memory-bound refusals (isomat._config): what is refused above the bound, never a layer's values
-MEMORY_BOUND_CALLS = {"check_size", "check_bytes", "_check_device"}
+MEMORY_BOUND_CALLS = {"check_size", "check_bytes", "_check_device",
+                      "_check_dense"}  # (stp's: check_size of the dense result's entries, nothing else)
 
 
 def _called_name(call: Any) -> str:
