@@ -19,6 +19,11 @@ another job holds a core (1.14x of the medians; the issue's 26 vs 27 s at load 3
 already dynamic (an idle worker takes the next claim), so a worker waits on the machine, not on an
 unbalanced split.
 
+Issue 36 (2026-11-29, the same VM, 2 interleaved runs each, load 1.33 before and 1.59 after): ``--jobs 2``
+40.1 / 42.4 / 44.6 s, ``--jobs 1`` 87.9 / 91.8 / 95.6 s (the claims' own times sum to 87.2 s; the longest claim
+takes 6.2 s): under the budget since each worker takes a run of neighbouring claims, repeated proof requests are
+answered once per worker, and the prover compares terms by id rather than by their SMT-LIB text.
+
 Run: ``python benchmarks/ledger.py [--repeat 3] [--quick] [--json PATH]``.
 """
 
