@@ -703,7 +703,7 @@ def prove(
         in :attr:`Proof.hint`, what to try). A proof lists in ``solvers`` the solvers that agreed.
     """
     offered_all = list(lemmas)
-    memo_key = None
+    memo_key = same = None
     if _MEMO is not None and model is None:
         assuming = list(assuming)
         axioms = list(axioms)
@@ -721,7 +721,7 @@ def prove(
                    minimize=minimize, sizes=sizes, rlimit=rlimit, timeout_s=timeout_s, antecedents=antecedents,
                    cvc5_rlimit=cvc5_rlimit, model=model)
     if memo_key is not None and _MEMO is not None:
-        _MEMO[memo_key] = (_offered_objects(offered_all, axioms), proof)
+        _MEMO[memo_key] = (same, proof)
     return proof
 
 
