@@ -232,9 +232,10 @@ def paper_records(run, paper: str, *, same_proof_as: bool = True) -> list[dict]:
 
 #: the files that take longest (measured with --durations: the mutation suite, the documentation site, the
 #: notebooks, CI's mutation sample, the wheel without extras, the GPU checklist through the stand-in), collected
-#: first: under pytest-xdist (README's ``-n auto --dist loadfile``) a worker takes a file at a time in collection
-#: order, so the long ones start at once and the short ones fill both workers' ends (with the long ones last, one
-#: worker ran the site build alone for two minutes while the other had finished)
+#: first: under pytest-xdist (README's ``-n auto --dist loadfile --no-loadscope-reorder``) a worker takes a file at
+#: a time in collection order, so the long ones start at once and the short ones fill both workers' ends (with the
+#: long ones last, one worker ran the site build alone for two minutes while the other had finished). xdist 3.x
+#: reorders the files by their number of tests unless told not to: the site build (4 tests) ran last
 _LONGEST_FIRST = ("test_mutations.py", "test_docs_build.py", "test_notebooks.py", "test_mutation_tool.py",
                   "test_packaging.py", "test_gpu_checklist.py", "test_bench_networks.py")
 

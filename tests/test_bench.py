@@ -340,3 +340,38 @@ def test_compare_verdicts_flags_a_contradiction_and_accepts_a_withheld_verdict(t
     assert ok.returncode == 0 and "2 verdict lines; 0 contradictions" in ok.stdout, ok.stdout
     bad = subprocess.run([_sys.executable, script, quiet, flipped], capture_output=True, text=True)
     assert bad.returncode == 1 and "CONTRADICTION" in bad.stdout, bad.stdout
+
+
+LEDGER_CLAIMS = textwrap.dedent('''
+    from isomat.proofs.engine import claim, decide, exhaustive
+
+    @claim("benchlab2026:eq1", quote="n(n+1) is even", statement="n(n+1) is even for 0 <= n < 50",
+           methods=["exhaustive"])
+    def _eq1():
+        return decide(exhaustive(lambda n: n * (n + 1) % 2 == 0, range(50), describe="0 <= n < 50"))
+
+    @claim("benchlab2026:eq2", quote="n^2 >= n", statement="n^2 >= n for 0 <= n < 50", methods=["exhaustive"])
+    def _eq2():
+        return decide(exhaustive(lambda n: n * n >= n, range(50), describe="0 <= n < 50"))
+''')
+
+
+def test_ledger_benchmark_runs_on_your_own_claims(tmp_path):
+    """benchmarks/ledger.py end to end -- both legs, their figures, the speedup ratio, the budget ratios -- on two small
+    claims (``--claims``), instead of timing two runs of a paper's ledger (the wheel test no longer runs it)."""
+    import subprocess
+    import sys
+
+    claims = tmp_path / "bench_claims.py"
+    claims.write_text(LEDGER_CLAIMS)
+    out = tmp_path / "ledger.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "ledger.py"), "--quick", "--claims", str(claims),
+                           "--json", str(out)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"isomat verify --claims {claims}: 1 interleaved runs per leg" in proc.stdout
+    result = json.loads(out.read_text())
+    names = [f["name"] for f in result["figures"]]
+    assert names[0] == "ledger total, --jobs 1" and all(f["unit"] == "s" and f["value"] > 0 for f in result["figures"])
+    assert any(r["name"].endswith("/ budget") for r in result["ratios"])
+    assert any("benchlab2026:eq" in n for n in result["notes"])  # the slowest claims are the file's
+    assert not any("the 60 s budget" in n for n in result["notes"])  # no budget verdict on other claims

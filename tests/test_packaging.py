@@ -4,6 +4,7 @@ twine check, a fresh venv)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -90,6 +91,8 @@ def test_a_wheel_without_extras_runs_verify_bench_and_export(dist, tmp_path):
     assert "zhu2025" in run("verify", "--paper", "zhu2025")
     run("export", "conv", "--input-shape", "1,8,8", "--kernel-size", "3", "--seed", "1", "-o", str(work / "c.npz"))
     assert (work / "c.npz").is_file()
-    run("bench", "--quick", "--only", "ledger", "--only", "kron", "--json", str(work / "b.json"),
-        "--markdown", str(work / "b.md"))
-    assert (work / "b.json").is_file()
+    # a benchmark script shipped in the wheel (isomat._benchmarks), run by the installed CLI; not the ledger's, which
+    # times two runs of a paper's ledger (tests/test_bench.py runs that script on two small claims)
+    run("bench", "--quick", "--only", "kron", "--json", str(work / "b.json"), "--markdown", str(work / "b.md"))
+    (entry,) = json.loads((work / "b.json").read_text())["benchmarks"]
+    assert entry["status"] == "ok" and entry["result"]["figures"], entry

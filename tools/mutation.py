@@ -471,6 +471,136 @@ def summarize(records: list[dict[str, Any]], equivalent: dict[str, str]) -> dict
     return out
 
 
+def module_sha256(module: str) -> str:
+    """sha256 of a module's source file (``conv`` or ``isomat.algebra.conv``): what a run's records were made on."""
+    import hashlib
+
+    name = certified.module_name(module)
+    return hashlib.sha256((certified.ROOT / (name.replace(".", "/") + ".py")).read_bytes()).hexdigest()
+
+
+def _commit() -> str | None:
+    """The checkout's commit, with ``+dirty`` when ``isomat/`` differs from it (None outside a git checkout)."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=certified.ROOT, capture_output=True, text=True,
+                              timeout=30, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "isomat"], cwd=certified.ROOT,
+                               capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
+def report(paths: list[Path], *, markdown: Path | None = None, min_score: float = 0.90) -> int:
+    """The score per module over the records of several ``--json`` files of full runs (one module each, or
+    several), counted against today's equivalent and known-gap lists. A module whose source file changed since
+    its run is reported *stale* (its score no longer says anything about the code) and none is reported twice.
+    Exit status 1 when a current module scores below ``min_score``, a listed equivalent was killed, or a module
+    in scope has no current run; 2 on an unreadable or partial file."""
+    equivalent, gaps = load_equivalent(), load_known_gaps()
+    runs: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            records, sha = data["mutants"], data["module_sha256"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"--report: {path}: not a --json file of a run with module digests ({exc})", file=sys.stderr)
+            return 2
+        if data.get("sample") is not None or data.get("function"):
+            print(f"--report: {path}: a sampled run, not a full one", file=sys.stderr)
+            return 2
+        for module in sorted({certified.short(r["module"]) for r in records}):
+            if module in runs:
+                print(f"--report: module {module} is in {runs[module]['path']} and in {path}", file=sys.stderr)
+                return 2
+            mine = [r for r in records if certified.short(r["module"]) == module]
+            expected = len(all_mutants([certified.module_name(module)]))
+            runs[module] = {"path": path, "records": mine, "sha": sha.get(module), "commit": data.get("commit"),
+                            "seconds": data.get("seconds"), "jobs": data.get("jobs"), "expected": expected}
+    scope = sorted(certified.short(m) for m in certified.CERTIFIED)
+    table: dict[str, dict[str, Any]] = {}
+    for module in scope:
+        run_ = runs.get(module)
+        if run_ is None:
+            table[module] = {"state": "not run"}
+            continue
+        row = summarize(run_["records"], equivalent)[module]
+        current = run_["sha"] == module_sha256(module)
+        complete = len(run_["records"]) == run_["expected"]
+        row["state"] = "current" if current and complete else ("stale" if not current else "incomplete")
+        row |= {"commit": run_["commit"], "seconds": run_["seconds"], "jobs": run_["jobs"]}
+        table[module] = row
+    everything = [r for run_ in runs.values() for r in run_["records"]]
+    stale_equivalents = [r["key"] for r in everything if r.get("equivalent_but_killed")]
+    counted = {k: sum(row.get(k, 0) for row in table.values() if row["state"] == "current")
+               for k in ("mutants", "killed", "timeout", "survived", "equivalent", "invalid")}
+    base = counted["mutants"] - counted["equivalent"] - counted["invalid"]
+    total = (counted["killed"] + counted["timeout"]) / base if base else None
+    lines = [f"{'module':14s} {'state':10s} {'mutants':>7s} {'killed':>6s} {'timeout':>7s} {'survived':>8s} "
+             f"{'equiv':>5s} {'invalid':>7s} {'score':>6s}"]
+    for module, row in table.items():
+        if row["state"] == "not run":
+            lines.append(f"{module:14s} {'not run':10s}")
+            continue
+        score = "  -   " if row["score"] is None else f"{100 * row['score']:5.1f}%"
+        lines.append(f"{module:14s} {row['state']:10s} {row['mutants']:7d} {row['killed']:6d} {row['timeout']:7d} "
+                     f"{row['survived']:8d} {row['equivalent']:5d} {row['invalid']:7d} {score}")
+    if total is not None:
+        lines.append(f"{'all current':25s} {counted['mutants']:7d} {counted['killed']:6d} {counted['timeout']:7d} "
+                     f"{counted['survived']:8d} {counted['equivalent']:5d} {counted['invalid']:7d} {100 * total:5.1f}%")
+    print("\n".join(lines))
+    survivors = [r for r in everything if r["status"] == "survived" and r["key"] not in equivalent]
+    for r in survivors:
+        print(f"  survivor {r['key']}: {gaps.get(r['key'], 'NOT LISTED: neither an equivalent nor a known gap')}")
+    if stale_equivalents:
+        print("listed as equivalent but killed (take them off the list):\n  " + "\n  ".join(stale_equivalents))
+    if markdown is not None:
+        _write_report(markdown, table, everything, equivalent, gaps, total, counted)
+    low = [m for m, row in table.items() if row["state"] == "current" and row["score"] is not None and row["score"] < min_score]
+    missing = [m for m, row in table.items() if row["state"] != "current"]
+    if missing:
+        print(f"no current full run of: {', '.join(missing)}")
+    return 1 if low or stale_equivalents or missing or any(r["key"] not in gaps for r in survivors) else 0
+
+
+def _write_report(path: Path, table: dict[str, dict[str, Any]], records: list[dict[str, Any]], equivalent: dict[str, str],
+                  gaps: dict[str, str], total: float | None, counted: dict[str, int]) -> None:
+    from collections import Counter
+
+    out = ["# Mutation score of the certified code", "",
+           "Generated by `python -m tools.mutation --report RUN.json ... --markdown docs/guide/mutation-score.md` from",
+           "full runs of `python -m tools.mutation --module M --json RUN.json` (mutmut's operators over every function",
+           "`tools/certified.py` puts in scope; each mutant held against the ledger claims that execute its function;",
+           "the tool's docstring says how). The score of a module is killed (timeouts included) over the mutants that",
+           "are neither listed as equivalent nor invalid. A module whose file changed since its run is *stale*.", "",
+           "| module | state | run at | mutants | killed | timeout | survived | equivalent | invalid | score |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for module, row in table.items():
+        if row["state"] == "not run":
+            out.append(f"| `{module}` | not run | | | | | | | | |")
+            continue
+        score = "-" if row["score"] is None else f"{100 * row['score']:.1f}%"
+        commit = (row.get("commit") or "?")[:12]
+        out.append(f"| `{module}` | {row['state']} | `{commit}` | {row['mutants']} | {row['killed']} | {row['timeout']} | "
+                   f"{row['survived']} | {row['equivalent']} | {row['invalid']} | {score} |")
+    if total is not None:
+        out.append(f"| **all current** | | | {counted['mutants']} | {counted['killed']} | {counted['timeout']} | "
+                   f"{counted['survived']} | {counted['equivalent']} | {counted['invalid']} | **{100 * total:.1f}%** |")
+    survivors = [r for r in records if r["status"] == "survived" and r["key"] not in equivalent]
+    out += ["", "## Survivors that count against the score", ""]
+    out += [f"- `{r['key']}` -- {gaps.get(r['key'], 'not listed')}" for r in survivors] or ["None."]
+    out += ["", "## Equivalent mutants, by reason", "",
+            "Each is listed with its one-line reason in `tools/mutation_equivalent.json`; the most common reasons:", ""]
+    reasons = Counter(equivalent[r["key"]] for r in records if r["key"] in equivalent)
+    out += [f"- {n} x {why}" for why, n in reasons.most_common(15)]
+    out += ["", f"{sum(reasons.values())} equivalent mutants over {len(reasons)} distinct reasons.", ""]
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text("\n".join(out), encoding="utf-8")
+    tmp.replace(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.mutation", description=__doc__.split("\n\n")[0])
     ap.add_argument("--module", action="append", help="a module in scope (conv, pool, ...); repeatable; default all")
@@ -483,7 +613,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-score", type=float, default=0.90, help="least score per module of a full run (0.90)")
     ap.add_argument("--json", type=Path, help="write every mutant's record and the table here")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    ap.add_argument("--report", type=Path, nargs="+", metavar="JSON",
+                    help="no run: merge the records of these --json files of full runs into one score table")
+    ap.add_argument("--markdown", type=Path, help="with --report: also write the table and every survivor here")
     args = ap.parse_args(argv)
+    if args.report:
+        return report(args.report, markdown=args.markdown, min_score=args.min_score)
+    if args.markdown:
+        ap.error("--markdown goes with --report")
     for name, value, low in (("--jobs", args.jobs, 1), ("--sample", args.sample, 1)):
         if value is not None and value < low:
             ap.error(f"{name} must be >= {low}, got {value}")
@@ -550,6 +687,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"sample": args.sample, "seed": args.seed if args.sample else None,
                                          "jobs": args.jobs, "timeout": args.timeout, "seconds": round(wall, 1),
+                                         "commit": _commit(), "module_sha256": {m: module_sha256(m) for m in table},
                                          "left_out": dict(SKIPPED), "modules": table, "mutants": records}, indent=1) + "\n", encoding="utf-8")
     if args.sample is not None:
         return 1 if survivors or stale else 0

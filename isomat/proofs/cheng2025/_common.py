@@ -469,8 +469,8 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
     m, n ~ 10^4): every stored value equals the rule at its position; the positions are distinct and sorted in each row;
     the rule's exact integer row sums over the stored entries are m and column sums n -- the rule's totals over all
     positions, so no nonzero is missing; n + m − gcd(m, n) entries; 256 seeded random positions (stored or not) read
-    from the CSR arrays equal the rule; at OPTION_SIZES every format and the exact field (m n <= 64) give the same matrix; and the
-    matrix-free project() applies it (rtol 1e-12)."""
+    from the CSR arrays equal the rule; at OPTION_SIZES every format and the exact field (m n <= 64) give the same matrix, and
+    project() refuses a 3-d or row-less x by name; and the matrix-free project() applies it (rtol 1e-12)."""
     m, n = mn
     P = projection(m, n) if field == "numpy" else projection(m, n, backend=field)  # the default field is NumPy's
     if P.shape != (n, m):
@@ -516,6 +516,15 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
             return False
         except SizeLimitError:
             pass
+        # project refuses what is no non-empty vector or matrix (3-d, no rows) with a ValueError that names x --
+        # never an unpacking error or a division by zero from inside
+        for bad in (np.zeros((m, 2, 2)), np.zeros((0, 2))):
+            try:
+                projection_module.project(bad, n)
+                return False
+            except ValueError as exc:
+                if not str(exc).startswith("x must be"):
+                    return False
     if mn in OPTION_SIZES and m * n <= 64:
         E = _exact(m, n)
         rule = sympy.Matrix(n, m, lambda i, j: sympy.Rational(int(projection_overlap(i, j, m, n)), m))
