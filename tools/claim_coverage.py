@@ -18,6 +18,9 @@ Usage (from the repository root)::
     python -m tools.claim_coverage --module conv --module pool --json cov.json
     python -m tools.claim_coverage --write-map          # run the whole ledger, rewrite tools/certifies.json
 
+``--gpu-standin`` runs the claims once more in the cupy field, on the test suite's CuPy stand-in, and counts the
+device arms they execute too (a verdict that differs from the CPU run's is printed).
+
 Prints one row per function (statements, branches, branch coverage, the missed branches as
 ``line->line``, the claims) and one per module; exits 1 when a certified function's branch coverage (its
 own and its helpers' branches) is below ``--threshold``. A *guard arc* is a branch into a ``raise``
@@ -65,10 +68,19 @@ def load_ledger(papers: list[str] | None = None) -> dict[str, Any]:
     return REGISTRY
 
 
-def measure(claim_ids: list[str], modules: list[str]) -> tuple[Any, dict[str, float], dict[str, tuple[str, Any]]]:
-    """Run ``claim_ids`` under coverage (branch, one context per claim), measuring the files of ``modules``.
+#: the suffix of a claim's coverage context in the GPU-field pass (``--gpu-standin``)
+GPU_CONTEXT = "@cupy"
 
-    Returns (the stopped ``coverage.Coverage``, seconds per claim, (verdict, strength) per claim)."""
+
+def measure(claim_ids: list[str], modules: list[str], *, gpu_standin: bool = False
+            ) -> tuple[Any, dict[str, float], dict[str, tuple[str, Any]]]:
+    """Run ``claim_ids`` under coverage (branch, one context per claim), measuring the files of ``modules``.
+    ``gpu_standin``: then run them again with the float checks in the cupy field (``isomat verify --backend
+    cupy``), on the test suite's CuPy stand-in (``tests/cupy_standin``, NumPy underneath), in contexts
+    ``<claim id>@cupy``: the builders' device arms are what a run on a GPU executes.
+
+    Returns (the stopped ``coverage.Coverage``, seconds per claim, (verdict, strength) per claim; of the CPU
+    pass)."""
     import coverage
 
     from isomat.proofs.engine import REGISTRY, run_claim
@@ -78,19 +90,64 @@ def measure(claim_ids: list[str], modules: list[str]) -> tuple[Any, dict[str, fl
     caches = isomat_caches()
     seconds: dict[str, float] = {}
     verdicts: dict[str, tuple[str, Any]] = {}
-    cov.start()
-    try:
+
+    def one_pass(suffix: str) -> None:
         for cid in claim_ids:
             for c in caches:
                 c.cache_clear()
-            cov.switch_context(cid)
+            cov.switch_context(cid + suffix)
             t0 = time.perf_counter()
             rec = run_claim(REGISTRY[cid])
-            seconds[cid] = round(time.perf_counter() - t0, 3)
-            verdicts[cid] = (rec["verdict"], rec["strength"])
+            if not suffix:
+                seconds[cid] = round(time.perf_counter() - t0, 3)
+                verdicts[cid] = (rec["verdict"], rec["strength"])
+            elif (rec["verdict"], rec["strength"]) != verdicts[cid]:  # the fields must agree, as on a device
+                print(f"{cid}: {rec['verdict']}/{rec['strength']} in the cupy field, {'/'.join(map(str, verdicts[cid]))} "
+                      "on the CPU", file=sys.stderr)
+
+    cov.start()
+    try:
+        one_pass("")
+        if gpu_standin:
+            with _standin_installed():
+                from isomat.proofs.engine import using_float_backend
+
+                with using_float_backend("cupy"):
+                    one_pass(GPU_CONTEXT)
     finally:
         cov.stop()
     return cov, seconds, verdicts
+
+
+def _standin_installed():
+    """The test suite's CuPy stand-in in ``sys.modules`` for the block (the device probe re-run on entry and exit)."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def installed():
+        sys.path.insert(0, str(certified.ROOT / "tests"))
+        try:
+            import cupy_standin
+        finally:
+            sys.path.pop(0)
+        from isomat.gpu import gpu_status
+
+        saved = {name: sys.modules.get(name) for name in cupy_standin.NAMES}
+        sys.modules.update(cupy_standin.load())
+        try:
+            ok, reason = gpu_status(refresh=True)
+            if not ok:
+                raise RuntimeError(f"the CuPy stand-in does not pass the device probe: {reason}")
+            yield
+        finally:
+            for name, mod in saved.items():
+                if mod is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = mod
+            gpu_status(refresh=True)
+
+    return installed()
 
 
 def _refusal_blocks(text: list[str]) -> set[int]:
@@ -138,7 +195,7 @@ def per_function(cov: Any, modules: list[str]) -> dict[str, dict[str, Any]]:
             guards_missed = sum(1 for a in blines for b in missing_arcs.get(a, []) if (a, b) in guard_arcs)
             nb = n_branches - len(guard_arcs)
             nbr = n_branches - len(missed) - (len(guard_arcs) - guards_missed)
-            claims = sorted({c for ln in body for c in by_line.get(ln, []) if c})
+            claims = sorted({c.removesuffix(GPU_CONTEXT) for ln in body for c in by_line.get(ln, []) if c})
             out[f"{m}:{name}"] = {
                 "module": certified.short(m), "function": name, "certified": name in certified.CERTIFIED[m],
                 "lines": [first, last], "statements": len(statements), "statements_run": len(executed),
@@ -204,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the results here")
     ap.add_argument("--write-map", action="store_true",
                     help="run every claim of the ledger and rewrite tools/certifies.json from what each ran")
+    ap.add_argument("--gpu-standin", action="store_true",
+                    help="run the claims a second time in the cupy field, on the test suite's CuPy stand-in, and count "
+                         "the device arms they execute (a claim's id is listed once)")
     args = ap.parse_args(argv)
     if not 0.0 <= args.threshold <= 1.0:
         ap.error(f"--threshold must be in [0, 1], got {args.threshold}")
@@ -213,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(str(exc))
     if args.write_map and args.module:
         ap.error("--write-map runs the whole ledger over every module in scope; leave out --module")
+    if args.write_map and args.gpu_standin:
+        ap.error("--write-map records what the CPU run executes (the mutation run's claims); leave out --gpu-standin")
     registry = load_ledger()
     if args.write_map:
         claim_ids = sorted(registry)
@@ -225,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             claim_ids = [c for c in claim_ids if c in registry]
     t0 = time.perf_counter()
-    cov, seconds, verdicts = measure(claim_ids, modules)
+    cov, seconds, verdicts = measure(claim_ids, modules, gpu_standin=args.gpu_standin)
     wall = time.perf_counter() - t0
     rows = per_function(cov, modules)
     totals = rollup(rows, modules)
