@@ -213,3 +213,25 @@ def test_a_branch_into_a_block_that_only_refuses_is_a_guard_arc():
             "            raise ValueError(y)",                # 8
             "    return y"]                                   # 9
     assert _refusal_blocks(text) == {3, 8}
+
+
+def test_coverage_gpu_pass_counts_the_device_arms():
+    """``claim_coverage --gpu-standin``: the same claims run in the cupy field on the stand-in reach spm_forward's device
+    arm, which the CPU run never executes; the claim is listed once, by its id."""
+    pytest.importorskip("coverage", reason="the test extra's coverage")
+    from isomat.proofs import prover
+    from tools import claim_coverage
+
+    recheck = prover.set_recheck(False)  # load_ledger turns the cvc5 re-check off: given back for the worker's next tests
+    try:
+        claim_coverage.load_ledger(["farag2025"])
+        modules = ["isomat.algebra.spm"]
+        cpu, _, verdicts = claim_coverage.measure(["farag2025:eq24"], modules)
+        both, _, again = claim_coverage.measure(["farag2025:eq24"], modules, gpu_standin=True)
+    finally:
+        prover.set_recheck(recheck)
+    rows_cpu, rows_both = claim_coverage.per_function(cpu, modules), claim_coverage.per_function(both, modules)
+    fwd_cpu, fwd_both = rows_cpu["isomat.algebra.spm:spm_forward"], rows_both["isomat.algebra.spm:spm_forward"]
+    assert fwd_both["branches_run"] > fwd_cpu["branches_run"]
+    assert fwd_both["claims"] == fwd_cpu["claims"] == ["farag2025:eq24"] and again == verdicts
+    assert any(c.endswith(claim_coverage.GPU_CONTEXT) for c in both.get_data().measured_contexts())
