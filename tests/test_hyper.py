@@ -222,3 +222,20 @@ def test_float_fields_project_and_diamond(float_field):
     got = (stp(A, B), dk_stp(A, B), project(x, 3), np.concatenate([to_host(v) for v in diamond(W, X).values()]))
     for g, r in zip(got, ref):
         np.testing.assert_allclose(to_host(g), r, rtol=1e-12, atol=1e-12)
+
+
+def test_an_exact_operand_makes_the_result_exact_from_the_start():
+    """A NumPy hypervector met by an exact W or A is made exact before it is padded or projected: projected in floats
+    first, the exact result held float roundings of thirds as rationals (705563941621377667/54043195528445952 for
+    235/18, the value of Alg. 5.2 computed with the Π of (22) by hand)."""
+    from isomat.algebra.hyper import diamond, project_padding_linear, zero_padding_linear
+
+    X_np = [np.array([1, 2]), np.array([4, 5, 6])]
+    X_ex = [sympy.Matrix(v.tolist()) for v in X_np]
+    W = sympy.Matrix(4, 4, lambda i, j: sympy.Rational(2 + i - j, 1 + i))
+    for fn in (project_padding_linear, zero_padding_linear):
+        got, want = fn(W, X_np, (3, 1)), fn(W, X_ex, (3, 1))
+        assert got.field == "sympy" and [list(v) for v in got.values()] == [list(v) for v in want.values()]
+    assert list(project_padding_linear(W, X_np, (3, 1)).values()[1]) == [sympy.Rational(235, 18)]
+    A = sympy.Matrix([[sympy.Rational(1, 3), 1], [2, sympy.Rational(1, 7)]])
+    assert [list(v) for v in diamond(A, X_np).values()] == [list(v) for v in diamond(A, X_ex).values()]

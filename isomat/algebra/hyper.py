@@ -146,6 +146,15 @@ def _rebuild(vals: list[Any], field: str) -> Hypervector:
     return Hypervector([_out(v, field) if field == "sympy" else v for v in vals])
 
 
+def _in_field(X: Hypervector, field: str) -> Hypervector:
+    """``X`` with its vectors in ``field``, the field of all the operands: a NumPy hypervector met by an exact matrix
+    is made exact *before* it is projected or padded (projected in floats first, an exact result held float
+    roundings of thirds and the like as rationals)."""
+    if X.field == field:
+        return X
+    return _rebuild([_backend.as_values(v, field).reshape(-1) for v in X.values()], field)
+
+
 def _proj_vec(v: Any, n: int, field: str) -> FieldArray:
     """Π^{len v}_n v as a 1-d value array."""
     res = project(_out(v, field) if field == "sympy" else v, n)
@@ -284,6 +293,7 @@ def _padded_linear(W: Any, X: Any, out_dims: Sequence[int], pad: Any, cut: Any) 
     row ``i`` cut back to ``out_dims[i]`` entries by ``cut``."""
     X = _hv(X, "X")
     field = _field_of_all(X, W)
+    X = _in_field(X, field)
     Wd = _as_dense(W, "W", field)
     if Wd.shape[0] != Wd.shape[1]:
         raise ValueError(f"W must be square (d x d), got shape {tuple(Wd.shape)}")
@@ -334,6 +344,7 @@ def diamond(A: Any, X: Any, *, out_dims: Sequence[int] | None = None) -> Hyperve
     if out_dims is not None:
         out_dims = _validate.dims("out_dims", out_dims)
     field = _field_of_all(X, A)
+    X = _in_field(X, field)
     Ad = _as_dense(A, "A", field)
     s = len(X)
     if Ad.shape[1] != s:

@@ -433,6 +433,97 @@ def _hyper_large():
                                f"{HYPER_LARGE}, seeded float64, rtol 1e-12")
 
 
+#: dims of the exact hypervector checks of fields and options: unequal, equal, and one vector longer than d
+HYPER_OPTION_DIMS = [(2, 3), (3, 1, 2), (2, 2)]
+
+
+def _hyper_fields_and_options():
+    """isomat's diamond, zero_padding_linear, project_padding_linear, project_pad and hv_inner_weighted in the exact
+    field against the definitions written out with the Π of (22) (naive_projection) and the V-inner product of (17)
+    by repetition (t = lcm; no isomat code), exactly, at HYPER_OPTION_DIMS: every operand exact; one operand a NumPy
+    array of integers and the other exact, both ways round (the result is exact: the field is that of all the
+    operands); out_dims as a tuple, a list and a range; a rectangular A with out_dims; every result's field exact.
+    And the refusals that name what is wrong: a non-square W, and zero-padding out_dims beyond d (binding)."""
+    from fractions import Fraction
+
+    def vinner(x, y):  # (17): <x ⊗ 1_{t/m}, y ⊗ 1_{t/n}> / t, by repetition
+        t = math.lcm(len(x), len(y))
+        xr = [x[k // (t // len(x))] for k in range(t)]
+        yr = [y[k // (t // len(y))] for k in range(t)]
+        return sum(a * b for a, b in zip(xr, yr)) / t
+
+    def rows(hv):
+        return [[sympy.nsimplify(v) if not isinstance(v, sympy.Basic) else v for v in list(u)] for u in hv.values()]
+
+    def refuses(call, needle):
+        try:
+            call()
+        except ValueError as exc:
+            return needle in str(exc)
+        return False
+
+    def ok(dims):
+        s = len(dims)
+        xs = [sympy.Matrix([Fraction(1 + 2 * i + k, 1 + i) for k in range(n)]) for i, n in enumerate(dims)]
+        xs_np = [np.array([1 + 3 * i + k for k in range(n)], dtype=np.int64) for i, n in enumerate(dims)]
+        A = sympy.Matrix(s, s, lambda i, j: sympy.Rational(1 + i + 2 * j, 1 + j))
+        A_np = np.arange(1, s * s + 1, dtype=np.int64).reshape(s, s)
+        n0 = max(dims)
+        d = n0 + 1
+        W = sympy.Matrix(d, d, lambda i, j: sympy.Rational(2 + i - j, 1 + i))
+        W_np = np.arange(1, d * d + 1, dtype=np.int64).reshape(d, d) % 7 - 3
+        out = tuple(1 + (n % 3) for n in dims)
+
+        def ref_diamond(Am, X, outs):
+            Xt = sympy.Matrix.vstack(*[(naive_projection(len(x), n0) * sympy.Matrix(x)).T for x in X])
+            Xi = sympy.Matrix(Am) * Xt
+            return [list(naive_projection(n0, m) * Xi[i, :].T) for i, m in enumerate(outs)]
+
+        def ref_padded(Wm, X, outs, project):
+            if project:
+                Xt = sympy.Matrix.vstack(*[(naive_projection(len(x), d) * sympy.Matrix(x)).T for x in X])
+            else:
+                Xt = sympy.Matrix.vstack(*[sympy.Matrix([list(x) + [0] * (d - len(x))]) for x in X])
+            Qt = (sympy.Matrix(Wm) * Xt.T).T
+            if project:
+                return [list(naive_projection(d, m) * Qt[i, :].T) for i, m in enumerate(outs)]
+            return [list(Qt[i, :m]) for i, m in enumerate(outs)]
+
+        Xs_exact = [list(x) for x in xs]
+        Xs_int = [[sympy.Integer(int(v)) for v in x] for x in xs_np]
+        good = True
+        for Am, X, Xref in ((A, xs, Xs_exact), (A_np, xs, Xs_exact), (A, xs_np, Xs_int)):
+            got = _hyper.diamond(Am, X)
+            good &= got.field == "sympy" and rows(got) == ref_diamond(Am, Xref, dims)
+        rect = sympy.Matrix(s + 1, s, lambda i, j: sympy.Rational(i + j + 1, 2))  # p x s with out_dims: (97)'s use
+        got = _hyper.diamond(rect, xs, out_dims=list(out) + [2])
+        good &= rows(got) == ref_diamond(rect, Xs_exact, list(out) + [2])
+        for project, fn in ((False, _hyper.zero_padding_linear), (True, _hyper.project_padding_linear)):
+            for Wm, X, Xref in ((W, xs, Xs_exact), (W_np, xs, Xs_exact), (W, xs_np, Xs_int)):
+                for outs in (out, list(out), range(1, s + 1)):
+                    got = fn(Wm, X, outs)
+                    good &= got.field == "sympy" and rows(got) == ref_padded(Wm, Xref, list(outs), project)
+            good &= refuses(lambda: fn(sympy.Matrix(d, d + 1, lambda i, j: i + j), xs, out), "W must be square")
+        good &= refuses(lambda: _hyper.zero_padding_linear(W, xs, (d + 1,) + out[1:]), "out_dims")
+        pad = _hyper.project_pad(xs)
+        good &= [list(pad.row(i)) for i in range(s)] == [list((naive_projection(len(x), n0) * x).T) for x in xs]
+        ys = [sympy.Matrix([sympy.Rational(k + 1, 2 + j) for k in range(1 + (j + 1) % 3)]) for j in range(2)]
+        ys_np = [np.array([k + j + 1 for k in range(1 + (j + 1) % 3)], dtype=np.int64) for j in range(2)]
+        for X, Y, Xr, Yr in ((xs, ys, Xs_exact, [list(y) for y in ys]),
+                             (xs_np, ys, Xs_int, [list(y) for y in ys]),
+                             (xs, ys_np, Xs_exact, [[sympy.Integer(int(v)) for v in y] for y in ys_np])):
+            G = _hyper.hv_inner_weighted(X, Y)
+            ref = sympy.Matrix(len(Xr), len(Yr), lambda i, j: vinner(Xr[i], Yr[j]) * sympy.sqrt(math.lcm(len(Xr[i]), len(Yr[j]))))
+            good &= isinstance(G, sympy.MatrixBase) and (G - ref).applyfunc(sympy.simplify).is_zero_matrix
+        return bool(good)
+
+    return exhaustive(ok, HYPER_OPTION_DIMS, method="exact",
+                      describe=f"diamond, zero/project-padding linear, project_pad and hv_inner_weighted vs the definitions "
+                               f"with the Π of (22), exact, dims {HYPER_OPTION_DIMS}: exact operands, one a NumPy integer "
+                               f"array either way round, out_dims tuple/list/range, a rectangular A; non-square W and "
+                               f"zero-padding beyond d refused by name")
+
+
 def _eq76_proof():
     """(76)/(79) for all sizes: row (i, e) of a block-diagonal matrix diag(Π_1, ..., Π_s) times a stacked vector V is
     (Π_i v^i)[e]. The sum over all columns c < o_s runs over [o_i, o_i + n_i) only (block i at the prefix offset

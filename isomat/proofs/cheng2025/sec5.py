@@ -267,7 +267,9 @@ def _loops_kernel_vector(cx) -> Trial:
         "to integer data in exact rationals (the sizes do not depend on the values): exact, every dims tuple of length ≤ 3 with n_i ≤ 4 and every nominal "
         "d ∈ [1, 5] (so n_i > d too). Binding cross-check (random floats, in the run's float field): isomat's ⋄ and "
         "project_padding_linear return those sizes and the values of the naive float64 construction (np.kron Π), "
-        "tol 1e-12."
+        "tol 1e-12; and exactly, isomat's ⋄, zero- and project-padding linear, project_pad and ⊙_w against the "
+        "definitions with operands of two fields (one a NumPy integer array: the result exact), every out_dims form "
+        "and the refusals of a non-square W and of zero-padding beyond d."
     ),
     methods=["exact", "exhaustive", "numeric"],
 )
@@ -307,7 +309,8 @@ def _rem54iii():
                 and all(_close(to_numpy(u), v) for u, v in zip(b.values(), ref_b)))
 
     checks = require(float_crosscheck=_num_exhaustive(iso_ok, _hv_cases(3, 4), "isomat vs naive float64, dims of "
-                                                      "length <= 3, n_i <= 4"))
+                                                      "length <= 3, n_i <= 4"),
+                     hypervector_fields_and_options=_hyper_fields_and_options())
     return decide(_exact_exhaustive(ok, _hv_cases(3, 4), "dims of length <= 3, n_i <= 4, nominal d in [1, 5]"), **checks)
 
 
@@ -530,7 +533,9 @@ def _np_att97(Q, K, V):
         "the naive (97) for every p, q, r in [1, 3] with gcd(q, r) = 1; for q ≠ r the rows of A ⊗ 1ᵀ_{t/q} sum to t/q "
         "(a constant V is scaled by t/q). At q = r (t = q) (97) is (96) term for term, so 'generalizes (96)' is no "
         "check and is not recorded as one. Binding cross-check: isomat's df_attention_general (in the run's float "
-        "field) equals the naive (97) for every p, q, r in [1, 3], tol 1e-12."
+        "field) equals the naive (97) for every p, q, r in [1, 3], tol 1e-12; and exactly, its ⋄, padding linear maps, "
+        "project_pad and ⊙_w against the definitions with operands of two fields, every out_dims form and their "
+        "refusals."
         + SAMPLED_WHY
     ),
     methods=["numeric", "exhaustive"],
@@ -580,7 +585,8 @@ def _rem56():
 
     uses_cases = sorted([(p, q, r) for p in (1, 2) for q in (2, 3) for r in (2, 3)], key=lambda c: (sum(c), c))
     checks = require(isomat_crosscheck=_num_exhaustive(iso_ok, _dims(3, 3), "isomat vs naive (97), p, q, r in [1, 3] "
-                                                        "vectors; sizes 1 + (i + k) mod 3"))
+                                                        "vectors; sizes 1 + (i + k) mod 3"),
+                     hypervector_fields_and_options=_hyper_fields_and_options())
     return decide(_num_exhaustive(uses_scores, uses_cases, "p in {1, 2}, q, r in {2, 3}; K' = 3·reverse(K) + 1",
                                   uses_witness),
                   gcd_q_r_1_output_is_sum_of_values=coprime, **checks,
