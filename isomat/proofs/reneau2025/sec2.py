@@ -176,10 +176,12 @@ def _alg1_apply_inputs() -> Trial:
             got = _nd.ndlinear_apply(Xs.tolist(), Wq, [b.tolist() for b in bs_], order)
             if got.shape != ref_q.shape or any(g != w for g, w in zip(got.reshape(-1), ref_q.reshape(-1))):
                 return False
-            # weights as nested lists of Python ints (the float field)
+            # weights as nested lists of Python ints (the float field); and the default order, the outer one
             got = _nd.ndlinear_apply(Xs, [W.T.tolist() for W in Ws_], None, order)
             ref_l = algorithm1(Xs.astype(object), [W.astype(object) for W in Ws_], [None] * len(Ws_), order)
             if got.shape != ref_l.shape or not np.array_equal(got, ref_l.astype(float)):
+                return False
+            if order == "outer" and not np.array_equal(_nd.ndlinear_apply(Xs, [W.T.tolist() for W in Ws_]), got):
                 return False
             # the flattened layer from the same int64 arrays: K vec(x) + β is Algorithm 1 on each sample, exactly
             K, beta = _nd.ndlinear_matrix([W.T for W in Wp], bs, order, backend="sympy")
@@ -193,7 +195,7 @@ def _alg1_apply_inputs() -> Trial:
                       describe=f"isomat.ndlinear_apply(backend='sympy') on int64 input, weights, biases (|entries| < 2^40) "
                                f"vs Algorithm 1 as loops on Python ints, both orders, batch axes (2,), () and (1, 2); ndlinear_matrix(backend="
                                f"'sympy') K vec(x) + β on each sample; float64 from tensor-like inputs (small integers); "
-                               f"SymPy rational weights without a backend (exact); nested-list weights; "
+                               f"SymPy rational weights without a backend (exact); nested-list weights; the default order (outer); "
                                f"(D, H) in {ALG1_INT_SHAPES}")
 
 

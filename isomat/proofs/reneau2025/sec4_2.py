@@ -56,9 +56,17 @@ def _tab1(model: str):
     # isomat's own counting functions must agree with the independent count above
     lib = {"lora-r4": _nd.lora_param_count(model, 4), "lora-r8": _nd.lora_param_count(model, 8),
            **{f"{rule}, bias={bias}": _nd.ndlinear_lora_param_count(model, rule=rule, bias=bias) for rule, bias in NDLORA_SPACE}}
-    same = lib == {**ranks, **candidates}
-    check = Trial(same, "exact", {"compared": f"isomat.lora_param_count / ndlinear_lora_param_count vs the count written out, {model}"},
-                  None if same else {"isomat": lib, "ledger": {**ranks, **candidates}}, strength="recompute")
+    # the options: the config given as its dict, and the attention projections alone (target_modules)
+    attn = ("q_proj", "k_proj", "v_proj", "o_proj")
+    lib["lora-r8, config dict"] = _nd.lora_param_count(dict(c), 8)
+    lib["lora-r4, attention only"] = _nd.lora_param_count(model, 4, target_modules=attn)
+    options = {"lora-r8, config dict": ranks["lora-r8"],
+               "lora-r4, attention only": L * sum(4 * (a + b) for m, a, b in mods if m in attn)}
+    same = lib == {**ranks, **candidates, **options}
+    check = Trial(same, "exact", {"compared": f"isomat.lora_param_count (the config by name and as a dict, every module and "
+                                              f"the attention projections alone) / ndlinear_lora_param_count vs the count "
+                                              f"written out, {model}"},
+                  None if same else {"isomat": lib, "ledger": {**ranks, **candidates, **options}}, strength="recompute")
     return ranks, candidates, check
 
 
