@@ -647,6 +647,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     cmap = certified.load_map()
     equivalent = load_equivalent()
+    # what the run is made on, taken before it starts (the checkout may move on while it runs)
+    commit, digests = _commit(), {certified.short(m): module_sha256(m) for m in sorted({m.module for m in mutants})}
     t0 = time.perf_counter()
     base = map_baseline(cmap)
     print(f"unmutated verdicts: {'from tools/certifies.json (same isomat sources)' if base else 'run here (tools/certifies.json was derived from other isomat sources)'}",
@@ -687,7 +689,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"sample": args.sample, "seed": args.seed if args.sample else None,
                                          "jobs": args.jobs, "timeout": args.timeout, "seconds": round(wall, 1),
-                                         "commit": _commit(), "module_sha256": {m: module_sha256(m) for m in table},
+                                         "commit": commit, "module_sha256": digests,
                                          "left_out": dict(SKIPPED), "modules": table, "mutants": records}, indent=1) + "\n", encoding="utf-8")
     if args.sample is not None:
         return 1 if survivors or stale else 0
