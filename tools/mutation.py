@@ -498,9 +498,12 @@ def report(paths: list[Path], *, markdown: Path | None = None, min_score: float 
     several), counted against today's equivalent and known-gap lists. A module whose source file changed since
     its run is reported *stale* (its score no longer says anything about the code) and none is reported twice.
     Exit status 1 when a current module scores below ``min_score``, a listed equivalent was killed, or a module
-    in scope has no current run; 2 on an unreadable or partial file."""
+    in scope has no current run; 2 on an unreadable or partial file. A ``--key`` run's records replace those of the
+    same mutants in their module's full run, when made on the very same module source (a re-run after a check was
+    added)."""
     equivalent, gaps = load_equivalent(), load_known_gaps()
     runs: dict[str, dict[str, Any]] = {}
+    reruns: list[tuple[Path, dict[str, Any]]] = []  # --key runs, laid over the full runs below
     for path in paths:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -511,6 +514,9 @@ def report(paths: list[Path], *, markdown: Path | None = None, min_score: float 
         if data.get("sample") is not None or data.get("function"):
             print(f"--report: {path}: a sampled run, not a full one", file=sys.stderr)
             return 2
+        if data.get("key"):
+            reruns.append((path, data))
+            continue
         for module in sorted({certified.short(r["module"]) for r in records}):
             if module in runs:
                 print(f"--report: module {module} is in {runs[module]['path']} and in {path}", file=sys.stderr)
@@ -519,6 +525,20 @@ def report(paths: list[Path], *, markdown: Path | None = None, min_score: float 
             expected = len(all_mutants([certified.module_name(module)]))
             runs[module] = {"path": path, "records": mine, "sha": sha.get(module), "commit": data.get("commit"),
                             "seconds": data.get("seconds"), "jobs": data.get("jobs"), "expected": expected}
+    for path, data in reruns:  # a later run of named mutants replaces their records, on the very same module source
+        for r in data["mutants"]:
+            module = certified.short(r["module"])
+            base = runs.get(module)
+            if base is None or base["sha"] != data["module_sha256"].get(module):
+                print(f"--report: {path}: {r['key']} was re-run on another source of {module} than its full run's",
+                      file=sys.stderr)
+                return 2
+            mine = base["records"]
+            at = [i for i, old in enumerate(mine) if old["key"] == r["key"]]
+            if not at:
+                print(f"--report: {path}: {r['key']} is in no full run of {module}", file=sys.stderr)
+                return 2
+            mine[at[0]] = {**r, "rerun": str(path.name)}
     scope = sorted(certified.short(m) for m in certified.CERTIFIED)
     table: dict[str, dict[str, Any]] = {}
     for module in scope:
@@ -605,6 +625,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.mutation", description=__doc__.split("\n\n")[0])
     ap.add_argument("--module", action="append", help="a module in scope (conv, pool, ...); repeatable; default all")
     ap.add_argument("--function", action="append", help="only these functions (names in the chosen modules)")
+    ap.add_argument("--key", action="append",
+                    help="only this mutant (its key, as --list and the records give it); repeatable: a re-run whose records "
+                         "--report lays over a full run's")
     ap.add_argument("--sample", type=int, help="run a seeded random sample of this many mutants")
     ap.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     ap.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
@@ -637,6 +660,12 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             ap.error(f"--function: no mutant of {sorted(unknown)} in the chosen modules")
         mutants = [m for m in mutants if m.function in names]
+    if args.key:
+        keys = set(args.key)
+        unknown = keys - {m.key for m in mutants}
+        if unknown:
+            ap.error(f"--key: no such mutant in the chosen modules: {sorted(unknown)}")
+        mutants = [m for m in mutants if m.key in keys]
     if args.sample is not None:
         mutants = sorted(sample(mutants, args.sample, args.seed, load_equivalent()), key=lambda m: (m.module, m.line, m.key))
     left_out = ", ".join(f"{n} {why}" for why, n in sorted(SKIPPED.items())) or "none"
@@ -688,6 +717,7 @@ def main(argv: list[str] | None = None) -> int:
           f"processes, baselines included); mutations left out of scope: {left_out}")
     if args.json:
         args.json.write_text(json.dumps({"sample": args.sample, "seed": args.seed if args.sample else None,
+                                         "function": args.function, "key": args.key,
                                          "jobs": args.jobs, "timeout": args.timeout, "seconds": round(wall, 1),
                                          "commit": commit, "module_sha256": digests,
                                          "left_out": dict(SKIPPED), "modules": table, "mutants": records}, indent=1) + "\n", encoding="utf-8")
