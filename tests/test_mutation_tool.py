@@ -235,3 +235,36 @@ def test_coverage_gpu_pass_counts_the_device_arms():
     assert fwd_both["branches_run"] > fwd_cpu["branches_run"]
     assert fwd_both["claims"] == fwd_cpu["claims"] == ["farag2025:eq24"] and again == verdicts
     assert any(c.endswith(claim_coverage.GPU_CONTEXT) for c in both.get_data().measured_contexts())
+
+
+def test_report_merges_full_runs_and_lays_reruns_over_them(tmp_path, capsys):
+    """``--report``: a full run of a module counts when made on today's file; a ``--key`` re-run replaces its mutants'
+    records; a run on another source is stale; a module given twice, or a sampled run, is refused (exit 2)."""
+    name = "isomat.algebra.rnn"
+    mutants = mutation.all_mutants([name])
+    sha = {"rnn": mutation.module_sha256("rnn")}
+
+    def record(m, status):
+        return {"module": m.module, "function": m.function, "line": m.line, "key": m.key, "status": status, "claims": 1}
+
+    full = tmp_path / "rnn.json"
+    full.write_text(json.dumps({"sample": None, "module_sha256": sha, "commit": "c0ffee",
+                                "mutants": [record(m, "killed") for m in mutants]}))
+    assert mutation.report([full]) == 1  # the other modules have no run
+    assert "rnn            current" in capsys.readouterr().out
+    target = next(m for m in mutants if m.key not in mutation.load_equivalent())
+    rerun = tmp_path / "rerun.json"
+    rerun.write_text(json.dumps({"sample": None, "key": [target.key], "module_sha256": sha,
+                                 "mutants": [record(target, "survived")]}))
+    md = tmp_path / "score.md"
+    mutation.report([full, rerun], markdown=md)
+    out = capsys.readouterr().out
+    assert f"survivor {target.key}: NOT LISTED" in out and target.key in md.read_text()
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps({"sample": None, "module_sha256": {"rnn": "0" * 64}, "mutants": [record(m, "killed") for m in mutants]}))
+    mutation.report([stale])
+    assert "rnn            stale" in capsys.readouterr().out
+    assert mutation.report([full, full]) == 2
+    sampled = tmp_path / "sampled.json"
+    sampled.write_text(json.dumps({"sample": 50, "module_sha256": sha, "mutants": []}))
+    assert mutation.report([sampled]) == 2
