@@ -115,7 +115,7 @@ def test_table1_cross_check_flags_a_wrong_library_count(monkeypatch):
     import isomat.proofs.reneau2025 as R
 
     orig = R._nd.lora_param_count
-    monkeypatch.setattr(R._nd, "lora_param_count", lambda model, r: orig(model, r) + 1)
+    monkeypatch.setattr(R._nd, "lora_param_count", lambda model, r, **kw: orig(model, r, **kw) + 1)
     R._tab1.cache_clear()
     try:
         rec = _rerun("reneau2025:tab1/qwen3-1.7b")

@@ -394,7 +394,8 @@ def _eq16():
         "size n and every N = D^{-1/2}AD^{-1/2} (SymPy matrix expressions, L = I − N, symbolic n). "
         "Cross-check, exact (sqrt exact in SymPy), for symbolic θ0, θ1, x on every atlas graph with 2-5 "
         "nodes and no isolated node, L built from the adjacency directly; and isomat's chebyshev_filter(G, "
-        "[θ0, θ1], lambda_max=2) (exact; its T0(L̃) = I, T1(L̃) = L̃) equals θ0 I − θ1 D^{-1/2}AD^{-1/2}."
+        "[θ0, θ1], lambda_max=2) (exact; its T0(L̃) = I, T1(L̃) = L̃) equals θ0 I − θ1 D^{-1/2}AD^{-1/2}, and with "
+        "λmax a SymPy symbol its filter at λmax = 2 is the same."
         + GRAPH_NOTE
     ),
     methods=["symbolic", "exact", "exhaustive"],
@@ -414,7 +415,11 @@ def _eq17():
         lhs = t0 * x + t1 * (L - sympy.eye(n)) * x
         rhs = t0 * x - t1 * N * x
         C = sympy.Matrix(G_ops.chebyshev_filter(g, [t0, t1], lambda_max=2, backend="sympy"))
-        return (lhs - rhs).expand().is_zero_matrix and (C - (t0 * sympy.eye(n) - t1 * N)).expand().is_zero_matrix
+        # λmax symbolic too (the exact field keeps it a symbol): at λmax = 2 the same filter
+        lam = sympy.Symbol("lambda_max", positive=True)
+        C_lam = sympy.Matrix(G_ops.chebyshev_filter(g, [t0, t1], lambda_max=lam, backend="sympy")) if i == 0 else C
+        return ((lhs - rhs).expand().is_zero_matrix and (C - (t0 * sympy.eye(n) - t1 * N)).expand().is_zero_matrix
+                and (C_lam.subs(lam, 2) - C).expand().is_zero_matrix)
 
     t = exhaustive(ok, range(len(graphs)), describe=f"{len(graphs)} atlas graphs, 2-5 nodes, no isolated node", method="exact")
     n = sympy.Symbol("n", integer=True, positive=True)
