@@ -32,6 +32,7 @@ both figures are printed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import functools
 import json
@@ -119,35 +120,32 @@ def measure(claim_ids: list[str], modules: list[str], *, gpu_standin: bool = Fal
     return cov, seconds, verdicts
 
 
+@contextlib.contextmanager
 def _standin_installed():
-    """The test suite's CuPy stand-in in ``sys.modules`` for the block (the device probe re-run on entry and exit)."""
-    import contextlib
+    """The test suite's CuPy stand-in in ``sys.modules`` for the block (the device probe re-run on entry and exit).
+    Only the stand-in's own names are put back afterwards: a module first imported inside the block stays (clearing
+    ``sys.modules`` back to a copy, as ``mock.patch.dict`` does, would load such a module twice)."""
+    from isomat.gpu import gpu_status
 
-    @contextlib.contextmanager
-    def installed():
-        sys.path.insert(0, str(certified.ROOT / "tests"))
-        try:
-            import cupy_standin
-        finally:
-            sys.path.pop(0)
-        from isomat.gpu import gpu_status
-
-        saved = {name: sys.modules.get(name) for name in cupy_standin.NAMES}
-        sys.modules.update(cupy_standin.load())
-        try:
-            ok, reason = gpu_status(refresh=True)
-            if not ok:
-                raise RuntimeError(f"the CuPy stand-in does not pass the device probe: {reason}")
-            yield
-        finally:
-            for name, mod in saved.items():
-                if mod is None:
-                    sys.modules.pop(name, None)
-                else:
-                    sys.modules[name] = mod
-            gpu_status(refresh=True)
-
-    return installed()
+    sys.path.insert(0, str(certified.ROOT / "tests"))
+    try:
+        import cupy_standin
+    finally:
+        sys.path.pop(0)
+    saved = {name: sys.modules.get(name) for name in cupy_standin.NAMES}
+    sys.modules.update(cupy_standin.load())
+    try:
+        ok, reason = gpu_status(refresh=True)
+        if not ok:
+            raise RuntimeError(f"the CuPy stand-in does not pass the device probe: {reason}")
+        yield
+    finally:
+        for name, mod in saved.items():
+            if mod is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = mod
+        gpu_status(refresh=True)
 
 
 def _refusal_blocks(text: list[str]) -> set[int]:

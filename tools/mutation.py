@@ -577,7 +577,7 @@ def report(paths: list[Path], *, markdown: Path | None = None, min_score: float 
     if stale_equivalents:
         print("listed as equivalent but killed (take them off the list):\n  " + "\n  ".join(stale_equivalents))
     if markdown is not None:
-        _write_report(markdown, table, everything, equivalent, gaps, total, counted)
+        _write_report(markdown, table, everything, survivors, equivalent, gaps, total, counted)
     low = [m for m, row in table.items() if row["state"] == "current" and row["score"] is not None and row["score"] < min_score]
     missing = [m for m, row in table.items() if row["state"] != "current"]
     if missing:
@@ -585,8 +585,9 @@ def report(paths: list[Path], *, markdown: Path | None = None, min_score: float 
     return 1 if low or stale_equivalents or missing or any(r["key"] not in gaps for r in survivors) else 0
 
 
-def _write_report(path: Path, table: dict[str, dict[str, Any]], records: list[dict[str, Any]], equivalent: dict[str, str],
-                  gaps: dict[str, str], total: float | None, counted: dict[str, int]) -> None:
+def _write_report(path: Path, table: dict[str, dict[str, Any]], records: list[dict[str, Any]],
+                  survivors: list[dict[str, Any]], equivalent: dict[str, str], gaps: dict[str, str], total: float | None,
+                  counted: dict[str, int]) -> None:
     from collections import Counter
 
     out = ["# Mutation score of the certified code", "",
@@ -611,7 +612,6 @@ def _write_report(path: Path, table: dict[str, dict[str, Any]], records: list[di
     if total is not None:
         out.append(f"| **all current** | | | {counted['mutants']} | {counted['killed']} | {counted['timeout']} | "
                    f"{counted['survived']} | {counted['equivalent']} | {counted['invalid']} | **{100 * total:.1f}%** |")
-    survivors = [r for r in records if r["status"] == "survived" and r["key"] not in equivalent]
     out += ["", "## Survivors that count against the score", ""]
     out += [f"- `{r['key']}` -- {gaps.get(r['key'], 'not listed')}" for r in survivors] or ["None."]
     out += ["", "## Equivalent mutants, by reason", "",

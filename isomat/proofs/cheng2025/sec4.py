@@ -437,6 +437,7 @@ def _hyper_large():
 HYPER_OPTION_DIMS = [(2, 3), (3, 1, 2), (2, 2)]
 
 
+@device_cached
 def _hyper_fields_and_options():
     """isomat's diamond, zero_padding_linear, project_padding_linear, project_pad and hv_inner_weighted in the exact
     field against the definitions written out with the Π of (22) (naive_projection) and the V-inner product of (17)
@@ -452,8 +453,8 @@ def _hyper_fields_and_options():
         yr = [y[k // (t // len(y))] for k in range(t)]
         return sum(a * b for a, b in zip(xr, yr)) / t
 
-    def rows(hv):
-        return [[sympy.nsimplify(v) if not isinstance(v, sympy.Basic) else v for v in list(u)] for u in hv.values()]
+    def rows(hv):  # compared with exact references: a float entry never equals one
+        return [list(u) for u in hv.values()]
 
     def refuses(call, needle):
         try:
@@ -497,7 +498,7 @@ def _hyper_fields_and_options():
             good &= got.field == "sympy" and rows(got) == ref_diamond(Am, Xref, dims)
         rect = sympy.Matrix(s + 1, s, lambda i, j: sympy.Rational(i + j + 1, 2))  # p x s with out_dims: (97)'s use
         got = _hyper.diamond(rect, xs, out_dims=list(out) + [2])
-        good &= rows(got) == ref_diamond(rect, Xs_exact, list(out) + [2])
+        good &= got.field == "sympy" and rows(got) == ref_diamond(rect, Xs_exact, list(out) + [2])
         for project, fn in ((False, _hyper.zero_padding_linear), (True, _hyper.project_padding_linear)):
             for Wm, X, Xref in ((W, xs, Xs_exact), (W_np, xs, Xs_exact), (W, xs_np, Xs_int)):
                 for outs in (out, list(out), range(1, s + 1)):
