@@ -667,6 +667,10 @@ def _serve_forks(cmd_fd: int, msg_fd: int, config: Mapping[str, Any]) -> None:
         ctl.sendall(encode({"pid": pid}))
 
 
+#: how long a forked worker's exit note may lag its reaping (the template reaps, then writes the note)
+_FORKED_NOTE_GRACE_S = 2.0
+
+
 class _Forked:
     """The process handle of a forked worker (``poll``/``wait``/``kill`` as ``subprocess.Popen``'s), its
     exit status read from the note its template writes."""
@@ -682,13 +686,22 @@ class _Forked:
         return self.returncode
 
     def _lost(self) -> bool:
-        """Gone without a note: its template died first, and no status will come."""
+        """Gone from the process table: reaped by its template (whose note follows the reaping), or its
+        template died first and no status will come."""
         return not os.path.exists(f"/proc/{self.pid}")
 
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
+        lost_at = None
         while self.poll() is None:
-            if deadline is not None and time.monotonic() > deadline or self._lost():
+            now = time.monotonic()
+            if self._lost():
+                # the template writes the note just after reaping: on a busy machine that can take a while (a
+                # SIGKILLed worker was reported as "closed its pipe" when the note came a moment late)
+                lost_at = now if lost_at is None else lost_at
+                if now - lost_at > _FORKED_NOTE_GRACE_S:
+                    raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
+            if deadline is not None and now > deadline:
                 raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
             time.sleep(0.01)
         assert self.returncode is not None
@@ -851,8 +864,9 @@ class Worker:
                 self.ctl.close()
 
     def death(self) -> str:
+        # its pipe has closed: the process is ending; its status normally comes at once, on a busy machine later
         with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(1)
+            self.proc.wait(5)
         code = self.proc.returncode
         if code is None:
             return "its worker process closed its pipe"
