@@ -42,7 +42,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..errors import CheckError
+from ..errors import CheckError, SizeLimitError
 from . import smt as _recheck
 
 
@@ -88,29 +88,62 @@ def device_cached(fn: Callable[..., Any]) -> Callable[..., Any]:
     entry reached the device; using such an entry again counts as a device reuse
     (:func:`isomat.gpu.note_device_reuse`), so ``isomat verify --backend cupy`` can say which
     claims' verdicts rest on device results computed for an earlier claim. The cache itself is
-    an ``lru_cache`` (``cache_clear`` empties it; the mutation suite finds it)."""
+    an ``lru_cache`` (``cache_clear`` empties it; the mutation suite finds it).
+
+    An exception (an ``Exception``: never an interrupt) is remembered as a value is: the building block
+    is a deterministic computation, so asking again raises the same error at once (a broken builder
+    used to be rebuilt up to its failure by every claim that shares the block). Errors that depend on
+    the moment (``MemoryError``, ``OSError``, a :class:`~isomat.errors.SizeLimitError` of the memory
+    bound in force) are not remembered."""
     from ..gpu import device_uses, note_device_reuse
 
     computed = [False]
+    first: list[BaseException | None] = [None]  # the error this very call raised, with its whole traceback
 
     @functools.lru_cache(maxsize=None)
-    def entry(*args: Any, **kwargs: Any) -> tuple[Any, bool]:
+    def entry(*args: Any, **kwargs: Any) -> tuple[Any, bool, BaseException | None]:
         computed[0] = True
         before = device_uses()
-        value = fn(*args, **kwargs)
-        return value, device_uses() > before
+        try:
+            value = fn(*args, **kwargs)
+        except Exception as exc:
+            # errors of the moment -- memory, the OS, the memory bound in force -- are not remembered, nor one
+            # that cannot be copied: the next call computes again
+            kept = None if isinstance(exc, (MemoryError, OSError, SizeLimitError)) else _frameless(exc)
+            if kept is None:
+                raise
+            first[0] = exc
+            return None, device_uses() > before, kept
+        return value, device_uses() > before, None
 
     @functools.wraps(fn)
     def cached(*args: Any, **kwargs: Any) -> Any:
-        computed[0] = False
-        value, on_device = entry(*args, **kwargs)
+        computed[0], first[0] = False, None
+        value, on_device, raised = entry(*args, **kwargs)
         if on_device and not computed[0]:
             note_device_reuse()
+        if raised is not None:
+            exc, first[0] = first[0], None
+            raise exc if exc is not None else _frameless(raised)  # type: ignore[misc]
         return value
 
     cached.cache_clear = entry.cache_clear  # type: ignore[attr-defined]
     cached.cache_info = entry.cache_info  # type: ignore[attr-defined]
     return cached
+
+
+def _frameless(exc: BaseException) -> BaseException | None:
+    """A copy of ``exc`` without its traceback (whose frames would keep every local of the failed computation
+    alive in the cache), or None when the exception cannot be copied."""
+    import copy
+
+    try:
+        kept = copy.copy(exc)
+    except Exception:  # noqa: BLE001 -- an exception class whose arguments do not rebuild it
+        return None
+    if type(kept) is not type(exc) or str(kept) != str(exc):
+        return None
+    return kept.with_traceback(None)
 
 
 @contextlib.contextmanager
@@ -353,6 +386,18 @@ def exhaustive(
     if n == 0:
         raise CheckError(f"exhaustive check over {describe!r} tested no case")
     return Trial(True, method, {"cases": describe, "tested": n}, strength=strength)
+
+
+def refuses(call: Callable[[], Any], errors: type[BaseException] | tuple[type[BaseException], ...],
+            *fragments: str) -> bool:
+    """Whether ``call()`` is refused: it raises one of ``errors`` whose message holds every one of
+    ``fragments`` (the argument's name, the bound, what was expected). A result is ``False``; any
+    other exception propagates (the claim is then an error: a crash is no refusal)."""
+    try:
+        call()
+    except errors as exc:
+        return all(f in str(exc) for f in fragments)
+    return False
 
 
 def property_search(
@@ -1596,7 +1641,7 @@ __all__ = [
     "Claim", "FrozenEvidence", "Hypotheses", "Outcome", "Reading", "Trial",
     "all_of", "by_readings", "capped_output", "claim", "compare_printed", "decide", "error_record", "exact_equal",
     "exhaustive", "exists",
-    "float_backend", "jsonable", "not_checkable", "numeric_close", "property_search", "require", "run_claim", "same_proofs",
+    "float_backend", "refuses", "jsonable", "not_checkable", "numeric_close", "property_search", "require", "run_claim", "same_proofs",
     "second_solver", "symbolic_zero", "using_float_backend", "weakest", "derive_fields", "in_order", "RECORD_ORDER",
     "ledger_obligations", "OBLIGATIONS_FILE", "printed_checks", "threshold_reading",
 ]

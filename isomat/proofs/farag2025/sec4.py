@@ -29,6 +29,9 @@ _LAYER_CASES = [(3, 2, "rotation", "scale"), (4, 2, "rotation", "pass"), (3, 2, 
 
 
 def _layer_grad(key, extra=None):
+    # isomat's backward against the loop-built chain rule first: a broken backward ends the claim here, before the
+    # symbolic layers and finite differences
+    bind = require(isomat_backward=_backward_binding(key))["isomat_backward"]
     trials = []
     for n, L, variant, odd in _LAYER_CASES:
         lay, P, di, do, bb, sc, xs, gs, loss = _symbolic_layer(n, L, variant, odd)
@@ -61,7 +64,6 @@ def _layer_grad(key, extra=None):
     base = X if key == "x" else host[key]
     fd = numeric_close(gr[key], fd_grad(loss_of, base), describe=f"∂L/∂{key}, n=7, L=3, batch 4, central FD h=1e-6",
                        rtol=1e-6, atol=1e-7)
-    bind = _backward_binding(key)
     if extra is None:  # no printed formula to prove: isomat's backward, exact at the sizes built
         return decide(all_of(*trials), isomat_backward=bind, fd_check=fd)
     return decide(extra(), isomat_backward=bind, isomat_symbolic=all_of(*trials), fd_check=fd)
@@ -187,6 +189,7 @@ def _sec4():
                 good &= np.allclose(full[k], sum(p[k] for p in per), rtol=1e-12, atol=1e-12)
         return bool(good)
 
+    bind = require(isomat_backward=_backward_binding("x", "params", "d_in", "d_out", "bias", "odd_scale"))
     cross = property_search(ok, st.tuples(st.integers(1, 9), st.integers(1, 4), st.integers(1, 6), st.integers(0, 99)),
                             describe="n 1..9, L 1..4, B 1..6, seed 0..99", max_examples=40)
     # proved for every batch size B and width n: for L = Σ_b g_b·(M x_b + c) = ⟨G, X M^T + 1 c^T⟩,
@@ -204,8 +207,7 @@ def _sec4():
                                 sizes=[Bs], domain={"B": "integer >= 1"}),
                     _entry_zero(loss.diff(X), G * M, describe="∂L/∂X vs G M (row b: M^T g_b)", for_all=fa, sizes=[_N]))
     # every gradient spm_backward returns, the odd-n scale's too (no printed equation binds it: issue 36 item 5)
-    return decide(proofs, isomat_backward=_backward_binding("x", "params", "d_in", "d_out", "bias", "odd_scale"),
-                  isomat_batch=cross)
+    return decide(proofs, **bind, isomat_batch=cross)
 
 
 

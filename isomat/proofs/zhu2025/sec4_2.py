@@ -289,6 +289,10 @@ def _upper():
                 lambda c: 1 <= c[2] <= min(c[0], c[1]) and c[3] >= 1),
 )
 def _equals_conv():
+    # the builders against their rules first: a broken one ends the claim here, before the loop builds below
+    checks = require(builder_vs_rule=zhu_conv_builder_check(float_backend()),
+                     conv_builder_vs_rule=conv_builder_check(float_backend()))
+
     def P_corr(m, n, r, s):
         return (m * n - 1 - ((r - 1) * n + r - 1)) // s + 1
 
@@ -330,8 +334,7 @@ def _equals_conv():
                     "image rows, or (s > 1) start off the 2-d stride grid, and are no convolution output",
                     _row_selection_proof(lambda: corr_x)),
         correction_crosscheck=corr_x,
-        builder_vs_rule=zhu_conv_builder_check(float_backend()),
-        conv_builder_vs_rule=conv_builder_check(float_backend()),
+        **checks,
         stride_1_only=dict(stride1.evidence, counterexample=stride1.counterexample),
         with_printed_P=dict(printedP.evidence, counterexample=printedP.counterexample),
     )
