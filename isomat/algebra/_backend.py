@@ -115,11 +115,11 @@ def as_values(x: Any, field: str, *, name: str = "values") -> Any:
         cp = require_cupy()
         if isinstance(x, np.ndarray) and x.dtype == object:
             x = _object_to_float(x, name)
-        arr = cp.asarray(x)
+        arr = _readable(cp.asarray, x, name)
         if arr.dtype.kind not in "fc":
             arr = arr.astype(cp.float64)
         return arr
-    arr = np.asarray(x)
+    arr = _readable(np.asarray, x, name)
     if arr.dtype == object:
         arr = _object_to_float(arr, name)
     if arr.dtype.kind not in "biufc":
@@ -127,6 +127,15 @@ def as_values(x: Any, field: str, *, name: str = "values") -> Any:
     if arr.dtype.kind not in "fc":
         arr = arr.astype(np.float64)
     return arr
+
+
+def _readable(asarray: Any, x: Any, name: str) -> Any:
+    """``asarray(x)``, with NumPy's (or CuPy's) refusal of a ragged nested list said about ``name``."""
+    try:
+        return asarray(x)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a rectangular array of numbers (nested lists of equal lengths), got a "
+                         f"{type(x).__name__} that is not: {exc}") from None
 
 
 def _to_sympy_number(v: Any, name: str) -> sympy.Expr:

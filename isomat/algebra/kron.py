@@ -113,11 +113,16 @@ class KroneckerFactors(NamedTuple):
     residual: Any
 
 
-def _check_work(what: str, W: Any, *, svd: str = "", shape_a: Any = None, shape_b: Any = None) -> None:
-    """Refuse, before densifying ``W``, work that would pass the memory bound: the dense copy of a
+def _check_work(what: str, W: Any, *, svd: str = "", shapes: Any = None) -> None:
+    r"""Refuse, before densifying ``W``, work that would pass the memory bound: the dense copy of a
     sparse (or SymPy) ``W``, its rearrangement (a copy), and for ``svd="values"`` LAPACK's copy of it,
     for ``svd="vectors"`` that copy and the thin factors U, Vt (measured: ``kronecker_rank`` of a
-    4000x4000 sparse matrix peaked at 376 MB, three 128 MB copies)."""
+    4000x4000 sparse matrix peaked at 376 MB, three 128 MB copies).
+
+    ``shapes`` are the factor shapes: the rearrangement of split k is
+    :math:`(m_kn_k)\times\prod_{j>k}m_jn_j`, so its SVD's factors depend on them, not on ``W``'s shape
+    (a 1 x 10^8 ``W`` split into two 1 x 10^4 factors has a 10^4 x 10^4 rearrangement); the largest
+    split is counted (one SVD is held at a time)."""
     shape = getattr(W, "shape", None)
     if shape is None or len(tuple(shape)) != 2:
         return  # a list: as_values says what is wrong, or it is small
@@ -128,13 +133,16 @@ def _check_work(what: str, W: Any, *, svd: str = "", shape_a: Any = None, shape_
     copies = 1 if isinstance(W, np.ndarray) else 2  # the rearrangement; the dense copy of anything else
     need = copies * m * n * item
     if svd and not exact:
-        try:  # the rearrangement is (m1 n1) x (m2 n2); its thin SVD holds U (p x k), Vt (k x q), LAPACK's work
-            (m1, n1), (m2, n2) = _pair("shape_a", shape_a), _pair("shape_b", shape_b)
-            p, q = m1 * n1, m2 * n2
+        try:
+            sizes = [math.prod(a) for a in (_pair(f"shapes[{i}]", s) for i, s in enumerate(shapes))]
         except (TypeError, ValueError):
-            p, q = m, n  # the shapes are refused below, with their own message
-        k = min(p, q)
-        need += m * n * item + (k * (p + q + 4 * k) * item if svd == "vectors" else 0)
+            sizes = []  # the shapes are refused below, with their own message
+        if math.prod(sizes) != m * n:
+            sizes = []  # shapes that do not fit W: refused below, naming both
+        splits = [(sizes[k], math.prod(sizes[k + 1:])) for k in range(len(sizes) - 1)] or [(m, n)]
+        need += m * n * item
+        if svd == "vectors":  # U (p x k), Vt (k x q) and LAPACK's work, k = min(p, q), at the largest split
+            need += max(min(p, q) * (p + q + 4 * min(p, q)) for p, q in splits) * item
     check_bytes(what, need, f"a dense {m}x{n} W (its rearrangement{' and SVD' if svd and not exact else ''})")
 
 
@@ -258,7 +266,7 @@ def kronecker_rank(W: Any, shape_a: Any, shape_b: Any, *, tol: float | None = No
     (default ``tol = max(shape) * eps``).
     """
     tol = _validate.tolerance("tol", tol)  # NaN used to pass (every singular value then counted as 0)
-    _check_work("kronecker_rank", W, svd="values", shape_a=shape_a, shape_b=shape_b)
+    _check_work("kronecker_rank", W, svd="values", shapes=(shape_a, shape_b))
     arr, field = _dense(W, "W", finite=True)
     R = _rearranged(arr, _pair("shape_a", shape_a), _pair("shape_b", shape_b))
     return _exact_rank(R) if field == "sympy" else _float_rank(R, tol)
@@ -306,7 +314,7 @@ def nearest_kronecker(W: Any, shape_a: Any, shape_b: Any) -> KroneckerFactors:
         otherwise the nearest factors involve irrational singular vectors and a ``ValueError``
         asks for float input.
     """
-    _check_work("nearest_kronecker", W, svd="vectors", shape_a=shape_a, shape_b=shape_b)
+    _check_work("nearest_kronecker", W, svd="vectors", shapes=(shape_a, shape_b))
     arr, field = _dense(W, "W", finite=True)
     sa, sb = _pair("shape_a", shape_a), _pair("shape_b", shape_b)
     R = _rearranged(arr, sa, sb)
@@ -340,12 +348,18 @@ def kronecker_factors(W: Any, shapes: Any, *, tol: float | None = None) -> list[
     :math:`\operatorname{rank}\mathcal R(W)\le 1` (exactly for SymPy input, up to ``tol`` for
     float input, see :func:`kronecker_rank`), then recurses on :math:`W'`. The factors are
     unique up to scalars :math:`c_k` with :math:`\prod c_k = 1`; the returned ones put the
-    scale in the pivot normalisation (exact) or split it evenly (float).
+    scale in the pivot normalisation (exact: at each split the row of the rearrangement's first
+    nonzero entry, read row-major, is divided by that entry) or split it evenly (float: every factor
+    has Frobenius norm :math:`\lVert W\rVert_F^{1/N}`; for :math:`W = 0` the first factor is zero
+    and the others have norm 1).
 
     Parameters
     ----------
     W : matrix of shape ``(prod(m_k), prod(n_k))``
     shapes : sequence of ``(m_k, n_k)``
+        One shape gives ``[W]``.
+    tol : float, optional
+        Relative cut of the singular values (float input), as in :func:`kronecker_rank`.
 
     Raises
     ------
@@ -356,7 +370,7 @@ def kronecker_factors(W: Any, shapes: Any, *, tol: float | None = None) -> list[
         raise TypeError(f"shapes must be a non-empty sequence of (rows, cols) pairs, got {shapes!r}")
     shp = [_pair(f"shapes[{i}]", s) for i, s in enumerate(shapes)]
     tol = _validate.tolerance("tol", tol)
-    _check_work("kronecker_factors", W, svd="vectors")
+    _check_work("kronecker_factors", W, svd="vectors", shapes=shp)
     arr, field = _dense(W, "W", finite=True)
     want = (math.prod(s[0] for s in shp), math.prod(s[1] for s in shp))
     if tuple(arr.shape) != want:

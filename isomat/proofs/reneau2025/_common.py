@@ -15,6 +15,7 @@ from ...algebra import ndlinear as _nd
 from ...algebra.kron import kronecker_factors
 from ..engine import (
     device_cached,
+    refuses,
     exact_equal,
     Reading,
     Trial,

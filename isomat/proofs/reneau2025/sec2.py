@@ -43,6 +43,9 @@ ALG1_SHAPES = sorted(
     methods=["symbolic", "exhaustive", "exact", "property", "numeric"],
 )
 def _alg1():
+    # kron_operator (which builds the flattened weight) against its loop reference first: a broken one ends the claim here
+    kron_checked = require(kron_operator_binds=kron_binds())["kron_operator_binds"]
+
     def symbolic_ok(case):
         D, H = case
         Wp, bs = _sym_layer(D, H)
@@ -84,7 +87,7 @@ def _alg1():
     step = _step_is_kron_proof()
     return decide(sym, step_is_kronecker_for_all_sizes=step,
                   property_crosscheck=prop,
-                  float_crosscheck=floats, kron_operator_binds=kron_binds(), exact_apply_binds=_alg1_exact_apply(),
+                  float_crosscheck=floats, kron_operator_binds=kron_checked, exact_apply_binds=_alg1_exact_apply(),
                   apply_inputs_bind=_alg1_apply_inputs(), apply_memory_bound_binds=_alg1_memory_bound(),
                   bad_arguments_refused=_alg1_refusals())
 
@@ -826,7 +829,12 @@ def _kron_entry_every_n_proof() -> Trial:
         "1e-12); kron_rearrange equals the loop rearrangement (float, a torch-tensor-like and exact input); "
         "kronecker_rank of a symbolic W whose rearrangement is exactly at the exact-rank bound (EXACT_SYMBOLIC_RANK_MAX "
         "a side) is SymPy's rank of the loop rearrangement (1 and 2), not a refusal; one past that bound an integer W is "
-        "still ranked (rank 2) and a symbolic one refused."
+        "still ranked (rank 2) and a symbolic one refused. Options and refusals of isomat.algebra.kron, each against its "
+        "docstring with loop rearrangements or np.kron as the reference: tol (a rank-2 W refused at the default cut, "
+        "factored under a looser one), the float scale split (every factor of Frobenius norm ‖W‖_F^{1/N}; W = 0), the "
+        "exact pivot normalisation, one shape giving [W], bad shapes, tol, W, shape_a and shape_b refused by name, NaN "
+        "refused before an SVD and rearranged as it is, the memory bound refusing a dense copy and an SVD by the "
+        "function's name, kron's backend= and a flat list read as one column."
     ),
     methods=["symbolic", "exact", "property"],
 )
@@ -834,6 +842,10 @@ def _appa():
     def naive_R(W, sa, sb):
         (m1, n1), (m2, n2) = sa, sb
         return sympy.Matrix(m1 * n1, m2 * n2, lambda r, c: W[(r // n1) * m2 + c // n2, (r % n1) * n2 + c % n2])
+
+    # isomat's kron functions against their references first: a broken one ends the claim here, before the proofs
+    checks = require(kron_operator_binds=kron_binds(), kronecker_factors_edges=_kronecker_factors_edges(naive_R),
+                     kron_options_and_refusals=_kron_options_and_refusals(naive_R))
 
     @st.composite
     def layers(draw):
@@ -869,8 +881,7 @@ def _appa():
     sample = property_search(ok, layers(), describe="N in [2,3], (H_k, D_k) in [1,3]^2, nonzero integers in [-4,4]",
                              max_examples=40)
     proof, three_factors = _appa_proof()
-    return decide(proof, three_factor_tucker_form=three_factors, property_crosscheck=sample,
-                  kron_operator_binds=kron_binds(), kronecker_factors_edges=_kronecker_factors_edges(naive_R))
+    return decide(proof, three_factor_tucker_form=three_factors, property_crosscheck=sample, **checks)
 
 
 #: factor shapes of the zero-matrix recovery: rearrangements that are not square at every split
@@ -970,5 +981,136 @@ def _kronecker_factors_edges(naive_R) -> Trial:
                             "each SymPy's rank of the loop rearrangement -- and of s·(A ⊗ B) one past it (refused, "
                             "naming EXACT_SYMBOLIC_RANK_MAX)"))
 
+
+
+def _kron_options_and_refusals(naive_R) -> Trial:
+    """The options and refusals of isomat.algebra.kron that the edges above leave unexercised (issue 36 item 5: the
+    automatic mutation run's survivors), each against what its docstring promises, with ``naive_R`` (a loop
+    rearrangement) or np.kron as the reference: ``tol`` (a rank-2 W with a 1e-9 second term is refused at the
+    default cut, naming rank 2, and factored under tol=1e-6); the float scale split (every factor's Frobenius norm
+    is ‖W‖_F^{1/N}, for ‖W‖ below and above 1 and a scalar first factor; W = 0 gives a zero first factor and
+    unit-norm others); the exact pivot normalisation (the last factor is 1 at the first nonzero of the
+    rearrangement, a W with one nonzero entry included); one shape gives [W]; bad ``shapes`` / ``tol`` / ``W`` /
+    ``shape_a`` / ``shape_b`` refused naming themselves; NaN refused before an SVD but rearranged as it is;
+    the memory bound refuses a dense copy and the SVD's factors by the function's name (an SVD-sized bound
+    refuses only kronecker_factors, not kron_rearrange); kron(..., backend=) and a flat list of numbers (one
+    column vector, as as_operator reads a vector)."""
+    import scipy.sparse as sp
+
+    from ... import memory_limit
+    from ...algebra.kron import kron, kron_operator, kron_rearrange
+    from ...errors import SizeLimitError
+
+    rng = np.random.default_rng(7)
+
+    def frob(F):
+        return float(np.linalg.norm(np.asarray(F, dtype=float)))
+
+    def tol_ok(_):
+        A, B, C, D = (rng.uniform(0.5, 2.0, size=sh) for sh in ((2, 2), (2, 3), (2, 2), (2, 3)))
+        W = np.kron(A, B) + 1e-9 * np.kron(C, D)  # rearrangement rank 2, second singular value ~1e-9 of the first
+        got = kronecker_factors(W, [(2, 2), (2, 3)], tol=1e-6)
+        return (refuses(lambda: kronecker_factors(W, [(2, 2), (2, 3)]), ValueError, "rank 2 > 1")
+                and np.allclose(np.kron(got[0], got[1]), W, rtol=0, atol=1e-7)
+                and refuses(lambda: kronecker_factors(W, [(2, 2), (2, 3)], tol=-1.0), ValueError, "tol"))
+
+    def scale_ok(case):
+        c, shapes = case
+        Fs = [rng.uniform(0.5, 2.0, size=sh) for sh in shapes]
+        W = Fs[0]
+        for F in Fs[1:]:
+            W = np.kron(W, F)
+        W = c * W
+        got = kronecker_factors(W, shapes)
+        K = got[0]
+        for F in got[1:]:
+            K = np.kron(K, F)
+        want = frob(W) ** (1 / len(shapes))
+        return (np.allclose(K, W, rtol=1e-12, atol=0) and [F.shape for F in got] == [tuple(sh) for sh in shapes]
+                and all(abs(frob(F) - want) <= 1e-12 * want for F in got))
+
+    def zero_ok(_):
+        got = kronecker_factors(np.zeros((4, 6)), [(2, 1), (1, 3), (2, 2)])
+        return frob(got[0]) == 0 and all(abs(frob(F) - 1) <= 1e-12 for F in got[1:])
+
+    def pivot_ok(case):
+        A, B = (sympy.Matrix(M) for M in case)
+        W = sympy.Matrix(sympy.kronecker_product(A, B))
+        R = naive_R(W, A.shape, B.shape)
+        p, q = next((i, j) for i in range(R.rows) for j in range(R.cols) if R[i, j] != 0)  # row-major first nonzero
+        F1, F2 = kronecker_factors(W, [A.shape, B.shape])
+        return (sympy.Matrix(sympy.kronecker_product(F1, F2)) == W and list(F2)[q] == 1
+                and list(F1) == list(R[:, q]))
+
+    def shapes_ok(_):
+        W = rng.uniform(size=(2, 3))
+        one = kronecker_factors(W, [(2, 3)])
+        bad_seq = "shapes must be a non-empty sequence of (rows, cols) pairs"
+        return (len(one) == 1 and np.array_equal(one[0], W)
+                and all(refuses(lambda v=v: kronecker_factors(W, v), TypeError, bad_seq) for v in ("ab", 5, []))
+                and refuses(lambda: kronecker_factors(W, [(2, 3, 1)]), (TypeError, ValueError), "shapes[0]"))
+
+    def names_ok(_):
+        W = rng.uniform(size=(4, 6))
+        Wn = W.copy()
+        Wn[1, 2] = np.nan
+        R = kron_rearrange(Wn, (2, 2), (2, 3))
+        want = np.array(naive_R(sympy.Matrix(Wn.tolist()), (2, 2), (2, 3)).tolist(), dtype=float)
+        return (type(R) is np.ndarray and np.array_equal(R, want, equal_nan=True)
+                and refuses(lambda: kronecker_factors(Wn, [(2, 2), (2, 3)]), ValueError, "W must have finite entries")
+                and refuses(lambda: kron_rearrange([[1, 2], [3]], (1, 1), (2, 1)), ValueError, "W must be a rectangular array")
+                and refuses(lambda: kron_rearrange(W, (2, 2, 1), (2, 3)), (TypeError, ValueError), "shape_a")
+                and refuses(lambda: kron_rearrange(W, (2, 2), (2, 3, 1)), (TypeError, ValueError), "shape_b"))
+
+    def bound_ok(_):
+        S = sp.csr_array((1000, 1000))  # its dense copy alone (8 MB) is over a 1 MB bound
+        W = np.kron(rng.uniform(0.5, 2.0, size=(8, 8)), rng.uniform(0.5, 2.0, size=(8, 8)))  # 32 KiB
+        with memory_limit(10**6):
+            dense_refused = (refuses(lambda: kronecker_factors(S, [(10, 10), (100, 100)]), SizeLimitError, "kronecker_factors:")
+                             and refuses(lambda: kron_rearrange(S, (10, 10), (100, 100)), SizeLimitError, "kron_rearrange:")
+                             and refuses(lambda: kron_operator(np.ones((300, 300))), SizeLimitError, "kron: factors[0]:"))
+        with memory_limit(10**5):  # W and its rearrangement fit; the SVD's U, Vt (64 x 64 each) and work do not
+            svd_refused = (refuses(lambda: kronecker_factors(W, [(8, 8), (8, 8)]), SizeLimitError, "kronecker_factors:", "SVD")
+                           and kron_rearrange(W, (8, 8), (8, 8)).shape == (64, 64))
+        return dense_refused and svd_refused
+
+    def options_ok(_):
+        A, B = np.array([[1.0, -2.0]]), np.array([[3.0], [0.5]])
+        exact = kron(A, B, backend="sympy")  # the entries are dyadic: exact in float64, equal to their rationals
+        want = sympy.Matrix([[sympy.Rational(float(x)) for x in row] for row in np.kron(A, B)])
+        column = kron_operator([1, 2]).todense()
+        return (isinstance(exact, sympy.MatrixBase) and all(isinstance(x, sympy.Rational) for x in exact)
+                and sympy.Matrix(exact) == want
+                and np.array_equal(np.asarray(column, dtype=float), np.array([[1.0], [2.0]])))
+
+    return all_of(
+        exhaustive(tol_ok, [0], method="numeric",
+                   describe="tol: A ⊗ B + 1e-9 C ⊗ D (2×2, 2×3) refused at the default cut naming rank 2, factored under "
+                            "tol=1e-6 (np.kron of the factors within 1e-7 of W), tol=-1 refused naming tol"),
+        exhaustive(scale_ok, [(1e-3, [(2, 1), (1, 3), (2, 2)]), (1e3, [(2, 1), (1, 3), (2, 2)]),
+                              (1.0, [(1, 1), (2, 3)])], method="numeric",
+                   describe="float scale split: every factor's Frobenius norm is ‖W‖_F^{1/N} (rtol 1e-12) and np.kron of "
+                            "the factors is W, for W of norm below and above 1 and a scalar first factor"),
+        exhaustive(zero_ok, [0], method="numeric",
+                   describe="float W = 0 (4×6, three factors): first factor 0, the others of norm 1"),
+        exhaustive(pivot_ok, [([[0, 0], [0, 2]], [[0, 3, 0]]), ([[1, -2], [3, 4]], [[2, 0, -1], [5, 1, 3]])],
+                   method="exact",
+                   describe="exact pivot: the factors' Kronecker product is W, the last factor is 1 at the row-major "
+                            "first nonzero (p, q) of the loop rearrangement and the first is its column q (a W with one "
+                            "nonzero entry, and a dense one)"),
+        exhaustive(shapes_ok, [0], method="numeric",
+                   describe="one shape gives [W]; shapes 'ab', 5 and [] refused as not a non-empty sequence of pairs; a "
+                            "3-entry shape refused naming shapes[0]"),
+        exhaustive(names_ok, [0], method="numeric",
+                   describe="kron_rearrange of a float W with a NaN is a NumPy array equal to the loop rearrangement "
+                            "(NaN in place); kronecker_factors refuses it (finite entries); a ragged W, a 3-entry "
+                            "shape_a and shape_b refused naming W, shape_a, shape_b"),
+        exhaustive(bound_ok, [0], method="numeric",
+                   describe="memory bound 1 MB: a 1000×1000 scipy.sparse W refused by kronecker_factors and "
+                            "kron_rearrange, a 300×300 factor by kron (each naming itself); bound 100 kB: a 64×64 W "
+                            "refused by kronecker_factors for its SVD, rearranged by kron_rearrange"),
+        exhaustive(options_ok, [0], method="exact",
+                   describe="kron(A, B, backend='sympy') of float A, B is the exact np.kron product; kron_operator([1, 2]) "
+                            "is the column [1; 2]"))
 
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]
