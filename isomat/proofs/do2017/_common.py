@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from ...algebra import graph as G_ops
 from ...algebra._backend import as_values, to_numpy
 from ...algebra.matrix_layer import (
+    mat1,
+    mat2,
     matrix_gru_cell,
     matrix_highway,
     matrix_layer,
@@ -49,6 +51,7 @@ from ..engine import (
     not_checkable,
     numeric_close,
     property_search,
+    refuses,
     require,
     symbolic_zero,
 )
@@ -323,9 +326,44 @@ def _layer_bias_ok(case, field: str) -> bool:
             and got.shape == want.shape and np.array_equal(got, want))
 
 
+@device_cached
+def _layer_rule_options() -> Trial:
+    """matrix_layer_entry where the builders do not take it, and the layers' refusals (issue 36 item 5: the automatic
+    mutation run's survivors): the default order is "C"; three input blocks (no builder has more than two; the rule
+    and its proof take any number) place U_kᵀ ⊗ V_kᵀ (C) / V_kᵀ ⊗ U_kᵀ (F) side by side, against np.kron and np.hstack;
+    a weight that is no matrix refused by name."""
+    rng = np.random.default_rng(_LARGE_SEED + 11)
+
+    def default_order_ok(_):
+        shapes, out = [(2, 3), (3, 2)], (2, 2)
+        rows, cols = np.meshgrid(np.arange(4), np.arange(12), indexing="ij")
+        return all(np.array_equal(np.broadcast_to(x, rows.shape), np.broadcast_to(y, rows.shape)) for x, y in
+                   zip(matrix_layer_entry(rows, cols, shapes, out), matrix_layer_entry(rows, cols, shapes, out, "C")))
+
+    def three_blocks_ok(order):
+        out = (2, 3)
+        blocks = [(rng.integers(-4, 5, (r, out[0])).astype(float), rng.integers(-4, 5, (c, out[1])).astype(float))
+                  for r, c in ((1, 2), (2, 2), (3, 1))]
+        want = np.hstack([np.kron(u.T, v.T) if order == "C" else np.kron(v.T, u.T) for u, v in blocks])
+        return np.array_equal(_weight_by_rule(want.shape, blocks, out, order), want)
+
+    def refusals_ok(_):
+        return (refuses(lambda: matrix_layer(5, np.eye(2)), TypeError, "U must be a matrix")
+                and refuses(lambda: matrix_layer(np.eye(2), "V"), TypeError, "V must be a matrix"))
+
+    return all_of(
+        exhaustive(default_order_ok, [0], method="exact",
+                   describe="matrix_layer_entry without order equals order 'C' (two blocks 2×3, 3×2, output 2×2, every entry)"),
+        exhaustive(three_blocks_ok, ["C", "F"], method="exact",
+                   describe="matrix_layer_entry with three input blocks (1×2, 2×2, 3×1; output 2×3; integer U_k, V_k): the "
+                            "weight it gives is [U_0ᵀ ⊗ V_0ᵀ | U_1ᵀ ⊗ V_1ᵀ | U_2ᵀ ⊗ V_2ᵀ] (C) / [V_kᵀ ⊗ U_kᵀ] (F) by np.kron"),
+        exhaustive(refusals_ok, [0], method="exact",
+                   describe="matrix_layer(5, ·) and matrix_layer(·, 'V') refused (TypeError naming U, V)"))
+
+
 def _layer_trial(orders: str, nblocks: int, *, sigma: bool = False) -> Trial:
     # the builder against the entry rule first: a broken rule or builder ends the claim here, before the proofs
-    require(builder_vs_entry_rule=_layer_builder_check(float_backend()))
+    require(builder_vs_entry_rule=_layer_builder_check(float_backend()), entry_rule_options=_layer_rule_options())
     what = {1: "vec(UᵀPV + B) = W vec P + vec B",
             2: "vec(UpᵀPVp + UqᵀQVq + B) = [Wp | Wq][vec P; vec Q] + vec B"}[nblocks]
     return all_of(*[_layer_proof(o, nblocks, sigma=sigma).trial(
@@ -614,13 +652,28 @@ def _cells_large_check() -> Trial:
         Z = sg(_mat1_np(H, tz))
         return _close(matrix_highway(sp.csr_array(H), tz, th), (1 - Z) * H + Z * tanh(_mat1_np(H, th)))
 
-    cells = {"matrix_rnn_cell": rnn, "matrix_lstm_cell": lstm, "matrix_gru_cell": gru, "matrix_highway": highway}
+    def refusals():
+        # mat2 with rectangular Uq, Vq (the cells' are square) and the refusals of a wrong Q, B, theta and gate mapping
+        P, Q = rng.standard_normal((3, 2)), rng.standard_normal((4, 5))
+        th = (rng.standard_normal((3, 2)), rng.standard_normal((2, 6)), rng.standard_normal((4, 2)),
+              rng.standard_normal((5, 6)), rng.standard_normal((2, 6)))
+        gates = {g: th2() for g in "zr"}  # "h" missing
+        return (_close(mat2(P, Q, th), _mat2_np(P, Q, th))
+                and refuses(lambda: mat2(P, Q.T, th), ValueError, "Q has shape (5, 4)")
+                and refuses(lambda: mat2(P, Q, th[:4] + (th[4].T,)), ValueError, "B shape (6, 2)")
+                and refuses(lambda: mat1(P, th[:2]), TypeError, "theta must be a tuple (U, V, B), got a sequence of 2")
+                and refuses(lambda: mat2(P, Q, list(th) + [th[4]]), TypeError, "got a sequence of 6")
+                and refuses(lambda: matrix_gru_cell(X, H, gates), ValueError, "missing gate parameters ['h']"))
+
+    cells = {"matrix_rnn_cell": rnn, "matrix_lstm_cell": lstm, "matrix_gru_cell": gru, "matrix_highway": highway,
+             "mat2 and refusals": refusals}
     return exhaustive(lambda name: cells[name](), list(cells), method="numeric", strength="sampled", describe=(
         f"matrix_rnn_cell, matrix_lstm_cell, matrix_gru_cell (corrected update) and matrix_highway at X {a}×{b}, "
         f"H, C {h1}×{h2}, output {o1}×{o2} (numpy seed {_LARGE_SEED + 7}, normal entries, weights scaled 1/5) "
         "against the cell equations with mat1/mat2 = Σ_(i,j) U[i,a]P[i,j]V[j,b] + B by a direct loop over the "
         "output rows, float64, rtol 1e-12 (the LSTM's X and the highway's H given as SciPy CSR, the GRU's X as "
-        "nested lists)"))
+        "nested lists); mat2 with rectangular Uq (4×2), Vq (5×6) against the same loops, and refusals naming a Q or B "
+        "of the wrong shape, a theta of 2 or 6 matrices and a gate mapping without 'h'"))
 
 
 # ---------------------------------------------------------------------------------------------

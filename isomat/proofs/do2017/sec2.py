@@ -37,6 +37,7 @@ from ._common import (  # noqa: F401
     numeric_close,
     property_search,
     prover,
+    refuses,
     _R,
     _scalar,
     st,
@@ -178,6 +179,10 @@ def _abstract_parameters():
 
     shapes = sorted(itertools.product(range(1, 4), repeat=4), key=lambda s: (sum(s), s))
     printed = exhaustive(favourable, shapes, describe="1 <= r, c, r', c' <= 3, by r+c+r'+c'")
+    refusals = exhaustive(
+        lambda bad: refuses(lambda: matrix_layer_parameter_count(*bad), ValueError, "in_shape" if len(bad[0]) != 2 else "out_shape"),
+        [((2, 3, 4), (1, 1)), ((2, 3), (1,))], method="exact",
+        describe="matrix_layer_parameter_count refuses an in_shape or out_shape that is not a pair, naming it")
     literal = exhaustive(lambda s: count(s) == count((s[0], s[1], 1, 1)), shapes,
                          describe="literal reading: count independent of r', c'; 1 <= r, c, r', c' <= 3",
                          witness=lambda s: {"parameters": count(s), "parameters_with_1x1_output": count((s[0], s[1], 1, 1))})
@@ -195,7 +200,7 @@ def _abstract_parameters():
                 "each hidden dimension costs at most max(r, c) weights: rr' + cc' <= max(r, c)·(r' + c'), "
                 "against rc weights per hidden unit for eq. (1) on vec(P)",
                 decide(proof.trial("|U| + |V| = rr' + cc' <= max(r, c)·(r' + c')"),
-                       exhaustive_crosscheck=printed, counts=counts)),
+                       exhaustive_crosscheck=printed, count_refusals=refusals, counts=counts)),
         Reading("literal",
                 "the number of parameters depends on max(r, c) only, not on the output shape r'×c'",
                 decide(literal, z3={"status": lit.status, "counterexample": lit.counterexample}, counts=counts)),
