@@ -20,6 +20,7 @@ from ...algebra._backend import to_numpy
 from ...algebra.projection import projection_overlap
 from ..engine import (
     device_cached,
+    refuses,
     Reading,
     Trial,
     all_of,

@@ -803,7 +803,10 @@ def _prop27():
     return decide(printed, correction=(
         "Ψ_{n×p} = (I_n ⊗ 1ᵀ_{t/n})(I_p ⊗ 1_{t/p}) ∈ M_{n×p} (= (t/n)·Π^p_n), and then M ⋉_DK N = M Ψ_{n×p} N",
         _textbook(_kron_ones_proof(), "matmul-associative")),
-        corrected_exhaustive_crosscheck=(_exact_exhaustive(corr, _dims(4, 3), "m, n, p, q in [1, 3]")))
+        corrected_exhaustive_crosscheck=(_exact_exhaustive(corr, _dims(4, 3), "m, n, p, q in [1, 3]")),
+        bridge_refusals=exhaustive(lambda c: refuses(lambda: _stp_mod.bridge(*c[0]), ValueError, c[1]),
+                                   [((0, 2), "n must be a positive integer"), ((2, 0), "p must be a positive integer")],
+                                   method="exact", describe="bridge(0, 2) and bridge(2, 0) refused, naming n and p"))
 
 
 @claim(
