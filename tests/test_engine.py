@@ -314,3 +314,28 @@ def test_second_solver_counts_the_obligations_cvc5_confirmed():
     assert second_solver(ev) == {"obligations": 2, "confirmed": 1,
                                  "single_solver": ["cvc5: unknown (resource limit 1 ran out)"]}
     assert second_solver({"printed": {"for_all": "x", "tool": "sympy"}}) is None
+
+
+def test_device_cached_remembers_an_error_but_not_one_of_the_moment():
+    """A building block that fails fails the same way for every claim that shares it, computed once; errors of
+    the moment (memory, the OS, the memory bound in force) are computed again."""
+    from isomat.errors import SizeLimitError
+
+    calls = []
+
+    @engine.device_cached
+    def block(kind):
+        calls.append(kind)
+        raise {"value": ValueError("the builder disagrees at (3, 4)"), "memory": MemoryError("no room"),
+               "bound": SizeLimitError("over the bound"), "os": OSError("busy")}[kind]
+
+    for kind, exc in [("value", ValueError), ("memory", MemoryError), ("bound", SizeLimitError), ("os", OSError)]:
+        for _ in range(2):
+            with pytest.raises(exc) as info:
+                block(kind)
+            assert str(info.value) in ("the builder disagrees at (3, 4)", "no room", "over the bound", "busy")
+    assert calls == ["value", "memory", "memory", "bound", "bound", "os", "os"]
+    block.cache_clear()
+    with pytest.raises(ValueError):
+        block("value")
+    assert calls[-1] == "value" and len(calls) == 8

@@ -231,3 +231,30 @@ def test_kron_rearrange_equals_entry_rule(A, B):
     R = np.asarray(kron_rearrange(W, A.shape, B.shape))
     r, c = np.indices(R.shape)
     np.testing.assert_array_equal(R, kron_rearrange_entry(r, c, lambda i, j: W[i, j], A.shape, B.shape))
+
+
+def test_kronecker_factors_bounds_the_svd_of_its_largest_split():
+    """The memory estimate counts the SVD of the rearrangement, whose shape the factor shapes set: a 1 x 10^4 W split
+    into two 1 x 100 factors has a 100 x 100 rearrangement (the estimate from W's own shape counted a 1 x 10^4 SVD:
+    U, Vt of 1 row, 240 kB in all here, where the split's U and Vt need 480 kB more)."""
+    from isomat import memory_limit
+    from isomat.algebra.kron import kronecker_factors
+    from isomat.errors import SizeLimitError
+
+    a, b = np.arange(1.0, 101.0).reshape(1, 100), np.linspace(-1.0, 2.0, 100).reshape(1, 100)
+    W = np.kron(a, b)
+    with memory_limit(400_000):
+        with pytest.raises(SizeLimitError, match="kronecker_factors: .*and SVD"):
+            kronecker_factors(W, [(1, 100), (1, 100)])
+    with memory_limit(10**6):
+        F1, F2 = kronecker_factors(W, [(1, 100), (1, 100)])
+    np.testing.assert_allclose(np.kron(F1, F2), W, rtol=1e-12, atol=1e-12)
+
+
+def test_a_ragged_list_is_refused_naming_the_argument():
+    from isomat.algebra.kron import kron_operator, kron_rearrange
+
+    with pytest.raises(ValueError, match=r"^W must be a rectangular array of numbers"):
+        kron_rearrange([[1.0, 2.0], [3.0]], (1, 1), (2, 1))
+    with pytest.raises(ValueError, match=r"^factors\[1\] must be a rectangular array"):
+        kron_operator(np.eye(2), [[1.0, 2.0], [3.0]])
