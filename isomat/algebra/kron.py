@@ -351,7 +351,7 @@ def kronecker_factors(W: Any, shapes: Any, *, tol: float | None = None) -> list[
     scale in the pivot normalisation (exact: at each split the row of the rearrangement's first
     nonzero entry, read row-major, is divided by that entry) or split it evenly (float: every factor
     has Frobenius norm :math:`\lVert W\rVert_F^{1/N}`; for :math:`W = 0` the first factor is zero
-    and the others have norm 1).
+    and the others have norm 1; exact :math:`W = 0` gives zero factors).
 
     Parameters
     ----------

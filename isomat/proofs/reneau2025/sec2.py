@@ -908,7 +908,10 @@ def _kronecker_factors_edges(naive_R) -> Trial:
         K = got[0]
         for F in got[1:]:
             K = sympy.kronecker_product(K, F)
-        return [tuple(F.shape) for F in got] == [tuple(s) for s in shapes] and K == W
+        # every factor is exactly zero (a 0/0 pivot would give NaN entries, whose Kronecker product SymPy still
+        # writes as the zero matrix)
+        return ([tuple(F.shape) for F in got] == [tuple(s) for s in shapes] and K == W
+                and all(x == 0 for F in got for x in F))
 
     def perturbed_ok(seed):
         rng = np.random.default_rng(seed)
@@ -1072,7 +1075,20 @@ def _kron_options_and_refusals(naive_R) -> Trial:
         with memory_limit(10**5):  # W and its rearrangement fit; the SVD's U, Vt (64 x 64 each) and work do not
             svd_refused = (refuses(lambda: kronecker_factors(W, [(8, 8), (8, 8)]), SizeLimitError, "kronecker_factors:", "SVD")
                            and kron_rearrange(W, (8, 8), (8, 8)).shape == (64, 64))
-        return dense_refused and svd_refused
+        # a 1 x 10^4 W split into two 1 x 100 factors: its SVD is the 100 x 100 rearrangement's, not a 1 x 10^4 one
+        Wr = np.kron(rng.uniform(0.5, 2.0, size=(1, 100)), rng.uniform(0.5, 2.0, size=(1, 100)))
+        with memory_limit(400_000):
+            split_refused = refuses(lambda: kronecker_factors(Wr, [(1, 100), (1, 100)]), SizeLimitError,
+                                    "kronecker_factors:", "SVD")
+        return dense_refused and svd_refused and split_refused
+
+    def wide_ok(_):
+        # a wide W (1 x 2·10^5): the thin SVD of its 2 x 10^5 rearrangement, never a full one (whose Vt alone would
+        # be 10^5 x 10^5 entries, 80 GB)
+        a, b = rng.uniform(0.5, 2.0, size=(1, 2)), rng.uniform(0.5, 2.0, size=(1, 100_000))
+        W = np.kron(a, b)
+        F1, F2 = kronecker_factors(W, [(1, 2), (1, 100_000)])
+        return F1.shape == (1, 2) and F2.shape == (1, 100_000) and np.allclose(np.kron(F1, F2), W, rtol=1e-12, atol=0)
 
     def options_ok(_):
         A, B = np.array([[1.0, -2.0]]), np.array([[3.0], [0.5]])
@@ -1108,7 +1124,11 @@ def _kron_options_and_refusals(naive_R) -> Trial:
         exhaustive(bound_ok, [0], method="numeric",
                    describe="memory bound 1 MB: a 1000×1000 scipy.sparse W refused by kronecker_factors and "
                             "kron_rearrange, a 300×300 factor by kron (each naming itself); bound 100 kB: a 64×64 W "
-                            "refused by kronecker_factors for its SVD, rearranged by kron_rearrange"),
+                            "refused by kronecker_factors for its SVD, rearranged by kron_rearrange; bound 400 kB: a "
+                            "1×10^4 W split 1×100 by 1×100 refused for the SVD of its 100×100 rearrangement"),
+        exhaustive(wide_ok, [0], method="numeric",
+                   describe="kronecker_factors of a 1×200000 W = a ⊗ b (1×2, 1×100000): np.kron of the factors is W "
+                            "(rtol 1e-12), by the thin SVD of the 2×100000 rearrangement"),
         exhaustive(options_ok, [0], method="exact",
                    describe="kron(A, B, backend='sympy') of float A, B is the exact np.kron product; kron_operator([1, 2]) "
                             "is the column [1; 2]"))
