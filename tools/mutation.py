@@ -455,6 +455,7 @@ def summarize(records: list[dict[str, Any]], equivalent: dict[str, str]) -> dict
     for r in records:
         row = out.setdefault(certified.short(r["module"]), {"mutants": 0, "killed": 0, "timeout": 0, "survived": 0,
                                                               "equivalent": 0, "invalid": 0})
+        r.pop("equivalent_but_killed", None)  # judged against today's list, not the one of the run that wrote r
         row["mutants"] += 1
         if r["status"] == "invalid":
             row["invalid"] += 1
