@@ -1009,6 +1009,9 @@ def _kron_options_and_refusals(naive_R) -> Trial:
     def frob(F):
         return float(np.linalg.norm(np.asarray(F, dtype=float)))
 
+    def once(ok, describe, method="numeric"):  # a check of one fixed case
+        return exhaustive(ok, [0], method=method, describe=describe)
+
     def tol_ok(_):
         A, B, C, D = (rng.uniform(0.5, 2.0, size=sh) for sh in ((2, 2), (2, 3), (2, 2), (2, 3)))
         W = np.kron(A, B) + 1e-9 * np.kron(C, D)  # rearrangement rank 2, second singular value ~1e-9 of the first
@@ -1100,37 +1103,31 @@ def _kron_options_and_refusals(naive_R) -> Trial:
                 and np.array_equal(np.asarray(column, dtype=float), np.array([[1.0], [2.0]])))
 
     return all_of(
-        exhaustive(tol_ok, [0], method="numeric",
-                   describe="tol: A ⊗ B + 1e-9 C ⊗ D (2×2, 2×3) refused at the default cut naming rank 2, factored under "
-                            "tol=1e-6 (np.kron of the factors within 1e-7 of W), tol=-1 refused naming tol"),
+        once(tol_ok, "tol: A ⊗ B + 1e-9 C ⊗ D (2×2, 2×3) refused at the default cut naming rank 2, factored under "
+             "tol=1e-6 (np.kron of the factors within 1e-7 of W), tol=-1 refused naming tol"),
         exhaustive(scale_ok, [(1e-3, [(2, 1), (1, 3), (2, 2)]), (1e3, [(2, 1), (1, 3), (2, 2)]),
                               (1.0, [(1, 1), (2, 3)])], method="numeric",
                    describe="float scale split: every factor's Frobenius norm is ‖W‖_F^{1/N} (rtol 1e-12) and np.kron of "
                             "the factors is W, for W of norm below and above 1 and a scalar first factor"),
-        exhaustive(zero_ok, [0], method="numeric",
-                   describe="float W = 0 (4×6, three factors): first factor 0, the others of norm 1"),
+        once(zero_ok, "float W = 0 (4×6, three factors): first factor 0, the others of norm 1"),
         exhaustive(pivot_ok, [([[0, 0], [0, 2]], [[0, 3, 0]]), ([[1, -2], [3, 4]], [[2, 0, -1], [5, 1, 3]])],
                    method="exact",
                    describe="exact pivot: the factors' Kronecker product is W, the last factor is 1 at the row-major "
                             "first nonzero (p, q) of the loop rearrangement and the first is its column q (a W with one "
                             "nonzero entry, and a dense one)"),
-        exhaustive(shapes_ok, [0], method="numeric",
-                   describe="one shape gives [W]; shapes 'ab', 5 and [] refused as not a non-empty sequence of pairs; a "
-                            "3-entry shape refused naming shapes[0]"),
-        exhaustive(names_ok, [0], method="numeric",
-                   describe="kron_rearrange of a float W with a NaN is a NumPy array equal to the loop rearrangement "
-                            "(NaN in place); kronecker_factors refuses it (finite entries); a ragged W, a 3-entry "
-                            "shape_a and shape_b refused naming W, shape_a, shape_b"),
-        exhaustive(bound_ok, [0], method="numeric",
-                   describe="memory bound 1 MB: a 1000×1000 scipy.sparse W refused by kronecker_factors and "
-                            "kron_rearrange, a 300×300 factor by kron (each naming itself); bound 100 kB: a 64×64 W "
-                            "refused by kronecker_factors for its SVD, rearranged by kron_rearrange; bound 400 kB: a "
-                            "1×10^4 W split 1×100 by 1×100 refused for the SVD of its 100×100 rearrangement"),
-        exhaustive(wide_ok, [0], method="numeric",
-                   describe="kronecker_factors of a 1×200000 W = a ⊗ b (1×2, 1×100000): np.kron of the factors is W "
-                            "(rtol 1e-12), by the thin SVD of the 2×100000 rearrangement"),
-        exhaustive(options_ok, [0], method="exact",
-                   describe="kron(A, B, backend='sympy') of float A, B is the exact np.kron product; kron_operator([1, 2]) "
-                            "is the column [1; 2]"))
+        once(shapes_ok, "one shape gives [W]; shapes 'ab', 5 and [] refused as not a non-empty sequence of pairs; a "
+             "3-entry shape refused naming shapes[0]"),
+        once(names_ok, "kron_rearrange of a float W with a NaN is a NumPy array equal to the loop rearrangement "
+             "(NaN in place); kronecker_factors refuses it (finite entries); a ragged W, a 3-entry "
+             "shape_a and shape_b refused naming W, shape_a, shape_b"),
+        once(bound_ok, "memory bound 1 MB: a 1000×1000 scipy.sparse W refused by kronecker_factors and "
+             "kron_rearrange, a 300×300 factor by kron (each naming itself); bound 100 kB: a 64×64 W "
+             "refused by kronecker_factors for its SVD, rearranged by kron_rearrange; bound 400 kB: a "
+             "1×10^4 W split 1×100 by 1×100 refused for the SVD of its 100×100 rearrangement"),
+        once(wide_ok, "kronecker_factors of a 1×200000 W = a ⊗ b (1×2, 1×100000): np.kron of the factors is W "
+             "(rtol 1e-12), by the thin SVD of the 2×100000 rearrangement"),
+        once(options_ok, "kron(A, B, backend='sympy') of float A, B is the exact np.kron product; kron_operator([1, 2]) "
+             "is the column [1; 2]", method="exact"))
+
 
 __all__ = [k for k in list(globals()) if not k.startswith("__") and k not in ("annotations",)]
