@@ -334,7 +334,8 @@ def render(op: SparseOperator, format: str) -> Rendered:
 
 def as_operator(M: Any, *, field: str | None = None, name: str = "M") -> SparseOperator:
     """Wrap a matrix (NumPy/CuPy array, SymPy matrix, SciPy/CuPy sparse, or a SparseOperator) as
-    a :class:`SparseOperator` holding its nonzero entries, in ``field`` (default: the input's)."""
+    a :class:`SparseOperator` holding its nonzero entries, in ``field`` (default: the input's). A 1-d
+    input is read as a column vector (n x 1)."""
     if field is not None:
         field = _validate.backend(field, "field")  # "bogus" used to pass through unchecked
     if isinstance(M, SparseOperator):
