@@ -6,7 +6,7 @@ from ._common import *  # noqa: F401,F403  (shared imports, references and proof
 from .sec2_pi import *  # noqa: F401,F403
 from .sec2 import *  # noqa: F401,F403
 from .sec3 import *  # noqa: F401,F403
-from ..engine import device_cached, require
+from ..engine import device_cached, refuses, require
 
 
 # §IV: hypervectors, stochastic products, the operator ⋄
@@ -456,13 +456,6 @@ def _hyper_fields_and_options():
     def rows(hv):  # compared with exact references: a float entry never equals one
         return [list(u) for u in hv.values()]
 
-    def refuses(call, needle):
-        try:
-            call()
-        except ValueError as exc:
-            return needle in str(exc)
-        return False
-
     def ok(dims):
         s = len(dims)
         xs = [sympy.Matrix([Fraction(1 + 2 * i + k, 1 + i) for k in range(n)]) for i, n in enumerate(dims)]
@@ -504,8 +497,8 @@ def _hyper_fields_and_options():
                 for outs in (out, list(out), range(1, s + 1)):
                     got = fn(Wm, X, outs)
                     good &= got.field == "sympy" and rows(got) == ref_padded(Wm, Xref, list(outs), project)
-            good &= refuses(lambda: fn(sympy.Matrix(d, d + 1, lambda i, j: i + j), xs, out), "W must be square")
-        good &= refuses(lambda: _hyper.zero_padding_linear(W, xs, (d + 1,) + out[1:]), "out_dims")
+            good &= refuses(lambda: fn(sympy.Matrix(d, d + 1, lambda i, j: i + j), xs, out), ValueError, "W must be square")
+        good &= refuses(lambda: _hyper.zero_padding_linear(W, xs, (d + 1,) + out[1:]), ValueError, "out_dims")
         pad = _hyper.project_pad(xs)
         good &= [list(pad.row(i)) for i in range(s)] == [list((naive_projection(len(x), n0) * x).T) for x in xs]
         ys = [sympy.Matrix([sympy.Rational(k + 1, 2 + j) for k in range(1 + (j + 1) % 3)]) for j in range(2)]
