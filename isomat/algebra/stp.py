@@ -50,7 +50,7 @@ def _as_dense(M: Any, name: str, field: str, *, vector: bool = False) -> FieldAr
             raise ValueError(f"{name} must be a non-empty vector, got an array of shape {tuple(arr.shape)}")
         return arr
     if arr.ndim == 1:
-        arr = arr.reshape(-1, 1)
+        arr = arr[:, None]  # a vector is a column
     if arr.ndim != 2 or 0 in arr.shape:
         raise ValueError(f"{name} must be a non-empty matrix (2-d), got an array of shape {tuple(arr.shape)}")
     return arr
@@ -59,9 +59,7 @@ def _as_dense(M: Any, name: str, field: str, *, vector: bool = False) -> FieldAr
 def _out(arr: Any, field: str) -> DenseMatrix:
     """Render a dense value array in its field: ``sympy.Matrix`` for exact, else the array."""
     if field == "sympy":
-        if arr.ndim == 1:
-            return sympy.Matrix(arr.tolist())
-        return sympy.Matrix(arr.tolist())
+        return sympy.Matrix(arr.tolist())  # a 1-d array becomes a column
     return arr
 
 
@@ -282,19 +280,18 @@ def _dk(A: Any, B: Any, weighted: bool) -> DenseMatrix:
     exact = field == "sympy"
 
     def proj(X: Any, k: int) -> Any:  # Π^{rows X}_k X as a value array
-        res = project(_out(X, field) if exact else X, k)
-        return _backend.as_values(res, field).reshape(k, X.shape[1])
+        return _backend.as_values(project(_out(X, field), k), field).reshape(k, X.shape[1])
 
     if m * n * q + n * q <= m * p * q + m * p or n <= p:
         # A (Ψ B): Ψ B = (t/n) Π^p_n B is n x q
         scale = sympy.Rational(p, n) if weighted else sympy.Rational(t, n)
         PB = proj(Bd, n) * (scale if exact else float(scale))
-        out = Ad.dot(PB) if exact else xp.matmul(Ad, PB)
+        out = xp.matmul(Ad, PB)  # object arrays in the exact field: SymPy arithmetic, no rounding
     else:
         # (A Ψ) B with A Ψ = (Ψᵀ Aᵀ)ᵀ and Ψᵀ = Ψ_{p×n} = (t/p) Π^n_p
         scale = sympy.Integer(1) if weighted else sympy.Rational(t, p)
         AP = proj(Ad.T, p).T * (scale if exact else float(scale))
-        out = AP.dot(Bd) if exact else xp.matmul(AP, Bd)
+        out = xp.matmul(AP, Bd)
     return _out(out, field)
 
 
@@ -368,16 +365,13 @@ def _inner_dense(xv: Any, yv: Any, field: str) -> FieldScalar:
     xp = _backend.array_module(field)
     m, n = len(xv), len(yv)
     t = math.lcm(m, n)
-    g = math.gcd(m, n)
     a, b = t // m, t // n
     brk = xp.union1d(xp.arange(m + 1, dtype=xp.int64) * a, xp.arange(n + 1, dtype=xp.int64) * b)
     starts = brk[:-1]
-    ov = xp.diff(brk)
-    _ = g
-    terms = xv[starts // a] * yv[starts // b]
-    if field == "sympy":
-        return sympy.nsimplify(0) + sum((sympy.Integer(int(o)) * v for o, v in zip(ov.tolist(), terms)), sympy.Integer(0)) / t
-    return xp.sum(terms * ov) / t
+    ov = xp.diff(brk)  # the overlap of piece [starts, starts + ov) with one block of x and one of y
+    # in the exact field the arrays hold SymPy objects (the integer overlaps become Python ints), so the sum and
+    # the division by t are SymPy's exact arithmetic
+    return xp.sum(xv[starts // a] * yv[starts // b] * ov) / t
 
 
 def inner_v(x: Any, y: Any) -> FieldScalar:

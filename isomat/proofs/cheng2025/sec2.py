@@ -94,7 +94,8 @@ def _exact_exhaustive(pred, cases, describe, witness=None):
         "built with scipy.sparse.kron, exactly on seeded integers, at ten listed shapes with inner sizes to 10^3 "
         "(the operands dense -- a one-column B as a 1-d array --, scipy.sparse and isomat SparseOperators in turn) "
         "(stp is computed by Chinese-remainder re-indexing, not from a proved rule: the strength is exhaustive at "
-        "the sizes checked)."
+        "the sizes checked). Operands: nested lists, scipy.sparse arrays and 1-d arrays (columns) are read as such; "
+        "None, scalars, strings, ragged lists, 3-d and empty arrays are refused naming A or B."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -136,7 +137,8 @@ def _stp_formula():
                                            "complex64 with float32, float32 with float32; gcd(n, p) = 1 and 2; "
                                            "Gaussian-integer entries in [-3, 3]): the product's dtype is NumPy's "
                                            "promotion of the two and its values equal (12) built with np.kron")),
-                  stp_at_user_sizes=builder_check(_stp_large(), derived_from_rule=False, builder="stp"))
+                  stp_at_user_sizes=builder_check(_stp_large(), derived_from_rule=False, builder="stp"),
+                  operands=_stp_inputs())
 
 
 #: (m, n, p, q) of the stp check at the sizes users run: coprime, divisible, equal and general inner sizes to 10^3
@@ -175,6 +177,100 @@ def _stp_input_forms(A: np.ndarray, B: np.ndarray, k: int):
     if k % 3 == 1:
         return sp.csr_array(A), as_operator(B)
     return as_operator(A), sp.csr_array(B)
+
+
+#: (m, n, p, q) of the float DK-STP checks: each order of evaluation (A (Ψ B) when n <= p or it is the cheaper one,
+#: else (A Ψ) B), coprime, divisible and equal inner sizes, one-column and one-row operands
+DK_FLOAT_SHAPES = [(2, 4, 6, 3), (3, 6, 4, 2), (10, 3, 2, 1), (5, 6, 2, 3), (1, 7, 7, 1), (4, 1, 5, 1), (1, 9, 6, 4)]
+
+
+def _naive_dk_float(A: np.ndarray, B: np.ndarray, weighted: bool) -> np.ndarray:
+    """(13) (or (61)) with np.kron and ones, in float64 (no isomat code)."""
+    n, p = A.shape[1], B.shape[0]
+    t = math.lcm(n, p)
+    out = np.kron(A, np.ones((1, t // n))) @ np.kron(B, np.ones((t // p, 1)))
+    return out / (t // p) if weighted else out
+
+
+def _stp_inputs_ok(case: str, field: str) -> bool:
+    """One named check of how the STP family reads its operands (``field``: the float field of the run)."""
+    S = _stp_mod
+    rng = np.random.default_rng(len(case))
+    dev = lambda X: _backend.as_values(X, field, name="X")  # noqa: E731
+    if case == "dk float":  # float in the run's field: float64 out in that field, both orders, tol 1e-12
+        for m, n, p, q in DK_FLOAT_SHAPES:
+            A, B = rng.standard_normal((m, n)), rng.standard_normal((p, q))
+            for f, weighted in ((S.dk_stp, False), (S.dk_stp_weighted, True)):
+                got = f(dev(A), dev(B))
+                if not (_backend.field_of(got) == field and got.dtype == np.float64 and got.shape == (m, q)
+                        and np.allclose(to_numpy(got), _naive_dk_float(A, B, weighted), rtol=1e-12, atol=1e-12)):
+                    return False
+        return True
+    if case == "dk exact, generic":  # symbolic entries: the exact field's arithmetic is SymPy's, both orders
+        return all(_same(S.dk_stp(A, B), naive_dk(A, B)) and _same(S.dk_stp_weighted(A, B), naive_dk(A, B, True))
+                   for A, B in ((_grand(m, n, 1), _grand(p, q, 2)) for m, n, p, q in ((2, 4, 6, 3), (3, 6, 4, 2))))
+    if case == "mixed fields":  # one operand exact, the other NumPy (either way round): exact, as in (13)/(14)/(17)
+        A, B, x, y = _rand(2, 4, 3), _rand(6, 3, 4), _rand(3, 1, 5), _rand(2, 1, 6)
+        An, Bn, xn, yn = (np.array(M.tolist(), dtype=np.int64) for M in (A, B, x, y))
+        dk = (S.dk_stp(An, B), S.dk_stp(A, Bn), S.dk_stp_weighted(An, B), S.dk_stp_weighted(A, Bn))
+        st_ = (S.sta(xn, y), S.sta(x, yn), S.sta_sub(xn, y))
+        iv = (S.inner_v(xn, y), S.inner_v(x, yn))
+        return (all(isinstance(g, sympy.MatrixBase) for g in dk + st_)
+                and dk == (naive_dk(A, B),) * 2 + (naive_dk(A, B, True),) * 2
+                and st_ == (naive_sta(x, y),) * 2 + (naive_sta(x, y, -1),)
+                and all(isinstance(v, sympy.Basic) and v == naive_inner_v(x, y) for v in iv))
+    if case == "operand forms":  # nested lists, scipy.sparse, a 1-d array as a column, a 1 x k row as a vector
+        import scipy.sparse as sp
+
+        A, B = rng.integers(-3, 4, (2, 3)), rng.integers(-3, 4, (3, 2))
+        x, y = rng.integers(-3, 4, 4), rng.integers(-3, 4, 6)
+        want, want_col = S.stp(A, B), S.stp(B, A[0].reshape(-1, 1))
+        return (np.array_equal(S.stp(A.tolist(), B.tolist()), want) and np.array_equal(S.stp(sp.csr_array(A), B), want)
+                and np.array_equal(S.dk_stp(A.tolist(), sp.csr_array(B)), A @ B)
+                and np.array_equal(S.stp(B, A[0]), want_col)
+                and S.sta(sympy.Matrix([list(x)]), sympy.Matrix(y)) == naive_sta(sympy.Matrix(x), sympy.Matrix(y))
+                and np.array_equal(S.sta(x.tolist(), y[None, :]), np.repeat(x, 3) + np.repeat(y, 2)))
+    if case == "refusals":  # what is no matrix or vector is refused by the argument's name, never read as one
+        A, x = np.ones((2, 3)), np.ones(3)
+        T, V = TypeError, ValueError
+        return all((
+            refuses(lambda: S.stp(None, A), T, "A must be a matrix or vector"),
+            refuses(lambda: S.dk_stp(None, A), T, "A must be a matrix or vector"),
+            refuses(lambda: S.dk_stp_weighted(A, None), T, "B must be a matrix or vector"),
+            refuses(lambda: S.stp(5, A), T, "A must be a matrix or vector", "5"),
+            refuses(lambda: S.stp(A, "ab"), T, "B must be a matrix or vector", "'ab'"),
+            refuses(lambda: S.stp([[1, 2], [3]], A), V, "A must be a rectangular array"),
+            refuses(lambda: S.dk_stp([[1, 2], [3]], A), V, "A must be a rectangular array"),
+            refuses(lambda: S.dk_stp(A, [[1], [2, 3]]), V, "B must be a rectangular array"),
+            refuses(lambda: S.stp(np.ones((2, 2, 2)), A), V, "A must be a non-empty matrix (2-d)", "(2, 2, 2)"),
+            refuses(lambda: S.dk_stp(A, np.ones((0, 2))), V, "B must be a non-empty matrix (2-d)", "(0, 2)"),
+            refuses(lambda: S.sta(np.ones((2, 3)), x), V, "x must be a non-empty vector", "(2, 3)"),
+            refuses(lambda: S.sta(x, np.ones(0)), V, "y must be a non-empty vector", "(0,)"),
+            refuses(lambda: S.inner_v(x, np.ones((2, 2))), V, "y must be a non-empty vector"),
+            refuses(lambda: S.inner_v(None, x), T, "x must be a matrix or vector"),
+            refuses(lambda: S.sta_sub(x, [[1, 2], [3]]), V, "y must be a rectangular array"),
+        ))
+    raise ValueError(f"case must be one of {STP_INPUT_CASES}, got {case!r}")
+
+
+STP_INPUT_CASES = ("dk float", "dk exact, generic", "mixed fields", "operand forms", "refusals")
+
+
+def _stp_inputs():
+    """The operand plumbing of stp, dk_stp(_weighted), sta(_sub) and inner_v: fields, forms and refusals."""
+    return _stp_inputs_in(float_backend())
+
+
+@device_cached
+def _stp_inputs_in(field: str):
+    return exhaustive(lambda case: _stp_inputs_ok(case, field), list(STP_INPUT_CASES), method="exact",
+                      describe=f"operands of the STP family: DK-STP (plain and weighted) on float64 {field} arrays vs "
+                               f"(13)/(61) with np.kron (rtol 1e-12; float64 out in that field; both orders of "
+                               f"evaluation, (m, n, p, q) in {DK_FLOAT_SHAPES}); DK-STP on generic symbolic matrices "
+                               "vs (13) exactly; one operand exact and one NumPy (either way round) gives exact "
+                               "dk_stp, sta, sta_sub and inner_v equal to (13), (14), (17); nested lists, scipy.sparse, "
+                               "a 1-d array (a column) and a 1 x k row (a vector) read as such; None, scalars, "
+                               "strings, ragged lists, 3-d, empty and non-vector operands refused naming A, B, x or y")
 
 
 @claim(
@@ -601,7 +697,9 @@ def _logic_claim():
         "Ψ_{n×n} = I_n, so it equals AB when n = p; (A ⋉ B) ⋉ C = A Ψ B Ψ' C = A ⋉ (B ⋉ C) and distributivity "
         "follow from associativity and bilinearity of the matrix product. Cross-check: exact, naive (13), random "
         "integer matrices, dimensions in [1, 3], and isomat's dk_stp (prefix-sum projection, no t-sized factor) "
-        "equals (13) for every (m, n, p, q) in [1, 3]^4."
+        "equals (13) for every (m, n, p, q) in [1, 3]^4; on generic symbolic matrices and on float64 arrays of the "
+        "run's field (rtol 1e-12, float64 out) in both orders of evaluation; with one operand exact and one NumPy, "
+        "exactly; refusing what is no matrix by the argument's name."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -640,7 +738,7 @@ def _def21_eq13():
         assuming=[n >= 1, 0 <= l, l < n, 0 <= k, k < n], lemmas=[count], sizes=[n],
         describe="n = p: t = n and Ψ_{n×n} = (I_n ⊗ 1ᵀ_1)(I_n ⊗ 1_1) = I_n (block count), so A ⋉_DK B = AB")
     return decide(_textbook(all_of(_kron_ones_proof(), square), "matmul-associative", "matmul-bilinear"),
-                  exhaustive_crosscheck=cross)
+                  exhaustive_crosscheck=cross, operands=_stp_inputs())
 
 
 @claim(
@@ -651,7 +749,8 @@ def _def21_eq13():
         "each entry a times; x, y, z uninterpreted): x ⊕ y = y ⊕ x, and (x ⊕ y) ⊕ z = x ⊕ (y ⊕ z) entrywise for all "
         "m, n, p (both sides have length lcm(m, n, p); NESTED_DIV, (k div c) div a = k div ac). Binding cross-check: "
         "isomat's sta / sta_sub equal (14), commutativity and associativity with isomat's sta — exact, generic "
-        "(symbolic) vectors, all m, n, k in [1, 5]."
+        "(symbolic) vectors, all m, n, k in [1, 5]; with one operand exact and one NumPy, exactly; a 1 x k row read "
+        "as a vector; a matrix, an empty vector, None or a ragged list refused naming x or y."
     ),
     methods=["exact", "exhaustive"],
 )
@@ -664,7 +763,7 @@ def _def23():
                 and A(x, y) == A(y, x) and A(A(x, y), z) == A(x, A(y, z)))
 
     return decide(_textbook(_sta_proof(), "kron-entry", "lcm-associative"),
-                  exhaustive_crosscheck=_exact_exhaustive(ok, _dims(3, 5), "m, n, k in [1, 5]"))
+                  exhaustive_crosscheck=_exact_exhaustive(ok, _dims(3, 5), "m, n, k in [1, 5]"), operands=_stp_inputs())
 
 
 def _sta_proof():
@@ -818,7 +917,8 @@ def _prop27():
         "the triangle inequality holds (Hypothesis, float64, tol 1e-12, sizes ≤ 12) and d_V(x, x ⊗ 1_k) = 0 for "
         "x ≠ x ⊗ 1_k (so d_V is a metric only on the quotient by ~, as in Cheng 2019). Sampled: the triangle "
         "inequality involves square roots of sums over symbolic lengths, for which an exact check at every size is "
-        "infeasible here (the identities (17)-(19) themselves are exact)."
+        "infeasible here (the identities (17)-(19) themselves are exact). inner_v with one operand exact and one "
+        "NumPy is exact; a matrix or None is refused naming x or y."
     ),
     methods=["exact", "exhaustive", "property"],
 )
@@ -842,7 +942,8 @@ def _def28():
         return D(x, z) <= D(x, y) + D(y, z) + 1e-12
 
     return decide(all_of(_exact_exhaustive(ok, _dims(2, 8), "m, n in [1, 8]"),
-                         property_search(triangle, tri, describe="x, y, z integer vectors, sizes in [1, 12]", max_examples=80)))
+                         property_search(triangle, tri, describe="x, y, z integer vectors, sizes in [1, 12]", max_examples=80)),
+                  operands=_stp_inputs())
 
 
 @claim(
