@@ -39,6 +39,7 @@ from ..engine import (  # noqa: F401  (all_of, require: re-exported to the secti
     builder_check,
     builder_note,
     device_cached,
+    refuses,
     require,
     Outcome,
     Reading,
@@ -236,12 +237,16 @@ def _stage_binding_cached(key: str, variant: str):
     def large(c):
         n, L, seed = c
         lay = _fspm(n, L, variant=variant, schedule="random", seed=seed, odd="scale" if seed % 2 else "pass")
-        return all(np.allclose(_dense(stage_matrix(lay, e)), _naive_stage_float(lay, e), rtol=0, atol=1e-15)
-                   for e in range(L))
+        # every stage matches, and a stage past the last (ell = L) or before the first is refused by name
+        return (all(np.allclose(_dense(stage_matrix(lay, e)), _naive_stage_float(lay, e), rtol=0, atol=1e-15)
+                    for e in range(L))
+                and refuses(lambda: stage_matrix(lay, L), ValueError, f"ell must be in [0, {L - 1}], got {L}")
+                and refuses(lambda: stage_matrix(lay, -1), ValueError, "ell"))
 
     rnd = exhaustive(large, [(n, L, s) for s, (n, L) in enumerate(LARGE)], strength="sampled",
                      describe=f"isomat's {variant} stage_matrix vs loop-built float stages (math.cos/sin), random "
-                          f"pairings and values, (n, L) in {list(LARGE)}, seeds 0..2, atol 1e-15")
+                          f"pairings and values, (n, L) in {list(LARGE)}, seeds 0..2, atol 1e-15; stages ell = L "
+                          "and ell = -1 refused naming ell")
     rnd = rnd.with_evidence(field=key)  # the float stages were built in this field (the cache is per field)
     # exact (symbolic) for every n up to 6: the check caps a headline at exhaustive; the float sizes stay binding
     return builder_check(exact, rnd, derived_from_rule=False, builder=f"stage_matrix ({variant})")
