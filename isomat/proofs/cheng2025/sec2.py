@@ -248,6 +248,8 @@ def _stp_inputs_ok(case: str, field: str) -> bool:
             refuses(lambda: S.sta(x, np.ones(0)), V, "y must be a non-empty vector", "(0,)"),
             refuses(lambda: S.inner_v(x, np.ones((2, 2))), V, "y must be a non-empty vector"),
             refuses(lambda: S.inner_v(None, x), T, "x must be a matrix or vector"),
+            refuses(lambda: S.norm_v(np.ones((2, 2))), V, "x must be a non-empty vector", "(2, 2)"),
+            refuses(lambda: S.dist_v(x, None), T, "y must be a matrix or vector"),
             refuses(lambda: S.sta_sub(x, [[1, 2], [3]]), V, "y must be a rectangular array"),
         ))
     raise ValueError(f"case must be one of {STP_INPUT_CASES}, got {case!r}")
