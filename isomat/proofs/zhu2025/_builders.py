@@ -186,6 +186,18 @@ def _conv_block_ok(c, field="numpy") -> bool:
     # from the definition, per axis: the taps inside the input of every output position
     i1, v1 = _axis_valid(H, O1, KH, s[0], l[0], d[0])
     i2, v2 = _axis_valid(W, O2, KW, s[1], l[1], d[1])
+    if H * W <= 64 and (r0, r1) == (0, C_out * O1 * O2):
+        # the rule on every (output position, input pixel), its zero entries included (the stored ones alone
+        # cannot show a tap the rule gives where the definition has none): tap a K_W + b exactly where the
+        # definition's position reads pixel (i1[o1, a], i2[o2, b]) inside the input, -1 elsewhere
+        want = np.full((O1 * O2, H * W), -1, dtype=np.int64)
+        for o1, a, o2, b in itertools.product(range(O1), range(KH), range(O2), range(KW)):
+            if v1[o1, a] and v2[o2, b]:
+                want[o1 * O2 + o2, i1[o1, a] * W + i2[o2, b]] = a * KW + b
+        every = _conv.conv2d_tap(np.arange(O1 * O2)[:, None], np.arange(H * W)[None, :], H, W, KH, KW,
+                                 stride=s, padding=l, dilation=d)
+        if not np.array_equal(every, want):
+            return False
     R = np.arange(r0, r1, dtype=np.int64)
     rc, ro1, ro2 = R // (O1 * O2), (R // O2) % O1, R % O2
     nnz = cpg * v1.sum(1)[ro1] * v2.sum(1)[ro2]
@@ -523,8 +535,9 @@ def conv_builder_check(field: str = "numpy"):
     paths = [(ci, co, g, H, W, 3, 2, (s, s), (1, 1), (1, 1), 0, co * _conv_out(H, 3, s, 1, 1, 1) * _conv_out(W, 2, s, 1, 1, 1))
              for (ci, co, g) in ((1, 1, 1), (4, 2, 2)) for (H, W) in ((5, 7), (9, 4)) for s in (1, 2)]
     paths += [c for c in nd if c[-1] in ("zero", "circular")]
-    return builder_check(*_cases(small, rand, "conv_matrix == conv2d_tap entry by entry, nnz per row, row and column sums: "
-                          "H, W <= 4, KH, KW <= 3, stride <= 2, padding <= 1, dilation <= 2",
+    return builder_check(*_cases(small, rand, "conv_matrix == conv2d_tap entry by entry, nnz per row, row and column sums, "
+                          "and conv2d_tap on every (output position, input pixel), zero entries included, == the "
+                          "definition's taps: H, W <= 4, KH, KW <= 3, stride <= 2, padding <= 1, dilation <= 2",
                           f"the same, 12 random geometries (seed {_SEED}) H, W in [5, 64], KH, KW <= 5, stride <= 3, "
                           "padding <= 2, dilation <= 2", ok, users,
                           "the same at the sizes users run, 3x3 padding 1: 2048² single-channel and 64→64 at 56², "
