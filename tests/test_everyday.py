@@ -51,6 +51,28 @@ def test_import_isomat_and_help_import_nothing_heavy():
     assert out.stderr.strip().splitlines()[-1] == "[] []"
 
 
+def test_a_library_made_with_the_recheck_off_is_not_used_once_it_is_on(tmp_path):
+    """The library first made while the cvc5 re-check is off (the mutation tool turns it off) is single-solver; once
+    the re-check is on again the process makes the library anew, confirmed by cvc5, not the single-solver one (a
+    process that ran the mutation tool first gave other records than a fresh one)."""
+    env = dict(os.environ, ISOMAT_CACHE_DIR=str(tmp_path / "cache"), ISOMAT_LEMMA_CACHE="1")
+    out = _python("""
+        import json
+        from isomat.proofs import prover
+        prover.set_recheck(False)
+        off = [lm.single_solver for lm in prover.FLATTENING_LEMMAS]
+        prover.set_recheck(True)
+        on = [(lm.single_solver, sorted(s["name"] for s in lm.solvers)) for lm in prover.FLATTENING_LEMMAS]
+        print(json.dumps([off, on]))
+    """, env)
+    assert out.returncode == 0, out.stderr
+    off, on = json.loads(out.stdout)
+    assert len(off) == len(on) == 7 and all(note == "cvc5: not run (re-check turned off)" for note in off)
+    # re-checked: cvc5 confirmed a lemma, or says why not (a resource limit), never "not run"
+    assert all("cvc5" in solvers and "not run" not in (note or "") for note, solvers in on)
+    assert any(note is None for note, _ in on)
+
+
 def test_lemma_library_is_lazy_cached_and_exported(tmp_path):
     """The prover imports without proving (and without SymPy); the first use proves the library and writes
     the cache; a second process makes the same lemmas from it without a solver call, and an SMT-LIB export
@@ -59,7 +81,7 @@ def test_lemma_library_is_lazy_cached_and_exported(tmp_path):
     first = _python("""
         import json, sys
         from isomat.proofs import prover, _lemma_cache
-        print(json.dumps({"lazy": prover._LIB == {}, "sympy": "sympy" in sys.modules}))
+        print(json.dumps({"lazy": prover._LIBS == {}, "sympy": "sympy" in sys.modules}))
         print(json.dumps([lm.record() for lm in prover.FLATTENING_LEMMAS]))
         print(json.dumps(_lemma_cache._FROM_CACHE[0]))
     """, env)

@@ -1196,17 +1196,20 @@ def _cached_lemma(name: str, statement: z3.BoolRef, text: str, entry: dict[str, 
 
 _LIBRARY_NAMES = ("DIV_MOD_RECOMPOSE", "FLATTEN_DIV_MOD", "DIGITS_UNIQUE", "FLAT_INDEX_RANGE", "NESTED_DIV",
                   "DIV_SHIFT", "NESTED_MOD")
-_LIB: dict[str, Lemma] = {}
+#: the library per cvc5 re-check setting: one made while the re-check was off is single-solver, and must not
+#: stand in for the library once it is on again (the on-disk cache keys its file by the setting for the same reason)
+_LIBS: dict[bool, dict[str, Lemma]] = {}
 
 
 def _lemma_library() -> dict[str, Lemma]:
-    if not _LIB:
+    rechecked = _RECHECK[0]
+    if rechecked not in _LIBS:
         import sys
 
         from . import _lemma_cache
 
-        _LIB.update(_lemma_cache.library(_library, sys.modules[__name__]))
-    return _LIB
+        _LIBS[rechecked] = dict(_lemma_cache.library(_library, sys.modules[__name__]))
+    return _LIBS[rechecked]
 
 
 def __getattr__(name: str) -> Any:
