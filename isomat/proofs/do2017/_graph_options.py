@@ -257,22 +257,41 @@ def _defaults_bad(field: str) -> list[tuple[str, str, str]]:
     return bad
 
 
-def _refusals() -> list[tuple[str, str, Any, type]]:
-    """(operator, what, a call, the exception it must raise): bad arguments every operator refuses (the module's
-    rules: a nodelist lists every node of G once, as a sequence; the weight names an edge attribute; no
-    multigraph)."""
+def _says_why(message: str, op: str, kw: dict, symmetric_only: bool, degree_zero: list) -> bool:
+    """Whether a refusal names what it refuses: a symmetric-only operator given a directed graph names itself as the
+    user called it; a D^-1 of a node of degree 0 (isolated='raise') names the first such node and the way out."""
+    if symmetric_only:
+        kind = kw.get("kind")
+        # chebyshev_filter, and spectral_filter of the symmetric kind, are refused by the symmetric Laplacian they build
+        called = {"laplacian": f"laplacian(kind={kind!r})", "chebyshev_filter": f"laplacian(kind={kind!r})",
+                  "spectral_filter": f"laplacian(kind={kind!r})" if kind == "symmetric" else f"spectral_filter(kind={kind!r})"
+                  }.get(op.split("/")[0], op)
+        return f"{called} needs a symmetric adjacency matrix" in message
+    return "degree 0" in message and repr(degree_zero[0]) in message and "isolated='zero'" in message
+
+
+def _refusals() -> list[tuple[str, str, Any, type, str]]:
+    """(operator, what, a call, the exception it must raise, what its message names): bad arguments every operator
+    refuses (the module's rules: a nodelist lists every node of G once, as a sequence; the weight names an edge
+    attribute; no multigraph; isolated and kind are one of their documented values)."""
     g = nx.Graph([("a", "b"), ("b", "c")])
     calls = []
     for op in ("adjacency", "mean_aggregation", "normalized_adjacency", "renormalized_adjacency", "laplacian/symmetric"):
         fn = G_ops.laplacian if op.startswith("laplacian/") else getattr(G_ops, op)
-        for what, kw, exc in (("a nodelist given as a string of the node names", {"nodelist": "abc"}, TypeError),
-                              ("a nodelist that is no sequence (an int)", {"nodelist": 3}, TypeError),
-                              ("a nodelist with an unhashable entry", {"nodelist": [["a"], "b", "c"]}, TypeError),
-                              ("a nodelist missing a node", {"nodelist": ["a", "b"]}, ValueError),
-                              ("a nodelist listing a node twice", {"nodelist": ["a", "b", "b", "c"]}, ValueError),
-                              ("a weight attribute no edge has", {"weight": "w"}, ValueError),
-                              ("a weight that is no attribute name", {"weight": 1}, TypeError)):
-            calls.append((op, what, lambda fn=fn, kw=kw: fn(g, **kw), exc))
+        bad_args = [("a nodelist given as a string of the node names", {"nodelist": "abc"}, TypeError, "nodelist"),
+                    ("a nodelist that is no sequence (an int)", {"nodelist": 3}, TypeError, "nodelist"),
+                    ("a nodelist with an unhashable entry", {"nodelist": [["a"], "b", "c"]}, TypeError, "nodelist"),
+                    ("a nodelist missing a node", {"nodelist": ["a", "b"]}, ValueError, "nodelist"),
+                    ("a nodelist listing a node twice", {"nodelist": ["a", "b", "b", "c"]}, ValueError, "nodelist"),
+                    ("a weight attribute no edge has", {"weight": "w"}, ValueError, "weight"),
+                    ("a weight that is no attribute name", {"weight": 1}, TypeError, "weight")]
+        if op not in ("adjacency", "renormalized_adjacency"):  # the operators that take D^-1 or D^-1/2
+            bad_args += [("an unknown isolated rule", {"isolated": "skip"}, ValueError, "isolated must be one of"),
+                         ("an isolated rule that is no string", {"isolated": 0}, TypeError, "isolated must be one of")]
+        if op.startswith("laplacian/"):
+            bad_args += [("an unknown kind", {"kind": "normalized"}, ValueError, "kind must be one of"),
+                         ("a kind that is no string", {"kind": None}, TypeError, "kind must be one of")]
+        calls += [(op, what, lambda fn=fn, kw=kw: fn(g, **kw), exc, names) for what, kw, exc, names in bad_args]
     return calls
 
 
@@ -281,12 +300,14 @@ def graph_options_bad(field: str = "numpy") -> tuple:
     """Every (operator, 'weighted', what) where an operator disagrees with its definition on WEIGHTED_GRAPHS, built
     in the exact field and in ``field`` (the run's float field): entries, a directed graph not refused by a
     symmetric-only operator, a node of degree 0 not refused with isolated='raise' (where D^-1 is taken); every
-    operator called with its defaults (:func:`_defaults_bad`); and every bad argument of :func:`_refusals` refused with
-    its exception."""
+    operator called with its defaults (:func:`_defaults_bad`); every refusal names what it refuses (the operator that
+    needs a symmetric matrix, the first node of degree 0); and every bad argument of :func:`_refusals` refused with its
+    exception, naming the argument."""
     bad = []
     for directed, nodes, edges, nodelist in WEIGHTED_GRAPHS:
         g = _graph(directed, nodes, edges)
         ref = _reference(directed, edges, nodelist)
+        degree_zero = [v for i, v in enumerate(nodelist) if sum(ref["adjacency"].row(i)) == 0]  # in nodelist order
         wants: dict = {}  # the references by value: the fields share those with the same lambda_max
         for f in ("sympy", field):
             exact = f == "sympy"
@@ -303,21 +324,25 @@ def graph_options_bad(field: str = "numpy") -> tuple:
                 refuse = want is None or (kw.get("isolated") == "raise" and ref["_isolated"] and takes_d_inverse)
                 try:
                     got = _dense(_build(op, g, nodelist, f, {**kw, "format": fmt}), exact, fmt, f)
-                except ValueError:
+                except ValueError as exc:
                     if not refuse:
                         bad.append((op, "weighted", f"{label} refused a graph it takes: {where}"))
+                    elif not _says_why(str(exc), op, kw, want is None, degree_zero):
+                        bad.append((op, "weighted", f"{label} refused without naming {'itself' if want is None else 'the nodes of degree 0'}: "
+                                                    f"{where}: {exc}"))
                     continue
                 if refuse:
                     bad.append((op, "weighted", f"{label} took a graph it must refuse: {where}"))
                 elif not _equal(got, want, exact):
                     bad.append((op, "weighted", f"{label}, format {fmt}, differs from the definition: {where}"))
     bad += _defaults_bad(field)
-    for op, what, call, exc in _refusals():
+    for op, what, call, exc, names in _refusals():
         try:
             call()
             bad.append((op, "refusal", f"took {what}"))
-        except exc:
-            pass
+        except exc as e:
+            if names not in str(e):
+                bad.append((op, "refusal", f"{what}: the message does not name {names!r}: {e}"))
         except Exception as e:  # noqa: BLE001  (another exception is a defect too: name it)
             bad.append((op, "refusal", f"{what}: raised {type(e).__name__}, not {exc.__name__}"))
     return tuple(bad)
