@@ -484,3 +484,18 @@ def test_refusals_name_the_callers_argument():
         df_concat([[np.ones(2)], [np.ones(2)]], [2], weights=np.ones((2, 2, 2)))
     with pytest.raises(TypeError, match="x cannot be exchanged through DLPack"):
         from_dlpack(np.array([object(), object()], dtype=object))
+
+
+def test_strings_among_numbers_are_refused_by_name_not_read_as_numbers():
+    # float("2.5") read a string entry as 2.5, and float("a") failed inside NumPy with no argument named
+    import networkx as nx
+
+    from isomat.algebra import chebyshev_filter
+    from isomat.algebra._backend import as_values
+
+    for theta, shown in (([1, "a"], "'a'"), ([1, "2.5"], "'2.5'"), ([1, b"2"], "b'2'")):
+        with pytest.raises(TypeError, match=f"theta must hold numbers, got the string {shown}"):
+            chebyshev_filter(nx.path_graph(3), theta, lambda_max=2)
+    with pytest.raises(TypeError, match="w must hold numbers"):
+        as_values(np.array([[1.0, "3"]], dtype=object), "numpy", name="w")
+    assert as_values(np.array([1, 2.5], dtype=object), "numpy", name="w").tolist() == [1.0, 2.5]

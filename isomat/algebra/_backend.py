@@ -153,10 +153,13 @@ def _to_sympy_number(v: Any, name: str) -> sympy.Expr:
 
 
 def _object_to_float(arr: np.ndarray, name: str) -> np.ndarray:
+    flat = arr.reshape(-1)
+    # float("2.5") would read a string as a number, float("a") fail inside with no name: neither is a value
+    text = next((v for v in flat if isinstance(v, (str, bytes))), None)
+    if text is not None:
+        raise TypeError(f"{name} must hold numbers, got the string {text!r} among its entries")
     try:
-        return np.array([complex(v) if _is_complex(v) else float(v) for v in arr.reshape(-1)]).reshape(
-            arr.shape
-        )
+        return np.array([complex(v) if _is_complex(v) else float(v) for v in flat]).reshape(arr.shape)
     except TypeError:
         raise TypeError(
             f"{name} holds symbolic entries that have no float value; use the sympy backend"

@@ -292,6 +292,22 @@ def _refusals() -> list[tuple[str, str, Any, type, str]]:
             bad_args += [("an unknown kind", {"kind": "normalized"}, ValueError, "kind must be one of"),
                          ("a kind that is no string", {"kind": None}, TypeError, "kind must be one of")]
         calls += [(op, what, lambda fn=fn, kw=kw: fn(g, **kw), exc, names) for what, kw, exc, names in bad_args]
+    cheb = G_ops.chebyshev_filter
+    for what, args, kw, exc, names in (
+            ("theta given as a string", ("abc",), {}, TypeError, "theta must be a sequence"),
+            ("theta that is no sequence (an int)", (5,), {}, TypeError, "theta must be a sequence"),
+            ("an empty theta", ([],), {}, ValueError, "theta must have at least one coefficient"),
+            ("a theta with a string among its numbers", ([1, "2.5"],), {}, TypeError, "theta must hold numbers"),
+            ("lambda_max NaN", ([1, 2],), {"lambda_max": float("nan")}, ValueError, "lambda_max"),
+            ("lambda_max infinite", ([1, 2],), {"lambda_max": float("inf")}, ValueError, "lambda_max"),
+            ("lambda_max 0", ([1, 2],), {"lambda_max": 0}, ValueError, "lambda_max must be positive"),
+            ("lambda_max negative", ([1, 2],), {"lambda_max": -1.5}, ValueError, "lambda_max must be positive"),
+            ("lambda_max a string", ([1, 2],), {"lambda_max": "2"}, TypeError, "lambda_max"),
+            ("no lambda_max in the exact field", ([1, 2],), {"backend": "sympy"}, ValueError,
+             "lambda_max is required with backend='sympy'"),
+            ("an exact lambda_max 0", ([1, 2],), {"backend": "sympy", "lambda_max": sympy.Integer(0)}, ValueError,
+             "lambda_max must be nonzero")):
+        calls.append(("chebyshev_filter", what, lambda args=args, kw=kw: cheb(g, *args, **kw), exc, names))
     return calls
 
 
