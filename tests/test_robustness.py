@@ -496,6 +496,12 @@ def test_strings_among_numbers_are_refused_by_name_not_read_as_numbers():
     for theta, shown in (([1, "a"], "'a'"), ([1, "2.5"], "'2.5'"), ([1, b"2"], "b'2'")):
         with pytest.raises(TypeError, match=f"theta must hold numbers, got the string {shown}"):
             chebyshev_filter(nx.path_graph(3), theta, lambda_max=2)
+    from isomat.algebra import adjacency, laplacian
+
+    g = nx.Graph([("a", "b", {"w": 1}), ("b", "c", {"w": "2.5"})])  # a weight given as text was read as 2.5
+    for build in (adjacency, laplacian):
+        with pytest.raises(TypeError, match="edge weights must hold numbers, got the string '2.5'"):
+            build(g, weight="w")
     with pytest.raises(TypeError, match="w must hold numbers"):
         as_values(np.array([[1.0, "3"]], dtype=object), "numpy", name="w")
     assert as_values(np.array([1, 2.5], dtype=object), "numpy", name="w").tolist() == [1.0, 2.5]

@@ -76,7 +76,9 @@ def _read(G: Any, nodelist: Sequence[Any] | None, weight: str | None, field: str
     src = np.fromiter((index[u] for u, _ in G.edges()), dtype=np.int64, count=m)
     dst = np.fromiter((index[v] for _, v in G.edges()), dtype=np.int64, count=m)
     w = [1 if weight is None else d.get(weight, 1) for _, _, d in G.edges(data=True)]
-    w = _backend.as_values(np.array(w, dtype=object if field == "sympy" else float), field, name="edge weights")
+    # as objects in every field: as_values reads each weight as a number or refuses it by name (float() of the
+    # list would read a weight given as text, "2.5", as the number)
+    w = _backend.as_values(np.array(w, dtype=object), field, name="edge weights")
     if not directed:
         off = src != dst  # a self-loop is stored once
         src, dst = np.concatenate([src, dst[off]]), np.concatenate([dst, src[off]])
@@ -97,7 +99,7 @@ def _rowsum(rows: Any, vals: Any, n: int, field: str) -> FieldArray:
 def _power(d: Any, half: bool, field: str, isolated: str, nodes_of: Callable[[Any], list]) -> FieldArray:
     """D^{-1} (half=False) or D^{-1/2} (half=True) as a vector, with the isolated-node rule."""
     xp = _backend.array_module(field)
-    zero = np.array([v == 0 for v in d], dtype=bool) if field == "sympy" else _backend.to_numpy(d == 0)
+    zero = _backend.to_numpy(d == 0).astype(bool)  # elementwise in every field (SymPy's == on an object array)
     if zero.any():
         if isolated == "raise":
             raise ValueError(
@@ -439,7 +441,7 @@ def multi_attention(attentions: Sequence[Any], d: int, *, order: str = "C", back
             rows.append(((k * d + j) * N + i).reshape(-1))
             cols.append((j * N + l).reshape(-1))
         v = op.values[:, None]
-        vals.append((np.repeat(v, d, axis=1) if field == "sympy" else xp.repeat(v, d, axis=1)).reshape(-1))
+        vals.append(xp.repeat(v, d, axis=1).reshape(-1))  # xp is NumPy in the exact field: object arrays repeat alike
     op = SparseOperator.build(shape, xp.concatenate(rows), xp.concatenate(cols), _cat(field, *vals), field)
     return render(op, format)
 

@@ -30,7 +30,8 @@ from ...algebra.matrix_layer import (
 from ...algebra.graph import mean_aggregation_entry, multi_attention_entry, renormalized_adjacency_entry
 from ...algebra.matrix_layer import matrix_layer_entry
 from ._graph_options import WEIGHTED_GRAPHS, graph_options_bad
-from ...errors import CheckError
+from ..._config import memory_limit
+from ...errors import CheckError, SizeLimitError
 from .. import prover
 from ..prover import FLATTENING_LEMMAS, fdiv, fmod, ints
 from ..engine import (
@@ -593,10 +594,38 @@ def _multi_attention_int64_check() -> Trial:
     rows, cols = np.meshgrid(np.arange(N * n * d), np.arange(N * d), indexing="ij")
     ok = ok and all(np.array_equal(a, b) for a, b in zip(multi_attention_entry(rows, cols, N, n, d),
                                                           multi_attention_entry(rows, cols, N, n, d, "C")))
+    # exact attentions with the backend left out: the field is theirs (exact), not NumPy's
+    S = [sympy.Matrix(L.tolist()) / 3 for L in Ls]
+    M = G_ops.multi_attention(S, d)
+    ok = ok and isinstance(M, sympy.SparseMatrix) and list(M * sympy.Matrix(H.reshape(-1).tolist())) == list(
+        sympy.Matrix.hstack(*[L * sympy.Matrix(H.tolist()) for L in S]).reshape(N * n * d, 1))
+    # bad arguments refused by name; the memory bound held at the stored entries it makes (one per nonzero of a
+    # Λ(k) and per feature column): the build fits that bound and is refused one byte below it
+    one = np.ones((2, 2))
+    ok = ok and all((
+        refuses(lambda: G_ops.multi_attention([one], 0), ValueError, "d must be a positive integer"),
+        refuses(lambda: G_ops.multi_attention([one], 2, order="X"), ValueError, "order must be one of"),
+        refuses(lambda: G_ops.multi_attention([one, "x"], 2), TypeError, "attentions[1]"),
+        refuses(lambda: G_ops.multi_attention([one, np.ones((3, 3))], 2), ValueError, "attentions[1] has shape (3, 3)")))
+    from ...algebra._operator import estimate_bytes
+
+    need = estimate_bytes(sum(np.count_nonzero(L) for L in Ls) * d, N * n * d, value_bytes=8, staging=True)
+    with memory_limit(need):
+        G_ops.multi_attention([L.astype(float) for L in Ls], d)
+    ok = ok and refuses(lambda: _under_limit(need - 1, lambda: G_ops.multi_attention([L.astype(float) for L in Ls], d)),
+                        SizeLimitError, "multi_attention")
     return Trial(ok, "exact", {"compared": "multi_attention(backend='sympy') of int64 Λ (|entries| < 2^60, numpy seed "
                                            f"{_LARGE_SEED + 13}, |V| = {N}, n = {n}, d = {d}) times vec H vs vec [Λ(k)H] on "
                                            "Python ints, orders C, F and the default (C); multi_attention_entry's default order vs 'C'; a "
-                                           "stacked array of attentions refused (TypeError)"})
+                                           "stacked array of attentions refused (TypeError); exact Λ with the backend left out give "
+                                           "an exact operator; d = 0, order 'X', a string attention and unequal shapes refused "
+                                           "by name; the float build fits the memory bound of its stored entries and is refused "
+                                           "one byte below it"})
+
+
+def _under_limit(limit: int, call):
+    with memory_limit(limit):
+        return call()
 
 
 def _mat1_np(P, t):

@@ -292,6 +292,12 @@ def _refusals() -> list[tuple[str, str, Any, type, str]]:
             bad_args += [("an unknown kind", {"kind": "normalized"}, ValueError, "kind must be one of"),
                          ("a kind that is no string", {"kind": None}, TypeError, "kind must be one of")]
         calls += [(op, what, lambda fn=fn, kw=kw: fn(g, **kw), exc, names) for what, kw, exc, names in bad_args]
+        # edge weights that are no numbers: named as the edge weights, never read as numbers or failed inside NumPy
+        for what, w, kw, exc, names in (("an edge weight given as text", "2.5", {}, TypeError, "edge weights must hold numbers"),
+                                        ("a NaN edge weight in the exact field", float("nan"), {"backend": "sympy"}, ValueError,
+                                         "edge weights: nan has no exact value")):
+            h = nx.Graph([("a", "b", {"w": 1}), ("b", "c", {"w": w})])
+            calls.append((op, what, lambda fn=fn, h=h, kw=kw: fn(h, weight="w", **kw), exc, names))
     cheb = G_ops.chebyshev_filter
     for what, args, kw, exc, names in (
             ("theta given as a string", ("abc",), {}, TypeError, "theta must be a sequence"),
