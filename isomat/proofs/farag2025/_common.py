@@ -276,7 +276,8 @@ def _forward_binding_cached(key: str):
     small = exhaustive(ok, cases, describe="isomat's spm_forward and layer_matrix vs D_out B_L⋯B_1 D_in x + b from "
                        "loop-built stages (_naive_dense), every n = 1..8, every L = 1..max(3, 2⌈log2 n⌉), random "
                        "pairings and values, rtol 1e-12; a 1-d example, and (host field) integer and object-dtype "
-                       "batches read as float64", strength="sampled")
+                       "batches read as float64, a (2, 3, n) batch within the forward's memory bound and refused one "
+                       "byte below it, return_cache and X refused by name", strength="sampled")
     rnd = exhaustive(ok, [(n, L, 1000 + s) for s, (n, L) in enumerate(LARGE)], strength="sampled",
                      describe=f"the same at seeded random (n, L) in {list(LARGE)}")
     # where users run it: n up to 8192, L up to 2⌈log2 n⌉, against stage-by-stage loops (no dense matrices)
@@ -294,12 +295,39 @@ def _input_classes_ok(lay, X, M, b) -> bool:
         return False
     if float_backend() != "numpy":
         return True
+    if not _forward_plumbing_ok(lay, X):
+        return False
     Xi = np.rint(4 * X).astype(np.int64)  # integers in about [-12, 12]
     for Xin, want in ((Xi, Xi @ M.T + b), (X.astype(object), ref)):
         got = spm_forward(lay, Xin)
         if got.dtype != np.float64 or got.shape != want.shape or not np.allclose(got, want, rtol=1e-12, atol=1e-11):
             return False
     return True
+
+
+def _forward_plumbing_ok(lay, X) -> bool:
+    """spm_forward's memory bound and refusals on the host field: a batch of two leading axes (2, 3, n) fits the bound
+    of its L + 6 float64 arrays of 6 x n (the activations kept, a stage's gathers and products, the output) and is
+    refused one byte below it; a return_cache that is no bool and a batch whose last axis is not n are refused by
+    name."""
+    from ..._config import memory_limit
+    from ...errors import SizeLimitError
+
+    n = lay.n
+    X3 = np.concatenate([X, X])[:6].reshape(2, 3, n) if X.shape[0] >= 3 else np.ones((2, 3, n))
+    need = 2 * 3 * n * (lay.L + 6) * 8
+    with memory_limit(need):
+        if to_numpy(spm_forward(lay, X3)).shape != (2, 3, n):
+            return False
+    try:
+        with memory_limit(need - 1):
+            spm_forward(lay, X3)
+        return False
+    except SizeLimitError as exc:
+        if "spm_forward" not in str(exc):
+            return False
+    return (refuses(lambda: spm_forward(lay, X, return_cache=1), TypeError, "return_cache must be True or False")
+            and refuses(lambda: spm_forward(lay, np.ones((3, n + 1))), ValueError, f"X must have shape (..., {n})"))
 
 
 def _forward_binding():
