@@ -191,10 +191,9 @@ def _conv_block_ok(c, field="numpy") -> bool:
         # cannot show a tap the rule gives where the definition has none): tap a K_W + b exactly where the
         # definition's position reads pixel (i1[o1, a], i2[o2, b]) inside the input, -1 elsewhere
         want = np.full((O1 * O2, H * W), -1, dtype=np.int64)
-        o1, a, o2, b = (x.reshape(-1) for x in np.meshgrid(np.arange(O1), np.arange(KH), np.arange(O2), np.arange(KW),
-                                                            indexing="ij"))
-        inside = v1[o1, a] & v2[o2, b]
-        want[(o1 * O2 + o2)[inside], (i1[o1, a] * W + i2[o2, b])[inside]] = (a * KW + b)[inside]
+        for o1, a, o2, b in itertools.product(range(O1), range(KH), range(O2), range(KW)):
+            if v1[o1, a] and v2[o2, b]:
+                want[o1 * O2 + o2, i1[o1, a] * W + i2[o2, b]] = a * KW + b
         every = _conv.conv2d_tap(np.arange(O1 * O2)[:, None], np.arange(H * W)[None, :], H, W, KH, KW,
                                  stride=s, padding=l, dilation=d)
         if not np.array_equal(every, want):
