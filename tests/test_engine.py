@@ -339,3 +339,22 @@ def test_device_cached_remembers_an_error_but_not_one_of_the_moment():
     with pytest.raises(ValueError):
         block("value")
     assert calls[-1] == "value" and len(calls) == 8
+
+
+def test_holds_memory_bound_needs_both_the_build_at_the_bound_and_the_refusal_below_it():
+    # a builder's stated bound: built under it, refused one byte below with a SizeLimitError naming the builder
+    from isomat.algebra._operator import estimate_bytes
+    from isomat.proofs.engine import holds_memory_bound
+
+    need = estimate_bytes(5, 3, value_bytes=8, staging=True)
+
+    def build():
+        from isomat.algebra._operator import check_size
+        check_size("toy", (3, 3), 5)
+
+    assert holds_memory_bound(build, need, "toy")
+    assert not holds_memory_bound(build, need + 1, "toy")  # not refused one byte below the bound given
+    assert not holds_memory_bound(build, need - 1, "toy")  # refused at the bound given
+    assert not holds_memory_bound(build, need, "other")  # refused, but naming something else
+    with pytest.raises(ZeroDivisionError):  # another exception is no refusal: it propagates
+        holds_memory_bound(lambda: 1 / 0, need, "toy")

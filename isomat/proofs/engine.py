@@ -400,6 +400,22 @@ def refuses(call: Callable[[], Any], errors: type[BaseException] | tuple[type[Ba
     return False
 
 
+def holds_memory_bound(call: Callable[[], Any], need: int, what: str) -> bool:
+    """Whether ``call()`` holds to the memory bound a builder states, ``need`` bytes: it runs under a bound of ``need``
+    and is refused one byte below it with a :class:`SizeLimitError` naming ``what`` (neither a build that fits is
+    refused, nor more work admitted than the bound promises). Any other exception propagates, as in
+    :func:`refuses`."""
+    from .._config import memory_limit
+
+    try:
+        with memory_limit(need):
+            call()
+    except SizeLimitError:
+        return False
+    with memory_limit(need - 1):
+        return refuses(call, SizeLimitError, what)
+
+
 def property_search(
     predicate: Callable[[Any], bool],
     strategy: Any,
@@ -1641,7 +1657,7 @@ __all__ = [
     "Claim", "FrozenEvidence", "Hypotheses", "Outcome", "Reading", "Trial",
     "all_of", "by_readings", "capped_output", "claim", "compare_printed", "decide", "error_record", "exact_equal",
     "exhaustive", "exists",
-    "float_backend", "refuses", "jsonable", "not_checkable", "numeric_close", "property_search", "require", "run_claim", "same_proofs",
+    "float_backend", "holds_memory_bound", "refuses", "jsonable", "not_checkable", "numeric_close", "property_search", "require", "run_claim", "same_proofs",
     "second_solver", "symbolic_zero", "using_float_backend", "weakest", "derive_fields", "in_order", "RECORD_ORDER",
     "ledger_obligations", "OBLIGATIONS_FILE", "printed_checks", "threshold_reading",
 ]

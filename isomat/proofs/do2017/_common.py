@@ -30,8 +30,7 @@ from ...algebra.matrix_layer import (
 from ...algebra.graph import mean_aggregation_entry, multi_attention_entry, renormalized_adjacency_entry
 from ...algebra.matrix_layer import matrix_layer_entry
 from ._graph_options import WEIGHTED_GRAPHS, graph_options_bad
-from ..._config import memory_limit
-from ...errors import CheckError, SizeLimitError
+from ...errors import CheckError
 from .. import prover
 from ..prover import FLATTENING_LEMMAS, fdiv, fmod, ints
 from ..engine import (
@@ -52,6 +51,7 @@ from ..engine import (
     not_checkable,
     numeric_close,
     property_search,
+    holds_memory_bound,
     refuses,
     require,
     symbolic_zero,
@@ -610,10 +610,7 @@ def _multi_attention_int64_check() -> Trial:
     from ...algebra._operator import estimate_bytes
 
     need = estimate_bytes(sum(np.count_nonzero(L) for L in Ls) * d, N * n * d, value_bytes=8, staging=True)
-    with memory_limit(need):
-        G_ops.multi_attention([L.astype(float) for L in Ls], d)
-    ok = ok and refuses(lambda: _under_limit(need - 1, lambda: G_ops.multi_attention([L.astype(float) for L in Ls], d)),
-                        SizeLimitError, "multi_attention")
+    ok = ok and holds_memory_bound(lambda: G_ops.multi_attention([L.astype(float) for L in Ls], d), need, "multi_attention")
     return Trial(ok, "exact", {"compared": "multi_attention(backend='sympy') of int64 Λ (|entries| < 2^60, numpy seed "
                                            f"{_LARGE_SEED + 13}, |V| = {N}, n = {n}, d = {d}) times vec H vs vec [Λ(k)H] on "
                                            "Python ints, orders C, F and the default (C); multi_attention_entry's default order vs 'C'; a "
@@ -621,11 +618,6 @@ def _multi_attention_int64_check() -> Trial:
                                            "an exact operator; d = 0, order 'X', a string attention and unequal shapes refused "
                                            "by name; the float build fits the memory bound of its stored entries and is refused "
                                            "one byte below it"})
-
-
-def _under_limit(limit: int, call):
-    with memory_limit(limit):
-        return call()
 
 
 def _mat1_np(P, t):

@@ -39,6 +39,7 @@ from ..engine import (  # noqa: F401  (all_of, require: re-exported to the secti
     builder_check,
     builder_note,
     device_cached,
+    holds_memory_bound,
     refuses,
     require,
     Outcome,
@@ -310,23 +311,13 @@ def _forward_plumbing_ok(lay, X) -> bool:
     of its L + 6 float64 arrays of 6 x n (the activations kept, a stage's gathers and products, the output) and is
     refused one byte below it; a return_cache that is no bool and a batch whose last axis is not n are refused by
     name."""
-    from ..._config import memory_limit
-    from ...errors import SizeLimitError
-
     n = lay.n
     X3 = np.concatenate([X, X])[:6].reshape(2, 3, n) if X.shape[0] >= 3 else np.ones((2, 3, n))
-    need = 2 * 3 * n * (lay.L + 6) * 8
-    with memory_limit(need):
-        if to_numpy(spm_forward(lay, X3)).shape != (2, 3, n):
-            return False
-    try:
-        with memory_limit(need - 1):
-            spm_forward(lay, X3)
-        return False
-    except SizeLimitError as exc:
-        if "spm_forward" not in str(exc):
-            return False
-    return (refuses(lambda: spm_forward(lay, X, return_cache=1), TypeError, "return_cache must be True or False")
+    shapes = []
+    return (holds_memory_bound(lambda: shapes.append(to_numpy(spm_forward(lay, X3)).shape), 2 * 3 * n * (lay.L + 6) * 8,
+                               "spm_forward")
+            and shapes[0] == (2, 3, n)
+            and refuses(lambda: spm_forward(lay, X, return_cache=1), TypeError, "return_cache must be True or False")
             and refuses(lambda: spm_forward(lay, np.ones((3, n + 1))), ValueError, f"X must have shape (..., {n})"))
 
 
