@@ -185,6 +185,22 @@ def test_directed_graphs():
         mean_aggregation(sink)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "sympy"])
+def test_negative_degrees_are_refused_where_a_square_root_is_taken(backend):
+    # D = (-2, -1, 1) at (a, b, c), so D + I = (-1, 0, 2): sqrt of a negative degree used to give NaN entries
+    g = nx.Graph([("a", "b", {"w": -2}), ("b", "c", {"w": 1})])
+    for call in (lambda: normalized_adjacency(g, weight="w", backend=backend),
+                 lambda: laplacian(g, "symmetric", weight="w", backend=backend)):
+        with pytest.raises(ValueError, match=r"nonnegative degrees.*negative edge weights\): \['a', 'b'\]"):
+            call()
+    with pytest.raises(ValueError, match=r"D_ii \+ 1 <= 0 \(negative edge weights\): \['b', 'a'\]"):
+        renormalized_adjacency(g, weight="w", nodelist=["c", "b", "a"], backend=backend)
+    # D^-1 of a negative degree is a number: the random-walk Laplacian is built, I - D^-1 A by hand
+    rw = laplacian(g, "random-walk", weight="w", backend=backend)
+    got = rw.toarray() if backend == "numpy" else np.array(sympy.Matrix(rw).tolist(), dtype=object)
+    assert (got == np.array([[1, -1, 0], [-2, 1, 1], [0, -1, 1]])).all()
+
+
 def test_bad_input():
     g = nx.path_graph(3)
     with pytest.raises(TypeError, match="G must be a networkx graph, got ndarray"):

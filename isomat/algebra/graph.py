@@ -22,8 +22,11 @@ Conventions (documented choices where the paper is silent):
   ``isolated="raise"`` (default) refuses such graphs with a ``ValueError`` naming the nodes;
   ``isolated="zero"`` uses the pseudo-inverse, :math:`0^{-1} := 0`, so the node's row of
   :math:`D^{-1}A` is zero and its normalized-Laplacian diagonal is 1 (``networkx``'s
-  ``normalized_laplacian_matrix`` puts 0 there instead). :math:`\tilde D = D + I` of eq. (18)
-  has no zero for nonnegative weights.
+  ``normalized_laplacian_matrix`` puts 0 there instead).
+* :math:`D^{-1/2}` needs nonnegative degrees: a node whose edge weights sum to a negative degree
+  (negative edge weights) is refused with a ``ValueError`` naming it, never a NaN entry.
+  :math:`\tilde D = D + I` of eq. (18) is at least 1 for nonnegative weights; a node with
+  :math:`\tilde D_{ii}\le 0` is refused the same way.
 * Multigraphs are refused (``TypeError``).
 """
 
@@ -99,11 +102,16 @@ def _rowsum(rows: Any, vals: Any, n: int, field: str) -> FieldArray:
 def _power(d: Any, half: bool, field: str, isolated: str, nodes_of: Callable[[Any], list]) -> FieldArray:
     """D^{-1} (half=False) or D^{-1/2} (half=True) as a vector, with the isolated-node rule."""
     xp = _backend.array_module(field)
+    if half:  # D^{-1/2} of a negative degree is no real number (it would be a NaN entry)
+        negative = _negative(d, field)
+        if negative.any():
+            raise ValueError(f"D^-1/2 needs nonnegative degrees; G has nodes whose weighted degree is negative "
+                             f"(negative edge weights): {nodes_of(np.nonzero(negative)[0])[:10]}")
     zero = _backend.to_numpy(d == 0).astype(bool)  # elementwise in every field (SymPy's == on an object array)
     if zero.any():
         if isolated == "raise":
             raise ValueError(
-                f"G has nodes of degree 0 (isolated, or without successors in a directed graph): "
+                f"G has nodes of degree 0 (isolated, without successors in a directed graph, or with edge weights summing to 0): "
                 f"{nodes_of(np.nonzero(zero)[0])[:10]}; D^-1 is undefined there. Pass isolated='zero' "
                 f"to use 0 for them, or remove them"
             )
@@ -112,6 +120,13 @@ def _power(d: Any, half: bool, field: str, isolated: str, nodes_of: Callable[[An
     safe = xp.where(xp.asarray(zero), 1.0, d)
     out = 1.0 / (xp.sqrt(safe) if half else safe)
     return xp.where(xp.asarray(zero), 0.0, out)
+
+
+def _negative(d: Any, field: str) -> np.ndarray:
+    """Where a degree is known to be negative, as a host bool array (a symbolic degree of unknown sign is not)."""
+    if field == "sympy":
+        return np.array([sympy.sympify(v).is_negative is True for v in d], dtype=bool)
+    return _backend.to_numpy(d < 0).astype(bool)
 
 
 def _names(nodes: list) -> Callable[[Any], list]:
@@ -222,7 +237,9 @@ def renormalized_adjacency(G: Any, *, nodelist: Sequence[Any] | None = None, wei
     :math:`\tilde A = A + I`, :math:`\tilde D_{ii} = \sum_j\tilde A_{ij} = D_{ii} + 1`. This is a
     different operator from :math:`I + D^{-1/2}AD^{-1/2}` (claim ``do2017:eq18/renormalization``):
     its eigenvalues lie in :math:`(-1, 1]`, those of :math:`I + D^{-1/2}AD^{-1/2}` in :math:`[0, 2]`.
-    Undirected graphs only; nonnegative weights (so :math:`\tilde D_{ii}\ge 1`).
+    Undirected graphs only. :math:`\tilde D^{-1/2}` needs :math:`\tilde D_{ii} > 0`, which nonnegative
+    weights give (:math:`\tilde D_{ii}\ge 1`); a node with :math:`\tilde D_{ii}\le 0` (negative edge
+    weights) is refused with a ``ValueError`` naming it.
     """
     field = _validate.backend(backend)
     n, rows, cols, vals, directed = _read(G, nodelist, weight, field)
@@ -230,8 +247,13 @@ def renormalized_adjacency(G: Any, *, nodelist: Sequence[Any] | None = None, wei
     i, _, ones = _identity(n, field)
     xp = _backend.array_module(field)
     # D̃_ii = Σ_j (A + I)_ij = D_ii + 1
-    s = _power(_rowsum(xp.concatenate([rows, i]), _cat(field, vals, ones), n, field), True, field, "raise",
-               _names(_nodes(G, nodelist)))
+    dt = _rowsum(xp.concatenate([rows, i]), _cat(field, vals, ones), n, field)
+    bad = _backend.to_numpy(dt == 0).astype(bool) | _negative(dt, field)
+    if bad.any():  # no isolated rule here: D̃_ii = 0 is no isolated node but edge weights summing to -1
+        raise ValueError(f"renormalized_adjacency needs D_ii + 1 > 0 at every node (nonnegative edge weights give "
+                         f"D_ii + 1 >= 1); G has nodes with D_ii + 1 <= 0 (negative edge weights): "
+                         f"{_names(_nodes(G, nodelist))(np.nonzero(bad)[0])[:10]}")
+    s = np.array([1 / sympy.sqrt(v) for v in dt], dtype=object) if field == "sympy" else 1.0 / xp.sqrt(dt)
     # the entry rule drives the builder (one source with do2017:eq19's proof): Â_ij = s_i (A_ij + δ_ij) s_j on A's
     # stored entries (a self-loop's A_ii gets its δ_ii there) and on the diagonal of every node without a self-loop
     # (A_ii = 0); the rule runs on the host arrays (its δ is _index.ite, NumPy or SymPy)

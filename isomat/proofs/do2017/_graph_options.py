@@ -299,6 +299,18 @@ def _refusals() -> list[tuple[str, str, Any, type, str]]:
                                          "edge weights: nan has no exact value")):
             h = nx.Graph([("a", "b", {"w": 1}), ("b", "c", {"w": w})])
             calls.append((op, what, lambda fn=fn, h=h, kw=kw: fn(h, weight="w", **kw), exc, names))
+    # negative edge weights: D^-1/2 of a negative degree (and D̃^-1/2 of D̃_ii = D_ii + 1 <= 0) is no real number,
+    # so the operators that take it refuse the graph naming its nodes in nodelist order, in both fields -- never a
+    # NaN entry. In h, D = (-2, -1, 1) at (a, b, c), so D̃ = (-1, 0, 2): one negative D̃_ii and one zero
+    h = nx.Graph([("a", "b", {"w": -2}), ("b", "c", {"w": 1})])
+    order = ["c", "b", "a"]  # not G's order, so names taken in G's order would name other nodes
+    for field in ("numpy", "sympy"):
+        for op, fn, names in (
+                ("normalized_adjacency", G_ops.normalized_adjacency, "negative (negative edge weights): ['b', 'a']"),
+                ("laplacian/symmetric", G_ops.laplacian, "negative (negative edge weights): ['b', 'a']"),
+                ("renormalized_adjacency", G_ops.renormalized_adjacency, "D_ii + 1 <= 0 (negative edge weights): ['b', 'a']")):
+            calls.append((op, f"negative edge weights in the {field} field", lambda fn=fn, field=field:
+                          fn(h, weight="w", nodelist=order, backend=field), ValueError, names))
     cheb = G_ops.chebyshev_filter
     for what, args, kw, exc, names in (
             ("theta given as a string", ("abc",), {}, TypeError, "theta must be a sequence"),
