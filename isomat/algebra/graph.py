@@ -332,6 +332,9 @@ def chebyshev_filter(G: Any, theta: Sequence[Any], *, lambda_max: Any = None, ki
     if len(theta) == 0:
         raise ValueError("theta must have at least one coefficient (K >= 1), got an empty sequence")
     th = _backend.as_values(np.array(list(theta), dtype=object), "sympy" if field == "sympy" else "numpy", name="theta")
+    kind = _validate.choice("kind", kind, LAPLACIANS)
+    if kind == "symmetric":  # refused by this operator's name, not by the laplacian it would build
+        _undirected(_simple_directed(G), "chebyshev_filter(kind='symmetric')")
     L: Any = laplacian(G, kind, nodelist=nodelist, weight=weight, isolated=isolated, backend=field, format="csr")
     n = L.shape[0]
     if lambda_max is None:
@@ -401,10 +404,10 @@ def spectral_filter(G: Any, g: Callable[[Any], Any], *, kind: str = "symmetric",
     if not callable(g):
         raise TypeError(f"g must be a callable on the eigenvalue array, got {type(g).__name__}")
     kind = _validate.choice("kind", kind, ("symmetric", "combinatorial"))
-    L: Any = laplacian(G, kind, nodelist=nodelist, weight=weight, isolated=isolated, backend=field, format="csr")
     # eigh reads one triangle of L: the combinatorial Laplacian D - A of a directed graph is not symmetric, and
-    # would be read as another matrix (laplacian refuses a directed G only for kind="symmetric")
-    _undirected(G.is_directed(), f"spectral_filter(kind={kind!r})")
+    # would be read as another matrix (laplacian refuses a directed G only for kind="symmetric", by its own name)
+    _undirected(_simple_directed(G), f"spectral_filter(kind={kind!r})")
+    L: Any = laplacian(G, kind, nodelist=nodelist, weight=weight, isolated=isolated, backend=field, format="csr")
     n = L.shape[0]
     check_size("spectral_filter", (n, n), n * n, field=field)
     xp = _backend.array_module(field)
@@ -512,6 +515,14 @@ def multi_attention_entry(row: Any, col: Any, N: Any, n: Any, d: Any, order: str
         raise ValueError(f"order must be 'C' or 'F', got {order!r}")
     k, j = fdiv(kj, d), fmod(kj, d)
     return k, i, l, j, j == jc
+
+
+def _simple_directed(G: Any) -> bool:
+    """A directed simple graph: what a symmetric-only operator refuses by its name before anything is built (what
+    is no simple graph is left to :func:`_read`'s TypeError)."""
+    import networkx as nx
+
+    return isinstance(G, nx.Graph) and not G.is_multigraph() and G.is_directed()
 
 
 def _undirected(directed: bool, what: str) -> None:

@@ -263,10 +263,8 @@ def _says_why(message: str, op: str, kw: dict, symmetric_only: bool, degree_zero
     user called it; a D^-1 of a node of degree 0 (isolated='raise') names the first such node and the way out."""
     if symmetric_only:
         kind = kw.get("kind")
-        # chebyshev_filter, and spectral_filter of the symmetric kind, are refused by the symmetric Laplacian they build
-        called = {"laplacian": f"laplacian(kind={kind!r})", "chebyshev_filter": f"laplacian(kind={kind!r})",
-                  "spectral_filter": f"laplacian(kind={kind!r})" if kind == "symmetric" else f"spectral_filter(kind={kind!r})"
-                  }.get(op.split("/")[0], op)
+        base = op.split("/")[0]  # every operator that takes a kind names it as called
+        called = f"{base}(kind={kind!r})" if base in ("laplacian", "chebyshev_filter", "spectral_filter") else op
         return f"{called} needs a symmetric adjacency matrix" in message
     return "degree 0" in message and repr(degree_zero[0]) in message and "isolated='zero'" in message
 
@@ -329,6 +327,9 @@ def _refusals() -> list[tuple[str, str, Any, type, str]]:
             ("a negative float lambda_max in the exact field", ([1, 2],), {"backend": "sympy", "lambda_max": -1.5},
              ValueError, "lambda_max must be positive")):
         calls.append(("chebyshev_filter", what, lambda args=args, kw=kw: cheb(g, *args, **kw), exc, names))
+    dg = nx.DiGraph([("a", "b"), ("b", "a"), ("b", "c")])
+    calls.append(("chebyshev_filter", "a directed graph with kind='symmetric'", lambda: cheb(dg, [1, 2], lambda_max=2),
+                  ValueError, "chebyshev_filter(kind='symmetric') needs a symmetric adjacency matrix"))
     calls.append(("spectral_filter", "the exact field (no exact eigendecomposition)",
                   lambda: G_ops.spectral_filter(g, SPECTRAL, backend="sympy"), ValueError,
                   "spectral_filter needs a float eigendecomposition"))
