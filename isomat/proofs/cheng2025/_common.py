@@ -20,6 +20,7 @@ from ...algebra._backend import to_numpy
 from ...algebra.projection import projection_overlap
 from ..engine import (
     device_cached,
+    holds_memory_bound,
     refuses,
     Reading,
     Trial,
@@ -504,19 +505,10 @@ def _projection_csr_ok(mn, field: str = "numpy") -> bool:
         # the memory bound is held against the n + m - gcd entries it builds: the CSR (a float64 and an int32 index
         # each, an int32 row pointer), three staged COO triplet sets (int64 row and column, float64 value) and an int64
         # count per row -- it fits that bound and is refused one byte below it
-        from ..._config import memory_limit
-        from ...errors import SizeLimitError
-
         nnz = n + m - math.gcd(m, n)
         need = nnz * 12 + (n + 1) * 4 + 3 * nnz * 24 + 8 * n
-        with memory_limit(need):
-            projection(m, n)
-        try:
-            with memory_limit(need - 1):
-                projection(m, n)
+        if not holds_memory_bound(lambda: projection(m, n), need, "projection"):
             return False
-        except SizeLimitError:
-            pass
         # project refuses what is no non-empty vector or matrix (3-d, no rows) with a ValueError that names x --
         # never an unpacking error or a division by zero from inside
         for bad in (np.zeros((m, 2, 2)), np.zeros((0, 2))):

@@ -15,6 +15,7 @@ from ...algebra import ndlinear as _nd
 from ...algebra.kron import kronecker_factors
 from ..engine import (
     device_cached,
+    holds_memory_bound,
     refuses,
     exact_equal,
     Reading,
@@ -183,22 +184,17 @@ def _kron_large_ok(case, field: str = "numpy") -> bool:
 
 def _kron_bound_ok(side: int) -> bool:
     """kron_operator refuses a factor over the memory bound before gathering its entries, at SymPy's bytes an entry:
-    one exact side×side factor (every entry nonzero, so its stored entries are side²) is refused under a bound one
-    byte below its CSR estimate at SYMPY_VALUE_BYTES an entry (alone -- the result itself -- and as a factor of a
-    product), and built, equal to itself, one byte above it."""
+    one exact side×side factor (every entry nonzero, so its stored entries are side²) is built, equal to itself, under
+    a bound of its CSR estimate at SYMPY_VALUE_BYTES an entry and refused one byte below it, alone (the result
+    itself) and as a factor of a product, each refusal naming kron."""
     from ..._config import memory_limit
-    from ...algebra._operator import SYMPY_VALUE_BYTES, SizeLimitError, estimate_bytes
+    from ...algebra._operator import SYMPY_VALUE_BYTES, estimate_bytes
     from ...algebra.kron import kron_operator
     F = sympy.Matrix(side, side, lambda i, j: sympy.Rational(i * side + j + 1, 3))
     need = estimate_bytes(side * side, side, value_bytes=SYMPY_VALUE_BYTES)
-    for factors in ((F,), (F, sympy.ones(1, 1))):
-        with memory_limit(need - 1):
-            try:
-                kron_operator(*factors)
-                return False
-            except SizeLimitError:
-                pass
-    with memory_limit(need + 1):
+    if not all(holds_memory_bound(lambda fs=fs: kron_operator(*fs), need, "kron") for fs in ((F,), (F, sympy.ones(1, 1)))):
+        return False
+    with memory_limit(need):
         K = kron_operator(F)
     return sympy.Matrix(K.todense()) == F
 

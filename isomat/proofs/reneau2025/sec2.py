@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._common import *  # noqa: F401,F403  (shared imports and references)
-from ..engine import require
+from ..engine import holds_memory_bound, require
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,10 +250,7 @@ def _alg1_memory_bound() -> Trial:
     """isomat.ndlinear_apply (float64) refuses exactly above its documented bound, four arrays of its largest
     intermediate: with the memory bound at 4 · 8 bytes · L it runs, one byte below it raises SizeLimitError, L the
     batch times the largest tensor among Algorithm 1's steps (the input, then mode by mode in ``order``), counted by
-    a loop over the steps."""
-    from ... import memory_limit
-    from ...errors import SizeLimitError
-
+    a loop over the steps; the refusal names ndlinear_apply."""
     def ok(case):
         batch, D, H, order = case
         sizes, cur = [math.prod(D)], list(D)
@@ -263,14 +260,7 @@ def _alg1_memory_bound() -> Trial:
         bound = 4 * 8 * batch * max(sizes)
         X = np.ones((batch, *D))
         Ws = [np.ones((h, d)) for d, h in zip(D, H)]
-        with memory_limit(bound):
-            _nd.ndlinear_apply(X, Ws, None, order, backend="numpy")
-        try:
-            with memory_limit(bound - 1):
-                _nd.ndlinear_apply(X, Ws, None, order, backend="numpy")
-        except SizeLimitError:
-            return True
-        return False
+        return holds_memory_bound(lambda: _nd.ndlinear_apply(X, Ws, None, order, backend="numpy"), bound, "ndlinear_apply")
 
     return exhaustive(ok, ALG1_MEMORY_CASES, method="exact",
                       describe="isomat.ndlinear_apply (float64) runs with the memory bound at 4 · 8 B · L and is refused "
