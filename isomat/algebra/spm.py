@@ -205,7 +205,7 @@ class SPM:
             return self.params
         c, s = _cos(self.params, self.field), _sin(self.params, self.field)
         blk = list(rotation_block(c, s))  # the entry rule (eq. 5-6)
-        return np.stack(blk, axis=-1) if self.field != "cupy" else _xp(self).stack(blk, axis=-1)
+        return _xp(self).stack(blk, axis=-1)
 
     def n_params(self) -> int:
         """Trainable scalars: stage parameters, both diagonals, bias and odd scales (§5)."""
@@ -312,13 +312,13 @@ def spm_layer(
         single = np.argmin(used, axis=1).astype(np.int64)
     else:
         single = np.full(L, -1, dtype=np.int64)
-    one = _backend.as_values(np.ones(n, dtype=np.int64) if field == "sympy" else np.ones(n), field)
-    zero = _backend.as_values(np.zeros(n, dtype=np.int64) if field == "sympy" else np.zeros(n), field)
+    one = _backend.as_values(np.ones(n, dtype=np.int64), field)  # Integer 1 exact, 1.0 in a float field
+    zero = _backend.as_values(np.zeros(n, dtype=np.int64), field)
     din = _vector("d_in", d_in, n, field, one)
     dout = _vector("d_out", d_out, n, field, one)
     b = _vector("bias", bias, n, field, zero)
     if odd == "scale":
-        s = _vector("odd_scale", odd_scale, L, field, one[:1].repeat(L) if field != "cupy" else one[:1].repeat(L))
+        s = _vector("odd_scale", odd_scale, L, field, one[:1].repeat(L))
     else:
         if odd_scale is not None:
             raise ValueError("odd_scale is only used with odd='scale', got odd='pass' and an odd_scale")
@@ -388,9 +388,8 @@ def stage_operator(layer: SPM, ell: int) -> SparseOperator:
         if layer.odd == "scale":
             vals.append(layer.odd_scale[ell : ell + 1])
         else:
-            vals.append(_backend.as_values(np.ones(1, dtype=np.int64) if field == "sympy" else np.ones(1), field))
-    cat = np.concatenate if field != "cupy" else xp.concatenate
-    return SparseOperator.build((n, n), xp.concatenate(rows), xp.concatenate(cols), cat(vals), field)
+            vals.append(_backend.as_values(np.ones(1, dtype=np.int64), field))
+    return SparseOperator.build((n, n), xp.concatenate(rows), xp.concatenate(cols), xp.concatenate(vals), field)
 
 
 def stage_matrix(layer: SPM, ell: int, *, format: str = "csr") -> Rendered:
@@ -568,8 +567,7 @@ def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, 
             gp.append(red(d1 * (-sn * x1 - cs * x2) + d2 * (cs * x1 - sn * x2)))
         else:
             # eq. (14)
-            gp.append(np.stack([red(d1 * x1), red(d1 * x2), red(d2 * x1), red(d2 * x2)], axis=-1)
-                      if layer.field != "cupy" else _xp(layer).stack([red(d1 * x1), red(d1 * x2), red(d2 * x1), red(d2 * x2)], axis=-1))
+            gp.append(_xp(layer).stack([red(d1 * x1), red(d1 * x2), red(d2 * x1), red(d2 * x2)], axis=-1))
         gn = g.copy()
         gn[..., i] = a * d1 + c * d2  # eq. (7) / (12)
         gn[..., j] = b * d1 + d * d2  # eq. (8) / (13)
@@ -578,7 +576,7 @@ def spm_backward(layer: SPM, X: Any, G: Any, *, cache: Any = None) -> dict[str, 
             gs.append(red(g[..., k] * zs[ell][..., k]))
             gn[..., k] = g[..., k] * layer.odd_scale[ell]
         g = gn
-    stack = np.stack if layer.field != "cupy" else _xp(layer).stack
+    stack = _xp(layer).stack
     grads["params"] = stack(gp[::-1], axis=0)
     grads["d_in"] = red(g * X)  # eq. (19)
     grads["x"] = g * layer.d_in  # eq. (18)
