@@ -237,6 +237,23 @@ def test_coverage_gpu_pass_counts_the_device_arms():
     assert any(c.endswith(claim_coverage.GPU_CONTEXT) for c in both.get_data().measured_contexts())
 
 
+def test_gpu_standin_holds_a_device_arm_against_the_claims_in_the_cupy_field(everything):
+    """A mutation of an arm only the cupy field runs (spm_backward's call of the device kernels) survives the CPU run
+    of its claim and is killed when the claim runs in the cupy field on the stand-in; the record says so, and the
+    stand-in is gone from ``sys.modules`` afterwards."""
+    import sys
+
+    m = next(x for x in everything if x.function == "spm_backward" and x.mutated.startswith("return _device_backward(None,"))
+    claims = {f"{m.module}:{m.function}": ["farag2025:eq24"]}
+    before = sys.modules.get("cupy")
+    cpu = mutation.run([m], claims, jobs=1, timeout=120)
+    dev = mutation.run([m], claims, jobs=1, timeout=120, gpu_standin=True)
+    assert cpu[0]["status"] == "survived" and "field" not in cpu[0], cpu
+    assert dev[0]["status"] == "killed" and dev[0]["field"] == "cupy-standin", dev
+    assert dev[0]["reason"].startswith("farag2025:eq24: holds/"), dev
+    assert sys.modules.get("cupy") is before
+
+
 def test_report_merges_full_runs_and_lays_reruns_over_them(tmp_path, capsys):
     """``--report``: a full run of a module counts when made on today's file; a ``--key`` re-run replaces its mutants'
     records; a run on another source is stale; a module given twice, or a sampled run, is refused (exit 2)."""

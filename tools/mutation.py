@@ -44,6 +44,12 @@ Usage (from the repository root)::
     python -m tools.mutation --module stp --jobs 2 --json out.json      # one module, every mutant
     python -m tools.mutation --sample 50 --seed 0                       # the CI sample, over every module
     python -m tools.mutation --list --module pool                       # the mutants, not run
+    python -m tools.mutation --gpu-standin --key KEY ... --json re.json  # device-only arms, claims in the cupy field
+
+**Arms only a device runs** (``if field == "cupy"``, the CUDA kernels' launches) are not executed by the CPU
+run of a claim. ``--gpu-standin`` runs the claims, and their unmutated runs, with the float checks in the cupy
+field on the test suite's CuPy stand-in (``tests/cupy_standin``); its records say ``"field": "cupy-standin"``
+and ``--report`` lays them over the full run's like any ``--key`` re-run.
 
 Exit status: 1 when a module's score is below ``--min-score`` (default 0.90) in a full run, or, with
 ``--sample``, when a sampled mutant survives that is not on the equivalent list; 2 on bad arguments.
@@ -53,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import difflib
 import importlib
 import json
@@ -349,14 +356,21 @@ SLOW_FACTOR = 3.0
 
 def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1, timeout: float = 120.0,
         memory_gb: float = 8.0, seconds: dict[str, float] | None = None, progress: bool = False,
-        papers: list[str] | None = None, baseline: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        papers: list[str] | None = None, baseline: dict[str, Any] | None = None,
+        gpu_standin: bool = False) -> list[dict[str, Any]]:
     """Run each mutant against the claims of its function (``claims_of["module:function"]``); one record each.
 
     ``baseline`` (claim id -> (verdict, strength) without any mutant) spares those unmutated runs; give it
-    only for the very code it was run on (:func:`map_baseline`). Other claims' unmutated runs are made as
-    they are first needed.
+    only for the very code it was run on, in the same field (:func:`map_baseline`). Other claims' unmutated runs
+    are made as they are first needed.
 
-    Children are forked from this process (Linux ``fork``), ``jobs`` at a time."""
+    ``gpu_standin``: the claims run with their float checks in the cupy field (as ``isomat verify --backend cupy``),
+    on the test suite's CuPy stand-in (``tests/cupy_standin``, NumPy underneath, as strict as CuPy), the unmutated
+    runs too; each record says ``"field": "cupy-standin"``. This is how a mutation of an arm that only the cupy
+    field runs is held against the claims without a device.
+
+    Children are forked from this process (Linux ``fork``), ``jobs`` at a time; they inherit the stand-in and the
+    float field."""
     seconds = seconds or {}
     wanted = sorted({c for m in mutants for c in claims_of.get(f"{m.module}:{m.function}", [])})
     if papers is None:
@@ -367,8 +381,16 @@ def run(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1
 
     recheck = prover.set_recheck(False)  # the caller's setting comes back when the run ends
     try:
-        return _run(mutants, claims_of, _Ledger(papers), jobs=jobs, timeout=timeout, memory_gb=memory_gb,
-                    seconds=seconds, progress=progress, baseline=baseline, wanted=wanted)
+        with contextlib.ExitStack() as stack:
+            if gpu_standin:
+                from isomat.proofs.engine import using_float_backend
+                from tools.claim_coverage import _standin_installed
+
+                stack.enter_context(_standin_installed())
+                stack.enter_context(using_float_backend("cupy"))
+            records = _run(mutants, claims_of, _Ledger(papers), jobs=jobs, timeout=timeout, memory_gb=memory_gb,
+                           seconds=seconds, progress=progress, baseline=baseline, wanted=wanted)
+        return [{**r, "field": "cupy-standin"} for r in records] if gpu_standin else records
     finally:
         prover.set_recheck(recheck)
 
@@ -613,6 +635,13 @@ def _write_report(path: Path, table: dict[str, dict[str, Any]], records: list[di
     if total is not None:
         out.append(f"| **all current** | | | {counted['mutants']} | {counted['killed']} | {counted['timeout']} | "
                    f"{counted['survived']} | {counted['equivalent']} | {counted['invalid']} | **{100 * total:.1f}%** |")
+    standin = [r for r in records if r.get("field") == "cupy-standin"]
+    if standin:
+        out += ["", f"{len(standin)} mutants were re-run with `--gpu-standin`: their claims ran with the float checks in "
+                    "the cupy field, on the test suite's CuPy stand-in (`tests/cupy_standin`, NumPy underneath), as "
+                    "`isomat verify --backend cupy` runs them on a device. These are mutations of arms that only the cupy "
+                    f"field runs. {sum(r['status'] == 'killed' for r in standin)} of them were killed there "
+                    f"({sum(r['status'] == 'timeout' for r in standin)} by timeout)."]
     out += ["", "## Survivors that count against the score", ""]
     out += [f"- `{r['key']}` -- {gaps.get(r['key'], 'not listed')}" for r in survivors] or ["None."]
     out += ["", "## Equivalent mutants, by reason", "",
@@ -638,6 +667,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds for one mutant's claims (default 120)")
     ap.add_argument("--memory-gb", type=float, default=8.0, help="address-space limit of a mutant's run (0: none)")
     ap.add_argument("--min-score", type=float, default=0.90, help="least score per module of a full run (0.90)")
+    ap.add_argument("--gpu-standin", action="store_true",
+                    help="run the claims in the cupy field on the test suite's CuPy stand-in (the arms only a device runs)")
     ap.add_argument("--json", type=Path, help="write every mutant's record and the table here")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("--report", type=Path, nargs="+", metavar="JSON",
@@ -677,11 +708,11 @@ def main(argv: list[str] | None = None) -> int:
     # what the run is made on, taken before it starts (the checkout may move on while it runs)
     commit, digests = _commit(), {certified.short(m): module_sha256(m) for m in sorted({m.module for m in mutants})}
     t0 = time.perf_counter()
-    base = map_baseline(cmap)
-    print(f"unmutated verdicts: {'from tools/certifies.json (same isomat sources)' if base else 'run here (tools/certifies.json was derived from other isomat sources)'}",
+    base = None if args.gpu_standin else map_baseline(cmap)  # the map's verdicts are the CPU field's
+    print(f"unmutated verdicts: {'from tools/certifies.json (same isomat sources)' if base else 'run here (tools/certifies.json was derived from other isomat sources, or the field differs)'}",
           file=sys.stderr)
     records = run(mutants, cmap["functions"], jobs=args.jobs, timeout=args.timeout, memory_gb=args.memory_gb,
-                  seconds=cmap.get("seconds"), progress=True, baseline=base)
+                  seconds=cmap.get("seconds"), progress=True, baseline=base, gpu_standin=args.gpu_standin)
     wall = time.perf_counter() - t0
     table = summarize(records, equivalent)
     print(f"\n{'module':14s} {'mutants':>7s} {'killed':>6s} {'timeout':>7s} {'survived':>8s} {'equiv':>5s} "
@@ -715,7 +746,7 @@ def main(argv: list[str] | None = None) -> int:
           f"processes, baselines included); mutations left out of scope: {left_out}")
     if args.json:
         args.json.write_text(json.dumps({"sample": args.sample, "seed": args.seed if args.sample else None,
-                                         "function": args.function, "key": args.key,
+                                         "function": args.function, "key": args.key, "gpu_standin": args.gpu_standin,
                                          "jobs": args.jobs, "timeout": args.timeout, "seconds": round(wall, 1),
                                          "commit": commit, "module_sha256": digests,
                                          "left_out": dict(SKIPPED), "modules": table, "mutants": records}, indent=1) + "\n", encoding="utf-8")
