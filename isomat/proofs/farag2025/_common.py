@@ -405,12 +405,56 @@ def _backward_bad_cases(key: str) -> tuple[tuple[str, tuple[int, int, int], floa
     return tuple(bad)
 
 
+@device_cached
+def _backward_plumbing_bad(key: str) -> tuple[str, ...]:
+    """What spm_backward gets wrong around its gradients, on the host field (the cupy field's own bound is its device
+    memory check): its memory bound -- L + 8 float64 arrays of the batch when it runs the forward itself, 7 with the
+    forward's cache given -- fits and is refused one byte below it naming spm_backward, at a batch of two leading
+    axes (2, 3, n), so its rows are the product of every leading axis; and its refusals by name: X or G whose last
+    axis is not n, G of another shape than X, and a cache that is no list (an array, a number), has another length
+    than L + 1, or holds activations of another shape, each saying what it got."""
+    if key != "numpy":
+        return ()
+    bad = []
+    for n, L, variant in ((5, 3, "general"), (8, 4, "rotation")):
+        lay = _fspm(n, L, variant=variant, schedule="random", seed=n, odd="scale")
+        rng = np.random.default_rng(n)
+        X, G = rng.standard_normal((2, 3, n)), rng.standard_normal((2, 3, n))
+        zs = spm_forward(lay, X, return_cache=True)[1]
+        where = f"n = {n}, L = {L}, {variant}"
+        for cache, arrays in ((None, L + 8), (zs, 7)):
+            if not holds_memory_bound(lambda cache=cache: spm_backward(lay, X, G, cache=cache), 6 * n * arrays * 8,
+                                      "spm_backward"):
+                bad.append(f"{where}: not built at its bound of {arrays} arrays of 6 x {n} float64 "
+                           f"({'without' if cache is None else 'with'} a cache), or not refused one byte below it")
+        for what, call, exc, names in (
+                ("X of another width", lambda: spm_backward(lay, X[..., :-1], G), ValueError, (f"X must have shape (..., {n})",)),
+                ("G of another width", lambda: spm_backward(lay, X, G[..., :-1]), ValueError, (f"G must have shape (..., {n})",)),
+                ("G of another batch shape", lambda: spm_backward(lay, X, G[:1]), ValueError, ("G must have the shape of X",)),
+                ("a cache that is no list", lambda: spm_backward(lay, X, G, cache=np.stack(zs)), TypeError,
+                 (f"cache must be None or the list of L + 1 = {L + 1} activations", "got ndarray")),
+                ("a cache that is no sequence", lambda: spm_backward(lay, X, G, cache=L + 1), TypeError,
+                 (f"cache must be None or the list of L + 1 = {L + 1} activations", "got int")),
+                ("a cache one activation short", lambda: spm_backward(lay, X, G, cache=zs[:-1]), TypeError,
+                 (f"got list of length {L}",)),
+                ("a cache of another batch shape", lambda: spm_backward(lay, X, G, cache=[z[:1] for z in zs]), TypeError,
+                 (f"activations of X's shape (2, 3, {n})", f"got list of length {L + 1}"))):
+            if not refuses(call, exc, *names):
+                bad.append(f"{where}: {what} not refused with {exc.__name__} naming {names}")
+    return tuple(bad)
+
+
 def _backward_binding(*keys: str):
     """Binding: isomat's spm_backward gradients ``keys`` against the chain rule written out with dense
     loop-built stages (:func:`_reference_grads`), every n = 1..8, L = 1..max(3, 2⌈log2 n⌉), both variants, and seeded
     random (n, L) in LARGE (batch 3, random pairings; odd scale on for odd seeds), error relative to 1 + max|reference|
     <= 1e-11; and at the sizes users run (:func:`_user_size_binding`: n up to 8192, L up to 2⌈log2 n⌉, loops over
     the pairs, SPMKernel's paths too)."""
+    plumbing = _backward_plumbing_bad(float_backend())
+    if plumbing:
+        return builder_check(Trial(False, "exact", {"checked": _backward_plumbing_bad.__doc__.split(":", 1)[1].strip()},
+                                   {"failing": list(plumbing)}, strength="exhaustive"),
+                             derived_from_rule=False, builder="spm_backward")
     bad = [b for b in _backward_bad_cases(float_backend()) if b[0] in keys]
     ev = {"compared": f"isomat spm_backward {', '.join(keys)} vs the chain rule written out with dense loop-built stages",
           "cases": f"n = 1..8, L = 1..max(3, 2⌈log2 n⌉), both variants; random (n, L) in {list(LARGE)}", "tolerance": 1e-11,
