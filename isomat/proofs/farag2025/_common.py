@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 from ...algebra._backend import array_module, to_numpy
 from ...algebra.spm import (
+    ATTN_MAPS,
+    GRU_MAPS,
     SPMKernel,
     butterfly_pairings,
     butterfly_partner,
@@ -309,8 +311,8 @@ def _input_classes_ok(lay, X, M, b) -> bool:
 def _forward_plumbing_ok(lay, X) -> bool:
     """spm_forward's memory bound and refusals on the host field: a batch of two leading axes (2, 3, n) fits the bound
     of its L + 6 float64 arrays of 6 x n (the activations kept, a stage's gathers and products, the output) and is
-    refused one byte below it; a return_cache that is no bool and a batch whose last axis is not n are refused by
-    name."""
+    refused one byte below it; a return_cache that is no bool, a batch whose last axis is not n and an entry that is
+    no number (in this field and in the exact one) are refused by name."""
     n = lay.n
     X3 = np.concatenate([X, X])[:6].reshape(2, 3, n) if X.shape[0] >= 3 else np.ones((2, 3, n))
     shapes = []
@@ -318,7 +320,12 @@ def _forward_plumbing_ok(lay, X) -> bool:
                                "spm_forward")
             and shapes[0] == (2, 3, n)
             and refuses(lambda: spm_forward(lay, X, return_cache=1), TypeError, "return_cache must be True or False")
-            and refuses(lambda: spm_forward(lay, np.ones((3, n + 1))), ValueError, f"X must have shape (..., {n})"))
+            and refuses(lambda: spm_forward(lay, np.ones((3, n + 1))), ValueError, f"X must have shape (..., {n})")
+            # an entry that is no number, named as X in the float field and in the exact one (an exact layer)
+            and refuses(lambda: spm_forward(lay, np.array([[1.0] * (n - 1) + ["a"]], dtype=object)), TypeError,
+                        "X must hold numbers, got the string 'a'")
+            and refuses(lambda: spm_forward(spm_layer(n, "butterfly", np.zeros((1, n // 2)), backend="sympy"),
+                                            [[1] * (n - 1) + ["a"]]), TypeError, "X: cannot use 'a' as an exact SymPy value"))
 
 
 def _forward_binding():
@@ -442,6 +449,19 @@ def _backward_plumbing_bad(key: str) -> tuple[str, ...]:
             if not refuses(call, exc, *names):
                 bad.append(f"{where}: {what} not refused with {exc.__name__} naming {names}")
     return tuple(bad)
+
+
+def maps_refused(call, maps: dict, keys: tuple[str, ...]) -> bool:
+    """``call(m)`` (a GRU or attention forward or backward given the maps ``m``) refuses, naming ``maps`` and saying
+    what it got: a list of the maps (no dict), a dict without the last of ``keys``, a value that is no SPM layer, and
+    a map of another width."""
+    last, n = keys[-1], maps[keys[0]].n
+    other = _fspm(n + 1, 1, variant="general", schedule="random", seed=n)
+    return (refuses(lambda: call(list(maps.values())), ValueError, f"maps must be a dict with keys {list(keys)}", "got list")
+            and refuses(lambda: call({k: v for k, v in maps.items() if k != last}), ValueError,
+                        f"got {sorted(k for k in keys if k != last)}")
+            and refuses(lambda: call({**maps, last: np.eye(n)}), TypeError, "maps values must be SPM layers")
+            and refuses(lambda: call({**maps, last: other}), ValueError, "maps: all SPM maps must have the same n"))
 
 
 def _backward_binding(*keys: str):

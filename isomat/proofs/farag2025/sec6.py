@@ -176,6 +176,11 @@ def _gru_full_trial():
         grads_match(out, _gru_reference_grads(maps, x, h, gh), "every gradient of isomat's SPM-GRU backward (x, h and "
                     "each map's params, d_in, d_out, bias, odd_scale) vs the chain rule through (20)-(23) with dense "
                     "loop-built maps"),
+        exhaustive(lambda which: maps_refused(which[1], maps, GRU_MAPS),
+                   [("forward", lambda m: spm_gru_forward(m, _dev(x), _dev(h))),
+                    ("backward", lambda m: spm_gru_backward(m, spm_gru_forward(maps, _dev(x), _dev(h))[1], _dev(gh)))],
+                   method="exact", describe="spm_gru_forward and spm_gru_backward refuse maps that are no dict of the six "
+                                            "SPM layers of one width, naming maps and what they got"),
     )
 
 

@@ -135,7 +135,13 @@ def _attention_fd():
                                 rtol=1e-6, atol=1e-7),
                   grads_match(out, _attention_reference_grads(maps, X, GY, 3), "every gradient of isomat's attention "
                               "backward (X, grad_H, grad_A, grad_S, grad_Q, grad_K, grad_V and each map's params, d_in, d_out, bias) vs "
-                              "(36)-(39) and the softmax form with dense loop-built maps, T=4, d=6, d_h=3"))
+                              "(36)-(39) and the softmax form with dense loop-built maps, T=4, d=6, d_h=3"),
+                  exhaustive(lambda which: maps_refused(which[1], maps, ATTN_MAPS),
+                             [("forward", lambda m: spm_attention_forward(m, _dev(X), d_h=3)),
+                              ("backward", lambda m: spm_attention_backward(m, spm_attention_forward(maps, _dev(X), d_h=3)[1],
+                                                                            _dev(GY)))],
+                             method="exact", describe="spm_attention_forward and spm_attention_backward refuse maps that are "
+                                                      "no dict of the four SPM layers of one width, naming maps and what they got"))
 
 
 def _attention_reference_grads(maps, X, GY, d_h):
