@@ -327,13 +327,42 @@ def _refusals() -> list[tuple[str, str, Any, type, str]]:
             ("a negative float lambda_max in the exact field", ([1, 2],), {"backend": "sympy", "lambda_max": -1.5},
              ValueError, "lambda_max must be positive")):
         calls.append(("chebyshev_filter", what, lambda args=args, kw=kw: cheb(g, *args, **kw), exc, names))
+    calls.append(("chebyshev_filter", "an unknown kind", lambda: cheb(g, [1, 2], lambda_max=2, kind="normalized"),
+                  ValueError, "kind must be one of"))
     dg = nx.DiGraph([("a", "b"), ("b", "a"), ("b", "c")])
     calls.append(("chebyshev_filter", "a directed graph with kind='symmetric'", lambda: cheb(dg, [1, 2], lambda_max=2),
                   ValueError, "chebyshev_filter(kind='symmetric') needs a symmetric adjacency matrix"))
+    calls.append(("laplacian/symmetric", "a directed graph", lambda: G_ops.laplacian(dg, "symmetric"), ValueError,
+                  "laplacian(kind='symmetric') needs a symmetric adjacency matrix"))
     calls.append(("spectral_filter", "the exact field (no exact eigendecomposition)",
                   lambda: G_ops.spectral_filter(g, SPECTRAL, backend="sympy"), ValueError,
                   "spectral_filter needs a float eigendecomposition"))
     return calls
+
+
+def _symbolic_weights_bad() -> list[tuple[str, str, str]]:
+    """The operators that take D^-1/2 in the exact field, on an edge weight that is an unrestricted SymPy symbol w
+    (path a -w- b -1- c): built, never refused by the sign test (w + 1 is of unknown sign, not negative), with the
+    entry (a, b) of the definition written out: D_a^-1/2 w D_b^-1/2, D = (w, w + 1, 1), or D + I for the renormalized
+    operator (one square root per node: sqrt(D_a D_b) differs from sqrt(D_a) sqrt(D_b) for a complex w)."""
+    w = sympy.Symbol("w")
+    h = nx.Graph([("a", "b", {"w": w}), ("b", "c", {"w": 1})])
+    bad = []
+    for op, call, want in (
+            ("normalized_adjacency", lambda: G_ops.normalized_adjacency(h, weight="w", backend="sympy"),
+             w / (sympy.sqrt(w) * sympy.sqrt(w + 1))),
+            ("laplacian/symmetric", lambda: G_ops.laplacian(h, "symmetric", weight="w", backend="sympy"),
+             -w / (sympy.sqrt(w) * sympy.sqrt(w + 1))),
+            ("renormalized_adjacency", lambda: G_ops.renormalized_adjacency(h, weight="w", backend="sympy"),
+             w / (sympy.sqrt(w + 1) * sympy.sqrt(w + 2)))):
+        try:
+            got = call()[0, 1]
+        except Exception as e:  # noqa: BLE001  (a refusal or a crash: either is a defect here)
+            bad.append((op, "symbolic", f"an unrestricted symbolic edge weight: raised {type(e).__name__}: {e}"))
+            continue
+        if sympy.simplify(got - want) != 0:
+            bad.append((op, "symbolic", f"an unrestricted symbolic edge weight: entry (a, b) is {got}, not {want}"))
+    return bad
 
 
 @device_cached
@@ -384,6 +413,7 @@ def graph_options_bad(field: str = "numpy") -> tuple:
                               estimate_bytes(9, 3, value_bytes=8, staging=True), "chebyshev_filter"):
         bad.append(("chebyshev_filter", "memory", "not built at its bound of min(n^2, n deg^(K-1)) entries, or not "
                                                   "refused one byte below it"))
+    bad += _symbolic_weights_bad()
     for op, what, call, exc, names in _refusals():
         try:
             call()
