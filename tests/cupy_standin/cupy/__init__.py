@@ -331,7 +331,7 @@ argmax argmin amax amin max min ravel_multi_index unravel_index roll flip pad re
 logical_and logical_or logical_not equal any all mean floor ceil sign tensordot expand_dims squeeze
 diag diagonal trace cumprod add subtract multiply divide true_divide negative power square copyto
 sin cos tan tanh sinh cosh arcsin arccos arctan arctan2 exp2 expm1 log1p log2 log10 reciprocal hypot fmod
-isfinite isnan isinf
+isfinite isnan isinf shape
 """.split()
 
 _FUNCTIONS: dict[str, Any] = {}
