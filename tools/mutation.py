@@ -49,7 +49,9 @@ Usage (from the repository root)::
 **Arms only a device runs** (``if field == "cupy"``, the CUDA kernels' launches) are not executed by the CPU
 run of a claim. ``--gpu-standin`` runs the claims, and their unmutated runs, with the float checks in the cupy
 field on the test suite's CuPy stand-in (``tests/cupy_standin``); its records say ``"field": "cupy-standin"``
-and ``--report`` lays them over the full run's like any ``--key`` re-run.
+and ``--report`` lays them over the full run's like any ``--key`` re-run. The mutants killed there are listed in
+``tools/mutation_device_arms.json`` (no equivalents: a CPU run cannot see them); a ``--sample`` run, CI's included,
+re-runs such a CPU survivor on the stand-in, where it must be killed.
 
 Exit status: 1 when a module's score is below ``--min-score`` (default 0.90) in a full run, or, with
 ``--sample``, when a sampled mutant survives that is not on the equivalent list; 2 on bad arguments.
@@ -239,6 +241,38 @@ def load_known_gaps(path: Path = GAPS_PATH) -> dict[str, str]:
     if bad:
         raise ValueError(f"{path}: every known gap needs its reason, starting 'gap', these have none: {bad}")
     return data
+
+
+DEVICE_ARMS_PATH = Path(__file__).resolve().with_name("mutation_device_arms.json")
+
+
+def load_device_arms(path: Path = DEVICE_ARMS_PATH) -> dict[str, str]:
+    """key -> how it was killed: mutants of an arm only the cupy field runs, which survive a CPU run of their claims
+    and are killed when the claims run in the cupy field on the CuPy stand-in (``--gpu-standin``). They are no
+    equivalents; a sample run re-runs such a survivor on the stand-in (:func:`rerun_device_arms`), where it must
+    be killed."""
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    bad = [k for k, v in data.items() if not (isinstance(v, str) and v.strip().startswith("device arm"))]
+    if bad:
+        raise ValueError(f"{path}: every device arm needs its note, starting 'device arm', these have none: {bad}")
+    return data
+
+
+def rerun_device_arms(mutants: list[Mutant], records: list[dict[str, Any]], claims_of: dict[str, list[str]], *,
+                      jobs: int = 1, timeout: float = 120.0, seconds: dict[str, float] | None = None,
+                      memory_gb: float = 8.0) -> list[dict[str, Any]]:
+    """``records`` with each CPU survivor on the device-arm list replaced by its run on the stand-in (the claims in
+    the cupy field): killed there, or a survivor as before."""
+    arms = load_device_arms()
+    status = {r["key"]: r["status"] for r in records}
+    again = [m for m in mutants if m.key in arms and status.get(m.key) == "survived"]
+    if not again:
+        return records
+    redone = {r["key"]: r for r in run(again, claims_of, jobs=jobs, timeout=timeout, seconds=seconds,
+                                       memory_gb=memory_gb, gpu_standin=True)}
+    return [redone.get(r["key"], r) for r in records]
 
 
 def load_equivalent(path: Path = EQUIVALENT_PATH) -> dict[str, str]:
@@ -713,6 +747,9 @@ def main(argv: list[str] | None = None) -> int:
           file=sys.stderr)
     records = run(mutants, cmap["functions"], jobs=args.jobs, timeout=args.timeout, memory_gb=args.memory_gb,
                   seconds=cmap.get("seconds"), progress=True, baseline=base, gpu_standin=args.gpu_standin)
+    if args.sample is not None and not args.gpu_standin:  # a device arm's CPU survival says nothing: its kill is on the stand-in
+        records = rerun_device_arms(mutants, records, cmap["functions"], jobs=args.jobs, timeout=args.timeout,
+                                    seconds=cmap.get("seconds"), memory_gb=args.memory_gb)
     wall = time.perf_counter() - t0
     table = summarize(records, equivalent)
     print(f"\n{'module':14s} {'mutants':>7s} {'killed':>6s} {'timeout':>7s} {'survived':>8s} {'equiv':>5s} "
