@@ -228,22 +228,25 @@ def all_mutants(modules: list[str] | None = None) -> list[Mutant]:
 
 
 GAPS_PATH = Path(__file__).resolve().with_name("mutation_known_gaps.json")
+DEVICE_ARMS_PATH = Path(__file__).resolve().with_name("mutation_device_arms.json")
+
+
+def _load_notes(path: Path, prefix: str, what: str) -> dict[str, str]:
+    """A reviewed list, key -> note: every note a string that starts with ``prefix`` (empty when the file is not)."""
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    bad = [k for k, v in data.items() if not (isinstance(v, str) and v.strip().startswith(prefix))]
+    if bad:
+        raise ValueError(f"{path}: every {what} needs its note, starting {prefix!r}, these have none: {bad}")
+    return data
 
 
 def load_known_gaps(path: Path = GAPS_PATH) -> dict[str, str]:
     """key -> the check that is missing: survivors that are *not* equivalent, each a gap in the claims named
     with what would kill it. They count against the score like any survivor; a sample run fails only on a
     survivor on neither list (a new gap), and on a listed gap that is now killed (take it off the list)."""
-    if not path.is_file():
-        return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    bad = [k for k, v in data.items() if not (isinstance(v, str) and v.strip().startswith("gap"))]
-    if bad:
-        raise ValueError(f"{path}: every known gap needs its reason, starting 'gap', these have none: {bad}")
-    return data
-
-
-DEVICE_ARMS_PATH = Path(__file__).resolve().with_name("mutation_device_arms.json")
+    return _load_notes(path, "gap", "known gap")
 
 
 def load_device_arms(path: Path = DEVICE_ARMS_PATH) -> dict[str, str]:
@@ -251,13 +254,7 @@ def load_device_arms(path: Path = DEVICE_ARMS_PATH) -> dict[str, str]:
     and are killed when the claims run in the cupy field on the CuPy stand-in (``--gpu-standin``). They are no
     equivalents; a sample run re-runs such a survivor on the stand-in (:func:`rerun_device_arms`), where it must
     be killed."""
-    if not path.is_file():
-        return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    bad = [k for k, v in data.items() if not (isinstance(v, str) and v.strip().startswith("device arm"))]
-    if bad:
-        raise ValueError(f"{path}: every device arm needs its note, starting 'device arm', these have none: {bad}")
-    return data
+    return _load_notes(path, "device arm", "device arm")
 
 
 def rerun_device_arms(mutants: list[Mutant], records: list[dict[str, Any]], claims_of: dict[str, list[str]], *,
