@@ -51,7 +51,7 @@ run of a claim. ``--gpu-standin`` runs the claims, and their unmutated runs, wit
 field on the test suite's CuPy stand-in (``tests/cupy_standin``); its records say ``"field": "cupy-standin"``
 and ``--report`` lays them over the full run's like any ``--key`` re-run. The mutants killed there are listed in
 ``tools/mutation_device_arms.json`` (no equivalents: a CPU run cannot see them); a ``--sample`` run, CI's included,
-re-runs such a CPU survivor on the stand-in, where it must be killed.
+holds such a mutant against its claims on the stand-in, where it must be killed.
 
 Exit status: 1 when a module's score is below ``--min-score`` (default 0.90) in a full run, or, with
 ``--sample``, when a sampled mutant survives that is not on the equivalent list; 2 on bad arguments.
@@ -252,24 +252,25 @@ def load_known_gaps(path: Path = GAPS_PATH) -> dict[str, str]:
 def load_device_arms(path: Path = DEVICE_ARMS_PATH) -> dict[str, str]:
     """key -> how it was killed: mutants of an arm only the cupy field runs, which survive a CPU run of their claims
     and are killed when the claims run in the cupy field on the CuPy stand-in (``--gpu-standin``). They are no
-    equivalents; a sample run re-runs such a survivor on the stand-in (:func:`rerun_device_arms`), where it must
-    be killed."""
+    equivalents; a sample run holds such a mutant against its claims on the stand-in (:func:`run_sample`), where
+    it must be killed."""
     return _load_notes(path, "device arm", "device arm")
 
 
-def rerun_device_arms(mutants: list[Mutant], records: list[dict[str, Any]], claims_of: dict[str, list[str]], *,
-                      jobs: int = 1, timeout: float = 120.0, seconds: dict[str, float] | None = None,
-                      memory_gb: float = 8.0) -> list[dict[str, Any]]:
-    """``records`` with each CPU survivor on the device-arm list replaced by its run on the stand-in (the claims in
-    the cupy field): killed there, or a survivor as before."""
+def run_sample(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1, timeout: float = 120.0,
+               seconds: dict[str, float] | None = None, memory_gb: float = 8.0,
+               baseline: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One record per mutant, in order: those on the device-arm list held against their claims in the cupy field on
+    the stand-in (a CPU run of their claims would run every claim and see nothing), the others on the CPU."""
     arms = load_device_arms()
-    status = {r["key"]: r["status"] for r in records}
-    again = [m for m in mutants if m.key in arms and status.get(m.key) == "survived"]
-    if not again:
-        return records
-    redone = {r["key"]: r for r in run(again, claims_of, jobs=jobs, timeout=timeout, seconds=seconds,
-                                       memory_gb=memory_gb, gpu_standin=True)}
-    return [redone.get(r["key"], r) for r in records]
+    cpu = [m for m in mutants if m.key not in arms]
+    dev = [m for m in mutants if m.key in arms]
+    done = {r["key"]: r for r in run(cpu, claims_of, jobs=jobs, timeout=timeout, seconds=seconds, memory_gb=memory_gb,
+                                     baseline=baseline)} if cpu else {}
+    if dev:
+        done |= {r["key"]: r for r in run(dev, claims_of, jobs=jobs, timeout=timeout, seconds=seconds,
+                                          memory_gb=memory_gb, gpu_standin=True)}
+    return [done[m.key] for m in mutants]
 
 
 def load_equivalent(path: Path = EQUIVALENT_PATH) -> dict[str, str]:
@@ -742,11 +743,12 @@ def main(argv: list[str] | None = None) -> int:
     base = None if args.gpu_standin else map_baseline(cmap)  # the map's verdicts are the CPU field's
     print(f"unmutated verdicts: {'from tools/certifies.json (same isomat sources)' if base else 'run here (tools/certifies.json was derived from other isomat sources, or the field differs)'}",
           file=sys.stderr)
-    records = run(mutants, cmap["functions"], jobs=args.jobs, timeout=args.timeout, memory_gb=args.memory_gb,
-                  seconds=cmap.get("seconds"), progress=True, baseline=base, gpu_standin=args.gpu_standin)
-    if args.sample is not None and not args.gpu_standin:  # a device arm's CPU survival says nothing: its kill is on the stand-in
-        records = rerun_device_arms(mutants, records, cmap["functions"], jobs=args.jobs, timeout=args.timeout,
-                                    seconds=cmap.get("seconds"), memory_gb=args.memory_gb)
+    if args.sample is not None and not args.gpu_standin:  # a device arm's kill is on the stand-in
+        records = run_sample(mutants, cmap["functions"], jobs=args.jobs, timeout=args.timeout,
+                             seconds=cmap.get("seconds"), memory_gb=args.memory_gb, baseline=base)
+    else:
+        records = run(mutants, cmap["functions"], jobs=args.jobs, timeout=args.timeout, memory_gb=args.memory_gb,
+                      seconds=cmap.get("seconds"), progress=True, baseline=base, gpu_standin=args.gpu_standin)
     wall = time.perf_counter() - t0
     table = summarize(records, equivalent)
     print(f"\n{'module':14s} {'mutants':>7s} {'killed':>6s} {'timeout':>7s} {'survived':>8s} {'equiv':>5s} "
