@@ -259,17 +259,17 @@ def load_device_arms(path: Path = DEVICE_ARMS_PATH) -> dict[str, str]:
 
 def run_sample(mutants: list[Mutant], claims_of: dict[str, list[str]], *, jobs: int = 1, timeout: float = 120.0,
                seconds: dict[str, float] | None = None, memory_gb: float = 8.0,
-               baseline: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+               baseline: dict[str, Any] | None = None, progress: bool = False) -> list[dict[str, Any]]:
     """One record per mutant, in order: those on the device-arm list held against their claims in the cupy field on
     the stand-in (a CPU run of their claims would run every claim and see nothing), the others on the CPU."""
     arms = load_device_arms()
     cpu = [m for m in mutants if m.key not in arms]
     dev = [m for m in mutants if m.key in arms]
     done = {r["key"]: r for r in run(cpu, claims_of, jobs=jobs, timeout=timeout, seconds=seconds, memory_gb=memory_gb,
-                                     baseline=baseline)} if cpu else {}
+                                     baseline=baseline, progress=progress)} if cpu else {}
     if dev:
         done |= {r["key"]: r for r in run(dev, claims_of, jobs=jobs, timeout=timeout, seconds=seconds,
-                                          memory_gb=memory_gb, gpu_standin=True)}
+                                          memory_gb=memory_gb, progress=progress, gpu_standin=True)}
     return [done[m.key] for m in mutants]
 
 
@@ -745,7 +745,7 @@ def main(argv: list[str] | None = None) -> int:
           file=sys.stderr)
     if args.sample is not None and not args.gpu_standin:  # a device arm's kill is on the stand-in
         records = run_sample(mutants, cmap["functions"], jobs=args.jobs, timeout=args.timeout,
-                             seconds=cmap.get("seconds"), memory_gb=args.memory_gb, baseline=base)
+                             seconds=cmap.get("seconds"), memory_gb=args.memory_gb, baseline=base, progress=True)
     else:
         records = run(mutants, cmap["functions"], jobs=args.jobs, timeout=args.timeout, memory_gb=args.memory_gb,
                       seconds=cmap.get("seconds"), progress=True, baseline=base, gpu_standin=args.gpu_standin)

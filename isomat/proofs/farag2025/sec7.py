@@ -116,7 +116,8 @@ def _attention_fd():
     maps = _attn_maps(d, 7)
     rng = np.random.default_rng(8)
     X, GY = rng.standard_normal((T, d)), rng.standard_normal((T, d))
-    out = spm_attention_backward(maps, spm_attention_forward(maps, _dev(X), d_h=3)[1], _dev(GY))
+    cache = spm_attention_forward(maps, _dev(X), d_h=3)[1]  # read, never written, by the backward
+    out = spm_attention_backward(maps, cache, _dev(GY))
 
     def fwd(m, xx):
         return float(np.sum(GY * to_numpy(spm_attention_forward(m, _dev(xx), d_h=3)[0])))
@@ -138,8 +139,7 @@ def _attention_fd():
                               "(36)-(39) and the softmax form with dense loop-built maps, T=4, d=6, d_h=3"),
                   exhaustive(lambda which: maps_refused(which[1], maps, ATTN_MAPS),
                              [("forward", lambda m: spm_attention_forward(m, _dev(X), d_h=3)),
-                              ("backward", lambda m: spm_attention_backward(m, spm_attention_forward(maps, _dev(X), d_h=3)[1],
-                                                                            _dev(GY)))],
+                              ("backward", lambda m: spm_attention_backward(m, cache, _dev(GY)))],
                              method="exact", describe="spm_attention_forward and spm_attention_backward refuse maps that are "
                                                       "no dict of the four SPM layers of one width, naming maps and what they got"))
 

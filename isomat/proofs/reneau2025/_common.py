@@ -187,16 +187,14 @@ def _kron_bound_ok(side: int) -> bool:
     one exact side×side factor (every entry nonzero, so its stored entries are side²) is built, equal to itself, under
     a bound of its CSR estimate at SYMPY_VALUE_BYTES an entry and refused one byte below it, alone (the result
     itself) and as a factor of a product, each refusal naming kron."""
-    from ..._config import memory_limit
     from ...algebra._operator import SYMPY_VALUE_BYTES, estimate_bytes
     from ...algebra.kron import kron_operator
     F = sympy.Matrix(side, side, lambda i, j: sympy.Rational(i * side + j + 1, 3))
     need = estimate_bytes(side * side, side, value_bytes=SYMPY_VALUE_BYTES)
-    if not all(holds_memory_bound(lambda fs=fs: kron_operator(*fs), need, "kron") for fs in ((F,), (F, sympy.ones(1, 1)))):
-        return False
-    with memory_limit(need):
-        K = kron_operator(F)
-    return sympy.Matrix(K.todense()) == F
+    built = []  # the build under the bound (the one below it is refused, so it is the only one)
+    return (holds_memory_bound(lambda: built.append(kron_operator(F)), need, "kron")
+            and holds_memory_bound(lambda: kron_operator(F, sympy.ones(1, 1)), need, "kron")
+            and sympy.Matrix(built[0].todense()) == F)
 
 
 #: larger factor lists of the kron_operator check: 2 to 4 factors, equal shapes among them
